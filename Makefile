@@ -1,0 +1,33 @@
+# d100: make run | make test | make lint | make bench
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench schemas clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/d100 demo
+
+test: $(STAMP)
+	$(BIN)/pytest -q -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src
+	$(BIN)/mypy --strict src
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+schemas: $(STAMP)
+	$(BIN)/python -m d100.schema --write
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

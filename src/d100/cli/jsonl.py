@@ -1,0 +1,71 @@
+"""``d100 resolve`` and ``d100 odds``: JSON Lines in, JSON Lines out (CONTRACT.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from ..engine import odds, resolve
+from ..errors import D100Error
+
+HELP_RESOLVE = """\
+Read one JSON request per line on standard input, write one JSON result per line.
+A bad line is answered with {"error": {...}} on its own line; the other lines are still
+answered and the exit status is 1 at the end.
+
+examples:
+  echo '{"system":"brp","skill":65,"dice":[42]}' | d100 resolve
+  echo '{"system":"openquest","actor":{"skill":60},"opponent":{"skill":45}}' | d100 resolve --seed 7
+"""
+HELP_ODDS = """\
+Read one JSON request per line (without dice), write its exact odds as reduced fractions.
+
+examples:
+  echo '{"system":"brp","skill":65}' | d100 odds
+  echo '{"system":"chances","skill":40,"ability":10,"risk":"tough"}' | d100 odds
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("resolve", help="resolve JSON Lines requests", description=HELP_RESOLVE,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, help="seed the random source: the same seed, the same rolls")
+    p.set_defaults(run=run_resolve)
+    p = sub.add_parser("odds", help="exact odds of JSON Lines requests (or use flags)",
+                       description=HELP_ODDS,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(run=run_odds)
+
+
+def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, Any]]) -> int:
+    """Answer each non-blank line; errors go on their own line and make the status 1."""
+    status = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise D100Error("request", line.strip()[:80], "one JSON object per line",
+                                f"line {number} is not JSON: {err.msg}") from None
+            reply = answer(data)
+        except D100Error as err:
+            reply = {"error": {**err.to_dict(), "line": number}}
+            status = 1
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return status
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
+    return answer_lines(sys.stdin, sys.stdout, lambda data: resolve(data, rng).to_dict())
+
+
+def run_odds(args: argparse.Namespace) -> int:
+    return answer_lines(sys.stdin, sys.stdout, lambda data: odds(data).to_dict())

@@ -1,0 +1,81 @@
+"""Resolve requests and compute their exact odds: the library's front door."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from .dice import RandomSource
+from .errors import D100Error
+from .machine import Dice, distribution, run
+from .results import WINNERS, CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
+from .system import Plan, System
+from .systems import REGISTRY
+
+
+def system_of(request: Any) -> System:
+    name = request.get("system") if isinstance(request, Mapping) else getattr(request, "system", None)
+    return REGISTRY.get(name)
+
+
+def is_contest(request: Any) -> bool:
+    if isinstance(request, Mapping):
+        return "actor" in request or "opponent" in request
+    return hasattr(request, "actor")
+
+
+def parse(data: Any) -> Any:
+    """A contract request (CONTRACT.md) as the system's frozen request object."""
+    if not isinstance(data, Mapping):
+        raise D100Error("request", data, "a JSON object with a system field", "not an object")
+    system = system_of(data)
+    return system.parse_contest(data) if is_contest(data) else system.parse_check(data)
+
+
+def _plan(request: Any) -> tuple[System, Any, Plan[Any, Any]]:
+    """The system, the parsed request, and its plan."""
+    if isinstance(request, Mapping):
+        request = parse(request)
+    system = system_of(request)
+    if is_contest(request):
+        return system, request, system.contest_plan(request)
+    return system, request, system.check_plan(request)
+
+
+def resolve(request: Any, rng: RandomSource | None = None) -> Result:
+    """Resolve a check or a contest (a request object or contract dict). Dice come from the
+    request's ``dice`` where given (G3), else from ``rng`` (G2), e.g. ``random.Random(7)``."""
+    _, _, plan = _plan(request)
+    dice = Dice(rng, plan.given)
+    final = run(plan.machine, dice)
+    result: CheckResult | ContestResult = plan.build(final, dice.record)
+    return result
+
+
+def resolve_group(requests: Iterable[Any], rng: RandomSource | None = None) -> tuple[Result, ...]:
+    """Group tests (OQ10) and individual events (CH8): each result stands alone."""
+    return tuple(resolve(r, rng) for r in requests)
+
+
+def odds(request: Any) -> Odds:
+    """The exact probability of every level (a check) or every winner (a contest), G4."""
+    system, request, plan = _plan(request)
+    for stream, given in plan.given.items():
+        raise D100Error(stream, list(given.draws), "no dice: odds cover every roll",
+                        "dice given in an odds request")
+    finals = distribution(plan.machine)
+    contest = is_contest(request)
+    inputs = request.to_dict()
+    keys: tuple[str, ...] = WINNERS if contest else system.levels
+    counts: dict[str, Fraction] = dict.fromkeys(keys, Fraction(0))
+    for state, p in finals.items():
+        counts[plan.outcome(state)] += p
+    if contest:
+        return ContestOdds(system.name, counts, request=inputs)
+    success = sum((p for k, p in counts.items() if k in system.success_levels), Fraction(0))
+    luck = None
+    if plan.luck_spent is not None:  # shown only where the request spends Luck at all
+        cost = plan.luck_spent
+        luck = sum((p * cost(s) for s, p in finals.items()), Fraction(0)) or None
+    return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)

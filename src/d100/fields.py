@@ -1,0 +1,204 @@
+"""Declarative request fields: one table per system drives parsing, errors (G5) and the JSON
+Schema, so the three can never disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import D100Error
+
+Kind = Literal["int", "bool", "int_list", "preset", "choice", "dice", "object", "object_list"]
+
+MAX_LIST = 100  # modifiers, synergy, assisters: far beyond any table, small enough to bound work
+MAX_DICE = 1000
+BIG = 1000  # skills, modifiers and risks beyond this are typing mistakes, not characters
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: Kind
+    description: str
+    low: int | None = None
+    high: int | None = None
+    default: Any = None
+    required: bool = False
+    presets: Mapping[str, int] = field(default_factory=dict)
+    choices: tuple[Any, ...] = ()
+    fields: tuple[Field, ...] = ()  # for nested objects
+
+    def allowed(self) -> str:
+        span = _span(self.low, self.high)
+        if self.kind == "int":
+            return f"an integer {span}"
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "int_list":
+            return f"a list of at most {MAX_LIST} integers {span}".rstrip()
+        if self.kind == "preset":
+            names = ", ".join(f"{k} ({v:+d})" if k else k for k, v in self.presets.items())
+            return f"one of {names}, or an integer {span}".rstrip()
+        if self.kind == "choice":
+            return "one of " + ", ".join(_json(c) for c in self.choices)
+        if self.kind == "dice":
+            return f"a list of at most {MAX_DICE} d100 values 1..100"
+        if self.kind == "object":
+            return "an object with fields " + ", ".join(f.name for f in self.fields)
+        return f"a list of at most {MAX_LIST} objects with fields " + ", ".join(
+            f.name for f in self.fields
+        )
+
+
+def _span(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"{low}..{high}"
+    if low is not None:
+        return f">= {low}"
+    if high is not None:
+        return f"<= {high}"
+    return ""
+
+
+def _json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def path(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read(data: Any, fields: Sequence[Field], where: str = "") -> dict[str, Any]:
+    """Check ``data`` against ``fields``; answer the parsed values, defaults filled in."""
+    if not isinstance(data, Mapping):
+        raise D100Error(where or "request", data, "a JSON object", "not an object")
+    known = {f.name: f for f in fields}
+    for key in data:
+        if key not in known:
+            raise D100Error(
+                path(where, str(key)), data[key], "fields " + ", ".join(known), "unknown field"
+            )
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.name not in data:
+            if f.required:
+                raise D100Error(path(where, f.name), None, f.allowed(), "required")
+            out[f.name] = f.default
+            continue
+        out[f.name] = _value(f, data[f.name], path(where, f.name))
+    return out
+
+
+def _value(f: Field, value: Any, at: str) -> Any:
+    if f.kind == "int":
+        return _int(f, value, at)
+    if f.kind == "bool":
+        if not isinstance(value, bool):
+            raise D100Error(at, value, f.allowed(), f"not true or false: {_show(value)}")
+        return value
+    if f.kind == "int_list":
+        items = _list(f, value, at, MAX_LIST)
+        return tuple(_int(f, v, f"{at}[{i}]") for i, v in enumerate(items))
+    if f.kind == "preset":
+        if isinstance(value, str):
+            key = value.strip().lower().replace("_", "-").replace(" ", "-")
+            if key in f.presets:
+                return f.presets[key]
+            raise D100Error(at, value, f.allowed(), f"unknown preset {value!r}")
+        return _int(f, value, at)
+    if f.kind == "choice":
+        if value in f.choices and type(value) in {type(c) for c in f.choices}:
+            return value
+        raise D100Error(at, value, f.allowed(), f"not allowed: {_show(value)}")
+    if f.kind == "dice":
+        items = _list(f, value, at, MAX_DICE)
+        out = []
+        for i, v in enumerate(items):
+            if not is_int(v) or not 1 <= v <= 100:
+                raise D100Error(f"{at}[{i}]", v, "d100 values 1..100", f"not a d100 value: {_show(v)}")
+            out.append(v)
+        return tuple(out)
+    if f.kind == "object":
+        return read(value, f.fields, at)
+    items = _list(f, value, at, MAX_LIST)
+    return tuple(read(v, f.fields, f"{at}[{i}]") for i, v in enumerate(items))
+
+
+def _list(f: Field, value: Any, at: str, limit: int) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise D100Error(at, value, f.allowed(), f"not a list: {_show(value)}")
+    if len(value) > limit:
+        raise D100Error(at, f"{len(value)} items", f.allowed(), f"too long: {len(value)} items")
+    return list(value)
+
+
+def _int(f: Field, value: Any, at: str) -> int:
+    if not is_int(value):
+        what = "a bool" if isinstance(value, bool) else type(value).__name__
+        raise D100Error(at, value, f.allowed(), f"not an integer ({what}): {_show(value)}")
+    if (f.low is not None and value < f.low) or (f.high is not None and value > f.high):
+        raise D100Error(at, value, f.allowed(), f"out of range: {value}")
+    assert isinstance(value, int)
+    return value
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    return _json(value) if value is None or isinstance(value, bool) else repr(value)
+
+
+def json_schema(fields: Sequence[Field]) -> dict[str, Any]:
+    """The JSON Schema of an object made of ``fields``."""
+    props: dict[str, Any] = {}
+    for f in fields:
+        props[f.name] = {**_schema(f), "description": f.description}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": props,
+        "additionalProperties": False,
+    }
+    required = [f.name for f in fields if f.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _int_schema(f: Field) -> dict[str, Any]:
+    s: dict[str, Any] = {"type": "integer"}
+    if f.low is not None:
+        s["minimum"] = f.low
+    if f.high is not None:
+        s["maximum"] = f.high
+    return s
+
+
+def _schema(f: Field) -> dict[str, Any]:
+    if f.kind == "int":
+        return _int_schema(f)
+    if f.kind == "bool":
+        return {"type": "boolean"}
+    if f.kind == "int_list":
+        return {"type": "array", "items": _int_schema(f), "maxItems": MAX_LIST}
+    if f.kind == "preset":
+        return {"oneOf": [{"enum": list(f.presets)}, _int_schema(f)]}
+    if f.kind == "choice":
+        return {"enum": list(f.choices)}
+    if f.kind == "dice":
+        return {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": 100},
+            "maxItems": MAX_DICE,
+        }
+    if f.kind == "object":
+        return json_schema(f.fields)
+    return {"type": "array", "items": json_schema(f.fields), "maxItems": MAX_LIST}

@@ -1,0 +1,208 @@
+"""One resolution, two drivers: roll it, or enumerate it exactly (G2, G3, G4).
+
+A rule system describes a check as a *machine*: a start state, the die a state is waiting for
+(``need``), and the state after that die (``advance``). States are immutable and hashable and
+hold only what the rules still need, never the history. ``run`` drives a machine with real or
+given dice and records every draw; ``distribution`` drives the same machine over every face of
+every die with its exact weight, merging equal states as it goes, so odds come from the very
+code that resolves a roll and stay small however many dice are involved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from functools import cache
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+from typing import Any, Generic, Protocol, TypeVar
+
+from .dice import RandomSource
+from .errors import D100Error
+
+S = TypeVar("S", bound=Hashable)
+T = TypeVar("T", bound=Hashable)
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """A die a machine waits for: ``stream`` names whose dice (the request field they are given
+    in, such as ``actor.dice``), and the value is an integer in ``low..high``."""
+
+    stream: str
+    low: int
+    high: int
+
+    @property
+    def faces(self) -> int:
+        return self.high - self.low + 1
+
+
+def d100(stream: str) -> Need:
+    return Need(stream, 1, 100)
+
+
+class Machine(Protocol[S]):
+    def start(self) -> S: ...
+
+    def need(self, state: S) -> Need | None: ...
+
+    def advance(self, state: S, value: int) -> S: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """Dice a caller supplies for one stream (G3); ``per_draw`` d100 values make up one draw
+    (more than one for the tens method of BRP4), so counts are reported in d100 values."""
+
+    draws: tuple[int, ...]
+    per_draw: int = 1
+
+
+class Dice:
+    """Where a run's dice come from: given streams first, else the random source."""
+
+    def __init__(self, rng: RandomSource | None, given: Mapping[str, Given]) -> None:
+        self._rng = rng
+        self._given = given
+        self._used: dict[str, int] = {}
+        self.record: dict[str, list[int]] = {}
+
+    def draw(self, need: Need) -> int:
+        given = self._given.get(need.stream)
+        used = self._used.get(need.stream, 0)
+        if given is not None:
+            if used >= len(given.draws):
+                n = len(given.draws) * given.per_draw
+                raise D100Error(
+                    need.stream,
+                    _values(given),
+                    "as many dice as the roll consumes, in order",
+                    f"ran out after {n} given {_dice_word(n)}; the roll needs more",
+                )
+            value = given.draws[used]
+        elif self._rng is None:
+            raise D100Error(
+                need.stream, None, "dice values 1..100", "no dice given and no random source"
+            )
+        else:
+            value = self._rng.randint(need.low, need.high)
+        self._used[need.stream] = used + 1
+        self.record.setdefault(need.stream, []).append(value)
+        return value
+
+    def finish(self) -> None:
+        for stream, given in self._given.items():
+            left = len(given.draws) - self._used.get(stream, 0)
+            if left > 0 and not stream.endswith("coin"):
+                used = self._used.get(stream, 0) * given.per_draw
+                raise D100Error(
+                    stream,
+                    _values(given),
+                    "exactly as many dice as the roll consumes",
+                    f"{left * given.per_draw} given {_dice_word(left * given.per_draw)} left"
+                    f" over; the roll used {used}",
+                )
+
+
+def _dice_word(n: int) -> str:
+    return "die" if n == 1 else "dice"
+
+
+def _values(given: Given) -> list[int]:
+    return list(given.draws)
+
+
+def run(machine: Machine[S], dice: Dice, strict: bool = True) -> S:
+    """Resolve once, drawing every die the machine asks for; ``strict`` refuses given dice
+    left over (G3)."""
+    state = machine.start()
+    while (need := machine.need(state)) is not None:
+        state = machine.advance(state, dice.draw(need))
+    if strict:
+        dice.finish()
+    return state
+
+
+class Fixed(Generic[T]):
+    """A machine that draws nothing: its start is its end (an OpenQuest master, OQ3)."""
+
+    def __init__(self, state: T) -> None:
+        self._state = state
+
+    def start(self) -> T:
+        return self._state
+
+    def need(self, state: T) -> Need | None:
+        return None
+
+    def advance(self, state: T, value: int) -> T:
+        raise AssertionError("a fixed machine draws nothing")
+
+
+class Then(Generic[S, T]):
+    """Run ``first`` to its end, then the machine ``then(route(key(end)))``; the final state is
+    ``(True, key(end), end of the second)``. ``key`` keeps only what the result depends on, so
+    that states merge during enumeration; ``route`` only what picks the second machine."""
+
+    def __init__(
+        self,
+        first: Machine[S],
+        then: Callable[[Any], Machine[T]],
+        key: Callable[[S], Hashable] = lambda s: s,
+        route: Callable[[Any], Hashable] = lambda k: None,
+    ) -> None:
+        self.first = first
+        self.key = key
+        pick = cache(then)
+        self.then: Callable[[Any], Machine[T]] = lambda k: pick(route(k))
+
+    def start(self) -> tuple[Any, ...]:
+        return self._settle(self.first.start())
+
+    def _settle(self, a: S) -> tuple[Any, ...]:
+        if self.first.need(a) is None:
+            k = self.key(a)
+            return (True, k, self.then(k).start())
+        return (False, a)
+
+    def need(self, state: tuple[Any, ...]) -> Need | None:
+        if state[0]:
+            return self.then(state[1]).need(state[2])
+        return self.first.need(state[1])
+
+    def advance(self, state: tuple[Any, ...], value: int) -> tuple[Any, ...]:
+        if state[0]:
+            return (True, state[1], self.then(state[1]).advance(state[2], value))
+        return self._settle(self.first.advance(state[1], value))
+
+
+def distribution(machine: Machine[S]) -> dict[S, Fraction]:
+    """Every final state with its exact probability, summing to exactly 1.
+
+    Weights are integers over a common denominator for speed; a layer in which states wait for
+    dice of different sizes scales by their least common multiple.
+    """
+    frontier: dict[S, int] = {machine.start(): 1}
+    denominator = 1
+    finals: dict[S, Fraction] = {}
+    while frontier:
+        pending: list[tuple[S, int, Need]] = []
+        for state, weight in frontier.items():
+            need = machine.need(state)
+            if need is None:
+                finals[state] = finals.get(state, Fraction(0)) + Fraction(weight, denominator)
+            else:
+                pending.append((state, weight, need))
+        if not pending:
+            break
+        scale = lcm(*(need.faces for _, _, need in pending))
+        denominator *= scale
+        nxt: dict[S, int] = {}
+        for state, weight, need in pending:
+            share = weight * (scale // need.faces)
+            for value in range(need.low, need.high + 1):
+                child = machine.advance(state, value)
+                nxt[child] = nxt.get(child, 0) + share
+        frontier = nxt
+    return finals

@@ -1,0 +1,386 @@
+"""Taking Chances: luck d100 + skill + ability + factors against a risk of failure (CH1-CH12)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..dice import show_roll
+from ..errors import D100Error
+from ..fields import BIG, MAX_LIST, Field, path, read
+from ..machine import Fixed, Machine, Need, Then
+from ..results import CheckResult, ContestResult, Winner
+from ..system import Plan, Record
+from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
+
+NAME = "chances"
+LEVELS = ("perfect", "great", "success", "failure")
+RISKS = {  # CH2
+    "very-easy": 0, "easy": 20, "average": 50, "tough": 80, "challenging": 100,
+    "formidable": 120, "heroic": 150, "superheroic": 180, "impossible": 200,
+}
+GREAT, PERFECT = 50, 100  # CH4
+FACTOR = 10  # CH3: one favourable circumstance, one successful assister (CH8)
+ASSIST_RISK = 50  # CH8
+IMPOSSIBLE = 100  # CH7
+REQUIRED_TRAINING = 50
+COIN = ("actor", "opponent")
+
+MEANINGS = {
+    "perfect": "beat the risk by 100 or more: everything (the seed's exact location)",
+    "great": "beat the risk by 50 or more: more than asked (the seed's direction of the noise)",
+    "success": "matched or beat the risk: it works (the seed's noise out there)",
+    "failure": "below the risk: the margin says by how much (cover is struck when the failure "
+    "points are fewer than its dodging factor)",
+}
+
+_CHANCE = (
+    Field("skill", "int", "trained skill % (CH1)", low=0, high=100, required=True),
+    Field("ability", "int", "the relevant ability factor (CH1)", low=-BIG, high=BIG, default=0),
+    modifiers_field("chance modifiers: +10 favourable, -10 unfavourable (CH3)"),
+)
+ASSISTER_FIELDS = (
+    *_CHANCE,
+    Field("take", "choice", "not allowed: assisters roll their luck (CH5)", choices=(None, 50, 100)),
+    DICE,
+)
+_SHARED = (
+    Field("risk_modifiers", "int_list", "+10 harder, -10 easier (CH3)", low=-BIG, high=BIG,
+          default=()),
+    Field("synergy", "int_list", "trained % of each synergistic skill (CH9)", low=0, high=100,
+          default=()),
+    Field("assisters", "object_list", "characters helping the leader (CH8)", default=(),
+          fields=ASSISTER_FIELDS),
+    DICE,
+)
+HOUSE_RULES = Field(
+    "house_rules", "object", "named house-rule options (CH8)", default={},
+    fields=(Field("max_assisters", "int", "how many may help at once (CH8)", low=0,
+                  high=MAX_LIST),),
+)
+CHECK_FIELDS = (
+    system_field(NAME),
+    *_CHANCE,
+    Field("risk", "preset", "risk of failure % (CH2)", low=0, high=BIG, required=True,
+          presets=RISKS),
+    Field("take", "choice", "take 50 or 100 instead of rolling luck (CH5)",
+          choices=(None, 50, 100)),
+    *_SHARED,
+    HOUSE_RULES,
+)
+SIDE_FIELDS = (
+    *_CHANCE,
+    Field("take", "choice", "take 50 instead of rolling luck; 100 is not allowed (CH5)",
+          choices=(None, 50, 100)),
+    *_SHARED,
+)
+CONTEST_FIELDS = (
+    system_field(NAME),
+    Field("actor", "object", "the acting side", required=True, fields=SIDE_FIELDS),
+    Field("opponent", "object", "the opposing side", required=True, fields=SIDE_FIELDS),
+    Field("coin", "choice", "the tie-break flip, instead of drawing it (CH6)",
+          choices=(None, *COIN)),
+    HOUSE_RULES,
+)
+
+
+@dataclass(frozen=True)
+class Assister:
+    skill: int
+    ability: int = 0
+    modifiers: tuple[int, ...] = ()
+    dice: tuple[int, ...] | None = None
+
+    @property
+    def factors(self) -> int:
+        return self.skill + self.ability + sum(self.modifiers)
+
+
+@dataclass(frozen=True)
+class ChancesCheck:
+    skill: int
+    risk: int = 0
+    ability: int = 0
+    modifiers: tuple[int, ...] = ()
+    risk_modifiers: tuple[int, ...] = ()
+    take: int | None = None
+    synergy: tuple[int, ...] = ()
+    assisters: tuple[Assister, ...] = ()
+    dice: tuple[int, ...] | None = None
+    system: str = NAME
+
+    @property
+    def factors(self) -> int:
+        """Everything added to luck but the assisters: skill, ability, modifiers, synergy."""
+        return self.skill + self.ability + sum(self.modifiers) + synergy_bonus(self.synergy)
+
+    @property
+    def total_risk(self) -> int:  # CH2
+        return self.risk + sum(self.risk_modifiers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain(self)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class ChancesContest:
+    actor: ChancesCheck
+    opponent: ChancesCheck
+    coin: str | None = None
+    system: str = NAME
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = plain(self)
+        for side in ("actor", "opponent"):
+            out[side].pop("system")
+            out[side].pop("risk")
+        return out
+
+
+def synergy_bonus(trained: Sequence[int]) -> int:
+    """CH9: +15 per synergistic skill at 75% or more, else +10 at 25% or more; they add up."""
+    return sum(15 if t >= 75 else 10 if t >= 25 else 0 for t in trained)
+
+
+def degree(margin: int) -> str:
+    """CH4: exactly matching succeeds."""
+    if margin >= PERFECT:
+        return "perfect"
+    if margin >= GREAT:
+        return "great"
+    return "success" if margin >= 0 else "failure"
+
+
+def cover_struck(result: CheckResult, dodging_factor: int) -> bool:
+    """CH10: a failed shot strikes the cover when its failure points are fewer than the cover's
+    dodging factor."""
+    assert result.margin is not None
+    return not result.success and -result.margin < dodging_factor
+
+
+def choose_leader(candidates: Sequence[ChancesCheck]) -> int:
+    """CH8: by default the leader is the one with the highest skill + ability + modifiers."""
+    if not candidates:
+        raise D100Error("candidates", [], "at least one character", "nobody to lead")
+    return max(range(len(candidates)), key=lambda i: candidates[i].skill
+               + candidates[i].ability + sum(candidates[i].modifiers))
+
+
+def _assister(values: Mapping[str, Any], where: str) -> Assister:
+    if values["take"] is not None:  # CH5
+        raise D100Error(path(where, "take"), values["take"], "null: assisters roll their luck",
+                        "an assister cannot take 50 or 100")
+    return Assister(values["skill"], values["ability"], values["modifiers"], values["dice"])
+
+
+def _check(values: Mapping[str, Any], where: str, risk: int, max_assisters: int | None
+           ) -> ChancesCheck:
+    helpers = values["assisters"]
+    if max_assisters is not None and len(helpers) > max_assisters:
+        raise D100Error(path(where, "assisters"), f"{len(helpers)} assisters",
+                        f"at most {max_assisters} (house rule max_assisters)", "too many assisters")
+    check = ChancesCheck(
+        skill=values["skill"], risk=risk, ability=values["ability"],
+        modifiers=values["modifiers"], risk_modifiers=values["risk_modifiers"],
+        take=values["take"], synergy=values["synergy"],
+        assisters=tuple(_assister(a, f"{path(where, 'assisters')}[{i}]")
+                        for i, a in enumerate(helpers)),
+        dice=values["dice"],
+    )
+    # CH7: a practically impossible attempt needs training, whatever the total would be
+    if sum(check.modifiers) <= -IMPOSSIBLE or sum(check.risk_modifiers) >= IMPOSSIBLE:
+        if check.skill < REQUIRED_TRAINING:
+            raise D100Error(
+                path(where, "skill"), check.skill,
+                f"trained skill >= {REQUIRED_TRAINING} for a practically impossible attempt "
+                f"(chance modifiers <= -{IMPOSSIBLE} or risk modifiers >= +{IMPOSSIBLE}, CH7)",
+                "refused: not trained enough for a practically impossible attempt",
+            )
+    if check.take is not None and check.dice is not None:
+        raise D100Error(path(where, "dice"), list(check.dice),
+                        "no dice when taking 50 or 100: there is no roll (CH5)", "dice given")
+    return check
+
+
+class Helpers:
+    """The assisters roll in turn against risk 50; the state is (next assister, successes)."""
+
+    def __init__(self, assisters: tuple[Assister, ...], where: str) -> None:
+        self.assisters = assisters
+        self.streams = [dice_stream(f"{path(where, 'assisters')}[{i}]")
+                        for i in range(len(assisters))]
+
+    def start(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def need(self, state: tuple[int, int]) -> Need | None:
+        i = state[0]
+        return Need(self.streams[i], 1, 100) if i < len(self.assisters) else None
+
+    def advance(self, state: tuple[int, int], value: int) -> tuple[int, int]:
+        i, ok = state
+        return (i + 1, ok + (value + self.assisters[i].factors >= ASSIST_RISK))
+
+
+class Chances:
+    name = NAME
+    title = "Taking Chances"
+    levels = LEVELS
+    success_levels = frozenset({"perfect", "great", "success"})
+    check_fields = CHECK_FIELDS
+    contest_fields = CONTEST_FIELDS
+
+    def meaning(self, lvl: str) -> str:
+        return MEANINGS[lvl]
+
+    def parse_check(self, data: Mapping[str, Any]) -> ChancesCheck:
+        values = read(data, CHECK_FIELDS)
+        cap = values["house_rules"].get("max_assisters")
+        return _check(values, "", values["risk"], cap)
+
+    def parse_contest(self, data: Mapping[str, Any]) -> ChancesContest:
+        values = read(data, CONTEST_FIELDS)
+        cap = values["house_rules"].get("max_assisters")
+        sides = []
+        for where in ("actor", "opponent"):
+            side = values[where]
+            if side["take"] == 100:  # CH5
+                raise D100Error(f"{where}.take", 100, "null or 50 in a contest",
+                                "taking 100 is not allowed in an opposed contest")
+            sides.append(_check(side, where, 0, cap))
+        return ChancesContest(sides[0], sides[1], values["coin"])
+
+    def _machine(self, check: ChancesCheck, where: str) -> Machine[Any]:
+        """Final state: (True, successful assisters, luck)."""
+        luck: Machine[Any] = Fixed(check.take) if check.take else Roll(dice_stream(where))
+        return Then(Helpers(check.assisters, where), lambda _: luck, key=lambda s: s[1])
+
+    def _given(self, check: ChancesCheck, where: str) -> dict[str, Any]:
+        out = given(dice_stream(where), check.dice)
+        for i, a in enumerate(check.assisters):
+            out.update(given(dice_stream(f"{path(where, 'assisters')}[{i}]"), a.dice))
+        return out
+
+    def _assisters(self, check: ChancesCheck, where: str, record: Record) -> tuple[CheckResult, ...]:
+        out = []
+        for i, a in enumerate(check.assisters):
+            stream = dice_stream(f"{path(where, 'assisters')}[{i}]")
+            luck = record[stream][0]
+            total = luck + a.factors
+            lvl = degree(total - ASSIST_RISK)
+            out.append(CheckResult(
+                system=NAME, level=lvl, success=lvl != "failure", roll=luck, dice=(luck,),
+                target=ASSIST_RISK, total=total, margin=total - ASSIST_RISK,
+                explanation=f"assist: {_sum(luck, a.skill, a.ability, a.modifiers, 0)} = {total}"
+                f" vs risk {ASSIST_RISK}: {lvl}",
+                request=plain(a),
+            ))
+        return tuple(out)
+
+    def _total(self, check: ChancesCheck, state: Any) -> int:
+        _, helped, luck = state
+        return int(luck) + check.factors + FACTOR * helped
+
+    def _result(self, check: ChancesCheck, where: str, state: Any, record: Record, target: int,
+                lvl: str, extra: int = 0) -> CheckResult:
+        _, helped, luck = state
+        total = self._total(check, state) + extra
+        parts = _sum(luck, check.skill, check.ability, check.modifiers,
+                     synergy_bonus(check.synergy), check.take)
+        if helped:
+            parts += f" + assisters {FACTOR * helped}"
+        if extra:
+            parts += f" + opponent's risk modifiers {extra}"
+        margin = total - target
+        why = f"{parts} = {total} vs {target}: {lvl}"
+        why += f" by {margin}" if margin >= 0 else f" ({-margin} failure points)"
+        note = None
+        if check.take == 100:
+            note = "took 100: about 100 times as long as a single chance (CH5)"
+        return CheckResult(
+            system=NAME, level=lvl, success=lvl in self.success_levels, roll=luck,
+            dice=tuple(record.get(dice_stream(where), ())), target=target, total=total,
+            margin=margin, explanation=why, request=check.to_dict(), note=note,
+            assisters=self._assisters(check, where, record),
+        )
+
+    def check_plan(self, check: ChancesCheck) -> Plan[Any, CheckResult]:
+        risk = check.total_risk
+        return Plan(
+            machine=self._machine(check, ""),
+            given=self._given(check, ""),
+            outcome=lambda s: degree(self._total(check, s) - risk),
+            build=lambda s, rec: self._result(
+                check, "", s, rec, risk, degree(self._total(check, s) - risk)),
+        )
+
+    def contest_plan(self, contest: ChancesContest) -> Plan[Any, ContestResult]:
+        actor, opponent = contest.actor, contest.opponent
+        # CH6: the opposing chance is the risk, so one side's risk modifiers raise the other side
+        a_extra, o_extra = sum(opponent.risk_modifiers), sum(actor.risk_modifiers)
+        pair: Machine[Any] = Then(self._machine(actor, "actor"),
+                                  lambda _: self._machine(opponent, "opponent"))
+
+        def totals(pair_state: Any) -> tuple[int, int]:
+            _, a, o = pair_state
+            return self._total(actor, a) + a_extra, self._total(opponent, o) + o_extra
+
+        def flip(tied: bool) -> Machine[Any]:
+            return Roll("coin", high=len(COIN)) if tied else Fixed(None)
+
+        def tied(key: tuple[Any, int, int]) -> bool:
+            return key[1] == key[2] and actor.ability == opponent.ability
+
+        machine: Machine[Any] = Then(pair, flip, key=lambda s: (s, *totals(s)), route=tied)
+
+        def decide(state: Any) -> tuple[Winner, int, int | None]:
+            _, (pair_state, a_total, o_total), coin = state
+            if a_total != o_total:
+                winner: Winner = "actor" if a_total > o_total else "opponent"
+            elif actor.ability != opponent.ability:
+                winner = "actor" if actor.ability > opponent.ability else "opponent"
+            else:
+                winner = COIN[coin - 1]
+            return winner, a_total, o_total
+
+        def outcome(state: Any) -> str:
+            return decide(state)[0]
+
+        def build(state: Any, record: Record) -> ContestResult:
+            winner, a_total, o_total = decide(state)
+            pair_state = state[1][0]
+            margin = abs(a_total - o_total)
+            lvl = degree(margin)
+            a = self._result(actor, "actor", pair_state[1], record, o_total,
+                             lvl if winner == "actor" else "failure", a_extra)
+            o = self._result(opponent, "opponent", pair_state[2], record, a_total,
+                             lvl if winner == "opponent" else "failure", o_extra)
+            coin = state[2]
+            how = f"{winner} wins, {lvl} by {margin}"
+            if a_total == o_total:
+                how += (" (equal chances: higher ability)" if coin is None
+                        else f" (equal chances and abilities: coin flip {COIN[coin - 1]})")
+            return ContestResult(
+                system=NAME, winner=winner, actor=a, opponent=o, degree=lvl,
+                coin=None if coin is None else COIN[coin - 1],
+                explanation=f"{how} — actor {a.explanation}; opponent {o.explanation}",
+                request=contest.to_dict(),
+            )
+
+        given_dice = {**self._given(actor, "actor"), **self._given(opponent, "opponent")}
+        if contest.coin is not None:
+            given_dice.update(given("coin", (COIN.index(contest.coin) + 1,)))
+        return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
+
+
+def _sum(luck: int, skill: int, ability: int, modifiers: Sequence[int], synergy: int,
+         take: int | None = None) -> str:
+    text = f"{'took' if take else 'luck'} {show_roll(luck) if not take else take} + skill {skill}"
+    if ability:
+        text += f" + ability {ability}"
+    if modifiers:
+        text += f" + modifiers {sum(modifiers)}"
+    if synergy:
+        text += f" + synergy {synergy}"
+    return text

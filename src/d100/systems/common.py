@@ -1,0 +1,73 @@
+"""Pieces the three systems share: request plumbing and small machines."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from ..dice import show_roll
+from ..fields import BIG, Field, path
+from ..machine import Given, Need
+
+def system_field(name: str) -> Field:
+    return Field("system", "choice", "the rule system", choices=(name,), required=True)
+
+
+def modifiers_field(description: str) -> Field:
+    return Field("modifiers", "int_list", description, low=-BIG, high=BIG, default=())
+
+
+DICE = Field(
+    "dice",
+    "dice",
+    "d100 values 1..100 to use instead of drawing, consumed in order (G3)",
+)
+
+
+def plain(value: Any) -> Any:
+    """A request dataclass as contract JSON: tuples as lists, unset optional parts left out."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {"system": value.system} if hasattr(value, "system") else {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if v is None or (f.name == "house_rules" and not v):
+                continue
+            out[f.name] = plain(v)
+        return out
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def given(stream: str, dice: tuple[int, ...] | None) -> dict[str, Given]:
+    return {} if dice is None else {stream: Given(dice)}
+
+
+class Roll:
+    """One die for one stream, a d100 unless told (a coin is 1..2): the state is None until
+    rolled, then the roll."""
+
+    def __init__(self, stream: str, high: int = 100) -> None:
+        self.stream = stream
+        self.high = high
+
+    def start(self) -> int | None:
+        return None
+
+    def need(self, state: int | None) -> Need | None:
+        return Need(self.stream, 1, self.high) if state is None else None
+
+    def advance(self, state: int | None, value: int) -> int | None:
+        return value
+
+
+def dice_stream(where: str) -> str:
+    return path(where, "dice")
+
+
+def rolls(values: tuple[int, ...] | list[int]) -> str:
+    return ", ".join(show_roll(v) for v in values)
+

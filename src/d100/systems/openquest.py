@@ -1,0 +1,297 @@
+"""OpenQuest: roll under skill, criticals and fumbles on doubles, masters at 100% (OQ1-OQ12)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..dice import is_doubles, show_roll
+from ..errors import D100Error
+from ..fields import BIG, Field, path, read
+from ..machine import Fixed, Machine, Then
+from ..results import CheckResult, ContestResult, Winner
+from ..system import Plan, Record, replay
+from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
+
+NAME = "openquest"
+LEVELS = ("critical", "success", "failure", "fumble")
+RANK = {level: len(LEVELS) - i for i, level in enumerate(LEVELS)}
+# rule: OQ1 (the seed names a difficulty table it does not print; these are the usual values)
+DIFFICULTIES = {"very-easy": 50, "easy": 20, "normal": 0, "hard": -20, "very-hard": -50}
+ASSIST_BONUS = 20
+MASTERY = 100
+
+MEANINGS = {  # OQ12
+    "critical": "the best possible result: the player suggests the effect (a higher standard, "
+    "style, extra insight, or maximum damage ignoring armour)",
+    "success": "the player describes how the character succeeds",
+    "failure": "the referee describes the failure, and it fails forward: the story goes on",
+    "fumble": "the worst outcome: a dead end with a significant disadvantage; take another route",
+}
+
+_SIDE = (
+    Field("skill", "int", "trained skill %, 100 is mastery (OQ1)", low=0, high=100, required=True),
+    Field("difficulty", "preset", "one bonus or penalty (OQ1)", low=-BIG, high=BIG, default=0,
+          presets=DIFFICULTIES),
+    modifiers_field("magic modifiers (OQ2)"),
+)
+ASSIST_FIELDS = (*_SIDE, DICE)
+SIDE_FIELDS = (
+    *_SIDE,
+    Field("assist", "object", "the assister's test, +20 on a success (OQ11)",
+          fields=ASSIST_FIELDS),
+    DICE,
+)
+HOUSE_RULES = Field("house_rules", "object", "named house-rule options (none for openquest)",
+                    default={}, fields=())
+CHECK_FIELDS = (system_field(NAME), *SIDE_FIELDS, HOUSE_RULES)
+CONTEST_FIELDS = (
+    system_field(NAME),
+    Field("actor", "object", "the acting side (the seed's player)", required=True,
+          fields=SIDE_FIELDS),
+    Field("opponent", "object", "the opposing side", required=True, fields=SIDE_FIELDS),
+    HOUSE_RULES,
+)
+
+
+@dataclass(frozen=True)
+class OpenQuestCheck:
+    skill: int
+    difficulty: int = 0
+    modifiers: tuple[int, ...] = ()
+    assist: OpenQuestCheck | None = None
+    dice: tuple[int, ...] | None = None
+    system: str = NAME
+
+    @property
+    def master(self) -> bool:  # OQ3: the unmodified skill, never the modified one
+        return self.skill == MASTERY
+
+    def modified(self, assisted: bool) -> int:  # OQ2
+        return self.skill + sum(self.modifiers) + self.difficulty + (ASSIST_BONUS if assisted else 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain(self)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class OpenQuestContest:
+    actor: OpenQuestCheck
+    opponent: OpenQuestCheck
+    system: str = NAME
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain(self)  # type: ignore[no-any-return]
+
+
+def _side(values: Mapping[str, Any]) -> OpenQuestCheck:
+    assist = values.get("assist")
+    return OpenQuestCheck(
+        skill=values["skill"],
+        difficulty=values["difficulty"],
+        modifiers=values["modifiers"],
+        assist=_side(assist) if assist else None,
+        dice=values["dice"],
+    )
+
+
+def level(roll: int | None, modified: int, master: bool) -> str:
+    if master:  # OQ3: masters do not roll
+        return "critical"
+    assert roll is not None
+    doubles = is_doubles(roll)
+    if modified >= MASTERY:  # OQ5: automatic success, but 00 fumbles
+        if roll == 100:
+            return "fumble"
+        return "critical" if doubles else "success"
+    if roll <= modified:  # OQ4 (OQ6: with M <= 0 no roll is <= M)
+        return "critical" if doubles else "success"
+    return "fumble" if doubles else "failure"
+
+
+def _why(roll: int | None, modified: int, master: bool, lvl: str) -> str:
+    if master:
+        return f"master (skill {MASTERY}): {lvl} without rolling"
+    assert roll is not None
+    text = f"rolled {show_roll(roll)} vs {modified}: {lvl}"
+    if modified >= MASTERY:
+        note = "00 fumbles even at 100% or more" if roll == 100 else "automatic success at 100%+"
+    elif modified <= 0:
+        note = "automatic failure at 0% or less"
+    else:
+        note = ""
+    if lvl in ("critical", "fumble"):
+        note = f"doubles; {note}" if note else "doubles"
+    return f"{text} ({note})" if note else text
+
+
+class OpenQuest:
+    name = NAME
+    title = "OpenQuest"
+    levels = LEVELS
+    success_levels = frozenset({"critical", "success"})
+    check_fields = CHECK_FIELDS
+    contest_fields = CONTEST_FIELDS
+
+    def meaning(self, lvl: str) -> str:
+        return MEANINGS[lvl]
+
+    def parse_check(self, data: Mapping[str, Any]) -> OpenQuestCheck:
+        values = read(data, CHECK_FIELDS)
+        return _side(values)
+
+    def parse_contest(self, data: Mapping[str, Any]) -> OpenQuestContest:
+        values = read(data, CONTEST_FIELDS)
+        actor, opponent = _side(values["actor"]), _side(values["opponent"])
+        if actor.difficulty and opponent.difficulty:  # OQ8
+            raise D100Error(
+                "opponent.difficulty",
+                opponent.difficulty,
+                "0 when actor.difficulty is set: only one side of an opposed test is modified",
+                "difficulty set on both sides",
+            )
+        return OpenQuestContest(actor, opponent)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _machine(self, check: OpenQuestCheck, where: str, rolls: bool) -> Machine[Any]:
+        """Final state: (True, assisted, roll); roll 0 when the character does not roll."""
+        own: Machine[Any] = Roll(dice_stream(where)) if rolls else Fixed(0)
+        if check.assist is None:
+            return Then(Fixed(None), lambda _: own, key=lambda _: False)
+        helper = check.assist
+        assist_where = path(where, "assist")
+        first = self._machine(helper, assist_where, not helper.master)
+
+        def assisted(state: Any) -> bool:
+            return self._level(helper, state, helper.master) in self.success_levels
+
+        return Then(first, lambda _: own, key=assisted)
+
+    def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> str:
+        _, assisted, roll = state
+        return level(roll or None, check.modified(assisted), master)
+
+    def _result(self, check: OpenQuestCheck, where: str, state: Any, record: Record,
+                master: bool, lvl: str | None = None) -> CheckResult:
+        _, assisted, roll = state
+        modified = check.modified(assisted)
+        lvl = lvl or level(roll or None, modified, master)
+        why = _why(roll or None, modified, master, lvl)
+        assist = None
+        if check.assist is not None:
+            helper = check.assist
+            assist_where = path(where, "assist")
+            sub = replay(self._machine(helper, assist_where, not helper.master), record)
+            assist = self._result(helper, assist_where, sub, record, helper.master)
+            why += f"; assisted +{ASSIST_BONUS}" if assisted else "; the assist added nothing"
+        return CheckResult(
+            system=NAME,
+            level=lvl,
+            success=lvl in self.success_levels,
+            roll=roll or None,
+            dice=tuple(record.get(dice_stream(where), ())),
+            target=modified,
+            margin=None if not roll else modified - roll,
+            explanation=why,
+            request=check.to_dict(),
+            assist=assist,
+        )
+
+    def check_plan(self, check: OpenQuestCheck) -> Plan[Any, CheckResult]:
+        return Plan(
+            machine=self._machine(check, "", not check.master),
+            given=_given(check, ""),
+            outcome=lambda s: self._level(check, s, check.master),
+            build=lambda s, rec: self._result(check, "", s, rec, check.master),
+        )
+
+    # -- contests (OQ7, OQ9) ----------------------------------------------------------------
+
+    def contest_plan(self, contest: OpenQuestContest) -> Plan[Any, ContestResult]:
+        actor, opponent = contest.actor, contest.opponent
+        both = actor.master and opponent.master
+        # OQ9: when both are masters the actor rolls anyway; a lone master never rolls.
+        actor_rolls = both or not actor.master
+        opponent_rolls = not opponent.master
+        # Who counts as a master once rolling: a master who rolls is judged by the roll.
+        actor_master = actor.master and not actor_rolls
+        a_machine = self._machine(actor, "actor", actor_rolls)
+        o_machine = self._machine(opponent, "opponent", opponent_rolls)
+        machine: Machine[Any] = Then(a_machine, lambda _: o_machine)
+
+        def decide(state: Any) -> tuple[Winner, str, str]:
+            _, a_state, o_state = state
+            a = self._level(actor, a_state, actor_master)
+            o = self._level(opponent, o_state, opponent.master)
+            return _decide(actor, opponent, a, a_state[2], o, o_state[2])
+
+        def build(state: Any, record: Record) -> ContestResult:
+            _, a_state, o_state = state
+            winner, a_lvl, o_lvl = decide(state)
+            a = self._result(actor, "actor", a_state, record, actor_master, a_lvl)
+            o = self._result(opponent, "opponent", o_state, record, opponent.master, o_lvl)
+            return ContestResult(
+                system=NAME,
+                winner=winner,
+                actor=a,
+                opponent=o,
+                explanation=_contest_why(winner, a, o, both),
+                request=contest.to_dict(),
+            )
+
+        return Plan(
+            machine=machine,
+            given={**_given(actor, "actor"), **_given(opponent, "opponent")},
+            outcome=lambda s: decide(s)[0],
+            build=build,
+        )
+
+
+def _decide(actor: OpenQuestCheck, opponent: OpenQuestCheck, a: str, a_roll: int, o: str,
+            o_roll: int) -> tuple[Winner, str, str]:
+    """The winner, and each side's level after OQ9 turns a beaten roller's failure to fumble."""
+    if actor.master and opponent.master:  # OQ9: only an actor's critical beats two masters
+        return ("actor" if a == "critical" else "none"), a, o
+    if opponent.master:
+        if a == "critical":
+            return "actor", a, o
+        if a == "success":
+            return "opponent", a, o
+        return "opponent", "fumble", o
+    if actor.master:  # the mirror image (Reading)
+        if o == "critical":
+            return "opponent", a, o
+        if o == "success":
+            return "actor", a, o
+        return "actor", a, "fumble"
+    if a == "fumble" and o == "fumble":  # OQ7
+        return "none", a, o
+    if a != o:
+        return ("actor" if RANK[a] > RANK[o] else "opponent"), a, o
+    if a_roll == o_roll:
+        return "actor", a, o
+    if a == "failure":
+        return ("actor" if a_roll < o_roll else "opponent"), a, o
+    return ("actor" if a_roll > o_roll else "opponent"), a, o
+
+
+def _contest_why(winner: Winner, a: CheckResult, o: CheckResult, both_masters: bool) -> str:
+    sides = f"actor {a.explanation}; opponent {o.explanation}"
+    if winner == "none":
+        verdict = "standoff between masters" if both_masters else "both fumbled: nobody wins"
+    else:
+        verdict = f"{winner} wins"
+        if a.level == o.level and a.roll is not None and o.roll is not None:
+            rule = "lower" if a.level == "failure" else "higher"
+            verdict += " (equal rolls: the actor wins)" if a.roll == o.roll else (
+                f" ({rule} roll wins)")
+    return f"{verdict} — {sides}"
+
+
+def _given(check: OpenQuestCheck, where: str) -> dict[str, Any]:
+    out = given(dice_stream(where), check.dice)
+    if check.assist is not None:
+        out.update(given(dice_stream(path(where, "assist")), check.assist.dice))
+    return out
