@@ -26,8 +26,13 @@ class Option:
 
     def to_dict(self) -> dict[str, Any]:
         gain = f"{self.gain.numerator}/{self.gain.denominator}"
-        return {"name": self.name, "cost": self.cost, "request": self.request,
-                "odds": self.odds.to_dict(), "gain": gain}
+        return {
+            "name": self.name,
+            "cost": self.cost,
+            "request": self.request,
+            "odds": self.odds.to_dict(),
+            "gain": gain,
+        }
 
 
 Variant = tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]]]
@@ -69,45 +74,89 @@ def advise(
 def _brp(base: dict[str, Any], luck: int | None, helpers: dict[str, Any]) -> list[Variant]:
     out: list[Variant] = []
     if not base.get("luck_boost"):
-        out.append(("Luck boost", "1 Luck before rolling (+20)",
-                    lambda r: {**r, "luck_boost": True}))
+        out.append(
+            ("Luck boost", "1 Luck before rolling (+20)", lambda r: {**r, "luck_boost": True})
+        )
     if not base.get("luck_rerolls"):
-        out.append(("Luck reroll", "1 Luck, only if the roll fails",
-                    lambda r: {**r, "luck_rerolls": 1}))
+        out.append(
+            ("Luck reroll", "1 Luck, only if the roll fails", lambda r: {**r, "luck_rerolls": 1})
+        )
         if luck is None or luck > 1:
             most = luck if luck is not None else 3
-            out.append((f"Luck rerolls (up to {most})", "1 Luck per failed roll",
-                        lambda r: {**r, "luck_rerolls": most}))
+            out.append(
+                (
+                    f"Luck rerolls (up to {most})",
+                    "1 Luck per failed roll",
+                    lambda r: {**r, "luck_rerolls": most},
+                )
+            )
     if not base.get("luck_boost") and not base.get("luck_rerolls"):
-        out.append(("Luck boost and a reroll", "1 Luck, and 1 more if the roll fails",
-                    lambda r: {**r, "luck_boost": True, "luck_rerolls": 1}))
+        out.append(
+            (
+                "Luck boost and a reroll",
+                "1 Luck, and 1 more if the roll fails",
+                lambda r: {**r, "luck_boost": True, "luck_rerolls": 1},
+            )
+        )
     if base.get("bonus_dice", 0) < 2:
-        out.append(("a bonus die", "if the Keeper grants one",
-                    lambda r: {**r, "bonus_dice": r.get("bonus_dice", 0) + 1}))
+        out.append(
+            (
+                "a bonus die",
+                "if the Keeper grants one",
+                lambda r: {**r, "bonus_dice": r.get("bonus_dice", 0) + 1},
+            )
+        )
     return out
 
 
 def _openquest(base: dict[str, Any], luck: int | None, helpers: dict[str, Any]) -> list[Variant]:
     if base.get("assist"):
         return []
-    return [(f"assisted by {name}", f"{name}'s action (OQ11)",
-             lambda r, h=help_: {**r, "assist": dict(h)}) for name, help_ in helpers.items()]
+    return [
+        (f"assisted by {name}", f"{name}'s action (OQ11)", _with("assist", dict(help_)))
+        for name, help_ in helpers.items()
+    ]
+
+
+def _with(key: str, value: Any, append: bool = False) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A change to a request: set ``key``, or append ``value``'s items to the list there."""
+
+    def change(request: dict[str, Any]) -> dict[str, Any]:
+        if append:
+            return {**request, key: [*request.get(key, []), *value]}
+        return {**request, key: value}
+
+    return change
 
 
 def _chances(base: dict[str, Any], luck: int | None, helpers: dict[str, Any]) -> list[Variant]:
     out: list[Variant] = []
     if base.get("take") is None:
-        out.append(("take 50", "not rushed, threatened or distracted",
-                    lambda r: {**r, "take": 50}))
-        out.append(("take 100", "about 100 times as long; only if failure costs nothing",
-                    lambda r: {**r, "take": 100}))
+        out.append(("take 50", "not rushed, threatened or distracted", lambda r: {**r, "take": 50}))
+        out.append(
+            (
+                "take 100",
+                "about 100 times as long; only if failure costs nothing",
+                lambda r: {**r, "take": 100},
+            )
+        )
     for name, help_ in helpers.items():
-        out.append((f"helped by {name}", f"{name} assists (CH8)",
-                    lambda r, h=help_: {**r, "assisters": [*r.get("assisters", []), dict(h)]}))
+        out.append(
+            (
+                f"helped by {name}",
+                f"{name} assists (CH8)",
+                _with("assisters", [dict(help_)], append=True),
+            )
+        )
     if len(helpers) > 1:
         everyone = [dict(h) for h in helpers.values()]
-        out.append(("helped by everyone", "every helper assists (CH8)",
-                    lambda r: {**r, "assisters": [*r.get("assisters", []), *everyone]}))
+        out.append(
+            (
+                "helped by everyone",
+                "every helper assists (CH8)",
+                _with("assisters", everyone, append=True),
+            )
+        )
     return out
 
 

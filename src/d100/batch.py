@@ -13,8 +13,9 @@ from .results import CheckResult
 ProgressFn = Callable[[int], None]
 
 
-def sample(request: Any, n: int, seed: int | None = None,
-           progress: ProgressFn | None = None) -> dict[str, int]:
+def sample(
+    request: Any, n: int, seed: int | None = None, progress: ProgressFn | None = None
+) -> dict[str, int]:
     """Counts of each level (a check) or winner (a contest) over ``n`` seeded rolls.
 
     ``progress``, when given, is called now and then with the number of rolls done."""

@@ -15,7 +15,9 @@ from .systems import REGISTRY
 
 
 def system_of(request: Any) -> System:
-    name = request.get("system") if isinstance(request, Mapping) else getattr(request, "system", None)
+    name = (
+        request.get("system") if isinstance(request, Mapping) else getattr(request, "system", None)
+    )
     return REGISTRY.get(name)
 
 
@@ -62,8 +64,12 @@ def odds(request: Any) -> Odds:
     """The exact probability of every level (a check) or every winner (a contest), G4."""
     system, request, plan = _plan(request)
     for stream, given in plan.given.items():
-        raise D100Error(stream, list(given.draws), "no dice: odds cover every roll",
-                        "dice given in an odds request")
+        raise D100Error(
+            stream,
+            list(given.draws),
+            "no dice: odds cover every roll",
+            "dice given in an odds request",
+        )
     finals = distribution(plan.machine)
     contest = is_contest(request)
     inputs = request.to_dict()

@@ -124,7 +124,9 @@ def _value(f: Field, value: Any, at: str) -> Any:
         out = []
         for i, v in enumerate(items):
             if not is_int(v) or not 1 <= v <= 100:
-                raise D100Error(f"{at}[{i}]", v, "d100 values 1..100", f"not a d100 value: {_show(v)}")
+                raise D100Error(
+                    f"{at}[{i}]", v, "d100 values 1..100", f"not a d100 value: {_show(v)}"
+                )
             out.append(v)
         return tuple(out)
     if f.kind == "object":

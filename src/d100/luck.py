@@ -16,14 +16,19 @@ class Luck:
         if self.maximum < 0:
             raise D100Error("luck.maximum", self.maximum, "an integer >= 0", "negative")
         if not 0 <= self.current <= self.maximum:
-            raise D100Error("luck.current", self.current, f"an integer 0..{self.maximum}",
-                            "out of range")
+            raise D100Error(
+                "luck.current", self.current, f"an integer 0..{self.maximum}", "out of range"
+            )
 
     def spend(self, points: int = 1) -> Luck:
         """Spending more than is left is an error, not a clamp (BRP7)."""
         if points > self.current:
-            raise D100Error("luck", self.current, f"at least {points} Luck point(s) to spend",
-                            f"only {self.current} Luck left")
+            raise D100Error(
+                "luck",
+                self.current,
+                f"at least {points} Luck point(s) to spend",
+                f"only {self.current} Luck left",
+            )
         return replace(self, current=self.current - points)
 
     def rest(self) -> Luck:

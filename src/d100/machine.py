@@ -11,9 +11,9 @@ code that resolves a roll and stay small however many dice are involved.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from functools import cache
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from math import lcm
 from typing import Any, Generic, Protocol, TypeVar
 

@@ -45,8 +45,9 @@ class ProvableSource:
                 return a + x % span
 
 
-def replay_draws(server_seed: bytes, client_seed: str, nonce: int,
-                 ranges: list[tuple[int, int]]) -> list[int]:
+def replay_draws(
+    server_seed: bytes, client_seed: str, nonce: int, ranges: list[tuple[int, int]]
+) -> list[int]:
     """The values a roll with these draw ranges must have produced, in order."""
     source = ProvableSource(server_seed, client_seed, nonce)
     return [source.randint(low, high) for low, high in ranges]

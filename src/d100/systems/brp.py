@@ -20,7 +20,11 @@ LEVELS = ("critical", "special", "success", "failure", "fumble")
 FAILED = frozenset({"failure", "fumble"})
 RANK = {"critical": 4, "special": 3, "success": 2, "failure": 1}
 DIFFICULTIES = {  # BRP2
-    "routine": 20, "standard": 0, "difficult": -20, "hard": -40, "extreme": -60,
+    "routine": 20,
+    "standard": 0,
+    "difficult": -20,
+    "hard": -40,
+    "extreme": -60,
     "near-impossible": -80,
 }
 FUMBLE_FROM = 96
@@ -38,34 +42,70 @@ MEANINGS = {  # BRP8
 }
 
 HOUSE_RULES = Field(
-    "house_rules", "object", "named house-rule options (BRP3, BRP4, BRP7)", default={},
+    "house_rules",
+    "object",
+    "named house-rule options (BRP3, BRP4, BRP7)",
+    default={},
     fields=(
-        Field("threshold_rounding", "choice", "how 5% and 20% of skill round (BRP3)",
-              choices=("floor", "nearest", "ceil"), default="floor"),
-        Field("bonus_dice_method", "choice", "d100: roll whole d100s; tens: share a units die "
-              "(BRP4)", choices=("d100", "tens"), default="d100"),
-        Field("max_luck_rerolls", "int", "the most Luck rerolls one check may take (BRP7)",
-              low=0, high=MAX_LUCK),
+        Field(
+            "threshold_rounding",
+            "choice",
+            "how 5% and 20% of skill round (BRP3)",
+            choices=("floor", "nearest", "ceil"),
+            default="floor",
+        ),
+        Field(
+            "bonus_dice_method",
+            "choice",
+            "d100: roll whole d100s; tens: share a units die (BRP4)",
+            choices=("d100", "tens"),
+            default="d100",
+        ),
+        Field(
+            "max_luck_rerolls",
+            "int",
+            "the most Luck rerolls one check may take (BRP7)",
+            low=0,
+            high=MAX_LUCK,
+        ),
     ),
 )
 _COMMON = (
-    Field("skill", "int", "trained skill %, may exceed 100 (BRP1)", low=0, high=BIG,
-          required=True),
-    Field("difficulty", "preset", "difficulty grade (BRP2)", low=-BIG, high=BIG, default=0,
-          presets=DIFFICULTIES),
+    Field("skill", "int", "trained skill %, may exceed 100 (BRP1)", low=0, high=BIG, required=True),
+    Field(
+        "difficulty",
+        "preset",
+        "difficulty grade (BRP2)",
+        low=-BIG,
+        high=BIG,
+        default=0,
+        presets=DIFFICULTIES,
+    ),
     modifiers_field("other modifiers: situation and the like (BRP1)"),
     Field("bonus_dice", "int", "bonus dice (BRP4)", low=0, high=MAX_EXTRA_DICE, default=0),
     Field("penalty_dice", "int", "penalty dice (BRP4)", low=0, high=MAX_EXTRA_DICE, default=0),
-    Field("aim_rounds", "int", "full rounds aimed, +20 each up to +60 (BRP5)", low=0, high=BIG,
-          default=0),
+    Field(
+        "aim_rounds",
+        "int",
+        "full rounds aimed, +20 each up to +60 (BRP5)",
+        low=0,
+        high=BIG,
+        default=0,
+    ),
     Field("luck_boost", "bool", "spend 1 Luck for +20 before rolling (BRP7)", default=False),
 )
 SIDE_FIELDS = (*_COMMON, DICE)
 CHECK_FIELDS = (
     system_field(NAME),
     *_COMMON,
-    Field("luck_rerolls", "int", "at most this many Luck rerolls, spent only on failure (BRP7)",
-          low=0, high=MAX_LUCK, default=0),
+    Field(
+        "luck_rerolls",
+        "int",
+        "at most this many Luck rerolls, spent only on failure (BRP7)",
+        low=0,
+        high=MAX_LUCK,
+        default=0,
+    ),
     HOUSE_RULES,
     DICE,
 )
@@ -235,14 +275,19 @@ class Attempts:
             return Given(given)
         k = self.count
         if len(given) % k:
-            raise D100Error(field_name, list(given), f"groups of {k} values, one group per roll",
-                            f"{len(given)} values do not make whole groups of {k}")
+            raise D100Error(
+                field_name,
+                list(given),
+                f"groups of {k} values, one group per roll",
+                f"{len(given)} values do not make whole groups of {k}",
+            )
         draws = []
         for i in range(0, len(given), k):
             group = given[i : i + k]
             if len({v % 10 for v in group}) != 1:
                 raise D100Error(
-                    field_name, list(group),
+                    field_name,
+                    list(group),
                     "under bonus_dice_method tens, the values of one roll share their units digit",
                     f"values {rolls(group)} do not share a units digit",
                 )
@@ -258,20 +303,26 @@ def luck_cost(check: BrpCheck, rerolls: int) -> int:
 
 def _check(values: Mapping[str, Any], house: HouseRules, rerolls: int = 0) -> BrpCheck:
     return BrpCheck(
-        skill=values["skill"], difficulty=values["difficulty"], modifiers=values["modifiers"],
-        bonus_dice=values["bonus_dice"], penalty_dice=values["penalty_dice"],
-        aim_rounds=values["aim_rounds"], luck_boost=values["luck_boost"], luck_rerolls=rerolls,
-        dice=values["dice"], house_rules=house,
+        skill=values["skill"],
+        difficulty=values["difficulty"],
+        modifiers=values["modifiers"],
+        bonus_dice=values["bonus_dice"],
+        penalty_dice=values["penalty_dice"],
+        aim_rounds=values["aim_rounds"],
+        luck_boost=values["luck_boost"],
+        luck_rerolls=rerolls,
+        dice=values["dice"],
+        house_rules=house,
     )
 
 
 class Brp:
-    name = NAME
-    title = "Basic Roleplaying"
-    levels = LEVELS
-    success_levels = frozenset({"critical", "special", "success"})
-    check_fields = CHECK_FIELDS
-    contest_fields = CONTEST_FIELDS
+    name: str = NAME
+    title: str = "Basic Roleplaying"
+    levels: tuple[str, ...] = LEVELS
+    success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
+    check_fields: tuple[Field, ...] = CHECK_FIELDS
+    contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
     def meaning(self, lvl: str) -> str:
         return MEANINGS[lvl]
@@ -281,8 +332,12 @@ class Brp:
         house = HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
         limit = house.max_luck_rerolls
         if limit is not None and values["luck_rerolls"] > limit:
-            raise D100Error("luck_rerolls", values["luck_rerolls"],
-                            f"at most {limit} (house rule max_luck_rerolls)", "too many rerolls")
+            raise D100Error(
+                "luck_rerolls",
+                values["luck_rerolls"],
+                f"at most {limit} (house rule max_luck_rerolls)",
+                "too many rerolls",
+            )
         return _check(values, house, values["luck_rerolls"])
 
     def parse_contest(self, data: Mapping[str, Any]) -> BrpContest:
@@ -296,8 +351,9 @@ class Brp:
         given = {} if check.dice is None else {stream: machine.encode(check.dice, stream)}
         return machine, given
 
-    def _result(self, check: BrpCheck, machine: Attempts, state: tuple[int, int, int],
-                record: Record) -> CheckResult:
+    def _result(
+        self, check: BrpCheck, machine: Attempts, state: tuple[int, int, int], record: Record
+    ) -> CheckResult:
         attempt, _, kept = state
         draws = record.get(machine.stream, [])
         dice = tuple(v for d in draws for v in machine.values(d))
@@ -313,11 +369,20 @@ class Brp:
         why = f"rolled {show_roll(kept)}{how} vs {e}: {lvl} ({bands(e, rounding)})"
         if attempt:
             why += f"; after {attempt} Luck reroll{'s' if attempt > 1 else ''} of " + rolls(
-                kept_each[:-1])
+                kept_each[:-1]
+            )
         return CheckResult(
-            system=NAME, level=lvl, success=lvl in self.success_levels, roll=kept, dice=dice,
-            target=e, margin=e - kept, explanation=why, request=check.to_dict(),
-            luck_spent=luck_cost(check, attempt), attempts=kept_each,
+            system=NAME,
+            level=lvl,
+            success=lvl in self.success_levels,
+            roll=kept,
+            dice=dice,
+            target=e,
+            margin=e - kept,
+            explanation=why,
+            request=check.to_dict(),
+            luck_spent=luck_cost(check, attempt),
+            attempts=kept_each,
             bands=bands(e, rounding),
         )
 
@@ -348,7 +413,10 @@ class Brp:
             o = self._result(contest.opponent, o_machine, state[2], record)
             verdict = "tie" if winner == "tie" else f"{winner} wins"
             return ContestResult(
-                system=NAME, winner=winner, actor=a, opponent=o,
+                system=NAME,
+                winner=winner,
+                actor=a,
+                opponent=o,
                 explanation=f"{verdict} — actor {a.explanation}; opponent {o.explanation}",
                 request=contest.to_dict(),
             )

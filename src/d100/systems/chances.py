@@ -17,8 +17,15 @@ from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, syst
 NAME = "chances"
 LEVELS = ("perfect", "great", "success", "failure")
 RISKS = {  # CH2
-    "very-easy": 0, "easy": 20, "average": 50, "tough": 80, "challenging": 100,
-    "formidable": 120, "heroic": 150, "superheroic": 180, "impossible": 200,
+    "very-easy": 0,
+    "easy": 20,
+    "average": 50,
+    "tough": 80,
+    "challenging": 100,
+    "formidable": 120,
+    "heroic": 150,
+    "superheroic": 180,
+    "impossible": 200,
 }
 GREAT, PERFECT = 50, 100  # CH4
 FACTOR = 10  # CH3: one favourable circumstance, one successful assister (CH8)
@@ -42,45 +49,70 @@ _CHANCE = (
 )
 ASSISTER_FIELDS = (
     *_CHANCE,
-    Field("take", "choice", "not allowed: assisters roll their luck (CH5)", choices=(None, 50, 100)),
+    Field(
+        "take", "choice", "not allowed: assisters roll their luck (CH5)", choices=(None, 50, 100)
+    ),
     DICE,
 )
 _SHARED = (
-    Field("risk_modifiers", "int_list", "+10 harder, -10 easier (CH3)", low=-BIG, high=BIG,
-          default=()),
-    Field("synergy", "int_list", "trained % of each synergistic skill (CH9)", low=0, high=100,
-          default=()),
-    Field("assisters", "object_list", "characters helping the leader (CH8)", default=(),
-          fields=ASSISTER_FIELDS),
+    Field(
+        "risk_modifiers", "int_list", "+10 harder, -10 easier (CH3)", low=-BIG, high=BIG, default=()
+    ),
+    Field(
+        "synergy",
+        "int_list",
+        "trained % of each synergistic skill (CH9)",
+        low=0,
+        high=100,
+        default=(),
+    ),
+    Field(
+        "assisters",
+        "object_list",
+        "characters helping the leader (CH8)",
+        default=(),
+        fields=ASSISTER_FIELDS,
+    ),
     DICE,
 )
 HOUSE_RULES = Field(
-    "house_rules", "object", "named house-rule options (CH8)", default={},
-    fields=(Field("max_assisters", "int", "how many may help at once (CH8)", low=0,
-                  high=MAX_LIST),),
+    "house_rules",
+    "object",
+    "named house-rule options (CH8)",
+    default={},
+    fields=(
+        Field("max_assisters", "int", "how many may help at once (CH8)", low=0, high=MAX_LIST),
+    ),
 )
 CHECK_FIELDS = (
     system_field(NAME),
     *_CHANCE,
-    Field("risk", "preset", "risk of failure % (CH2)", low=0, high=BIG, required=True,
-          presets=RISKS),
-    Field("take", "choice", "take 50 or 100 instead of rolling luck (CH5)",
-          choices=(None, 50, 100)),
+    Field(
+        "risk", "preset", "risk of failure % (CH2)", low=0, high=BIG, required=True, presets=RISKS
+    ),
+    Field(
+        "take", "choice", "take 50 or 100 instead of rolling luck (CH5)", choices=(None, 50, 100)
+    ),
     *_SHARED,
     HOUSE_RULES,
 )
 SIDE_FIELDS = (
     *_CHANCE,
-    Field("take", "choice", "take 50 instead of rolling luck; 100 is not allowed (CH5)",
-          choices=(None, 50, 100)),
+    Field(
+        "take",
+        "choice",
+        "take 50 instead of rolling luck; 100 is not allowed (CH5)",
+        choices=(None, 50, 100),
+    ),
     *_SHARED,
 )
 CONTEST_FIELDS = (
     system_field(NAME),
     Field("actor", "object", "the acting side", required=True, fields=SIDE_FIELDS),
     Field("opponent", "object", "the opposing side", required=True, fields=SIDE_FIELDS),
-    Field("coin", "choice", "the tie-break flip, instead of drawing it (CH6)",
-          choices=(None, *COIN)),
+    Field(
+        "coin", "choice", "the tie-break flip, instead of drawing it (CH6)", choices=(None, *COIN)
+    ),
     HOUSE_RULES,
 )
 
@@ -163,43 +195,64 @@ def choose_leader(candidates: Sequence[ChancesCheck]) -> int:
     """CH8: by default the leader is the one with the highest skill + ability + modifiers."""
     if not candidates:
         raise D100Error("candidates", [], "at least one character", "nobody to lead")
-    return max(range(len(candidates)), key=lambda i: candidates[i].skill
-               + candidates[i].ability + sum(candidates[i].modifiers))
+    return max(
+        range(len(candidates)),
+        key=lambda i: candidates[i].skill + candidates[i].ability + sum(candidates[i].modifiers),
+    )
 
 
 def _assister(values: Mapping[str, Any], where: str) -> Assister:
     if values["take"] is not None:  # CH5
-        raise D100Error(path(where, "take"), values["take"], "null: assisters roll their luck",
-                        "an assister cannot take 50 or 100")
+        raise D100Error(
+            path(where, "take"),
+            values["take"],
+            "null: assisters roll their luck",
+            "an assister cannot take 50 or 100",
+        )
     return Assister(values["skill"], values["ability"], values["modifiers"], values["dice"])
 
 
-def _check(values: Mapping[str, Any], where: str, risk: int, max_assisters: int | None
-           ) -> ChancesCheck:
+def _check(
+    values: Mapping[str, Any], where: str, risk: int, max_assisters: int | None
+) -> ChancesCheck:
     helpers = values["assisters"]
     if max_assisters is not None and len(helpers) > max_assisters:
-        raise D100Error(path(where, "assisters"), f"{len(helpers)} assisters",
-                        f"at most {max_assisters} (house rule max_assisters)", "too many assisters")
+        raise D100Error(
+            path(where, "assisters"),
+            f"{len(helpers)} assisters",
+            f"at most {max_assisters} (house rule max_assisters)",
+            "too many assisters",
+        )
     check = ChancesCheck(
-        skill=values["skill"], risk=risk, ability=values["ability"],
-        modifiers=values["modifiers"], risk_modifiers=values["risk_modifiers"],
-        take=values["take"], synergy=values["synergy"],
-        assisters=tuple(_assister(a, f"{path(where, 'assisters')}[{i}]")
-                        for i, a in enumerate(helpers)),
+        skill=values["skill"],
+        risk=risk,
+        ability=values["ability"],
+        modifiers=values["modifiers"],
+        risk_modifiers=values["risk_modifiers"],
+        take=values["take"],
+        synergy=values["synergy"],
+        assisters=tuple(
+            _assister(a, f"{path(where, 'assisters')}[{i}]") for i, a in enumerate(helpers)
+        ),
         dice=values["dice"],
     )
     # CH7: a practically impossible attempt needs training, whatever the total would be
-    if sum(check.modifiers) <= -IMPOSSIBLE or sum(check.risk_modifiers) >= IMPOSSIBLE:
-        if check.skill < REQUIRED_TRAINING:
-            raise D100Error(
-                path(where, "skill"), check.skill,
-                f"trained skill >= {REQUIRED_TRAINING} for a practically impossible attempt "
-                f"(chance modifiers <= -{IMPOSSIBLE} or risk modifiers >= +{IMPOSSIBLE}, CH7)",
-                "refused: not trained enough for a practically impossible attempt",
-            )
+    impossible = sum(check.modifiers) <= -IMPOSSIBLE or sum(check.risk_modifiers) >= IMPOSSIBLE
+    if impossible and check.skill < REQUIRED_TRAINING:
+        raise D100Error(
+            path(where, "skill"),
+            check.skill,
+            f"trained skill >= {REQUIRED_TRAINING} for a practically impossible attempt "
+            f"(chance modifiers <= -{IMPOSSIBLE} or risk modifiers >= +{IMPOSSIBLE}, CH7)",
+            "refused: not trained enough for a practically impossible attempt",
+        )
     if check.take is not None and check.dice is not None:
-        raise D100Error(path(where, "dice"), list(check.dice),
-                        "no dice when taking 50 or 100: there is no roll (CH5)", "dice given")
+        raise D100Error(
+            path(where, "dice"),
+            list(check.dice),
+            "no dice when taking 50 or 100: there is no roll (CH5)",
+            "dice given",
+        )
     return check
 
 
@@ -208,8 +261,9 @@ class Helpers:
 
     def __init__(self, assisters: tuple[Assister, ...], where: str) -> None:
         self.assisters = assisters
-        self.streams = [dice_stream(f"{path(where, 'assisters')}[{i}]")
-                        for i in range(len(assisters))]
+        self.streams = [
+            dice_stream(f"{path(where, 'assisters')}[{i}]") for i in range(len(assisters))
+        ]
 
     def start(self) -> tuple[int, int]:
         return (0, 0)
@@ -224,12 +278,12 @@ class Helpers:
 
 
 class Chances:
-    name = NAME
-    title = "Taking Chances"
-    levels = LEVELS
-    success_levels = frozenset({"perfect", "great", "success"})
-    check_fields = CHECK_FIELDS
-    contest_fields = CONTEST_FIELDS
+    name: str = NAME
+    title: str = "Taking Chances"
+    levels: tuple[str, ...] = LEVELS
+    success_levels: frozenset[str] = frozenset({"perfect", "great", "success"})
+    check_fields: tuple[Field, ...] = CHECK_FIELDS
+    contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
     def meaning(self, lvl: str) -> str:
         return MEANINGS[lvl]
@@ -246,8 +300,12 @@ class Chances:
         for where in ("actor", "opponent"):
             side = values[where]
             if side["take"] == 100:  # CH5
-                raise D100Error(f"{where}.take", 100, "null or 50 in a contest",
-                                "taking 100 is not allowed in an opposed contest")
+                raise D100Error(
+                    f"{where}.take",
+                    100,
+                    "null or 50 in a contest",
+                    "taking 100 is not allowed in an opposed contest",
+                )
             sides.append(_check(side, where, 0, cap))
         return ChancesContest(sides[0], sides[1], values["coin"])
 
@@ -262,32 +320,56 @@ class Chances:
             out.update(given(dice_stream(f"{path(where, 'assisters')}[{i}]"), a.dice))
         return out
 
-    def _assisters(self, check: ChancesCheck, where: str, record: Record) -> tuple[CheckResult, ...]:
+    def _assisters(
+        self, check: ChancesCheck, where: str, record: Record
+    ) -> tuple[CheckResult, ...]:
         out = []
         for i, a in enumerate(check.assisters):
             stream = dice_stream(f"{path(where, 'assisters')}[{i}]")
             luck = record[stream][0]
             total = luck + a.factors
             lvl = degree(total - ASSIST_RISK)
-            out.append(CheckResult(
-                system=NAME, level=lvl, success=lvl != "failure", roll=luck, dice=(luck,),
-                target=ASSIST_RISK, total=total, margin=total - ASSIST_RISK,
-                explanation=f"assist: {_sum(luck, a.skill, a.ability, a.modifiers, 0)} = {total}"
-                f" vs risk {ASSIST_RISK}: {lvl}",
-                request=plain(a),
-            ))
+            out.append(
+                CheckResult(
+                    system=NAME,
+                    level=lvl,
+                    success=lvl != "failure",
+                    roll=luck,
+                    dice=(luck,),
+                    target=ASSIST_RISK,
+                    total=total,
+                    margin=total - ASSIST_RISK,
+                    explanation=f"assist: {_sum(luck, a.skill, a.ability, a.modifiers, 0)} = {total}"
+                    f" vs risk {ASSIST_RISK}: {lvl}",
+                    request=plain(a),
+                )
+            )
         return tuple(out)
 
     def _total(self, check: ChancesCheck, state: Any) -> int:
         _, helped, luck = state
-        return int(luck) + check.factors + FACTOR * helped
+        return int(luck) + check.factors + FACTOR * int(helped)
 
-    def _result(self, check: ChancesCheck, where: str, state: Any, record: Record, target: int,
-                lvl: str, extra: int = 0) -> CheckResult:
+    def _result(
+        self,
+        check: ChancesCheck,
+        where: str,
+        state: Any,
+        record: Record,
+        target: int,
+        lvl: str,
+        extra: int = 0,
+    ) -> CheckResult:
         _, helped, luck = state
         total = self._total(check, state) + extra
-        parts = _sum(luck, check.skill, check.ability, check.modifiers,
-                     synergy_bonus(check.synergy), check.take)
+        parts = _sum(
+            luck,
+            check.skill,
+            check.ability,
+            check.modifiers,
+            synergy_bonus(check.synergy),
+            check.take,
+        )
         if helped:
             parts += f" + assisters {FACTOR * helped}"
         if extra:
@@ -299,9 +381,17 @@ class Chances:
         if check.take == 100:
             note = "took 100: about 100 times as long as a single chance (CH5)"
         return CheckResult(
-            system=NAME, level=lvl, success=lvl in self.success_levels, roll=luck,
-            dice=tuple(record.get(dice_stream(where), ())), target=target, total=total,
-            margin=margin, explanation=why, request=check.to_dict(), note=note,
+            system=NAME,
+            level=lvl,
+            success=lvl in self.success_levels,
+            roll=luck,
+            dice=tuple(record.get(dice_stream(where), ())),
+            target=target,
+            total=total,
+            margin=margin,
+            explanation=why,
+            request=check.to_dict(),
+            note=note,
             assisters=self._assisters(check, where, record),
         )
 
@@ -312,15 +402,17 @@ class Chances:
             given=self._given(check, ""),
             outcome=lambda s: degree(self._total(check, s) - risk),
             build=lambda s, rec: self._result(
-                check, "", s, rec, risk, degree(self._total(check, s) - risk)),
+                check, "", s, rec, risk, degree(self._total(check, s) - risk)
+            ),
         )
 
     def contest_plan(self, contest: ChancesContest) -> Plan[Any, ContestResult]:
         actor, opponent = contest.actor, contest.opponent
         # CH6: the opposing chance is the risk, so one side's risk modifiers raise the other side
         a_extra, o_extra = sum(opponent.risk_modifiers), sum(actor.risk_modifiers)
-        pair: Machine[Any] = Then(self._machine(actor, "actor"),
-                                  lambda _: self._machine(opponent, "opponent"))
+        pair: Machine[Any] = Then(
+            self._machine(actor, "actor"), lambda _: self._machine(opponent, "opponent")
+        )
 
         def totals(pair_state: Any) -> tuple[int, int]:
             _, a, o = pair_state
@@ -334,14 +426,14 @@ class Chances:
 
         machine: Machine[Any] = Then(pair, flip, key=lambda s: (s, *totals(s)), route=tied)
 
-        def decide(state: Any) -> tuple[Winner, int, int | None]:
-            _, (pair_state, a_total, o_total), coin = state
+        def decide(state: Any) -> tuple[Winner, int, int]:
+            _, (_, a_total, o_total), coin = state
             if a_total != o_total:
                 winner: Winner = "actor" if a_total > o_total else "opponent"
             elif actor.ability != opponent.ability:
                 winner = "actor" if actor.ability > opponent.ability else "opponent"
             else:
-                winner = COIN[coin - 1]
+                winner = "actor" if coin == 1 else "opponent"
             return winner, a_total, o_total
 
         def outcome(state: Any) -> str:
@@ -352,17 +444,38 @@ class Chances:
             pair_state = state[1][0]
             margin = abs(a_total - o_total)
             lvl = degree(margin)
-            a = self._result(actor, "actor", pair_state[1], record, o_total,
-                             lvl if winner == "actor" else "failure", a_extra)
-            o = self._result(opponent, "opponent", pair_state[2], record, a_total,
-                             lvl if winner == "opponent" else "failure", o_extra)
+            a = self._result(
+                actor,
+                "actor",
+                pair_state[1],
+                record,
+                o_total,
+                lvl if winner == "actor" else "failure",
+                a_extra,
+            )
+            o = self._result(
+                opponent,
+                "opponent",
+                pair_state[2],
+                record,
+                a_total,
+                lvl if winner == "opponent" else "failure",
+                o_extra,
+            )
             coin = state[2]
             how = f"{winner} wins, {lvl} by {margin}"
             if a_total == o_total:
-                how += (" (equal chances: higher ability)" if coin is None
-                        else f" (equal chances and abilities: coin flip {COIN[coin - 1]})")
+                how += (
+                    " (equal chances: higher ability)"
+                    if coin is None
+                    else f" (equal chances and abilities: coin flip {COIN[coin - 1]})"
+                )
             return ContestResult(
-                system=NAME, winner=winner, actor=a, opponent=o, degree=lvl,
+                system=NAME,
+                winner=winner,
+                actor=a,
+                opponent=o,
+                degree=lvl,
                 coin=None if coin is None else COIN[coin - 1],
                 explanation=f"{how} — actor {a.explanation}; opponent {o.explanation}",
                 request=contest.to_dict(),
@@ -374,9 +487,15 @@ class Chances:
         return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
 
 
-def _sum(luck: int, skill: int, ability: int, modifiers: Sequence[int], synergy: int,
-         take: int | None = None) -> str:
-    text = f"{'took' if take else 'luck'} {show_roll(luck) if not take else take} + skill {skill}"
+def _sum(
+    luck: int,
+    skill: int,
+    ability: int,
+    modifiers: Sequence[int],
+    synergy: int,
+    take: int | None = None,
+) -> str:
+    text = f"{'took' if take else 'luck'} {take or show_roll(luck)} + skill {skill}"
     if ability:
         text += f" + ability {ability}"
     if modifiers:

@@ -10,6 +10,7 @@ from ..dice import show_roll
 from ..fields import BIG, Field, path
 from ..machine import Given, Need
 
+
 def system_field(name: str) -> Field:
     return Field("system", "choice", "the rule system", choices=(name,), required=True)
 
@@ -70,4 +71,3 @@ def dice_stream(where: str) -> str:
 
 def rolls(values: tuple[int, ...] | list[int]) -> str:
     return ", ".join(show_roll(v) for v in values)
-

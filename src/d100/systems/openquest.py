@@ -32,24 +32,32 @@ MEANINGS = {  # OQ12
 
 _SIDE = (
     Field("skill", "int", "trained skill %, 100 is mastery (OQ1)", low=0, high=100, required=True),
-    Field("difficulty", "preset", "one bonus or penalty (OQ1)", low=-BIG, high=BIG, default=0,
-          presets=DIFFICULTIES),
+    Field(
+        "difficulty",
+        "preset",
+        "one bonus or penalty (OQ1)",
+        low=-BIG,
+        high=BIG,
+        default=0,
+        presets=DIFFICULTIES,
+    ),
     modifiers_field("magic modifiers (OQ2)"),
 )
 ASSIST_FIELDS = (*_SIDE, DICE)
 SIDE_FIELDS = (
     *_SIDE,
-    Field("assist", "object", "the assister's test, +20 on a success (OQ11)",
-          fields=ASSIST_FIELDS),
+    Field("assist", "object", "the assister's test, +20 on a success (OQ11)", fields=ASSIST_FIELDS),
     DICE,
 )
-HOUSE_RULES = Field("house_rules", "object", "named house-rule options (none for openquest)",
-                    default={}, fields=())
+HOUSE_RULES = Field(
+    "house_rules", "object", "named house-rule options (none for openquest)", default={}, fields=()
+)
 CHECK_FIELDS = (system_field(NAME), *SIDE_FIELDS, HOUSE_RULES)
 CONTEST_FIELDS = (
     system_field(NAME),
-    Field("actor", "object", "the acting side (the seed's player)", required=True,
-          fields=SIDE_FIELDS),
+    Field(
+        "actor", "object", "the acting side (the seed's player)", required=True, fields=SIDE_FIELDS
+    ),
     Field("opponent", "object", "the opposing side", required=True, fields=SIDE_FIELDS),
     HOUSE_RULES,
 )
@@ -69,7 +77,8 @@ class OpenQuestCheck:
         return self.skill == MASTERY
 
     def modified(self, assisted: bool) -> int:  # OQ2
-        return self.skill + sum(self.modifiers) + self.difficulty + (ASSIST_BONUS if assisted else 0)
+        bonus = ASSIST_BONUS if assisted else 0
+        return self.skill + sum(self.modifiers) + self.difficulty + bonus
 
     def to_dict(self) -> dict[str, Any]:
         return plain(self)  # type: ignore[no-any-return]
@@ -127,12 +136,12 @@ def _why(roll: int | None, modified: int, master: bool, lvl: str) -> str:
 
 
 class OpenQuest:
-    name = NAME
-    title = "OpenQuest"
-    levels = LEVELS
-    success_levels = frozenset({"critical", "success"})
-    check_fields = CHECK_FIELDS
-    contest_fields = CONTEST_FIELDS
+    name: str = NAME
+    title: str = "OpenQuest"
+    levels: tuple[str, ...] = LEVELS
+    success_levels: frozenset[str] = frozenset({"critical", "success"})
+    check_fields: tuple[Field, ...] = CHECK_FIELDS
+    contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
     def meaning(self, lvl: str) -> str:
         return MEANINGS[lvl]
@@ -173,8 +182,15 @@ class OpenQuest:
         _, assisted, roll = state
         return level(roll or None, check.modified(assisted), master)
 
-    def _result(self, check: OpenQuestCheck, where: str, state: Any, record: Record,
-                master: bool, lvl: str | None = None) -> CheckResult:
+    def _result(
+        self,
+        check: OpenQuestCheck,
+        where: str,
+        state: Any,
+        record: Record,
+        master: bool,
+        lvl: str | None = None,
+    ) -> CheckResult:
         _, assisted, roll = state
         modified = check.modified(assisted)
         lvl = lvl or level(roll or None, modified, master)
@@ -249,8 +265,9 @@ class OpenQuest:
         )
 
 
-def _decide(actor: OpenQuestCheck, opponent: OpenQuestCheck, a: str, a_roll: int, o: str,
-            o_roll: int) -> tuple[Winner, str, str]:
+def _decide(
+    actor: OpenQuestCheck, opponent: OpenQuestCheck, a: str, a_roll: int, o: str, o_roll: int
+) -> tuple[Winner, str, str]:
     """The winner, and each side's level after OQ9 turns a beaten roller's failure to fumble."""
     if actor.master and opponent.master:  # OQ9: only an actor's critical beats two masters
         return ("actor" if a == "critical" else "none"), a, o
@@ -285,8 +302,9 @@ def _contest_why(winner: Winner, a: CheckResult, o: CheckResult, both_masters: b
         verdict = f"{winner} wins"
         if a.level == o.level and a.roll is not None and o.roll is not None:
             rule = "lower" if a.level == "failure" else "higher"
-            verdict += " (equal rolls: the actor wins)" if a.roll == o.roll else (
-                f" ({rule} roll wins)")
+            verdict += (
+                " (equal rolls: the actor wins)" if a.roll == o.roll else (f" ({rule} roll wins)")
+            )
     return f"{verdict} — {sides}"
 
 
