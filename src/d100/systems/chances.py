@@ -339,8 +339,8 @@ class Chances:
                     target=ASSIST_RISK,
                     total=total,
                     margin=total - ASSIST_RISK,
-                    explanation=f"assist: {_sum(luck, a.skill, a.ability, a.modifiers, 0)} = {total}"
-                    f" vs risk {ASSIST_RISK}: {lvl}",
+                    explanation=f"assist: {_sum(luck, a.skill, a.ability, a.modifiers, 0)}"
+                    f" = {total} vs risk {ASSIST_RISK}: {lvl}",
                     request=plain(a),
                 )
             )
