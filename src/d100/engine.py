@@ -37,7 +37,7 @@ def parse(data: Any) -> Any:
 
 def _plan(request: Any) -> tuple[System, Any, Plan[Any, Any]]:
     """The system, the parsed request, and its plan."""
-    if isinstance(request, Mapping):
+    if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
         request = parse(request)
     system = system_of(request)
     if is_contest(request):

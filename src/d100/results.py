@@ -24,7 +24,7 @@ class CheckResult:
     target: int
     margin: int | None
     explanation: str
-    request: dict[str, Any]
+    request: dict[str, Any] = field(default_factory=dict)
     total: int | None = None
     luck_spent: int | None = None
     attempts: tuple[int, ...] = ()
@@ -70,7 +70,7 @@ class ContestResult:
     actor: CheckResult
     opponent: CheckResult
     explanation: str
-    request: dict[str, Any]
+    request: dict[str, Any] = field(default_factory=dict)
     degree: str | None = None
     coin: str | None = None
 
