@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/d100 demo
+	$(BIN)/d100 serve
 
 test: $(STAMP)
 	$(BIN)/pytest -q -n 2

@@ -46,7 +46,7 @@ def brute_force(request: dict[str, Any]) -> dict[str, Fraction]:
             result = d100.resolve(parsed, _Prefix(prefix))
         except _More as more:
             share = weight / (more.high - more.low + 1)
-            stack.extend((prefix + (v,), share) for v in range(more.low, more.high + 1))
+            stack.extend(((*prefix, v), share) for v in range(more.low, more.high + 1))
             continue
         counts[outcome(result)] += weight
     return dict(counts)

@@ -33,16 +33,32 @@ def test_brp1_modifiers_add_before_the_clamp() -> None:
 
 
 def test_brp2_difficulty_presets() -> None:
-    assert DIFFICULTIES == {"routine": 20, "standard": 0, "difficult": -20, "hard": -40,
-                            "extreme": -60, "near-impossible": -80}
+    assert DIFFICULTIES == {
+        "routine": 20,
+        "standard": 0,
+        "difficult": -20,
+        "hard": -40,
+        "extreme": -60,
+        "near-impossible": -80,
+    }
     assert check([50], skill=50, difficulty="Near Impossible").target == 1
     assert check([50], skill=50, difficulty=-13).target == 37
 
 
 @pytest.mark.parametrize(
     ("roll", "expected"),
-    [(1, "critical"), (3, "critical"), (4, "special"), (13, "special"), (14, "success"),
-     (65, "success"), (66, "failure"), (95, "failure"), (96, "fumble"), (100, "fumble")],
+    [
+        (1, "critical"),
+        (3, "critical"),
+        (4, "special"),
+        (13, "special"),
+        (14, "success"),
+        (65, "success"),
+        (66, "failure"),
+        (95, "failure"),
+        (96, "fumble"),
+        (100, "fumble"),
+    ],
 )
 def test_brp3_seed_example_e65(roll: int, expected: str) -> None:
     assert level(roll, 65) == expected
@@ -62,11 +78,21 @@ def test_brp3_01_always_critical() -> None:
 
 @pytest.mark.parametrize(
     ("rounding", "e", "expected"),
-    [("floor", 65, (3, 13)), ("nearest", 65, (3, 13)), ("ceil", 65, (4, 13)),
-     ("floor", 59, (2, 11)), ("nearest", 59, (3, 12)), ("ceil", 59, (3, 12)),
-     ("nearest", 50, (3, 10)), ("floor", 50, (2, 10)), ("floor", 4, (1, 0))],
+    [
+        ("floor", 65, (3, 13)),
+        ("nearest", 65, (3, 13)),
+        ("ceil", 65, (4, 13)),
+        ("floor", 59, (2, 11)),
+        ("nearest", 59, (3, 12)),
+        ("ceil", 59, (3, 12)),
+        ("nearest", 50, (3, 10)),
+        ("floor", 50, (2, 10)),
+        ("floor", 4, (1, 0)),
+    ],
 )
-def test_brp3_threshold_rounding_house_rule(rounding: str, e: int, expected: tuple[int, int]) -> None:
+def test_brp3_threshold_rounding_house_rule(
+    rounding: str, e: int, expected: tuple[int, int]
+) -> None:
     assert thresholds(e, rounding) == expected
     result = check([expected[0]], skill=e, house_rules={"threshold_rounding": rounding})
     assert result.level == "critical"
@@ -81,7 +107,8 @@ def test_brp3_bands_in_explanation() -> None:
 def test_brp3_contract_example_explanation() -> None:
     result = check([42, 7], skill=35, bonus_dice=1)
     assert result.explanation == (
-        "rolled 07 (lower of 42, 07) vs 35: special (criticals 01, specials 02-07)")
+        "rolled 07 (lower of 42, 07) vs 35: special (criticals 01, specials 02-07)"
+    )
 
 
 def test_brp4_bonus_keeps_lowest_penalty_highest() -> None:
@@ -123,21 +150,36 @@ def test_brp4_tens_method_odds_differ_from_d100_method() -> None:
     assert d100_way.levels != tens_way.levels
     assert sum(tens_way.levels.values()) == 1
     # every units die with every pair of tens dice, read as in G1, the lower kept
-    kept = [min(10 * t1 + u or 100, 10 * t2 + u or 100)
-            for u in range(10) for t1 in range(10) for t2 in range(10)]
+    kept = [
+        min(10 * t1 + u or 100, 10 * t2 + u or 100)
+        for u in range(10)
+        for t1 in range(10)
+        for t2 in range(10)
+    ]
     assert tens_way.levels["critical"] == Fraction(sum(k <= 2 for k in kept), 1000)
     assert tens_way.success == Fraction(sum(k <= 50 for k in kept), 1000)
 
 
 def test_brp5_aiming_20_per_round_capped_at_60() -> None:
     assert [check([99], skill=10, aim_rounds=n).target for n in range(6)] == [
-        10, 30, 50, 70, 70, 70]
+        10,
+        30,
+        50,
+        70,
+        70,
+        70,
+    ]
 
 
 def test_brp6_opposed_higher_level_then_lower_roll() -> None:
     def duel(a: int, ea: int, o: int, eo: int) -> str:
-        result = d100.resolve({"system": "brp", "actor": {"skill": ea, "dice": [a]},
-                               "opponent": {"skill": eo, "dice": [o]}})
+        result = d100.resolve(
+            {
+                "system": "brp",
+                "actor": {"skill": ea, "dice": [a]},
+                "opponent": {"skill": eo, "dice": [o]},
+            }
+        )
         assert isinstance(result, d100.ContestResult)
         return result.winner
 
@@ -183,8 +225,12 @@ def test_brp7_luck_pool_spend_and_rest() -> None:
         spent.spend()
     assert err.value.field == "luck"
     assert spent.rest() == Luck(60, 60)
-    assert luck_needed(d100.parse({"system": "brp", "skill": 5, "luck_boost": True,
-                                   "luck_rerolls": 2})) == 3
+    assert (
+        luck_needed(
+            d100.parse({"system": "brp", "skill": 5, "luck_boost": True, "luck_rerolls": 2})
+        )
+        == 3
+    )
 
 
 def test_brp8_meanings() -> None:

@@ -63,8 +63,15 @@ def test_ch3_seed_shooters_against_one_dodging_risk() -> None:
 
 @pytest.mark.parametrize(
     ("margin", "expected"),
-    [(-1, "failure"), (0, "success"), (49, "success"), (50, "great"), (99, "great"),
-     (100, "perfect"), (250, "perfect")],
+    [
+        (-1, "failure"),
+        (0, "success"),
+        (49, "success"),
+        (50, "great"),
+        (99, "great"),
+        (100, "perfect"),
+        (250, "perfect"),
+    ],
 )
 def test_ch4_degrees(margin: int, expected: str) -> None:
     assert degree(margin) == expected
@@ -107,21 +114,29 @@ def test_ch6_higher_total_wins_with_degree_over_loser() -> None:
 
 
 def test_ch6_tie_break_by_ability_then_coin() -> None:
-    by_ability = contest({"skill": 40, "ability": 5, "dice": [50]},
-                         {"skill": 45, "ability": 0, "dice": [50]})
+    by_ability = contest(
+        {"skill": 40, "ability": 5, "dice": [50]}, {"skill": 45, "ability": 0, "dice": [50]}
+    )
     assert by_ability.winner == "actor" and by_ability.coin is None
     flip = contest({"skill": 40, "dice": [50]}, {"skill": 40, "dice": [50]}, coin="opponent")
     assert flip.winner == "opponent" and flip.coin == "opponent"
-    drawn = d100.resolve({"system": "chances", "actor": {"skill": 40, "dice": [50]},
-                          "opponent": {"skill": 40, "dice": [50]}}, _Fixed(1))
+    drawn = d100.resolve(
+        {
+            "system": "chances",
+            "actor": {"skill": 40, "dice": [50]},
+            "opponent": {"skill": 40, "dice": [50]},
+        },
+        _Fixed(1),
+    )
     assert isinstance(drawn, d100.ContestResult) and drawn.coin == "actor"
     odds = d100.odds({"system": "chances", "actor": {"skill": 40}, "opponent": {"skill": 40}})
     assert odds.winner["actor"] == odds.winner["opponent"] == Fraction(1, 2)
 
 
 def test_ch6_risk_modifier_on_one_side_raises_the_other() -> None:
-    result = contest({"skill": 40, "risk_modifiers": [10], "dice": [50]},
-                     {"skill": 40, "dice": [50]})
+    result = contest(
+        {"skill": 40, "risk_modifiers": [10], "dice": [50]}, {"skill": 40, "dice": [50]}
+    )
     assert result.opponent.total == 100 and result.actor.total == 90
     assert result.winner == "opponent"
 
@@ -137,22 +152,34 @@ def test_ch7_impossible_attempts_need_training() -> None:
 
 
 def test_ch8_assisters_add_ten_each_on_success() -> None:
-    result = check([40], skill=30, risk=80,
-                   assisters=[{"skill": 20, "dice": [30]}, {"skill": 10, "dice": [39]}])
+    result = check(
+        [40],
+        skill=30,
+        risk=80,
+        assisters=[{"skill": 20, "dice": [30]}, {"skill": 10, "dice": [39]}],
+    )
     assert [a.level for a in result.assisters] == ["success", "failure"]
     assert result.total == 40 + 30 + 10 and result.assisters[0].target == 50
     with pytest.raises(d100.D100Error) as err:
-        check([40], skill=30, risk=80, assisters=[{"skill": 1}, {"skill": 2}],
-              house_rules={"max_assisters": 1})
+        check(
+            [40],
+            skill=30,
+            risk=80,
+            assisters=[{"skill": 1}, {"skill": 2}],
+            house_rules={"max_assisters": 1},
+        )
     assert err.value.field == "assisters"
 
 
 def test_ch8_leader_and_individual_events() -> None:
-    party = [d100.parse({"system": "chances", "skill": s, "ability": a, "risk": 50})
-             for s, a in ((40, 10), (55, 0), (30, 30))]
+    party = [
+        d100.parse({"system": "chances", "skill": s, "ability": a, "risk": 50})
+        for s, a in ((40, 10), (55, 0), (30, 30))
+    ]
     assert choose_leader(party) == 2
-    group = d100.resolve_group([{"system": "chances", "skill": 40, "risk": 50, "dice": [d]}
-                                for d in (5, 60)])
+    group = d100.resolve_group(
+        [{"system": "chances", "skill": 40, "risk": 50, "dice": [d]} for d in (5, 60)]
+    )
     assert [r.success for r in group if isinstance(r, d100.CheckResult)] == [False, True]
 
 
@@ -174,7 +201,11 @@ def test_ch11_catalogue_ships_the_seed_examples() -> None:
     sneak = find_task("sneak up on someone")
     assert sneak is not None
     assert (sneak.skill, sneak.ability, sneak.opposing_skill, sneak.opposing_ability) == (
-        "Sneaking", "Dex.", "Hearing", "Per.")
+        "Sneaking",
+        "Dex.",
+        "Hearing",
+        "Per.",
+    )
 
 
 def test_ch12_failures_are_counted_per_character_and_skill() -> None:

@@ -59,8 +59,7 @@ def test_contract_examples_validate_and_resolve() -> None:
         {"system": "openquest", "skill": 100, "assist": {"skill": 20}},
         {"system": "brp", "actor": {"skill": 60}, "opponent": {"skill": 60, "luck_boost": True}},
         {"system": "chances", "skill": 40, "risk": 80, "assisters": [{"skill": 20}], "take": None},
-        {"system": "chances", "actor": {"skill": 40}, "opponent": {"skill": 40},
-         "coin": "actor"},
+        {"system": "chances", "actor": {"skill": 40}, "opponent": {"skill": 40}, "coin": "actor"},
     ],
 )
 def test_results_and_odds_match_their_schemas(request_: dict[str, Any]) -> None:
@@ -80,8 +79,13 @@ def test_request_schema_rejects_what_the_parser_rejects() -> None:
 
 
 def run_cli(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "d100", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "d100", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_resolve_jsonl_answers_every_line_and_fails_at_the_end() -> None:

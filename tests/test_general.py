@@ -10,7 +10,8 @@ import pytest
 
 import d100
 from d100.dice import D100, is_doubles, read_digits
-from d100.machine import Dice, Given, d100 as d100_need
+from d100.machine import Dice, Given
+from d100.machine import d100 as d100_need
 
 REQUESTS: list[dict[str, Any]] = [
     {"system": "openquest", "skill": 55, "assist": {"skill": 40}},
@@ -81,15 +82,19 @@ def test_g3_given_dice_equal_the_drawn_check(seed: int) -> None:
 
 
 def test_g3_given_dice_for_every_participant() -> None:
-    result = d100.resolve({
-        "system": "openquest",
-        "actor": {"skill": 50, "dice": [30], "assist": {"skill": 40, "dice": [12]}},
-        "opponent": {"skill": 60, "dice": [55]},
-    })
+    result = d100.resolve(
+        {
+            "system": "openquest",
+            "actor": {"skill": 50, "dice": [30], "assist": {"skill": 40, "dice": [12]}},
+            "opponent": {"skill": 60, "dice": [55]},
+        }
+    )
     assert isinstance(result, d100.ContestResult)
     assert result.actor.target == 70 and result.winner == "opponent"
-    mixed = d100.resolve({"system": "openquest", "actor": {"skill": 50, "dice": [30]},
-                          "opponent": {"skill": 60}}, random.Random(1))
+    mixed = d100.resolve(
+        {"system": "openquest", "actor": {"skill": 50, "dice": [30]}, "opponent": {"skill": 60}},
+        random.Random(1),
+    )
     assert isinstance(mixed, d100.ContestResult) and mixed.actor.roll == 30
 
 
@@ -98,8 +103,15 @@ def test_g3_too_few_and_left_over() -> None:
         d100.resolve({"system": "brp", "skill": 50, "bonus_dice": 2, "dice": [1, 2]})
     assert err.value.field == "dice" and "ran out" in err.value.message
     with pytest.raises(d100.D100Error) as err:
-        d100.resolve({"system": "chances", "skill": 5, "risk": 5,
-                      "assisters": [{"skill": 5, "dice": [3, 4]}], "dice": [9]})
+        d100.resolve(
+            {
+                "system": "chances",
+                "skill": 5,
+                "risk": 5,
+                "assisters": [{"skill": 5, "dice": [3, 4]}],
+                "dice": [9],
+            }
+        )
     assert err.value.field == "assisters[0].dice" and "left over" in err.value.message
 
 
@@ -119,8 +131,13 @@ def test_g4_odds_sum_to_exactly_one(request_: dict[str, Any]) -> None:
 
 def test_g4_contract_example_odds() -> None:
     assert d100.odds({"system": "brp", "skill": 65}).to_dict() == {
-        "levels": {"critical": "3/100", "special": "1/10", "success": "13/25",
-                   "failure": "3/10", "fumble": "1/20"},
+        "levels": {
+            "critical": "3/100",
+            "special": "1/10",
+            "success": "13/25",
+            "failure": "3/10",
+            "fumble": "1/20",
+        },
         "success": "13/20",
     }
 
@@ -130,8 +147,9 @@ def test_g4_odds_refuse_dice() -> None:
         d100.odds({"system": "brp", "skill": 65, "dice": [4]})
     assert err.value.field == "dice"
     with pytest.raises(d100.D100Error) as err:
-        d100.odds({"system": "chances", "actor": {"skill": 1}, "opponent": {"skill": 1},
-                   "coin": "actor"})
+        d100.odds(
+            {"system": "chances", "actor": {"skill": 1}, "opponent": {"skill": 1}, "coin": "actor"}
+        )
     assert err.value.field == "coin"
 
 
@@ -156,34 +174,54 @@ def test_g4_odds_refuse_dice() -> None:
         ({"system": "brp", "skill": 5, "dice": [0]}, "dice[0]"),
         ({"system": "brp", "skill": 5, "dice": [101]}, "dice[0]"),
         ({"system": "brp", "skill": 5, "dice": "42"}, "dice"),
-        ({"system": "brp", "skill": 5, "house_rules": {"threshold_rounding": "up"}},
-         "house_rules.threshold_rounding"),
-        ({"system": "brp", "skill": 5, "house_rules": {"critical_on": 5}},
-         "house_rules.critical_on"),
+        (
+            {"system": "brp", "skill": 5, "house_rules": {"threshold_rounding": "up"}},
+            "house_rules.threshold_rounding",
+        ),
+        (
+            {"system": "brp", "skill": 5, "house_rules": {"critical_on": 5}},
+            "house_rules.critical_on",
+        ),
         ({"system": "brp", "skill": 5, "house_rules": []}, "house_rules"),
-        ({"system": "brp", "actor": {"skill": 5, "luck_rerolls": 1}, "opponent": {"skill": 5}},
-         "actor.luck_rerolls"),
+        (
+            {"system": "brp", "actor": {"skill": 5, "luck_rerolls": 1}, "opponent": {"skill": 5}},
+            "actor.luck_rerolls",
+        ),
         ({"system": "brp", "actor": {"skill": 5}}, "opponent"),
         ({"system": "gurps", "skill": 5}, "system"),
         ({"skill": 5}, "system"),
         ({"system": "openquest", "skill": 5, "bonus_dice": 1}, "bonus_dice"),
         ({"system": "openquest", "skill": 5, "assist": {"skill": "x"}}, "assist.skill"),
         ({"system": "openquest", "skill": 5, "assist": 40}, "assist"),
-        ({"system": "openquest", "actor": {"skill": 5}, "opponent": {"skill": 5}, "coin": "actor"},
-         "coin"),
+        (
+            {
+                "system": "openquest",
+                "actor": {"skill": 5},
+                "opponent": {"skill": 5},
+                "coin": "actor",
+            },
+            "coin",
+        ),
         ({"system": "chances", "skill": 5, "risk": "brutal"}, "risk"),
         ({"system": "chances", "skill": 101, "risk": 5}, "skill"),
         ({"system": "chances", "skill": 5, "risk": 5, "synergy": [120]}, "synergy[0]"),
-        ({"system": "chances", "skill": 5, "risk": 5, "assisters": [{"ability": 3}]},
-         "assisters[0].skill"),
-        ({"system": "chances", "skill": 5, "risk": 5, "assisters": [{"skill": 3, "risk": 5}]},
-         "assisters[0].risk"),
-        ({"system": "chances", "actor": {"skill": 5, "risk": 50}, "opponent": {"skill": 5}},
-         "actor.risk"),
-        ({"system": "chances", "actor": {"skill": 5}, "opponent": {"skill": 5}, "coin": "heads"},
-         "coin"),
-        ({"system": "chances", "skill": 5, "risk": 5, "modifiers": list(range(101))},
-         "modifiers"),
+        (
+            {"system": "chances", "skill": 5, "risk": 5, "assisters": [{"ability": 3}]},
+            "assisters[0].skill",
+        ),
+        (
+            {"system": "chances", "skill": 5, "risk": 5, "assisters": [{"skill": 3, "risk": 5}]},
+            "assisters[0].risk",
+        ),
+        (
+            {"system": "chances", "actor": {"skill": 5, "risk": 50}, "opponent": {"skill": 5}},
+            "actor.risk",
+        ),
+        (
+            {"system": "chances", "actor": {"skill": 5}, "opponent": {"skill": 5}, "coin": "heads"},
+            "coin",
+        ),
+        ({"system": "chances", "skill": 5, "risk": 5, "modifiers": list(range(101))}, "modifiers"),
     ],
 )
 def test_g5_bad_input_names_field_value_and_allowed(request_: dict[str, Any], field: str) -> None:
@@ -214,8 +252,17 @@ def test_g6_results_explain_themselves(request_: dict[str, Any]) -> None:
     data = result.to_dict()
     sides = [data] if "level" in data else [data["actor"], data["opponent"]]
     for side in sides:
-        assert {"system", "level", "success", "roll", "dice", "target", "margin",
-                "explanation", "request"} <= set(side)
+        assert {
+            "system",
+            "level",
+            "success",
+            "roll",
+            "dice",
+            "target",
+            "margin",
+            "explanation",
+            "request",
+        } <= set(side)
         assert side["level"] in side["explanation"]
     assert data["explanation"] and "\n" not in data["explanation"]
 

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import d100
 from tests.helpers import brute_force, nonzero, odds_map
 
 small = st.integers(-30, 30)
@@ -20,8 +19,12 @@ mods = st.lists(small, max_size=2)
 
 @st.composite
 def openquest_check(draw: st.DrawFn) -> dict[str, Any]:
-    request: dict[str, Any] = {"system": "openquest", "skill": draw(st.integers(0, 100)),
-                               "difficulty": draw(st.integers(-60, 60)), "modifiers": draw(mods)}
+    request: dict[str, Any] = {
+        "system": "openquest",
+        "skill": draw(st.integers(0, 100)),
+        "difficulty": draw(st.integers(-60, 60)),
+        "modifiers": draw(mods),
+    }
     if draw(st.booleans()):
         request["assist"] = {"skill": draw(st.integers(0, 100))}
     return request
@@ -38,12 +41,18 @@ def brp_check(draw: st.DrawFn) -> dict[str, Any]:
     net = draw(st.integers(-1, 1))
     rerolls = draw(st.integers(0, 1)) if net == 0 else 0
     return {
-        "system": "brp", "skill": draw(st.integers(0, 200)), "difficulty": draw(small),
+        "system": "brp",
+        "skill": draw(st.integers(0, 200)),
+        "difficulty": draw(small),
         "bonus_dice": max(net, 0) + (extra := draw(st.integers(0, 1))),
-        "penalty_dice": max(-net, 0) + extra, "aim_rounds": draw(st.integers(0, 4)),
-        "luck_boost": draw(st.booleans()), "luck_rerolls": rerolls,
-        "house_rules": {"threshold_rounding": draw(st.sampled_from(["floor", "nearest", "ceil"])),
-                        "bonus_dice_method": draw(st.sampled_from(["d100", "tens"]))},
+        "penalty_dice": max(-net, 0) + extra,
+        "aim_rounds": draw(st.integers(0, 4)),
+        "luck_boost": draw(st.booleans()),
+        "luck_rerolls": rerolls,
+        "house_rules": {
+            "threshold_rounding": draw(st.sampled_from(["floor", "nearest", "ceil"])),
+            "bonus_dice_method": draw(st.sampled_from(["d100", "tens"])),
+        },
     }
 
 
@@ -56,9 +65,12 @@ def brp_contest(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def chances_check(draw: st.DrawFn) -> dict[str, Any]:
     request: dict[str, Any] = {
-        "system": "chances", "skill": draw(st.integers(50, 100)), "ability": draw(small),
+        "system": "chances",
+        "skill": draw(st.integers(50, 100)),
+        "ability": draw(small),
         "modifiers": draw(st.lists(st.sampled_from([-10, 10]), max_size=2)),
-        "risk": draw(st.integers(0, 250)), "risk_modifiers": draw(st.lists(small, max_size=1)),
+        "risk": draw(st.integers(0, 250)),
+        "risk_modifiers": draw(st.lists(small, max_size=1)),
         "take": draw(st.sampled_from([None, None, 50, 100])),
         "synergy": draw(st.lists(st.integers(0, 100), max_size=2)),
     }
@@ -69,8 +81,13 @@ def chances_check(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def chances_contest(draw: st.DrawFn) -> dict[str, Any]:
-    side = st.fixed_dictionaries({"skill": st.integers(0, 100), "ability": st.integers(-2, 2),
-                                  "take": st.sampled_from([None, None, 50])})
+    side = st.fixed_dictionaries(
+        {
+            "skill": st.integers(0, 100),
+            "ability": st.integers(-2, 2),
+            "take": st.sampled_from([None, None, 50]),
+        }
+    )
     return {"system": "chances", "actor": draw(side), "opponent": draw(side)}
 
 
@@ -119,11 +136,18 @@ def test_g4_chances_contest_odds_equal_brute_force(request: dict[str, Any]) -> N
 
 
 def test_g4_two_penalty_dice_tens_method_brute_force() -> None:
-    agree({"system": "brp", "skill": 55, "penalty_dice": 2,
-           "house_rules": {"bonus_dice_method": "tens"}})
+    agree(
+        {
+            "system": "brp",
+            "skill": 55,
+            "penalty_dice": 2,
+            "house_rules": {"bonus_dice_method": "tens"},
+        }
+    )
 
 
 # -- icepool: an independent reading of BRP3/BRP4/BRP6 ---------------------------------------
+
 
 def reading(roll: int, e: int) -> str:
     """BRP3 as RULES.md words it, typed again here so the oracle shares no code with d100."""
@@ -149,7 +173,8 @@ def kept_die(n: int, method: str) -> icepool.Die[int]:
     digit = icepool.d(10) - 1
     combine = min if n >= 0 else max
     return icepool.map(
-        lambda u, *ts: combine(tens_value(t, u) for t in ts), digit, *[digit] * count)
+        lambda u, *ts: combine(tens_value(t, u) for t in ts), digit, *[digit] * count
+    )
 
 
 def icepool_levels(skill: int, n: int, method: str) -> dict[str, Fraction]:
@@ -161,8 +186,13 @@ def icepool_levels(skill: int, n: int, method: str) -> dict[str, Fraction]:
 @pytest.mark.parametrize("n", [-2, -1, 1, 2])
 @pytest.mark.parametrize("skill", [1, 13, 45, 65, 99, 100])
 def test_brp4_bonus_penalty_dice_agree_with_icepool(method: str, n: int, skill: int) -> None:
-    request = {"system": "brp", "skill": skill, "bonus_dice": max(n, 0),
-               "penalty_dice": max(-n, 0), "house_rules": {"bonus_dice_method": method}}
+    request = {
+        "system": "brp",
+        "skill": skill,
+        "bonus_dice": max(n, 0),
+        "penalty_dice": max(-n, 0),
+        "house_rules": {"bonus_dice_method": method},
+    }
     assert nonzero(odds_map(request)) == icepool_levels(skill, n, method)
 
 

@@ -9,7 +9,6 @@ import pytest
 
 import d100
 from d100.systems.openquest import DIFFICULTIES, MEANINGS, level
-
 from tests.helpers import odds_map
 
 
@@ -67,8 +66,17 @@ def test_oq3_modified_up_to_100_is_not_a_master() -> None:
 
 @pytest.mark.parametrize(
     ("roll", "expected"),
-    [(1, "success"), (11, "critical"), (44, "critical"), (45, "success"), (46, "failure"),
-     (55, "fumble"), (100, "fumble"), (99, "fumble"), (90, "failure")],
+    [
+        (1, "success"),
+        (11, "critical"),
+        (44, "critical"),
+        (45, "success"),
+        (46, "failure"),
+        (55, "fumble"),
+        (100, "fumble"),
+        (99, "fumble"),
+        (90, "failure"),
+    ],
 )
 def test_oq4_roll_under_with_doubles(roll: int, expected: str) -> None:
     assert check(45, [roll]).level == expected
@@ -77,8 +85,12 @@ def test_oq4_roll_under_with_doubles(roll: int, expected: str) -> None:
 def test_oq4_seed_apprentice_potter_craft_20() -> None:
     # rule: OQ12 — the potter rolls only because the player chooses to take the chance
     odds = d100.odds({"system": "openquest", "skill": 20})
-    assert odds.levels == {"critical": Fraction(1, 100), "success": Fraction(19, 100),
-                           "failure": Fraction(71, 100), "fumble": Fraction(9, 100)}
+    assert odds.levels == {
+        "critical": Fraction(1, 100),
+        "success": Fraction(19, 100),
+        "failure": Fraction(71, 100),
+        "fumble": Fraction(9, 100),
+    }
 
 
 @pytest.mark.parametrize("modified", [100, 120, 250])
@@ -103,14 +115,22 @@ def test_oq6_low_skill_always_fails_doubles_fumble(modified: int) -> None:
 
 # The seed's table: player level (row) against opponent level (column).
 MATRIX = {
-    ("critical", "critical"): "highest", ("critical", "success"): "actor",
-    ("critical", "failure"): "actor", ("critical", "fumble"): "actor",
-    ("success", "critical"): "opponent", ("success", "success"): "highest",
-    ("success", "failure"): "actor", ("success", "fumble"): "actor",
-    ("failure", "critical"): "opponent", ("failure", "success"): "opponent",
-    ("failure", "failure"): "lowest", ("failure", "fumble"): "actor",
-    ("fumble", "critical"): "opponent", ("fumble", "success"): "opponent",
-    ("fumble", "failure"): "opponent", ("fumble", "fumble"): "none",
+    ("critical", "critical"): "highest",
+    ("critical", "success"): "actor",
+    ("critical", "failure"): "actor",
+    ("critical", "fumble"): "actor",
+    ("success", "critical"): "opponent",
+    ("success", "success"): "highest",
+    ("success", "failure"): "actor",
+    ("success", "fumble"): "actor",
+    ("failure", "critical"): "opponent",
+    ("failure", "success"): "opponent",
+    ("failure", "failure"): "lowest",
+    ("failure", "fumble"): "actor",
+    ("fumble", "critical"): "opponent",
+    ("fumble", "success"): "opponent",
+    ("fumble", "failure"): "opponent",
+    ("fumble", "fumble"): "none",
 }
 # Two rolls per level for a skill of 50, one low and one high.
 ROLLS = {"critical": (11, 44), "success": (5, 49), "failure": (51, 98), "fumble": (66, 88)}
@@ -138,8 +158,10 @@ def test_oq7_equal_rolls_at_equal_level_go_to_the_actor() -> None:
 
 
 def test_oq8_difficulty_on_one_side_only() -> None:
-    ok = contest({"skill": 50, "difficulty": "hard", "dice": [40]},
-                 {"skill": 50, "modifiers": [10], "dice": [40]})
+    ok = contest(
+        {"skill": 50, "difficulty": "hard", "dice": [40]},
+        {"skill": 50, "modifiers": [10], "dice": [40]},
+    )
     assert ok.actor.target == 30 and ok.opponent.target == 60
     with pytest.raises(d100.D100Error) as err:
         contest({"skill": 50, "difficulty": -20}, {"skill": 50, "difficulty": 20})
@@ -158,13 +180,20 @@ def test_oq9_both_masters_actor_rolls_critical_or_standoff() -> None:
 
 @pytest.mark.parametrize(
     ("roll", "winner", "actor_level"),
-    [(33, "actor", "critical"), (30, "opponent", "success"), (80, "opponent", "fumble"),
-     (77, "opponent", "fumble")],
+    [
+        (33, "actor", "critical"),
+        (30, "opponent", "success"),
+        (80, "opponent", "fumble"),
+        (77, "opponent", "fumble"),
+    ],
 )
 def test_oq9_opponent_master(roll: int, winner: str, actor_level: str) -> None:
     result = contest({"skill": 60, "dice": [roll]}, {"skill": 100})
     assert (result.winner, result.actor.level, result.opponent.level) == (
-        winner, actor_level, "critical")
+        winner,
+        actor_level,
+        "critical",
+    )
 
 
 @pytest.mark.parametrize(
@@ -174,15 +203,24 @@ def test_oq9_opponent_master(roll: int, winner: str, actor_level: str) -> None:
 def test_oq9_actor_master_mirror(roll: int, winner: str, opponent_level: str) -> None:
     result = contest({"skill": 100}, {"skill": 60, "dice": [roll]})
     assert (result.winner, result.opponent.level, result.actor.level) == (
-        winner, opponent_level, "critical")
+        winner,
+        opponent_level,
+        "critical",
+    )
 
 
 def test_oq10_group_tests_stand_alone() -> None:
     group = d100.resolve_group(
-        [{"system": "openquest", "skill": s, "dice": [r]} for s, r in ((50, 33), (20, 33), (70, 99))]
+        [
+            {"system": "openquest", "skill": s, "dice": [r]}
+            for s, r in ((50, 33), (20, 33), (70, 99))
+        ]
     )
     assert [r.level for r in group if isinstance(r, d100.CheckResult)] == [
-        "critical", "fumble", "fumble"]
+        "critical",
+        "fumble",
+        "fumble",
+    ]
 
 
 def test_oq11_assist_adds_20_on_success_only() -> None:

@@ -15,15 +15,38 @@ import d100
 from d100.provable import ProvableSource, commitment, replay_draws
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-300, 300) | st.floats(allow_nan=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-300, 300)
+    | st.floats(allow_nan=False)
     | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=12,
 )
-FIELDS = ["skill", "difficulty", "modifiers", "assist", "bonus_dice", "penalty_dice",
-          "aim_rounds", "luck_boost", "luck_rerolls", "ability", "risk", "risk_modifiers",
-          "take", "synergy", "assisters", "house_rules", "dice", "actor", "opponent", "coin"]
+FIELDS = [
+    "skill",
+    "difficulty",
+    "modifiers",
+    "assist",
+    "bonus_dice",
+    "penalty_dice",
+    "aim_rounds",
+    "luck_boost",
+    "luck_rerolls",
+    "ability",
+    "risk",
+    "risk_modifiers",
+    "take",
+    "synergy",
+    "assisters",
+    "house_rules",
+    "dice",
+    "actor",
+    "opponent",
+    "coin",
+]
 # Mostly well-formed requests with one or two odd values, so the fuzz reaches deep checks.
 near_requests = st.fixed_dictionaries(
     {"system": st.sampled_from(["openquest", "brp", "chances", "other"])},
@@ -68,8 +91,9 @@ def test_provable_dice_replay_from_the_revealed_seed() -> None:
     seed = bytes(range(32))
     assert commitment(seed) == commitment(bytes(range(32)))
     assert commitment(seed) != commitment(bytes(32))
-    rolled = d100.resolve({"system": "brp", "skill": 50, "bonus_dice": 2},
-                          ProvableSource(seed, "alice", nonce=7))
+    rolled = d100.resolve(
+        {"system": "brp", "skill": 50, "bonus_dice": 2}, ProvableSource(seed, "alice", nonce=7)
+    )
     assert list(rolled.dice) == replay_draws(seed, "alice", 7, [(1, 100)] * 3)
     other = replay_draws(seed, "bob", 7, [(1, 100)] * 3)
     assert other != list(rolled.dice)

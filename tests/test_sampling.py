@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from typing import Any
@@ -62,12 +63,15 @@ def test_g2_g4_sampling_matches_exact_odds(request_: dict[str, Any]) -> None:
 def test_g4_success_never_falls_as_skill_rises(template: dict[str, Any]) -> None:
     top = 100 if template["system"] != "brp" else 130
     chances = [d100.odds({**template, "skill": s}).success for s in range(top + 1)]
-    assert all(a <= b for a, b in zip(chances, chances[1:], strict=False))
+    assert all(a <= b for a, b in itertools.pairwise(chances))
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32), skill=st.integers(0, 100), system=st.sampled_from(
-    ["openquest", "brp", "chances"]))
+@given(
+    seed=st.integers(0, 2**32),
+    skill=st.integers(0, 100),
+    system=st.sampled_from(["openquest", "brp", "chances"]),
+)
 def test_g3_given_dice_equal_seeded_check(seed: int, skill: int, system: str) -> None:
     request: dict[str, Any] = {"system": system, "skill": skill}
     if system == "chances":
@@ -78,4 +82,8 @@ def test_g3_given_dice_equal_seeded_check(seed: int, skill: int, system: str) ->
     replayed = d100.resolve({**request, "dice": list(drawn.dice)})
     assert isinstance(drawn, d100.CheckResult) and isinstance(replayed, d100.CheckResult)
     assert (replayed.level, replayed.roll, replayed.dice, replayed.margin) == (
-        drawn.level, drawn.roll, drawn.dice, drawn.margin)
+        drawn.level,
+        drawn.roll,
+        drawn.dice,
+        drawn.margin,
+    )

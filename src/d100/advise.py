@@ -67,7 +67,8 @@ def advise(
             if most > luck:
                 continue
         out.append(Option(name, cost, variant, result, result.success - plain_odds.success))
-    out.sort(key=lambda o: (-o.odds.success, o.luck, o.name))
+    # ties keep the order options are listed in, cheapest first (take 50 before take 100)
+    out.sort(key=lambda o: (-o.odds.success, o.luck))
     return tuple(out)
 
 

@@ -8,10 +8,11 @@ from typing import Any
 
 from .dice import RandomSource
 from .errors import D100Error
-from .machine import Dice, distribution, run
-from .results import WINNERS, CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
+from .machine import Dice, run
+from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
 from .system import Plan, System
 from .systems import REGISTRY
+from .tables import tally
 
 
 def system_of(request: Any) -> System:
@@ -62,26 +63,15 @@ def resolve_group(requests: Iterable[Any], rng: RandomSource | None = None) -> t
 
 def odds(request: Any) -> Odds:
     """The exact probability of every level (a check) or every winner (a contest), G4."""
-    system, request, plan = _plan(request)
-    for stream, given in plan.given.items():
-        raise D100Error(
-            stream,
-            list(given.draws),
-            "no dice: odds cover every roll",
-            "dice given in an odds request",
-        )
-    finals = distribution(plan.machine)
-    contest = is_contest(request)
+    if isinstance(request, Mapping):
+        request = parse(request)
+    system = system_of(request)
+    found = tally(request)  # the request's own enumeration, shared and memoised (tables.py)
+    counts = found.fractions()
     inputs = request.to_dict()
-    keys: tuple[str, ...] = WINNERS if contest else system.levels
-    counts: dict[str, Fraction] = dict.fromkeys(keys, Fraction(0))
-    for state, p in finals.items():
-        counts[plan.outcome(state)] += p
-    if contest:
+    if is_contest(request):
         return ContestOdds(system.name, counts, request=inputs)
     success = sum((p for k, p in counts.items() if k in system.success_levels), Fraction(0))
-    luck = None
-    if plan.luck_spent is not None:  # shown only where the request spends Luck at all
-        cost = plan.luck_spent
-        luck = sum((p * cost(s) for s, p in finals.items()), Fraction(0)) or None
+    # Luck is shown only where the request spends it at all
+    luck = Fraction(found.luck, found.denominator) if found.luck else None
     return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)

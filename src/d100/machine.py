@@ -53,10 +53,12 @@ class Machine(Protocol[S]):
 @dataclass(frozen=True, slots=True)
 class Given:
     """Dice a caller supplies for one stream (G3); ``per_draw`` d100 values make up one draw
-    (more than one for the tens method of BRP4), so counts are reported in d100 values."""
+    (more than one for the tens method of BRP4), so counts are reported in d100 values.
+    ``spare`` dice may go unused: a coin flipped in advance for a tie that never came."""
 
     draws: tuple[int, ...]
     per_draw: int = 1
+    spare: bool = False
 
 
 class Dice:
@@ -94,7 +96,7 @@ class Dice:
     def finish(self) -> None:
         for stream, given in self._given.items():
             left = len(given.draws) - self._used.get(stream, 0)
-            if left > 0 and not stream.endswith("coin"):
+            if left > 0 and not given.spare:
                 used = self._used.get(stream, 0) * given.per_draw
                 raise D100Error(
                     stream,
@@ -177,32 +179,42 @@ class Then(Generic[S, T]):
         return self._settle(self.first.advance(state[1], value))
 
 
-def distribution(machine: Machine[S]) -> dict[S, Fraction]:
-    """Every final state with its exact probability, summing to exactly 1.
+def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
+    """Every final state with an integer weight, and the denominator they share: the exact
+    enumeration behind ``distribution``, kept in integers so that tallies stay cheap.
 
-    Weights are integers over a common denominator for speed; a layer in which states wait for
-    dice of different sizes scales by their least common multiple.
+    A layer in which states wait for dice of different sizes scales by their least common
+    multiple; finals already reached are scaled with it so that one denominator serves all.
     """
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
-    finals: dict[S, Fraction] = {}
+    finals: dict[S, int] = {}
+    need_of, advance = machine.need, machine.advance  # bound once: this loop is the hot path
     while frontier:
         pending: list[tuple[S, int, Need]] = []
         for state, weight in frontier.items():
-            need = machine.need(state)
+            need = need_of(state)
             if need is None:
-                finals[state] = finals.get(state, Fraction(0)) + Fraction(weight, denominator)
+                finals[state] = finals.get(state, 0) + weight
             else:
                 pending.append((state, weight, need))
         if not pending:
             break
         scale = lcm(*(need.faces for _, _, need in pending))
         denominator *= scale
+        if scale != 1:
+            finals = {s: w * scale for s, w in finals.items()}
         nxt: dict[S, int] = {}
         for state, weight, need in pending:
             share = weight * (scale // need.faces)
             for value in range(need.low, need.high + 1):
-                child = machine.advance(state, value)
+                child = advance(state, value)
                 nxt[child] = nxt.get(child, 0) + share
         frontier = nxt
-    return finals
+    return finals, denominator
+
+
+def distribution(machine: Machine[S]) -> dict[S, Fraction]:
+    """Every final state with its exact probability, summing to exactly 1."""
+    finals, denominator = final_weights(machine)
+    return {state: Fraction(weight, denominator) for state, weight in finals.items()}

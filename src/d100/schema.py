@@ -56,7 +56,7 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "object"}
     if origin is typing.Literal:
         return {"enum": list(typing.get_args(hint))}
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         _define(hint, defs)
         return {"$ref": f"#/$defs/{hint.__name__}"}
     return {"type": {str: "string", int: "integer", bool: "boolean"}[hint]}

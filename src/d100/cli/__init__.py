@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import D100Error
-from . import demo, jsonl
+from . import advise, chart, demo, jsonl, odds, roll, serve, sheet, shell, simulate
+from .parser import EXIT_USAGE, Parser
 
-EXIT_USAGE = 2
-
-COMMANDS = [jsonl, demo]
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but errors are one clean line and exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"d100: error: {message}\n(see: {self.prog} --help)\n")
+COMMANDS = [roll, odds, sheet, advise, simulate, chart, shell, jsonl, demo, serve]
 
 
 def build_parser() -> Parser:
     parser = Parser(
         prog="d100",
         description="Percentile skill tests for openquest, brp and chances, with exact odds.",
-        epilog="Start with: d100 demo  |  echo '{\"system\":\"brp\",\"skill\":65}' | d100 odds",
+        epilog='Start with: d100 demo  |  echo \'{"system":"brp","skill":65}\' | d100 odds',
     )
     parser.add_argument("--version", action="version", version=f"d100 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

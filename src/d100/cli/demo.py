@@ -10,16 +10,23 @@ from ..engine import odds, resolve
 from ..results import CheckOdds
 
 TOUR: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("OpenQuest: Perception 65, a hard test",
-     {"system": "openquest", "skill": 65, "difficulty": "hard"}),
-    ("OpenQuest: opposed, Stealth 60 against Perception 45",
-     {"system": "openquest", "actor": {"skill": 60}, "opponent": {"skill": 45}}),
-    ("BRP: Spot Hidden 65 with a bonus die",
-     {"system": "brp", "skill": 65, "bonus_dice": 1}),
-    ("BRP: Dodge 40, difficult, a Luck reroll on failure",
-     {"system": "brp", "skill": 40, "difficulty": "difficult", "luck_rerolls": 1}),
-    ("Taking Chances: Shooting 40 + Dex 10 against a tough risk",
-     {"system": "chances", "skill": 40, "ability": 10, "risk": "tough"}),
+    (
+        "OpenQuest: Perception 65, a hard test",
+        {"system": "openquest", "skill": 65, "difficulty": "hard"},
+    ),
+    (
+        "OpenQuest: opposed, Stealth 60 against Perception 45",
+        {"system": "openquest", "actor": {"skill": 60}, "opponent": {"skill": 45}},
+    ),
+    ("BRP: Spot Hidden 65 with a bonus die", {"system": "brp", "skill": 65, "bonus_dice": 1}),
+    (
+        "BRP: Dodge 40, difficult, a Luck reroll on failure",
+        {"system": "brp", "skill": 40, "difficulty": "difficult", "luck_rerolls": 1},
+    ),
+    (
+        "Taking Chances: Shooting 40 + Dex 10 against a tough risk",
+        {"system": "chances", "skill": 40, "ability": 10, "risk": "tough"},
+    ),
 )
 
 

@@ -31,14 +31,14 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("resolve", help="resolve JSON Lines requests", description=HELP_RESOLVE,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "resolve",
+        help="resolve JSON Lines requests",
+        description=HELP_RESOLVE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--seed", type=int, help="seed the random source: the same seed, the same rolls")
     p.set_defaults(run=run_resolve)
-    p = sub.add_parser("odds", help="exact odds of JSON Lines requests (or use flags)",
-                       description=HELP_ODDS,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.set_defaults(run=run_odds)
 
 
 def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, Any]]) -> int:
@@ -51,8 +51,12 @@ def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, A
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as err:
-                raise D100Error("request", line.strip()[:80], "one JSON object per line",
-                                f"line {number} is not JSON: {err.msg}") from None
+                raise D100Error(
+                    "request",
+                    line.strip()[:80],
+                    "one JSON object per line",
+                    f"line {number} is not JSON: {err.msg}",
+                ) from None
             reply = answer(data)
         except D100Error as err:
             reply = {"error": {**err.to_dict(), "line": number}}

@@ -9,7 +9,7 @@ from typing import Any
 from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import BIG, MAX_LIST, Field, path, read
-from ..machine import Fixed, Machine, Need, Then
+from ..machine import Fixed, Given, Machine, Need, Then
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
 from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
@@ -165,7 +165,6 @@ class ChancesContest:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(self)
         for side in ("actor", "opponent"):
-            out[side].pop("system")
             out[side].pop("risk")
         return out
 
@@ -483,7 +482,7 @@ class Chances:
 
         given_dice = {**self._given(actor, "actor"), **self._given(opponent, "opponent")}
         if contest.coin is not None:
-            given_dice.update(given("coin", (COIN.index(contest.coin) + 1,)))
+            given_dice["coin"] = Given((COIN.index(contest.coin) + 1,), spare=True)
         return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
 
 

@@ -26,20 +26,21 @@ DICE = Field(
 )
 
 
-def plain(value: Any) -> Any:
-    """A request dataclass as contract JSON: tuples as lists, unset optional parts left out."""
+def plain(value: Any, nested: bool = False) -> Any:
+    """A request dataclass as contract JSON: tuples as lists, unset optional parts left out,
+    and ``system`` first at the top only (nested requests such as an assist do not name it)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"system": value.system} if hasattr(value, "system") else {}
+        out = {"system": value.system} if hasattr(value, "system") and not nested else {}
         for f in dataclasses.fields(value):
             v = getattr(value, f.name)
-            if v is None or (f.name == "house_rules" and not v):
+            if v is None or (f.name == "house_rules" and not v) or f.name == "system":
                 continue
-            out[f.name] = plain(v)
+            out[f.name] = plain(v, nested=True)
         return out
     if isinstance(value, tuple | list):
-        return [plain(v) for v in value]
+        return [plain(v, nested) for v in value]
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: plain(v, nested) for k, v in value.items()}
     return value
 
 

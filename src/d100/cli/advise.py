@@ -1,0 +1,76 @@
+"""``d100 advise``: every option a player has for a check, best chance of success first."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..advise import advise
+from ..engine import odds
+from ..errors import D100Error
+from ..render.checks import inputs_text
+from ..render.tables import advice_view
+from ..results import CheckOdds
+from . import flags
+from .output import show
+from .roll import check_request
+
+HELP = """\
+For one check, each option with its exact chance of success and of each level, and its cost:
+as is, a Luck boost, Luck rerolls, a bonus die (brp); take 50 / take 100 (chances); help from
+another character (OQ11, CH8). Best first; options needing more Luck than is left are left out.
+
+examples:
+  d100 advise -s brp --skill 45 --difficulty difficult --luck 3
+  d100 advise -s chances --skill 40 --ability 10 --risk tough --helper 30+5
+  d100 advise -s openquest --skill 50 --helper 40
+  d100 advise --sheet party.toml alice stealth --difficulty hard
+  d100 advise --sheet party.toml erin perception --helper finn
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "advise",
+        help="every option for a check, with its exact odds and cost",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
+    flags.add_sheet(p)
+    flags.add_system(p)
+    flags.add_side_flags(p)
+    flags.add_check_flags(p)
+    p.add_argument("--luck", type=int, metavar="N", help="brp: Luck left (default: the sheet's)")
+    p.add_argument(
+        "--helper",
+        action="append",
+        default=[],
+        metavar="HELPER",
+        help="someone who could help: SKILL[+ABILITY], or NAME[/SKILL] with a sheet",
+    )
+    flags.add_output(p)
+    p.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    sheet = flags.open_sheet(ns) if ns.names else None
+    title, request = check_request(ns, sheet)
+    if ns.dice is not None:
+        raise D100Error("--dice", ns.dice, "no dice: advice weighs every roll", "dice given")
+    luck = ns.luck
+    skill = None
+    if sheet is not None:
+        character = sheet.get(ns.names[0])
+        skill = character.skill(ns.names[1])
+        if luck is None and character.luck is not None:
+            luck = character.luck.current
+    helpers = dict(flags.helper(text, request["system"], sheet, skill) for text in ns.helper)
+    options = advise(request, luck=luck, helpers=helpers)
+    base = odds(request)
+    assert isinstance(base, CheckOdds)
+    head = f"{title or 'Options'} — {inputs_text(request)}"
+    if luck is not None:
+        head += f"; Luck left {luck}"
+    show(ns, advice_view(head, options, base), [o.to_dict() for o in options])
+    return 0

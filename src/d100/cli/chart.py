@@ -1,0 +1,133 @@
+"""``d100 chart``: PNG or SVG charts of the exact odds against skill (matplotlib)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..engine import odds
+from ..errors import D100Error
+from ..render.checks import inputs_text
+from ..render.view import LEVEL_STYLES
+from ..results import CheckOdds
+from ..systems import REGISTRY
+from . import flags
+from .odds import skill_range, table_requests
+
+HELP = """\
+Draw P(success) against skill for several difficulties, dice or systems on one chart, or the
+bands of every level for one request (--bands). The file's suffix picks PNG or SVG.
+
+examples:
+  d100 chart -s brp --difficulty standard,difficult,hard -o brp.png
+  d100 chart -s brp --bonus 0,1,2 -o dice.svg
+  d100 chart --compare brp,openquest,chances --risk average -o systems.png
+  d100 chart -s openquest --bands -o oq-bands.svg
+"""
+FORMATS = (".png", ".svg")
+# the terminal's level colours, as a diverging palette from best (green) to worst (red)
+LEVEL_COLOURS = {
+    "best": "#1a9850",
+    "good": "#91cf60",
+    "ok": "#d9ef8b",
+    "bad": "#fc8d59",
+    "worst": "#d73027",
+}
+CHANCES_RISK = "average"  # the comparison's risk for chances unless --risk says otherwise
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "chart",
+        help="PNG/SVG charts of the odds against skill",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    flags.add_system(p)
+    flags.add_side_flags(p, skill=False)
+    flags.add_check_flags(p)
+    p.add_argument("--compare", metavar="SYSTEMS", help="systems on one chart, e.g. brp,openquest")
+    p.add_argument("--bands", action="store_true", help="every level's band for one request")
+    p.add_argument("--skills", default="0-100", metavar="LOW-HIGH", help="the x axis")
+    p.add_argument("--step", type=int, default=1, help="skill step (default 1)")
+    p.add_argument("--output", "-o", required=True, help="the file to write: .png or .svg")
+    p.set_defaults(run=run, skill=None)
+
+
+def series(ns: argparse.Namespace, system: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(system, label, request without skill) for each line the flags describe."""
+    ns.system = system
+    out = []
+    for request in table_requests(ns):
+        label = inputs_text({k: v for k, v in request.items() if k != "system"})
+        out.append((system, label, request))
+    return out
+
+
+def run(ns: argparse.Namespace) -> int:
+    path = Path(ns.output)
+    if path.suffix.lower() not in FORMATS:
+        raise D100Error("--output", ns.output, "a file name ending .png or .svg", "unknown format")
+    skills = skill_range(ns.skills, ns.step)
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    if ns.bands:
+        system = REGISTRY.get(flags.system_of(ns))
+        variants = series(ns, system.name)
+        if len(variants) != 1:
+            raise D100Error(
+                "--bands", len(variants), "one request (no comma lists)", "bands chart one request"
+            )
+        _, label, request = variants[0]
+        curves = [_odds(request, s) for s in skills]
+        stacks = [[float(c.levels[k]) * 100 for c in curves] for k in system.levels]
+        colours = [LEVEL_COLOURS[LEVEL_STYLES[k]] for k in system.levels]
+        ax.stackplot(skills, stacks, labels=list(system.levels), colors=colours, alpha=0.9)
+        ax.set_title(f"{system.title}: level bands" + (f", {label}" if label else ""))
+        ax.set_ylabel("P(level) %")
+    else:
+        systems = ns.compare.split(",") if ns.compare else [flags.system_of(ns)]
+        lines = []
+        for name in systems:
+            system = REGISTRY.get(name.strip(), "--compare")
+            if system.name == "chances" and ns.risk is None:
+                ns.risk = CHANCES_RISK
+            lines += series(_only_inputs_of(ns, system.name), system.name)
+        for name, label, request in lines:
+            ys = [float(_odds(request, s).success) * 100 for s in skills]
+            tag = REGISTRY.get(name).title if ns.compare else ""
+            ax.plot(skills, ys, label=", ".join(t for t in (tag, label) if t) or "as asked")
+        ax.set_title("P(success) against skill")
+        ax.set_ylabel("P(success) %")
+    ax.set_xlabel("skill %")
+    ax.set_ylim(0, 100)
+    ax.set_xlim(skills[0], skills[-1])
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, format=path.suffix[1:].lower())
+    plt.close(fig)
+    print(f"wrote {path}")
+    return 0
+
+
+def _only_inputs_of(ns: argparse.Namespace, system: str) -> argparse.Namespace:
+    """In a comparison each system takes the flags that are its inputs and ignores the rest."""
+    allowed = flags.fields_of(system, contest=False)
+    copy = argparse.Namespace(**vars(ns))
+    for f in (*flags.SIDE_FLAGS, *flags.CHECK_FLAGS):
+        field = flags.ASSIST_FIELD.get(system, f.field) if f.kind == "assist" else f.field
+        if field not in allowed:
+            setattr(copy, f.field, None)
+    return copy
+
+
+def _odds(request: dict[str, Any], skill: int) -> CheckOdds:
+    chance = odds({**request, "skill": skill})
+    assert isinstance(chance, CheckOdds)
+    return chance

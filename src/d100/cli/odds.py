@@ -1,0 +1,120 @@
+"""``d100 odds``: exact odds from human flags, an odds table over skills, or JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..engine import odds
+from ..errors import D100Error
+from ..render.checks import inputs_text
+from ..render.tables import odds_table_view, odds_view
+from ..render.view import View
+from ..results import CheckOdds
+from ..systems import REGISTRY
+from . import flags, jsonl
+from .output import show
+from .roll import check_request
+
+HELP = """\
+Exact odds of a check: every level as a percentage and an exact fraction. Without flags, read
+JSON Lines requests on standard input (see d100 resolve) and answer each with its odds.
+
+examples:
+  d100 odds -s brp --skill 65 --difficulty hard --bonus 1
+  d100 odds -s chances --skill 40 --ability 10 --risk tough
+  d100 odds --sheet party.toml alice stealth
+  d100 odds -s brp --table --difficulty standard,hard --bonus 0,1 --step 10
+  d100 odds -s openquest --table --skills 30-70 --step 5 --difficulty hard
+  echo '{"system":"brp","skill":65}' | d100 odds
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "odds",
+        help="exact odds from flags, an odds table, or JSON Lines",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
+    flags.add_sheet(p)
+    flags.add_system(p)
+    flags.add_side_flags(p)
+    flags.add_check_flags(p)
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="P(level) for a range of skills; difficulty, risk and dice flags take "
+        "comma lists of alternatives",
+    )
+    p.add_argument("--skills", default="0-100", metavar="LOW-HIGH", help="the table's skills")
+    p.add_argument("--step", type=int, default=10, help="the table's skill step (default 10)")
+    flags.add_output(p)
+    p.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    if not ns.names and ns.system is None and not ns.table:
+        return jsonl.run_odds(ns)  # the JSON Lines form of CONTRACT.md
+    if ns.table:
+        return run_table(ns)
+    sheet = flags.open_sheet(ns) if ns.names else None
+    title, request = check_request(ns, sheet)
+    chance = odds(request)
+    assert isinstance(chance, CheckOdds)
+    system = REGISTRY.get(request["system"])
+    head = f"{title or system.title + ' odds'} — {inputs_text(request)}"
+    show(ns, odds_view(head, chance), chance.to_dict())
+    return 0
+
+
+def skill_range(text: str, step: int) -> list[int]:
+    low, dash, high = text.partition("-")
+    lo = flags.number("--skills", low, "LOW-HIGH, e.g. 0-100")
+    hi = flags.number("--skills", high, "LOW-HIGH, e.g. 0-100") if dash else lo
+    if step < 1 or hi < lo:
+        raise D100Error(
+            "--skills", text, "LOW-HIGH with LOW <= HIGH and --step >= 1", "empty range"
+        )
+    return list(range(lo, hi + 1, step))
+
+
+def table_requests(ns: argparse.Namespace) -> list[dict[str, Any]]:
+    """The alternatives the variant flags describe, without a skill (the table's rows)."""
+    if ns.skill is not None:
+        raise D100Error("--skill", ns.skill, "--skills LOW-HIGH in a table", "a single skill")
+    ns.skill = "0"
+    requests = flags.side_request(ns, flags.system_of(ns))
+    ns.skill = None
+    return [{k: v for k, v in r.items() if k != "skill"} for r in requests]
+
+
+def run_table(ns: argparse.Namespace) -> int:
+    skills = skill_range(ns.skills, ns.step)
+    system = REGISTRY.get(flags.system_of(ns))
+    views = []
+    data = []
+    for variant in table_requests(ns):
+        rows = []
+        for skill in skills:
+            chance = odds({**variant, "skill": skill})
+            assert isinstance(chance, CheckOdds)
+            rows.append(chance)
+        asked = inputs_text(variant) or "as asked"
+        views.append(
+            odds_table_view(
+                f"{system.title}: P(level) in %, {asked}", skills, list(system.levels), rows
+            )
+        )
+        data.append(
+            {
+                "request": variant,
+                "rows": [{"skill": s, **o.to_dict()} for s, o in zip(skills, rows, strict=True)],
+            }
+        )
+    out = views[0]
+    for view in views[1:]:
+        out = out + View((((" ", ""),),)) + view
+    show(ns, out, data)
+    return 0

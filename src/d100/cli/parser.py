@@ -1,0 +1,14 @@
+"""The argparse parser every ``d100`` command uses: errors are one clean line, exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but errors are one clean line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"d100: error: {message}\n(see: {self.prog} --help)\n")

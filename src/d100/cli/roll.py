@@ -1,0 +1,368 @@
+"""``d100 check``, ``d100 contest`` and ``d100 group``: roll and show, with the odds beside."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..dice import RandomSource
+from ..engine import odds, parse, resolve
+from ..errors import D100Error
+from ..luck import luck_needed
+from ..render.checks import check_view, contest_view, group_view
+from ..render.view import View, seg
+from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
+from ..sheets import Sheet
+from ..sheets import load as load_sheet
+from ..sheets import save as save_sheet
+from ..systems import REGISTRY
+from . import flags
+from .output import show
+from .parser import Parser
+
+CHECK_HELP = """\
+Roll one check and show the dice, the target and its bands, the level and what it means,
+the margin, and the exact odds of the request beside it.
+
+examples:
+  d100 check -s brp --skill 65 --difficulty hard --bonus 1
+  d100 check -s brp --skill 40 --dice 42,7 --bonus 1      # dice rolled by hand
+  d100 check -s openquest --skill 55 --assist 40 --seed 7
+  d100 check -s chances --skill 40 --ability 10 --risk tough --take 50
+  d100 check --sheet party.toml alice stealth --difficulty hard --luck-boost
+  d100 check --sheet party.toml bob sneak --assist carol
+"""
+CONTEST_HELP = """\
+Roll an opposed check: the actor's flags first, then --vs and the opponent's.
+
+examples:
+  d100 contest -s openquest --skill 60 --vs --skill 45
+  d100 contest -s brp --skill 50 --dice 33 --vs --skill 45 --dice 44
+  d100 contest -s chances --skill 40 --ability 10 --vs --skill 30 --ability 5 --take 50
+  d100 contest --sheet party.toml bob sneaking --vs alice hearing
+"""
+GROUP_HELP = """\
+Everyone tests the same skill, each result standing alone (OQ10, CH8 individual events).
+
+examples:
+  d100 group -s openquest --skill 60,45,30 --difficulty hard
+  d100 group -s brp --skill 65,40 --dice 12/88            # one die per member, split by /
+  d100 group --sheet party.toml stealth
+  d100 group --sheet party.toml stealth --who alice,carol
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "check",
+        help="roll one check, shown with its exact odds",
+        description=CHECK_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        metavar="WHO SKILL",
+        help="a character and a skill from the sheet (prefixes and any case)",
+    )
+    _common(p)
+    flags.add_check_flags(p)
+    p.set_defaults(run=run_check)
+
+    p = sub.add_parser(
+        "contest",
+        help="roll an opposed check (OQ7, BRP6, CH6)",
+        description=CONTEST_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="the actor, with a sheet")
+    flags.add_sheet(p)
+    flags.add_system(p)
+    flags.add_side_flags(p)
+    _contest_flags(p)
+    p.add_argument(
+        "--vs",
+        nargs=argparse.REMAINDER,
+        required=True,
+        metavar="OPPONENT",
+        help="the opponent: [WHO SKILL] and side flags",
+    )
+    p.set_defaults(run=run_contest)
+
+    p = sub.add_parser(
+        "group",
+        help="everyone tests the same skill (OQ10, CH8)",
+        description=GROUP_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="SKILL", help="the skill's name, with a sheet")
+    p.add_argument("--who", help="comma-separated characters (default: all with the skill)")
+    _common(p)
+    flags.add_check_flags(p)
+    p.set_defaults(run=run_group)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    flags.add_sheet(p)
+    flags.add_system(p)
+    flags.add_side_flags(p)
+    flags.add_roll(p)
+    flags.add_output(p)
+
+
+def side_parser() -> argparse.ArgumentParser:
+    """The opponent's flags; the contest's own flags may come after --vs too."""
+    p = Parser(prog="d100 contest --vs", add_help=False)
+    p.add_argument("names", nargs="*")
+    flags.add_side_flags(p)
+    _contest_flags(p)
+    return p
+
+
+def _contest_flags(p: argparse.ArgumentParser) -> None:
+    flags.add_roll(p)
+    flags.add_output(p)
+    flags.add_house(p)
+    p.add_argument("--coin", choices=("actor", "opponent"), help="chances: the tie-break flip")
+
+
+CONTEST_LEVEL = ("seed", "json", "plain", "house", "coin")
+
+
+def rng_of(ns: argparse.Namespace) -> RandomSource:
+    return random.Random(ns.seed) if ns.seed is not None else random.SystemRandom()
+
+
+# -- check -------------------------------------------------------------------------------------
+
+
+def check_request(ns: argparse.Namespace, sheet: Sheet | None) -> tuple[str | None, dict[str, Any]]:
+    """The contract request the flags (and the sheet's names) describe, and who rolls."""
+    if sheet is None:
+        if ns.names:
+            raise D100Error(
+                "WHO SKILL", " ".join(ns.names), "names with --sheet", "names given without a sheet"
+            )
+        return None, flags.one(flags.side_request(ns, flags.system_of(ns)))
+    who, skill = _two(ns.names)
+    if ns.skill is not None:
+        raise D100Error(
+            "--skill",
+            ns.skill,
+            "a skill name from the sheet, or no sheet",
+            "both a sheet skill and --skill",
+        )
+    chosen = flags.pick(sheet, who, skill, ns.ability)
+    request = flags.one(flags.side_request(ns, chosen.character.system, chosen.side, sheet))
+    return f"{chosen.character.name} · {chosen.skill}", request
+
+
+def _two(names: Sequence[str]) -> tuple[str, str]:
+    if len(names) != 2:
+        raise D100Error(
+            "WHO SKILL",
+            " ".join(names),
+            "a character and a skill, e.g. alice stealth",
+            f"{len(names)} names given",
+        )
+    return names[0], names[1]
+
+
+def run_check(ns: argparse.Namespace) -> int:
+    show(ns, *check(ns))
+    return 0
+
+
+def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
+    """Roll the check the flags describe: the view to show and the contract result."""
+    sheet = flags.open_sheet(ns) if ns.names else None
+    title, request = check_request(ns, sheet)
+    who = sheet.get(ns.names[0]).name if sheet is not None else None
+    if sheet is not None and who is not None:
+        ensure_luck(sheet, who, request)
+    result = resolve(request, rng_of(ns))
+    assert isinstance(result, CheckResult)
+    chance = odds(flags.without_dice(request))
+    assert isinstance(chance, CheckOdds)
+    view = check_view(result, chance, title)
+    if who is not None and result.luck_spent:
+        left = spend_luck(ns.sheet, [(who, result.luck_spent)])
+        view = view + _luck_line(left)
+    return view, result.to_dict()
+
+
+# -- Luck on a sheet (BRP7) ----------------------------------------------------------------------
+
+
+def ensure_luck(sheet: Sheet, who: str, request: dict[str, Any]) -> None:
+    """Refuse before rolling a request that may spend more Luck than the character has."""
+    if not request.get("luck_boost") and not request.get("luck_rerolls"):
+        return  # spends no Luck (and may not parse alone: a contest side of chances has no risk)
+    needed = luck_needed(parse(request))
+    if not needed:
+        return
+    luck = sheet.get(who).luck
+    if luck is None:
+        raise D100Error("luck", None, f"a luck entry on {who}'s sheet", f"{who} has no Luck")
+    if needed > luck.current:
+        raise D100Error(
+            "luck",
+            luck.current,
+            f"at most {luck.current} Luck point(s) for {who}",
+            f"the request may spend {needed}, {who} has {luck.current} left",
+        )
+
+
+def spend_luck(path: str, spent: Sequence[tuple[str, int]]) -> list[str]:
+    """Write Luck spent back to the sheet, read afresh so other edits are kept; atomic."""
+    sheet = load_sheet(path)
+    lines = []
+    for who, points in spent:
+        if not points:
+            continue
+        character = sheet.get(who)
+        assert character.luck is not None
+        luck = character.luck.spend(points)
+        sheet = sheet.put(replace(character, luck=luck))
+        lines.append(f"{who} spent {points} Luck: {luck.current}/{luck.maximum} left")
+    save_sheet(path, sheet)
+    return lines
+
+
+def _luck_line(lines: list[str]) -> View:
+    return View(tuple((seg("  sheet    ", "label"), seg(text, "warn")) for text in lines))
+
+
+# -- contest -----------------------------------------------------------------------------------
+
+
+def run_contest(ns: argparse.Namespace) -> int:
+    show(ns, *contest(ns))
+    return 0
+
+
+def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
+    """Roll the contest the flags describe: the view to show and the contract result."""
+    other = side_parser().parse_args(ns.vs)
+    for name in CONTEST_LEVEL:
+        if getattr(other, name) not in (None, False):
+            setattr(ns, name, getattr(other, name))
+    sheet = flags.open_sheet(ns) if ns.names or other.names else None
+    sides: list[dict[str, Any]] = []
+    names: list[str] = []
+    systems: list[str] = []
+    for label, side_ns in (("actor", ns), ("opponent", other)):
+        if sheet is None:
+            system = flags.system_of(ns)
+            sides.append(flags.one(flags.side_request(side_ns, system, contest=True)))
+            names.append(label)
+        else:
+            who, skill = _two(side_ns.names)
+            chosen = flags.pick(sheet, who, skill, side_ns.ability)
+            system = chosen.character.system
+            sides.append(
+                flags.one(flags.side_request(side_ns, system, chosen.side, sheet, contest=True))
+            )
+            names.append(chosen.character.name)
+        systems.append(system)
+    if systems[0] != systems[1]:
+        raise D100Error(
+            "--vs",
+            systems[1],
+            f"the actor's system, {systems[0]}",
+            "both sides of a contest play the same system",
+        )
+    request: dict[str, Any] = {"system": systems[0], "actor": sides[0], "opponent": sides[1]}
+    if ns.coin:
+        request["coin"] = ns.coin
+    if ns.house:
+        request["house_rules"] = flags.house_rules(ns.house)
+    if sheet is not None:
+        for who, side in zip(names, sides, strict=True):
+            ensure_luck(sheet, who, {"system": systems[0], **side})
+    result = resolve(request, rng_of(ns))
+    assert isinstance(result, ContestResult)
+    chance = odds(flags.without_dice(request))
+    assert isinstance(chance, ContestOdds)
+    view = contest_view(result, chance, (names[0], names[1]))
+    spent = [(names[0], result.actor.luck_spent or 0), (names[1], result.opponent.luck_spent or 0)]
+    if sheet is not None and any(p for _, p in spent):
+        view = view + _luck_line(spend_luck(ns.sheet, spent))
+    return view, result.to_dict()
+
+
+# -- group -------------------------------------------------------------------------------------
+
+
+def run_group(ns: argparse.Namespace) -> int:
+    members: list[tuple[str, dict[str, Any]]] = []
+    sheet: Sheet | None = None
+    dice_text = ns.dice
+    ns.dice = None  # split per member below
+    if ns.names:
+        sheet = flags.open_sheet(ns)
+        if len(ns.names) != 1:
+            raise D100Error("SKILL", " ".join(ns.names), "one skill name", "more than one")
+        chosen = [sheet.get(w) for w in ns.who.split(",")] if ns.who else list(sheet.characters)
+        for character in chosen:
+            try:
+                picked = flags.pick(sheet, character.name, ns.names[0], ns.ability)
+            except D100Error:
+                if ns.who:
+                    raise
+                continue  # the party members without the skill sit this one out
+            members.append(
+                (
+                    character.name,
+                    flags.one(flags.side_request(ns, character.system, picked.side, sheet)),
+                )
+            )
+        if not members:
+            raise D100Error(
+                "SKILL", ns.names[0], "a skill someone on the sheet has", "nobody has it"
+            )
+    else:
+        system = flags.system_of(ns)
+        skills = flags.numbers("--skill", ns.skill or "")
+        if not skills:
+            raise D100Error(
+                "--skill", ns.skill, "comma-separated skills, e.g. 60,45,30", "required"
+            )
+        for i, skill in enumerate(skills, 1):
+            ns.skill = str(skill)
+            members.append((f"#{i}", flags.one(flags.side_request(ns, system))))
+    if dice_text is not None:
+        parts = dice_text.split("/")
+        if len(parts) != len(members):
+            raise D100Error(
+                "--dice",
+                dice_text,
+                f"{len(members)} groups of dice split by /",
+                f"{len(parts)} groups for {len(members)} members",
+            )
+        for (_, request), part in zip(members, parts, strict=True):
+            request["dice"] = flags.numbers("--dice", part)
+    if sheet is not None:
+        for name, request in members:
+            ensure_luck(sheet, name, request)
+    rng = rng_of(ns)
+    rows = []
+    data = []
+    for name, request in members:
+        result = resolve(request, rng)
+        assert isinstance(result, CheckResult)
+        chance = odds(flags.without_dice(request))
+        assert isinstance(chance, CheckOdds)
+        rows.append((name, result, chance))
+        data.append({"name": name, **result.to_dict()})
+    systems = sorted({REGISTRY.get(r.system).title for _, r, _ in rows})
+    title = f"{' / '.join(systems)} group test: each result stands alone"
+    view = group_view(title, rows)
+    spent = [(name, r.luck_spent or 0) for name, r, _ in rows]
+    if sheet is not None and any(p for _, p in spent):
+        view = view + _luck_line(spend_luck(ns.sheet, spent))
+    show(ns, view, data)
+    return 0

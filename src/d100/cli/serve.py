@@ -1,0 +1,55 @@
+"""``d100 serve``: the table server, where a GM and players roll together in the browser."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..server.config import DATABASE_ENV, DEFAULT_HOST, DEFAULT_PORT, default_database_url
+
+GRACE = 3  # seconds open live streams get to finish when the server stops
+
+HELP = f"""\
+Start the table server and print the address to open. The GM creates a table there and
+shares the invite link; players join from it and everyone sees rolls live.
+
+The database is --database, else ${DATABASE_ENV}, else a SQLite file in ./data
+(or $D100_DATA_DIR). For PostgreSQL: postgresql+psycopg://user@host/dbname
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the table server (web page and HTTP API)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--database", metavar="URL", help="SQLAlchemy database URL")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn  # the server's dependencies load only for this command
+    from sqlalchemy.engine import make_url
+
+    from ..server.app import create_app
+
+    url = args.database or default_database_url()
+    shown = make_url(url).render_as_string(hide_password=True)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(
+        f"d100 table server on {shown}\nOpen http://{host}:{args.port}/ in your browser "
+        "(Ctrl+C stops it).",
+        flush=True,
+    )
+    uvicorn.run(
+        create_app(url),
+        host=args.host,
+        port=args.port,
+        timeout_graceful_shutdown=GRACE,
+        log_level="info",
+    )
+    return 0

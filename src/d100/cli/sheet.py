@@ -1,0 +1,184 @@
+"""``d100 sheet new|show|validate`` and ``d100 rest``: character sheets on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import D100Error
+from ..render.view import View, line, seg, table
+from ..sheets import Character, Sheet, from_table, load, save, to_table
+from ..systems import REGISTRY
+from . import flags
+from .output import show
+
+HELP = """\
+Character sheets are TOML files, one per character or per party; edit them by hand freely.
+
+examples:
+  d100 sheet new party.toml alice --system brp --luck 13 --skill stealth=65 --skill "spot hidden=50"
+  d100 sheet new party.toml carol -s chances --skill sneak=40 --ability dex=10 --uses sneak=dex
+  d100 sheet show party.toml
+  d100 sheet show party.toml alice
+  d100 sheet validate party.toml
+"""
+REST_HELP = """\
+A full night's rest: Luck back to its maximum (BRP7), for everyone or the characters named.
+
+examples:
+  d100 rest --sheet party.toml
+  d100 rest --sheet party.toml alice
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "sheet",
+        help="create, show and check character sheets (TOML)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=type(p))
+    new = verbs.add_parser(
+        "new",
+        help="add a character to a sheet (made if missing)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    new.add_argument("path")
+    new.add_argument("name")
+    new.add_argument("--system", "-s", required=True, help="openquest, brp or chances")
+    new.add_argument("--skill", action="append", default=[], metavar="NAME=N")
+    new.add_argument("--ability", action="append", default=[], metavar="NAME=N")
+    new.add_argument(
+        "--uses",
+        action="append",
+        default=[],
+        metavar="SKILL=ABILITY",
+        help="chances: the ability a skill adds",
+    )
+    new.add_argument(
+        "--synergy",
+        action="append",
+        default=[],
+        metavar="SKILL=S1,S2",
+        help="chances: skills synergistic with SKILL (CH9)",
+    )
+    new.add_argument("--luck", type=int, metavar="N", help="brp: maximum (and current) Luck")
+    new.set_defaults(run=run_new)
+    for verb, helptext, fn in (
+        ("show", "print a sheet as tables", run_show),
+        ("validate", "check a sheet; exit 2 with the first problem", run_validate),
+    ):
+        v = verbs.add_parser(
+            verb,
+            help=helptext,
+            description=HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        v.add_argument("path")
+        if verb == "show":
+            v.add_argument("name", nargs="?", help="one character (prefix)")
+            flags.add_output(v)
+        v.set_defaults(run=fn)
+
+    p = sub.add_parser(
+        "rest",
+        help="a full night's rest: Luck back to maximum (BRP7)",
+        description=REST_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="WHO", help="default: everyone")
+    flags.add_sheet(p)
+    p.set_defaults(run=run_rest)
+
+
+def pairs(items: list[str], flag: str, numeric: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, text = item.rpartition("=")
+        if not eq or not key.strip():
+            raise D100Error(flag, item, "NAME=VALUE", "no '='")
+        out[key.strip()] = flags.number(flag, text) if numeric else text.strip()
+    return out
+
+
+def run_new(ns: argparse.Namespace) -> int:
+    path = Path(ns.path)
+    sheet = load(path) if path.exists() else Sheet((), "party")
+    if ns.name in sheet.names():
+        raise D100Error("name", ns.name, "a name not yet on the sheet", "already on the sheet")
+    synergy = {k: v.split(",") for k, v in pairs(ns.synergy, "--synergy", False).items()}
+    draft = {
+        "system": ns.system,
+        "skills": pairs(ns.skill, "--skill"),
+        "abilities": pairs(ns.ability, "--ability"),
+        "uses": pairs(ns.uses, "--uses", False),
+        "synergy": synergy,
+    }
+    if ns.luck is not None:
+        draft["luck"] = {"current": ns.luck, "maximum": ns.luck}
+    character = from_table(ns.name, draft)
+    save(path, sheet.put(character))
+    print(
+        f"{path}: added {character.name} ({character.system}), "
+        f"{len(sheet.characters) + 1} character(s)"
+    )
+    return 0
+
+
+def run_show(ns: argparse.Namespace) -> int:
+    sheet = load(ns.path)
+    chosen = [sheet.get(ns.name)] if ns.name else list(sheet.characters)
+    view = View(())
+    for c in chosen:
+        view = view + character_view(c)
+    show(ns, view, {c.name: to_table(c) for c in chosen})
+    return 0
+
+
+def character_view(c: Character) -> View:
+    system = REGISTRY.get(c.system)
+    head = f"{c.name} ({system.title})"
+    if c.luck is not None:
+        head += f" — Luck {c.luck.current}/{c.luck.maximum}"
+    rows = []
+    for skill, value in c.skills.items():
+        extra = []
+        if c.system == "chances":
+            ability = c.ability_for(skill)
+            if ability:
+                extra.append(f"+ {ability} {c.abilities[ability]:+d}")
+            if c.synergy.get(skill):
+                extra.append("synergy: " + ", ".join(c.synergy[skill]))
+        rows.append([seg(skill), seg(str(value), "bold"), seg("; ".join(extra), "dim")])
+    view = View((line(seg(head, "title")),)) + table(["skill", "%", ""], rows)
+    if c.abilities:
+        view = view + table(
+            ["ability", "factor"], [[seg(k), seg(f"{v:+d}")] for k, v in c.abilities.items()]
+        )
+    return view + View(((("", ""),),))
+
+
+def run_validate(ns: argparse.Namespace) -> int:
+    sheet = load(ns.path)
+    print(f"{ns.path}: ok, {len(sheet.characters)} character(s): " + ", ".join(sheet.names()))
+    return 0
+
+
+def run_rest(ns: argparse.Namespace) -> int:
+    sheet = flags.open_sheet(ns)
+    chosen = [sheet.get(n) for n in ns.names] if ns.names else list(sheet.characters)
+    for c in chosen:
+        if c.luck is None:
+            if ns.names:
+                raise D100Error(
+                    "WHO", c.name, "a character with Luck on the sheet", f"{c.name} has no Luck"
+                )
+            continue
+        sheet = sheet.put(replace(c, luck=c.luck.rest()))
+        print(f"{c.name}: Luck {c.luck.current} -> {c.luck.maximum}")
+    save(ns.sheet, sheet)
+    return 0

@@ -1,0 +1,218 @@
+"""Views of resolved checks, contests and group tests, each with the exact odds beside it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..dice import is_doubles, show_roll
+from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
+from ..systems import REGISTRY
+from .view import Line, Segment, View, frac, joined, level_seg, line, pct, seg, table
+
+
+def check_view(result: CheckResult, chance: CheckOdds, title: str | None = None) -> View:
+    """A check for a person: the dice (kept one marked), target and bands, the level in words
+    and what it means (OQ12, BRP8), the margin, and the exact odds of the request."""
+    system = REGISTRY.get(result.system)
+    head = title or f"{system.title} check"
+    asked = inputs_text(result.request)
+    lines: list[Line] = [line(seg(head, "title"), seg(f" — {asked}" if asked else "", "dim"))]
+    lines.append(_row("dice", *dice_segments(result)))
+    lines.append(
+        _row("target", seg(str(result.target), "bold"), seg(f"   {bands_text(result)}", "dim"))
+    )
+    margin = margin_text(result)
+    lines.append(
+        _row(
+            "level",
+            level_seg(result.level),
+            seg(f"  margin {margin}" if margin[0] in "+-" else f"  {margin}"),
+        )
+    )
+    lines.append(_row("meaning", seg(system.meaning(result.level), "dim")))
+    p = chance.levels[result.level]
+    lines.append(
+        _row(
+            "odds",
+            seg(f"{result.level} {pct(p)} ({frac(p)})", "bold"),
+            seg(f" · any success {pct(chance.success)} ({frac(chance.success)})"),
+        )
+    )
+    lines.append(
+        _row(
+            "",
+            *joined(
+                [(seg(f"{k} {pct(v)}", _mark(k, result.level)),) for k, v in chance.levels.items()]
+            ),
+        )
+    )
+    if result.assist is not None:
+        lines.append(_row("assist", seg(result.assist.explanation)))
+    for i, helper in enumerate(result.assisters, 1):
+        lines.append(_row(f"helper {i}", seg(helper.explanation)))
+    if result.note:
+        lines.append(_row("note", seg(result.note)))
+    if result.luck_spent:
+        lines.append(_row("luck", seg(f"spent {result.luck_spent}", "warn")))
+    lines.append(_row("why", seg(result.explanation, "dim")))
+    return View(tuple(lines))
+
+
+def contest_view(
+    result: ContestResult, chance: ContestOdds, names: tuple[str, str] = ("actor", "opponent")
+) -> View:
+    system = REGISTRY.get(result.system)
+    winner = {"actor": names[0], "opponent": names[1]}.get(result.winner)
+    verdict = f"{winner} wins" if winner else ("tie" if result.winner == "tie" else "nobody wins")
+    if result.degree:
+        verdict += f" ({result.degree})"
+    lines: list[Line] = [
+        line(seg(f"{system.title} contest: ", "title"), seg(verdict, "best" if winner else "bad"))
+    ]
+    rows = []
+    for name, side in zip(names, (result.actor, result.opponent), strict=True):
+        rows.append(
+            [
+                seg(name, "bold"),
+                seg(dice_text(side)),
+                seg(str(side.total if side.total is not None else side.target)),
+                level_seg(side.level, upper=False),
+                seg(margin_text(side)),
+            ]
+        )
+    total = "total" if result.system == "chances" else "target"
+    lines += table(["side", "dice", total, "level", "margin"], rows).lines
+    odds = [
+        (seg(f"{names_of(k, names)} {pct(v)}", _mark(k, result.winner)),)
+        for k, v in chance.winner.items()
+        if v or k == result.winner
+    ]
+    lines.append(_row("odds", *joined(odds)))
+    lines.append(_row("why", seg(result.explanation, "dim")))
+    return View(tuple(lines))
+
+
+def group_view(title: str, members: Sequence[tuple[str, CheckResult, CheckOdds]]) -> View:
+    """Group tests (OQ10) and individual events (CH8): each result stands alone, one row each."""
+    rows = []
+    for name, result, chance in members:
+        rows.append(
+            [
+                seg(name, "bold"),
+                seg(dice_text(result)),
+                seg(str(result.target)),
+                level_seg(result.level, upper=False),
+                seg(margin_text(result)),
+                seg(pct(chance.success)),
+            ]
+        )
+    head = View((line(seg(title, "title")),))
+    return head + table(["who", "dice", "target", "level", "margin", "P(success)"], rows)
+
+
+def names_of(key: str, names: tuple[str, str]) -> str:
+    return {"actor": names[0], "opponent": names[1]}.get(key, key)
+
+
+def dice_segments(result: CheckResult) -> list[Segment]:
+    """Every die, the kept one in brackets; BRP groups split where a Luck reroll began."""
+    if not result.dice:
+        return [seg("no roll (master, OQ3)" if result.roll is None else f"took {result.roll}")]
+    groups = [result.dice]
+    if result.attempts:
+        per = len(result.dice) // len(result.attempts)
+        groups = [result.dice[i : i + per] for i in range(0, len(result.dice), per)]
+    out: list[Segment] = []
+    for n, group in enumerate(groups):
+        if n:
+            out.append(seg("  then Luck reroll: ", "warn"))
+        kept = result.attempts[n] if result.attempts else result.roll
+        marked = False
+        for i, die in enumerate(group):
+            space = " " if i else ""
+            if die == kept and not marked and len(group) > 1:
+                out.append(seg(f"{space}[{show_roll(die)}]", "bold"))
+                marked = True
+            else:
+                out.append(seg(f"{space}{show_roll(die)}", "" if len(group) == 1 else "dim"))
+    if len(groups[-1]) > 1:
+        lower = result.roll == min(groups[-1])
+        out.append(seg(f"  ({'lower' if lower else 'higher'} kept)", "dim"))
+    return out
+
+
+def bands_text(result: CheckResult) -> str:
+    """Which rolls give which level, in the words of each system."""
+    if result.bands:
+        return result.bands
+    if result.system == "openquest":
+        m = result.target
+        if result.roll is None and not result.dice:
+            return "a master does not roll (OQ3)"
+        if m >= 100:
+            return "every roll succeeds, doubles 11-99 critical, 00 fumbles (OQ5)"
+        if m <= 0:
+            return "every roll fails, doubles fumble (OQ6)"
+        crit = [d for d in range(11, m + 1) if is_doubles(d)]
+        crits = f"doubles {crit[0]}-{crit[-1]} critical" if crit else "no critical doubles"
+        return f"success 01-{show_roll(m)}, {crits}, doubles above {show_roll(m)} fumble"
+    if result.total is not None and result.roll is not None:
+        need = result.target - (result.total - result.roll)  # the luck that just succeeds
+        steps = [("success", need), ("great", need + 50), ("perfect", need + 100)]
+        return "luck needed: " + ", ".join(f"{k} {_at_least(v)}" for k, v in steps)
+    return ""
+
+
+def _at_least(value: int) -> str:
+    if value <= 1:
+        return "any"
+    return f"{show_roll(value)}+" if value <= 100 else "never"
+
+
+def margin_text(result: CheckResult) -> str:
+    if result.margin is None:
+        return "none (no roll)"
+    if result.system == "chances" and result.margin < 0:
+        return f"{-result.margin} failure points"
+    return f"{result.margin:+d}"
+
+
+def dice_text(result: CheckResult) -> str:
+    """The dice in a table cell: every die, "took 50", or "no roll" for a master."""
+    if result.dice:
+        return " ".join(show_roll(d) for d in result.dice)
+    return "no roll" if result.roll is None else f"took {result.roll}"
+
+
+def inputs_text(request: dict[str, object]) -> str:
+    """A request's inputs in words, defaults left out: "skill 65, difficulty -40"."""
+    parts = []
+    for key, value in request.items():
+        if key in {"system", "dice"} or value in (0, False, None, [], {}):
+            continue
+        words = key.replace("_", " ")
+        if key == "assist" and isinstance(value, dict):
+            parts.append(f"assisted (skill {value.get('skill')})")
+        elif key == "assisters" and isinstance(value, list):
+            parts.append(f"{len(value)} assister{'s' if len(value) > 1 else ''}")
+        elif isinstance(value, dict):
+            parts.append(", ".join(f"{k}={v}" for k, v in value.items()))
+        elif isinstance(value, list):
+            parts.append(
+                f"{words} " + ",".join(f"{v:+d}" if "modifiers" in key else str(v) for v in value)
+            )
+        elif value is True:
+            parts.append(words)
+        elif key in ("difficulty", "ability") and isinstance(value, int):
+            parts.append(f"{words} {value:+d}")
+        else:
+            parts.append(f"{words} {value}")
+    return ", ".join(parts)
+
+
+def _row(label: str, *parts: Segment) -> Line:
+    return (seg(f"  {label:<8} ", "label"), *parts)
+
+
+def _mark(key: str, chosen: str) -> str:
+    return "bold" if key == chosen else "dim"

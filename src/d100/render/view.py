@@ -1,0 +1,83 @@
+"""What a renderer draws: lines of styled segments, the same for every output format.
+
+Views say *what* to show and how columns line up; the renderers (``plain``, ``terminal``)
+only decide whether the style names become colour. JSON output skips views altogether."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+NUMBER = re.compile(r"^[+-]?\d[\d.,/]*%?$")  # cells right-aligned in tables
+Segment = tuple[str, str]  # (text, style name; "" for none)
+Line = tuple[Segment, ...]
+
+# Style names a view may use; the terminal renderer maps each to a colour.
+LEVEL_STYLES = {
+    "critical": "best",
+    "perfect": "best",
+    "special": "good",
+    "great": "good",
+    "success": "ok",
+    "failure": "bad",
+    "fumble": "worst",
+}
+
+
+@dataclass(frozen=True)
+class View:
+    lines: tuple[Line, ...]
+
+    def __add__(self, other: View) -> View:
+        return View(self.lines + other.lines)
+
+
+def seg(text: str, style: str = "") -> Segment:
+    return (text, style)
+
+
+def line(*parts: Segment | str) -> Line:
+    return tuple(p if isinstance(p, tuple) else (p, "") for p in parts)
+
+
+def level_seg(level: str, upper: bool = True) -> Segment:
+    return (level.upper() if upper else level, LEVEL_STYLES.get(level, "bold"))
+
+
+def pct(p: Fraction | float) -> str:
+    """A probability as a percentage with two decimals, the way a person reads odds."""
+    return f"{float(p):.2%}"
+
+
+def frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def joined(items: Iterable[Sequence[Segment]], sep: str = " · ") -> list[Segment]:
+    out: list[Segment] = []
+    for i, item in enumerate(items):
+        if i:
+            out.append((sep, "dim"))
+        out.extend(item)
+    return out
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Segment]], indent: str = "  ") -> View:
+    """Columns padded to their widest cell: numbers right-aligned, words left-aligned."""
+    widths = [len(h) for h in header]
+    for row in rows:
+        for i, (text, _) in enumerate(row):
+            widths[i] = max(widths[i], len(text))
+
+    def cells(row: Sequence[Segment]) -> Line:
+        out: list[Segment] = [(indent, "")]
+        for i, (text, style) in enumerate(row):
+            numeric = NUMBER.match(text) is not None
+            padded = text.rjust(widths[i]) if numeric else text.ljust(widths[i])
+            out += [(padded, style), ("  " if i < len(row) - 1 else "", "")]
+        return tuple(out)
+
+    head = cells([(h, "head") for h in header])
+    return View((head, *(cells(r) for r in rows)))

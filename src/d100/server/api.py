@@ -1,0 +1,342 @@
+"""HTTP routes: each reads its body, finds the viewer and calls one plain module. Writes
+commit before the answer is sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Query, Request, Response
+from fastapi.responses import PlainTextResponse, StreamingResponse
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from . import bodies, calculator, characters, flow, rolls, tables
+from .access import Viewer, authenticate, cookie_name, view_event
+from .errors import bad
+from .live import Hub, read_views, stream
+from .snapshot import log_views, snapshot
+from .store import Store
+
+COOKIE_AGE = 60 * 60 * 24 * 60  # two months: a campaign's worth of sessions
+router = APIRouter()
+RequestBody = Annotated[
+    dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
+]
+
+
+@dataclass(frozen=True)
+class Server:
+    store: Store
+    hub: Hub
+
+
+def _server(request: Request) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def _token(request: Request, table_id: str) -> str | None:
+    """A bearer token (API clients) or the table's cookie (browsers)."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.cookies.get(cookie_name(table_id))
+
+
+@contextmanager
+def _acting(
+    request: Request, table_id: str, write: bool = True
+) -> Iterator[tuple[Session, Viewer]]:
+    store = _server(request).store
+    with store.write() if write else store.read() as session:
+        yield session, authenticate(session, table_id, _token(request, table_id))
+
+
+def _set_cookie(request: Request, response: Response, table_id: str, token: str) -> None:
+    response.set_cookie(
+        cookie_name(table_id),
+        token,
+        max_age=COOKIE_AGE,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
+def _link(request: Request, path: str, token: str) -> str:
+    # The token rides in the fragment, which browsers never send: it stays out of logs.
+    return f"{str(request.base_url).rstrip('/')}{path}#{token}"
+
+
+# -- open to anyone ------------------------------------------------------------------------
+
+
+@router.get("/health", tags=["server"])
+def health(request: Request) -> dict[str, str]:
+    store = _server(request).store
+    with store.read() as session:
+        session.execute(text("SELECT 1"))
+    return {"status": "ok", "database": store.url.get_backend_name()}
+
+
+@router.get("/api/systems", tags=["odds"])
+def systems() -> list[dict[str, Any]]:
+    return calculator.systems()
+
+
+@router.post(
+    "/api/odds",
+    tags=["odds"],
+    openapi_extra={
+        "requestBody": {"content": {"application/json": {"schema": calculator.request_schema()}}}
+    },
+)
+def odds(request: RequestBody) -> dict[str, Any]:
+    """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
+    return calculator.answer(request)
+
+
+@router.post("/api/odds/chart", tags=["odds"])
+def chart(body: bodies.Chart) -> list[dict[str, Any]]:
+    return calculator.chart(body.request, body.low, body.high, body.step)
+
+
+# -- tables, sign-in ------------------------------------------------------------------------
+
+
+@router.post("/api/tables", status_code=201, tags=["tables"])
+def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
+    with _server(request).store.write() as session:
+        made = tables.create_table(
+            session, body.name, body.system, body.gm_name, body.house_rules, body.settings
+        )
+        out = {
+            "table": tables.table_view(made.table),
+            "me": tables.member_view(made.gm),
+            "gm_link": _link(request, f"/t/{made.table.id}", made.gm_token),
+            "invite_link": _link(request, "/join", made.invite_token),
+        }
+    _set_cookie(request, response, made.table.id, made.gm_token)
+    return out
+
+
+@router.post("/api/session", tags=["tables"])
+def sign_in(body: bodies.SignIn, request: Request, response: Response) -> dict[str, Any]:
+    """Exchange a GM or player link's token for this table's HttpOnly cookie."""
+    with _server(request).store.read() as session:
+        member = tables.sign_in(session, body.token)
+    _set_cookie(request, response, member.table_id, body.token)
+    return {"table_id": member.table_id, "me": tables.member_view(member)}
+
+
+@router.post("/api/join", status_code=201, tags=["tables"])
+def join(body: bodies.JoinTable, request: Request, response: Response) -> dict[str, Any]:
+    with _server(request).store.write() as session:
+        member, token = tables.join(session, body.invite, body.name)
+    _set_cookie(request, response, member.table_id, token)
+    return {
+        "table_id": member.table_id,
+        "me": tables.member_view(member),
+        "rejoin_link": _link(request, f"/t/{member.table_id}", token),
+    }
+
+
+@router.delete("/api/tables/{table_id}/session", status_code=204, tags=["tables"])
+def sign_out(table_id: str, response: Response) -> None:
+    response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
+
+
+@router.get("/api/tables/{table_id}", tags=["tables"])
+def table_state(table_id: str, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id, write=False) as (session, viewer):
+        return snapshot(session, viewer)
+
+
+@router.post("/api/tables/{table_id}/invite", tags=["tables"])
+def renew_invite(table_id: str, request: Request) -> dict[str, str]:
+    with _acting(request, table_id) as (session, viewer):
+        invite = tables.new_invite(session, viewer)
+    return {"invite_link": _link(request, "/join", invite)}
+
+
+@router.post("/api/tables/{table_id}/members/{member_id}/revoke", tags=["tables"])
+def revoke(table_id: str, member_id: str, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        return tables.member_view(tables.revoke(session, viewer, member_id))
+
+
+@router.put("/api/tables/{table_id}/me/client-seed", tags=["provable dice"])
+def set_client_seed(table_id: str, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        return tables.member_view(tables.set_client_seed(session, viewer, body.client_seed))
+
+
+@router.post("/api/tables/{table_id}/seeds/rotate", tags=["provable dice"])
+def rotate_seed(table_id: str, request: Request) -> dict[str, Any]:
+    """Reveal the current server seed and commit to a new one."""
+    with _acting(request, table_id) as (session, viewer):
+        return tables.seed_view(tables.rotate_seed(session, viewer))
+
+
+# -- characters -----------------------------------------------------------------------------
+
+
+@router.post("/api/tables/{table_id}/characters", status_code=201, tags=["characters"])
+def create_character(
+    table_id: str, body: bodies.CharacterSheet, request: Request
+) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        return characters.full_view(characters.create(session, viewer, body.sheet, body.member_id))
+
+
+@router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+def update_character(
+    table_id: str, character_id: str, body: bodies.CharacterSheet, request: Request
+) -> dict[str, Any]:
+    if body.member_id is not None:
+        raise bad(
+            "member_id", body.member_id, "nothing: a character keeps its player", "not changeable"
+        )
+    with _acting(request, table_id) as (session, viewer):
+        return characters.full_view(characters.update(session, viewer, character_id, body.sheet))
+
+
+@router.get(
+    "/api/tables/{table_id}/characters/{character_id}/sheet",
+    tags=["characters"],
+    response_class=PlainTextResponse,
+)
+def export_character(table_id: str, character_id: str, request: Request) -> PlainTextResponse:
+    """The sheet in the command line's TOML format."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        row = characters.export(session, viewer, character_id)
+    return PlainTextResponse(
+        row.sheet,
+        media_type="application/toml",
+        headers={"content-disposition": f'attachment; filename="{character_id}.toml"'},
+    )
+
+
+@router.delete("/api/tables/{table_id}/characters/{character_id}/marks", tags=["characters"])
+def clear_marks(table_id: str, character_id: str, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        return characters.full_view(characters.clear_marks(session, viewer, character_id))
+
+
+@router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
+def aim(table_id: str, character_id: str, body: bodies.Aim, request: Request) -> dict[str, Any]:
+    """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
+    with _acting(request, table_id) as (session, viewer):
+        return characters.full_view(flow.aim(session, viewer, character_id, body.action))
+
+
+# -- rolls and the flow of play -------------------------------------------------------------
+
+
+@router.post("/api/tables/{table_id}/odds", tags=["rolls"])
+def roll_odds(table_id: str, body: bodies.Roll, request: Request) -> dict[str, Any]:
+    """What a roll would be, before rolling: the request, exact odds and the options."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        return rolls.preview(session, viewer, body.spec())
+
+
+@router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
+def roll(table_id: str, body: bodies.Roll, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        view = view_event(viewer, rolls.roll(session, viewer, body.spec()))
+    assert view is not None  # a roller always sees their own roll, if only its odds
+    return view
+
+
+@router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
+def call_test(table_id: str, body: bodies.CallTest, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        call = flow.call_test(
+            session,
+            viewer,
+            body.skill,
+            body.fields,
+            body.hazard,
+            body.character_ids,
+            body.visibility,
+        )
+        return flow.call_view(session, call)
+
+
+@router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])
+def decline(table_id: str, target_id: str, request: Request) -> dict[str, str]:
+    with _acting(request, table_id) as (session, viewer):
+        target = flow.decline(session, viewer, target_id)
+        return {"id": target.id, "status": target.status}
+
+
+@router.post("/api/tables/{table_id}/targets/{target_id}/assists", status_code=201, tags=["flow"])
+def assist(table_id: str, target_id: str, body: bodies.Assist, request: Request) -> dict[str, Any]:
+    with _acting(request, table_id) as (session, viewer):
+        target = flow.assist(session, viewer, target_id, body.character_id, body.skill)
+        return {"id": target.id, "status": target.status, "assists": target.assists}
+
+
+@router.post("/api/tables/{table_id}/rest", tags=["flow"])
+def rest(table_id: str, request: Request) -> dict[str, Any]:
+    """A full night's rest: Luck back to maximum (BRP7)."""
+    with _acting(request, table_id) as (session, viewer):
+        rows = flow.rest(session, viewer)
+        return {"characters": [characters.public_view(r) for r in rows]}
+
+
+# -- the log --------------------------------------------------------------------------------
+
+
+@router.get("/api/tables/{table_id}/events", tags=["log"])
+def events(
+    table_id: str, request: Request, after: Annotated[int, Query(ge=0)] = 0
+) -> list[dict[str, Any]]:
+    """The next events this member may see after number ``after`` (a batch)."""
+    store = _server(request).store
+    views, _ = read_views(store, table_id, _token(request, table_id), after)
+    return [v for _, v in views]
+
+
+@router.get(
+    "/api/tables/{table_id}/events/stream",
+    tags=["log"],
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+def event_stream(
+    table_id: str,
+    request: Request,
+    after: Annotated[int, Query(ge=0)] = 0,
+    last_event_id: Annotated[int | None, Header(ge=0)] = None,
+) -> StreamingResponse:
+    """Server-Sent Events: each event's ``id`` is its number; a reconnect resumes after
+    ``Last-Event-ID`` (or ``after``) with nothing missed or repeated."""
+    server = _server(request)
+    token = _token(request, table_id)
+    with server.store.read() as session:  # refuse a bad token with a 401, not a stream
+        authenticate(session, table_id, token)
+    body: AsyncIterator[str] = stream(
+        server.store, server.hub, table_id, token, after if last_event_id is None else last_event_id
+    )
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+@router.get("/api/tables/{table_id}/log.jsonl", tags=["log"], response_class=PlainTextResponse)
+def export_log(table_id: str, request: Request) -> PlainTextResponse:
+    """The log as JSON Lines, as this member may see it (the GM: everything but self rolls)."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        lines = [json.dumps(v, separators=(",", ":")) + "\n" for v in log_views(session, viewer)]
+    return PlainTextResponse(
+        "".join(lines),
+        media_type="application/jsonl",
+        headers={"content-disposition": f'attachment; filename="d100-{table_id}.jsonl"'},
+    )

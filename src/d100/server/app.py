@@ -1,0 +1,101 @@
+"""The ASGI application: routes, pages, error shapes and the live-update machinery."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from .. import __version__
+from ..errors import D100Error
+from .api import Server, router
+from .errors import ApiError, invalid
+from .live import Hub, cancel, listen
+from .store import Store
+
+STATIC = Path(__file__).parent / "static"
+PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
+log = logging.getLogger("d100.server")
+
+
+def create_app(database_url: str, migrate: bool = True) -> FastAPI:
+    hub = Hub()
+    store = Store(database_url, on_commit=hub.wake)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if migrate:
+            await asyncio.to_thread(store.migrate)
+        hub.bind(asyncio.get_running_loop())
+        listener = asyncio.create_task(listen(store.url, hub)) if store.is_postgres else None
+        try:
+            yield
+        finally:
+            if listener is not None:
+                await cancel(listener)
+            store.dispose()
+
+    app = FastAPI(
+        title="d100 table",
+        version=__version__,
+        lifespan=lifespan,
+        description="Percentile skill tests at a shared table: exact odds, live log, "
+        "provable dice. Requests and results follow CONTRACT.md.",
+    )
+    app.state.server = Server(store, hub)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for path, page in PAGES.items():
+        app.add_api_route(path, _page(page), include_in_schema=False)
+    app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
+    _errors(app)
+    return app
+
+
+def _page(name: str) -> Any:
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / name, headers={"cache-control": "no-cache"})
+
+    return page
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error a JSON object {"error": {field, value, allowed, message}}."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, err: ApiError) -> JSONResponse:
+        return JSONResponse(err.to_dict(), status_code=err.status)
+
+    @app.exception_handler(D100Error)
+    async def library_error(_: Request, err: D100Error) -> JSONResponse:
+        return await api_error(_, invalid(err))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0]
+        where = [str(p) for p in first.get("loc", ()) if p != "body"]
+        field = ".".join(where) or "body"
+        value = first.get("input")
+        message = f"{field}: {first.get('msg', 'invalid')}"
+        return await api_error(_, ApiError(422, field, value, first.get("msg", ""), message))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
+        allowed = "a path and method listed at /docs" if err.status_code in (404, 405) else ""
+        body = ApiError(err.status_code, "path", request.url.path, allowed, str(err.detail))
+        return JSONResponse(body.to_dict(), status_code=err.status_code, headers=err.headers)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, err: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        body = ApiError(500, "server", None, "", "internal error (logged on the server)")
+        return JSONResponse(body.to_dict(), status_code=500)

@@ -1,0 +1,92 @@
+"""The JSON bodies the HTTP API accepts. Strict: unknown fields and loose types are refused
+(422). Contract fields inside ``fields`` and ``request`` are checked by the library."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .rolls import RollSpec, Side
+
+Text = Annotated[str, Field(min_length=1, max_length=200)]
+Token = Annotated[str, Field(min_length=1, max_length=200)]
+Id = Annotated[str, Field(min_length=1, max_length=40)]
+Sheet = Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class NewTable(Body):
+    name: Text
+    system: Text
+    gm_name: Text = "GM"
+    house_rules: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class SignIn(Body):
+    token: Token
+
+
+class JoinTable(Body):
+    invite: Token
+    name: Text
+
+
+class ClientSeed(Body):
+    client_seed: Annotated[str, Field(max_length=200)]
+
+
+class CharacterSheet(Body):
+    sheet: Sheet
+    member_id: Id | None = None
+
+
+class Aim(Body):
+    action: Text
+
+
+class SideBody(Body):
+    character_id: Id
+    skill: Text | None = None
+    ability: Text | None = None
+    fields: dict[str, Any] = Field(default_factory=dict)
+    dice: list[int] | None = Field(default=None, max_length=100)
+    aimed: bool = False
+
+    def spec(self) -> Side:
+        return Side(self.character_id, self.skill, self.ability, self.fields, self.dice, self.aimed)
+
+
+class Roll(Body):
+    actor: SideBody
+    opponent: SideBody | None = None
+    visibility: Text = "public"
+    target_id: Id | None = None
+
+    def spec(self) -> RollSpec:
+        opponent = None if self.opponent is None else self.opponent.spec()
+        return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id)
+
+
+class CallTest(Body):
+    skill: Text
+    fields: dict[str, Any] = Field(default_factory=dict)
+    hazard: Annotated[str, Field(max_length=500)] = ""
+    character_ids: list[Id] = Field(min_length=1, max_length=50)
+    visibility: Text = "public"
+
+
+class Assist(Body):
+    character_id: Id
+    skill: Text
+
+
+class Chart(Body):
+    request: dict[str, Any]
+    low: int = Field(default=0, ge=0, le=1000)
+    high: int = Field(default=100, ge=0, le=1000)
+    step: int = Field(default=5, ge=1, le=1000)

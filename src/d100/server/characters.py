@@ -1,0 +1,169 @@
+"""Characters at a table, kept in the command line's TOML sheet format (``d100.sheets``), so a
+sheet exported from the table loads in ``d100`` and back."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .. import sheets
+from ..errors import D100Error
+from ..luck import Luck
+from .access import Viewer, may_edit, require_editor, require_gm
+from .errors import bad, invalid, not_found
+from .events import append, lock_table
+from .models import Character, GameTable, Member
+from .tokens import new_id, now
+
+
+def parse_sheet(table: GameTable, text: str) -> sheets.Character:
+    try:
+        sheet = sheets.loads(text)
+    except D100Error as err:
+        raise invalid(err, "sheet") from None
+    if len(sheet.characters) != 1:
+        raise bad(
+            "sheet",
+            f"{len(sheet.characters)} characters",
+            "exactly one character",
+            "one sheet per character",
+        )
+    (character,) = sheet.characters
+    if character.system != table.system:
+        raise bad(
+            "sheet.system",
+            character.system,
+            table.system,
+            "the character is for another rule system than this table",
+        )
+    return character
+
+
+def sheet_text(character: sheets.Character) -> str:
+    return sheets.dumps(sheets.Sheet((character,), "character"))
+
+
+def load(
+    session: Session, table_id: str, character_id: str, field: str = "character_id"
+) -> Character:
+    row = session.get(Character, character_id)
+    if row is None or row.table_id != table_id:
+        raise not_found(field, character_id, "character")
+    return row
+
+
+def sheet_of(row: Character) -> sheets.Character:
+    (character,) = sheets.loads(row.sheet).characters
+    return character
+
+
+def save_sheet(row: Character, character: sheets.Character) -> None:
+    row.sheet = sheet_text(character)
+    row.name = character.name
+
+
+def change_luck(row: Character, luck: Luck) -> None:
+    save_sheet(row, replace(sheet_of(row), luck=luck))
+
+
+def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -> Character:
+    """A player makes their own; the GM may make one for any member (or for themselves: NPCs)."""
+    table = lock_table(session, viewer.table_id)
+    owner = member_id or viewer.member_id
+    if owner != viewer.member_id:
+        require_gm(viewer, "create a character for someone else")
+        member = session.get(Member, owner)
+        if member is None or member.table_id != table.id or member.revoked:
+            raise not_found("member_id", owner, "member")
+    character = parse_sheet(table, text)
+    row = Character(
+        id=new_id(),
+        table_id=table.id,
+        member_id=owner,
+        name=character.name,
+        sheet="",
+        aim_rounds=0,
+        marks={},
+        created_at=now(),
+    )
+    save_sheet(row, character)
+    session.add(row)
+    session.flush()
+    append(
+        session,
+        table,
+        "character",
+        {"character": public_view(row), "change": "created"},
+        actor_id=viewer.member_id,
+    )
+    return row
+
+
+def update(session: Session, viewer: Viewer, character_id: str, text: str) -> Character:
+    table = lock_table(session, viewer.table_id)
+    row = load(session, table.id, character_id)
+    require_editor(viewer, row, "edit this character")
+    save_sheet(row, parse_sheet(table, text))
+    append(
+        session,
+        table,
+        "character",
+        {"character": public_view(row), "change": "edited"},
+        actor_id=viewer.member_id,
+    )
+    return row
+
+
+def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Character:
+    require_gm(viewer, "clear improvement marks")
+    table = lock_table(session, viewer.table_id)
+    row = load(session, table.id, character_id)
+    row.marks = {}
+    append(
+        session,
+        table,
+        "character",
+        {"character": public_view(row), "change": "marks"},
+        actor_id=viewer.member_id,
+    )
+    return row
+
+
+def export(session: Session, viewer: Viewer, character_id: str) -> Character:
+    row = load(session, viewer.table_id, character_id)
+    require_editor(viewer, row, "export this character")
+    return row
+
+
+def visible(session: Session, viewer: Viewer) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(Character)
+        .where(Character.table_id == viewer.table_id)
+        .order_by(Character.created_at)
+    ).all()
+    return [full_view(r) if may_edit(viewer, r) else public_view(r) for r in rows]
+
+
+def public_view(row: Character) -> dict[str, Any]:
+    """What every member sees: who the character is and whose."""
+    return {"id": row.id, "name": row.name, "member_id": row.member_id}
+
+
+def full_view(row: Character) -> dict[str, Any]:
+    c = sheet_of(row)
+    luck = None if c.luck is None else {"current": c.luck.current, "maximum": c.luck.maximum}
+    return {
+        **public_view(row),
+        "system": c.system,
+        "skills": c.skills,
+        "abilities": c.abilities,
+        "luck": luck,
+        "uses": c.uses,
+        "synergy": {k: list(v) for k, v in c.synergy.items()},
+        "aim_rounds": row.aim_rounds,
+        "marks": row.marks,
+        "sheet": row.sheet,
+    }

@@ -1,0 +1,235 @@
+"""The flow of play the GM drives: tests called for one character or a group (OQ10, CH8),
+declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5) and rest
+(BRP7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import D100Error
+from ..systems.brp import AIM_CAP, AIM_STEP
+from . import characters
+from .access import Viewer, require_editor, require_gm
+from .errors import bad, conflict, renamed
+from .events import append, lock_table
+from .models import Call, CallTarget, Character, GameTable
+from .rolls import RollSpec, Side, pending_target, prepare
+from .tokens import new_id, now
+
+AIM_ACTIONS = ("aim", "move", "damage", "act")  # BRP5: aiming, then what ends it
+HAZARD_LIMIT = 500
+RECENT_CALLS = 20
+
+
+def call_test(
+    session: Session,
+    viewer: Viewer,
+    skill: str,
+    fields: dict[str, Any],
+    hazard: str,
+    character_ids: list[str],
+    visibility: str,
+) -> Call:
+    """The GM asks for a test; the hazard for failure is declared before anyone rolls (OQ12)."""
+    require_gm(viewer, "call for a test")
+    table = lock_table(session, viewer.table_id)
+    if not character_ids or len(set(character_ids)) != len(character_ids):
+        raise bad(
+            "character_ids",
+            character_ids,
+            "one or more distinct character ids",
+            "empty or repeated",
+        )
+    if len(hazard) > HAZARD_LIMIT:
+        raise bad("hazard", hazard[:40] + "...", f"at most {HAZARD_LIMIT} characters", "too long")
+    call = Call(
+        id=new_id(),
+        table_id=table.id,
+        skill=skill.strip(),
+        fields=dict(fields),
+        hazard=hazard.strip(),
+        visibility=visibility,
+        created_at=now(),
+    )
+    names = []
+    for character_id in character_ids:  # each must be able to roll it as called
+        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
+        names.append(prepare(session, table, spec).skills[0])
+    session.add(call)
+    session.flush()
+    for character_id in character_ids:
+        session.add(
+            CallTarget(
+                id=new_id(),
+                call_id=call.id,
+                character_id=character_id,
+                status="pending",
+                assists=[],
+            )
+        )
+    session.flush()
+    append(session, table, "call", {"call": call_view(session, call)}, actor_id=viewer.member_id)
+    return call
+
+
+def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
+    table = lock_table(session, viewer.table_id)
+    target, call, row = _pending(session, table, target_id)
+    require_editor(viewer, row, "decline this test")
+    target.status = "declined"
+    append(
+        session,
+        table,
+        "decline",
+        {
+            "call_id": call.id,
+            "target_id": target.id,
+            "character": characters.public_view(row),
+            "skill": call.skill,
+        },
+        actor_id=viewer.member_id,
+    )
+    return target
+
+
+def assist(
+    session: Session, viewer: Viewer, target_id: str, character_id: str, skill: str
+) -> CallTarget:
+    """Attach a helper to a pending test: OpenQuest takes one at a time (OQ11); Taking
+    Chances takes several, up to the table's max_assisters (CH8); BRP has no such rule."""
+    table = lock_table(session, viewer.table_id)
+    if table.system == "brp":
+        raise bad(
+            "target_id", target_id, "an openquest or chances table", "BRP has no assistance rule"
+        )
+    target, call, helped = _pending(session, table, target_id)
+    helper = characters.load(session, table.id, character_id)
+    require_editor(viewer, helper, "offer this character's help")
+    if helper.id == helped.id:
+        raise bad(
+            "character_id",
+            character_id,
+            "another character than the one tested",
+            "a character cannot help themselves",
+        )
+    try:
+        skill = characters.sheet_of(helper).skill(skill)
+    except D100Error as err:
+        raise renamed(err, "skill") from None
+    if any(a["character_id"] == helper.id for a in target.assists):
+        raise conflict(
+            "character_id",
+            character_id,
+            "a character not already helping",
+            "already helping with this test",
+        )
+    most = 1 if table.system == "openquest" else table.house_rules.get("max_assisters")
+    if most is not None and len(target.assists) >= most:
+        raise conflict(
+            "target_id",
+            target_id,
+            f"at most {most} helper(s)",
+            "this test already has all the help it may take",
+        )
+    target.assists = [*target.assists, {"character_id": helper.id, "skill": skill}]
+    append(
+        session,
+        table,
+        "assist",
+        {
+            "call_id": call.id,
+            "target_id": target.id,
+            "character": characters.public_view(helper),
+            "helping": characters.public_view(helped),
+            "skill": skill,
+        },
+        actor_id=viewer.member_id,
+    )
+    return target
+
+
+def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Character:
+    """BRP5: each round aimed adds +20 up to +60; moving, taking damage or acting ends it."""
+    table = lock_table(session, viewer.table_id)
+    if table.system != "brp":
+        raise bad(
+            "character_id",
+            character_id,
+            "a character at a brp table",
+            "aiming is a BRP rule (BRP5)",
+        )
+    if action not in AIM_ACTIONS:
+        raise bad("action", action, "one of " + ", ".join(AIM_ACTIONS), "unknown action")
+    row = characters.load(session, table.id, character_id)
+    require_editor(viewer, row, "change this character's aim")
+    row.aim_rounds = min(row.aim_rounds + 1, AIM_CAP // AIM_STEP) if action == "aim" else 0
+    append(
+        session,
+        table,
+        "aim",
+        {"character": characters.public_view(row), "action": action, "aim_rounds": row.aim_rounds},
+        actor_id=viewer.member_id,
+    )
+    return row
+
+
+def rest(session: Session, viewer: Viewer) -> list[Character]:
+    """A full night's rest: every character's Luck back to its maximum (BRP7)."""
+    require_gm(viewer, "call a rest")
+    table = lock_table(session, viewer.table_id)
+    rows = list(session.scalars(select(Character).where(Character.table_id == table.id)))
+    for row in rows:
+        luck = characters.sheet_of(row).luck
+        if luck is not None:
+            characters.change_luck(row, luck.rest())
+    append(session, table, "rest", {}, actor_id=viewer.member_id)
+    return rows
+
+
+def recent_calls(session: Session, table_id: str) -> list[dict[str, Any]]:
+    calls = session.scalars(
+        select(Call)
+        .where(Call.table_id == table_id)
+        .order_by(Call.created_at.desc())
+        .limit(RECENT_CALLS)
+    ).all()
+    return [call_view(session, c) for c in calls]
+
+
+def call_view(session: Session, call: Call) -> dict[str, Any]:
+    targets = session.scalars(
+        select(CallTarget).where(CallTarget.call_id == call.id).order_by(CallTarget.id)
+    ).all()
+    return {
+        "id": call.id,
+        "skill": call.skill,
+        "fields": call.fields,
+        "hazard": call.hazard,
+        "visibility": call.visibility,
+        "at": call.created_at,
+        "targets": [_target_view(session, t) for t in targets],
+    }
+
+
+def _target_view(session: Session, target: CallTarget) -> dict[str, Any]:
+    row = session.get_one(Character, target.character_id)
+    return {
+        "id": target.id,
+        "character": characters.public_view(row),
+        "status": target.status,
+        "event_seq": target.event_seq,
+        "assists": [
+            {**a, "name": session.get_one(Character, a["character_id"]).name}
+            for a in target.assists
+        ],
+    }
+
+
+def _pending(
+    session: Session, table: GameTable, target_id: str
+) -> tuple[CallTarget, Call, Character]:
+    target, call = pending_target(session, table, target_id)
+    return target, call, session.get_one(Character, target.character_id)

@@ -1,0 +1,109 @@
+"""The store's tables. The event log is append-only: rows are inserted, never updated or
+deleted; everything else is current state that the log explains."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+ID = String(32)
+HASH = String(64)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class GameTable(Base):
+    __tablename__ = "game_tables"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    system: Mapped[str] = mapped_column(String(32))
+    house_rules: Mapped[dict[str, Any]]
+    settings: Mapped[dict[str, Any]]
+    invite_hash: Mapped[str] = mapped_column(HASH, unique=True)
+    # The last event's number: bumped under the row lock, so events commit in number order.
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class Member(Base):
+    __tablename__ = "members"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    role: Mapped[str] = mapped_column(String(8))  # "gm" or "player"
+    name: Mapped[str] = mapped_column(String(80))
+    token_hash: Mapped[str] = mapped_column(HASH, unique=True)
+    client_seed: Mapped[str] = mapped_column(String(128))
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class Character(Base):
+    __tablename__ = "characters"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    member_id: Mapped[str] = mapped_column(ForeignKey("members.id"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    sheet: Mapped[str] = mapped_column(Text)  # the command line's TOML, character layout
+    aim_rounds: Mapped[int] = mapped_column(Integer, default=0)
+    marks: Mapped[dict[str, Any]]  # improvement marks per skill
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class SeedSession(Base):
+    """A provable-dice session: the secret server seed is shown only as its commitment until
+    the GM rotates it; each roll takes the next nonce."""
+
+    __tablename__ = "seed_sessions"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    server_seed: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(HASH)
+    next_nonce: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[str] = mapped_column(String(40))
+    revealed_at: Mapped[str | None] = mapped_column(String(40), nullable=True)
+
+
+class Event(Base):
+    __tablename__ = "events"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    visibility: Mapped[str] = mapped_column(String(8))
+    actor_id: Mapped[str | None] = mapped_column(ID, nullable=True)
+    data: Mapped[dict[str, Any]]
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class Call(Base):
+    """A test the GM called for (OQ10, CH8): one target per character, each answered alone."""
+
+    __tablename__ = "calls"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    skill: Mapped[str] = mapped_column(String(80))
+    fields: Mapped[dict[str, Any]]
+    hazard: Mapped[str] = mapped_column(Text)
+    visibility: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[str] = mapped_column(String(40))
+
+
+class CallTarget(Base):
+    __tablename__ = "call_targets"
+    __table_args__ = (UniqueConstraint("call_id", "character_id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    call_id: Mapped[str] = mapped_column(ForeignKey("calls.id"), index=True)
+    character_id: Mapped[str] = mapped_column(ForeignKey("characters.id"))
+    status: Mapped[str] = mapped_column(String(12))  # pending, rolled, declined
+    event_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    assists: Mapped[list[Any]]  # [{"character_id", "skill"}]: helpers attached (OQ11, CH8)

@@ -1,0 +1,342 @@
+"""Checks and contests at a table: a character's sheet and the table's rules make the contract
+request, the odds are worked out before the dice fall and kept with the result, and every
+drawn die comes from the table's provable-dice session (``d100.provable``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from ..engine import odds, parse, resolve
+from ..errors import D100Error
+from ..luck import Luck, luck_needed
+from ..provable import ProvableSource
+from ..results import CheckResult, Result
+from ..systems import REGISTRY
+from . import characters
+from .access import VISIBILITIES, Viewer, require_editor
+from .calculator import advice
+from .errors import bad, conflict, invalid, not_found, renamed
+from .events import append, get_table, lock_table
+from .models import Call, CallTarget, Character, Event, GameTable, Member
+from .tables import active_seed
+
+SIDES = ("actor", "opponent")
+# Fields the table fills in itself: from the sheet, the table's rules, the aiming state and
+# the assistance attached to a called test.
+RESERVED = frozenset(
+    {
+        "system",
+        "skill",
+        "ability",
+        "synergy",
+        "dice",
+        "house_rules",
+        "assist",
+        "assisters",
+        "aim_rounds",
+        "actor",
+        "opponent",
+        "coin",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One character's part in a roll: which skill, what else applies, and any dice rolled
+    by hand."""
+
+    character_id: str
+    skill: str | None = None
+    ability: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    dice: list[int] | None = None
+    aimed: bool = False  # BRP5: fire with the aim built up, spending it
+
+
+@dataclass(frozen=True)
+class RollSpec:
+    actor: Side
+    opponent: Side | None = None  # a contest between two characters
+    visibility: str = "public"
+    target_id: str | None = None  # the called test this roll answers
+
+    @property
+    def sides(self) -> list[Side]:
+        return [self.actor] if self.opponent is None else [self.actor, self.opponent]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    request: dict[str, Any]  # without dice: the odds' request
+    rows: list[Character]
+    skills: list[str]
+    target: CallTarget | None
+    call: Call | None
+
+
+def prepare(session: Session, table: GameTable, spec: RollSpec) -> Prepared:
+    """The checked contract request for this roll, without any dice yet."""
+    if spec.visibility not in VISIBILITIES:
+        raise bad(
+            "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
+        )
+    if spec.opponent is not None and spec.target_id is not None:
+        raise bad(
+            "opponent",
+            "a contest",
+            "no opponent when answering a called test",
+            "a called test is a check",
+        )
+    target, call = _target(session, table, spec)
+    rows, skills, parts = [], [], []
+    for name, side in zip(SIDES, spec.sides, strict=False):
+        row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
+        skill = call.skill if call is not None else side.skill
+        fields = {**side.fields, **(call.fields if call is not None else {})}
+        part = side_request(table, row, skill, side.ability, fields, name)
+        if side.aimed:
+            if table.system != "brp":
+                raise bad(
+                    f"{name}.aimed",
+                    True,
+                    "false: aiming is a BRP rule (BRP5)",
+                    "this table does not aim",
+                )
+            part["aim_rounds"] = row.aim_rounds
+        if target is not None:
+            part |= _assistance(session, table, target)
+        rows.append(row)
+        skills.append(characters.sheet_of(row).skill(str(skill)))
+        parts.append(part)
+    request: dict[str, Any] = {"system": table.system}
+    request |= parts[0] if spec.opponent is None else {"actor": parts[0], "opponent": parts[1]}
+    if table.house_rules:
+        request["house_rules"] = table.house_rules
+    try:
+        parse(request)
+    except D100Error as err:
+        raise invalid(err) from None
+    return Prepared(request, rows, skills, target, call)
+
+
+def side_request(
+    table: GameTable,
+    row: Character,
+    skill: str | None,
+    ability: str | None,
+    fields: Mapping[str, Any],
+    where: str,
+) -> dict[str, Any]:
+    """One side's check fields: the sheet's skill (and ability, synergy) plus ``fields``."""
+    if not skill:
+        raise bad(f"{where}.skill", skill, "a skill on the character's sheet", "required")
+    for key in fields:
+        if key in RESERVED:
+            raise bad(
+                f"{where}.fields.{key}",
+                fields[key],
+                "check fields other than " + ", ".join(sorted(RESERVED)),
+                "the table sets this field itself",
+            )
+    sheet = characters.sheet_of(row)
+    try:
+        skill = sheet.skill(skill)
+    except D100Error as err:
+        raise renamed(err, f"{where}.skill") from None
+    try:
+        return {**sheet.side(skill, ability), **fields}
+    except D100Error as err:
+        raise renamed(err, f"{where}.ability") from None
+
+
+def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
+    """The exact odds before rolling, and for a check every option with its exact gain."""
+    table = get_table(session, viewer.table_id)
+    prepared = prepare(session, table, spec)
+    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.request).to_dict()}
+    if spec.opponent is None:
+        luck = characters.sheet_of(prepared.rows[0]).luck
+        out["advice"] = advice(prepared.request, None if luck is None else luck.current)
+    system = REGISTRY.get(table.system)
+    out["meanings"] = {level: system.meaning(level) for level in system.levels}
+    return out
+
+
+def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
+    table = lock_table(session, viewer.table_id)
+    prepared = prepare(session, table, spec)
+    require_editor(viewer, prepared.rows[0], "roll for this character")
+    for row, side in zip(prepared.rows[1:], spec.sides[1:], strict=True):
+        if side.fields or side.dice is not None or side.aimed:  # spending the other's resources
+            require_editor(viewer, row, "choose the opponent's options")
+    # A test the GM called is rolled in the mode the GM chose.
+    visibility = prepared.call.visibility if prepared.call is not None else spec.visibility
+    if visibility == "blind" and any(s.fields.get("luck_rerolls") for s in spec.sides):
+        raise bad(
+            "actor.fields.luck_rerolls",
+            spec.actor.fields.get("luck_rerolls"),
+            "0 in a blind roll",
+            "a Luck reroll on failure would show the result",
+        )
+    lucks = _luck_before(prepared)
+    request = _with_dice(table, prepared.request, spec)
+    seed = active_seed(session, table.id)
+    member = session.get_one(Member, viewer.member_id)
+    nonce = seed.next_nonce
+    seed.next_nonce += 1
+    source = ProvableSource(bytes.fromhex(seed.server_seed), member.client_seed, nonce)
+    try:
+        result = resolve(request, source)
+    except D100Error as err:
+        raise invalid(err) from None
+    checks = _checks(result)
+    for row, luck, check in zip(prepared.rows, lucks, checks, strict=True):
+        if luck is not None and check.luck_spent:
+            characters.change_luck(row, luck.spend(check.luck_spent))
+    for row, side in zip(prepared.rows, spec.sides, strict=True):
+        if side.aimed:
+            row.aim_rounds = 0  # BRP5: firing spends the aim
+    if visibility != "blind":  # a mark would tell a blind roller how it went
+        _mark(table, prepared.rows, prepared.skills, checks)
+    data: dict[str, Any] = {
+        "character": characters.public_view(prepared.rows[0]),
+        "skill": prepared.skills[0],
+        "request": prepared.request,
+        "odds": odds(prepared.request).to_dict(),
+        "manual": any(side.dice is not None for side in spec.sides),
+        "provable": {
+            "seed_id": seed.id,
+            "commitment": seed.commitment,
+            "client_seed": member.client_seed,
+            "nonce": nonce,
+        },
+        "result": result.to_dict(),
+    }
+    if spec.opponent is not None:
+        data |= {
+            "opponent": characters.public_view(prepared.rows[1]),
+            "opponent_skill": prepared.skills[1],
+        }
+    if prepared.call is not None and prepared.target is not None:
+        data["call"] = {
+            "id": prepared.call.id,
+            "target_id": prepared.target.id,
+            "hazard": prepared.call.hazard,
+        }
+    event = append(
+        session,
+        table,
+        "roll" if spec.opponent is None else "contest",
+        data,
+        visibility=visibility,
+        actor_id=viewer.member_id,
+    )
+    if prepared.target is not None:
+        prepared.target.status = "rolled"
+        prepared.target.event_seq = event.seq
+    return event
+
+
+def _target(
+    session: Session, table: GameTable, spec: RollSpec
+) -> tuple[CallTarget | None, Call | None]:
+    if spec.target_id is None:
+        return None, None
+    target, call = pending_target(session, table, spec.target_id)
+    if target.character_id != spec.actor.character_id:
+        raise bad(
+            "actor.character_id",
+            spec.actor.character_id,
+            f"{target.character_id}, the character the test was called for",
+            "another character's test",
+        )
+    return target, call
+
+
+def pending_target(session: Session, table: GameTable, target_id: str) -> tuple[CallTarget, Call]:
+    """A called test still waiting for this character's roll or refusal."""
+    target = session.get(CallTarget, target_id)
+    call = None if target is None else session.get(Call, target.call_id)
+    if target is None or call is None or call.table_id != table.id:
+        raise not_found("target_id", target_id, "called test")
+    if target.status != "pending":
+        raise conflict(
+            "target_id", target_id, "a pending test", f"this test was already {target.status}"
+        )
+    return target, call
+
+
+def _assistance(session: Session, table: GameTable, target: CallTarget) -> dict[str, Any]:
+    """The helpers attached to a called test, as the contract's nested requests (OQ11, CH8)."""
+    helps = []
+    for help_ in target.assists:
+        row = characters.load(session, table.id, help_["character_id"])
+        side = characters.sheet_of(row).side(help_["skill"])
+        helps.append({k: v for k, v in side.items() if k in ("skill", "ability")})
+    if not helps:
+        return {}
+    return {"assist": helps[0]} if table.system == "openquest" else {"assisters": helps}
+
+
+def _with_dice(table: GameTable, request: dict[str, Any], spec: RollSpec) -> dict[str, Any]:
+    """The request with any dice typed in by hand (G3), where the table allows it."""
+    given = [
+        (name, side.dice)
+        for name, side in zip(SIDES, spec.sides, strict=False)
+        if side.dice is not None
+    ]
+    if not given:
+        return request
+    if not table.settings.get("manual_dice"):
+        raise bad(
+            f"{given[0][0]}.dice",
+            given[0][1],
+            "no dice: this table draws every die",
+            "the GM has turned off dice rolled by hand",
+        )
+    if spec.opponent is None:
+        return {**request, "dice": given[0][1]}
+    return {**request, **{name: {**request[name], "dice": dice} for name, dice in given}}
+
+
+def _luck_before(prepared: Prepared) -> list[Luck | None]:
+    """Each side's Luck, checked to cover the most the request may spend (BRP7)."""
+    parsed = parse(prepared.request)
+    parts = [parsed] if len(prepared.rows) == 1 else [parsed.actor, parsed.opponent]
+    out = []
+    for name, row, part in zip(SIDES, prepared.rows, parts, strict=False):
+        luck = characters.sheet_of(row).luck
+        need = luck_needed(part)
+        if need and luck is None:
+            raise bad(
+                f"{name}.fields",
+                "Luck",
+                "no Luck options: the sheet has no Luck",
+                f"{row.name} has no Luck on their sheet",
+            )
+        if need and luck is not None:
+            try:
+                luck.spend(need)
+            except D100Error as err:
+                raise invalid(err, name) from None
+        out.append(luck)
+    return out
+
+
+def _checks(result: Result) -> list[CheckResult]:
+    return [result] if isinstance(result, CheckResult) else [result.actor, result.opponent]
+
+
+def _mark(
+    table: GameTable, rows: list[Character], skills: list[str], checks: list[CheckResult]
+) -> None:
+    """Improvement marks per skill, on what the table's setting counts (CH12: failures)."""
+    trigger = table.settings.get("improvement", "off")
+    for row, skill, check in zip(rows, skills, checks, strict=True):
+        if (trigger == "failure" and not check.success) or (trigger == "success" and check.success):
+            row.marks = {**row.marks, skill: row.marks.get(skill, 0) + 1}

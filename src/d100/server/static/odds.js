@@ -1,0 +1,82 @@
+// The odds page: the level distribution, the advice and a chart across skills.
+"use strict";
+
+const SKIP = ["system", "skill", "dice", "house_rules", "assist", "assisters", "synergy"];
+let current = null;
+
+async function start() {
+  const all = await systems();
+  const select = document.getElementById("odds-system");
+  for (const s of all) select.append(el("option", { value: s.name, text: s.title }));
+  select.addEventListener("change", () => { pick(all); refresh(); });
+  document.getElementById("odds-form").addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
+  pick(all);
+  refresh();
+}
+
+function pick(all) {
+  current = all.find((s) => s.name === document.getElementById("odds-system").value);
+  const fields = document.getElementById("odds-fields");
+  fields.replaceChildren(...fieldInputs(current.check, SKIP, "odds"));
+  const risk = document.getElementById("odds-risk");
+  if (risk) risk.value = "average";
+}
+
+function request() {
+  return { system: current.name, skill: Number(document.getElementById("odds-skill").value),
+           ...fieldValues(document.getElementById("odds-fields"), current.check) };
+}
+
+async function refresh() {
+  const error = document.getElementById("odds-error");
+  error.textContent = "";
+  try {
+    const req = request();
+    const answer = await api("POST", "/api/odds", req);
+    document.getElementById("odds-result").replaceChildren(
+      oddsTable(answer.odds, `${current.title}, skill ${req.skill}`),
+      el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
+        [el("dt", { text: k }), el("dd", { text: v })])));
+    document.getElementById("odds-advice").replaceChildren(adviceList(answer.advice || []));
+    const high = current.name === "brp" ? 150 : 100;
+    const points = await api("POST", "/api/odds/chart", { request: req, low: 0, high, step: 5 });
+    document.getElementById("odds-chart").replaceChildren(chart(points, req.skill));
+  } catch (err) {
+    error.textContent = err.message;
+  }
+}
+
+// An SVG line of P(success) by skill, with a text table for screen readers.
+function chart(points, mark) {
+  const w = 600, h = 220, pad = 30;
+  const maxSkill = points[points.length - 1].skill || 1;
+  const x = (s) => pad + (s / maxSkill) * (w - 2 * pad);
+  const y = (p) => h - pad - p * (h - 2 * pad);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "Chance of success by skill");
+  svg.style.maxWidth = "100%";
+  const add = (tag, attrs, text) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (text) node.textContent = text;
+    svg.append(node);
+  };
+  add("line", { x1: pad, y1: y(0), x2: w - pad, y2: y(0), stroke: "#888" });
+  add("line", { x1: pad, y1: y(0), x2: pad, y2: y(1), stroke: "#888" });
+  for (const p of [0, 0.5, 1]) add("text", { x: 2, y: y(p) + 3 }, `${p * 100}%`);
+  for (const pt of points.filter((_, i) => i % 4 === 0)) add("text", { x: x(pt.skill) - 6, y: h - 8 }, String(pt.skill));
+  const line = points.map((pt) => `${x(pt.skill)},${y(fraction(pt.success))}`).join(" ");
+  add("polyline", { points: line, fill: "none", stroke: "#0b5cad", "stroke-width": 2 });
+  for (const pt of points) add("circle", { cx: x(pt.skill), cy: y(fraction(pt.success)), r: pt.skill === mark ? 5 : 2 });
+  const rows = points.map((pt) => el("tr", {}, el("td", { class: "num", text: pt.skill }),
+                                     el("td", { class: "num", text: percent(pt.success) })));
+  const details = el("details", {}, el("summary", { text: "As a table" }),
+    el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "skill" }), el("th", { text: "success" }))),
+       el("tbody", {}, rows)));
+  return el("div", {}, svg, details);
+}
+
+start();

@@ -1,0 +1,249 @@
+"""A table's life: create it, join it, sign in, revoke, and the provable-dice seeds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import D100Error
+from ..fields import Field, read
+from ..provable import commitment
+from ..systems import REGISTRY
+from .access import GM, PLAYER, Viewer, member_by_token, require_gm
+from .errors import bad, conflict, invalid, not_found, unauthorised
+from .events import append, lock_table
+from .models import GameTable, Member, SeedSession
+from .tokens import new_client_seed, new_id, new_seed, new_token, now, token_hash
+
+IMPROVEMENT = ("off", "failure", "success")
+# CH12 keeps failures; BRP ticks a skill that succeeded; OpenQuest spends improvement points.
+DEFAULT_IMPROVEMENT = {"chances": "failure", "brp": "success", "openquest": "off"}
+SETTINGS_FIELDS = (
+    Field("manual_dice", "bool", "players may type in dice they rolled by hand (G3)", default=True),
+    Field(
+        "improvement", "choice", "what marks a skill for improvement (CH12)", choices=IMPROVEMENT
+    ),
+)
+NAME_LIMIT = 80
+CLIENT_SEED_LIMIT = 128
+
+
+@dataclass(frozen=True)
+class Created:
+    table: GameTable
+    gm: Member
+    gm_token: str
+    invite_token: str
+
+
+def text_field(field: str, value: str, limit: int) -> str:
+    cleaned = " ".join(value.split())
+    if not 1 <= len(cleaned) <= limit:
+        raise bad(field, value, f"1..{limit} characters", "empty or too long")
+    return cleaned
+
+
+def house_rules_of(system: str, rules: dict[str, Any]) -> dict[str, Any]:
+    spec = next(f for f in REGISTRY.get(system).check_fields if f.name == "house_rules")
+    try:
+        values = read(rules, spec.fields, "house_rules")
+    except D100Error as err:
+        raise invalid(err) from None
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def settings_of(system: str, settings: dict[str, Any]) -> dict[str, Any]:
+    try:
+        values = read(settings, SETTINGS_FIELDS, "settings")
+    except D100Error as err:
+        raise invalid(err) from None
+    values["improvement"] = values["improvement"] or DEFAULT_IMPROVEMENT[system]
+    return values
+
+
+def create_table(
+    session: Session,
+    name: str,
+    system: str,
+    gm_name: str,
+    house_rules: dict[str, Any],
+    settings: dict[str, Any],
+) -> Created:
+    try:
+        system = REGISTRY.get(system).name
+    except D100Error as err:
+        raise invalid(err) from None
+    invite = new_token()
+    table = GameTable(
+        id=new_id(),
+        name=text_field("name", name, 200),
+        system=system,
+        house_rules=house_rules_of(system, house_rules),
+        settings=settings_of(system, settings),
+        invite_hash=token_hash(invite),
+        last_seq=0,
+        created_at=now(),
+    )
+    session.add(table)
+    gm_token = new_token()
+    gm = _member(table, GM, text_field("gm_name", gm_name, NAME_LIMIT), gm_token)
+    session.add(gm)
+    session.add(_seed_session(table.id))
+    session.flush()
+    append(session, table, "table", {"name": table.name, "system": system}, actor_id=gm.id)
+    return Created(table, gm, gm_token, invite)
+
+
+def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
+    """A new player from the invite link; the token returned is theirs alone."""
+    table_id = session.scalars(
+        select(GameTable.id).where(GameTable.invite_hash == token_hash(invite_token))
+    ).first()
+    if table_id is None:
+        raise unauthorised()
+    table = lock_table(session, table_id)
+    token = new_token()
+    member = _member(table, PLAYER, text_field("name", name, NAME_LIMIT), token)
+    session.add(member)
+    session.flush()
+    append(session, table, "join", {"member": member_view(member)}, actor_id=member.id)
+    return member, token
+
+
+def sign_in(session: Session, token: str) -> Member:
+    member = member_by_token(session, token)
+    if member is None:
+        raise unauthorised()
+    return member
+
+
+def new_invite(session: Session, viewer: Viewer) -> str:
+    """A fresh invite link; the old one stops working (players already in stay in)."""
+    require_gm(viewer, "renew the invite link")
+    table = lock_table(session, viewer.table_id)
+    invite = new_token()
+    table.invite_hash = token_hash(invite)
+    append(session, table, "invite", {}, visibility="gm", actor_id=viewer.member_id)
+    return invite
+
+
+def revoke(session: Session, viewer: Viewer, member_id: str) -> Member:
+    require_gm(viewer, "revoke a player")
+    table = lock_table(session, viewer.table_id)
+    member = session.get(Member, member_id)
+    if member is None or member.table_id != table.id:
+        raise not_found("member_id", member_id, "member")
+    if member.role == GM:
+        raise conflict("member_id", member_id, "a player's id", "the GM cannot be revoked")
+    member.revoked = True
+    append(session, table, "revoke", {"member": member_view(member)}, actor_id=viewer.member_id)
+    return member
+
+
+def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Member:
+    table = lock_table(session, viewer.table_id)
+    if not 1 <= len(client_seed) <= CLIENT_SEED_LIMIT or not client_seed.isprintable():
+        raise bad(
+            "client_seed",
+            client_seed,
+            f"1..{CLIENT_SEED_LIMIT} printable characters",
+            "empty, too long or unprintable",
+        )
+    member = session.get_one(Member, viewer.member_id)
+    member.client_seed = client_seed
+    append(
+        session,
+        table,
+        "client_seed",
+        {"member_id": member.id, "client_seed": client_seed},
+        actor_id=member.id,
+    )
+    return member
+
+
+def active_seed(session: Session, table_id: str) -> SeedSession:
+    query = select(SeedSession).where(
+        SeedSession.table_id == table_id, SeedSession.revealed_at.is_(None)
+    )
+    return session.scalars(query).one()
+
+
+def rotate_seed(session: Session, viewer: Viewer) -> SeedSession:
+    """Reveal the current server seed (so every roll made with it can be checked) and commit
+    to a new one."""
+    require_gm(viewer, "rotate the server seed")
+    table = lock_table(session, viewer.table_id)
+    old = active_seed(session, table.id)
+    old.revealed_at = now()
+    new = _seed_session(table.id)
+    session.add(new)
+    session.flush()
+    append(
+        session,
+        table,
+        "seed",
+        {"revealed": seed_view(old), "active": seed_view(new)},
+        actor_id=viewer.member_id,
+    )
+    return new
+
+
+def seed_view(seed: SeedSession) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": seed.id,
+        "commitment": seed.commitment,
+        "rolls": seed.next_nonce,
+        "created_at": seed.created_at,
+    }
+    if seed.revealed_at is not None:
+        out |= {"server_seed": seed.server_seed, "revealed_at": seed.revealed_at}
+    return out
+
+
+def member_view(member: Member) -> dict[str, Any]:
+    return {
+        "id": member.id,
+        "name": member.name,
+        "role": member.role,
+        "revoked": member.revoked,
+        "client_seed": member.client_seed,
+    }
+
+
+def table_view(table: GameTable) -> dict[str, Any]:
+    return {
+        "id": table.id,
+        "name": table.name,
+        "system": table.system,
+        "house_rules": table.house_rules,
+        "settings": table.settings,
+        "last_seq": table.last_seq,
+    }
+
+
+def _member(table: GameTable, role: str, name: str, token: str) -> Member:
+    return Member(
+        id=new_id(),
+        table_id=table.id,
+        role=role,
+        name=name,
+        token_hash=token_hash(token),
+        client_seed=new_client_seed(),
+        revoked=False,
+        created_at=now(),
+    )
+
+
+def _seed_session(table_id: str) -> SeedSession:
+    seed = new_seed()
+    return SeedSession(
+        id=new_id(),
+        table_id=table_id,
+        server_seed=seed.hex(),
+        commitment=commitment(seed),
+        next_nonce=0,
+        created_at=now(),
+    )

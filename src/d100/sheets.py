@@ -1,0 +1,318 @@
+"""Character sheets: a human-editable TOML file per character or per party.
+
+A party file holds one table per character; a character file holds one character at the top
+level, with its ``name``::
+
+    [alice]
+    system = "brp"
+    luck = { current = 11, maximum = 13 }
+    skills = { stealth = 65, "spot hidden" = 50 }
+
+    [bob]
+    system = "chances"
+    skills = { sneaking = 40, hiding = 30 }
+    abilities = { dex = 10, per = 5 }
+    uses = { sneaking = "dex" }          # the ability each skill adds (CH1)
+    synergy = { sneaking = ["hiding"] }  # skills synergistic with it (CH9)
+
+Names are looked up case-insensitively, by unambiguous prefix, with a did-you-mean on a typo.
+Saving is atomic: the file on disk is always either the old or the new sheet.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+
+from .catalogue import OPPOSED_TASKS
+from .errors import D100Error
+from .fields import BIG, is_int
+from .luck import Luck
+from .systems import REGISTRY
+
+Layout = Literal["party", "character"]
+_CHARACTER_KEYS = ("name", "system", "skills", "abilities", "luck", "uses", "synergy")
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character: trained skills and ability factors by name, Luck (BRP7) if the sheet
+    tracks it, the ability each skill adds (``uses``, CH1) and synergistic skills (CH9)."""
+
+    name: str
+    system: str
+    skills: dict[str, int] = field(default_factory=dict)
+    abilities: dict[str, int] = field(default_factory=dict)
+    luck: Luck | None = None
+    synergy: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    uses: dict[str, str] = field(default_factory=dict)
+
+    def skill(self, query: str) -> str:
+        """The skill's name as the sheet spells it, from a prefix or any letter case."""
+        return lookup(query, self.skills, f"{self.name}'s skill")
+
+    def ability(self, query: str) -> str:
+        return lookup(query, self.abilities, f"{self.name}'s ability")
+
+    def ability_for(self, skill: str) -> str | None:
+        """The ability a skill adds: the sheet's ``uses``, else the seed's pairing (CH11)."""
+        if skill in self.uses:
+            return self.uses[skill]
+        pairs = {t.skill.lower(): t.ability for t in OPPOSED_TASKS}
+        pairs.update({t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS})
+        paired = pairs.get(skill.lower())
+        if paired is None:
+            return None
+        key = paired.rstrip(".").lower()
+        return next((a for a in self.abilities if a.lower().startswith(key)), None)
+
+    def side(self, skill: str, ability: str | None = None) -> dict[str, Any]:
+        """The check fields (without ``system``) for one of this character's skills.
+
+        ``ability`` names the ability to add (chances) instead of the sheet's choice."""
+        name = self.skill(skill)
+        out: dict[str, Any] = {"skill": self.skills[name]}
+        if self.system != "chances":
+            return out
+        if ability is not None:
+            chosen: str | None = self.ability(ability)
+        else:
+            chosen = self.ability_for(name)
+            if chosen is None and self.abilities:
+                raise D100Error(
+                    "ability",
+                    None,
+                    "--ability NAME, one of " + ", ".join(self.abilities),
+                    f"the sheet does not say which ability {self.name}'s {name} adds "
+                    f"(add it under {self.name}.uses)",
+                )
+        if chosen is not None:
+            out["ability"] = self.abilities[chosen]
+        synergy = [self.skills[s] for s in self.synergy.get(name, ())]
+        if synergy:
+            out["synergy"] = synergy
+        return out
+
+    def request(self, skill: str, ability: str | None = None) -> dict[str, Any]:
+        """A contract check request for one of this character's skills (CONTRACT.md)."""
+        return {"system": self.system, **self.side(skill, ability)}
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """The characters of one file, in file order."""
+
+    characters: tuple[Character, ...]
+    layout: Layout = "party"
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.characters)
+
+    def get(self, query: str) -> Character:
+        name = lookup(query, self.names(), "character")
+        return next(c for c in self.characters if c.name == name)
+
+    def put(self, character: Character) -> Sheet:
+        """The sheet with one character replaced (matched by name) or added."""
+        if character.name in self.names():
+            kept = tuple(character if c.name == character.name else c for c in self.characters)
+            return replace(self, characters=kept)
+        return Sheet((*self.characters, character), "party")
+
+
+def lookup(query: str, names: Iterable[str], what: str) -> str:
+    """A name from ``names``: exact (any case) first, then the one name starting with
+    ``query``; otherwise a D100Error naming the candidates or the closest spelling."""
+    names = list(names)
+    key = query.strip().lower()
+    exact = [n for n in names if n.lower() == key]
+    if exact:
+        return exact[0]
+    starts = [n for n in names if n.lower().startswith(key)] if key else []
+    if len(starts) == 1:
+        return starts[0]
+    listed = ", ".join(names) if names else "none on the sheet"
+    if starts:
+        raise D100Error(what, query, "one of " + listed, "ambiguous: " + " or ".join(starts) + "?")
+    close = difflib.get_close_matches(key, [n.lower() for n in names], n=1, cutoff=0.5)
+    hint = next((n for n in names if close and n.lower() == close[0]), None)
+    reason = f"unknown {what} {query!r}" + (f"; did you mean {hint!r}?" if hint else "")
+    raise D100Error(what, query, "one of " + listed, reason)
+
+
+# -- the TOML format ----------------------------------------------------------------------------
+
+
+def loads(text: str) -> Sheet:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise D100Error("sheet", None, "a TOML file", f"not valid TOML: {err}") from None
+    if "name" in data:
+        return Sheet((from_table(str(data.get("name")), data, ""),), "character")
+    characters = []
+    for name, value in data.items():
+        if not isinstance(value, dict):
+            raise D100Error(
+                name,
+                value,
+                "a table [name] per character, or a top-level name",
+                "not a character table",
+            )
+        characters.append(from_table(name, value, name))
+    return Sheet(tuple(characters), "party")
+
+
+def dumps(sheet: Sheet) -> str:
+    if sheet.layout == "character" and len(sheet.characters) == 1:
+        (only,) = sheet.characters
+        return tomli_w.dumps({"name": only.name, **to_table(only)})
+    return tomli_w.dumps({c.name: to_table(c) for c in sheet.characters})
+
+
+def load(path: str | os.PathLike[str]) -> Sheet:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise D100Error("sheet", str(path), "a readable TOML sheet", err.strerror) from None
+    try:
+        return loads(text)
+    except D100Error as err:
+        where = f"{path}: {err.field}" if err.field != "sheet" else str(path)
+        raise D100Error(where, err.value, err.allowed, err.reason) from None
+
+
+def save(path: str | os.PathLike[str], sheet: Sheet) -> None:
+    """Write atomically: a temporary file in the same directory, flushed to disk, then renamed
+    over the old one, so a crash at any moment leaves the old sheet or the new one."""
+    target = Path(path)
+    text = dumps(sheet).encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _sync_directory(target.parent)  # the rename itself reaches the disk
+
+
+def _sync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def to_table(c: Character) -> dict[str, Any]:
+    """A character as its TOML table (what ``dumps`` writes under its name)."""
+    out: dict[str, Any] = {"system": c.system, "skills": dict(c.skills)}
+    if c.abilities:
+        out["abilities"] = dict(c.abilities)
+    if c.luck is not None:
+        out["luck"] = {"current": c.luck.current, "maximum": c.luck.maximum}
+    if c.uses:
+        out["uses"] = dict(c.uses)
+    if c.synergy:
+        out["synergy"] = {k: list(v) for k, v in c.synergy.items()}
+    return out
+
+
+def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> Character:
+    """A character from its table (as TOML or JSON gives it), every value checked (G5).
+
+    ``where`` prefixes error fields; by default the character's name."""
+    where = name if where is None else where
+
+    def at(key: str) -> str:
+        return f"{where}.{key}" if where else key
+
+    if not name.strip():
+        raise D100Error(at("name"), name, "a non-empty name", "empty name")
+    for key in data:
+        if key not in _CHARACTER_KEYS or (key == "name" and where):
+            raise D100Error(
+                at(key), data[key], "keys " + ", ".join(_CHARACTER_KEYS[1:]), "unknown key"
+            )
+    system = REGISTRY.get(data.get("system"), at("system"))
+    skill_field = next(f for f in system.check_fields if f.name == "skill")
+    skills = _numbers(data.get("skills", {}), at("skills"), skill_field.low, skill_field.high)
+    abilities = _numbers(data.get("abilities", {}), at("abilities"), -BIG, BIG)
+    uses = _names(data.get("uses", {}), at("uses"), skills, abilities)
+    synergy = {
+        k: tuple(v)
+        for k, v in _names(
+            data.get("synergy", {}), at("synergy"), skills, skills, many=True
+        ).items()
+    }
+    return Character(
+        name, system.name, skills, abilities, _luck(data.get("luck"), at("luck")), synergy, uses
+    )
+
+
+def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[str, int]:
+    if not isinstance(table, dict):
+        raise D100Error(where, table, "a table of name = integer", "not a table")
+    for key, value in table.items():
+        if (
+            not is_int(value)
+            or (low is not None and value < low)
+            or (high is not None and value > high)
+        ):
+            raise D100Error(f"{where}.{key}", value, f"an integer {low}..{high}", None)
+    return dict(table)
+
+
+def _names(
+    table: Any, where: str, keys: Mapping[str, int], values: Mapping[str, int], many: bool = False
+) -> dict[str, Any]:
+    """A table from skill names to a name (``uses``) or a list of names (``synergy``), every
+    name on the sheet."""
+    shape = "a list of names" if many else "a name"
+    if not isinstance(table, dict):
+        raise D100Error(where, table, f"a table of skill = {shape}", "not a table")
+    for key, value in table.items():
+        if key not in keys:
+            raise D100Error(
+                f"{where}.{key}",
+                key,
+                "one of the skills: " + ", ".join(keys),
+                f"unknown skill {key!r}",
+            )
+        if many != isinstance(value, list):
+            raise D100Error(f"{where}.{key}", value, shape, None)
+        for item in value if many else [value]:
+            if not isinstance(item, str) or item not in values:
+                raise D100Error(
+                    f"{where}.{key}", value, f"{shape} from: " + ", ".join(values), None
+                )
+    return dict(table)
+
+
+def _luck(value: Any, where: str) -> Luck | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, dict)
+        or set(value) != {"current", "maximum"}
+        or not all(is_int(v) for v in value.values())
+    ):
+        raise D100Error(where, value, "{ current = N, maximum = N }, integers", None)
+    try:
+        return Luck(value["current"], value["maximum"])
+    except D100Error as err:
+        raise D100Error(
+            f"{where}.{err.field.split('.')[-1]}", err.value, err.allowed, err.reason
+        ) from None

@@ -1,0 +1,339 @@
+"""Exact odds, fast: integer tallies, per-die work shared between requests, memoised (G4).
+
+``reference`` is the definition: it enumerates a request's own machine with
+``machine.final_weights`` and names every final state with the plan's own ``outcome``. The fast
+paths below change only how much of that work is shared, never who decides:
+
+* a check's final states depend on fewer inputs than its outcome does (a BRP roll without Luck
+  rerolls ends on the kept die whatever the skill), so the enumeration is cached by that
+  *shape* and the naming of states by the inputs the outcome reads (the *key*);
+* a contest whose winner is an ordering of what each side rolled is counted from each side's
+  cached distribution through that ordering, which is found by sorting every possible side
+  result with the system's own decision function (``brp.opposed``, OpenQuest's ``_decide``).
+
+Each fast path is held equal, exactly, to ``reference`` by ``tests/test_fast_paths.py``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache, cmp_to_key, lru_cache
+from typing import Any
+
+from .errors import D100Error
+from .machine import Dice, Given, final_weights, run
+from .results import WINNERS, Winner
+from .system import Plan, System
+from .systems import REGISTRY, brp, chances, openquest
+from .systems.common import dice_stream
+
+Weights = tuple[dict[Any, int], int]
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Exact odds as integer counts over one denominator, one count per key (the system's
+    levels, best first, or ``WINNERS``); ``luck`` is the expected Luck spent over the same
+    denominator, None where the request cannot spend Luck (BRP7)."""
+
+    keys: tuple[str, ...]
+    counts: tuple[int, ...]
+    denominator: int
+    luck: int | None = None
+
+    def fractions(self) -> dict[str, Fraction]:
+        return {k: Fraction(c, self.denominator) for k, c in zip(self.keys, self.counts, strict=True)}
+
+
+def system_of(request: Any) -> System:
+    return REGISTRY.get(request.system)
+
+
+def is_contest(request: Any) -> bool:
+    return hasattr(request, "actor")
+
+
+def plan_of(request: Any) -> Plan[Any, Any]:
+    system = system_of(request)
+    return system.contest_plan(request) if is_contest(request) else system.check_plan(request)
+
+
+def _keys(request: Any) -> tuple[str, ...]:
+    return WINNERS if is_contest(request) else system_of(request).levels
+
+
+def reference(request: Any) -> Tally:
+    """The definition of the odds: every die of the request's own machine, exactly."""
+    plan = plan_of(request)
+    for stream, given in plan.given.items():
+        raise D100Error(stream, list(given.draws), "no dice: odds cover every roll",
+                        "dice given in an odds request")
+    weights, denominator = final_weights(plan.machine)
+    keys = _keys(request)
+    index = {k: i for i, k in enumerate(keys)}
+    counts = [0] * len(keys)
+    for state, w in weights.items():
+        counts[index[plan.outcome(state)]] += w
+    luck = None
+    if plan.luck_spent is not None:
+        cost = plan.luck_spent
+        luck = sum(w * cost(state) for state, w in weights.items())
+    return Tally(keys, tuple(counts), denominator, luck)
+
+
+@lru_cache(maxsize=1 << 16)
+def tally(request: Any) -> Tally:
+    """The exact odds of a parsed request, memoised per request (requests are frozen)."""
+    fast = _contest(request) if is_contest(request) else _check(request)
+    return fast if fast is not None else reference(request)
+
+
+def clear_caches() -> None:
+    """Forget every memo: for benchmarks that time a cold start."""
+    tally.cache_clear()
+    _FINALS.clear()
+    _LABELS.clear()
+    _TALLIES.clear()
+    _SIDES.clear()
+    _CHANCES.clear()
+    _brp_ranking.cache_clear()
+    _oq_ranking.cache_clear()
+
+
+# -- checks: the enumeration cached by shape, the naming of states by key ----------------------
+
+# What a check's *final states* depend on: None where the fast path does not apply (dice given,
+# Luck rerolls, assists), so the request goes to ``reference``. A BRP machine without rerolls
+# ends on the kept die whatever the effective skill; an unassisted OpenQuest check ends on its
+# roll (or on no roll, for a master); an unassisted Taking Chances check on its luck.
+_SHAPES: dict[str, Callable[[Any], Hashable | None]] = {
+    "brp": lambda c: None if c.dice is not None or c.luck_rerolls
+    else (c.net_dice, c.house_rules.bonus_dice_method),
+    "openquest": lambda c: None if c.dice is not None or c.assist is not None else (c.master,),
+    "chances": lambda c: None if c.dice is not None or c.assisters else (c.take,),
+}
+# Everything the plan's ``outcome`` and ``luck_spent`` read from such a check.
+_OUTCOME_KEYS: dict[str, Callable[[Any], Hashable]] = {
+    "brp": lambda c: (c.effective, c.house_rules.threshold_rounding, c.luck_boost),
+    "openquest": lambda c: (c.modified(False), c.master),
+    "chances": lambda c: (c.factors, c.total_risk),
+}
+
+_FINALS: dict[tuple[str, Hashable], Weights] = {}
+_LABELS: dict[tuple[str, Hashable], dict[Any, tuple[int, int]]] = {}
+_TALLIES: dict[tuple[str, Hashable, Hashable], Tally] = {}
+
+
+def _finals(system: str, shape: Hashable, check: Any) -> Weights:
+    """The final states of every check of this shape, enumerated once by one of them."""
+    found = _FINALS.get((system, shape))
+    if found is None:
+        found = _FINALS[(system, shape)] = final_weights(plan_of(check).machine)
+    return found
+
+
+def _check(check: Any) -> Tally | None:
+    system = check.system
+    shape = _SHAPES[system](check)
+    if shape is None:
+        return None
+    key = _OUTCOME_KEYS[system](check)
+    found = _TALLIES.get((system, shape, key))
+    if found is not None:
+        return found
+    weights, denominator = _finals(system, shape, check)
+    # States are named once per key and shared across shapes: BRP ends on the same kept-die
+    # states with 0, 1 or 2 extra dice, so a whole table names each (state, key) once. A name
+    # is the outcome's index and the Luck the state spent (BRP7; 0 where none can be spent).
+    labels = _LABELS.setdefault((system, key), {})
+    plan: Plan[Any, Any] | None = None
+    keys = system_of(check).levels
+    counts = [0] * len(keys)
+    luck = 0
+    for state, w in weights.items():
+        label = labels.get(state)
+        if label is None:
+            plan = plan or plan_of(check)
+            cost = 0 if plan.luck_spent is None else plan.luck_spent(state)
+            label = labels[state] = (keys.index(plan.outcome(state)), cost)
+        counts[label[0]] += w
+        luck += w * label[1]
+    spends = system == "brp"  # the one system whose checks can spend Luck, so show it (BRP7)
+    found = _TALLIES[(system, shape, key)] = Tally(keys, tuple(counts), denominator,
+                                                   luck if spends else None)
+    return found
+
+
+def check_table(requests: Iterable[Any]) -> list[Tally]:
+    """Exact odds of many checks, sharing every piece of work they have in common."""
+    return [tally(r) for r in requests]
+
+
+# -- contests: the winner as an ordering of each side's result ---------------------------------
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Side results in the order the system's decision puts them: ``rank[x] > rank[y]`` means
+    x as actor beats y as opponent (and y as actor loses to x); results of equal rank meet
+    with the one outcome ``even[rank]`` (a tie, nobody, or the actor)."""
+
+    rank: dict[Hashable, int]
+    even: dict[int, Winner]
+
+
+def rank_results(results: Iterable[Hashable], beats: Callable[[Any, Any], Winner]) -> Ranking:
+    """Sort every possible side result with the system's own decision as the comparison."""
+
+    def order(x: Any, y: Any) -> int:
+        forward, backward = beats(x, y), beats(y, x)
+        if forward == "actor" and backward == "opponent":
+            return 1
+        if forward == "opponent" and backward == "actor":
+            return -1
+        return 0
+
+    ordered = sorted(results, key=cmp_to_key(order))
+    rank: dict[Hashable, int] = {}
+    even: dict[int, Winner] = {}
+    r = 0
+    for i, x in enumerate(ordered):
+        if i and order(ordered[i - 1], x):
+            r += 1
+        rank[x] = r
+        even.setdefault(r, beats(x, x))
+    return Ranking(rank, even)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side's distribution over ranks: ascending ranks, their weights, running sums."""
+
+    ranks: tuple[int, ...]
+    weights: tuple[int, ...]
+    below: tuple[int, ...]  # below[i]: weight of ranks[:i]
+    denominator: int
+
+
+_SIDES: dict[Hashable, Side] = {}
+
+
+def _side(key: Hashable, weights: Weights, rank_of: Callable[[Any], int]) -> Side:
+    found = _SIDES.get(key)
+    if found is None:
+        by_rank: dict[int, int] = {}
+        for state, w in weights[0].items():
+            r = rank_of(state)
+            by_rank[r] = by_rank.get(r, 0) + w
+        ranks = tuple(sorted(by_rank))
+        ws = tuple(by_rank[r] for r in ranks)
+        below = [0]
+        for w in ws:
+            below.append(below[-1] + w)
+        found = _SIDES[key] = Side(ranks, ws, tuple(below), weights[1])
+    return found
+
+
+def _count(actor: Side, opponent: Side, even: dict[int, Winner]) -> Tally:
+    index = {k: i for i, k in enumerate(WINNERS)}
+    counts = [0] * len(WINNERS)
+    total = opponent.below[-1]
+    for r, w in zip(actor.ranks, actor.weights, strict=True):
+        lo, hi = bisect_left(opponent.ranks, r), bisect_right(opponent.ranks, r)
+        counts[0] += w * opponent.below[lo]
+        counts[1] += w * (total - opponent.below[hi])
+        counts[index[even.get(r, "tie")]] += w * (opponent.below[hi] - opponent.below[lo])
+    return Tally(WINNERS, tuple(counts), actor.denominator * opponent.denominator)
+
+
+@cache
+def _brp_ranking(rounding: str) -> Ranking:
+    """Every (kept roll, effective skill) a BRP side can show, ordered by BRP6 itself."""
+    levels = {(r, e): brp.level(r, e, rounding) for r in range(1, 101) for e in range(1, 101)}
+
+    def beats(x: tuple[int, int], y: tuple[int, int]) -> Winner:
+        return brp.opposed(levels[x], x[0], x[1], levels[y], y[0], y[1])
+
+    return rank_results(levels, beats)
+
+
+def _brp_contest(contest: brp.BrpContest) -> Tally | None:
+    sides = []
+    ranking = _brp_ranking(contest.house_rules.threshold_rounding)
+    for check in (contest.actor, contest.opponent):
+        shape = _SHAPES["brp"](check)
+        if shape is None:
+            return None
+        e = check.effective
+        weights = _finals("brp", shape, check)
+        # Attempts' final state is (attempt, -1, kept die): the side shows the kept die.
+        rounding = contest.house_rules.threshold_rounding
+        side = _side(("brp", shape, e, rounding), weights, lambda s, e=e: ranking.rank[(s[2], e)])
+        sides.append(side)
+    return _count(sides[0], sides[1], ranking.even)
+
+
+@cache
+def _oq_ranking() -> Ranking:
+    """Every (level, roll) an OpenQuest side that rolls can show, ordered by OQ7 itself."""
+    roller = openquest.OpenQuestCheck(skill=0)  # _decide reads only who is a master (OQ9)
+    results = [(lvl, r) for lvl in openquest.LEVELS for r in range(1, 101)]
+
+    def beats(x: tuple[str, int], y: tuple[str, int]) -> Winner:
+        return openquest._decide(roller, roller, x[0], x[1], y[0], y[1])[0]
+
+    return rank_results(results, beats)
+
+
+def _oq_contest(contest: openquest.OpenQuestContest) -> Tally | None:
+    sides = []
+    ranking = _oq_ranking()
+    for check in (contest.actor, contest.opponent):
+        shape = _SHAPES["openquest"](check)
+        if shape is None or check.master:  # masters (OQ9) are few and cheap: the reference
+            return None
+        m = check.modified(False)
+        weights = _finals("openquest", shape, check)
+        # An unassisted check's final state is (True, False, roll).
+        side = _side(("openquest", shape, m), weights,
+                     lambda s, m=m: ranking.rank[(openquest.level(s[2], m, False), s[2])])
+        sides.append(side)
+    return _count(sides[0], sides[1], ranking.even)
+
+
+_CHANCES: dict[Hashable, Tally] = {}
+
+
+def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
+    """CH6 compares the two totals, each luck plus a fixed part: the odds depend only on the
+    difference of the fixed parts (and the abilities, for ties), so contests sharing it share
+    one reference enumeration."""
+    sides = (contest.actor, contest.opponent)
+    if contest.coin is not None or any(
+            s.dice is not None or s.assisters or s.take is not None for s in sides):
+        return None
+    plan = plan_of(contest)
+    # The real machine on luck 1 against luck 1: its final state (True, (pair, actor total,
+    # opponent total), coin) gives the fixed parts as the system itself adds them up.
+    ones = {dice_stream(w): Given((1,)) for w in ("actor", "opponent")}
+    state = run(plan.machine, Dice(None, {**ones, "coin": Given((1,))}), strict=False)
+    key = (state[1][1] - state[1][2], contest.actor.ability, contest.opponent.ability)
+    found = _CHANCES.get(key)
+    if found is None:
+        found = _CHANCES[key] = reference(contest)
+    return found
+
+
+_CONTESTS: dict[str, Callable[[Any], Tally | None]] = {
+    "brp": _brp_contest,
+    "openquest": _oq_contest,
+    "chances": _chances_contest,
+}
+
+
+def _contest(contest: Any) -> Tally | None:
+    fast = _CONTESTS.get(contest.system)
+    return fast(contest) if fast is not None else None

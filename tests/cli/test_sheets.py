@@ -1,0 +1,168 @@
+"""The sheet model and its TOML file: lookups, validation, atomic saves, and the commands."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from d100.errors import D100Error
+from d100.luck import Luck
+from d100.sheets import Character, Sheet, dumps, load, loads, lookup, save
+
+from .conftest import PARTY, clean_error, d100
+
+
+def test_round_trip_keeps_every_field() -> None:
+    sheet = loads(PARTY)
+    assert loads(dumps(sheet)) == sheet
+    carol = sheet.get("CAR")
+    assert carol.synergy == {"sneaking": ("hiding",)} and carol.abilities["dex"] == 10
+
+
+def test_character_file_layout() -> None:
+    text = 'name = "zed"\nsystem = "openquest"\nskills = { climb = 40 }\n'
+    sheet = loads(text)
+    assert sheet.layout == "character" and sheet.get("z").skills == {"climb": 40}
+    assert dumps(sheet).startswith('name = "zed"')
+
+
+def test_lookup_exact_prefix_and_suggestion() -> None:
+    names = ["spot hidden", "spot", "stealth"]
+    assert lookup("SPOT", names, "skill") == "spot"  # an exact name beats longer prefixes
+    assert lookup("ste", names, "skill") == "stealth"
+    with pytest.raises(D100Error, match="ambiguous"):
+        lookup("sp", names, "skill")
+    with pytest.raises(D100Error, match="did you mean 'stealth'"):
+        lookup("stelth", names, "skill")
+
+
+def test_request_for_a_chances_skill() -> None:  # rule: CH9, CH11
+    carol = loads(PARTY).get("carol")
+    assert carol.request("sneak") == {
+        "system": "chances",
+        "skill": 40,
+        "ability": 10,
+        "synergy": [30],
+    }
+    assert carol.request("hearing", ability="per")["ability"] == 5
+    # no "uses" entry and no seed pairing: the sheet must say which ability
+    with pytest.raises(D100Error, match="which ability"):
+        Character("x", "chances", {"juggling": 30}, {"dex": 5}).request("jug")
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('[a]\nsystem = "brp"\nskills = { x = -1 }\n', "a.skills.x"),
+        ('[a]\nsystem = "openquest"\nskills = { x = 101 }\n', "a.skills.x"),
+        ('[a]\nsystem = "gurps"\n', "a.system"),
+        ('[a]\nsystem = "brp"\nluck = { current = 9, maximum = 5 }\n', "a.luck.current"),
+        ('[a]\nsystem = "brp"\ncolour = "red"\n', "a.colour"),
+        ('[a]\nsystem = "chances"\nskills = { x = 1 }\nsynergy = { x = ["y"] }\n', "a.synergy.x"),
+        ('[a]\nsystem = "chances"\nskills = { x = 1 }\nsynergy = { x = "x" }\n', "a.synergy.x"),
+        ("[a\n", "sheet"),
+    ],
+)
+def test_bad_sheets_name_the_field(text: str, field: str) -> None:
+    with pytest.raises(D100Error) as caught:
+        loads(text)
+    assert caught.value.field == field
+
+
+def test_save_is_atomic_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    sheet = loads(PARTY)
+    save(path, sheet)
+    assert load(path) == sheet and [p.name for p in tmp_path.iterdir()] == ["p.toml"]
+
+
+WRITER = """
+import sys
+from d100.luck import Luck
+from d100.sheets import Character, Sheet, save
+path, size = sys.argv[1], int(sys.argv[2])
+i = 0
+print("ready", flush=True)
+while True:  # rewrite the sheet forever, each version different, until killed
+    i = (i + 1) % 1000
+    people = tuple(Character(f"c{n}", "brp", {f"skill{k}": (i + k) % 100 for k in range(40)},
+                             luck=Luck(i % 10, 10)) for n in range(size))
+    save(path, Sheet(people))
+"""
+
+
+@pytest.mark.slow
+def test_sigkill_during_writes_leaves_a_valid_sheet(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    save(path, Sheet((Character("c0", "brp", {"a": 1}, luck=Luck(1, 10)),)))
+    for delay in (0.05, 0.11, 0.17, 0.23, 0.31):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), "30"], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        sheet = load(path)  # a whole sheet, old or new: never a torn one
+        assert sheet.characters and all(c.luck is not None for c in sheet.characters)
+
+
+# -- the commands ----------------------------------------------------------------------------
+
+
+def test_sheet_new_show_validate(tmp_path: Path) -> None:
+    path = tmp_path / "new.toml"
+    made = d100(
+        "sheet",
+        "new",
+        str(path),
+        "alice",
+        "-s",
+        "brp",
+        "--luck",
+        "13",
+        "--skill",
+        "stealth=65",
+        "--skill",
+        "spot hidden=50",
+    )
+    assert made.out == f"{path}: added alice (brp), 1 character(s)\n"
+    d100(
+        "sheet",
+        "new",
+        str(path),
+        "carol",
+        "-s",
+        "chances",
+        "--skill",
+        "sneak=40",
+        "--ability",
+        "dex=10",
+        "--uses",
+        "sneak=dex",
+    )
+    assert d100("sheet", "validate", str(path)).out == f"{path}: ok, 2 character(s): alice, carol\n"
+    shown = d100("sheet", "show", str(path), "car").out.splitlines()
+    assert shown[0] == "carol (Taking Chances)"
+    assert shown[2].split() == ["sneak", "40", "+", "dex", "+10"]
+    assert "already on the sheet" in clean_error(
+        d100("sheet", "new", str(path), "alice", "-s", "brp")
+    )
+    assert "zed.skills.x: got 1000000" in clean_error(
+        d100("sheet", "new", str(path), "zed", "-s", "brp", "--skill", "x=1000000")
+    )
+
+
+def test_validate_reports_the_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('[a]\nsystem = "brp"\nskills = { x = "lots" }\n')
+    assert clean_error(d100("sheet", "validate", str(path))).startswith(
+        f"d100: error: {path}: a.skills.x: got 'lots'"
+    )
+    assert "No such file" in clean_error(d100("sheet", "validate", str(tmp_path / "none.toml")))

@@ -1,0 +1,89 @@
+"""The services the server tests may need: a PostgreSQL database of their own, Chromium, and
+real servers on free ports (always stopped)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+PG_ADMIN = os.environ.get("D100_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+CHROMIUM = os.environ.get("D100_CHROMIUM", "/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, connect_timeout=2):
+            return True
+    except Exception:
+        return False
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A fresh database, dropped afterwards; the SQLAlchemy URL to it."""
+    import psycopg
+
+    name = f"d100_test_{secrets.token_hex(6)}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serve(database_url: str, log: Path) -> Iterator[str]:
+    """``d100 serve`` in its own process on a free port; the base address. Stopped on exit."""
+    port = free_port()
+    env = {**os.environ, "D100_DATABASE_URL": database_url}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "d100", "serve", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not start: {log.read_text()[-2000:]}")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -1,0 +1,204 @@
+"""Characters, rolls with odds, visibility, provable dice, Luck, aim, marks, contests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from d100.engine import odds, resolve
+from d100.provable import ProvableSource
+
+from .tablehelp import SHEETS, Api, Table
+
+
+def setup(api: Api, system: str = "brp", **extra: Any) -> tuple[Table, str, str, str]:
+    table = api.table(system, **extra)
+    pat = table.join("Pat")
+    return table, pat, table.character(pat, "Alice"), table.character(table.gm, "Orc")
+
+
+def test_character_import_export_and_who_sees_what(api: Api) -> None:
+    table, pat, alice, orc = setup(api)
+    sheet = table.req("GET", f"/characters/{alice}/sheet", pat)
+    assert sheet.status_code == 200 and 'name = "Alice"' in sheet.text
+    assert table.req("GET", f"/characters/{orc}/sheet", pat).status_code == 403
+    assert table.req("GET", f"/characters/{alice}/sheet", table.gm).status_code == 200
+    mine = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}
+    assert mine[alice]["skills"]["stealth"] == 65 and "skills" not in mine[orc]
+    gm_view = {c["id"]: c for c in table.ok("GET", "", table.gm)["characters"]}
+    assert "skills" in gm_view[orc] and "skills" in gm_view[alice]
+    edited = sheet.text.replace("stealth = 65", "stealth = 70")
+    assert table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": edited}
+                    )["skills"]["stealth"] == 70
+    assert table.req("PUT", f"/characters/{orc}", pat, json={"sheet": edited}).status_code == 403
+
+
+def test_character_errors(api: Api) -> None:
+    table, pat, _alice, _ = setup(api)
+    bad = table.req("POST", "/characters", pat, json={"sheet": "name = "})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "sheet"
+    other = SHEETS["openquest"].format(name="Bo")
+    r = table.req("POST", "/characters", pat, json={"sheet": other})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "sheet.system"
+    r = table.req("POST", "/characters", pat, json={"sheet": SHEETS["brp"].format(name="X"),
+                                                    "member_id": "someone"})
+    assert r.status_code == 403
+    assert table.req("PUT", "/characters/nope", pat, json={"sheet": other}).status_code == 404
+
+
+def test_roll_keeps_odds_and_is_provable(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    preview = table.ok("POST", "/odds", pat, json={"actor": {"character_id": alice,
+                                                             "skill": "spot"}})
+    assert preview["odds"] == odds({"system": "brp", "skill": 50}).to_dict()
+    assert any(o["name"] == "Luck boost" and o["gain"] != "0/1" for o in preview["advice"])
+    event = table.roll(pat, alice, "spot")
+    assert event["kind"] == "roll" and event["skill"] == "spot hidden"
+    assert event["odds"] == preview["odds"] and event["manual"] is False
+    seeds = table.ok("GET", "", pat)["seeds"]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    seed = next(s for s in table.ok("GET", "", pat)["seeds"] if s["id"] == seeds[0]["id"])
+    p = event["provable"]
+    source = ProvableSource(bytes.fromhex(seed["server_seed"]), p["client_seed"], p["nonce"])
+    again = resolve(event["request"], source).to_dict()
+    assert again == event["result"]
+    second = table.roll(pat, alice, "spot")
+    assert second["provable"]["nonce"] == 0 and second["provable"]["seed_id"] != p["seed_id"]
+
+
+def test_manual_dice_marked_and_switchable(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    event = table.roll(pat, alice, "stealth", actor={"dice": [7]})
+    assert event["manual"] is True and event["result"]["roll"] == 7
+    assert event["result"]["level"] == "special"
+    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
+                                                         "skill": "stealth", "dice": [7, 8]}})
+    assert r.status_code == 422 and "dice" in r.json()["error"]["field"]
+    strict, pat2, bob, _ = setup(api, settings={"manual_dice": False})
+    r = strict.req("POST", "/rolls", pat2, json={"actor": {"character_id": bob,
+                                                           "skill": "stealth", "dice": [7]}})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "actor.dice"
+
+
+def test_roll_errors(api: Api) -> None:
+    table, pat, alice, orc = setup(api)
+    cases = [
+        ({"actor": {"character_id": alice, "skill": "flying"}}, 422, "actor.skill"),
+        ({"actor": {"character_id": alice}}, 422, "actor.skill"),
+        ({"actor": {"character_id": alice, "skill": "stealth",
+                    "fields": {"difficulty": "impossible"}}}, 422, "difficulty"),
+        ({"actor": {"character_id": alice, "skill": "stealth", "fields": {"skill": 99}}},
+         422, "actor.fields.skill"),
+        ({"actor": {"character_id": alice, "skill": "stealth"}, "visibility": "loud"},
+         422, "visibility"),
+        ({"actor": {"character_id": "nope", "skill": "stealth"}}, 404, "actor.character_id"),
+        ({"actor": {"character_id": orc, "skill": "stealth"}}, 403, "token"),
+        ({"actor": {"character_id": alice, "skill": "stealth", "dice": ["7"]}}, 422,
+         "actor.dice.0"),
+    ]
+    for body, status, field in cases:
+        r = table.req("POST", "/rolls", pat, json=body)
+        assert r.status_code == status, (body, r.text)
+        assert r.json()["error"]["field"] == field, (body, r.text)
+
+
+def test_visibility_modes(api: Api) -> None:
+    table, pat, alice, _orc = setup(api)
+    sam = table.join("Sam")
+    expect = {  # mode: (roller sees result, gm sees, other player sees)
+        "public": (True, True, True),
+        "gm": (True, True, False),
+        "blind": (False, True, False),
+        "self": (True, False, False),
+    }
+    for mode, (roller, gm, other) in expect.items():
+        event = table.roll(pat, alice, "stealth", visibility=mode)
+        seq = event["seq"]
+        assert ("result" in event) is roller, mode
+        views = {who: next((e for e in table.events(tok, seq - 1) if e["seq"] == seq), None)
+                 for who, tok in (("gm", table.gm), ("other", sam), ("roller", pat))}
+        assert (views["gm"] is not None and "result" in views["gm"]) is gm, mode
+        assert views["other"] is None or other, mode
+        assert views["roller"] is not None and ("result" in views["roller"]) is roller
+        if mode == "blind":
+            assert views["roller"]["hidden"] is True and "odds" in views["roller"]
+    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
+                  "skill": "stealth", "fields": {"luck_rerolls": 1}}, "visibility": "blind"})
+    assert r.status_code == 422
+
+
+def test_luck_boost_spends_and_rest_restores(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    event = table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    assert event["result"]["luck_spent"] == 1 and event["result"]["target"] == 85
+    luck = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]["luck"]
+    assert luck == {"current": 2, "maximum": 5}
+    table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
+                  "skill": "stealth", "fields": {"luck_boost": True}}})
+    assert r.status_code == 422 and "luck" in r.json()["error"]["field"]
+    assert table.req("POST", "/rest", pat).status_code == 403
+    table.ok("POST", "/rest", table.gm)
+    luck = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]["luck"]
+    assert luck == {"current": 5, "maximum": 5}
+
+
+def test_luck_reroll_spends_only_on_failure(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    event = table.roll(pat, alice, "stealth", actor={"dice": [90, 12],
+                                                     "fields": {"luck_rerolls": 2}})
+    assert event["result"]["luck_spent"] == 1 and event["result"]["roll"] == 12
+    event = table.roll(pat, alice, "stealth", actor={"dice": [12],
+                                                     "fields": {"luck_rerolls": 2}})
+    assert event["result"]["luck_spent"] == 0
+    luck = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]["luck"]
+    assert luck["current"] == 2
+
+
+def test_aim_builds_ends_and_is_spent_by_firing(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    for _ in range(4):
+        state = table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
+    assert state["aim_rounds"] == 3  # +60 is the cap (BRP5)
+    assert table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "move"}
+                    )["aim_rounds"] == 0
+    table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
+    event = table.roll(pat, alice, "rifle", actor={"aimed": True, "dice": [55]})
+    assert event["request"]["aim_rounds"] == 1 and event["result"]["target"] == 60
+    chars = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}
+    assert chars[alice]["aim_rounds"] == 0
+    assert table.req("POST", f"/characters/{alice}/aim", pat, json={"action": "dance"}
+                     ).status_code == 422
+    oq, pat2, bo, _ = setup(api, "openquest")
+    assert oq.req("POST", f"/characters/{bo}/aim", pat2, json={"action": "aim"}
+                  ).status_code == 422
+
+
+def test_improvement_marks_follow_the_table_setting(api: Api) -> None:
+    table, pat, sneak, _ = setup(api, "chances")  # CH12: failures are marked
+    table.roll(pat, sneak, "sneaking", actor={"fields": {"risk": 200}, "dice": [1]})
+    table.roll(pat, sneak, "sneaking", actor={"fields": {"risk": 0}, "dice": [1]})
+    chars = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}
+    assert chars[sneak]["marks"] == {"sneaking": 1}
+    assert table.req("DELETE", f"/characters/{sneak}/marks", pat).status_code == 403
+    assert table.ok("DELETE", f"/characters/{sneak}/marks", table.gm)["marks"] == {}
+    off, pat2, al, _ = setup(api, settings={"improvement": "off"})
+    off.roll(pat2, al, "stealth", actor={"dice": [99]})
+    assert {c["id"]: c for c in off.ok("GET", "", pat2)["characters"]}[al]["marks"] == {}
+
+
+def test_contest_between_two_characters(api: Api) -> None:
+    table, pat, alice, orc = setup(api, "openquest")
+    body = {"actor": {"character_id": alice, "skill": "stealth"},
+            "opponent": {"character_id": orc, "skill": "perception", "dice": [44]}}
+    r = table.req("POST", "/rolls", pat, json=body)
+    assert r.status_code == 403  # the player may not type in the GM's dice for the orc
+    body = {"actor": {"character_id": alice, "skill": "stealth"},
+            "opponent": {"character_id": orc, "skill": "perception"}}
+    event = table.ok("POST", "/rolls", pat, 201, json=body)
+    assert event["kind"] == "contest" and event["result"]["winner"] in ("actor", "opponent",
+                                                                         "none")
+    assert set(event["odds"]["winner"]) == {"actor", "opponent", "tie", "none"}
+    assert event["opponent"]["id"] == orc and event["opponent_skill"] == "perception"
+    preview = table.ok("POST", "/odds", pat, json=body)
+    assert preview["odds"] == event["odds"] and "advice" not in preview

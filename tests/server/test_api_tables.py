@@ -1,0 +1,154 @@
+"""Tables, sign-in, tokens, revocation and the seeds, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from d100.provable import commitment
+from d100.server.models import Member
+
+from .tablehelp import Api, token_of
+
+
+def error(r: object) -> dict[str, object]:
+    body: dict[str, dict[str, object]] = r.json()  # type: ignore[attr-defined]
+    assert set(body["error"]) == {"field", "value", "allowed", "message"}
+    return body["error"]
+
+
+def test_health_and_openapi(client: TestClient) -> None:
+    assert client.get("/health").json()["status"] == "ok"
+    spec = client.get("/openapi.json").json()
+    paths = set(spec["paths"])
+    for path in ("/api/tables", "/api/join", "/api/session", "/api/odds",
+                 "/api/tables/{table_id}/rolls", "/api/tables/{table_id}/events/stream",
+                 "/api/tables/{table_id}/log.jsonl", "/api/tables/{table_id}/calls"):
+        assert path in paths
+
+
+def test_create_table_sets_gm_cookie_and_links(client: TestClient) -> None:
+    r = client.post("/api/tables", json={"name": "Keep", "system": "brp"})
+    assert r.status_code == 201
+    body = r.json()
+    table_id = body["table"]["id"]
+    cookie = r.headers["set-cookie"]
+    assert f"d100_{table_id}=" in cookie and "HttpOnly" in cookie
+    assert "samesite=strict" in cookie.lower()
+    gm = token_of(body["gm_link"])
+    assert len(gm) >= 43  # 256 bits, base64url
+    assert "/join#" in body["invite_link"]
+    state = client.get(f"/api/tables/{table_id}").json()  # by cookie
+    assert state["me"]["role"] == "gm"
+    assert state["seeds"][0]["commitment"] and "server_seed" not in state["seeds"][0]
+
+
+def test_tokens_are_stored_hashed(api: Api) -> None:
+    table = api.table()
+    player = table.join("Pat")
+    app = api.client.app  # type: ignore[attr-defined]
+    with app.state.server.store.read() as session:
+        hashes = session.scalars(select(Member.token_hash)).all()
+    assert table.gm not in hashes and player not in hashes
+    assert all(len(h) == 64 for h in hashes)
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"name": "x", "system": "gurps"}, "system"),
+    ({"name": "", "system": "brp"}, "name"),
+    ({"name": "x", "system": "brp", "house_rules": {"nope": 1}}, "house_rules.nope"),
+    ({"name": "x", "system": "brp", "house_rules": {"threshold_rounding": "up"}},
+     "house_rules.threshold_rounding"),
+    ({"name": "x", "system": "brp", "settings": {"improvement": "always"}},
+     "settings.improvement"),
+    ({"name": "x", "system": "brp", "extra": 1}, "extra"),
+    ({"name": 5, "system": "brp"}, "name"),
+])
+def test_create_table_errors(client: TestClient, body: dict[str, object], field: str) -> None:
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == 422
+    assert error(r)["field"] == field
+
+
+def test_malformed_json_is_a_clean_422(client: TestClient) -> None:
+    r = client.post("/api/tables", content=b"{not json", headers={"content-type":
+                                                                  "application/json"})
+    assert r.status_code == 422
+    error(r)
+
+
+def test_unknown_path_and_method_are_json(client: TestClient) -> None:
+    assert error(client.get("/api/nothing"))["field"] == "path"
+    assert client.put("/api/tables").status_code == 405
+
+
+def test_join_and_sign_in(api: Api) -> None:
+    table = api.table()
+    r = api.client.post("/api/join", json={"invite": table.invite, "name": "  Pat  "})
+    assert r.status_code == 201
+    assert r.json()["me"] == {**r.json()["me"], "name": "Pat", "role": "player"}
+    assert f"d100_{table.id}=" in r.headers["set-cookie"]
+    rejoin = token_of(r.json()["rejoin_link"])
+    api.client.cookies.clear()
+    r = api.client.post("/api/session", json={"token": rejoin})
+    assert r.status_code == 200 and r.json()["table_id"] == table.id
+    assert api.client.get(f"/api/tables/{table.id}").json()["me"]["name"] == "Pat"
+    assert api.client.delete(f"/api/tables/{table.id}/session").status_code == 204
+
+
+def test_bad_tokens_are_401_and_never_echoed(api: Api) -> None:
+    table = api.table()
+    for r in (api.client.post("/api/join", json={"invite": "forged", "name": "Eve"}),
+              api.client.post("/api/session", json={"token": "forged-token"}),
+              table.req("GET", "", "forged-token"),
+              table.req("GET", "", None)):
+        assert r.status_code == 401
+        assert "forged" not in r.text
+    other = api.table()
+    assert table.req("GET", "", other.gm).status_code == 401  # a token for another table
+
+
+def test_missing_table_is_404_for_a_known_token(api: Api) -> None:
+    table = api.table()
+    r = api.client.get("/api/tables/nope/log.jsonl", headers={
+        "authorization": f"Bearer {table.gm}"})
+    assert r.status_code == 401  # the token is not for that table: no table probing
+
+
+def test_revoke(api: Api) -> None:
+    table = api.table()
+    pat = table.join("Pat")
+    me = table.ok("GET", "", pat)["me"]
+    assert table.req("POST", f"/members/{me['id']}/revoke", pat).status_code == 403
+    assert table.ok("POST", f"/members/{me['id']}/revoke", table.gm)["revoked"] is True
+    assert table.req("GET", "", pat).status_code == 401
+    gm_id = table.ok("GET", "", table.gm)["me"]["id"]
+    assert table.req("POST", f"/members/{gm_id}/revoke", table.gm).status_code == 409
+    assert table.req("POST", "/members/nobody/revoke", table.gm).status_code == 404
+
+
+def test_new_invite_retires_the_old_one(api: Api) -> None:
+    table = api.table()
+    link = table.ok("POST", "/invite", table.gm)["invite_link"]
+    assert api.client.post("/api/join", json={"invite": table.invite, "name": "A"}
+                           ).status_code == 401
+    table.invite = token_of(link)
+    table.join("B")
+    pat = table.join("Pat")
+    assert table.req("POST", "/invite", pat).status_code == 403
+
+
+def test_client_seed_and_rotation_reveal(api: Api) -> None:
+    table = api.table()
+    pat = table.join("Pat")
+    assert table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "lucky"}
+                    )["client_seed"] == "lucky"
+    assert table.req("PUT", "/me/client-seed", pat, json={"client_seed": ""}).status_code == 422
+    first = table.ok("GET", "", pat)["seeds"][0]
+    assert table.req("POST", "/seeds/rotate", pat).status_code == 403
+    new = table.ok("POST", "/seeds/rotate", table.gm)
+    seeds = table.ok("GET", "", pat)["seeds"]
+    revealed = next(s for s in seeds if s["id"] == first["id"])
+    assert commitment(bytes.fromhex(revealed["server_seed"])) == first["commitment"]
+    assert new["commitment"] != first["commitment"] and "server_seed" not in seeds[-1]

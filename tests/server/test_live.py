@@ -1,0 +1,90 @@
+"""The live log over Server-Sent Events, against a real ``d100 serve`` process: each
+connection sees only what its token may see; a reconnect resumes with no gap and no repeat."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .services import serve
+from .sse import Stream
+from .tablehelp import Api, Table
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where: Path = tmp_path_factory.mktemp("live")
+    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as url:
+        yield url
+
+
+@pytest.fixture
+def table(base: str) -> Iterator[Table]:
+    with httpx.Client(base_url=base) as client:
+        yield Api(client).table("brp")
+
+
+def test_stream_sends_history_then_live_events(base: str, table: Table) -> None:
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    with Stream(base, table.id, pat) as stream:
+        history = [stream.next() for _ in range(3)]  # table, join, character
+        assert [e[2]["kind"] for e in history] == ["table", "join", "character"]
+        assert [e[1] for e in history] == [1, 2, 3]
+        made = table.roll(pat, alice, "stealth")
+        _kind, seq, data = stream.next()
+        assert seq == made["seq"] == 4 and data["result"] == made["result"]
+
+
+def test_resume_has_no_gap_and_no_repeat(base: str, table: Table) -> None:
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    for _ in range(3):
+        table.roll(pat, alice, "stealth")
+    with Stream(base, table.id, pat, last_id=4) as stream:
+        seqs = [stream.next()[1] for _ in range(2)]
+        table.roll(pat, alice, "dodge")
+        seqs.append(stream.next()[1])
+    assert seqs == [5, 6, 7]
+    with Stream(base, table.id, pat, last_id=7) as stream:
+        table.roll(pat, alice, "rifle")
+        _kind, seq, data = stream.next()
+        assert seq == 8 and data["skill"] == "rifle"
+
+
+def test_each_stream_sees_only_what_its_token_may(base: str, table: Table) -> None:
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")
+    start = table.ok("GET", "", table.gm)["table"]["last_seq"]
+    with (Stream(base, table.id, pat, start) as pat_stream,
+          Stream(base, table.id, sam, start) as sam_stream,
+          Stream(base, table.id, table.gm, start) as gm_stream):
+        blind = table.roll(pat, alice, "stealth", visibility="blind")
+        public = table.roll(pat, alice, "dodge")
+        _, seq, gm_view = gm_stream.next()
+        assert seq == blind["seq"] and "result" in gm_view
+        _, seq, pat_view = pat_stream.next()
+        assert seq == blind["seq"] and pat_view["hidden"] and "result" not in pat_view
+        _, seq, _sam_view = sam_stream.next()
+        assert seq == public["seq"]  # the blind roll never reached Sam
+
+
+def test_revoked_stream_is_told_and_closed(base: str, table: Table) -> None:
+    sam = table.join("Sam")
+    start = table.ok("GET", "", sam)["table"]["last_seq"]
+    sam_id = table.ok("GET", "", sam)["me"]["id"]
+    with Stream(base, table.id, sam, start) as stream:
+        table.ok("POST", f"/members/{sam_id}/revoke", table.gm)
+        kind, _, data = stream.next()
+        assert kind == "denied" and data["error"]["field"] == "token"
+        with pytest.raises(EOFError):
+            stream.next()
+
+
+def test_stream_refuses_a_bad_token(base: str, table: Table) -> None:
+    r = httpx.get(f"{base}/api/tables/{table.id}/events/stream",
+                  headers={"authorization": "Bearer nope"})
+    assert r.status_code == 401 and r.json()["error"]["field"] == "token"
