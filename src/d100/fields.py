@@ -28,6 +28,7 @@ class Field:
     presets: Mapping[str, int] = field(default_factory=dict)
     choices: tuple[Any, ...] = ()
     fields: tuple[Field, ...] = ()  # for nested objects
+    max_items: int = MAX_LIST  # for lists: a bound on the work one request can ask for
 
     def allowed(self) -> str:
         span = _span(self.low, self.high)
@@ -36,7 +37,7 @@ class Field:
         if self.kind == "bool":
             return "true or false"
         if self.kind == "int_list":
-            return f"a list of at most {MAX_LIST} integers {span}".rstrip()
+            return f"a list of at most {self.max_items} integers {span}".rstrip()
         if self.kind == "preset":
             names = ", ".join(f"{k} ({v:+d})" if k else k for k, v in self.presets.items())
             return f"one of {names}, or an integer {span}".rstrip()
@@ -46,7 +47,7 @@ class Field:
             return f"a list of at most {MAX_DICE} d100 values 1..100"
         if self.kind == "object":
             return "an object with fields " + ", ".join(f.name for f in self.fields)
-        return f"a list of at most {MAX_LIST} objects with fields " + ", ".join(
+        return f"a list of at most {self.max_items} objects with fields " + ", ".join(
             f.name for f in self.fields
         )
 
@@ -106,7 +107,7 @@ def _value(f: Field, value: Any, at: str) -> Any:
             raise D100Error(at, value, f.allowed(), f"not true or false: {_show(value)}")
         return value
     if f.kind == "int_list":
-        items = _list(f, value, at, MAX_LIST)
+        items = _list(f, value, at, f.max_items)
         return tuple(_int(f, v, f"{at}[{i}]") for i, v in enumerate(items))
     if f.kind == "preset":
         if isinstance(value, str):
@@ -131,7 +132,7 @@ def _value(f: Field, value: Any, at: str) -> Any:
         return tuple(out)
     if f.kind == "object":
         return read(value, f.fields, at)
-    items = _list(f, value, at, MAX_LIST)
+    items = _list(f, value, at, f.max_items)
     return tuple(read(v, f.fields, f"{at}[{i}]") for i, v in enumerate(items))
 
 
@@ -190,7 +191,7 @@ def _schema(f: Field) -> dict[str, Any]:
     if f.kind == "bool":
         return {"type": "boolean"}
     if f.kind == "int_list":
-        return {"type": "array", "items": _int_schema(f), "maxItems": MAX_LIST}
+        return {"type": "array", "items": _int_schema(f), "maxItems": f.max_items}
     if f.kind == "preset":
         return {"oneOf": [{"enum": list(f.presets)}, _int_schema(f)]}
     if f.kind == "choice":
@@ -203,4 +204,4 @@ def _schema(f: Field) -> dict[str, Any]:
         }
     if f.kind == "object":
         return json_schema(f.fields)
-    return {"type": "array", "items": json_schema(f.fields), "maxItems": MAX_LIST}
+    return {"type": "array", "items": json_schema(f.fields), "maxItems": f.max_items}

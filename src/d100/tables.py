@@ -316,11 +316,11 @@ def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
             s.dice is not None or s.assisters or s.take is not None for s in sides):
         return None
     plan = plan_of(contest)
-    # The real machine on luck 1 against luck 1: its final state (True, (pair, actor total,
+    # The real machine on luck 1 against luck 1: its final state (True, (actor total,
     # opponent total), coin) gives the fixed parts as the system itself adds them up.
     ones = {dice_stream(w): Given((1,)) for w in ("actor", "opponent")}
     state = run(plan.machine, Dice(None, {**ones, "coin": Given((1,))}), strict=False)
-    key = (state[1][1] - state[1][2], contest.actor.ability, contest.opponent.ability)
+    key = (state[1][0] - state[1][1], contest.actor.ability, contest.opponent.ability)
     found = _CHANCES.get(key)
     if found is None:
         found = _CHANCES[key] = reference(contest)

@@ -8,10 +8,10 @@ from typing import Any
 
 from ..dice import show_roll
 from ..errors import D100Error
-from ..fields import BIG, MAX_LIST, Field, path, read
+from ..fields import BIG, Field, path, read
 from ..machine import Fixed, Given, Machine, Need, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Plan, Record, replay
 from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
 
 NAME = "chances"
@@ -30,6 +30,9 @@ RISKS = {  # CH2
 GREAT, PERFECT = 50, 100  # CH4
 FACTOR = 10  # CH3: one favourable circumstance, one successful assister (CH8)
 ASSIST_RISK = 50  # CH8
+# CH8 lets the GM cap assistance; the engine caps it too, so that one contest's exact odds stay
+# a fraction of a second (each assister multiplies the enumeration).
+MAX_ASSISTERS = 10
 IMPOSSIBLE = 100  # CH7
 REQUIRED_TRAINING = 50
 COIN = ("actor", "opponent")
@@ -72,6 +75,7 @@ _SHARED = (
         "characters helping the leader (CH8)",
         default=(),
         fields=ASSISTER_FIELDS,
+        max_items=MAX_ASSISTERS,
     ),
     DICE,
 )
@@ -81,7 +85,8 @@ HOUSE_RULES = Field(
     "named house-rule options (CH8)",
     default={},
     fields=(
-        Field("max_assisters", "int", "how many may help at once (CH8)", low=0, high=MAX_LIST),
+        Field("max_assisters", "int", "how many may help at once (CH8)", low=0,
+              high=MAX_ASSISTERS),
     ),
 )
 CHECK_FIELDS = (
@@ -409,24 +414,27 @@ class Chances:
         actor, opponent = contest.actor, contest.opponent
         # CH6: the opposing chance is the risk, so one side's risk modifiers raise the other side
         a_extra, o_extra = sum(opponent.risk_modifiers), sum(actor.risk_modifiers)
+        a_machine, o_machine = self._machine(actor, "actor"), self._machine(opponent, "opponent")
+        # Only the totals decide (CH6): keeping just them lets equal totals merge while the odds
+        # are enumerated; the result rebuilds each side's dice from the record.
         pair: Machine[Any] = Then(
-            self._machine(actor, "actor"), lambda _: self._machine(opponent, "opponent")
+            a_machine, lambda _: o_machine, key=lambda a: self._total(actor, a) + a_extra
         )
 
         def totals(pair_state: Any) -> tuple[int, int]:
-            _, a, o = pair_state
-            return self._total(actor, a) + a_extra, self._total(opponent, o) + o_extra
+            _, a_total, o = pair_state
+            return a_total, self._total(opponent, o) + o_extra
 
         def flip(tied: bool) -> Machine[Any]:
             return Roll("coin", high=len(COIN)) if tied else Fixed(None)
 
-        def tied(key: tuple[Any, int, int]) -> bool:
-            return key[1] == key[2] and actor.ability == opponent.ability
+        def tied(key: tuple[int, int]) -> bool:
+            return key[0] == key[1] and actor.ability == opponent.ability
 
-        machine: Machine[Any] = Then(pair, flip, key=lambda s: (s, *totals(s)), route=tied)
+        machine: Machine[Any] = Then(pair, flip, key=totals, route=tied)
 
         def decide(state: Any) -> tuple[Winner, int, int]:
-            _, (_, a_total, o_total), coin = state
+            _, (a_total, o_total), coin = state
             if a_total != o_total:
                 winner: Winner = "actor" if a_total > o_total else "opponent"
             elif actor.ability != opponent.ability:
@@ -440,13 +448,12 @@ class Chances:
 
         def build(state: Any, record: Record) -> ContestResult:
             winner, a_total, o_total = decide(state)
-            pair_state = state[1][0]
             margin = abs(a_total - o_total)
             lvl = degree(margin)
             a = self._result(
                 actor,
                 "actor",
-                pair_state[1],
+                replay(a_machine, record),
                 record,
                 o_total,
                 lvl if winner == "actor" else "failure",
@@ -455,7 +462,7 @@ class Chances:
             o = self._result(
                 opponent,
                 "opponent",
-                pair_state[2],
+                replay(o_machine, record),
                 record,
                 a_total,
                 lvl if winner == "opponent" else "failure",
