@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import D100Error
-from . import advise, chart, demo, jsonl, odds, roll, serve, sheet, shell, simulate
+from . import advise, chart, demo, jsonl, odds, roll, serve, sheet, shell, simulate, verify
 from .parser import EXIT_USAGE, Parser
 
-COMMANDS = [roll, odds, sheet, advise, simulate, chart, shell, jsonl, demo, serve]
+COMMANDS = [roll, odds, sheet, advise, simulate, chart, shell, jsonl, demo, serve, verify]
 
 
 def build_parser() -> Parser:

@@ -30,17 +30,9 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "advise",
-        help="every option for a check, with its exact odds and cost",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = flags.check_parser(
+        sub, "advise", "every option for a check, with its exact odds and cost", HELP
     )
-    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
-    flags.add_sheet(p)
-    flags.add_system(p)
-    flags.add_side_flags(p)
-    flags.add_check_flags(p)
     p.add_argument("--luck", type=int, metavar="N", help="brp: Luck left (default: the sheet's)")
     p.add_argument(
         "--helper",

@@ -102,6 +102,22 @@ def add_side_flags(p: argparse.ArgumentParser, skill: bool = True) -> None:
             )
 
 
+def check_parser(sub: Any, name: str, help_: str, description: str) -> argparse.ArgumentParser:
+    """A subcommand about one check: WHO SKILL from a sheet, or a system and its flags."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help_,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
+    add_sheet(p)
+    add_system(p)
+    add_side_flags(p)
+    add_check_flags(p)
+    return p
+
+
 def add_check_flags(p: argparse.ArgumentParser) -> None:
     for f in CHECK_FLAGS:
         p.add_argument(*f.names, dest=f.field, metavar="N", help=f.help)

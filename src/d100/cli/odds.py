@@ -31,17 +31,7 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "odds",
-        help="exact odds from flags, an odds table, or JSON Lines",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
-    flags.add_sheet(p)
-    flags.add_system(p)
-    flags.add_side_flags(p)
-    flags.add_check_flags(p)
+    p = flags.check_parser(sub, "odds", "exact odds from flags, an odds table, or JSON Lines", HELP)
     p.add_argument(
         "--table",
         action="store_true",

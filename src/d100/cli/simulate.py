@@ -34,17 +34,7 @@ PROGRESS_FROM = 20_000  # shorter runs finish before a bar would help
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="N seeded rolls beside the exact odds",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
-    flags.add_sheet(p)
-    flags.add_system(p)
-    flags.add_side_flags(p)
-    flags.add_check_flags(p)
+    p = flags.check_parser(sub, "simulate", "N seeded rolls beside the exact odds", HELP)
     p.add_argument("-n", "--rolls", type=int, default=10_000, help="how many rolls (10000)")
     p.add_argument("--seed", type=int, default=None, help="seed: the same seed, the same counts")
     flags.add_output(p)
