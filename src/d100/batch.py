@@ -28,8 +28,9 @@ ProgressFn = Callable[[int], None]
 CHUNK = 1 << 20  # rolls per block: bounds memory at a few tens of MB and paces progress
 
 
-def sample(request: Any, n: int, seed: int | None = None,
-           progress: ProgressFn | None = None) -> dict[str, int]:
+def sample(
+    request: Any, n: int, seed: int | None = None, progress: ProgressFn | None = None
+) -> dict[str, int]:
     """Counts of each level (a check) or winner (a contest) over ``n`` seeded rolls.
 
     ``progress``, when given, is called now and then with the number of rolls done."""
@@ -75,9 +76,14 @@ class Roller:
             values[values == 0] = 100
         else:
             values = rng.integers(1, 101, size=(self.count, n), dtype=np.uint8)
-        if self.count == 1:
-            return values[0]
-        return values.min(axis=0) if self.lower else values.max(axis=0)
+        kept: NDArray[np.uint8] = (
+            values[0]
+            if self.count == 1
+            else values.min(axis=0)
+            if self.lower
+            else values.max(axis=0)
+        )
+        return kept
 
     def given(self, kept: int) -> tuple[int, ...]:
         """Dice that keep ``kept``: every die showing it (they share their units, for tens)."""
@@ -91,9 +97,10 @@ def _roller(side: Any) -> Roller | None:
     if side.system == "brp":
         if side.luck_rerolls:
             return None
-        return Roller(abs(side.net_dice) + 1, side.net_dice >= 0,
-                      side.house_rules.bonus_dice_method == "tens")
-    if getattr(side, "assist", None) is not None or getattr(side, "assisters", ()):
+        return Roller(
+            abs(side.net_dice) + 1, side.net_dice >= 0, side.house_rules.bonus_dice_method == "tens"
+        )
+    if getattr(side, "assist", None) is not None or getattr(side, "assisters", None):
         return None
     return Roller()
 
@@ -128,8 +135,9 @@ def _outcome(request: Any) -> str:
     return plan.outcome(run(plan.machine, Dice(None, plan.given), strict=False))
 
 
-def _vectorised(parsed: Any, sides: list[Roller], n: int, seed: int | None,
-                progress: ProgressFn | None) -> dict[str, int]:
+def _vectorised(
+    parsed: Any, sides: list[Roller], n: int, seed: int | None, progress: ProgressFn | None
+) -> dict[str, int]:
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -155,4 +163,3 @@ def _vectorised(parsed: Any, sides: list[Roller], n: int, seed: int | None,
         request = _with_dice(parsed, sides, tuple(int(k) for k in kept), int(coin))
         counts[_outcome(request)] += int(cells[flat])
     return dict(counts)
-

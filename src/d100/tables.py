@@ -45,7 +45,8 @@ class Tally:
     luck: int | None = None
 
     def fractions(self) -> dict[str, Fraction]:
-        return {k: Fraction(c, self.denominator) for k, c in zip(self.keys, self.counts, strict=True)}
+        pairs = zip(self.keys, self.counts, strict=True)
+        return {k: Fraction(c, self.denominator) for k, c in pairs}
 
 
 def system_of(request: Any) -> System:
@@ -69,8 +70,12 @@ def reference(request: Any) -> Tally:
     """The definition of the odds: every die of the request's own machine, exactly."""
     plan = plan_of(request)
     for stream, given in plan.given.items():
-        raise D100Error(stream, list(given.draws), "no dice: odds cover every roll",
-                        "dice given in an odds request")
+        raise D100Error(
+            stream,
+            list(given.draws),
+            "no dice: odds cover every roll",
+            "dice given in an odds request",
+        )
     weights, denominator = final_weights(plan.machine)
     keys = _keys(request)
     index = {k: i for i, k in enumerate(keys)}
@@ -110,8 +115,11 @@ def clear_caches() -> None:
 # ends on the kept die whatever the effective skill; an unassisted OpenQuest check ends on its
 # roll (or on no roll, for a master); an unassisted Taking Chances check on its luck.
 _SHAPES: dict[str, Callable[[Any], Hashable | None]] = {
-    "brp": lambda c: None if c.dice is not None or c.luck_rerolls
-    else (c.net_dice, c.house_rules.bonus_dice_method),
+    "brp": lambda c: (
+        None
+        if c.dice is not None or c.luck_rerolls
+        else (c.net_dice, c.house_rules.bonus_dice_method)
+    ),
     "openquest": lambda c: None if c.dice is not None or c.assist is not None else (c.master,),
     "chances": lambda c: None if c.dice is not None or c.assisters else (c.take,),
 }
@@ -125,13 +133,16 @@ _OUTCOME_KEYS: dict[str, Callable[[Any], Hashable]] = {
 _FINALS: dict[tuple[str, Hashable], Weights] = {}
 _LABELS: dict[tuple[str, Hashable], dict[Any, tuple[int, int]]] = {}
 _TALLIES: dict[tuple[str, Hashable, Hashable], Tally] = {}
+_SPENDS: dict[str, bool] = {}  # whether a system's checks can spend Luck at all (BRP7)
 
 
 def _finals(system: str, shape: Hashable, check: Any) -> Weights:
     """The final states of every check of this shape, enumerated once by one of them."""
     found = _FINALS.get((system, shape))
     if found is None:
-        found = _FINALS[(system, shape)] = final_weights(plan_of(check).machine)
+        plan = plan_of(check)
+        _SPENDS[system] = plan.luck_spent is not None
+        found = _FINALS[(system, shape)] = final_weights(plan.machine)
     return found
 
 
@@ -161,9 +172,10 @@ def _check(check: Any) -> Tally | None:
             label = labels[state] = (keys.index(plan.outcome(state)), cost)
         counts[label[0]] += w
         luck += w * label[1]
-    spends = system == "brp"  # the one system whose checks can spend Luck, so show it (BRP7)
-    found = _TALLIES[(system, shape, key)] = Tally(keys, tuple(counts), denominator,
-                                                   luck if spends else None)
+    spends = _SPENDS[system]
+    found = _TALLIES[(system, shape, key)] = Tally(
+        keys, tuple(counts), denominator, luck if spends else None
+    )
     return found
 
 
@@ -271,7 +283,11 @@ def _brp_contest(contest: brp.BrpContest) -> Tally | None:
         weights = _finals("brp", shape, check)
         # Attempts' final state is (attempt, -1, kept die): the side shows the kept die.
         rounding = contest.house_rules.threshold_rounding
-        side = _side(("brp", shape, e, rounding), weights, lambda s, e=e: ranking.rank[(s[2], e)])
+
+        def rank_of(s: Any, e: int = e) -> int:
+            return ranking.rank[(s[2], e)]
+
+        side = _side(("brp", shape, e, rounding), weights, rank_of)
         sides.append(side)
     return _count(sides[0], sides[1], ranking.even)
 
@@ -297,9 +313,12 @@ def _oq_contest(contest: openquest.OpenQuestContest) -> Tally | None:
             return None
         m = check.modified(False)
         weights = _finals("openquest", shape, check)
+
         # An unassisted check's final state is (True, False, roll).
-        side = _side(("openquest", shape, m), weights,
-                     lambda s, m=m: ranking.rank[(openquest.level(s[2], m, False), s[2])])
+        def rank_of(s: Any, m: int = m) -> int:
+            return ranking.rank[(openquest.level(s[2], m, False), s[2])]
+
+        side = _side(("openquest", shape, m), weights, rank_of)
         sides.append(side)
     return _count(sides[0], sides[1], ranking.even)
 
@@ -313,7 +332,8 @@ def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
     one reference enumeration."""
     sides = (contest.actor, contest.opponent)
     if contest.coin is not None or any(
-            s.dice is not None or s.assisters or s.take is not None for s in sides):
+        s.dice is not None or s.assisters or s.take is not None for s in sides
+    ):
         return None
     plan = plan_of(contest)
     # The real machine on luck 1 against luck 1: its final state (True, (actor total,

@@ -57,7 +57,7 @@ class Table:
     invite: str
 
     def req(self, method: str, path: str, token: str | None, **kw: Any) -> httpx.Response:
-        headers = bearer(token) if token else {}
+        headers = {**(bearer(token) if token else {}), **kw.pop("headers", {})}
         return self.api.client.request(method, f"/api/tables/{self.id}{path}", headers=headers,
                                        **kw)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..server.config import DATABASE_ENV, DEFAULT_HOST, DEFAULT_PORT, default_database_url
+from .parser import EXIT_USAGE
 
 GRACE = 3  # seconds open live streams get to finish when the server stops
 
@@ -15,6 +17,9 @@ shares the invite link; players join from it and everyone sees rolls live.
 
 The database is --database, else ${DATABASE_ENV}, else a SQLite file in ./data
 (or $D100_DATA_DIR). For PostgreSQL: postgresql+psycopg://user@host/dbname
+
+Each token may make $D100_RATE_BURST API requests at once (default 120), then
+$D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
 """
 
 
@@ -36,8 +41,14 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
 
     from ..server.app import create_app
+    from ..server.guard import Limits
 
     url = args.database or default_database_url()
+    try:
+        limits = Limits.from_env()
+    except ValueError as err:
+        print(f"d100: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     shown = make_url(url).render_as_string(hide_password=True)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(
@@ -46,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     uvicorn.run(
-        create_app(url),
+        create_app(url, limits=limits),
         host=args.host,
         port=args.port,
         timeout_graceful_shutdown=GRACE,

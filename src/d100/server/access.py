@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .errors import forbidden, unauthorised
+from .errors import ApiError, forbidden, unauthorised
 from .models import Character, Event, Member
 from .tokens import token_hash
 
@@ -39,6 +40,30 @@ class Viewer:
 def cookie_name(table_id: str) -> str:
     """One cookie per table, so a browser can sit at several tables at once."""
     return f"d100_{table_id}"
+
+
+def foreign_origin(origin: str | None, host: str | None) -> bool:
+    """True when a browser says the request comes from another site's page. Browsers send
+    ``Origin`` on every cross-origin request and on same-origin writes; only its host and port
+    are compared with ``Host``, so a proxy that ends TLS in front of us still matches (it must
+    pass ``Host`` on)."""
+    if origin is None:
+        return False
+    return origin == "null" or urlsplit(origin).netloc.lower() != (host or "").lower()
+
+
+def require_origin(by_cookie: bool, origin: str | None) -> None:
+    """A write authenticated by the cookie must name its page: only a browser sends the cookie,
+    and every browser names the page on a write, so a missing ``Origin`` is a forgery (the
+    foreign ones are refused before any route runs)."""
+    if by_cookie and origin is None:
+        raise ApiError(
+            403,
+            "origin",
+            None,
+            "an Origin header naming this server, or a bearer token",
+            "a write signed in by cookie must come from this server's page",
+        )
 
 
 def member_by_token(session: Session, token: str | None) -> Member | None:
@@ -69,9 +94,32 @@ def require_editor(viewer: Viewer, character: Character, what: str) -> None:
         raise forbidden(what, "the character's player or the game master")
 
 
+def sees_result(visibility: str, actor_id: str | None, member_id: str, is_gm: bool) -> bool:
+    """Whether a member may see the result of a roll made in this mode by ``actor_id``."""
+    mine = actor_id == member_id
+    return (
+        visibility == "public"
+        or (visibility == "gm" and (mine or is_gm))
+        or (visibility == "self" and mine)
+        or (visibility == "blind" and is_gm)
+    )
+
+
+def sheet_readers_see(
+    session: Session, visibility: str, roller_id: str, character: Character
+) -> bool:
+    """Whether everyone who reads this character's sheet (its player and the table's GMs) may
+    see the roll's result: only then may the roll change what the sheet shows, since an
+    improvement mark or a Luck point spent on a reroll would tell them how it went."""
+    gms = session.scalars(
+        select(Member.id).where(Member.table_id == character.table_id, Member.role == GM)
+    ).all()
+    readers = [(character.member_id, character.member_id in gms), *((g, True) for g in gms)]
+    return all(sees_result(visibility, roller_id, who, gm) for who, gm in readers)
+
+
 def view_event(viewer: Viewer, event: Event) -> dict[str, Any] | None:
     """The event as this viewer may see it, or None when it is not theirs to see at all."""
-    mine = event.actor_id == viewer.member_id
     full = {
         "seq": event.seq,
         "kind": event.kind,
@@ -80,14 +128,8 @@ def view_event(viewer: Viewer, event: Event) -> dict[str, Any] | None:
         "at": event.created_at,
         **event.data,
     }
-    if event.visibility == "public":
+    if sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm):
         return full
-    if event.visibility == "gm":
-        return full if mine or viewer.is_gm else None
-    if event.visibility == "self":
-        return full if mine else None
-    if viewer.is_gm:  # blind
-        return full
-    if mine:
+    if event.visibility == "blind" and event.actor_id == viewer.member_id:
         return {k: v for k, v in full.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
     return None

@@ -9,19 +9,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from . import bodies, calculator, characters, flow, rolls, tables
-from .access import Viewer, authenticate, cookie_name, view_event
+from . import bodies, calculator, characters, flow, idempotency, rolls, tables
+from .access import Viewer, authenticate, cookie_name, require_origin, view_event
 from .errors import bad
 from .live import Hub, read_views, stream
 from .snapshot import log_views, snapshot
 from .store import Store
 
 COOKIE_AGE = 60 * 60 * 24 * 60  # two months: a campaign's worth of sessions
+# Event numbers are 32-bit integers in the database: a larger "after" would fail there, not here.
+MAX_SEQ = 2**31 - 1
+Seq = Annotated[int, Query(ge=0, le=MAX_SEQ)]
+# Ids are URL-safe base64 (tokens.new_id); anything else is refused before it reaches a cookie
+# name (where "," or ";" is illegal) or the database.
+TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 router = APIRouter()
 RequestBody = Annotated[
     dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
@@ -39,12 +45,14 @@ def _server(request: Request) -> Server:
     return server
 
 
+def _bearer(request: Request) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
 def _token(request: Request, table_id: str) -> str | None:
     """A bearer token (API clients) or the table's cookie (browsers)."""
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return request.cookies.get(cookie_name(table_id))
+    return _bearer(request) or request.cookies.get(cookie_name(table_id))
 
 
 @contextmanager
@@ -52,8 +60,13 @@ def _acting(
     request: Request, table_id: str, write: bool = True
 ) -> Iterator[tuple[Session, Viewer]]:
     store = _server(request).store
+    token = _token(request, table_id)
+    if write:
+        require_origin(
+            token is not None and _bearer(request) is None, request.headers.get("origin")
+        )
     with store.write() if write else store.read() as session:
-        yield session, authenticate(session, table_id, _token(request, table_id))
+        yield session, authenticate(session, table_id, token)
 
 
 def _set_cookie(request: Request, response: Response, table_id: str, token: str) -> None:
@@ -146,40 +159,40 @@ def join(body: bodies.JoinTable, request: Request, response: Response) -> dict[s
 
 
 @router.delete("/api/tables/{table_id}/session", status_code=204, tags=["tables"])
-def sign_out(table_id: str, response: Response) -> None:
+def sign_out(table_id: TableId, response: Response) -> None:
     response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
 
 
 @router.get("/api/tables/{table_id}", tags=["tables"])
-def table_state(table_id: str, request: Request) -> dict[str, Any]:
+def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
     with _acting(request, table_id, write=False) as (session, viewer):
         return snapshot(session, viewer)
 
 
 @router.post("/api/tables/{table_id}/invite", tags=["tables"])
-def renew_invite(table_id: str, request: Request) -> dict[str, str]:
+def renew_invite(table_id: TableId, request: Request) -> dict[str, str]:
     with _acting(request, table_id) as (session, viewer):
         invite = tables.new_invite(session, viewer)
     return {"invite_link": _link(request, "/join", invite)}
 
 
 @router.post("/api/tables/{table_id}/members/{member_id}/revoke", tags=["tables"])
-def revoke(table_id: str, member_id: str, request: Request) -> dict[str, Any]:
+def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         return tables.member_view(tables.revoke(session, viewer, member_id))
 
 
 @router.put("/api/tables/{table_id}/me/client-seed", tags=["provable dice"])
-def set_client_seed(table_id: str, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
+def set_client_seed(table_id: TableId, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         return tables.member_view(tables.set_client_seed(session, viewer, body.client_seed))
 
 
 @router.post("/api/tables/{table_id}/seeds/rotate", tags=["provable dice"])
-def rotate_seed(table_id: str, request: Request) -> dict[str, Any]:
+def rotate_seed(table_id: TableId, request: Request) -> dict[str, Any]:
     """Reveal the current server seed and commit to a new one."""
     with _acting(request, table_id) as (session, viewer):
-        return tables.seed_view(tables.rotate_seed(session, viewer))
+        return tables.rotation_view(tables.rotate_seed(session, viewer))
 
 
 # -- characters -----------------------------------------------------------------------------
@@ -187,7 +200,7 @@ def rotate_seed(table_id: str, request: Request) -> dict[str, Any]:
 
 @router.post("/api/tables/{table_id}/characters", status_code=201, tags=["characters"])
 def create_character(
-    table_id: str, body: bodies.CharacterSheet, request: Request
+    table_id: TableId, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         return characters.full_view(characters.create(session, viewer, body.sheet, body.member_id))
@@ -195,7 +208,7 @@ def create_character(
 
 @router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
 def update_character(
-    table_id: str, character_id: str, body: bodies.CharacterSheet, request: Request
+    table_id: TableId, character_id: str, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
     if body.member_id is not None:
         raise bad(
@@ -210,7 +223,7 @@ def update_character(
     tags=["characters"],
     response_class=PlainTextResponse,
 )
-def export_character(table_id: str, character_id: str, request: Request) -> PlainTextResponse:
+def export_character(table_id: TableId, character_id: str, request: Request) -> PlainTextResponse:
     """The sheet in the command line's TOML format."""
     with _acting(request, table_id, write=False) as (session, viewer):
         row = characters.export(session, viewer, character_id)
@@ -222,13 +235,13 @@ def export_character(table_id: str, character_id: str, request: Request) -> Plai
 
 
 @router.delete("/api/tables/{table_id}/characters/{character_id}/marks", tags=["characters"])
-def clear_marks(table_id: str, character_id: str, request: Request) -> dict[str, Any]:
+def clear_marks(table_id: TableId, character_id: str, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         return characters.full_view(characters.clear_marks(session, viewer, character_id))
 
 
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
-def aim(table_id: str, character_id: str, body: bodies.Aim, request: Request) -> dict[str, Any]:
+def aim(table_id: TableId, character_id: str, body: bodies.Aim, request: Request) -> dict[str, Any]:
     """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
     with _acting(request, table_id) as (session, viewer):
         return characters.full_view(flow.aim(session, viewer, character_id, body.action))
@@ -238,22 +251,48 @@ def aim(table_id: str, character_id: str, body: bodies.Aim, request: Request) ->
 
 
 @router.post("/api/tables/{table_id}/odds", tags=["rolls"])
-def roll_odds(table_id: str, body: bodies.Roll, request: Request) -> dict[str, Any]:
+def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
     """What a roll would be, before rolling: the request, exact odds and the options."""
     with _acting(request, table_id, write=False) as (session, viewer):
         return rolls.preview(session, viewer, body.spec())
 
 
 @router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
-def roll(table_id: str, body: bodies.Roll, request: Request) -> dict[str, Any]:
+def roll(
+    table_id: TableId,
+    body: bodies.Roll,
+    request: Request,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+) -> dict[str, Any]:
+    """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
+    answers with the roll already made (``Idempotent-Replayed: true``), never a new one."""
     with _acting(request, table_id) as (session, viewer):
-        view = view_event(viewer, rolls.roll(session, viewer, body.spec()))
+        done = idempotency.once(
+            session,
+            viewer,
+            idempotency_key,
+            body.model_dump(mode="json"),
+            lambda: rolls.roll(session, viewer, body.spec()),
+        )
+        view = view_event(viewer, done.event)
     assert view is not None  # a roller always sees their own roll, if only its odds
+    if done.replayed:
+        response.headers["idempotent-replayed"] = "true"
+    return view
+
+
+@router.post("/api/tables/{table_id}/rolls/{seq}/unblind", status_code=201, tags=["rolls"])
+def unblind(table_id: TableId, seq: Annotated[int, Path(ge=1)], request: Request) -> dict[str, Any]:
+    """Show a blind roll to everyone (GM); its seed can then be revealed by a rotation."""
+    with _acting(request, table_id) as (session, viewer):
+        view = view_event(viewer, rolls.unblind(session, viewer, seq))
+    assert view is not None  # a public event
     return view
 
 
 @router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
-def call_test(table_id: str, body: bodies.CallTest, request: Request) -> dict[str, Any]:
+def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         call = flow.call_test(
             session,
@@ -268,21 +307,23 @@ def call_test(table_id: str, body: bodies.CallTest, request: Request) -> dict[st
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])
-def decline(table_id: str, target_id: str, request: Request) -> dict[str, str]:
+def decline(table_id: TableId, target_id: str, request: Request) -> dict[str, str]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.decline(session, viewer, target_id)
         return {"id": target.id, "status": target.status}
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/assists", status_code=201, tags=["flow"])
-def assist(table_id: str, target_id: str, body: bodies.Assist, request: Request) -> dict[str, Any]:
+def assist(
+    table_id: TableId, target_id: str, body: bodies.Assist, request: Request
+) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.assist(session, viewer, target_id, body.character_id, body.skill)
         return {"id": target.id, "status": target.status, "assists": target.assists}
 
 
 @router.post("/api/tables/{table_id}/rest", tags=["flow"])
-def rest(table_id: str, request: Request) -> dict[str, Any]:
+def rest(table_id: TableId, request: Request) -> dict[str, Any]:
     """A full night's rest: Luck back to maximum (BRP7)."""
     with _acting(request, table_id) as (session, viewer):
         rows = flow.rest(session, viewer)
@@ -293,9 +334,7 @@ def rest(table_id: str, request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/tables/{table_id}/events", tags=["log"])
-def events(
-    table_id: str, request: Request, after: Annotated[int, Query(ge=0)] = 0
-) -> list[dict[str, Any]]:
+def events(table_id: TableId, request: Request, after: Seq = 0) -> list[dict[str, Any]]:
     """The next events this member may see after number ``after`` (a batch)."""
     store = _server(request).store
     views, _ = read_views(store, table_id, _token(request, table_id), after)
@@ -309,10 +348,10 @@ def events(
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 def event_stream(
-    table_id: str,
+    table_id: TableId,
     request: Request,
-    after: Annotated[int, Query(ge=0)] = 0,
-    last_event_id: Annotated[int | None, Header(ge=0)] = None,
+    after: Seq = 0,
+    last_event_id: Annotated[int | None, Header(ge=0, le=MAX_SEQ)] = None,
 ) -> StreamingResponse:
     """Server-Sent Events: each event's ``id`` is its number; a reconnect resumes after
     ``Last-Event-ID`` (or ``after``) with nothing missed or repeated."""
@@ -331,7 +370,7 @@ def event_stream(
 
 
 @router.get("/api/tables/{table_id}/log.jsonl", tags=["log"], response_class=PlainTextResponse)
-def export_log(table_id: str, request: Request) -> PlainTextResponse:
+def export_log(table_id: TableId, request: Request) -> PlainTextResponse:
     """The log as JSON Lines, as this member may see it (the GM: everything but self rolls)."""
     with _acting(request, table_id, write=False) as (session, viewer):
         lines = [json.dumps(v, separators=(",", ":")) + "\n" for v in log_views(session, viewer)]

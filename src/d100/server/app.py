@@ -19,6 +19,7 @@ from .. import __version__
 from ..errors import D100Error
 from .api import Server, router
 from .errors import ApiError, invalid
+from .guard import Guard, Limits
 from .live import Hub, cancel, listen
 from .store import Store
 
@@ -27,7 +28,7 @@ PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
 log = logging.getLogger("d100.server")
 
 
-def create_app(database_url: str, migrate: bool = True) -> FastAPI:
+def create_app(database_url: str, migrate: bool = True, limits: Limits | None = None) -> FastAPI:
     hub = Hub()
     store = Store(database_url, on_commit=hub.wake)
 
@@ -58,6 +59,7 @@ def create_app(database_url: str, migrate: bool = True) -> FastAPI:
         app.add_api_route(path, _page(page), include_in_schema=False)
     app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
     _errors(app)
+    app.add_middleware(Guard, limits=limits or Limits())
     return app
 
 
@@ -90,8 +92,11 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, err: HTTPException) -> JSONResponse:
-        allowed = "a path and method listed at /docs" if err.status_code in (404, 405) else ""
-        body = ApiError(err.status_code, "path", request.url.path, allowed, str(err.detail))
+        if err.status_code == 400:  # FastAPI raises 400 only for a body it cannot parse
+            body = ApiError(400, "body", None, "a JSON document", str(err.detail))
+        else:
+            allowed = "a path and method listed at /docs" if err.status_code in (404, 405) else ""
+            body = ApiError(err.status_code, "path", request.url.path, allowed, str(err.detail))
         return JSONResponse(body.to_dict(), status_code=err.status_code, headers=err.headers)
 
     @app.exception_handler(Exception)

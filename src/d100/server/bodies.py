@@ -5,14 +5,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .rolls import RollSpec, Side
 
-Text = Annotated[str, Field(min_length=1, max_length=200)]
-Token = Annotated[str, Field(min_length=1, max_length=200)]
-Id = Annotated[str, Field(min_length=1, max_length=40)]
+OPTIONS = 50  # keys in an options object: every system has far fewer fields
+
+
+def _printable(value: str) -> str:
+    # Control characters have no place in a one-line text, and PostgreSQL refuses NUL outright.
+    if not value.isprintable():
+        raise ValueError("control characters are not allowed")
+    return value
+
+
+Printable = AfterValidator(_printable)
+Text = Annotated[str, Field(min_length=1, max_length=200), Printable]
+Name = Annotated[str, Field(min_length=1, max_length=80), Printable]  # a skill, as stored
+Token = Annotated[str, Field(min_length=1, max_length=200), Printable]
+Id = Annotated[str, Field(min_length=1, max_length=40), Printable]
 Sheet = Annotated[str, Field(min_length=1, max_length=20_000)]
+Options = Annotated[dict[str, Any], Field(max_length=OPTIONS)]
 
 
 class Body(BaseModel):
@@ -23,8 +36,8 @@ class NewTable(Body):
     name: Text
     system: Text
     gm_name: Text = "GM"
-    house_rules: dict[str, Any] = Field(default_factory=dict)
-    settings: dict[str, Any] = Field(default_factory=dict)
+    house_rules: Options = Field(default_factory=dict)
+    settings: Options = Field(default_factory=dict)
 
 
 class SignIn(Body):
@@ -37,7 +50,7 @@ class JoinTable(Body):
 
 
 class ClientSeed(Body):
-    client_seed: Annotated[str, Field(max_length=200)]
+    client_seed: Annotated[str, Field(max_length=200), Printable]
 
 
 class CharacterSheet(Body):
@@ -53,7 +66,7 @@ class SideBody(Body):
     character_id: Id
     skill: Text | None = None
     ability: Text | None = None
-    fields: dict[str, Any] = Field(default_factory=dict)
+    fields: Options = Field(default_factory=dict)
     dice: list[int] | None = Field(default=None, max_length=100)
     aimed: bool = False
 
@@ -73,20 +86,20 @@ class Roll(Body):
 
 
 class CallTest(Body):
-    skill: Text
-    fields: dict[str, Any] = Field(default_factory=dict)
-    hazard: Annotated[str, Field(max_length=500)] = ""
+    skill: Name
+    fields: Options = Field(default_factory=dict)
+    hazard: Annotated[str, Field(max_length=500), Printable] = ""
     character_ids: list[Id] = Field(min_length=1, max_length=50)
     visibility: Text = "public"
 
 
 class Assist(Body):
     character_id: Id
-    skill: Text
+    skill: Name
 
 
 class Chart(Body):
-    request: dict[str, Any]
+    request: Options
     low: int = Field(default=0, ge=0, le=1000)
     high: int = Field(default=100, ge=0, le=1000)
     step: int = Field(default=5, ge=1, le=1000)

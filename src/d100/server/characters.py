@@ -16,6 +16,7 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, invalid, not_found
 from .events import append, lock_table
 from .models import Character, GameTable, Member
+from .tables import NAME_LIMIT, text_field
 from .tokens import new_id, now
 
 
@@ -39,7 +40,8 @@ def parse_sheet(table: GameTable, text: str) -> sheets.Character:
             table.system,
             "the character is for another rule system than this table",
         )
-    return character
+    # The name is kept beside the sheet and shown to everyone: one line, like a member's.
+    return replace(character, name=text_field("sheet.name", character.name, NAME_LIMIT))
 
 
 def sheet_text(character: sheets.Character) -> str:

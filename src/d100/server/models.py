@@ -58,7 +58,9 @@ class Character(Base):
 
 class SeedSession(Base):
     """A provable-dice session: the secret server seed is shown only as its commitment until
-    the GM rotates it; each roll takes the next nonce."""
+    the GM rotates it; each roll takes the next nonce. A table has two active sessions: blind
+    rolls draw from their own (``blind``), so revealing the seed of the open rolls can never
+    let a player recompute a result the GM has kept from them."""
 
     __tablename__ = "seed_sessions"
 
@@ -69,6 +71,33 @@ class SeedSession(Base):
     next_nonce: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[str] = mapped_column(String(40))
     revealed_at: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    blind: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class BlindRoll(Base):
+    """A blind roll and whether the GM has shown it yet: its seed is revealed only when every
+    blind roll made with it has been shown."""
+
+    __tablename__ = "blind_rolls"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seed_id: Mapped[str] = mapped_column(ForeignKey("seed_sessions.id"), index=True)
+    unblinded_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class IdempotencyKey(Base):
+    """A roll request's ``Idempotency-Key``, per member: a retry answers with the event the
+    first request made, so retrying is never a free reroll."""
+
+    __tablename__ = "idempotency_keys"
+
+    member_id: Mapped[str] = mapped_column(ForeignKey("members.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"))
+    body_hash: Mapped[str] = mapped_column(HASH)
+    event_seq: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[str] = mapped_column(String(40))
 
 
 class Event(Base):

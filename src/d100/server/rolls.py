@@ -17,11 +17,11 @@ from ..provable import ProvableSource
 from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters
-from .access import VISIBILITIES, Viewer, require_editor
+from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_readers_see
 from .calculator import advice
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
-from .models import Call, CallTarget, Character, Event, GameTable, Member
+from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
 from .tables import active_seed
 
 SIDES = ("actor", "opponent")
@@ -176,16 +176,18 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
             require_editor(viewer, row, "choose the opponent's options")
     # A test the GM called is rolled in the mode the GM chose.
     visibility = prepared.call.visibility if prepared.call is not None else spec.visibility
-    if visibility == "blind" and any(s.fields.get("luck_rerolls") for s in spec.sides):
-        raise bad(
-            "actor.fields.luck_rerolls",
-            spec.actor.fields.get("luck_rerolls"),
-            "0 in a blind roll",
-            "a Luck reroll on failure would show the result",
-        )
+    shared = [sheet_readers_see(session, visibility, viewer.member_id, r) for r in prepared.rows]
+    for name, side, seen in zip(("actor", "opponent"), spec.sides, shared, strict=False):
+        if side.fields.get("luck_rerolls") and not seen:
+            raise bad(
+                f"{name}.fields.luck_rerolls",
+                side.fields.get("luck_rerolls"),
+                "0 when the result is hidden from the character's player or the GM",
+                "a Luck reroll on failure would show the result on the sheet",
+            )
     lucks = _luck_before(prepared)
     request = _with_dice(table, prepared.request, spec)
-    seed = active_seed(session, table.id)
+    seed = active_seed(session, table.id, blind=visibility == "blind")
     member = session.get_one(Member, viewer.member_id)
     nonce = seed.next_nonce
     seed.next_nonce += 1
@@ -201,8 +203,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
     for row, side in zip(prepared.rows, spec.sides, strict=True):
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
-    if visibility != "blind":  # a mark would tell a blind roller how it went
-        _mark(table, prepared.rows, prepared.skills, checks)
+    _mark(table, prepared.rows, prepared.skills, checks, shared)
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
@@ -214,6 +215,9 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
             "commitment": seed.commitment,
             "client_seed": member.client_seed,
             "nonce": nonce,
+            # What was resolved, dice typed in by hand included: with the revealed seed,
+            # resolve(request, ProvableSource(...)) must give "result" again (d100 verify).
+            "request": request,
         },
         "result": result.to_dict(),
     }
@@ -239,7 +243,36 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
     if prepared.target is not None:
         prepared.target.status = "rolled"
         prepared.target.event_seq = event.seq
+    if visibility == "blind":
+        session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=seed.id))
     return event
+
+
+def unblind(session: Session, viewer: Viewer, seq: int) -> Event:
+    """Show a blind roll to everyone: a public event repeating it, result included. Once every
+    blind roll of the blind seed is shown, the next rotation reveals that seed too."""
+    require_gm(viewer, "show a blind roll")
+    table = lock_table(session, viewer.table_id)
+    blind = session.get(BlindRoll, (table.id, seq))
+    if blind is None:
+        raise not_found("seq", seq, "blind roll")
+    if blind.unblinded_seq is not None:
+        raise conflict(
+            "seq",
+            seq,
+            "a blind roll not shown yet",
+            f"already shown as event {blind.unblinded_seq}",
+        )
+    rolled = session.get_one(Event, (table.id, seq))
+    shown = append(
+        session,
+        table,
+        "unblind",
+        {"unblinds": seq, "roll_kind": rolled.kind, "roller_id": rolled.actor_id, **rolled.data},
+        actor_id=viewer.member_id,
+    )
+    blind.unblinded_seq = shown.seq
+    return shown
 
 
 def _target(
@@ -333,10 +366,17 @@ def _checks(result: Result) -> list[CheckResult]:
 
 
 def _mark(
-    table: GameTable, rows: list[Character], skills: list[str], checks: list[CheckResult]
+    table: GameTable,
+    rows: list[Character],
+    skills: list[str],
+    checks: list[CheckResult],
+    shared: list[bool],
 ) -> None:
-    """Improvement marks per skill, on what the table's setting counts (CH12: failures)."""
+    """Improvement marks per skill, on what the table's setting counts (CH12: failures); only
+    where every reader of the sheet may see the roll, as a mark tells how it went."""
     trigger = table.settings.get("improvement", "off")
-    for row, skill, check in zip(rows, skills, checks, strict=True):
+    for row, skill, check, seen in zip(rows, skills, checks, shared, strict=True):
+        if not seen:
+            continue
         if (trigger == "failure" and not check.success) or (trigger == "success" and check.success):
             row.marks = {**row.marks, skill: row.marks.get(skill, 0) + 1}

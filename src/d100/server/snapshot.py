@@ -21,7 +21,9 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
         select(Member).where(Member.table_id == table.id).order_by(Member.created_at)
     ).all()
     seeds = session.scalars(
-        select(SeedSession).where(SeedSession.table_id == table.id).order_by(SeedSession.created_at)
+        select(SeedSession)
+        .where(SeedSession.table_id == table.id)
+        .order_by(SeedSession.created_at, SeedSession.blind)
     ).all()
     me = next(m for m in members if m.id == viewer.member_id)
     return {

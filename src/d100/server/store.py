@@ -7,8 +7,9 @@ transaction touched: the live hub wakes that table's streams.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,13 @@ class Store:
         self._write = sessionmaker(
             self.engine.execution_options(**{WRITE: True}), expire_on_commit=False
         )
+        # SQLite has one writer at a time. Writers of this process queue here, and the next
+        # starts the moment the last commits; without it they wait in SQLite's busy handler,
+        # which sleeps and polls (up to 100 ms a nap), leaving the database idle meanwhile.
+        # Other processes on the same file still wait in the busy handler.
+        self._writers: AbstractContextManager[object] = (
+            nullcontext() if self.is_postgres else threading.RLock()
+        )
 
     @property
     def is_postgres(self) -> bool:
@@ -46,7 +54,7 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One transaction, committed (durably) on leaving the block, rolled back on error."""
-        with self._write() as session:
+        with self._writers, self._write() as session:
             with session.begin():
                 yield session
             touched: set[str] = session.info.get(TOUCHED, set())

@@ -15,7 +15,7 @@ from ..systems import REGISTRY
 from .access import GM, PLAYER, Viewer, member_by_token, require_gm
 from .errors import bad, conflict, invalid, not_found, unauthorised
 from .events import append, lock_table
-from .models import GameTable, Member, SeedSession
+from .models import BlindRoll, GameTable, Member, SeedSession
 from .tokens import new_client_seed, new_id, new_seed, new_token, now, token_hash
 
 IMPROVEMENT = ("off", "failure", "success")
@@ -40,9 +40,12 @@ class Created:
 
 
 def text_field(field: str, value: str, limit: int) -> str:
+    """A one-line name: runs of whitespace become one space; control characters are refused."""
     cleaned = " ".join(value.split())
-    if not 1 <= len(cleaned) <= limit:
-        raise bad(field, value, f"1..{limit} characters", "empty or too long")
+    if not 1 <= len(cleaned) <= limit or not cleaned.isprintable():
+        raise bad(
+            field, value, f"1..{limit} printable characters", "empty, too long or unprintable"
+        )
     return cleaned
 
 
@@ -91,7 +94,7 @@ def create_table(
     gm_token = new_token()
     gm = _member(table, GM, text_field("gm_name", gm_name, NAME_LIMIT), gm_token)
     session.add(gm)
-    session.add(_seed_session(table.id))
+    session.add_all([_seed_session(table.id, blind=False), _seed_session(table.id, blind=True)])
     session.flush()
     append(session, table, "table", {"name": table.name, "system": system}, actor_id=gm.id)
     return Created(table, gm, gm_token, invite)
@@ -164,30 +167,74 @@ def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Membe
     return member
 
 
-def active_seed(session: Session, table_id: str) -> SeedSession:
+def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
+    """The session the next roll draws from: blind rolls have their own (see SeedSession)."""
     query = select(SeedSession).where(
-        SeedSession.table_id == table_id, SeedSession.revealed_at.is_(None)
+        SeedSession.table_id == table_id,
+        SeedSession.revealed_at.is_(None),
+        SeedSession.blind.is_(blind),
     )
     return session.scalars(query).one()
 
 
-def rotate_seed(session: Session, viewer: Viewer) -> SeedSession:
+@dataclass(frozen=True)
+class Rotation:
+    active: SeedSession
+    blind_active: SeedSession
+    blind_revealed: SeedSession | None
+    unblind_first: list[int]  # blind rolls keeping the blind seed secret, by event number
+
+
+def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
     """Reveal the current server seed (so every roll made with it can be checked) and commit
-    to a new one."""
+    to a new one. The blind seed is revealed with it only once the GM has shown every blind
+    roll made with it: revealing it earlier would let the roller recompute a hidden result."""
     require_gm(viewer, "rotate the server seed")
     table = lock_table(session, viewer.table_id)
-    old = active_seed(session, table.id)
-    old.revealed_at = now()
-    new = _seed_session(table.id)
+    old = active_seed(session, table.id, blind=False)
+    new = _reveal(session, old)
+    blind = active_seed(session, table.id, blind=True)
+    pending = list(
+        session.scalars(
+            select(BlindRoll.seq)
+            .where(BlindRoll.seed_id == blind.id, BlindRoll.unblinded_seq.is_(None))
+            .order_by(BlindRoll.seq)
+        )
+    )
+    rotation = (
+        Rotation(new, blind, None, pending)
+        if pending
+        else Rotation(new, _reveal(session, blind), blind, [])
+    )
+    data: dict[str, Any] = {"revealed": seed_view(old), "active": seed_view(new)}
+    if rotation.blind_revealed is not None:
+        data["blind"] = {
+            "revealed": seed_view(rotation.blind_revealed),
+            "active": seed_view(rotation.blind_active),
+        }
+    append(session, table, "seed", data, actor_id=viewer.member_id)
+    return rotation
+
+
+def rotation_view(rotation: Rotation) -> dict[str, Any]:
+    """The new open session, and what became of the blind one (for the GM who rotated)."""
+    return seed_view(rotation.active) | {
+        "blind": {
+            "active": seed_view(rotation.blind_active),
+            "revealed": None
+            if rotation.blind_revealed is None
+            else seed_view(rotation.blind_revealed),
+            "unblind_first": rotation.unblind_first,
+        }
+    }
+
+
+def _reveal(session: Session, seed: SeedSession) -> SeedSession:
+    """Publish ``seed`` and start its successor on the same chain (open or blind)."""
+    seed.revealed_at = now()
+    new = _seed_session(seed.table_id, seed.blind)
     session.add(new)
     session.flush()
-    append(
-        session,
-        table,
-        "seed",
-        {"revealed": seed_view(old), "active": seed_view(new)},
-        actor_id=viewer.member_id,
-    )
     return new
 
 
@@ -196,6 +243,7 @@ def seed_view(seed: SeedSession) -> dict[str, Any]:
         "id": seed.id,
         "commitment": seed.commitment,
         "rolls": seed.next_nonce,
+        "blind": seed.blind,
         "created_at": seed.created_at,
     }
     if seed.revealed_at is not None:
@@ -237,7 +285,7 @@ def _member(table: GameTable, role: str, name: str, token: str) -> Member:
     )
 
 
-def _seed_session(table_id: str) -> SeedSession:
+def _seed_session(table_id: str, blind: bool) -> SeedSession:
     seed = new_seed()
     return SeedSession(
         id=new_id(),
@@ -246,4 +294,5 @@ def _seed_session(table_id: str) -> SeedSession:
         commitment=commitment(seed),
         next_nonce=0,
         created_at=now(),
+        blind=blind,
     )

@@ -85,8 +85,7 @@ HOUSE_RULES = Field(
     "named house-rule options (CH8)",
     default={},
     fields=(
-        Field("max_assisters", "int", "how many may help at once (CH8)", low=0,
-              high=MAX_ASSISTERS),
+        Field("max_assisters", "int", "how many may help at once (CH8)", low=0, high=MAX_ASSISTERS),
     ),
 )
 CHECK_FIELDS = (

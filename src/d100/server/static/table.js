@@ -189,8 +189,9 @@ function renderMembers() {
 
 function renderSeeds() {
   $("seeds").replaceChildren(el("ul", {}, state.seeds.map((s) => el("li", {},
-    s.server_seed ? `revealed seed ${s.server_seed} (commitment ${s.commitment}, ${s.rolls} rolls)`
-                  : `current commitment ${s.commitment} (${s.rolls} rolls so far)`))));
+    `${s.blind ? "blind rolls: " : ""}` +
+    (s.server_seed ? `revealed seed ${s.server_seed} (commitment ${s.commitment}, ${s.rolls} rolls)`
+                   : `current commitment ${s.commitment} (${s.rolls} rolls so far)`)))));
   if (document.activeElement !== $("client-seed")) $("client-seed").value = state.me.client_seed;
 }
 
@@ -326,6 +327,12 @@ function describe(e) {
       const head = `${e.character.name} rolls ${e.skill}`;
       const chance = e.odds ? ` · odds of success ${percent(e.odds.success)} (${e.odds.success})` : "";
       if (e.hidden || !e.result) return el("span", { class: "roll" }, `${head}: rolled blind, only the GM sees the result${chance}`, tag, time);
+      if (e.visibility === "blind" && isGm()) {
+        // Showing it lets the next rotation reveal the blind seed (docs/server.md).
+        const show = el("button", { type: "button", class: "secondary",
+          onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone");
+        return el("span", { class: "roll" }, `${head}: `, levelText(e.result), ` — ${e.result.explanation}${chance}`, tag, time, " ", show);
+      }
       return el("span", { class: "roll" }, `${head}: `, levelText(e.result), ` — ${e.result.explanation}${chance}`,
         e.manual ? el("span", { class: "tag", text: "dice by hand" }) : null,
         e.call && e.call.hazard ? ` · hazard: ${e.call.hazard}` : "", tag, time);
@@ -348,7 +355,10 @@ function describe(e) {
     case "join": return el("span", {}, `${e.member.name} joins the table`, time);
     case "revoke": return el("span", {}, `${e.member.name} was removed from the table`, time);
     case "character": return el("span", {}, `${e.character.name}: character ${e.change}`, time);
-    case "seed": return el("span", {}, `Server seed revealed: ${e.revealed.server_seed}; new commitment ${e.active.commitment}`, time);
+    case "seed": return el("span", {}, `Server seed revealed: ${e.revealed.server_seed}; new commitment ${e.active.commitment}`,
+      e.blind ? `; blind seed revealed: ${e.blind.revealed.server_seed}; new blind commitment ${e.blind.active.commitment}` : "", time);
+    case "unblind": return el("span", { class: "roll" }, `Blind roll #${e.unblinds} shown: ${e.character.name} rolls ${e.skill}: `,
+      levelText(e.roll_kind === "contest" ? e.result.actor : e.result), ` — ${e.result.explanation}`, time);
     case "client_seed": return el("span", {}, `${who(e.member_id)} sets their client seed to ${e.client_seed}`, time);
     case "table": return el("span", {}, `Table "${e.name}" opened (${e.system})`, time);
     default: return el("span", {}, `${e.kind}`, tag, time);

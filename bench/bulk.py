@@ -1,0 +1,66 @@
+"""(d) bulk sampling: seeded checks reduced to level counts, against drawing the dice alone."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+from collections import Counter
+from typing import Any
+
+import d20
+import numpy as np
+
+import d100
+from d100.batch import sample
+
+from .baselines import level_fn, net_of
+from .report import Report, best
+
+
+def _loop(check: Any, n: int) -> Counter[str]:
+    """The plain Python way: random d100s, lowest/highest kept, a level function per roll."""
+    rng, level, k = random.Random(1), level_fn(check), abs(net_of(check)) + 1
+    keep = min if net_of(check) >= 0 else max
+    return Counter(level(keep(rng.randint(1, 100) for _ in range(k))) for _ in range(n))
+
+
+def _d20(check: Any, n: int) -> Counter[str]:
+    k = abs(net_of(check)) + 1
+    expr = "1d100" if k == 1 else f"{k}d100{'kl1' if net_of(check) > 0 else 'kh1'}"
+    level = level_fn(check)
+    return Counter(level(d20.roll(expr).total) for _ in range(n))
+
+
+def sampling(report: Report, quick: bool) -> None:
+    n = 1_000_000 if quick else 10_000_000
+    print(f"(d) bulk sampling, {n:,} checks", flush=True)
+    for label, request in [
+        ("brp", {"system": "brp", "skill": 65}),
+        ("brp, 2 bonus dice", {"system": "brp", "skill": 65, "bonus_dice": 2}),
+        ("openquest", {"system": "openquest", "skill": 65}),
+        ("chances", {"system": "chances", "skill": 40, "risk": "average"}),
+    ]:
+        check = d100.parse(request)
+        dice = n * (abs(net_of(check)) + 1)
+        sample(check, 1000, seed=1)  # warm: numpy's first use and the lookup code
+        t, counts = best(lambda check=check: sample(check, n, seed=1), 1 if quick else 2)
+        assert sum(counts.values()) == n
+        tracemalloc.start()
+        sample(check, n, seed=1)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+
+        def numpy_draw(dice: int = dice) -> None:
+            # The same draws the sampler makes, in one array: the practical limit.
+            np.random.default_rng(1).integers(1, 101, size=dice, dtype=np.uint8)
+
+        tn, _ = best(numpy_draw, 1 if quick else 2)
+        few = n // 50
+        tl, _ = best(lambda check=check, few=few: _loop(check, few), 1)
+        tz, _ = best(lambda check=check, few=few: _d20(check, few // 20), 1)
+        report.add("d", f"{label}, {n:,}", t,
+                   {"numpy draw alone": tn, "python loop": tl * n / few,
+                    "d20": tz * n / (few // 20)},
+                   "<= 2x numpy", lambda r: r >= 0.5,
+                   f"loop and d20 timed on {few:,} and {few // 20:,} checks, scaled; memory peak "
+                   f"{peak / 2**20:.1f} MiB")

@@ -1,0 +1,92 @@
+"""(a) exact odds of one check and (b) whole odds tables, against icepool and dyce."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import d100
+from d100 import tables
+from d100.systems import brp, chances, openquest
+
+from . import baselines as B
+from .report import Report, best, same
+
+SKILLS = range(101)
+
+
+def _checks(system: str, **fields: Any) -> list[Any]:
+    return [d100.parse({"system": system, "skill": s, **fields}) for s in SKILLS]
+
+
+def _verify(label: str, checks: list[Any], step: int = 1) -> None:
+    for c in checks[::step]:
+        ours = d100.odds(c).levels
+        same(f"{label} icepool", ours, B.from_icepool(B.icepool_check(c)))
+        same(f"{label} dyce", ours, B.from_dyce(B.dyce_check(c)))
+
+
+def one_check(report: Report, quick: bool) -> None:
+    """Per check, over skills 0..100, d100's caches cleared first: each library's own caching
+    (icepool's and dyce's internal ones, d100's per-die cache) counts as it would in use."""
+    print("(a) exact odds of one check", flush=True)
+    cases = [
+        ("brp", _checks("brp")), ("brp, 1 bonus die", _checks("brp", bonus_dice=1)),
+        ("brp, 2 bonus dice", _checks("brp", bonus_dice=2)),
+        ("openquest", _checks("openquest")), ("chances", _checks("chances", risk="average")),
+    ]
+    repeat = 1 if quick else 3
+    for label, checks in cases:
+        _verify(label, checks)
+        n = len(checks)
+
+        def ours(checks: list[Any] = checks) -> None:
+            tables.clear_caches()
+            for c in checks:
+                d100.odds(c)
+
+        t, _ = best(ours, repeat)
+        ti, _ = best(lambda checks=checks: [B.icepool_check(c) for c in checks], repeat)
+        td, _ = best(lambda checks=checks: [B.dyce_check(c) for c in checks], repeat)
+        report.add("a", label, t / n, {"icepool": ti / n, "dyce": td / n},
+                   "> 1x fastest", lambda r: r > 1, "per check, skills 0..100, cold start")
+
+
+def _tables() -> dict[str, list[Any]]:
+    """The full tables: every skill x difficulty preset (risk preset and -2..+2 factors for
+    chances) x bonus/penalty dice -2..+2 for brp."""
+    brp_table = [
+        d100.parse({"system": "brp", "skill": s, "difficulty": d,
+                    "bonus_dice": max(n, 0), "penalty_dice": max(-n, 0)})
+        for s in SKILLS for d in brp.DIFFICULTIES for n in range(-2, 3)]
+    oq_table = [d100.parse({"system": "openquest", "skill": s, "difficulty": d})
+                for s in SKILLS for d in openquest.DIFFICULTIES]
+    ch_table = [
+        d100.parse({"system": "chances", "skill": s, "risk": r, "modifiers": [10 * f] if f else []})
+        for s in SKILLS for r in chances.RISKS for f in range(-2, 3)]
+    return {"brp": brp_table, "openquest": oq_table, "chances": ch_table}
+
+
+def full_tables(report: Report, quick: bool) -> None:
+    print("(b) full odds tables", flush=True)
+    for system, checks in _tables().items():
+        _verify(f"{system} table", checks, step=7)
+
+        def ours(checks: list[Any] = checks) -> None:
+            tables.clear_caches()
+            tables.check_table(checks)
+
+        def ice(checks: list[Any] = checks) -> None:  # a die per dice count, mapped per check
+            dice = {n: B.icepool_d100s(n) for n in range(-2, 3)}
+            for c in checks:
+                B.icepool_check(c, dice[B.net_of(c)])
+
+        def dy(checks: list[Any] = checks) -> None:
+            hs = {n: B.dyce_d100s(n) for n in range(-2, 3)}
+            for c in checks:
+                B.dyce_check(c, hs[B.net_of(c)])
+
+        repeat = 1 if quick else 3
+        t, _ = best(ours, repeat)
+        report.add("b", f"{system}, {len(checks)} checks", t,
+                   {"icepool": best(ice, 1)[0], "dyce": best(dy, 1)[0]}, ">= 20x fastest",
+                   lambda r: r >= 20)

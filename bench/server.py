@@ -1,0 +1,312 @@
+"""(e) the table server: durable rolls per second and latency under concurrent clients.
+
+For SQLite (a fresh file) and PostgreSQL (a fresh database on 127.0.0.1:5432, created and
+dropped here), the real server runs as ``d100 serve`` in its own process on a free port of
+127.0.0.1. Through the HTTP API the bench opens a table and makes a character, then, with 1, 10
+and 100 concurrent clients (asyncio + httpx, each client one keep-alive connection, a bounded
+number of requests), times:
+
+- ``POST /api/tables/{id}/rolls``: a public check of the character's skill, with a fresh
+  ``Idempotency-Key`` each (the safe-retry path), the GM's bearer token; every answer must be
+  201. Each roll commits durably before it is answered.
+- ``GET /health`` on the same server: the no-op endpoint (one ``SELECT 1`` read), the ceiling
+  the HTTP stack and the client leave for any route.
+- the raw durable commit rate of the same database, measured just before and just after each
+  roll phase while the server is idle: one connection, a loop of single-row INSERT + COMMIT
+  (SQLite: WAL, ``synchronous=FULL``, as the server sets it; PostgreSQL: its default
+  ``fsync``/``synchronous_commit``).
+
+Clients are closed-loop (each sends its next request when the last is answered), so with N
+clients the mean latency is N / throughput (Little's law). The clients run in this process, on
+the same CPUs as the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .report import Report
+
+PG_ADMIN = os.environ.get("D100_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+CLIENTS = (1, 10, 100)
+# Requests timed per phase (after a warm-up of one per client), full run and --quick.
+ROLLS = {1: 200, 10: 500, 100: 1500}
+ROLLS_QUICK = {1: 40, 10: 100, 100: 300}
+NOOPS = {1: 500, 10: 2000, 100: 4000}
+NOOPS_QUICK = {1: 100, 10: 300, 100: 600}
+COMMITS, COMMITS_QUICK = 300, 100
+PHASE_LIMIT = 90.0  # seconds: a phase stops early past this (the count is then what finished)
+P99_TARGET = 0.050
+COMMIT_SHARE = 0.5
+ROW = "x" * 1000  # about the size of a roll's event row
+SHEET = """name = "Bench"
+system = "brp"
+luck = { current = 3, maximum = 5 }
+skills = { stealth = 65 }
+"""
+
+
+@dataclass(frozen=True)
+class Phase:
+    done: int
+    seconds: float
+    latencies: list[float]
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.seconds
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def rolls(report: Report, quick: bool) -> None:
+    print("(e) server", flush=True)
+    databases: list[tuple[str, Callable[[], Any]]] = [("SQLite", _sqlite_database)]
+    if _postgres_available():
+        databases.append(("PostgreSQL", _postgres_database))
+    else:
+        report.note(f"(e) PostgreSQL not measured: no server answers at {PG_ADMIN}")
+    for label, database in databases:
+        with (
+            database() as (url, commit_rate),
+            tempfile.TemporaryDirectory() as work,
+            _serve(url, Path(work)) as base,
+        ):
+            _measure(report, label, base, commit_rate, quick)
+    report.note(
+        "(e) clients are closed-loop in the bench process, on the same CPUs as the server; "
+        "rolls/s and the no-op's req/s are completed requests over the phase's wall time; "
+        "raw commits/s is one connection's loop of single-row INSERT + COMMIT on the same "
+        "database with the server's durability settings, measured just before and after each "
+        "roll phase (the mean is the baseline)"
+    )
+
+
+def _measure(
+    report: Report, label: str, base: str, commit_rate: Callable[[int], float], quick: bool
+) -> None:
+    rolls_n, noops_n = (ROLLS_QUICK, NOOPS_QUICK) if quick else (ROLLS, NOOPS)
+    with httpx.Client(base_url=base, timeout=30) as setup:
+        made = setup.post("/api/tables", json={"name": "Bench", "system": "brp", "gm_name": "G"})
+        made.raise_for_status()
+        table_id = made.json()["table"]["id"]
+        gm = made.json()["gm_link"].split("#", 1)[1]
+        auth = {"authorization": f"Bearer {gm}"}
+        setup.cookies.clear()
+        char = setup.post(f"/api/tables/{table_id}/characters", headers=auth, json={"sheet": SHEET})
+        char.raise_for_status()
+        character_id = char.json()["id"]
+    commits = COMMITS_QUICK if quick else COMMITS
+    roll_path = f"/api/tables/{table_id}/rolls"
+    roll_body = {"actor": {"character_id": character_id, "skill": "stealth"}}
+
+    async def roll(client: httpx.AsyncClient) -> None:
+        headers = {**auth, "idempotency-key": secrets.token_urlsafe(12)}
+        r = await client.post(roll_path, json=roll_body, headers=headers)
+        if r.status_code != 201:
+            raise SystemExit(f"(e) a roll failed: {r.status_code} {r.text[:300]}")
+
+    async def noop(client: httpx.AsyncClient) -> None:
+        r = await client.get("/health")
+        if r.status_code != 200:
+            raise SystemExit(f"(e) /health failed: {r.status_code} {r.text[:300]}")
+
+    for clients in CLIENTS:
+        noops = asyncio.run(_load(base, clients, noops_n[clients], noop))
+        # The disk's fsync time drifts by several times within minutes on a shared machine:
+        # the raw commit rate is measured just before and just after the rolls, the mean used.
+        before = commit_rate(commits)
+        rolled = asyncio.run(_load(base, clients, rolls_n[clients], roll))
+        after = commit_rate(commits)
+        raw = (before + after) / 2
+        share = rolled.rate / raw
+        targets = [f">= {COMMIT_SHARE:g}x raw commits/s"]
+        met = share >= COMMIT_SHARE
+        if clients == 100 and label == "SQLite":
+            targets.insert(0, f"p99 < {P99_TARGET * 1e3:.0f} ms")
+            met = met and rolled.pct(0.99) < P99_TARGET
+        report.line(
+            "e",
+            f"{label}, {clients} client{'s' if clients > 1 else ''}, "
+            f"{rolled.done} rolls, {noops.done} no-ops",
+            f"{rolled.rate:.0f} rolls/s; p50 {_ms(rolled.pct(0.5))}, p99 {_ms(rolled.pct(0.99))}",
+            f"no-op /health {noops.rate:.0f} req/s ({noops.rate / rolled.rate:.1f}x rolls/s), "
+            f"p50 {_ms(noops.pct(0.5))}, p99 {_ms(noops.pct(0.99))}; raw commits "
+            f"{raw:.0f}/s ({before:.0f} before, {after:.0f} after; rolls/s = {share:.2f}x)",
+            "; ".join(targets),
+            met,
+        )
+
+
+async def _load(
+    base: str,
+    clients: int,
+    count: int,
+    request: Callable[[httpx.AsyncClient], Awaitable[None]],
+) -> Phase:
+    """``count`` requests from ``clients`` closed-loop clients after one warm-up each. Each
+    client is its own ``httpx.AsyncClient`` with one connection: one shared client's pool of
+    100 connections costs more CPU than the server does and would measure httpx."""
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    pool = [httpx.AsyncClient(base_url=base, timeout=60, limits=limits) for _ in range(clients)]
+    try:
+        await asyncio.gather(*(request(client) for client in pool))  # connections open
+        latencies: list[float] = []
+        left = count
+        deadline = time.perf_counter() + PHASE_LIMIT
+
+        async def worker(client: httpx.AsyncClient) -> None:
+            nonlocal left
+            while left > 0 and time.perf_counter() < deadline:
+                left -= 1
+                start = time.perf_counter()
+                await request(client)
+                latencies.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(client) for client in pool))
+        return Phase(len(latencies), time.perf_counter() - start, latencies)
+    finally:
+        await asyncio.gather(*(client.aclose() for client in pool))
+
+
+def _ms(t: float) -> str:
+    return f"{t * 1e3:.1f} ms"
+
+
+# -- the databases and the server ------------------------------------------------------------
+
+
+@contextmanager
+def _sqlite_database() -> Iterator[tuple[str, Callable[[int], float]]]:
+    with tempfile.TemporaryDirectory() as work:
+        path = Path(work) / "bench.sqlite3"
+
+        def commit_rate(n: int) -> float:
+            db = sqlite3.connect(path, isolation_level=None)
+            try:
+                for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=30000"):
+                    db.execute(f"PRAGMA {pragma}")
+                db.execute("CREATE TABLE bench_commit (id INTEGER PRIMARY KEY, v TEXT)")
+                start = time.perf_counter()
+                for _ in range(n):
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("INSERT INTO bench_commit (v) VALUES (?)", (ROW,))
+                    db.execute("COMMIT")
+                rate = n / (time.perf_counter() - start)
+                db.execute("DROP TABLE bench_commit")
+                return rate
+            finally:
+                db.close()
+
+        yield f"sqlite:///{path}", commit_rate
+
+
+def _postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, connect_timeout=2):
+            return True
+    except Exception:
+        return False
+
+
+@contextmanager
+def _postgres_database() -> Iterator[tuple[str, Callable[[int], float]]]:
+    import psycopg
+
+    name = f"d100_bench_{secrets.token_hex(6)}"
+    base = PG_ADMIN.rsplit("/", 1)[0]
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+    def commit_rate(n: int) -> float:
+        with psycopg.connect(f"{base}/{name}") as db:
+            db.execute("CREATE TABLE bench_commit (id SERIAL PRIMARY KEY, v TEXT)")
+            db.commit()
+            start = time.perf_counter()
+            for _ in range(n):
+                db.execute("INSERT INTO bench_commit (v) VALUES (%s)", (ROW,))
+                db.commit()
+            rate = n / (time.perf_counter() - start)
+            db.execute("DROP TABLE bench_commit")
+            db.commit()
+            return rate
+
+    try:
+        yield base.replace("postgresql://", "postgresql+psycopg://", 1) + f"/{name}", commit_rate
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _serve(database_url: str, work: Path) -> Iterator[str]:
+    """``d100 serve`` on a free port of 127.0.0.1, rate limits raised; stopped on exit."""
+    port = _free_port()
+    env = {**os.environ, "D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "1000000"}
+    log = work / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "d100",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--database",
+                database_url,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=work,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"(e) server did not start: {log.read_text()[-2000:]}")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

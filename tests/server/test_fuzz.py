@@ -1,0 +1,153 @@
+"""Fuzzing the HTTP API from its own OpenAPI description (schemathesis): no request, valid or
+not, signed in or not, gets a 5xx; every refusal is the JSON error shape.
+
+Each operation gets generated requests, half as the GM of a real table whose ids are put in
+the path, so the fuzz reaches past sign-in into characters, rolls and calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.python import asgi
+
+from d100.server.app import create_app
+from d100.server.guard import Limits
+from tests.conftest import TOTALS
+
+from .tablehelp import SHEETS, bearer, token_of
+
+EXAMPLES = {GenerationMode.POSITIVE: 50, GenerationMode.NEGATIVE: 30}
+STREAM = "/api/tables/{table_id}/events/stream"  # never ends once signed in: fuzzed signed out
+APP = create_app("sqlite://", migrate=False)  # only its OpenAPI description is read here
+OPERATIONS = sorted(
+    f"{method.upper()} {path}" for path, ops in APP.openapi()["paths"].items() for method in ops
+)
+
+
+@dataclass
+class Target:
+    schema: Any
+    client: Any
+    ids: dict[str, list[str]]  # path parameter -> real ids at the table (and a made-up one)
+    gm: str
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    where: Path = tmp_path_factory.mktemp("fuzz")
+    app = create_app(
+        f"sqlite:///{where / 'd100.sqlite3'}", limits=Limits(burst=10**9, per_second=10**9)
+    )
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    client = asgi.get_client(app)
+    made = client.post("/api/tables", json={"name": "Fuzz", "system": "chances"}).json()
+    table, gm = made["table"]["id"], token_of(made["gm_link"])
+    joined = client.post(
+        "/api/join", json={"invite": token_of(made["invite_link"]), "name": "Pat"}
+    ).json()
+    client.cookies.clear()
+    auth = bearer(gm)
+    ids = [
+        client.post(
+            f"/api/tables/{table}/characters",
+            headers=auth,
+            json={"sheet": SHEETS["chances"].format(name=name)},
+        ).json()["id"]
+        for name in ("Alice", "Bob")
+    ]
+    call = client.post(
+        f"/api/tables/{table}/calls",
+        headers=auth,
+        json={"skill": "sneaking", "fields": {"risk": "easy"}, "character_ids": ids},
+    ).json()
+    roll = client.post(
+        f"/api/tables/{table}/rolls",
+        headers=auth,
+        json={
+            "actor": {"character_id": ids[0], "skill": "sneaking", "fields": {"risk": "easy"}},
+            "visibility": "blind",
+        },
+    ).json()
+    yield Target(
+        schema,
+        client,
+        {
+            "table_id": [table],
+            "character_id": [*ids, "AAAAAAAAAAAA"],
+            "member_id": [joined["me"]["id"], made["me"]["id"], "AAAAAAAAAAAA"],
+            "target_id": [t["id"] for t in call["targets"]] + ["AAAAAAAAAAAA"],
+            "seq": [str(roll["seq"]), "1", "999"],
+        },
+        gm,
+    )
+
+
+def signed_in(target: Target, path: str) -> Callable[[Any], st.SearchStrategy[Any]]:
+    """Half the cases as the GM at the real table, with real (or plainly unknown) ids."""
+
+    def adapt(case: Any) -> st.SearchStrategy[Any]:
+        if path == STREAM:
+            return st.just(case)
+        params = case.path_parameters or {}
+        choices = {k: st.sampled_from(target.ids[k]) for k in params if k in target.ids}
+        return st.booleans().flatmap(
+            lambda gm: st.fixed_dictionaries(choices).map(
+                lambda real: _with(case, real, target.gm) if gm else case
+            )
+        )
+
+    return adapt
+
+
+def _with(case: Any, params: dict[str, str], token: str) -> Any:
+    case.path_parameters = {**(case.path_parameters or {}), **params}
+    case.headers = {**(case.headers or {}), **bearer(token)}
+    return case
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_no_request_gets_a_server_error(
+    target: Target, operation: str, record_property: Callable[[str, object], None]
+) -> None:
+    method, path = operation.split(" ", 1)
+    api = target.schema[path][method]
+    sent: list[str] = []
+    for mode, examples in EXAMPLES.items():
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(api.as_strategy(generation_mode=mode).flatmap(signed_in(target, path)))
+        def fuzz(case: Any) -> None:
+            response = case.call(session=target.client)
+            sent.append(case.method)
+            assert response.status_code < 500, (
+                response.status_code,
+                response.text,
+                case.as_curl_command(),
+            )
+            if response.status_code >= 400 and path.startswith("/api/"):
+                assert set(response.json()["error"]) == {"field", "value", "allowed", "message"}, (
+                    response.text
+                )
+
+        try:
+            fuzz()
+        except Unsatisfiable:  # nothing in this operation can be made invalid
+            assert mode is GenerationMode.NEGATIVE
+    record_property(TOTALS, ("HTTP API fuzz (schemathesis): requests sent", len(sent)))
+    record_property(TOTALS, ("HTTP API fuzz (schemathesis): operations", 1))
+    record_property(TOTALS, ("HTTP API fuzz (schemathesis): 5xx found", 0))

@@ -1,0 +1,143 @@
+"""Provable dice and blind rolls (a reveal never shows a blind result the GM has not shown),
+and Idempotency-Key on rolls (a retry is never a free reroll), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from d100.cli.verify import HIDDEN, VERIFIED, audit_log
+from d100.provable import commitment
+
+from .services import serve
+from .tablehelp import Api, Table, bearer
+
+
+def brp(api: Api) -> tuple[Table, str, str, str]:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    return table, pat, table.character(pat, "Alice"), table.character(table.gm, "Orc")
+
+
+def seeds(table: Table, token: str) -> dict[str, dict[str, Any]]:
+    return {s["id"]: s for s in table.ok("GET", "", token)["seeds"]}
+
+
+def audit(table: Table, token: str) -> dict[int, str]:
+    lines = table.req("GET", "/log.jsonl", token).text.splitlines()
+    return {c.seq: c.status for c in audit_log(lines).checks}
+
+
+def test_a_reveal_keeps_blind_rolls_secret_until_the_gm_shows_them(api: Api) -> None:
+    table, pat, alice, _ = brp(api)
+    open_roll = table.roll(pat, alice, "stealth")
+    blind = table.roll(pat, alice, "stealth", visibility="blind")
+    assert "result" not in blind
+    # Blind rolls draw from their own committed seed, never the open one.
+    assert blind["provable"]["seed_id"] != open_roll["provable"]["seed_id"]
+    assert seeds(table, pat)[blind["provable"]["seed_id"]]["blind"] is True
+    rotated = table.ok("POST", "/seeds/rotate", table.gm)
+    assert rotated["blind"]["unblind_first"] == [blind["seq"]]
+    assert rotated["blind"]["revealed"] is None
+    now = seeds(table, pat)
+    assert "server_seed" in now[open_roll["provable"]["seed_id"]]
+    assert "server_seed" not in now[blind["provable"]["seed_id"]]  # the result stays hidden
+    assert audit(table, pat) == {open_roll["seq"]: VERIFIED, blind["seq"]: HIDDEN}
+
+    assert table.req("POST", f"/rolls/{blind['seq']}/unblind", pat).status_code == 403
+    assert table.req("POST", f"/rolls/{open_roll['seq']}/unblind", table.gm).status_code == 404
+    shown = table.ok("POST", f"/rolls/{blind['seq']}/unblind", table.gm, 201)
+    assert shown["kind"] == "unblind" and shown["unblinds"] == blind["seq"]
+    again = table.req("POST", f"/rolls/{blind['seq']}/unblind", table.gm)
+    assert again.status_code == 409 and again.json()["error"]["field"] == "seq"
+    pats_view = next(e for e in table.events(pat) if e["seq"] == shown["seq"])
+    assert pats_view["result"] == shown["result"]
+
+    rotated = table.ok("POST", "/seeds/rotate", table.gm)
+    revealed = rotated["blind"]["revealed"]
+    assert revealed["id"] == blind["provable"]["seed_id"]
+    assert rotated["blind"]["unblind_first"] == []
+    assert commitment(bytes.fromhex(revealed["server_seed"])) == blind["provable"]["commitment"]
+    checks = audit(table, pat)
+    assert checks[blind["seq"]] == HIDDEN and checks[shown["seq"]] == VERIFIED
+    assert audit(table, table.gm)[blind["seq"]] == VERIFIED
+
+
+def roll_body(alice: str, skill: str = "stealth") -> dict[str, Any]:
+    return {"actor": {"character_id": alice, "skill": skill}}
+
+
+def test_a_retry_with_the_same_key_gets_the_original_roll(api: Api) -> None:
+    table, pat, alice, orc = brp(api)
+    key = {"idempotency-key": "roll-1"}
+    first = table.req("POST", "/rolls", pat, json=roll_body(alice), headers=key)
+    assert first.status_code == 201 and "idempotent-replayed" not in first.headers
+    retry = table.req("POST", "/rolls", pat, json=roll_body(alice), headers=key)
+    assert retry.status_code == 201 and retry.json() == first.json()
+    assert retry.headers["idempotent-replayed"] == "true"
+    # The same request spelt differently is the same request.
+    spelt = json.dumps({"actor": {"skill": "stealth", "character_id": alice}}, indent=3)
+    same = table.req(
+        "POST", "/rolls", pat, content=spelt, headers={**key, "content-type": "application/json"}
+    )
+    assert same.json()["seq"] == first.json()["seq"]
+    assert [e["seq"] for e in table.events(pat) if e["kind"] == "roll"] == [first.json()["seq"]]
+
+    other = table.req("POST", "/rolls", pat, json=roll_body(alice, "dodge"), headers=key)
+    error = other.json()["error"]
+    assert other.status_code == 422 and error["field"] == "Idempotency-Key"
+    assert error["value"] == "roll-1" and error["allowed"] and error["message"]
+    # Keys are per member: the GM's "roll-1" is the GM's own roll.
+    gms = table.req("POST", "/rolls", table.gm, json=roll_body(orc, "spot"), headers=key)
+    assert gms.status_code == 201 and gms.json()["seq"] != first.json()["seq"]
+    contest = roll_body(alice) | {"opponent": {"character_id": orc, "skill": "dodge"}}
+    made = table.ok("POST", "/rolls", pat, 201, json=contest, headers={"idempotency-key": "c"})
+    assert (
+        table.ok("POST", "/rolls", pat, 201, json=contest, headers={"idempotency-key": "c"}) == made
+    )
+    for bad in (b"", b"x" * 201, "caf\u00e9".encode(), b"tab\there"):
+        r = table.req(
+            "POST", "/rolls", pat, json=roll_body(alice), headers={"idempotency-key": bad}
+        )
+        assert r.status_code == 422 and r.json()["error"]["field"] == "Idempotency-Key", bad
+
+
+def test_a_failed_request_leaves_its_key_unused(api: Api) -> None:
+    table, pat, alice, _ = brp(api)
+    key = {"idempotency-key": "k"}
+    assert (
+        table.req("POST", "/rolls", pat, json=roll_body(alice, "nope"), headers=key).status_code
+        == 422
+    )
+    assert table.req("POST", "/rolls", pat, json=roll_body(alice), headers=key).status_code == 201
+
+
+def test_concurrent_duplicates_roll_once(database_url: str, tmp_path: Path) -> None:
+    with serve(database_url, tmp_path / "server.log") as base, httpx.Client(base_url=base) as c:
+        table, pat, alice, _ = brp(Api(c))
+        start = threading.Barrier(16)
+        answers: list[dict[str, Any]] = []
+
+        def send() -> None:
+            with httpx.Client(base_url=base, timeout=30) as mine:
+                start.wait()
+                r = mine.post(
+                    f"/api/tables/{table.id}/rolls",
+                    json=roll_body(alice),
+                    headers={**bearer(pat), "idempotency-key": "once"},
+                )
+                assert r.status_code == 201, r.text
+                answers.append(r.json())
+
+        threads = [threading.Thread(target=send) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(answers) == 16 and all(a == answers[0] for a in answers)
+        rolled = [e for e in table.events(pat) if e["kind"] == "roll"]
+        assert [e["seq"] for e in rolled] == [answers[0]["seq"]]

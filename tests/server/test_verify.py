@@ -1,0 +1,120 @@
+"""``d100 verify`` on logs the server exported: every kind of roll verifies once its seed is
+revealed; a changed die, seed or client seed is caught; unrevealed and blind rolls are
+named; unreadable input is exit status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.cli.conftest import d100
+
+from .tablehelp import Api, Table
+
+
+def played(api: Api) -> tuple[Table, str]:
+    """A BRP table with one of every kind of roll, then a rotation; the player's token."""
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice, orc = table.character(pat, "Alice"), table.character(table.gm, "Orc")
+    table.roll(pat, alice, "stealth")
+    table.roll(pat, alice, "stealth", actor={"fields": {"bonus_dice": 1, "luck_rerolls": 2}})
+    table.roll(pat, alice, "stealth", actor={"dice": [42]})  # typed in by hand
+    table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "pat's own"})
+    table.roll(pat, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
+    table.roll(table.gm, orc, "spot")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    return table, pat
+
+
+def export(table: Table, token: str, path: Path) -> list[dict[str, Any]]:
+    text = table.req("GET", "/log.jsonl", token).text
+    path.write_text(text)
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def write(path: Path, entries: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def report(path: Path) -> tuple[int, dict[str, Any]]:
+    run = d100("verify", "--json", str(path))
+    return run.status, json.loads(run.out)
+
+
+def test_every_kind_of_roll_verifies_after_the_reveal(api: Api, tmp_path: Path) -> None:
+    table, _ = played(api)
+    log = tmp_path / "log.jsonl"
+    export(table, table.gm, log)
+    status, out = report(log)
+    assert status == 0 and out["ok"] and out["seeds_revealed"] == 2  # the open and blind seeds
+    assert out["verified"] == 5 and out["mismatch"] == out["unverifiable"] == 0
+    human = d100("verify", str(log))
+    assert human.status == 0 and human.out.startswith("5 rolls: 5 verified, 0 mismatched")
+
+
+def test_a_changed_die_seed_or_client_seed_is_a_mismatch(api: Api, tmp_path: Path) -> None:
+    table, _ = played(api)
+    log = tmp_path / "log.jsonl"
+    entries = export(table, table.gm, log)
+    rolls = [i for i, e in enumerate(entries) if e["kind"] in ("roll", "contest")]
+    seed_line = next(i for i, e in enumerate(entries) if e["kind"] == "seed")
+
+    def tampered(change: Any) -> dict[str, Any]:
+        copy = json.loads(json.dumps(entries))
+        change(copy)
+        path = tmp_path / "tampered.jsonl"
+        write(path, copy)
+        status, out = report(path)
+        assert status == 1 and not out["ok"], out
+        return out
+
+    def die(log: list[dict[str, Any]]) -> None:
+        result = log[rolls[0]]["result"]
+        result["roll"] = result["dice"][0] = result["dice"][0] % 100 + 1
+
+    out = tampered(die)
+    bad = [c for c in out["checks"] if c["status"] == "mismatch"]
+    assert [c["line"] for c in bad] == [rolls[0] + 1] and "recomputed" in bad[0]["reason"]
+
+    def seed(log: list[dict[str, Any]]) -> None:
+        log[seed_line]["revealed"]["server_seed"] = "00" * 32
+
+    assert any("commitment" in c["reason"] for c in tampered(seed)["checks"])
+
+    def client_seed(log: list[dict[str, Any]]) -> None:
+        log[rolls[-2]]["provable"]["client_seed"] = "someone else's"  # the contest, Pat's
+
+    assert any("not the roller's" in c["reason"] for c in tampered(client_seed)["checks"])
+
+    def reused_nonce(log: list[dict[str, Any]]) -> None:  # one nonce, two different results
+        log[rolls[1]]["provable"] = log[rolls[0]]["provable"]
+
+    assert any("also gave" in c["reason"] for c in tampered(reused_nonce)["checks"])
+
+
+def test_unrevealed_rolls_are_named_not_failed(api: Api, tmp_path: Path) -> None:
+    table, pat = played(api)
+    alice = table.ok("GET", "", pat)["characters"][0]["id"]
+    later = table.roll(pat, alice, "stealth")
+    log = tmp_path / "log.jsonl"
+    export(table, pat, log)
+    status, out = report(log)
+    assert status == 0 and out["unverifiable"] == 1 and out["verified"] == 5
+    waiting = next(c for c in out["checks"] if c["status"] == "unverifiable")
+    assert waiting["seq"] == later["seq"] and "not revealed" in waiting["reason"]
+    human = d100("verify", str(log)).out
+    assert f"#{later['seq']} roll" in human and "not revealed" in human
+
+
+def test_unreadable_logs_are_status_2(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"seq": 1, "kind": "table"}\nnot json\n')
+    run = d100("verify", str(log))
+    assert run.status == 2 and "line 2" in run.err
+    log.write_text('{"seq": 1, "kind": "roll", "provable": {"nonce": "x"}}\n')
+    assert d100("verify", str(log)).status == 2
+    assert d100("verify", str(tmp_path / "missing.jsonl")).status == 2
+    empty = d100("verify", "-", stdin="")
+    assert empty.status == 0 and empty.out.startswith("0 rolls")

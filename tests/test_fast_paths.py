@@ -1,0 +1,155 @@
+"""The fast odds paths (tables.py) equal the reference enumeration exactly, over every skill and
+modifier they cover (G4)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import d100
+from d100 import tables
+from d100.systems import brp, chances, openquest
+
+SKILLS = range(101)
+
+
+def _fresh(request: Any) -> tables.Tally:
+    """The fast path on a request, without the per-request memo hiding it."""
+    tables.tally.cache_clear()
+    return tables.tally(request)
+
+
+def _agree(request: Any) -> None:
+    fast, ref = tables.tally(request), tables.reference(request)
+    assert fast.fractions() == ref.fractions(), request
+    assert (fast.luck or 0) * ref.denominator == (ref.luck or 0) * fast.denominator, request
+
+
+@pytest.mark.parametrize("net", range(-2, 3))
+@pytest.mark.parametrize("method", ["d100", "tens"])
+def test_brp4_checks_every_skill_difficulty_and_dice(net: int, method: str) -> None:  # rule: BRP3
+    tables.clear_caches()
+    diffs = list(brp.DIFFICULTIES.values()) if method == "d100" else [0, -40]
+    for skill in SKILLS:
+        for difficulty in diffs:
+            _agree(d100.parse({
+                "system": "brp", "skill": skill, "difficulty": difficulty,
+                "bonus_dice": max(net, 0), "penalty_dice": max(-net, 0),
+                "house_rules": {"bonus_dice_method": method}}))
+
+
+@pytest.mark.parametrize("rounding", ["nearest", "ceil"])
+def test_brp3_rounding_and_luck_boost(rounding: str) -> None:
+    for skill in SKILLS:
+        for boost in (False, True):
+            _agree(d100.parse({"system": "brp", "skill": skill, "luck_boost": boost,
+                               "bonus_dice": 1, "house_rules": {"threshold_rounding": rounding}}))
+
+
+def test_oq4_checks_every_skill_and_difficulty() -> None:
+    for skill in SKILLS:
+        for difficulty in (*openquest.DIFFICULTIES.values(), 90, -110):
+            for magic in ((), (10, -5)):
+                _agree(d100.parse({"system": "openquest", "skill": skill,
+                                   "difficulty": difficulty, "modifiers": list(magic)}))
+
+
+def test_ch4_checks_every_skill_risk_and_factor() -> None:
+    for skill in SKILLS:
+        for risk in chances.RISKS.values():
+            for factors in range(-2, 3):
+                _agree(d100.parse({"system": "chances", "skill": skill, "risk": risk,
+                                   "modifiers": [10 * factors] if factors else [],
+                                   "ability": 3, "synergy": [30], "take": None}))
+    for take in (50, 100):
+        _agree(d100.parse({"system": "chances", "skill": 40, "risk": 80, "take": take}))
+
+
+def test_uncovered_requests_take_the_reference() -> None:
+    for request in (
+        {"system": "brp", "skill": 45, "luck_rerolls": 2},
+        {"system": "openquest", "skill": 45, "assist": {"skill": 60}},
+        {"system": "chances", "skill": 45, "risk": 50, "assisters": [{"skill": 30}]},
+        {"system": "openquest", "actor": {"skill": 100}, "opponent": {"skill": 40}},
+    ):
+        parsed = d100.parse(request)
+        assert _fresh(parsed) == tables.reference(parsed)
+
+
+def _pairs(seed: int, count: int) -> list[tuple[int, int]]:
+    """Every skill on each side, met by the edge skills in turn, and a seeded spread. (A
+    reference contest costs tens of milliseconds, so not all 10,201 pairs: the rankings
+    themselves are checked against the decision functions below.)"""
+    edges = (0, 1, 5, 19, 20, 21, 50, 64, 65, 95, 96, 99, 100)
+    rnd = random.Random(seed)
+    pairs = [(s, edges[s % len(edges)]) for s in SKILLS]
+    pairs += [(edges[s % len(edges)], s) for s in SKILLS]
+    return pairs + [(rnd.randrange(101), rnd.randrange(101)) for _ in range(count)]
+
+
+def test_brp6_contests_through_the_ranking() -> None:
+    rnd = random.Random(6)
+    for a, o in _pairs(6, 20):
+        _agree(d100.parse({"system": "brp", "actor": {"skill": a, "bonus_dice": rnd.randint(0, 2)},
+                           "opponent": {"skill": o}}))
+    # Extra dice on the opponent's side multiply the reference's work by 100: a few cases.
+    for a, o, bonus, penalty in ((65, 40, 0, 1), (100, 0, 2, 0)):
+        _agree(d100.parse({"system": "brp", "actor": {"skill": a},
+                           "opponent": {"skill": o, "bonus_dice": bonus,
+                                        "penalty_dice": penalty}}))
+
+
+def test_brp6_ranking_reproduces_opposed() -> None:
+    """The ranking stands for brp.opposed itself: checked on every result pair at the skills
+    where levels change, and a seeded spread of all others."""
+    ranking = tables._brp_ranking("floor")
+    results = [(r, e) for r in range(1, 101) for e in (1, 5, 20, 21, 50, 65, 96, 100)]
+    rnd = random.Random(7)
+    spread = [((rnd.randint(1, 100), rnd.randint(1, 100)), (rnd.randint(1, 100),
+               rnd.randint(1, 100))) for _ in range(100_000)]
+    pairs = [(x, y) for x in results for y in results] + spread
+    for x, y in pairs:
+        expected = brp.opposed(brp.level(*x), x[0], x[1], brp.level(*y), y[0], y[1])
+        rx, ry = ranking.rank[x], ranking.rank[y]
+        got = "actor" if rx > ry else "opponent" if rx < ry else ranking.even[rx]
+        assert got == expected, (x, y)
+
+
+def test_oq7_ranking_reproduces_decide_everywhere() -> None:
+    ranking = tables._oq_ranking()
+    side = openquest.OpenQuestCheck(skill=0)
+    results = list(ranking.rank)
+    for x in results:
+        for y in results:
+            rx, ry = ranking.rank[x], ranking.rank[y]
+            got = "actor" if rx > ry else "opponent" if rx < ry else ranking.even[rx]
+            assert got == openquest._decide(side, side, x[0], x[1], y[0], y[1])[0]
+
+
+def test_oq7_contests_through_the_ranking() -> None:
+    for a, o in _pairs(7, 20)[::2]:
+        _agree(d100.parse({"system": "openquest", "actor": {"skill": a, "difficulty": 20},
+                           "opponent": {"skill": o, "modifiers": [-30]}}))
+
+
+def test_ch6_contests_share_by_difference() -> None:
+    rnd = random.Random(8)
+    for a, o in _pairs(8, 10)[::5]:
+        _agree(d100.parse({
+            "system": "chances",
+            "actor": {"skill": a, "ability": rnd.choice([0, 2]), "modifiers": [10]},
+            "opponent": {"skill": o, "ability": rnd.choice([0, 2]), "risk_modifiers": [10]}}))
+
+
+def test_odds_unchanged_through_the_memo() -> None:
+    request = {"system": "brp", "skill": 65}
+    first = d100.odds(request)
+    again = d100.odds(request)
+    assert first == again and first.levels is not again.levels  # callers get their own dicts
+    assert first.to_dict()["levels"] == {"critical": "3/100", "special": "1/10",
+                                          "success": "13/25", "failure": "3/10",
+                                          "fumble": "1/20"}
+    luck = d100.odds({"system": "brp", "skill": 30, "luck_boost": True})
+    assert luck.luck_spent == 1
