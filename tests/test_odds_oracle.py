@@ -214,3 +214,44 @@ def test_brp6_opposed_contest_agrees_with_icepool(a_skill: int, o_skill: int) ->
     expected = {str(k): Fraction(die.quantity(k), die.denominator()) for k in die.outcomes()}
     request = {"system": "brp", "actor": {"skill": a_skill}, "opponent": {"skill": o_skill}}
     assert nonzero(odds_map(request)) == expected
+
+
+class Opaque:
+    """A machine seen only through start/need/advance, so it is enumerated die by die."""
+
+    def __init__(self, machine: Any) -> None:
+        self.machine = machine
+
+    def start(self) -> Any:
+        return self.machine.start()
+
+    def need(self, state: Any) -> Any:
+        return self.machine.need(state)
+
+    def advance(self, state: Any, value: int) -> Any:
+        return self.machine.advance(state, value)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {
+            "system": "openquest",
+            "actor": {"skill": 60, "assist": {"skill": 30}},
+            "opponent": {"skill": 100},
+        },
+        {"system": "brp", "actor": {"skill": 60, "bonus_dice": 1}, "opponent": {"skill": 45}},
+        {
+            "system": "chances",
+            "actor": {"skill": 40, "assisters": [{"skill": 20}]},
+            "opponent": {"skill": 40, "take": 50},
+        },
+        {"system": "chances", "skill": 40, "risk": 90, "assisters": [{"skill": 5}] * 2},
+    ],
+)
+def test_g4_part_by_part_enumeration_equals_die_by_die(request_: dict[str, Any]) -> None:
+    from d100.engine import _plan
+    from d100.machine import distribution
+
+    _, _, plan = _plan(request_)
+    assert distribution(plan.machine) == distribution(Opaque(plan.machine))

@@ -156,8 +156,9 @@ class Then(Generic[S, T]):
     ) -> None:
         self.first = first
         self.key = key
-        pick = cache(then)
-        self.then: Callable[[Any], Machine[T]] = lambda k: pick(route(k))
+        self.route = route
+        self.pick = cache(then)
+        self.then: Callable[[Any], Machine[T]] = lambda k: self.pick(route(k))
 
     def start(self) -> tuple[Any, ...]:
         return self._settle(self.first.start())
@@ -186,6 +187,8 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
     A layer in which states wait for dice of different sizes scales by their least common
     multiple; finals already reached are scaled with it so that one denominator serves all.
     """
+    if isinstance(machine, Then):
+        return _sequence_weights(machine)
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
     finals: dict[S, int] = {}
@@ -212,6 +215,32 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
                 nxt[child] = nxt.get(child, 0) + share
         frontier = nxt
     return finals, denominator
+
+
+def _sequence_weights(machine: Then[Any, Any]) -> tuple[dict[Any, int], int]:
+    """A ``Then`` enumerated part by part: the first machine's ends grouped by key, each
+    followed by the ends of the second machine its route picks, enumerated once per route.
+    The same finals and weights as driving the whole machine die by die, without carrying
+    every end of the first part through every die of the second (two sides of a contest)."""
+    firsts, first_denominator = final_weights(machine.first)
+    keyed: dict[Any, int] = {}
+    for state, weight in firsts.items():
+        k = machine.key(state)
+        keyed[k] = keyed.get(k, 0) + weight
+    seconds: dict[Hashable, tuple[dict[Any, int], int]] = {}
+    for k in keyed:
+        r = machine.route(k)
+        if r not in seconds:
+            seconds[r] = final_weights(machine.pick(r))
+    common = lcm(*(d for _, d in seconds.values()))
+    finals: dict[Any, int] = {}
+    for k, weight in keyed.items():
+        ends, d = seconds[machine.route(k)]
+        scale = weight * (common // d)
+        for end, w in ends.items():
+            state = (True, k, end)
+            finals[state] = finals.get(state, 0) + scale * w
+    return finals, first_denominator * common
 
 
 def distribution(machine: Machine[S]) -> dict[S, Fraction]:
