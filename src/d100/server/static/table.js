@@ -315,8 +315,11 @@ function who(id) {
 }
 
 function levelText(result) {
+  // The mark and the word say success or failure without colour; a level with another name
+  // (special, fumble, great...) says which it counts as.
+  const word = result.success ? "success" : "failure";
   return el("span", { class: `level ${result.success ? "win" : "lose"}`,
-                      text: `${result.level}${result.success ? " (success)" : " (failure)"}` });
+                      text: result.level === word ? word : `${result.level} (${word})` });
 }
 
 function describe(e) {
