@@ -34,37 +34,171 @@ def test_brp4_checks_every_skill_difficulty_and_dice(net: int, method: str) -> N
     diffs = list(brp.DIFFICULTIES.values()) if method == "d100" else [0, -40]
     for skill in SKILLS:
         for difficulty in diffs:
-            _agree(d100.parse({
-                "system": "brp", "skill": skill, "difficulty": difficulty,
-                "bonus_dice": max(net, 0), "penalty_dice": max(-net, 0),
-                "house_rules": {"bonus_dice_method": method}}))
+            _agree(
+                d100.parse(
+                    {
+                        "system": "brp",
+                        "skill": skill,
+                        "difficulty": difficulty,
+                        "bonus_dice": max(net, 0),
+                        "penalty_dice": max(-net, 0),
+                        "house_rules": {"bonus_dice_method": method},
+                    }
+                )
+            )
 
 
 @pytest.mark.parametrize("rounding", ["nearest", "ceil"])
 def test_brp3_rounding_and_luck_boost(rounding: str) -> None:
     for skill in SKILLS:
         for boost in (False, True):
-            _agree(d100.parse({"system": "brp", "skill": skill, "luck_boost": boost,
-                               "bonus_dice": 1, "house_rules": {"threshold_rounding": rounding}}))
+            _agree(
+                d100.parse(
+                    {
+                        "system": "brp",
+                        "skill": skill,
+                        "luck_boost": boost,
+                        "bonus_dice": 1,
+                        "house_rules": {"threshold_rounding": rounding},
+                    }
+                )
+            )
 
 
 def test_oq4_checks_every_skill_and_difficulty() -> None:
     for skill in SKILLS:
         for difficulty in (*openquest.DIFFICULTIES.values(), 90, -110):
             for magic in ((), (10, -5)):
-                _agree(d100.parse({"system": "openquest", "skill": skill,
-                                   "difficulty": difficulty, "modifiers": list(magic)}))
+                _agree(
+                    d100.parse(
+                        {
+                            "system": "openquest",
+                            "skill": skill,
+                            "difficulty": difficulty,
+                            "modifiers": list(magic),
+                        }
+                    )
+                )
 
 
 def test_ch4_checks_every_skill_risk_and_factor() -> None:
     for skill in SKILLS:
         for risk in chances.RISKS.values():
             for factors in range(-2, 3):
-                _agree(d100.parse({"system": "chances", "skill": skill, "risk": risk,
-                                   "modifiers": [10 * factors] if factors else [],
-                                   "ability": 3, "synergy": [30], "take": None}))
+                _agree(
+                    d100.parse(
+                        {
+                            "system": "chances",
+                            "skill": skill,
+                            "risk": risk,
+                            "modifiers": [10 * factors] if factors else [],
+                            "ability": 3,
+                            "synergy": [30],
+                            "take": None,
+                        }
+                    )
+                )
     for take in (50, 100):
         _agree(d100.parse({"system": "chances", "skill": 40, "risk": 80, "take": take}))
+
+
+@pytest.mark.parametrize("rounding", ["floor", "nearest"])
+def test_brp7_luck_boost_and_dice_share_one_naming(rounding: str) -> None:  # rule: BRP4
+    """A table's order: every dice count and boost interleaved from a cold start, so that the
+    kept-die naming of one (skill, rounding) is reused by every dice count, and the Luck spent
+    comes from its own memo (by boost, not by skill)."""
+    tables.clear_caches()
+    for skill in range(0, 101, 3):
+        for difficulty in (0, -40):
+            for net in range(-2, 3):
+                for boost in (False, True):
+                    _agree(
+                        d100.parse(
+                            {
+                                "system": "brp",
+                                "skill": skill,
+                                "difficulty": difficulty,
+                                "luck_boost": boost,
+                                "bonus_dice": max(net, 0),
+                                "penalty_dice": max(-net, 0),
+                                "house_rules": {"threshold_rounding": rounding},
+                            }
+                        )
+                    )
+
+
+def test_ch4_checks_sharing_a_difference_share_the_naming() -> None:  # rule: CH1
+    """Checks whose factors less risk agree, reached through every part of the sum (skill,
+    ability, modifiers, synergy, risk, risk modifiers), named once and each held exactly."""
+    tables.clear_caches()
+    rnd = random.Random(4)
+    for _ in range(600):
+        _agree(
+            d100.parse(
+                {
+                    "system": "chances",
+                    "skill": rnd.randrange(101),
+                    "risk": rnd.choice([0, 50, 120]),
+                    "ability": rnd.randrange(-5, 6),
+                    "modifiers": [10 * rnd.randrange(-2, 3)],
+                    "risk_modifiers": [10 * rnd.randrange(-1, 2)],
+                    "synergy": rnd.choice([[], [30], [80, 40]]),
+                }
+            )
+        )
+
+
+def test_full_tables_equal_the_reference() -> None:
+    """``check_table`` over tables as the bench builds them (every shape mixed, cold start),
+    each entry equal to its own reference enumeration."""
+    tables.clear_caches()
+    requests = [
+        d100.parse(
+            {
+                "system": "brp",
+                "skill": s,
+                "difficulty": d,
+                "bonus_dice": max(n, 0),
+                "penalty_dice": max(-n, 0),
+            }
+        )
+        for s in range(0, 101, 9)
+        for d in brp.DIFFICULTIES
+        for n in range(-2, 3)
+    ]
+    requests += [
+        d100.parse({"system": "openquest", "skill": s, "difficulty": d})
+        for s in SKILLS
+        for d in openquest.DIFFICULTIES
+    ]
+    requests += [
+        d100.parse({"system": "chances", "skill": s, "risk": r, "modifiers": [10 * f] if f else []})
+        for s in range(0, 101, 4)
+        for r in chances.RISKS
+        for f in range(-2, 3)
+    ]
+    for request, fast in zip(requests, tables.check_table(requests), strict=True):
+        ref = tables.reference(request)
+        assert fast.fractions() == ref.fractions(), request
+        assert fast.luck == ref.luck and fast.denominator == ref.denominator, request
+
+
+def test_odds_cold_and_warm_agree() -> None:
+    """``odds`` reads the integer tally: success and Luck as single fractions, the same numbers
+    as summing the level fractions, cold and warm."""
+    for request in (
+        {"system": "brp", "skill": 47, "bonus_dice": 1, "luck_boost": True},
+        {"system": "openquest", "skill": 100},
+        {"system": "chances", "skill": 33, "risk": "tough", "ability": 2},
+    ):
+        tables.clear_caches()
+        cold = d100.odds(request)
+        warm = d100.odds(request)
+        assert cold == warm
+        assert isinstance(cold, d100.CheckOdds)
+        system = d100.REGISTRY.get(request["system"])
+        assert cold.success == sum(p for k, p in cold.levels.items() if k in system.success_levels)
+        assert sum(cold.levels.values()) == 1
 
 
 def test_uncovered_requests_take_the_reference() -> None:
@@ -92,13 +226,26 @@ def _pairs(seed: int, count: int) -> list[tuple[int, int]]:
 def test_brp6_contests_through_the_ranking() -> None:
     rnd = random.Random(6)
     for a, o in _pairs(6, 20):
-        _agree(d100.parse({"system": "brp", "actor": {"skill": a, "bonus_dice": rnd.randint(0, 2)},
-                           "opponent": {"skill": o}}))
+        _agree(
+            d100.parse(
+                {
+                    "system": "brp",
+                    "actor": {"skill": a, "bonus_dice": rnd.randint(0, 2)},
+                    "opponent": {"skill": o},
+                }
+            )
+        )
     # Extra dice on the opponent's side multiply the reference's work by 100: a few cases.
     for a, o, bonus, penalty in ((65, 40, 0, 1), (100, 0, 2, 0)):
-        _agree(d100.parse({"system": "brp", "actor": {"skill": a},
-                           "opponent": {"skill": o, "bonus_dice": bonus,
-                                        "penalty_dice": penalty}}))
+        _agree(
+            d100.parse(
+                {
+                    "system": "brp",
+                    "actor": {"skill": a},
+                    "opponent": {"skill": o, "bonus_dice": bonus, "penalty_dice": penalty},
+                }
+            )
+        )
 
 
 def test_brp6_ranking_reproduces_opposed() -> None:
@@ -107,8 +254,10 @@ def test_brp6_ranking_reproduces_opposed() -> None:
     ranking = tables._brp_ranking("floor")
     results = [(r, e) for r in range(1, 101) for e in (1, 5, 20, 21, 50, 65, 96, 100)]
     rnd = random.Random(7)
-    spread = [((rnd.randint(1, 100), rnd.randint(1, 100)), (rnd.randint(1, 100),
-               rnd.randint(1, 100))) for _ in range(100_000)]
+    spread = [
+        ((rnd.randint(1, 100), rnd.randint(1, 100)), (rnd.randint(1, 100), rnd.randint(1, 100)))
+        for _ in range(100_000)
+    ]
     pairs = [(x, y) for x in results for y in results] + spread
     for x, y in pairs:
         expected = brp.opposed(brp.level(*x), x[0], x[1], brp.level(*y), y[0], y[1])
@@ -130,17 +279,29 @@ def test_oq7_ranking_reproduces_decide_everywhere() -> None:
 
 def test_oq7_contests_through_the_ranking() -> None:
     for a, o in _pairs(7, 20)[::2]:
-        _agree(d100.parse({"system": "openquest", "actor": {"skill": a, "difficulty": 20},
-                           "opponent": {"skill": o, "modifiers": [-30]}}))
+        _agree(
+            d100.parse(
+                {
+                    "system": "openquest",
+                    "actor": {"skill": a, "difficulty": 20},
+                    "opponent": {"skill": o, "modifiers": [-30]},
+                }
+            )
+        )
 
 
 def test_ch6_contests_share_by_difference() -> None:
     rnd = random.Random(8)
     for a, o in _pairs(8, 10)[::5]:
-        _agree(d100.parse({
-            "system": "chances",
-            "actor": {"skill": a, "ability": rnd.choice([0, 2]), "modifiers": [10]},
-            "opponent": {"skill": o, "ability": rnd.choice([0, 2]), "risk_modifiers": [10]}}))
+        _agree(
+            d100.parse(
+                {
+                    "system": "chances",
+                    "actor": {"skill": a, "ability": rnd.choice([0, 2]), "modifiers": [10]},
+                    "opponent": {"skill": o, "ability": rnd.choice([0, 2]), "risk_modifiers": [10]},
+                }
+            )
+        )
 
 
 def test_odds_unchanged_through_the_memo() -> None:
@@ -148,8 +309,12 @@ def test_odds_unchanged_through_the_memo() -> None:
     first = d100.odds(request)
     again = d100.odds(request)
     assert first == again and first.levels is not again.levels  # callers get their own dicts
-    assert first.to_dict()["levels"] == {"critical": "3/100", "special": "1/10",
-                                          "success": "13/25", "failure": "3/10",
-                                          "fumble": "1/20"}
+    assert first.to_dict()["levels"] == {
+        "critical": "3/100",
+        "special": "1/10",
+        "success": "13/25",
+        "failure": "3/10",
+        "fumble": "1/20",
+    }
     luck = d100.odds({"system": "brp", "skill": 30, "luck_boost": True})
     assert luck.luck_spent == 1

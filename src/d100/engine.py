@@ -65,13 +65,16 @@ def odds(request: Any) -> Odds:
     """The exact probability of every level (a check) or every winner (a contest), G4."""
     if isinstance(request, Mapping):
         request = parse(request)
-    system = system_of(request)
+    system = REGISTRY.get(getattr(request, "system", None))  # as system_of, once parsed
     found = tally(request)  # the request's own enumeration, shared and memoised (tables.py)
     counts = found.fractions()
     inputs = request.to_dict()
-    if is_contest(request):
+    if hasattr(request, "actor"):  # as is_contest, once parsed
         return ContestOdds(system.name, counts, request=inputs)
-    success = sum((p for k, p in counts.items() if k in system.success_levels), Fraction(0))
+    # Summed as integer counts over the one denominator: a single Fraction at the end
+    wins = system.success_levels
+    hits = sum(c for k, c in zip(found.keys, found.counts, strict=True) if k in wins)
+    success = Fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
     luck = Fraction(found.luck, found.denominator) if found.luck else None
     return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)

@@ -10,10 +10,11 @@ code that resolves a roll and stay small however many dice are involved.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from itertools import repeat
 from math import lcm
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -157,8 +158,16 @@ class Then(Generic[S, T]):
         self.first = first
         self.key = key
         self.route = route
-        self.pick = cache(then)
+        self._make = then
+        self._picked: dict[Hashable, Machine[T]] = {}  # each second machine built once
         self.then: Callable[[Any], Machine[T]] = lambda k: self.pick(route(k))
+
+    def pick(self, route: Hashable) -> Machine[T]:
+        """The second machine for a route, built once per route (routes are hashable)."""
+        found = self._picked.get(route)
+        if found is None:
+            found = self._picked[route] = self._make(route)
+        return found
 
     def start(self) -> tuple[Any, ...]:
         return self._settle(self.first.start())
@@ -207,12 +216,19 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
         denominator *= scale
         if scale != 1:
             finals = {s: w * scale for s, w in finals.items()}
-        nxt: dict[S, int] = {}
+        # Every face of every die once, counted in C: states that pass on the same share of
+        # weight have their children counted together, then merged with that share.
+        by_share: dict[int, list[tuple[S, Need]]] = {}
         for state, weight, need in pending:
-            share = weight * (scale // need.faces)
-            for value in range(need.low, need.high + 1):
-                child = advance(state, value)
-                nxt[child] = nxt.get(child, 0) + share
+            by_share.setdefault(weight * (scale // need.faces), []).append((state, need))
+        nxt: dict[S, int] = {}
+        for share, group in by_share.items():
+            children: Counter[S] = Counter()
+            for state, need in group:
+                faces = range(need.low, need.high + 1)
+                children.update(map(advance, repeat(state, len(faces)), faces))
+            for child, n in children.items():
+                nxt[child] = nxt.get(child, 0) + n * share
         frontier = nxt
     return finals, denominator
 

@@ -100,8 +100,13 @@ def clear_caches() -> None:
     """Forget every memo: for benchmarks that time a cold start."""
     tally.cache_clear()
     _FINALS.clear()
-    _LABELS.clear()
+    _NAMES.clear()
     _TALLIES.clear()
+    _LUCK.clear()
+    _ENDS.clear()
+    _IDS.clear()
+    _GROUPS.clear()
+    brp.thresholds.cache_clear()
     _SIDES.clear()
     _CHANCES.clear()
     _brp_ranking.cache_clear()
@@ -123,26 +128,67 @@ _SHAPES: dict[str, Callable[[Any], Hashable | None]] = {
     "openquest": lambda c: None if c.dice is not None or c.assist is not None else (c.master,),
     "chances": lambda c: None if c.dice is not None or c.assisters else (c.take,),
 }
-# Everything the plan's ``outcome`` and ``luck_spent`` read from such a check.
+# Everything the plan's ``outcome`` reads from such a check.
 _OUTCOME_KEYS: dict[str, Callable[[Any], Hashable]] = {
-    "brp": lambda c: (c.effective, c.house_rules.threshold_rounding, c.luck_boost),
+    "brp": lambda c: (c.effective, c.house_rules.threshold_rounding),
     "openquest": lambda c: (c.modified(False), c.master),
-    "chances": lambda c: (c.factors, c.total_risk),
+    # CH1, CH4: the outcome is the degree of the total less the risk, and the total is the luck
+    # (and assisters) plus the factors, so it reads the factors and the risk only through their
+    # difference: checks that share it share their naming (held by test_fast_paths).
+    "chances": lambda c: c.factors - c.total_risk,
+}
+# Everything the plan's ``luck_spent`` reads from such a check (BRP7: ``luck_cost`` reads the
+# boost; the state gives the rerolls taken). Systems whose checks spend no Luck are absent.
+_LUCK_KEYS: dict[str, Callable[[Any], Hashable]] = {
+    "brp": lambda c: c.luck_boost,
 }
 
 _FINALS: dict[tuple[str, Hashable], Weights] = {}
-_LABELS: dict[tuple[str, Hashable], dict[Any, tuple[int, int]]] = {}
-_TALLIES: dict[tuple[str, Hashable, Hashable], Tally] = {}
-_SPENDS: dict[str, bool] = {}  # whether a system's checks can spend Luck at all (BRP7)
+_NAMES: dict[tuple[str, Hashable, int], list[str]] = {}
+_LUCK: dict[tuple[str, Hashable, Hashable], int | None] = {}
+_TALLIES: dict[tuple[str, Hashable, Hashable, Hashable], Tally] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Ends:
+    """The final states of one shape in one order per set of states (states are numbered
+    as the system's shapes first reach them), so that shapes ending on the same states (BRP
+    with 0, 1 or 2 extra dice ends on the same kept dice) share one ``group`` and the naming
+    of their states. ``uniform`` is the one weight every state has, or 0."""
+
+    states: tuple[Any, ...]
+    group: int
+    weights: tuple[int, ...]
+    uniform: int
+    denominator: int
+
+
+_ENDS: dict[tuple[str, Hashable], _Ends] = {}
+_IDS: dict[str, dict[Any, int]] = {}  # per system: every final state seen, numbered
+_GROUPS: dict[tuple[str, tuple[int, ...]], int] = {}  # every set of final states, numbered
 
 
 def _finals(system: str, shape: Hashable, check: Any) -> Weights:
     """The final states of every check of this shape, enumerated once by one of them."""
     found = _FINALS.get((system, shape))
     if found is None:
-        plan = plan_of(check)
-        _SPENDS[system] = plan.luck_spent is not None
-        found = _FINALS[(system, shape)] = final_weights(plan.machine)
+        found = _FINALS[(system, shape)] = final_weights(plan_of(check).machine)
+    return found
+
+
+def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
+    found = _ENDS.get((system, shape))
+    if found is None:
+        weights, denominator = _finals(system, shape, check)
+        numbers = _IDS.setdefault(system, {})
+        for state in weights:
+            numbers.setdefault(state, len(numbers))
+        states = sorted(weights, key=numbers.__getitem__)
+        ws = tuple(weights[s] for s in states)
+        uniform = ws[0] if len(set(ws)) == 1 else 0
+        ids = tuple(numbers[s] for s in states)
+        group = _GROUPS.setdefault((system, ids), len(_GROUPS))
+        found = _ENDS[(system, shape)] = _Ends(tuple(states), group, ws, uniform, denominator)
     return found
 
 
@@ -152,29 +198,45 @@ def _check(check: Any) -> Tally | None:
     if shape is None:
         return None
     key = _OUTCOME_KEYS[system](check)
-    found = _TALLIES.get((system, shape, key))
+    luck_of = _LUCK_KEYS.get(system)
+    luck_key = None if luck_of is None else luck_of(check)
+    found = _TALLIES.get((system, shape, key, luck_key))
     if found is not None:
         return found
-    weights, denominator = _finals(system, shape, check)
-    # States are named once per key and shared across shapes: BRP ends on the same kept-die
-    # states with 0, 1 or 2 extra dice, so a whole table names each (state, key) once. A name
-    # is the outcome's index and the Luck the state spent (BRP7; 0 where none can be spent).
-    labels = _LABELS.setdefault((system, key), {})
+    ends = _ends(system, shape, check)
     plan: Plan[Any, Any] | None = None
+    # The states are named once per key and set of final states: a whole BRP table names
+    # each (kept die, key) once, whatever the extra dice.
+    names = _NAMES.get((system, key, ends.group))
+    if names is None:
+        plan = plan_of(check)
+        names = _NAMES[(system, key, ends.group)] = list(map(plan.outcome, ends.states))
     keys = system_of(check).levels
-    counts = [0] * len(keys)
-    luck = 0
-    for state, w in weights.items():
-        label = labels.get(state)
-        if label is None:
-            plan = plan or plan_of(check)
-            cost = 0 if plan.luck_spent is None else plan.luck_spent(state)
-            label = labels[state] = (keys.index(plan.outcome(state)), cost)
-        counts[label[0]] += w
-        luck += w * label[1]
-    spends = _SPENDS[system]
-    found = _TALLIES[(system, shape, key)] = Tally(
-        keys, tuple(counts), denominator, luck if spends else None
+    if ends.uniform:  # every state weighs the same: count the names in C
+        counts = [names.count(k) * ends.uniform for k in keys]
+        known = sum(counts) == len(names) * ends.uniform
+    else:
+        by_level = dict.fromkeys(keys, 0)
+        for name, w in zip(names, ends.weights, strict=True):
+            by_level[name] += w
+        counts, known = list(by_level.values()), len(by_level) == len(keys)
+    if not known:  # an outcome that is not one of the system's levels
+        raise AssertionError(f"unknown levels {set(names) - set(keys)}")
+    # The Luck a state spends (BRP7) depends on the luck key, not on the outcome's key.
+    luck_at = (system, shape, luck_key)
+    if luck_at in _LUCK:
+        luck = _LUCK[luck_at]
+    else:
+        plan = plan or plan_of(check)
+        cost = plan.luck_spent
+        luck = (
+            None
+            if cost is None
+            else sum(w * cost(state) for state, w in zip(ends.states, ends.weights, strict=True))
+        )
+        _LUCK[luck_at] = luck
+    found = _TALLIES[(system, shape, key, luck_key)] = Tally(
+        keys, tuple(counts), ends.denominator, luck
     )
     return found
 

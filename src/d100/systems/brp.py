@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..dice import read_digits, show_roll
@@ -189,6 +190,7 @@ def _rnd(n: int, d: int, mode: str) -> int:
     return n // d
 
 
+@lru_cache(maxsize=1024)  # a level asks for the same skill's bands at every roll
 def thresholds(effective: int, rounding: str = "floor") -> tuple[int, int]:
     """(critical, special) thresholds: 5% with a minimum of 1, and 20% (BRP3)."""
     return max(1, _rnd(effective, 20, rounding)), _rnd(effective, 5, rounding)
@@ -260,12 +262,19 @@ class Attempts:
         attempt, taken, kept = state
         if self.tens:
             kept, taken = self.keep(self.values(value)), self.count
+        elif taken == 0:
+            kept, taken = value, 1
         else:
-            kept = value if taken == 0 else self.keep((kept, value))
+            if self.lower:  # as ``keep``: min and max, written out for the hot path
+                kept = kept if kept <= value else value
+            else:
+                kept = kept if kept >= value else value
             taken += 1
         if taken < self.count:
             return (attempt, taken, kept)
-        if level(kept, self.effective, self.rounding) in FAILED and attempt < self.rerolls:
+        # The reroll test first: without rerolls left, no level is needed (the hot path of
+        # enumeration); the level decides exactly as before when one is.
+        if attempt < self.rerolls and level(kept, self.effective, self.rounding) in FAILED:
             return (attempt + 1, 0, 0)
         return (attempt, -1, kept)
 
@@ -388,10 +397,11 @@ class Brp:
 
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
         machine, given = self._side(check, "")
+        e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
         return Plan(
             machine=machine,
             given=given,
-            outcome=lambda s: level(s[2], check.effective, check.house_rules.threshold_rounding),
+            outcome=lambda s: level(s[2], e, rounding),
             build=lambda s, rec: self._result(check, machine, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
         )

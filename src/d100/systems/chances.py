@@ -350,8 +350,7 @@ class Chances:
         return tuple(out)
 
     def _total(self, check: ChancesCheck, state: Any) -> int:
-        _, helped, luck = state
-        return int(luck) + check.factors + FACTOR * int(helped)
+        return _state_total(check.factors, state)
 
     def _result(
         self,
@@ -400,10 +399,11 @@ class Chances:
 
     def check_plan(self, check: ChancesCheck) -> Plan[Any, CheckResult]:
         risk = check.total_risk
+        factors = check.factors  # added up once for the plan, not once per state
         return Plan(
             machine=self._machine(check, ""),
             given=self._given(check, ""),
-            outcome=lambda s: degree(self._total(check, s) - risk),
+            outcome=lambda s: degree(_state_total(factors, s) - risk),
             build=lambda s, rec: self._result(
                 check, "", s, rec, risk, degree(self._total(check, s) - risk)
             ),
@@ -490,6 +490,13 @@ class Chances:
         if contest.coin is not None:
             given_dice["coin"] = Given((COIN.index(contest.coin) + 1,), spare=True)
         return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
+
+
+def _state_total(factors: int, state: Any) -> int:
+    """The total of a final state (True, successful assisters, luck) (CH1, CH8)."""
+    _, helped, luck = state  # both ints: a luck die or take, a count of successes
+    total: int = luck + factors + FACTOR * helped
+    return total
 
 
 def _sum(

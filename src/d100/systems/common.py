@@ -26,16 +26,34 @@ DICE = Field(
 )
 
 
+_SCALARS = frozenset({int, str, bool, float, type(None)})
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """A dataclass's field names in order, looked up once per class; None for other types."""
+    if cls not in _FIELD_NAMES:
+        is_data = dataclasses.is_dataclass(cls)
+        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls)) if is_data else None
+    return _FIELD_NAMES[cls]
+
+
 def plain(value: Any, nested: bool = False) -> Any:
     """A request dataclass as contract JSON: tuples as lists, unset optional parts left out,
     and ``system`` first at the top only (nested requests such as an assist do not name it)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    cls = type(value)
+    if cls in _SCALARS:
+        return value
+    names = _field_names(cls)
+    if names is not None:
         out = {"system": value.system} if hasattr(value, "system") and not nested else {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if v is None or (f.name == "house_rules" and not v) or f.name == "system":
+        for name in names:
+            v = getattr(value, name)
+            if v is None or (name == "house_rules" and not v) or name == "system":
                 continue
-            out[f.name] = plain(v, nested=True)
+            out[name] = plain(v, nested=True)
         return out
     if isinstance(value, tuple | list):
         return [plain(v, nested) for v in value]

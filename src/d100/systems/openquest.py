@@ -179,8 +179,7 @@ class OpenQuest:
         return Then(first, lambda _: own, key=assisted)
 
     def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> str:
-        _, assisted, roll = state
-        return level(roll or None, check.modified(assisted), master)
+        return _state_level(state, _modified(check), master)
 
     def _result(
         self,
@@ -216,10 +215,12 @@ class OpenQuest:
         )
 
     def check_plan(self, check: OpenQuestCheck) -> Plan[Any, CheckResult]:
+        master = check.master
+        modified = _modified(check)  # worked out once for the plan, not once per state
         return Plan(
             machine=self._machine(check, "", not check.master),
             given=_given(check, ""),
-            outcome=lambda s: self._level(check, s, check.master),
+            outcome=lambda s: _state_level(s, modified, master),
             build=lambda s, rec: self._result(check, "", s, rec, check.master),
         )
 
@@ -263,6 +264,18 @@ class OpenQuest:
             outcome=lambda s: decide(s)[0],
             build=build,
         )
+
+
+def _modified(check: OpenQuestCheck) -> tuple[int, int]:
+    """The modified skill without and with a successful assist (OQ2, OQ11)."""
+    return check.modified(False), check.modified(True)
+
+
+def _state_level(state: Any, modified: tuple[int, int], master: bool) -> str:
+    """The level of a final state (True, assisted, roll): roll 0 when the character does not
+    roll."""
+    _, assisted, roll = state
+    return level(roll or None, modified[assisted], master)
 
 
 def _decide(
