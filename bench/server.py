@@ -26,10 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import socket
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -39,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests.server.services import serve
 
 from .report import Report
 
@@ -258,55 +256,13 @@ def _postgres_database() -> Iterator[tuple[str, Callable[[int], float]]]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _serve(database_url: str, work: Path) -> Iterator[str]:
     """``d100 serve`` on a free port of 127.0.0.1, rate limits raised; stopped on exit."""
-    port = _free_port()
-    env = {**os.environ, "D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "1000000"}
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "d100",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--database",
-                database_url,
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=work,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"(e) server did not start: {log.read_text()[-2000:]}")
-                time.sleep(0.1)
-            yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with serve(
+        database_url,
+        work / "server.log",
+        D100_RATE_BURST="1000000",
+        D100_RATE_PER_SECOND="1000000",
+    ) as base:
+        yield base

@@ -59,10 +59,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(database_url: str, log: Path) -> Iterator[str]:
-    """``d100 serve`` in its own process on a free port; the base address. Stopped on exit."""
+def serve(database_url: str, log: Path, **env_vars: str) -> Iterator[str]:
+    """``d100 serve`` in its own process on a free port; the base address. Stopped on exit.
+    ``env_vars`` are set for the server (the benchmark raises the rate limits with them)."""
     port = free_port()
-    env = {**os.environ, "D100_DATABASE_URL": database_url}
+    env = {**os.environ, "D100_DATABASE_URL": database_url, **env_vars}
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "d100", "serve", "--port", str(port)],
