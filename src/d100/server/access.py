@@ -111,6 +111,8 @@ def sheet_readers_see(
     """Whether everyone who reads this character's sheet (its player and the table's GMs) may
     see the roll's result: only then may the roll change what the sheet shows, since an
     improvement mark or a Luck point spent on a reroll would tell them how it went."""
+    if visibility == "public":  # everyone sees it: no need to ask who the readers are
+        return True
     gms = session.scalars(
         select(Member.id).where(Member.table_id == character.table_id, Member.role == GM)
     ).all()
