@@ -122,3 +122,18 @@ def test_simulate_counts_beside_exact_odds() -> None:
     assert "--rolls: out of range" in clean_error(
         d100("simulate", "-s", "brp", "--skill", "65", "-n", "0")
     )
+
+
+def test_odds_of_a_contest_from_flags_match_the_library() -> None:  # rule: OQ7, BRP6
+    import d100 as library
+
+    run = d100("odds", "-s", "openquest", "--skill", "60", "--json", "--vs", "--skill", "45")
+    expected = library.odds(
+        {"system": "openquest", "actor": {"skill": 60}, "opponent": {"skill": 45}}
+    ).to_dict()
+    assert run.status == 0 and json.loads(run.out) == expected
+    shown = d100("odds", "-s", "brp", "--skill", "60", "--vs", "--skill", "50").out
+    assert "actor wins" in shown and "tie" in shown
+    refused = d100("odds", "-s", "brp", "--skill", "60", "--vs", "--skill", "50", "--dice", "4")
+    assert refused.status == 2 and "opponent.dice" in refused.err
+    assert "Traceback" not in refused.err

@@ -8,13 +8,13 @@ from typing import Any
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..render.tables import odds_table_view, odds_view
+from ..render.tables import contest_odds_view, odds_table_view, odds_view
 from ..render.view import View
-from ..results import CheckOdds
+from ..results import CheckOdds, ContestOdds
 from ..systems import REGISTRY
 from . import flags, jsonl
 from .output import show
-from .roll import check_request
+from .roll import check_request, contest_request
 
 HELP = """\
 Exact odds of a check: every level as a percentage and an exact fraction. Without flags, read
@@ -24,6 +24,8 @@ examples:
   d100 odds -s brp --skill 65 --difficulty hard --bonus 1
   d100 odds -s chances --skill 40 --ability 10 --risk tough
   d100 odds --sheet party.toml alice stealth
+  d100 odds -s openquest --skill 60 --vs --skill 45
+  d100 odds --sheet party.toml carol sneaking --vs dara hearing
   d100 odds -s brp --table --difficulty standard,hard --bonus 0,1 --step 10
   d100 odds -s openquest --table --skills 30-70 --step 5 --difficulty hard
   echo '{"system":"brp","skill":65}' | d100 odds
@@ -40,6 +42,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--skills", default="0-100", metavar="LOW-HIGH", help="the table's skills")
     p.add_argument("--step", type=int, default=10, help="the table's skill step (default 10)")
+    p.add_argument(
+        "--vs",
+        nargs=argparse.REMAINDER,
+        metavar="OPPONENT",
+        help="odds of a contest: the opponent's [WHO SKILL] and flags, as in d100 contest",
+    )
     flags.add_output(p)
     p.set_defaults(run=run)
 
@@ -49,6 +57,8 @@ def run(ns: argparse.Namespace) -> int:
         return jsonl.run_odds(ns)  # the JSON Lines form of CONTRACT.md
     if ns.table:
         return run_table(ns)
+    if ns.vs is not None:
+        return run_contest(ns)
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
     chance = odds(request)
@@ -56,6 +66,16 @@ def run(ns: argparse.Namespace) -> int:
     system = REGISTRY.get(request["system"])
     head = f"{title or system.title + ' odds'} — {inputs_text(request)}"
     show(ns, odds_view(head, chance), chance.to_dict())
+    return 0
+
+
+def run_contest(ns: argparse.Namespace) -> int:
+    request, names, _ = contest_request(ns)
+    chance = odds(request)
+    assert isinstance(chance, ContestOdds)
+    system = REGISTRY.get(request["system"])
+    head = f"{system.title} contest odds — {names[0]} against {names[1]}"
+    show(ns, contest_odds_view(head, chance, names), chance.to_dict())
     return 0
 
 

@@ -244,8 +244,11 @@ def run_contest(ns: argparse.Namespace) -> int:
     return 0
 
 
-def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
-    """Roll the contest the flags describe: the view to show and the contract result."""
+def contest_request(
+    ns: argparse.Namespace,
+) -> tuple[dict[str, Any], list[str], Sheet | None]:
+    """The contest the flags describe (the actor's, then ``--vs`` and the opponent's): the
+    contract request, the two sides' names, and the sheet they come from, if any."""
     other = side_parser().parse_args(ns.vs)
     for name in CONTEST_LEVEL:
         if getattr(other, name) not in (None, False):
@@ -276,13 +279,19 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
             "both sides of a contest play the same system",
         )
     request: dict[str, Any] = {"system": systems[0], "actor": sides[0], "opponent": sides[1]}
-    if ns.coin:
+    if getattr(ns, "coin", None):
         request["coin"] = ns.coin
     if ns.house:
         request["house_rules"] = flags.house_rules(ns.house)
+    return request, names, sheet
+
+
+def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
+    """Roll the contest the flags describe: the view to show and the contract result."""
+    request, names, sheet = contest_request(ns)
     if sheet is not None:
-        for who, side in zip(names, sides, strict=True):
-            ensure_luck(sheet, who, {"system": systems[0], **side})
+        for who, side in zip(names, (request["actor"], request["opponent"]), strict=True):
+            ensure_luck(sheet, who, {"system": request["system"], **side})
     result = resolve(request, rng_of(ns))
     assert isinstance(result, ContestResult)
     chance = odds(flags.without_dice(request))

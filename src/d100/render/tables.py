@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from ..advise import Option
-from ..results import CheckOdds
+from ..results import CheckOdds, ContestOdds
 from .view import View, frac, level_seg, line, pct, seg, table
 
 
@@ -32,6 +32,18 @@ def odds_view(title: str, chance: CheckOdds) -> View:
             ]
         )
     return View((line(seg(title, "title")),)) + table(["level", "chance", "exact"], rows)
+
+
+def contest_odds_view(title: str, chance: ContestOdds, names: Sequence[str]) -> View:
+    """Who wins a contest: each side, a tie (BRP6) and nobody (OQ7, OQ9), exactly."""
+    shown = {
+        "actor": f"{names[0]} wins",
+        "opponent": f"{names[1]} wins",
+        "tie": "tie",
+        "none": "nobody wins",
+    }
+    rows = [[seg(shown[k]), seg(pct(p)), seg(frac(p))] for k, p in chance.winner.items()]
+    return View((line(seg(title, "title")),)) + table(["outcome", "chance", "exact"], rows)
 
 
 def odds_table_view(
