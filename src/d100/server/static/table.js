@@ -62,10 +62,15 @@ function connect() {
 }
 
 let reloading = null;
+let asked = 0;  // the newest state request: an older answer arriving late must not win
 function reload() {  // many events arrive together: fetch the state once for the burst
   clearTimeout(reloading);
   reloading = setTimeout(async () => {
-    try { state = await api("GET", base); render(); } catch (err) { $("page-error").textContent = err.message; }
+    const ticket = ++asked;
+    try {
+      const fresh = await api("GET", base);
+      if (ticket === asked) { state = fresh; render(); }
+    } catch (err) { $("page-error").textContent = err.message; }
   }, 80);
 }
 
