@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .errors import ApiError, forbidden, unauthorised
@@ -23,6 +23,8 @@ GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
 HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
+# Built once: a statement keeps its SQL cache key, so each request only binds the hash.
+_BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def require_origin(by_cookie: bool, origin: str | None) -> None:
 def member_by_token(session: Session, token: str | None) -> Member | None:
     if not token:
         return None
-    member = session.scalars(select(Member).where(Member.token_hash == token_hash(token))).first()
+    member = session.scalars(_BY_TOKEN, {"token_hash": token_hash(token)}).first()
     return None if member is None or member.revoked else member
 
 

@@ -4,6 +4,7 @@ sheet exported from the table loads in ``d100`` and back."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -58,7 +59,15 @@ def load(
 
 
 def sheet_of(row: Character) -> sheets.Character:
-    (character,) = sheets.loads(row.sheet).characters
+    return _parsed(row.sheet)
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> sheets.Character:
+    """A stored sheet's character: the text decides it wholly, so a roll, which reads its
+    sheet several times, parses the TOML once. Shared between callers: never changed in
+    place (``replace`` makes a new one, ``full_view`` copies its tables)."""
+    (character,) = sheets.loads(text).characters
     return character
 
 
@@ -160,10 +169,10 @@ def full_view(row: Character) -> dict[str, Any]:
     return {
         **public_view(row),
         "system": c.system,
-        "skills": c.skills,
-        "abilities": c.abilities,
+        "skills": dict(c.skills),
+        "abilities": dict(c.abilities),
         "luck": luck,
-        "uses": c.uses,
+        "uses": dict(c.uses),
         "synergy": {k: list(v) for k, v in c.synergy.items()},
         "aim_rounds": row.aim_rounds,
         "marks": row.marks,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
@@ -19,19 +19,38 @@ from .store import touch
 from .tokens import now
 
 CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is the table id
+LOCKED = "d100_locked"  # session.info: (transaction, {table id: row locked in it})
+# Built once: a statement keeps its SQL cache key, so each request only binds the id.
+_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
+_TABLE_LOCKED = _TABLE.with_for_update()
 
 
 def get_table(session: Session, table_id: str, lock: bool = False) -> GameTable:
-    query = select(GameTable).where(GameTable.id == table_id)
-    table = session.scalars(query.with_for_update() if lock else query).first()
+    table = session.scalars(_TABLE_LOCKED if lock else _TABLE, {"table_id": table_id}).first()
     if table is None:
         raise not_found("table_id", table_id, "table")
     return table
 
 
 def lock_table(session: Session, table_id: str) -> GameTable:
-    """The table, locked until commit: every write at a table starts here."""
-    return get_table(session, table_id, lock=True)
+    """The table, locked until commit: every write at a table starts here.
+
+    Asked again within the same transaction (a roll with an ``Idempotency-Key`` locks before
+    looking the key up, then the roll locks), the row already locked is returned without
+    another query: nothing else can change it until this transaction ends."""
+    held = session.info.get(LOCKED)
+    transaction = session.get_transaction()
+    if held is not None and transaction is not None and held[0] is transaction:
+        known: GameTable | None = held[1].get(table_id)
+        if known is not None:
+            return known
+    table = get_table(session, table_id, lock=True)
+    transaction = session.get_transaction()
+    if held is None or held[0] is not transaction:
+        rows: dict[str, GameTable] = {}
+        session.info[LOCKED] = held = (transaction, rows)
+    held[1][table_id] = table
+    return table
 
 
 def append(
@@ -41,7 +60,11 @@ def append(
     data: dict[str, Any],
     visibility: str = "public",
     actor_id: str | None = None,
+    flush: bool = True,
 ) -> Event:
+    """The next event of ``table``, written now (``flush``) or with the rest of the
+    transaction's rows at its commit (a caller that queries nothing more before it commits
+    saves one flush; the event is committed, or not, with the transaction all the same)."""
     table.last_seq += 1
     event = Event(
         table_id=table.id,
@@ -53,7 +76,8 @@ def append(
         created_at=now(),
     )
     session.add(event)
-    session.flush()
+    if flush:
+        session.flush()
     touch(session, table.id)
     if session.get_bind().dialect.name == "postgresql":
         # Delivered to every listening server process when (and only if) this commits.

@@ -73,6 +73,7 @@ class RollSpec:
 @dataclass(frozen=True)
 class Prepared:
     request: dict[str, Any]  # without dice: the odds' request
+    parsed: Any  # ``request`` as engine.parse gives it (frozen), parsed once
     rows: list[Character]
     skills: list[str]
     target: CallTarget | None
@@ -118,10 +119,10 @@ def prepare(session: Session, table: GameTable, spec: RollSpec) -> Prepared:
     if table.house_rules:
         request["house_rules"] = table.house_rules
     try:
-        parse(request)
+        parsed = parse(request)
     except D100Error as err:
         raise invalid(err) from None
-    return Prepared(request, rows, skills, target, call)
+    return Prepared(request, parsed, rows, skills, target, call)
 
 
 def side_request(
@@ -158,7 +159,7 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
     """The exact odds before rolling, and for a check every option with its exact gain."""
     table = get_table(session, viewer.table_id)
     prepared = prepare(session, table, spec)
-    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.request).to_dict()}
+    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.parsed).to_dict()}
     if spec.opponent is None:
         luck = characters.sheet_of(prepared.rows[0]).luck
         out["advice"] = advice(prepared.request, None if luck is None else luck.current)
@@ -193,7 +194,8 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
     seed.next_nonce += 1
     source = ProvableSource(bytes.fromhex(seed.server_seed), member.client_seed, nonce)
     try:
-        result = resolve(request, source)
+        # Without dice typed in by hand the request is the one already parsed.
+        result = resolve(prepared.parsed if request is prepared.request else request, source)
     except D100Error as err:
         raise invalid(err) from None
     checks = _checks(result)
@@ -208,7 +210,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
         "request": prepared.request,
-        "odds": odds(prepared.request).to_dict(),
+        "odds": odds(prepared.parsed).to_dict(),
         "manual": any(side.dice is not None for side in spec.sides),
         "provable": {
             "seed_id": seed.id,
@@ -239,6 +241,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
         data,
         visibility=visibility,
         actor_id=viewer.member_id,
+        flush=False,  # nothing below queries: the commit writes it with the rest
     )
     if prepared.target is not None:
         prepared.target.status = "rolled"
@@ -339,7 +342,7 @@ def _with_dice(table: GameTable, request: dict[str, Any], spec: RollSpec) -> dic
 
 def _luck_before(prepared: Prepared) -> list[Luck | None]:
     """Each side's Luck, checked to cover the most the request may spend (BRP7)."""
-    parsed = parse(prepared.request)
+    parsed = prepared.parsed
     parts = [parsed] if len(prepared.rows) == 1 else [parsed.actor, parsed.opponent]
     out = []
     for name, row, part in zip(SIDES, prepared.rows, parts, strict=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from ..errors import D100Error
@@ -167,14 +167,21 @@ def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Membe
     return member
 
 
-def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
-    """The session the next roll draws from: blind rolls have their own (see SeedSession)."""
-    query = select(SeedSession).where(
-        SeedSession.table_id == table_id,
+def _active_seed_query(blind: bool) -> Select[SeedSession]:
+    return select(SeedSession).where(
+        SeedSession.table_id == bindparam("table_id"),
         SeedSession.revealed_at.is_(None),
         SeedSession.blind.is_(blind),
     )
-    return session.scalars(query).one()
+
+
+# Built once (one per kind): a statement keeps its SQL cache key, so a roll only binds the id.
+_ACTIVE_SEED = {blind: _active_seed_query(blind) for blind in (False, True)}
+
+
+def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
+    """The session the next roll draws from: blind rolls have their own (see SeedSession)."""
+    return session.scalars(_ACTIVE_SEED[blind], {"table_id": table_id}).one()
 
 
 @dataclass(frozen=True)
