@@ -42,7 +42,6 @@ def register(sub: Any) -> None:
         "chart",
         help="PNG/SVG charts of the odds against skill",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     flags.add_system(p)
     flags.add_side_flags(p, skill=False)

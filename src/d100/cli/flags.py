@@ -108,7 +108,6 @@ def check_parser(sub: Any, name: str, help_: str, description: str) -> argparse.
         name,
         help=help_,
         description=description,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
     add_sheet(p)

@@ -35,7 +35,6 @@ def register(sub: Any) -> None:
         "resolve",
         help="resolve JSON Lines requests",
         description=HELP_RESOLVE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--seed", type=int, help="seed the random source: the same seed, the same rolls")
     p.set_defaults(run=run_resolve)

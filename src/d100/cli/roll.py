@@ -60,7 +60,6 @@ def register(sub: Any) -> None:
         "check",
         help="roll one check, shown with its exact odds",
         description=CHECK_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "names",
@@ -76,7 +75,6 @@ def register(sub: Any) -> None:
         "contest",
         help="roll an opposed check (OQ7, BRP6, CH6)",
         description=CONTEST_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="the actor, with a sheet")
     flags.add_sheet(p)
@@ -96,7 +94,6 @@ def register(sub: Any) -> None:
         "group",
         help="everyone tests the same skill (OQ10, CH8)",
         description=GROUP_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="SKILL", help="the skill's name, with a sheet")
     p.add_argument("--who", help="comma-separated characters (default: all with the skill)")

@@ -28,7 +28,6 @@ def register(sub: Any) -> None:
         "serve",
         help="run the table server (web page and HTTP API)",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")

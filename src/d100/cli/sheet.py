@@ -38,14 +38,12 @@ def register(sub: Any) -> None:
         "sheet",
         help="create, show and check character sheets (TOML)",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=type(p))
     new = verbs.add_parser(
         "new",
         help="add a character to a sheet (made if missing)",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     new.add_argument("path")
     new.add_argument("name")
@@ -76,7 +74,6 @@ def register(sub: Any) -> None:
             verb,
             help=helptext,
             description=HELP,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         v.add_argument("path")
         if verb == "show":
@@ -88,7 +85,6 @@ def register(sub: Any) -> None:
         "rest",
         help="a full night's rest: Luck back to maximum (BRP7)",
         description=REST_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="WHO", help="default: everyone")
     flags.add_sheet(p)

@@ -62,7 +62,6 @@ def register(sub: Any) -> None:
         "shell",
         help="an interactive prompt for a session at the table",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     flags.add_sheet(p)
     p.add_argument("--log", default="d100-session.jsonl", help="the session log (JSON Lines)")

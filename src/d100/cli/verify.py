@@ -68,7 +68,6 @@ def register(sub: Any) -> None:
         "verify",
         help="recompute every roll of an exported table log",
         description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("log", help="the exported log.jsonl, or - for standard input")
     p.add_argument("--json", action="store_true", help="the report as one JSON object")
