@@ -103,13 +103,7 @@ def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -
     save_sheet(row, character)
     session.add(row)
     session.flush()
-    append(
-        session,
-        table,
-        "character",
-        {"character": public_view(row), "change": "created"},
-        actor_id=viewer.member_id,
-    )
+    _announce(session, table, viewer, row, "created")
     return row
 
 
@@ -118,13 +112,7 @@ def update(session: Session, viewer: Viewer, character_id: str, text: str) -> Ch
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "edit this character")
     save_sheet(row, parse_sheet(table, text))
-    append(
-        session,
-        table,
-        "character",
-        {"character": public_view(row), "change": "edited"},
-        actor_id=viewer.member_id,
-    )
+    _announce(session, table, viewer, row, "edited")
     return row
 
 
@@ -133,14 +121,21 @@ def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Characte
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     row.marks = {}
+    _announce(session, table, viewer, row, "marks")
+    return row
+
+
+def _announce(
+    session: Session, table: GameTable, viewer: Viewer, row: Character, change: str
+) -> None:
+    """Tell the table a character was created, edited or had its marks cleared."""
     append(
         session,
         table,
         "character",
-        {"character": public_view(row), "change": "marks"},
+        {"character": public_view(row), "change": change},
         actor_id=viewer.member_id,
     )
-    return row
 
 
 def export(session: Session, viewer: Viewer, character_id: str) -> Character:
