@@ -262,8 +262,8 @@ def test_brp6_ranking_reproduces_opposed() -> None:
     for x, y in pairs:
         expected = brp.opposed(brp.level(*x), x[0], x[1], brp.level(*y), y[0], y[1])
         rx, ry = ranking.rank[x], ranking.rank[y]
-        got = "actor" if rx > ry else "opponent" if rx < ry else ranking.even[rx]
-        assert got == expected, (x, y)
+        got = ("actor",) if rx > ry else ("opponent",) if rx < ry else ranking.even[rx]
+        assert got == (expected,), (x, y)
 
 
 def test_oq7_ranking_reproduces_decide_everywhere() -> None:
@@ -273,8 +273,8 @@ def test_oq7_ranking_reproduces_decide_everywhere() -> None:
     for x in results:
         for y in results:
             rx, ry = ranking.rank[x], ranking.rank[y]
-            got = "actor" if rx > ry else "opponent" if rx < ry else ranking.even[rx]
-            assert got == openquest._decide(side, side, x[0], x[1], y[0], y[1])[0]
+            got = ("actor",) if rx > ry else ("opponent",) if rx < ry else ranking.even[rx]
+            assert got == (openquest._decide(side, side, x[0], x[1], y[0], y[1])[0],)
 
 
 def test_oq7_contests_through_the_ranking() -> None:
@@ -299,6 +299,42 @@ def test_ch6_contests_share_by_difference() -> None:
                     "system": "chances",
                     "actor": {"skill": a, "ability": rnd.choice([0, 2]), "modifiers": [10]},
                     "opponent": {"skill": o, "ability": rnd.choice([0, 2]), "risk_modifiers": [10]},
+                }
+            )
+        )
+
+
+@pytest.mark.parametrize(
+    ("difference", "a_ability", "o_ability"), [(0, 0, 0), (-7, 3, 3), (40, 2, -1), (-150, 0, 5)]
+)
+def test_ch6_ranking_reproduces_opposed_with_the_coin(
+    difference: int, a_ability: int, o_ability: int
+) -> None:
+    """Every actor total against every opponent total: the ranking gives chances.opposed's
+    winner, and both of the coin's winners where totals and abilities are equal."""
+    ranking = tables._chances_ranking(difference, a_ability, o_ability)
+    for a in range(1 + difference, 101 + difference):
+        for o in range(1, 101):
+            ra, ro = ranking.rank[(a, a_ability)], ranking.rank[(o, o_ability)]
+            got = ("actor",) if ra > ro else ("opponent",) if ra < ro else ranking.even[ra]
+            expected = tuple(
+                chances.opposed(a, a_ability, o, o_ability, coin)
+                for coin in range(1, len(chances.COIN) + 1)
+            )
+            assert got == (expected if len(set(expected)) > 1 else expected[:1]), (a, o)
+
+
+def test_ch6_every_skill_pair_through_the_ranking() -> None:
+    """Skill pairs at the edges and a seeded spread, abilities equal (the coin) and not."""
+    rnd = random.Random(9)
+    for a, o in _pairs(9, 30):
+        ability = rnd.choice([0, 0, 1, -2])
+        _agree(
+            d100.parse(
+                {
+                    "system": "chances",
+                    "actor": {"skill": a, "ability": ability, "synergy": [rnd.choice([0, 30, 80])]},
+                    "opponent": {"skill": o, "ability": rnd.choice([0, ability])},
                 }
             )
         )

@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cmp_to_key, lru_cache
+from math import lcm
 from typing import Any
 
 from .errors import D100Error
@@ -253,26 +254,36 @@ def check_table(requests: Iterable[Any]) -> list[Tally]:
 class Ranking:
     """Side results in the order the system's decision puts them: ``rank[x] > rank[y]`` means
     x as actor beats y as opponent (and y as actor loses to x); results of equal rank meet
-    with the one outcome ``even[rank]`` (a tie, nobody, or the actor)."""
+    with the equally likely outcomes ``even[rank]`` (one per face of a tie-break die: a tie,
+    nobody, the actor, or a coin's two winners)."""
 
     rank: dict[Hashable, int]
-    even: dict[int, Winner]
+    even: dict[int, tuple[Winner, ...]]
+
+    @property
+    def faces(self) -> int:
+        """One count for every outcome of every meeting of equal ranks."""
+        return lcm(*map(len, self.even.values()))
 
 
-def rank_results(results: Iterable[Hashable], beats: Callable[[Any, Any], Winner]) -> Ranking:
-    """Sort every possible side result with the system's own decision as the comparison."""
+Beats = Callable[[Any, Any], tuple[Winner, ...]]
+
+
+def rank_results(results: Iterable[Hashable], beats: Beats) -> Ranking:
+    """Sort every possible side result with the system's own decision as the comparison;
+    ``beats`` gives the winner for each face of the tie-break die, if the system has one."""
 
     def order(x: Any, y: Any) -> int:
-        forward, backward = beats(x, y), beats(y, x)
-        if forward == "actor" and backward == "opponent":
+        forward, backward = set(beats(x, y)), set(beats(y, x))
+        if forward == {"actor"} and backward == {"opponent"}:
             return 1
-        if forward == "opponent" and backward == "actor":
+        if forward == {"opponent"} and backward == {"actor"}:
             return -1
         return 0
 
     ordered = sorted(results, key=cmp_to_key(order))
     rank: dict[Hashable, int] = {}
-    even: dict[int, Winner] = {}
+    even: dict[int, tuple[Winner, ...]] = {}
     r = 0
     for i, x in enumerate(ordered):
         if i and order(ordered[i - 1], x):
@@ -311,16 +322,20 @@ def _side(key: Hashable, weights: Weights, rank_of: Callable[[Any], int]) -> Sid
     return found
 
 
-def _count(actor: Side, opponent: Side, even: dict[int, Winner]) -> Tally:
+def _count(actor: Side, opponent: Side, ranking: Ranking) -> Tally:
     index = {k: i for i, k in enumerate(WINNERS)}
     counts = [0] * len(WINNERS)
     total = opponent.below[-1]
+    faces = ranking.faces
     for r, w in zip(actor.ranks, actor.weights, strict=True):
         lo, hi = bisect_left(opponent.ranks, r), bisect_right(opponent.ranks, r)
-        counts[0] += w * opponent.below[lo]
-        counts[1] += w * (total - opponent.below[hi])
-        counts[index[even.get(r, "tie")]] += w * (opponent.below[hi] - opponent.below[lo])
-    return Tally(WINNERS, tuple(counts), actor.denominator * opponent.denominator)
+        counts[0] += w * opponent.below[lo] * faces
+        counts[1] += w * (total - opponent.below[hi]) * faces
+        outcomes = ranking.even[r]
+        share = w * (opponent.below[hi] - opponent.below[lo]) * (faces // len(outcomes))
+        for winner in outcomes:
+            counts[index[winner]] += share
+    return Tally(WINNERS, tuple(counts), actor.denominator * opponent.denominator * faces)
 
 
 @cache
@@ -328,8 +343,8 @@ def _brp_ranking(rounding: str) -> Ranking:
     """Every (kept roll, effective skill) a BRP side can show, ordered by BRP6 itself."""
     levels = {(r, e): brp.level(r, e, rounding) for r in range(1, 101) for e in range(1, 101)}
 
-    def beats(x: tuple[int, int], y: tuple[int, int]) -> Winner:
-        return brp.opposed(levels[x], x[0], x[1], levels[y], y[0], y[1])
+    def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner]:
+        return (brp.opposed(levels[x], x[0], x[1], levels[y], y[0], y[1]),)
 
     return rank_results(levels, beats)
 
@@ -351,7 +366,7 @@ def _brp_contest(contest: brp.BrpContest) -> Tally | None:
 
         side = _side(("brp", shape, e, rounding), weights, rank_of)
         sides.append(side)
-    return _count(sides[0], sides[1], ranking.even)
+    return _count(sides[0], sides[1], ranking)
 
 
 @cache
@@ -360,8 +375,8 @@ def _oq_ranking() -> Ranking:
     roller = openquest.OpenQuestCheck(skill=0)  # _decide reads only who is a master (OQ9)
     results = [(lvl, r) for lvl in openquest.LEVELS for r in range(1, 101)]
 
-    def beats(x: tuple[str, int], y: tuple[str, int]) -> Winner:
-        return openquest._decide(roller, roller, x[0], x[1], y[0], y[1])[0]
+    def beats(x: tuple[str, int], y: tuple[str, int]) -> tuple[Winner]:
+        return (openquest._decide(roller, roller, x[0], x[1], y[0], y[1])[0],)
 
     return rank_results(results, beats)
 
@@ -382,16 +397,29 @@ def _oq_contest(contest: openquest.OpenQuestContest) -> Tally | None:
 
         side = _side(("openquest", shape, m), weights, rank_of)
         sides.append(side)
-    return _count(sides[0], sides[1], ranking.even)
+    return _count(sides[0], sides[1], ranking)
 
 
 _CHANCES: dict[Hashable, Tally] = {}
 
 
+def _chances_ranking(difference: int, a_ability: int, o_ability: int) -> Ranking:
+    """Every (total, ability) the two sides can show, luck 1..100 plus their fixed parts (the
+    opponent's taken as 0), ordered by CH6 itself, with the coin's faces on equal ones."""
+    coin = range(1, len(chances.COIN) + 1)
+    actor = [(luck + difference, a_ability) for luck in range(1, 101)]
+    opponent = [(luck, o_ability) for luck in range(1, 101)]
+
+    def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner, ...]:
+        return tuple(chances.opposed(x[0], x[1], y[0], y[1], c) for c in coin)
+
+    return rank_results(actor + opponent, beats)
+
+
 def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
     """CH6 compares the two totals, each luck plus a fixed part: the odds depend only on the
     difference of the fixed parts (and the abilities, for ties), so contests sharing it share
-    one reference enumeration."""
+    one count through the ranking of every total either side can show."""
     sides = (contest.actor, contest.opponent)
     if contest.coin is not None or any(
         s.dice is not None or s.assisters or s.take is not None for s in sides
@@ -405,7 +433,17 @@ def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
     key = (state[1][0] - state[1][1], contest.actor.ability, contest.opponent.ability)
     found = _CHANCES.get(key)
     if found is None:
-        found = _CHANCES[key] = reference(contest)
+        ranking = _chances_ranking(*key)
+        # Unassisted, untaken: each side's luck is one d100, every face weighing the same.
+        a, o = (
+            _side(
+                ("chances", key, who),
+                ({(luck + shift, ab): 1 for luck in range(1, 101)}, 100),
+                ranking.rank.__getitem__,
+            )
+            for who, shift, ab in (("actor", key[0], key[1]), ("opponent", 0, key[2]))
+        )
+        found = _CHANCES[key] = _count(a, o, ranking)
     return found
 
 

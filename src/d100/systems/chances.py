@@ -434,13 +434,11 @@ class Chances:
 
         def decide(state: Any) -> tuple[Winner, int, int]:
             _, (a_total, o_total), coin = state
-            if a_total != o_total:
-                winner: Winner = "actor" if a_total > o_total else "opponent"
-            elif actor.ability != opponent.ability:
-                winner = "actor" if actor.ability > opponent.ability else "opponent"
-            else:
-                winner = "actor" if coin == 1 else "opponent"
-            return winner, a_total, o_total
+            return (
+                opposed(a_total, actor.ability, o_total, opponent.ability, coin),
+                a_total,
+                o_total,
+            )
 
         def outcome(state: Any) -> str:
             return decide(state)[0]
@@ -490,6 +488,16 @@ class Chances:
         if contest.coin is not None:
             given_dice["coin"] = Given((COIN.index(contest.coin) + 1,), spare=True)
         return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
+
+
+def opposed(a_total: int, a_ability: int, o_total: int, o_ability: int, coin: int | None) -> Winner:
+    """CH6: the higher total wins; equal totals, the higher ability factor; equal both, the
+    coin (face 1 is the actor's, as ``COIN`` orders them)."""
+    if a_total != o_total:
+        return "actor" if a_total > o_total else "opponent"
+    if a_ability != o_ability:
+        return "actor" if a_ability > o_ability else "opponent"
+    return "actor" if coin == 1 else "opponent"
 
 
 def _state_total(factors: int, state: Any) -> int:
