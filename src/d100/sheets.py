@@ -16,7 +16,8 @@ level, with its ``name``::
     synergy = { sneaking = ["hiding"] }  # skills synergistic with it (CH9)
 
 Names are looked up case-insensitively, by unambiguous prefix, with a did-you-mean on a typo.
-Saving is atomic: the file on disk is always either the old or the new sheet.
+Saving is atomic: the file on disk is always either the old or the new sheet. Saving rewrites
+only the values that changed: comments and layout stay as the player wrote them.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ import difflib
 import os
 import tempfile
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import tomli_w
+import tomlkit
+import tomlkit.exceptions
 
 from .catalogue import OPPOSED_TASKS
 from .errors import D100Error
@@ -171,11 +173,30 @@ def loads(text: str) -> Sheet:
     return Sheet(tuple(characters), "party")
 
 
-def dumps(sheet: Sheet) -> str:
+def dumps(sheet: Sheet, original: str | None = None) -> str:
+    """The sheet as TOML. Given the text it was read from, only the values that changed are
+    rewritten, so the player's comments, order and layout stay."""
     if sheet.layout == "character" and len(sheet.characters) == 1:
         (only,) = sheet.characters
-        return tomli_w.dumps({"name": only.name, **to_table(only)})
-    return tomli_w.dumps({c.name: to_table(c) for c in sheet.characters})
+        data = {"name": only.name, **to_table(only)}
+    else:
+        data = {c.name: to_table(c) for c in sheet.characters}
+    if original is None:
+        return tomlkit.dumps(data)
+    document = tomlkit.parse(original)
+    _merge(document, data)
+    return tomlkit.dumps(document)
+
+
+def _merge(old: MutableMapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Make ``old`` (a TOML document or table) hold ``new``, touching only what differs."""
+    for key in [k for k in old if k not in new]:
+        del old[key]
+    for key, value in new.items():
+        if key in old and isinstance(value, dict) and isinstance(old[key], dict):
+            _merge(old[key], value)
+        elif key not in old or old[key] != value:
+            old[key] = value
 
 
 def load(path: str | os.PathLike[str]) -> Sheet:
@@ -194,7 +215,10 @@ def save(path: str | os.PathLike[str], sheet: Sheet) -> None:
     """Write atomically: a temporary file in the same directory, flushed to disk, then renamed
     over the old one, so a crash at any moment leaves the old sheet or the new one."""
     target = Path(path)
-    text = dumps(sheet).encode("utf-8")
+    try:
+        text = dumps(sheet, target.read_text(encoding="utf-8")).encode("utf-8")
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError):
+        text = dumps(sheet).encode("utf-8")  # nothing readable to keep: the sheet afresh
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,52 @@ def test_save_is_atomic_and_leaves_no_temporary(tmp_path: Path) -> None:
     sheet = loads(PARTY)
     save(path, sheet)
     assert load(path) == sheet and [p.name for p in tmp_path.iterdir()] == ["p.toml"]
+
+
+COMMENTED = """\
+# The Tuesday group: Luck is spent at the table.
+[alice]  # the thief
+system = "brp"
+luck = { current = 2, maximum = 13 }  # rests to 13
+skills = { stealth = 65, dodge = 40 }
+
+[erin]
+system = "openquest"
+skills = { perception = 55 }  # no stealth yet
+"""
+
+
+def test_save_rewrites_only_what_changed(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(COMMENTED)
+    sheet = load(path)
+    alice = sheet.get("alice")
+    assert alice.luck is not None
+    save(path, sheet.put(replace(alice, luck=alice.luck.rest())))
+    assert path.read_text() == COMMENTED.replace("current = 2,", "current = 13,")
+
+
+def test_save_adds_and_removes_beside_the_comments(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(COMMENTED)
+    sheet = load(path)
+    alice = sheet.get("alice")
+    changed = sheet.put(replace(alice, skills={"stealth": 66})).put(
+        Character("zoe", "chances", {"hiding": 30})
+    )
+    save(path, changed)
+    text = path.read_text()
+    assert load(path) == changed
+    assert "# the thief" in text and "# no stealth yet" in text and "dodge" not in text
+    assert text.index("[erin]") < text.index("zoe")  # new characters go at the end
+
+
+def test_save_over_an_unreadable_file_writes_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    sheet = loads(COMMENTED)
+    path.write_bytes(b"\xff\xfe not toml [")
+    save(path, sheet)
+    assert load(path) == sheet
 
 
 WRITER = """
