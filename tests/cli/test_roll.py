@@ -99,8 +99,28 @@ def test_take_100_notes_the_time() -> None:  # rule: CH5
 
 
 @pytest.mark.parametrize(
+    ("luck", "dodging", "struck", "shown"),
+    [
+        (40, 16, True, "struck: 15 failure points < dodging 16"),
+        (40, 15, False, "missed: 15 failure points >= dodging 15"),
+        (55, 99, False, "missed: the shot hit its mark"),  # a success never strikes the cover
+    ],
+)
+def test_ch10_cover_on_the_command_line(luck: int, dodging: int, struck: bool, shown: str) -> None:
+    args = ["check", "-s", "chances", "--skill", "45", "--risk", "100", "--dice", str(luck)]
+    args += ["--cover", str(dodging)]
+    run = d100(*args)
+    assert run.status == 0 and shown in run.out
+    data = json.loads(d100(*args, "--json").out)
+    assert data["cover"] == {"dodging_factor": dodging, "struck": struck}
+    assert data["margin"] == luck + 45 - 100
+
+
+@pytest.mark.parametrize(
     ("args", "needle"),
     [
+        (["-s", "brp", "--skill", "65", "--cover", "10"], "--cover: cover is a Taking Chances"),
+        (["-s", "chances", "--skill", "45", "--risk", "50", "--cover", "-1"], "negative: -1"),
         (["-s", "brp", "--skill", "x"], "--skill: not an integer: 'x'"),
         (["-s", "brp", "--skill", "65", "--difficulty", "nasty"], "difficulty: unknown preset"),
         (["--skill", "65"], "--system: required without a sheet"),

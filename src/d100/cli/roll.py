@@ -12,13 +12,14 @@ from ..dice import RandomSource
 from ..engine import odds, parse, resolve
 from ..errors import D100Error
 from ..luck import luck_needed
-from ..render.checks import check_view, contest_view, group_view
+from ..render.checks import check_view, contest_view, cover_line, group_view
 from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
 from ..sheets import Sheet
 from ..sheets import load as load_sheet
 from ..sheets import save as save_sheet
 from ..systems import REGISTRY
+from ..systems.chances import cover_struck
 from . import flags
 from .output import show
 from .parser import Parser
@@ -32,6 +33,7 @@ examples:
   d100 check -s brp --skill 40 --dice 42,7 --bonus 1      # dice rolled by hand
   d100 check -s openquest --skill 55 --assist 40 --seed 7
   d100 check -s chances --skill 40 --ability 10 --risk tough --take 50
+  d100 check -s chances --skill 45 --risk challenging --cover 15   # a shot past cover
   d100 check --sheet party.toml alice stealth --difficulty hard --luck-boost
   d100 check --sheet party.toml bob sneak --assist carol
 """
@@ -69,6 +71,13 @@ def register(sub: Any) -> None:
     )
     _common(p)
     flags.add_check_flags(p)
+    p.add_argument(
+        "--cover",
+        type=int,
+        metavar="N",
+        help="chances: the cover's dodging factor; a failed shot with fewer failure points "
+        "strikes the cover (CH10)",
+    )
     p.set_defaults(run=run_check)
 
     p = sub.add_parser(
@@ -180,15 +189,37 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     who = sheet.get(ns.names[0]).name if sheet is not None else None
     if sheet is not None and who is not None:
         ensure_luck(sheet, who, request)
+    cover = _cover(ns.cover, request)
     result = resolve(request, rng_of(ns))
     assert isinstance(result, CheckResult)
     chance = odds(flags.without_dice(request))
     assert isinstance(chance, CheckOdds)
     view = check_view(result, chance, title)
+    data = result.to_dict()
+    if cover is not None:
+        struck = cover_struck(result, cover)
+        view = view + View((cover_line(result, cover, struck),))
+        data["cover"] = {"dodging_factor": cover, "struck": struck}
     if who is not None and result.luck_spent:
         left = spend_luck(ns.sheet, [(who, result.luck_spent)])
         view = view + _luck_line(left)
-    return view, result.to_dict()
+    return view, data
+
+
+def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:
+    """CH10's cover is a Taking Chances rule, and a dodging factor is never negative."""
+    if dodging is None:
+        return None
+    if request.get("system") != "chances":
+        raise D100Error(
+            "--cover",
+            dodging,
+            "only with -s chances (CH10)",
+            f"cover is a Taking Chances rule; this check is {request.get('system')}",
+        )
+    if dodging < 0:
+        raise D100Error("--cover", dodging, "a dodging factor 0 or more", f"negative: {dodging}")
+    return dodging
 
 
 # -- Luck on a sheet (BRP7) ----------------------------------------------------------------------

@@ -110,6 +110,18 @@ def group_view(title: str, members: Sequence[tuple[str, CheckResult, CheckOdds]]
     return head + table(["who", "dice", "target", "level", "margin", "P(success)"], rows)
 
 
+def cover_line(result: CheckResult, dodging: int, struck: bool) -> Line:
+    """CH10: whether a shot that failed struck the cover it was aimed past."""
+    if result.success:
+        return _row("cover", seg("missed: the shot hit its mark", "dim"))
+    points = -(result.margin or 0)
+    compare = "<" if struck else ">="
+    text = (
+        f"{'struck' if struck else 'missed'}: {points} failure points {compare} dodging {dodging}"
+    )
+    return _row("cover", seg(text, "warn" if struck else "dim"))
+
+
 def names_of(key: str, names: tuple[str, str]) -> str:
     return {"actor": names[0], "opponent": names[1]}.get(key, key)
 
