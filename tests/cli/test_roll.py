@@ -332,3 +332,37 @@ def test_group_spends_each_members_luck(party: Path) -> None:  # rule: BRP7
     assert "alice spent 1 Luck: 1/13 left" in run.out and "bob spent 1 Luck: 4/10 left" in run.out
     bob = load(party).get("bob").luck
     assert bob is not None and bob.current == 4
+
+
+def test_ch8_group_helps_the_leader(party: Path) -> None:
+    """carol (sneaking 40 + dex 10) outranks dara (20 + 5), so she leads by default; dara
+    assists against risk 50 with her own luck."""
+    base = ["group", "--sheet", str(party), "sneaking", "--risk", "tough", "--json"]
+    led = json.loads(d100(*base, "--lead", "--dice", "60/30").out)
+    assert led["leader"] == "carol" and led["roll"] == 60
+    assert led["request"]["assisters"] == [
+        {"skill": 20, "ability": 5, "modifiers": [], "dice": [30]}
+    ]
+    assert led["assisters"][0]["total"] == 55 and led["assisters"][0]["success"]
+    assert led["total"] == 60 + 40 + 10 + 10 + 10  # luck, skill, dex, synergy (CH9), one helper
+    chosen = json.loads(d100(*base, "--lead", "da", "--dice", "60/30").out)
+    assert chosen["leader"] == "dara" and chosen["request"]["assisters"][0]["skill"] == 40
+    plain = d100(
+        "group", "--sheet", str(party), "sneaking", "--risk", "tough", "--lead", "--seed", "2"
+    )
+    assert plain.out.startswith("carol leads, helped by dara (CH8)")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["-s", "brp", "--skill", "40,50", "--lead"],
+            "--lead: helping the leader is not a brp rule",
+        ),
+        (["-s", "chances", "--skill", "40", "--risk", "50", "--lead"], "nobody to help"),
+        (["-s", "chances", "--skill", "40,30", "--risk", "50", "--lead", "zed"], "member"),
+    ],
+)
+def test_ch8_lead_errors(args: list[str], needle: str) -> None:
+    assert needle in clean_error(d100("group", *args))

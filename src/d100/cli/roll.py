@@ -15,11 +15,11 @@ from ..luck import luck_needed
 from ..render.checks import check_view, contest_view, cover_line, group_view
 from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
-from ..sheets import Sheet
+from ..sheets import Sheet, lookup
 from ..sheets import load as load_sheet
 from ..sheets import save as save_sheet
 from ..systems import REGISTRY
-from ..systems.chances import cover_struck
+from ..systems.chances import ASSISTER_FIELDS, choose_leader, cover_struck
 from . import flags
 from .output import show
 from .parser import Parser
@@ -54,6 +54,8 @@ examples:
   d100 group -s brp --skill 65,40 --dice 12/88            # one die per member, split by /
   d100 group --sheet party.toml stealth
   d100 group --sheet party.toml stealth --who alice,carol
+  d100 group -s chances --skill 40,55,20 --risk tough --lead    # CH8: help the leader
+  d100 group --sheet party.toml sneaking --lead dara            # dara leads, the rest help
 """
 
 
@@ -106,6 +108,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument("names", nargs="*", metavar="SKILL", help="the skill's name, with a sheet")
     p.add_argument("--who", help="comma-separated characters (default: all with the skill)")
+    p.add_argument(
+        "--lead",
+        nargs="?",
+        const="",
+        metavar="WHO",
+        help="chances: one checks, helped by the others against risk 50 (CH8); the leader is "
+        "WHO, or by default the highest skill + ability + modifiers",
+    )
     _common(p)
     flags.add_check_flags(p)
     p.set_defaults(run=run_group)
@@ -333,6 +343,41 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
 
 # -- group -------------------------------------------------------------------------------------
 
+ASSISTER_KEYS = tuple(f.name for f in ASSISTER_FIELDS if f.name != "take")
+
+
+def _led(
+    ns: argparse.Namespace, members: list[tuple[str, dict[str, Any]]]
+) -> tuple[View, dict[str, Any]]:
+    """CH8, helping the leader: the leader checks, each other member assists against risk 50."""
+    lead = ns.lead or None
+    not_chances = sorted({r["system"] for _, r in members} - {"chances"})
+    if not_chances:
+        raise D100Error(
+            "--lead",
+            lead,
+            "only with chances (CH8)",
+            f"helping the leader is not a {not_chances[0]} rule",
+        )
+    if len(members) < 2:
+        raise D100Error("--lead", lead, "two or more members", "nobody to help the leader")
+    names = [name for name, _ in members]
+    if lead is not None:
+        i = names.index(lookup(lead, names, "member"))
+    else:
+        i = choose_leader([parse(r) for _, r in members])
+    helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
+    request = {
+        **members[i][1],
+        "assisters": [{k: r[k] for k in ASSISTER_KEYS if k in r} for _, r in helpers],
+    }
+    result = resolve(request, rng_of(ns))
+    assert isinstance(result, CheckResult)
+    chance = odds(flags.without_dice(request))
+    assert isinstance(chance, CheckOdds)
+    title = f"{names[i]} leads, helped by {', '.join(n for n, _ in helpers)} (CH8)"
+    return check_view(result, chance, title), {"leader": names[i], **result.to_dict()}
+
 
 def run_group(ns: argparse.Namespace) -> int:
     members: list[tuple[str, dict[str, Any]]] = []
@@ -382,6 +427,9 @@ def run_group(ns: argparse.Namespace) -> int:
             )
         for (_, request), part in zip(members, parts, strict=True):
             request["dice"] = flags.numbers("--dice", part)
+    if ns.lead is not None:
+        show(ns, *_led(ns, members))
+        return 0
     if sheet is not None:
         for name, request in members:
             ensure_luck(sheet, name, request)
