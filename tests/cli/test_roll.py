@@ -361,7 +361,10 @@ def test_ch8_group_helps_the_leader(party: Path) -> None:
             "--lead: helping the leader is not a brp rule",
         ),
         (["-s", "chances", "--skill", "40", "--risk", "50", "--lead"], "nobody to help"),
-        (["-s", "chances", "--skill", "40,30", "--risk", "50", "--lead", "zed"], "member"),
+        (
+            ["-s", "chances", "--skill", "40,30", "--risk", "50", "--lead", "zed"],
+            "--lead: unknown member 'zed'",
+        ),
     ],
 )
 def test_ch8_lead_errors(args: list[str], needle: str) -> None:

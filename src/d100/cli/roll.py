@@ -363,7 +363,10 @@ def _led(
         raise D100Error("--lead", lead, "two or more members", "nobody to help the leader")
     names = [name for name, _ in members]
     if lead is not None:
-        i = names.index(lookup(lead, names, "member"))
+        try:
+            i = names.index(lookup(lead, names, "member"))
+        except D100Error as err:
+            raise D100Error("--lead", lead, err.allowed, err.reason) from None
     else:
         i = choose_leader([parse(r) for _, r in members])
     helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
