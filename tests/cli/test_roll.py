@@ -101,9 +101,9 @@ def test_take_100_notes_the_time() -> None:  # rule: CH5
 @pytest.mark.parametrize(
     ("luck", "dodging", "struck", "shown"),
     [
-        (40, 16, True, "struck: 15 failure points < dodging 16"),
-        (40, 15, False, "missed: 15 failure points >= dodging 15"),
-        (55, 99, False, "missed: the shot hit its mark"),  # a success never strikes the cover
+        (40, 16, True, "struck: 15 failure points, fewer than its dodging factor 16"),
+        (40, 15, False, "not struck: 15 failure points, not fewer than its dodging factor 15"),
+        (55, 99, False, "not struck: the shot succeeded"),  # a success never strikes the cover
     ],
 )
 def test_ch10_cover_on_the_command_line(luck: int, dodging: int, struck: bool, shown: str) -> None:

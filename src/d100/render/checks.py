@@ -113,12 +113,12 @@ def group_view(title: str, members: Sequence[tuple[str, CheckResult, CheckOdds]]
 def cover_line(result: CheckResult, dodging: int, struck: bool) -> Line:
     """CH10: whether a shot that failed struck the cover it was aimed past."""
     if result.success:
-        return _row("cover", seg("missed: the shot hit its mark", "dim"))
+        return _row("cover", seg("not struck: the shot succeeded", "dim"))
     points = -(result.margin or 0)
-    compare = "<" if struck else ">="
-    text = (
-        f"{'struck' if struck else 'missed'}: {points} failure points {compare} dodging {dodging}"
-    )
+    if struck:
+        text = f"struck: {points} failure points, fewer than its dodging factor {dodging}"
+    else:
+        text = f"not struck: {points} failure points, not fewer than its dodging factor {dodging}"
     return _row("cover", seg(text, "warn" if struck else "dim"))
 
 
