@@ -1,12 +1,25 @@
 """The store on SQLite and PostgreSQL: migrations match the models, SQLite commits durably,
-and the log is numbered without gaps."""
+the log is numbered without gaps, and writes committed together (group commit) are each
+answered only after their commit, with one failing write taking back only its own work."""
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
+from d100.server.errors import ApiError, conflict
+from d100.server.events import append, lock_table
 from d100.server.models import Base
 from d100.server.store import Store
 
@@ -53,5 +66,158 @@ def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> N
             seqs = session.execute(text("SELECT seq FROM events WHERE table_id = :t"),
                                    {"t": made.table.id}).scalars().all()
         assert seqs == [1] and woken == [made.table.id]
+    finally:
+        store.dispose()
+
+
+# -- group commit (Store.together) -------------------------------------------------------------
+
+
+def _table(store: Store) -> str:
+    from d100.server import tables
+
+    with store.write() as session:
+        return tables.create_table(session, "T", "brp", "G", {}, {}).table.id
+
+
+def _append(table_id: str, note: str) -> Callable[[Session], int]:
+    def act(session: Session) -> int:
+        return append(session, lock_table(session, table_id), "note", {"note": note}).seq
+
+    return act
+
+
+def _log(store: Store, table_id: str) -> list[tuple[int, str]]:
+    with store.read() as session:
+        rows = session.execute(
+            text("SELECT seq, kind FROM events WHERE table_id = :t ORDER BY seq"), {"t": table_id}
+        )
+        return [(seq, kind) for seq, kind in rows]
+
+
+def _queued(store: Store, count: int) -> None:
+    """Wait until ``count`` callers wait for the next group."""
+    deadline = time.monotonic() + 10
+    while len(store._queue) < count:
+        assert time.monotonic() < deadline, "callers never queued"
+        time.sleep(0.001)
+
+
+def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        store.migrate()
+        table_id = _table(store)
+        sessions: list[Session] = []  # kept, so no two share an id
+        seen_committed: list[bool] = []
+        fresh = Store(database_url)  # another engine: sees only what is committed
+
+        def act(session: Session) -> int:
+            sessions.append(session)
+            time.sleep(0.002)  # others arrive meanwhile and queue for the next group
+            return _append(table_id, "x")(session)
+
+        def caller() -> int:
+            seq = store.together(act)
+            with fresh.read() as session:
+                seen_committed.append(
+                    session.execute(
+                        text("SELECT count(*) FROM events WHERE table_id = :t AND seq = :s"),
+                        {"t": table_id, "s": seq},
+                    ).scalar_one()
+                    == 1
+                )
+            return seq
+
+        with ThreadPoolExecutor(16) as pool:
+            seqs = list(pool.map(lambda _: caller(), range(64)))
+        fresh.dispose()
+        assert sorted(seqs) == list(range(2, 66))  # event 1 made the table
+        assert [seq for seq, _ in _log(store, table_id)] == list(range(1, 66))
+        assert all(seen_committed) and len(seen_committed) == 64
+        if not store.is_postgres:  # some callers shared a transaction
+            assert len({id(s) for s in sessions}) < len(sessions)
+    finally:
+        store.dispose()
+
+
+def test_a_failing_write_in_a_group_takes_back_only_its_own_work(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path}/d.sqlite3")
+    try:
+        store.migrate()
+        table_id = _table(store)
+        running, go = threading.Event(), threading.Event()
+
+        def blocker(session: Session) -> int:
+            running.set()
+            go.wait()  # a group runs while the others queue for the next one
+            return _append(table_id, "first")(session)
+
+        def failing(session: Session) -> int:
+            _append(table_id, "lost")(session)  # appended, then the caller fails
+            raise conflict("x", 1, "nothing", "this write fails after appending")
+
+        acts = [_append(table_id, "a"), failing, _append(table_id, "b")]
+        with ThreadPoolExecutor(4) as pool:
+            first = pool.submit(store.together, blocker)
+            running.wait()
+            futures = []
+            for count, act in enumerate(acts, start=1):
+                futures.append(pool.submit(store.together, act))
+                _queued(store, count)  # in this order, one group behind the blocker
+            go.set()
+            assert first.result() == 2
+            assert futures[0].result() == 3
+            with pytest.raises(ApiError):
+                futures[1].result()
+            assert futures[2].result() == 4  # the failed write's number is not skipped
+        assert [kind for _, kind in _log(store, table_id)] == ["table", "note", "note", "note"]
+        with store.read() as session:
+            notes = session.execute(
+                text("SELECT data FROM events WHERE table_id = :t AND seq > 1 ORDER BY seq"),
+                {"t": table_id},
+            ).scalars()
+            assert [json.loads(n)["note"] for n in notes] == ["first", "a", "b"]
+    finally:
+        store.dispose()
+
+
+def test_a_failed_group_commit_fails_every_caller(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path}/d.sqlite3")
+    try:
+        store.migrate()
+        table_id = _table(store)
+        running, go = threading.Event(), threading.Event()
+
+        def blocker(session: Session) -> int:
+            running.set()
+            go.wait()
+            return _append(table_id, "alone")(session)
+
+        def breaks_commit(session: Session) -> int:
+            # A foreign key checked only at COMMIT: the whole group's commit fails.
+            session.execute(text("PRAGMA defer_foreign_keys = ON"))
+            session.execute(
+                text(
+                    "INSERT INTO events (table_id, seq, kind, visibility, data, created_at) "
+                    "VALUES ('no such table', 1, 'x', 'public', '{}', '')"
+                )
+            )
+            return 0
+
+        with ThreadPoolExecutor(4) as pool:
+            first = pool.submit(store.together, blocker)
+            running.wait()
+            good = pool.submit(store.together, _append(table_id, "lost with the group"))
+            _queued(store, 1)
+            bad = pool.submit(store.together, breaks_commit)
+            _queued(store, 2)
+            go.set()
+            assert first.result() == 2
+            for future in (good, bad):
+                with pytest.raises(IntegrityError):
+                    future.result()
+        assert [seq for seq, _ in _log(store, table_id)] == [1, 2]
+        assert store.together(_append(table_id, "after")) == 3  # the store goes on
     finally:
         store.dispose()

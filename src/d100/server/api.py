@@ -55,16 +55,18 @@ def _token(request: Request, table_id: str) -> str | None:
     return _bearer(request) or request.cookies.get(cookie_name(table_id))
 
 
+def _writer_token(request: Request, table_id: str) -> str | None:
+    token = _token(request, table_id)
+    require_origin(token is not None and _bearer(request) is None, request.headers.get("origin"))
+    return token
+
+
 @contextmanager
 def _acting(
     request: Request, table_id: str, write: bool = True
 ) -> Iterator[tuple[Session, Viewer]]:
     store = _server(request).store
-    token = _token(request, table_id)
-    if write:
-        require_origin(
-            token is not None and _bearer(request) is None, request.headers.get("origin")
-        )
+    token = _writer_token(request, table_id) if write else _token(request, table_id)
     with store.write() if write else store.read() as session:
         yield session, authenticate(session, table_id, token)
 
@@ -267,17 +269,20 @@ def roll(
 ) -> dict[str, Any]:
     """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
     answers with the roll already made (``Idempotent-Replayed: true``), never a new one."""
-    with _acting(request, table_id) as (session, viewer):
+    token = _writer_token(request, table_id)
+    sent = body.model_dump(mode="json")
+
+    def act(session: Session) -> tuple[dict[str, Any] | None, bool]:
+        viewer = authenticate(session, table_id, token)
         done = idempotency.once(
-            session,
-            viewer,
-            idempotency_key,
-            body.model_dump(mode="json"),
-            lambda: rolls.roll(session, viewer, body.spec()),
+            session, viewer, idempotency_key, sent, lambda: rolls.roll(session, viewer, body.spec())
         )
-        view = view_event(viewer, done.event)
+        return view_event(viewer, done.event), done.replayed
+
+    # Rolls commit in groups on SQLite: many rolls share one durable commit.
+    view, replayed = _server(request).store.together(act)
     assert view is not None  # a roller always sees their own roll, if only its odds
-    if done.replayed:
+    if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view
 

@@ -37,13 +37,19 @@ def lock_table(session: Session, table_id: str) -> GameTable:
 
     Asked again within the same transaction (a roll with an ``Idempotency-Key`` locks before
     looking the key up, then the roll locks), the row already locked is returned without
-    another query: nothing else can change it until this transaction ends."""
+    another query: nothing else can change it until this transaction ends.
+
+    The table is announced (``announce``) before the lock is taken: a write that locks a
+    table appends to its log, and a NOTIFY is only delivered at commit anyway, so sending it
+    first keeps that round trip out of the time other writers wait on the lock. A write that
+    locks and then appends nothing (a replayed roll) wakes streams that find nothing new."""
     held = session.info.get(LOCKED)
     transaction = session.get_transaction()
     if held is not None and transaction is not None and held[0] is transaction:
         known: GameTable | None = held[1].get(table_id)
         if known is not None:
             return known
+    announce(session, table_id)
     table = get_table(session, table_id, lock=True)
     transaction = session.get_transaction()
     if held is None or held[0] is not transaction:
@@ -78,13 +84,18 @@ def append(
     session.add(event)
     if flush:
         session.flush()
-    touch(session, table.id)
-    if session.get_bind().dialect.name == "postgresql":
+    announce(session, table.id)
+    return event
+
+
+def announce(session: Session, table_id: str) -> None:
+    """Wake the table's live streams once this transaction commits: this process's through
+    ``touch``, every other's through one NOTIFY per table and transaction."""
+    if touch(session, table_id) and session.get_bind().dialect.name == "postgresql":
         # Delivered to every listening server process when (and only if) this commits.
         session.execute(
-            text("SELECT pg_notify(:channel, :table)"), {"channel": CHANNEL, "table": table.id}
+            text("SELECT pg_notify(:channel, :table)"), {"channel": CHANNEL, "table": table_id}
         )
-    return event
 
 
 def events_after(session: Session, table_id: str, seq: int, limit: int = 500) -> Sequence[Event]:

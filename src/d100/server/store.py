@@ -1,6 +1,6 @@
 """The database: SQLite (one file, WAL, durable commits) or PostgreSQL, migrated by Alembic.
 
-Every write runs in one transaction that commits before the caller answers, so a roll that was
+Every write runs in a transaction that commits before the caller answers, so a roll that was
 acknowledged is on disk. After a commit the store calls ``on_commit`` with each table the
 transaction touched: the live hub wakes that table's streams.
 """
@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -23,6 +23,24 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0xD100  # pg_advisory_xact_lock key: servers starting together migrate once
 TOUCHED = "d100_touched"
 WRITE = "d100_write"
+T = TypeVar("T")
+
+
+class _Job(Generic[T]):
+    """One caller's part of a group commit, run by whichever caller leads the group."""
+
+    result: T
+    error: BaseException | None = None
+    done = False
+
+    def __init__(self, act: Callable[[Session], T]) -> None:
+        self.act = act
+        self.turn = threading.Event()  # set once done, or when this caller is to lead
+
+    def outcome(self) -> T:
+        if self.error is not None:
+            raise self.error
+        return self.result
 
 
 class Store:
@@ -41,6 +59,9 @@ class Store:
         self._writers: AbstractContextManager[object] = (
             nullcontext() if self.is_postgres else threading.RLock()
         )
+        self._queue: list[_Job[Any]] = []  # SQLite group commit: callers waiting for a group
+        self._queue_lock = threading.Lock()
+        self._leading = False  # a caller is running a group now
 
     @property
     def is_postgres(self) -> bool:
@@ -62,6 +83,60 @@ class Store:
             for table_id in touched:
                 self.on_commit(table_id)
 
+    def together(self, act: Callable[[Session], T]) -> T:
+        """``act(session)`` in a write transaction, and its result once that has committed.
+
+        On SQLite, callers that arrive while a group runs share the next transaction (group
+        commit): each runs ``act`` in a SAVEPOINT of its own, so one that raises takes back
+        only its own work; all are answered after their one durable commit, and if that
+        fails, all fail. One commit then serves many writes instead of one each. ``act`` may
+        run in another caller's thread, and the session ends there: it must return plain data,
+        not ORM objects."""
+        if self.is_postgres:
+            # Writers of one table already queue on its row lock; a group would hold the row
+            # locks of several tables at once, in an order other server processes do not share.
+            with self.write() as session:
+                return act(session)
+        job = _Job(act)
+        with self._queue_lock:
+            self._queue.append(job)
+            lead, self._leading = not self._leading, True
+        if not lead:
+            job.turn.wait()
+        if not job.done:
+            self._lead()
+        return job.outcome()
+
+    def _lead(self) -> None:
+        """Run everything queued as one group, then pass the lead to the next in line."""
+        with self._queue_lock:
+            group, self._queue = self._queue, []
+        self._commit(group)
+        with self._queue_lock:
+            if self._queue:
+                self._queue[0].turn.set()
+            else:
+                self._leading = False
+
+    def _commit(self, group: list[_Job[Any]]) -> None:
+        try:
+            with self.write() as session:
+                for job in group:
+                    try:
+                        with session.begin_nested():
+                            job.result = job.act(session)
+                    except Exception as err:
+                        job.error = err
+                        if not _in_transaction(session):
+                            raise  # SQLite ended the whole transaction (an I/O error, a full disk)
+        except BaseException as err:  # nothing of the group committed: each caller is told
+            for job in group:
+                job.error = err
+        finally:
+            for job in group:
+                job.done = True
+                job.turn.set()
+
     def migrate(self) -> None:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
@@ -77,9 +152,18 @@ class Store:
         self.engine.dispose()
 
 
-def touch(session: Session, table_id: str) -> None:
-    """Mark a table as changed: its live streams wake after this transaction commits."""
-    session.info.setdefault(TOUCHED, set()).add(table_id)
+def touch(session: Session, table_id: str) -> bool:
+    """Mark a table as changed: its live streams wake after this transaction commits. True
+    the first time in this transaction."""
+    touched: set[str] = session.info.setdefault(TOUCHED, set())
+    first = table_id not in touched
+    touched.add(table_id)
+    return first
+
+
+def _in_transaction(session: Session) -> bool:
+    dbapi_connection: Any = session.connection().connection.dbapi_connection
+    return bool(dbapi_connection.in_transaction)
 
 
 def _engine(url: URL) -> Engine:
