@@ -259,11 +259,7 @@ class Ranking:
 
     rank: dict[Hashable, int]
     even: dict[int, tuple[Winner, ...]]
-
-    @property
-    def faces(self) -> int:
-        """One count for every outcome of every meeting of equal ranks."""
-        return lcm(*map(len, self.even.values()))
+    faces: int  # one count for every outcome of every meeting of equal ranks
 
 
 Beats = Callable[[Any, Any], tuple[Winner, ...]]
@@ -290,7 +286,7 @@ def rank_results(results: Iterable[Hashable], beats: Beats) -> Ranking:
             r += 1
         rank[x] = r
         even.setdefault(r, beats(x, x))
-    return Ranking(rank, even)
+    return Ranking(rank, even, lcm(*map(len, even.values())))
 
 
 @dataclass(frozen=True)
@@ -322,19 +318,25 @@ def _side(key: Hashable, weights: Weights, rank_of: Callable[[Any], int]) -> Sid
     return found
 
 
+_WINNER_INDEX = {k: i for i, k in enumerate(WINNERS)}
+
+
 def _count(actor: Side, opponent: Side, ranking: Ranking) -> Tally:
-    index = {k: i for i, k in enumerate(WINNERS)}
-    counts = [0] * len(WINNERS)
+    counts = [0] * len(WINNERS)  # meetings of equal ranks, one count per tie-break face
+    actor_wins = opponent_wins = 0  # the rest, counted once and scaled by the faces below
     total = opponent.below[-1]
     faces = ranking.faces
     for r, w in zip(actor.ranks, actor.weights, strict=True):
         lo, hi = bisect_left(opponent.ranks, r), bisect_right(opponent.ranks, r)
-        counts[0] += w * opponent.below[lo] * faces
-        counts[1] += w * (total - opponent.below[hi]) * faces
-        outcomes = ranking.even[r]
-        share = w * (opponent.below[hi] - opponent.below[lo]) * (faces // len(outcomes))
-        for winner in outcomes:
-            counts[index[winner]] += share
+        actor_wins += w * opponent.below[lo]
+        opponent_wins += w * (total - opponent.below[hi])
+        if hi > lo:
+            outcomes = ranking.even[r]
+            share = w * (opponent.below[hi] - opponent.below[lo]) * (faces // len(outcomes))
+            for winner in outcomes:
+                counts[_WINNER_INDEX[winner]] += share
+    counts[_WINNER_INDEX["actor"]] += actor_wins * faces
+    counts[_WINNER_INDEX["opponent"]] += opponent_wins * faces
     return Tally(WINNERS, tuple(counts), actor.denominator * opponent.denominator * faces)
 
 
