@@ -81,10 +81,13 @@ def test_a_scene_between_a_gm_and_a_player(base: str, browser: object) -> None:
 
         # The GM calls for a test with its hazard; the player sees the odds and rolls it.
         gm.reload()
+        expect(gm.locator("#table-page")).not_to_have_attribute("inert", "")  # wired
         gm.locator("#call-skill").fill("stealth")
         gm.locator("#call-difficulty").fill("difficult")
         gm.get_by_label("Hazard if it fails").fill("the guard hears you")
         gm.get_by_label("Alice").check()
+        gm.evaluate("render()")  # as a live event does: what the GM ticked stays ticked
+        expect(gm.get_by_label("Alice")).to_be_checked()
         gm.get_by_role("button", name="Call for the test").click()
         roll_call = player.get_by_role("button", name="Roll stealth for Alice")
         expect(roll_call).to_be_visible()
@@ -93,9 +96,13 @@ def test_a_scene_between_a_gm_and_a_player(base: str, browser: object) -> None:
         expect(gm.locator("#log li[data-kind=roll]").first).to_contain_text("Alice rolls stealth")
         expect(player.locator("#log li[data-kind=roll]").first).to_contain_text("hazard")
 
-        # A contest between two characters.
+        # A contest between two characters. The player's own skills are offered as they type;
+        # the Orc's sheet is hidden from them, so nothing is offered for it (GM's are, to her).
+        expect(player.locator("#contest-actor-skills option")).to_have_count(3)
         player.get_by_label("Their skill").fill("stealth")
         player.get_by_label("Opponent", exact=True).select_option(label="Orc")
+        expect(player.locator("#contest-opponent-skills option")).to_have_count(0)
+        expect(gm.locator("#call-skills option[value='spot hidden']")).to_have_count(1)
         player.get_by_label("Opponent's skill").fill("spot")
         player.get_by_role("button", name="Show the odds").click()
         expect(player.locator("#contest-odds")).to_contain_text("actor")

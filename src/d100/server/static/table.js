@@ -40,6 +40,7 @@ async function start() {
   $("export-log").href = `${base}/log.jsonl`;
   wire();
   render();
+  $("table-page").inert = false;
   connect();
 }
 
@@ -91,7 +92,9 @@ function render() {
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
-  $("call-characters").replaceChildren(...state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
+  contestSuggestions();
+  suggest($("call-skills"), state.characters);
+  rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
   renderCalls();
   renderCharacters();
@@ -113,11 +116,39 @@ function skillOptions() {
   if (character) $("roll-aimed").nextSibling.textContent = ` Fire with the aim built up: ${character.aim_rounds} round(s), +${Math.min(character.aim_rounds * 20, 60)} (spends it)`;
 }
 
+// Skill names to pick from while typing, from the sheets this viewer may see; any name (or
+// prefix) can still be typed, as for an opponent whose sheet is hidden.
+function suggest(list, characters) {
+  const names = [...new Set(characters.flatMap((c) => Object.keys(c.skills || {})))].sort();
+  list.replaceChildren(...names.map((name) => el("option", { value: name })));
+}
+
+function contestSuggestions() {
+  suggest($("contest-actor-skills"), [byId($("contest-actor").value)].filter(Boolean));
+  suggest($("contest-opponent-skills"), [byId($("contest-opponent").value)].filter(Boolean));
+}
+
+// Live events re-render parts of the page while someone may be filling them in: what was
+// typed, picked or ticked (and the focus) survives, for every field with an id.
+function rerender(container, children) {
+  const kept = new Map([...container.querySelectorAll("input[id], select[id], textarea[id]")]
+    .map((f) => [f.id, f.type === "checkbox" ? f.checked : f.value]));
+  const focused = container.contains(document.activeElement) ? document.activeElement.id : null;
+  container.replaceChildren(...children);
+  for (const [id, value] of kept) {
+    const field = document.getElementById(id);
+    if (!field || !container.contains(field)) continue;
+    if (field.type === "checkbox") field.checked = value;
+    else if (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === value)) field.value = value;
+  }
+  if (focused && $(focused)) $(focused).focus();
+}
+
 function renderCalls() {
   const box = $("calls");
   const calls = state.calls.filter((c) => c.targets.some((t) => t.status === "pending") || isGm());
   if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: "No test called yet." })); return; }
-  box.replaceChildren(...calls.slice(0, 8).map((call) => el("div", { class: "pending" },
+  rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "pending" },
     el("p", {}, el("strong", { text: `${call.skill}` }), fieldsText(call.fields),
        call.hazard ? ` · if it fails: ${call.hazard}` : "", el("span", { class: "tag", text: call.visibility })),
     el("ul", {}, call.targets.map((t) => targetItem(call, t))))));
@@ -247,6 +278,8 @@ async function act(call, errorId) {
 
 function wire() {
   $("roll-character").addEventListener("change", () => { skillOptions(); preview(); });
+  $("contest-actor").addEventListener("change", contestSuggestions);
+  $("contest-opponent").addEventListener("change", contestSuggestions);
   $("roll-form").addEventListener("input", preview);
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("luck-reroll").addEventListener("click", () => toggle($("luck-reroll"), "reroll"));
