@@ -1,13 +1,14 @@
 "use strict";
 
 async function start() {
-  const select = document.getElementById("table-system");
-  for (const s of await systems()) select.append(el("option", { value: s.name, text: s.title }));
+  // Wired before anything is awaited: an early click must not submit the form the browser's way.
   document.getElementById("new-table").addEventListener("submit", create);
   for (const button of document.querySelectorAll("[data-copy]")) {
     button.addEventListener("click", () => navigator.clipboard.writeText(
       document.getElementById(button.dataset.copy).textContent));
   }
+  const select = document.getElementById("table-system");
+  for (const s of await systems()) select.append(el("option", { value: s.name, text: s.title }));
 }
 
 async function create(event) {

@@ -5,11 +5,12 @@ const SKIP = ["system", "skill", "dice", "house_rules", "assist", "assisters", "
 let current = null;
 
 async function start() {
+  // Wired before anything is awaited: an early click must not submit the form the browser's way.
+  document.getElementById("odds-form").addEventListener("submit", (e) => { e.preventDefault(); if (current) refresh(); });
   const all = await systems();
   const select = document.getElementById("odds-system");
   for (const s of all) select.append(el("option", { value: s.name, text: s.title }));
   select.addEventListener("change", () => { pick(all); refresh(); });
-  document.getElementById("odds-form").addEventListener("submit", (e) => { e.preventDefault(); refresh(); });
   pick(all);
   refresh();
 }
