@@ -32,6 +32,30 @@ def test_character_import_export_and_who_sees_what(api: Api) -> None:
     assert table.req("PUT", f"/characters/{orc}", pat, json={"sheet": edited}).status_code == 403
 
 
+COMMENTED = """# Alice, the scout: her player's notes stay with the sheet.
+name = "Alice"
+system = "brp"
+luck = { current = 3, maximum = 5 }  # rests to 5
+skills = { stealth = 65, dodge = 30 }  # dodge bought last session
+"""
+
+
+def test_a_sheet_keeps_its_comments_through_edits_and_luck(api: Api) -> None:  # rule: BRP7
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": COMMENTED})["id"]
+    assert table.req("GET", f"/characters/{alice}/sheet", pat).text == COMMENTED
+    table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    spent = table.req("GET", f"/characters/{alice}/sheet", pat).text
+    assert spent == COMMENTED.replace("current = 3,", "current = 2,")
+    edited = spent.replace("dodge = 30", "dodge = 35")
+    assert table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": edited})["skills"] == {
+        "stealth": 65,
+        "dodge": 35,
+    }
+    assert table.req("GET", f"/characters/{alice}/sheet", pat).text == edited
+
+
 def test_character_errors(api: Api) -> None:
     table, pat, _alice, _ = setup(api)
     bad = table.req("POST", "/characters", pat, json={"sheet": "name = "})

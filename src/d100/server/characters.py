@@ -45,8 +45,11 @@ def parse_sheet(table: GameTable, text: str) -> sheets.Character:
     return replace(character, name=text_field("sheet.name", character.name, NAME_LIMIT))
 
 
-def sheet_text(character: sheets.Character) -> str:
-    return sheets.dumps(sheets.Sheet((character,), "character"))
+def sheet_text(character: sheets.Character, original: str | None = None) -> str:
+    """The stored sheet. Given the text it comes from (the player's upload, or the stored sheet
+    when Luck changes), only the changed values are rewritten: comments and layout stay."""
+    layout: sheets.Layout = "character" if original is None else sheets.loads(original).layout
+    return sheets.dumps(sheets.Sheet((character,), layout), original)
 
 
 def load(
@@ -71,13 +74,13 @@ def _parsed(text: str) -> sheets.Character:
     return character
 
 
-def save_sheet(row: Character, character: sheets.Character) -> None:
-    row.sheet = sheet_text(character)
+def save_sheet(row: Character, character: sheets.Character, original: str | None) -> None:
+    row.sheet = sheet_text(character, original)
     row.name = character.name
 
 
 def change_luck(row: Character, luck: Luck) -> None:
-    save_sheet(row, replace(sheet_of(row), luck=luck))
+    save_sheet(row, replace(sheet_of(row), luck=luck), row.sheet)
 
 
 def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -> Character:
@@ -100,7 +103,7 @@ def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -
         marks={},
         created_at=now(),
     )
-    save_sheet(row, character)
+    save_sheet(row, character, text)
     session.add(row)
     session.flush()
     _announce(session, table, viewer, row, "created")
@@ -111,7 +114,7 @@ def update(session: Session, viewer: Viewer, character_id: str, text: str) -> Ch
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "edit this character")
-    save_sheet(row, parse_sheet(table, text))
+    save_sheet(row, parse_sheet(table, text), text)
     _announce(session, table, viewer, row, "edited")
     return row
 
