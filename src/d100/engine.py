@@ -6,50 +6,36 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from . import tables
 from .dice import RandomSource
 from .errors import D100Error
 from .machine import Dice, run
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
-from .system import Plan, System
 from .systems import REGISTRY
-from .tables import tally
-
-
-def system_of(request: Any) -> System:
-    name = (
-        request.get("system") if isinstance(request, Mapping) else getattr(request, "system", None)
-    )
-    return REGISTRY.get(name)
+from .tables import plan_of, system_of, tally
 
 
 def is_contest(request: Any) -> bool:
+    """A contract dict naming a side, or a parsed contest."""
     if isinstance(request, Mapping):
         return "actor" in request or "opponent" in request
-    return hasattr(request, "actor")
+    return tables.is_contest(request)
 
 
 def parse(data: Any) -> Any:
     """A contract request (CONTRACT.md) as the system's frozen request object."""
     if not isinstance(data, Mapping):
         raise D100Error("request", data, "a JSON object with a system field", "not an object")
-    system = system_of(data)
+    system = REGISTRY.get(data.get("system"))
     return system.parse_contest(data) if is_contest(data) else system.parse_check(data)
-
-
-def _plan(request: Any) -> tuple[System, Any, Plan[Any, Any]]:
-    """The system, the parsed request, and its plan."""
-    if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
-        request = parse(request)
-    system = system_of(request)
-    if is_contest(request):
-        return system, request, system.contest_plan(request)
-    return system, request, system.check_plan(request)
 
 
 def resolve(request: Any, rng: RandomSource | None = None) -> Result:
     """Resolve a check or a contest (a request object or contract dict). Dice come from the
     request's ``dice`` where given (G3), else from ``rng`` (G2), e.g. ``random.Random(7)``."""
-    _, _, plan = _plan(request)
+    if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
+        request = parse(request)
+    plan = plan_of(request)
     dice = Dice(rng, plan.given)
     final = run(plan.machine, dice)
     result: CheckResult | ContestResult = plan.build(final, dice.record)
@@ -65,11 +51,11 @@ def odds(request: Any) -> Odds:
     """The exact probability of every level (a check) or every winner (a contest), G4."""
     if isinstance(request, Mapping):
         request = parse(request)
-    system = REGISTRY.get(getattr(request, "system", None))  # as system_of, once parsed
+    system = system_of(request)
     found = tally(request)  # the request's own enumeration, shared and memoised (tables.py)
     counts = found.fractions()
     inputs = request.to_dict()
-    if hasattr(request, "actor"):  # as is_contest, once parsed
+    if tables.is_contest(request):
         return ContestOdds(system.name, counts, request=inputs)
     # Summed as integer counts over the one denominator: a single Fraction at the end
     wins = system.success_levels

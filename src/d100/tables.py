@@ -51,10 +51,12 @@ class Tally:
 
 
 def system_of(request: Any) -> System:
-    return REGISTRY.get(request.system)
+    """A parsed request's rule system."""
+    return REGISTRY.get(getattr(request, "system", None))
 
 
 def is_contest(request: Any) -> bool:
+    """A parsed request is a contest when it has sides."""
     return hasattr(request, "actor")
 
 
