@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.server.services import serve
+from tests.server.services import postgres_available, postgres_database, serve
 
 from .report import Report
 
@@ -91,7 +91,7 @@ def rolls(report: Report, quick: bool) -> None:
     if delay:  # the shim slows this process and the server's, not PostgreSQL's own
         report.note(f"(e) every fsync of SQLite waited {delay / 1000:g} ms first "
                     "(bench/slow_fsync.c, preloaded): a slow disk, emulated; PostgreSQL skipped")
-    elif _postgres_available():
+    elif postgres_available(PG_ADMIN):
         databases.append(("PostgreSQL", _postgres_database))
     else:
         report.note(f"(e) PostgreSQL not measured: no server answers at {PG_ADMIN}")
@@ -274,27 +274,12 @@ def _sqlite_database() -> Iterator[tuple[str, Callable[[int], float]]]:
         yield f"sqlite:///{path}", commit_rate
 
 
-def _postgres_available() -> bool:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG_ADMIN, connect_timeout=2):
-            return True
-    except Exception:
-        return False
-
-
 @contextmanager
 def _postgres_database() -> Iterator[tuple[str, Callable[[int], float]]]:
     import psycopg
 
-    name = f"d100_bench_{secrets.token_hex(6)}"
-    base = PG_ADMIN.rsplit("/", 1)[0]
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-
     def commit_rate(n: int) -> float:
-        with psycopg.connect(f"{base}/{name}") as db:
+        with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1)) as db:
             db.execute("CREATE TABLE bench_commit (id SERIAL PRIMARY KEY, v TEXT)")
             db.commit()
             start = time.perf_counter()
@@ -306,11 +291,8 @@ def _postgres_database() -> Iterator[tuple[str, Callable[[int], float]]]:
             db.commit()
             return rate
 
-    try:
-        yield base.replace("postgresql://", "postgresql+psycopg://", 1) + f"/{name}", commit_rate
-    finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgres_database(PG_ADMIN, "d100_bench") as url:
+        yield url, commit_rate
 
 
 @contextmanager

@@ -21,11 +21,11 @@ CHROMIUM = os.environ.get("D100_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def postgres_available() -> bool:
+def postgres_available(admin: str = PG_ADMIN) -> bool:
     try:
         import psycopg
 
-        with psycopg.connect(PG_ADMIN, connect_timeout=2):
+        with psycopg.connect(admin, connect_timeout=2):
             return True
     except Exception:
         return False
@@ -36,19 +36,19 @@ def chromium_available() -> bool:
 
 
 @contextmanager
-def postgres_database() -> Iterator[str]:
-    """A fresh database, dropped afterwards; the SQLAlchemy URL to it."""
+def postgres_database(admin: str = PG_ADMIN, prefix: str = "d100_test") -> Iterator[str]:
+    """A fresh database on ``admin``'s server, dropped afterwards; the SQLAlchemy URL to it."""
     import psycopg
 
-    name = f"d100_test_{secrets.token_hex(6)}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
     try:
-        base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+        base = admin.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
         yield f"{base}/{name}"
     finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def free_port() -> int:
