@@ -312,7 +312,7 @@ def test_ch6_ranking_reproduces_opposed_with_the_coin(
 ) -> None:
     """Every actor total against every opponent total: the ranking gives chances.opposed's
     winner, and both of the coin's winners where totals and abilities are equal."""
-    ranking = tables._chances_ranking(difference, a_ability, o_ability)
+    ranking = tables._chances_ranking(tables._chances_sides(difference, a_ability, o_ability))
     for a in range(1 + difference, 101 + difference):
         for o in range(1, 101):
             ra, ro = ranking.rank[(a, a_ability)], ranking.rank[(o, o_ability)]

@@ -407,17 +407,23 @@ def _oq_contest(contest: openquest.OpenQuestContest) -> Tally | None:
 _CHANCES: dict[Hashable, Tally] = {}
 
 
-def _chances_ranking(difference: int, a_ability: int, o_ability: int) -> Ranking:
-    """Every (total, ability) the two sides can show, luck 1..100 plus their fixed parts (the
-    opponent's taken as 0), ordered by CH6 itself, with the coin's faces on equal ones."""
+def _chances_sides(difference: int, a_ability: int, o_ability: int) -> list[list[tuple[int, int]]]:
+    """The (total, ability) each side can show: luck 1..100 plus its fixed part (the
+    opponent's taken as 0)."""
+    return [
+        [(luck + shift, ability) for luck in range(1, 101)]
+        for shift, ability in ((difference, a_ability), (0, o_ability))
+    ]
+
+
+def _chances_ranking(sides: list[list[tuple[int, int]]]) -> Ranking:
+    """Both sides' results ordered by CH6 itself, with the coin's faces on equal ones."""
     coin = range(1, len(chances.COIN) + 1)
-    actor = [(luck + difference, a_ability) for luck in range(1, 101)]
-    opponent = [(luck, o_ability) for luck in range(1, 101)]
 
     def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner, ...]:
         return tuple(chances.opposed(x[0], x[1], y[0], y[1], c) for c in coin)
 
-    return rank_results(actor + opponent, beats)
+    return rank_results(sides[0] + sides[1], beats)
 
 
 def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
@@ -437,15 +443,12 @@ def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
     key = (state[1][0] - state[1][1], contest.actor.ability, contest.opponent.ability)
     found = _CHANCES.get(key)
     if found is None:
-        ranking = _chances_ranking(*key)
+        shown = _chances_sides(*key)
+        ranking = _chances_ranking(shown)
         # Unassisted, untaken: each side's luck is one d100, every face weighing the same.
         a, o = (
-            _side(
-                ("chances", key, who),
-                ({(luck + shift, ab): 1 for luck in range(1, 101)}, 100),
-                ranking.rank.__getitem__,
-            )
-            for who, shift, ab in (("actor", key[0], key[1]), ("opponent", 0, key[2]))
+            _side(("chances", key, who), (dict.fromkeys(results, 1), 100), ranking.rank.__getitem__)
+            for who, results in zip(("actor", "opponent"), shown, strict=True)
         )
         found = _CHANCES[key] = _count(a, o, ranking)
     return found
