@@ -23,7 +23,7 @@ from .tokens import new_id, now
 
 def parse_sheet(table: GameTable, text: str) -> sheets.Character:
     try:
-        sheet = sheets.loads(text)
+        sheet = _parsed(text)
     except D100Error as err:
         raise invalid(err, "sheet") from None
     if len(sheet.characters) != 1:
@@ -48,7 +48,7 @@ def parse_sheet(table: GameTable, text: str) -> sheets.Character:
 def sheet_text(character: sheets.Character, original: str | None = None) -> str:
     """The stored sheet. Given the text it comes from (the player's upload, or the stored sheet
     when Luck changes), only the changed values are rewritten: comments and layout stay."""
-    layout: sheets.Layout = "character" if original is None else sheets.loads(original).layout
+    layout: sheets.Layout = "character" if original is None else _parsed(original).layout
     return sheets.dumps(sheets.Sheet((character,), layout), original)
 
 
@@ -62,16 +62,17 @@ def load(
 
 
 def sheet_of(row: Character) -> sheets.Character:
-    return _parsed(row.sheet)
+    (character,) = _parsed(row.sheet).characters
+    return character
 
 
 @lru_cache(maxsize=256)
-def _parsed(text: str) -> sheets.Character:
-    """A stored sheet's character: the text decides it wholly, so a roll, which reads its
-    sheet several times, parses the TOML once. Shared between callers: never changed in
-    place (``replace`` makes a new one, ``full_view`` copies its tables)."""
-    (character,) = sheets.loads(text).characters
-    return character
+def _parsed(text: str) -> sheets.Sheet:
+    """A sheet's text, parsed: the text decides it wholly, so a roll, which reads its sheet
+    several times (and rewrites it when Luck is spent), parses the TOML once, as does a sheet
+    checked on upload and then stored. Shared between callers: never changed in place
+    (``replace`` makes a new character, ``full_view`` copies its tables)."""
+    return sheets.loads(text)
 
 
 def save_sheet(row: Character, character: sheets.Character, original: str | None) -> None:
