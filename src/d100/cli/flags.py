@@ -285,9 +285,16 @@ def helper(
     if sheet is not None and not _is_number(text.split("@")[0].split("+")[0]):
         name, _, skill_name = text.partition("/")
         who = sheet.get(name)
-        fields = who.side(skill_name or skill or "")
-        return who.name, {k: v for k, v in fields.items() if k != "synergy"}
+        return who.name, assisting(who.side(skill_name or skill or ""), system)
     return text, assister(text, system)
+
+
+def assisting(fields: Mapping[str, Any], system: str) -> dict[str, Any]:
+    """A character's check fields as a helper's (OQ11's assist, CH8's assisters): only the
+    fields a helper's request has, and never a take, since helpers roll (CH5)."""
+    spec = next(f for f in REGISTRY.get(system).check_fields if f.name == ASSIST_FIELD[system])
+    kept = {f.name for f in spec.fields} - {"take"}
+    return {k: v for k, v in fields.items() if k in kept}
 
 
 def helpers(

@@ -19,7 +19,7 @@ from ..sheets import Sheet, lookup
 from ..sheets import load as load_sheet
 from ..sheets import save as save_sheet
 from ..systems import REGISTRY
-from ..systems.chances import ASSISTER_FIELDS, choose_leader, cover_struck
+from ..systems.chances import choose_leader, cover_struck
 from . import flags
 from .output import show
 from .parser import Parser
@@ -343,8 +343,6 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
 
 # -- group -------------------------------------------------------------------------------------
 
-ASSISTER_KEYS = tuple(f.name for f in ASSISTER_FIELDS if f.name != "take")
-
 
 def _led(
     ns: argparse.Namespace, members: list[tuple[str, dict[str, Any]]]
@@ -372,7 +370,7 @@ def _led(
     helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
     request = {
         **members[i][1],
-        "assisters": [{k: r[k] for k in ASSISTER_KEYS if k in r} for _, r in helpers],
+        "assisters": [flags.assisting(r, "chances") for _, r in helpers],
     }
     result = resolve(request, rng_of(ns))
     assert isinstance(result, CheckResult)
