@@ -41,6 +41,11 @@ from .luck import Luck
 from .systems import REGISTRY
 
 Layout = Literal["party", "character"]
+# The seed's skill -> ability pairings, from both sides of its opposed tasks (CH11).
+_SEED_PAIRS = {
+    **{t.skill.lower(): t.ability for t in OPPOSED_TASKS},
+    **{t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS},
+}
 _CHARACTER_KEYS = ("name", "system", "skills", "abilities", "luck", "uses", "synergy")
 
 
@@ -68,9 +73,7 @@ class Character:
         """The ability a skill adds: the sheet's ``uses``, else the seed's pairing (CH11)."""
         if skill in self.uses:
             return self.uses[skill]
-        pairs = {t.skill.lower(): t.ability for t in OPPOSED_TASKS}
-        pairs.update({t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS})
-        paired = pairs.get(skill.lower())
+        paired = _SEED_PAIRS.get(skill.lower())
         if paired is None:
             return None
         key = paired.rstrip(".").lower()
