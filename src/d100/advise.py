@@ -78,12 +78,15 @@ def _brp(base: dict[str, Any], luck: int | None, helpers: dict[str, Any]) -> lis
         out.append(
             ("Luck boost", "1 Luck before rolling (+20)", lambda r: {**r, "luck_boost": True})
         )
-    if not base.get("luck_rerolls"):
+    # BRP7's house rule may cap the rerolls one check takes: no option asks for more.
+    cap = base.get("house_rules", {}).get("max_luck_rerolls")
+    may_reroll = not base.get("luck_rerolls") and cap != 0
+    if may_reroll:
         out.append(
             ("Luck reroll", "1 Luck, only if the roll fails", lambda r: {**r, "luck_rerolls": 1})
         )
-        if luck is None or luck > 1:
-            most = luck if luck is not None else 3
+        most = min(luck if luck is not None else 3, cap if cap is not None else 3)
+        if most > 1:
             out.append(
                 (
                     f"Luck rerolls (up to {most})",
@@ -91,7 +94,7 @@ def _brp(base: dict[str, Any], luck: int | None, helpers: dict[str, Any]) -> lis
                     lambda r: {**r, "luck_rerolls": most},
                 )
             )
-    if not base.get("luck_boost") and not base.get("luck_rerolls"):
+    if not base.get("luck_boost") and may_reroll:
         out.append(
             (
                 "Luck boost and a reroll",

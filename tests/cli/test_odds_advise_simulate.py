@@ -85,6 +85,13 @@ def test_advise_best_first() -> None:  # rule: BRP7, BRP4
     assert chances == sorted(chances, reverse=True)
 
 
+def test_advise_under_a_reroll_cap() -> None:  # rule: BRP7
+    run = d100("advise", "-s", "brp", "--skill", "50", "--house", "max_luck_rerolls=1", "--json")
+    assert run.status == 0, run
+    names = [o["name"] for o in json.loads(run.out)]
+    assert "Luck reroll" in names and not any(n.startswith("Luck rerolls") for n in names)
+
+
 def test_advise_take_and_helpers() -> None:  # rule: CH5, CH8
     out = d100(
         "advise",

@@ -8,7 +8,6 @@ from typing import Any
 
 from ..advise import advise
 from ..engine import is_contest, odds, parse
-from ..errors import D100Error
 from ..fields import json_schema
 from ..results import CheckOdds
 from ..systems import REGISTRY
@@ -54,13 +53,8 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def advice(request: Mapping[str, Any], luck: int | None = None) -> list[dict[str, Any]]:
-    """``advise``'s options, best first. Empty where the library cannot advise on a request:
-    today an OpenQuest check with an assist, whose nested request round-trips with a
-    ``system`` field its parser refuses (a core bug, reported)."""
-    try:
-        return [o.to_dict() for o in advise(request, luck=luck)]
-    except D100Error:
-        return []
+    """``advise``'s options, best first."""
+    return [o.to_dict() for o in advise(request, luck=luck)]
 
 
 def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[dict[str, Any]]:
