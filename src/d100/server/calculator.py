@@ -10,6 +10,7 @@ from ..advise import advise
 from ..engine import is_contest, odds, parse
 from ..fields import json_schema
 from ..results import CheckOdds
+from ..system import System
 from ..systems import REGISTRY
 from .errors import bad
 
@@ -25,7 +26,7 @@ def systems() -> list[dict[str, Any]]:
             "title": s.title,
             "levels": list(s.levels),
             "success_levels": [lv for lv in s.levels if lv in s.success_levels],
-            "meanings": {lv: s.meaning(lv) for lv in s.levels},
+            "meanings": meanings(s),
             "check": json_schema(s.check_fields),
             "contest": json_schema(s.contest_fields),
         }
@@ -47,9 +48,13 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"request": parse(request).to_dict(), "odds": chance.to_dict()}
     if not is_contest(request):
         out["advice"] = advice(request)
-    system = REGISTRY.get(request.get("system"))
-    out["meanings"] = {lv: system.meaning(lv) for lv in system.levels}
+    out["meanings"] = meanings(REGISTRY.get(request.get("system")))
     return out
+
+
+def meanings(system: System) -> dict[str, str]:
+    """What each level means at the table (OQ12, BRP8), best first."""
+    return {lv: system.meaning(lv) for lv in system.levels}
 
 
 def advice(request: Mapping[str, Any], luck: int | None = None) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters
 from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_readers_see
-from .calculator import advice
+from .calculator import advice, meanings
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
@@ -163,8 +163,7 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
     if spec.opponent is None:
         luck = characters.sheet_of(prepared.rows[0]).luck
         out["advice"] = advice(prepared.request, None if luck is None else luck.current)
-    system = REGISTRY.get(table.system)
-    out["meanings"] = {level: system.meaning(level) for level in system.levels}
+    out["meanings"] = meanings(REGISTRY.get(table.system))
     return out
 
 
