@@ -9,7 +9,7 @@ from typing import Any
 from dyce import H
 
 import d100
-from d100 import tables
+from d100 import tallies
 from d100.systems import brp, openquest
 
 from .baselines import Levels, from_dyce
@@ -53,9 +53,9 @@ def all_pairs(report: Report, quick: bool) -> None:
                     for a in skills for o in skills]
 
         def ours(contests: list[Any] = contests) -> None:
-            tables.clear_caches()
+            tallies.clear_caches()
             for c in contests:
-                tables.tally(c)
+                tallies.tally(c)
 
         t, _ = best(ours, 1)
         # dyce takes about a second per ten pairs: timed on an even spread, scaled to all.
@@ -65,7 +65,7 @@ def all_pairs(report: Report, quick: bool) -> None:
             same(f"{system} contest", d100.odds(c).winner, dyce_fn(c))
         td, _ = best(lambda sample=sample, fn=dyce_fn: [fn(c) for c in sample], 1)
         scaled = td / len(sample) * len(contests)
-        tables.clear_caches()
+        tallies.clear_caches()
         tracemalloc.start()
         ours()
         peak = tracemalloc.get_traced_memory()[1]

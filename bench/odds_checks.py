@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import d100
-from d100 import tables
+from d100 import tallies
 from d100.systems import brp, chances, openquest
 
 from . import baselines as B
@@ -40,7 +40,7 @@ def one_check(report: Report, quick: bool) -> None:
         n = len(checks)
 
         def ours(checks: list[Any] = checks) -> None:
-            tables.clear_caches()
+            tallies.clear_caches()
             for c in checks:
                 d100.odds(c)
 
@@ -72,8 +72,8 @@ def full_tables(report: Report, quick: bool) -> None:
         _verify(f"{system} table", checks, step=7)
 
         def ours(checks: list[Any] = checks) -> None:
-            tables.clear_caches()
-            tables.check_table(checks)
+            tallies.clear_caches()
+            tallies.check_table(checks)
 
         def ice(checks: list[Any] = checks) -> None:  # a die per dice count, mapped per check
             dice = {n: B.icepool_d100s(n) for n in range(-2, 3)}
@@ -87,7 +87,7 @@ def full_tables(report: Report, quick: bool) -> None:
 
         def floor(checks: list[Any] = checks, system: str = system) -> None:
             """The least any per-check path can do: read what a memo of the check is keyed by."""
-            shape, key = tables._SHAPES[system], tables._OUTCOME_KEYS[system]
+            shape, key = tallies._SHAPES[system], tallies._OUTCOME_KEYS[system]
             for c in checks:
                 shape(c), key(c)
 

@@ -1,4 +1,4 @@
-"""The fast odds paths (tables.py) equal the reference enumeration exactly, over every skill and
+"""The fast odds paths (tallies.py) equal the reference enumeration exactly, over every skill and
 modifier they cover (G4)."""
 
 from __future__ import annotations
@@ -9,20 +9,20 @@ from typing import Any
 import pytest
 
 import d100
-from d100 import tables
+from d100 import tallies
 from d100.systems import brp, chances, openquest
 
 SKILLS = range(101)
 
 
-def _fresh(request: Any) -> tables.Tally:
+def _fresh(request: Any) -> tallies.Tally:
     """The fast path on a request, without the per-request memo hiding it."""
-    tables.tally.cache_clear()
-    return tables.tally(request)
+    tallies.tally.cache_clear()
+    return tallies.tally(request)
 
 
 def _agree(request: Any) -> None:
-    fast, ref = tables.tally(request), tables.reference(request)
+    fast, ref = tallies.tally(request), tallies.reference(request)
     assert fast.fractions() == ref.fractions(), request
     assert (fast.luck or 0) * ref.denominator == (ref.luck or 0) * fast.denominator, request
 
@@ -30,7 +30,7 @@ def _agree(request: Any) -> None:
 @pytest.mark.parametrize("net", range(-2, 3))
 @pytest.mark.parametrize("method", ["d100", "tens"])
 def test_brp4_checks_every_skill_difficulty_and_dice(net: int, method: str) -> None:  # rule: BRP3
-    tables.clear_caches()
+    tallies.clear_caches()
     diffs = list(brp.DIFFICULTIES.values()) if method == "d100" else [0, -40]
     for skill in SKILLS:
         for difficulty in diffs:
@@ -107,7 +107,7 @@ def test_brp7_luck_boost_and_dice_share_one_naming(rounding: str) -> None:  # ru
     """A table's order: every dice count and boost interleaved from a cold start, so that the
     kept-die naming of one (skill, rounding) is reused by every dice count, and the Luck spent
     comes from its own memo (by boost, not by skill)."""
-    tables.clear_caches()
+    tallies.clear_caches()
     for skill in range(0, 101, 3):
         for difficulty in (0, -40):
             for net in range(-2, 3):
@@ -130,7 +130,7 @@ def test_brp7_luck_boost_and_dice_share_one_naming(rounding: str) -> None:  # ru
 def test_ch4_checks_sharing_a_difference_share_the_naming() -> None:  # rule: CH1
     """Checks whose factors less risk agree, reached through every part of the sum (skill,
     ability, modifiers, synergy, risk, risk modifiers), named once and each held exactly."""
-    tables.clear_caches()
+    tallies.clear_caches()
     rnd = random.Random(4)
     for _ in range(600):
         _agree(
@@ -151,7 +151,7 @@ def test_ch4_checks_sharing_a_difference_share_the_naming() -> None:  # rule: CH
 def test_full_tables_equal_the_reference() -> None:
     """``check_table`` over tables as the bench builds them (every shape mixed, cold start),
     each entry equal to its own reference enumeration."""
-    tables.clear_caches()
+    tallies.clear_caches()
     requests = [
         d100.parse(
             {
@@ -177,8 +177,8 @@ def test_full_tables_equal_the_reference() -> None:
         for r in chances.RISKS
         for f in range(-2, 3)
     ]
-    for request, fast in zip(requests, tables.check_table(requests), strict=True):
-        ref = tables.reference(request)
+    for request, fast in zip(requests, tallies.check_table(requests), strict=True):
+        ref = tallies.reference(request)
         assert fast.fractions() == ref.fractions(), request
         assert fast.luck == ref.luck and fast.denominator == ref.denominator, request
 
@@ -191,7 +191,7 @@ def test_odds_cold_and_warm_agree() -> None:
         {"system": "openquest", "skill": 100},
         {"system": "chances", "skill": 33, "risk": "tough", "ability": 2},
     ):
-        tables.clear_caches()
+        tallies.clear_caches()
         cold = d100.odds(request)
         warm = d100.odds(request)
         assert cold == warm
@@ -209,7 +209,7 @@ def test_uncovered_requests_take_the_reference() -> None:
         {"system": "openquest", "actor": {"skill": 100}, "opponent": {"skill": 40}},
     ):
         parsed = d100.parse(request)
-        assert _fresh(parsed) == tables.reference(parsed)
+        assert _fresh(parsed) == tallies.reference(parsed)
 
 
 def _pairs(seed: int, count: int) -> list[tuple[int, int]]:
@@ -251,7 +251,7 @@ def test_brp6_contests_through_the_ranking() -> None:
 def test_brp6_ranking_reproduces_opposed() -> None:
     """The ranking stands for brp.opposed itself: checked on every result pair at the skills
     where levels change, and a seeded spread of all others."""
-    ranking = tables._brp_ranking("floor")
+    ranking = tallies._brp_ranking("floor")
     results = [(r, e) for r in range(1, 101) for e in (1, 5, 20, 21, 50, 65, 96, 100)]
     rnd = random.Random(7)
     spread = [
@@ -267,7 +267,7 @@ def test_brp6_ranking_reproduces_opposed() -> None:
 
 
 def test_oq7_ranking_reproduces_decide_everywhere() -> None:
-    ranking = tables._oq_ranking()
+    ranking = tallies._oq_ranking()
     side = openquest.OpenQuestCheck(skill=0)
     results = list(ranking.rank)
     for x in results:
@@ -312,7 +312,7 @@ def test_ch6_ranking_reproduces_opposed_with_the_coin(
 ) -> None:
     """Every actor total against every opponent total: the ranking gives chances.opposed's
     winner, and both of the coin's winners where totals and abilities are equal."""
-    ranking = tables._chances_ranking(tables._chances_sides(difference, a_ability, o_ability))
+    ranking = tallies._chances_ranking(tallies._chances_sides(difference, a_ability, o_ability))
     for a in range(1 + difference, 101 + difference):
         for o in range(1, 101):
             ra, ro = ranking.rank[(a, a_ability)], ranking.rank[(o, o_ability)]

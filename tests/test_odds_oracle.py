@@ -252,7 +252,7 @@ class Opaque:
 def test_g4_part_by_part_enumeration_equals_die_by_die(request_: dict[str, Any]) -> None:
     from d100.engine import parse
     from d100.machine import distribution
-    from d100.tables import plan_of
+    from d100.tallies import plan_of
 
     plan = plan_of(parse(request_))
     assert distribution(plan.machine) == distribution(Opaque(plan.machine))

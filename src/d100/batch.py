@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .engine import parse, resolve
 from .machine import Dice, run
 from .results import CheckResult
-from .tables import is_contest, plan_of
+from .tallies import is_contest, plan_of
 
 if TYPE_CHECKING:
     import numpy as np

@@ -6,20 +6,20 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from . import tables
+from . import tallies
 from .dice import RandomSource
 from .errors import D100Error
 from .machine import Dice, run
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
 from .systems import REGISTRY
-from .tables import plan_of, system_of, tally
+from .tallies import plan_of, system_of, tally
 
 
 def is_contest(request: Any) -> bool:
     """A contract dict naming a side, or a parsed contest."""
     if isinstance(request, Mapping):
         return "actor" in request or "opponent" in request
-    return tables.is_contest(request)
+    return tallies.is_contest(request)
 
 
 def parse(data: Any) -> Any:
@@ -52,10 +52,10 @@ def odds(request: Any) -> Odds:
     if isinstance(request, Mapping):
         request = parse(request)
     system = system_of(request)
-    found = tally(request)  # the request's own enumeration, shared and memoised (tables.py)
+    found = tally(request)  # the request's own enumeration, shared and memoised (tallies.py)
     counts = found.fractions()
     inputs = request.to_dict()
-    if tables.is_contest(request):
+    if tallies.is_contest(request):
         return ContestOdds(system.name, counts, request=inputs)
     # Summed as integer counts over the one denominator: a single Fraction at the end
     wins = system.success_levels

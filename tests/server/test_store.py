@@ -51,14 +51,14 @@ def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> N
     store = Store(database_url, on_commit=woken.append)
     try:
         store.migrate()
-        from d100.server import tables
+        from d100.server import gametables
 
         with store.write() as session:
-            made = tables.create_table(session, "T", "brp", "G", {}, {})
+            made = gametables.create_table(session, "T", "brp", "G", {}, {})
         assert woken == [made.table.id]
         try:
             with store.write() as session:
-                tables.join(session, made.invite_token, "Pat")
+                gametables.join(session, made.invite_token, "Pat")
                 raise RuntimeError("crash before commit")
         except RuntimeError:
             pass
@@ -74,10 +74,10 @@ def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> N
 
 
 def _table(store: Store) -> str:
-    from d100.server import tables
+    from d100.server import gametables
 
     with store.write() as session:
-        return tables.create_table(session, "T", "brp", "G", {}, {}).table.id
+        return gametables.create_table(session, "T", "brp", "G", {}, {}).table.id
 
 
 def _append(table_id: str, note: str) -> Callable[[Session], int]:

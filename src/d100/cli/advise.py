@@ -9,7 +9,7 @@ from ..advise import advise
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..render.tables import advice_view
+from ..render.odds_views import advice_view
 from ..results import CheckOdds
 from . import flags
 from .output import show

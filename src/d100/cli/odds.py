@@ -8,7 +8,7 @@ from typing import Any
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..render.tables import contest_odds_view, odds_table_view, odds_view
+from ..render.odds_views import contest_odds_view, odds_table_view, odds_view
 from ..render.view import View
 from ..results import CheckOdds, ContestOdds
 from ..systems import REGISTRY

@@ -15,7 +15,7 @@ from ..batch import sample
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..render.tables import simulate_view
+from ..render.odds_views import simulate_view
 from ..results import CheckOdds
 from . import flags
 from .output import show

@@ -14,7 +14,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from . import bodies, calculator, characters, flow, idempotency, rolls, tables
+from . import bodies, calculator, characters, flow, gametables, idempotency, rolls
 from .access import Viewer, authenticate, cookie_name, require_origin, view_event
 from .errors import bad
 from .live import Hub, read_views, stream
@@ -126,12 +126,12 @@ def chart(body: bodies.Chart) -> list[dict[str, Any]]:
 @router.post("/api/tables", status_code=201, tags=["tables"])
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:
-        made = tables.create_table(
+        made = gametables.create_table(
             session, body.name, body.system, body.gm_name, body.house_rules, body.settings
         )
         out = {
-            "table": tables.table_view(made.table),
-            "me": tables.member_view(made.gm),
+            "table": gametables.table_view(made.table),
+            "me": gametables.member_view(made.gm),
             "gm_link": _link(request, f"/t/{made.table.id}", made.gm_token),
             "invite_link": _link(request, "/join", made.invite_token),
         }
@@ -143,19 +143,19 @@ def create_table(body: bodies.NewTable, request: Request, response: Response) ->
 def sign_in(body: bodies.SignIn, request: Request, response: Response) -> dict[str, Any]:
     """Exchange a GM or player link's token for this table's HttpOnly cookie."""
     with _server(request).store.read() as session:
-        member = tables.sign_in(session, body.token)
+        member = gametables.sign_in(session, body.token)
     _set_cookie(request, response, member.table_id, body.token)
-    return {"table_id": member.table_id, "me": tables.member_view(member)}
+    return {"table_id": member.table_id, "me": gametables.member_view(member)}
 
 
 @router.post("/api/join", status_code=201, tags=["tables"])
 def join(body: bodies.JoinTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:
-        member, token = tables.join(session, body.invite, body.name)
+        member, token = gametables.join(session, body.invite, body.name)
     _set_cookie(request, response, member.table_id, token)
     return {
         "table_id": member.table_id,
-        "me": tables.member_view(member),
+        "me": gametables.member_view(member),
         "rejoin_link": _link(request, f"/t/{member.table_id}", token),
     }
 
@@ -174,27 +174,27 @@ def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
 @router.post("/api/tables/{table_id}/invite", tags=["tables"])
 def renew_invite(table_id: TableId, request: Request) -> dict[str, str]:
     with _acting(request, table_id) as (session, viewer):
-        invite = tables.new_invite(session, viewer)
+        invite = gametables.new_invite(session, viewer)
     return {"invite_link": _link(request, "/join", invite)}
 
 
 @router.post("/api/tables/{table_id}/members/{member_id}/revoke", tags=["tables"])
 def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
-        return tables.member_view(tables.revoke(session, viewer, member_id))
+        return gametables.member_view(gametables.revoke(session, viewer, member_id))
 
 
 @router.put("/api/tables/{table_id}/me/client-seed", tags=["provable dice"])
 def set_client_seed(table_id: TableId, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
-        return tables.member_view(tables.set_client_seed(session, viewer, body.client_seed))
+        return gametables.member_view(gametables.set_client_seed(session, viewer, body.client_seed))
 
 
 @router.post("/api/tables/{table_id}/seeds/rotate", tags=["provable dice"])
 def rotate_seed(table_id: TableId, request: Request) -> dict[str, Any]:
     """Reveal the current server seed and commit to a new one."""
     with _acting(request, table_id) as (session, viewer):
-        return tables.rotation_view(tables.rotate_seed(session, viewer))
+        return gametables.rotation_view(gametables.rotate_seed(session, viewer))
 
 
 # -- characters -----------------------------------------------------------------------------

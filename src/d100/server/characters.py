@@ -16,8 +16,8 @@ from ..luck import Luck
 from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, invalid, not_found
 from .events import append, lock_table
+from .gametables import NAME_LIMIT, text_field
 from .models import Character, GameTable, Member
-from .tables import NAME_LIMIT, text_field
 from .tokens import new_id, now
 
 

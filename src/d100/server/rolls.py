@@ -21,8 +21,8 @@ from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_read
 from .calculator import advice, meanings
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
+from .gametables import active_seed
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
-from .tables import active_seed
 
 SIDES = ("actor", "opponent")
 # Fields the table fills in itself: from the sheet, the table's rules, the aiming state and

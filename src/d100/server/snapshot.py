@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from . import characters, flow
 from .access import Viewer, view_event
 from .events import events_after, get_table
+from .gametables import member_view, seed_view, table_view
 from .models import Member, SeedSession
-from .tables import member_view, seed_view, table_view
 
 
 def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
