@@ -87,7 +87,9 @@ def full_tables(report: Report, quick: bool) -> None:
 
         def floor(checks: list[Any] = checks, system: str = system) -> None:
             """The least any per-check path can do: read what a memo of the check is keyed by."""
-            shape, key = tallies._SHAPES[system], tallies._OUTCOME_KEYS[system]
+            fast = d100.REGISTRY.get(system).declares.fast
+            assert fast is not None
+            shape, key = fast.shape, fast.key
             for c in checks:
                 shape(c), key(c)
 

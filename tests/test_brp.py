@@ -243,11 +243,15 @@ def test_brp8_meanings() -> None:
 @pytest.mark.parametrize("cap", [0, 1, 2, None])
 @pytest.mark.parametrize("luck", [None, 1, 5])
 def test_brp7_advice_keeps_to_the_reroll_cap(cap: int | None, luck: int | None) -> None:
-    """Every option stays inside the house rule max_luck_rerolls (and the Luck left)."""
+    """Every option stays inside the house rule max_luck_rerolls and the Luck left (3 rerolls
+    when the Luck is not known), and reaches both."""
     from d100.advise import advise
 
     house = {} if cap is None else {"house_rules": {"max_luck_rerolls": cap}}
     options = advise({"system": "brp", "skill": 50, **house}, luck=luck)
     rerolls = [o.request.get("luck_rerolls", 0) for o in options]
-    assert max(rerolls) <= min(cap if cap is not None else 3, luck if luck is not None else 3)
-    assert (max(rerolls) > 0) == (cap != 0)  # a reroll is offered wherever one is allowed
+    have = 3 if luck is None else luck
+    assert max(rerolls) == min(have, cap if cap is not None else have)
+    spent = [int(o.request.get("luck_boost", False)) + o.request.get("luck_rerolls", 0)
+             for o in options]
+    assert max(spent) <= have

@@ -17,7 +17,7 @@ SKILLS = range(101)
 
 def _fresh(request: Any) -> tallies.Tally:
     """The fast path on a request, without the per-request memo hiding it."""
-    tallies.tally.cache_clear()
+    tallies._TALLY.cache_clear()
     return tallies.tally(request)
 
 
@@ -248,10 +248,20 @@ def test_brp6_contests_through_the_ranking() -> None:
         )
 
 
+def _ranking(contest: dict[str, Any]) -> tallies.Ranking:
+    """The ordering the contest's system declares for it, as the fast path sorts it."""
+    parsed = d100.parse(contest)
+    fast = d100.REGISTRY.get(contest["system"]).declares.fast
+    assert fast is not None and fast.ranking is not None
+    ranked = fast.ranking(parsed)
+    assert ranked is not None
+    return tallies.ranking_of(ranked)
+
+
 def test_brp6_ranking_reproduces_opposed() -> None:
     """The ranking stands for brp.opposed itself: checked on every result pair at the skills
     where levels change, and a seeded spread of all others."""
-    ranking = tallies._brp_ranking("floor")
+    ranking = _ranking({"system": "brp", "actor": {"skill": 1}, "opponent": {"skill": 1}})
     results = [(r, e) for r in range(1, 101) for e in (1, 5, 20, 21, 50, 65, 96, 100)]
     rnd = random.Random(7)
     spread = [
@@ -267,7 +277,7 @@ def test_brp6_ranking_reproduces_opposed() -> None:
 
 
 def test_oq7_ranking_reproduces_decide_everywhere() -> None:
-    ranking = tallies._oq_ranking()
+    ranking = _ranking({"system": "openquest", "actor": {"skill": 1}, "opponent": {"skill": 1}})
     side = openquest.OpenQuestCheck(skill=0)
     results = list(ranking.rank)
     for x in results:
@@ -312,7 +322,11 @@ def test_ch6_ranking_reproduces_opposed_with_the_coin(
 ) -> None:
     """Every actor total against every opponent total: the ranking gives chances.opposed's
     winner, and both of the coin's winners where totals and abilities are equal."""
-    ranking = tallies._chances_ranking(tallies._chances_sides(difference, a_ability, o_ability))
+    # The actor's fixed part is the difference, the opponent's 0 (CH1: skill + ability + mods);
+    # trained enough for any modifier (CH7)
+    actor = {"skill": 50, "ability": a_ability, "modifiers": [difference - a_ability - 50]}
+    opponent = {"skill": 50, "ability": o_ability, "modifiers": [-o_ability - 50]}
+    ranking = _ranking({"system": "chances", "actor": actor, "opponent": opponent})
     for a in range(1 + difference, 101 + difference):
         for o in range(1, 101):
             ra, ro = ranking.rank[(a, a_ability)], ranking.rank[(o, o_ability)]

@@ -50,3 +50,18 @@ def _jsonable(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and _jsonable(v) for k, v in value.items())
     return False
+
+
+class TooMuchWork(D100Error):
+    """An exact computation whose cost, known before it runs, is over the budget: ``field``
+    names what makes it dear."""
+
+    def __init__(self, field: str, cost: int, budget: int) -> None:
+        super().__init__(
+            field,
+            cost,
+            f"requests that try at most {budget:,} die faces",
+            f"too much work: about {cost:,} die faces to enumerate exactly",
+        )
+        self.cost = cost
+        self.budget = budget

@@ -189,6 +189,33 @@ class Then(Generic[S, T]):
         return self._settle(self.first.advance(state[1], value))
 
 
+class Repeat(Generic[S]):
+    """Run ``attempt`` again from its start while ``again(end)`` holds, at most ``times`` more
+    times (BRP7's Luck rerolls). States are (earlier attempts, attempt state, done); a final
+    state is (earlier attempts, end, True)."""
+
+    def __init__(self, attempt: Machine[S], times: int, again: Callable[[S], bool]) -> None:
+        self.attempt = attempt
+        self.times = times
+        self.again = again
+
+    def start(self) -> tuple[int, S, bool]:
+        return self._settle(0, self.attempt.start())
+
+    def _settle(self, done: int, state: S) -> tuple[int, S, bool]:
+        if self.attempt.need(state) is not None:
+            return (done, state, False)
+        if done < self.times and self.again(state):
+            return self._settle(done + 1, self.attempt.start())
+        return (done, state, True)
+
+    def need(self, state: tuple[int, S, bool]) -> Need | None:
+        return None if state[2] else self.attempt.need(state[1])
+
+    def advance(self, state: tuple[int, S, bool], value: int) -> tuple[int, S, bool]:
+        return self._settle(state[0], self.attempt.advance(state[1], value))
+
+
 def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
     """Every final state with an integer weight, and the denominator they share: the exact
     enumeration behind ``distribution``, kept in integers so that tallies stay cheap.
@@ -198,6 +225,8 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
     """
     if isinstance(machine, Then):
         return _sequence_weights(machine)
+    if isinstance(machine, Repeat):
+        return _repeat_weights(machine)
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
     finals: dict[S, int] = {}
@@ -257,6 +286,31 @@ def _sequence_weights(machine: Then[Any, Any]) -> tuple[dict[Any, int], int]:
             state = (True, k, end)
             finals[state] = finals.get(state, 0) + scale * w
     return finals, first_denominator * common
+
+
+def _repeat_weights(machine: Repeat[Any]) -> tuple[dict[Any, int], int]:
+    """A ``Repeat`` from one enumeration of its attempt: every attempt repeats the same
+    distribution, so attempt i ends on a state that stops with the chance of i repeats before
+    it, and the last attempt keeps whatever it rolls. Over the denominator D^(n+1), with A the
+    weight of ending where ``again`` holds: (i, s) weighs A^i * w(s) * D^(n-i) for a stopping
+    s and i < n; (n, s) weighs A^n * w(s) for every s."""
+    ends, d = final_weights(machine.attempt)
+    n = machine.times
+    repeats = {s for s in ends if machine.again(s)} if n else set()
+    if not repeats:  # no attempt repeats: the first one stands
+        return {(0, s, True): w for s, w in ends.items()}, d
+    again = sum(ends[s] for s in repeats)
+    finals: dict[Any, int] = {}
+    reach = 1  # A^i
+    for i in range(n + 1):
+        rest = d ** (n - i)
+        for s, w in ends.items():
+            if i == n:
+                finals[(i, s, True)] = reach * w
+            elif s not in repeats:
+                finals[(i, s, True)] = reach * w * rest
+        reach *= again
+    return finals, d ** (n + 1)
 
 
 def distribution(machine: Machine[S]) -> dict[S, Fraction]:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from .declarations import Declaration
 from .errors import D100Error
 from .fields import Field
 from .machine import Dice, Given, Machine, run
@@ -16,16 +17,21 @@ R = TypeVar("R", CheckResult, ContestResult)
 Record = Mapping[str, list[int]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan(Generic[S, R]):
     """A request made ready: the machine that resolves it, the dice the caller gave, what a
-    final state means (a level or a winner) and how to write it up as a result."""
+    final state means (a level or a winner) and how to write it up as a result.
+
+    ``cost`` is the system's bound on the work of enumerating the machine exactly, in die faces
+    tried, known before anything runs; ``dear`` names the request field that drives it."""
 
     machine: Machine[S]
     given: Mapping[str, Given]
     outcome: Callable[[S], str]
     build: Callable[[S, Record], R]
-    luck_spent: Callable[[S], int] | None = None  # BRP7: Luck points a final state used
+    cost: int
+    dear: str = "request"
+    luck_spent: Callable[[S], int] | None = None  # Luck points a final state used
 
 
 def replay(machine: Machine[S], record: Record) -> S:
@@ -40,6 +46,7 @@ class System(Protocol):
     success_levels: frozenset[str]
     check_fields: tuple[Field, ...]
     contest_fields: tuple[Field, ...]
+    declares: Declaration
 
     def parse_check(self, data: Mapping[str, Any]) -> Any: ...
 

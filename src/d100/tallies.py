@@ -20,16 +20,19 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, cmp_to_key, lru_cache
+from functools import cmp_to_key
 from math import lcm
 from typing import Any
 
-from .errors import D100Error
-from .machine import Dice, Given, final_weights, run
+from . import declarations
+from .declarations import FastPath
+from .errors import D100Error, TooMuchWork
+from .fields import Field
+from .machine import final_weights
+from .memo import Memo, clear_all
 from .results import WINNERS, Winner
 from .system import Plan, System
-from .systems import REGISTRY, brp, chances, openquest
-from .systems.common import dice_stream
+from .systems import REGISTRY
 
 Weights = tuple[dict[Any, int], int]
 
@@ -79,6 +82,7 @@ def reference(request: Any) -> Tally:
             "no dice: odds cover every roll",
             "dice given in an odds request",
         )
+    affordable(plan)
     weights, denominator = final_weights(plan.machine)
     keys = _keys(request)
     index = {k: i for i, k in enumerate(keys)}
@@ -92,64 +96,96 @@ def reference(request: Any) -> Tally:
     return Tally(keys, tuple(counts), denominator, luck)
 
 
-@lru_cache(maxsize=1 << 16)
+BUDGET = 2_000_000  # die faces tried for one exact enumeration: about a second of CPU
+
+
 def tally(request: Any) -> Tally:
     """The exact odds of a parsed request, memoised per request (requests are frozen)."""
-    fast = _contest(request) if is_contest(request) else _check(request)
-    return fast if fast is not None else reference(request)
+    found = _TALLY.get(request)
+    if found is None:
+        fast = _contest(request) if is_contest(request) else _check(request)
+        found = _TALLY.put(request, fast if fast is not None else reference(request))
+    return found
+
+
+_TALLY: Memo[Any, Tally] = Memo(1 << 16)
 
 
 def clear_caches() -> None:
     """Forget every memo: for benchmarks that time a cold start."""
-    tally.cache_clear()
-    _FINALS.clear()
-    _NAMES.clear()
-    _TALLIES.clear()
-    _LUCK.clear()
-    _ENDS.clear()
-    _IDS.clear()
-    _GROUPS.clear()
-    brp.thresholds.cache_clear()
-    _SIDES.clear()
-    _CHANCES.clear()
-    _brp_ranking.cache_clear()
-    _oq_ranking.cache_clear()
+    clear_all()
+
+
+def affordable(plan: Plan[Any, Any]) -> None:
+    """Refuse, before any work, an enumeration over the budget, naming what makes it dear."""
+    if plan.cost > BUDGET:
+        raise TooMuchWork(plan.dear, plan.cost, BUDGET)
+
+
+# -- which requests a system's fast path may memoise --------------------------------------------
+
+
+def _paths(fields: Iterable[Field]) -> dict[str, Any]:
+    """Every field a request may set, as ``FastPath.inputs`` names them, with its default:
+    house rules as ``house_rules.NAME``, a contest's sides by their own field names."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.name == "system":
+            continue
+        if f.name == "house_rules":
+            out.update({f"house_rules.{h.name}": _plain(h.default) for h in f.fields})
+        elif f.kind == "object" and f.required:  # a contest's side
+            out.update(_paths(f.fields))
+        else:
+            out[f.name] = _plain(f.default)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+_UNKEYED: dict[str, dict[str, Any]] = {}
+
+
+def _unkeyed(system: System, fast: FastPath) -> dict[str, Any]:
+    """The fields the fast path does not account for, with their defaults (usually none)."""
+    found = _UNKEYED.get(system.name)
+    if found is None:
+        every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
+        found = _UNKEYED[system.name] = {
+            k: v for k, v in every.items() if k not in fast.inputs and k != "dice"
+        }
+    return found
+
+
+def _memoisable(request: Any, system: System, fast: FastPath) -> bool:
+    """False where the request sets a field the fast path does not know away from its default."""
+    unkeyed = _unkeyed(system, fast)
+    if not unkeyed:
+        return True
+    data = request.to_dict()
+    parts = [data, *(data[side] for side in ("actor", "opponent") if side in data)]
+    house = data.get("house_rules", {})
+    for name, default in unkeyed.items():
+        if name.startswith("house_rules."):
+            values = [house.get(name.removeprefix("house_rules."), default)]
+        else:
+            values = [part.get(name, default) for part in parts]
+        if any(_plain(v) != default for v in values):
+            return False
+    return True
 
 
 # -- checks: the enumeration cached by shape, the naming of states by key ----------------------
 
-# What a check's *final states* depend on: None where the fast path does not apply (dice given,
-# Luck rerolls, assists), so the request goes to ``reference``. A BRP machine without rerolls
-# ends on the kept die whatever the effective skill; an unassisted OpenQuest check ends on its
-# roll (or on no roll, for a master); an unassisted Taking Chances check on its luck.
-_SHAPES: dict[str, Callable[[Any], Hashable | None]] = {
-    "brp": lambda c: (
-        None
-        if c.dice is not None or c.luck_rerolls
-        else (c.net_dice, c.house_rules.bonus_dice_method)
-    ),
-    "openquest": lambda c: None if c.dice is not None or c.assist is not None else (c.master,),
-    "chances": lambda c: None if c.dice is not None or c.assisters else (c.take,),
-}
-# Everything the plan's ``outcome`` reads from such a check.
-_OUTCOME_KEYS: dict[str, Callable[[Any], Hashable]] = {
-    "brp": lambda c: (c.effective, c.house_rules.threshold_rounding),
-    "openquest": lambda c: (c.modified(False), c.master),
-    # CH1, CH4: the outcome is the degree of the total less the risk, and the total is the luck
-    # (and assisters) plus the factors, so it reads the factors and the risk only through their
-    # difference: checks that share it share their naming (held by test_fast_paths).
-    "chances": lambda c: c.factors - c.total_risk,
-}
-# Everything the plan's ``luck_spent`` reads from such a check (BRP7: ``luck_cost`` reads the
-# boost; the state gives the rerolls taken). Systems whose checks spend no Luck are absent.
-_LUCK_KEYS: dict[str, Callable[[Any], Hashable]] = {
-    "brp": lambda c: c.luck_boost,
-}
-
-_FINALS: dict[tuple[str, Hashable], Weights] = {}
-_NAMES: dict[tuple[str, Hashable, int], list[str]] = {}
-_LUCK: dict[tuple[str, Hashable, Hashable], int | None] = {}
-_TALLIES: dict[tuple[str, Hashable, Hashable, Hashable], Tally] = {}
+# A check's final states depend on fewer inputs than its outcome does (a BRP roll without Luck
+# rerolls ends on the kept die whatever the skill): the system's ``FastPath.shape`` names them,
+# ``key`` what the outcome reads, ``luck_key`` what the Luck spent reads.
+_FINALS: Memo[tuple[str, Hashable], Weights] = Memo(1024)
+_NAMES: Memo[tuple[str, Hashable, int], list[str]] = Memo(1 << 14)
+_LUCK: Memo[tuple[str, Hashable, Hashable], tuple[int | None]] = Memo(1024)
+_TALLIES: Memo[tuple[str, Hashable, Hashable, Hashable], Tally] = Memo(1 << 16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,16 +202,22 @@ class _Ends:
     denominator: int
 
 
-_ENDS: dict[tuple[str, Hashable], _Ends] = {}
-_IDS: dict[str, dict[Any, int]] = {}  # per system: every final state seen, numbered
-_GROUPS: dict[tuple[str, tuple[int, ...]], int] = {}  # every set of final states, numbered
+_ENDS: Memo[tuple[str, Hashable], _Ends] = Memo(1024)
+# Every final state each system's shapes have reached, numbered, and every set of them: these
+# grow only with the shapes a system has, and start again, with the memos that use their
+# numbers, should they ever outgrow ``_NUMBERED``.
+_IDS: dict[str, dict[Any, int]] = {}
+_GROUPS: dict[tuple[str, tuple[int, ...]], int] = {}
+_NUMBERED = 1 << 16
 
 
 def _finals(system: str, shape: Hashable, check: Any) -> Weights:
     """The final states of every check of this shape, enumerated once by one of them."""
     found = _FINALS.get((system, shape))
     if found is None:
-        found = _FINALS[(system, shape)] = final_weights(plan_of(check).machine)
+        plan = plan_of(check)
+        affordable(plan)
+        found = _FINALS.put((system, shape), final_weights(plan.machine))
     return found
 
 
@@ -183,6 +225,11 @@ def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
     found = _ENDS.get((system, shape))
     if found is None:
         weights, denominator = _finals(system, shape, check)
+        if sum(map(len, _IDS.values())) + len(weights) > _NUMBERED:
+            _IDS.clear()
+            _GROUPS.clear()
+            _ENDS.cache_clear()
+            _NAMES.cache_clear()
         numbers = _IDS.setdefault(system, {})
         for state in weights:
             numbers.setdefault(state, len(numbers))
@@ -191,45 +238,47 @@ def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
         uniform = ws[0] if len(set(ws)) == 1 else 0
         ids = tuple(numbers[s] for s in states)
         group = _GROUPS.setdefault((system, ids), len(_GROUPS))
-        found = _ENDS[(system, shape)] = _Ends(tuple(states), group, ws, uniform, denominator)
+        found = _ENDS.put((system, shape), _Ends(tuple(states), group, ws, uniform, denominator))
     return found
 
 
 def _check(check: Any) -> Tally | None:
-    system = check.system
-    shape = _SHAPES[system](check)
+    system = system_of(check)
+    fast = system.declares.fast
+    if fast is None or not _memoisable(check, system, fast):
+        return None
+    shape = fast.shape(check)
     if shape is None:
         return None
-    key = _OUTCOME_KEYS[system](check)
-    luck_of = _LUCK_KEYS.get(system)
-    luck_key = None if luck_of is None else luck_of(check)
-    found = _TALLIES.get((system, shape, key, luck_key))
+    name = system.name
+    key = fast.key(check)
+    luck_key = None if fast.luck_key is None else fast.luck_key(check)
+    found = _TALLIES.get((name, shape, key, luck_key))
     if found is not None:
         return found
-    ends = _ends(system, shape, check)
+    ends = _ends(name, shape, check)
     plan: Plan[Any, Any] | None = None
     # The states are named once per key and set of final states: a whole BRP table names
     # each (kept die, key) once, whatever the extra dice.
-    names = _NAMES.get((system, key, ends.group))
+    names = _NAMES.get((name, key, ends.group))
     if names is None:
         plan = plan_of(check)
-        names = _NAMES[(system, key, ends.group)] = list(map(plan.outcome, ends.states))
-    keys = system_of(check).levels
+        names = _NAMES.put((name, key, ends.group), list(map(plan.outcome, ends.states)))
+    keys = system.levels
     if ends.uniform:  # every state weighs the same: count the names in C
         counts = [names.count(k) * ends.uniform for k in keys]
         known = sum(counts) == len(names) * ends.uniform
     else:
         by_level = dict.fromkeys(keys, 0)
-        for name, w in zip(names, ends.weights, strict=True):
-            by_level[name] += w
+        for level, w in zip(names, ends.weights, strict=True):
+            by_level[level] += w
         counts, known = list(by_level.values()), len(by_level) == len(keys)
-    if not known:  # an outcome that is not one of the system's levels
-        raise AssertionError(f"unknown levels {set(names) - set(keys)}")
-    # The Luck a state spends (BRP7) depends on the luck key, not on the outcome's key.
-    luck_at = (system, shape, luck_key)
-    if luck_at in _LUCK:
-        luck = _LUCK[luck_at]
-    else:
+    if not known:  # an outcome that is not one of the system's levels: the system's bug
+        raise TypeError(f"{name}: outcomes {set(names) - set(keys)} are not levels {keys}")
+    # The Luck a state spends depends on the luck key, not on the outcome's key.
+    luck_at = (name, shape, luck_key)
+    spent = _LUCK.get(luck_at)
+    if spent is None:
         plan = plan or plan_of(check)
         cost = plan.luck_spent
         luck = (
@@ -237,9 +286,9 @@ def _check(check: Any) -> Tally | None:
             if cost is None
             else sum(w * cost(state) for state, w in zip(ends.states, ends.weights, strict=True))
         )
-        _LUCK[luck_at] = luck
-    found = _TALLIES[(system, shape, key, luck_key)] = Tally(
-        keys, tuple(counts), ends.denominator, luck
+        spent = _LUCK.put(luck_at, (luck,))
+    found = _TALLIES.put(
+        (name, shape, key, luck_key), Tally(keys, tuple(counts), ends.denominator, spent[0])
     )
     return found
 
@@ -301,7 +350,7 @@ class Side:
     denominator: int
 
 
-_SIDES: dict[Hashable, Side] = {}
+_SIDES: Memo[Hashable, Side] = Memo(1 << 14)
 
 
 def _side(key: Hashable, weights: Weights, rank_of: Callable[[Any], int]) -> Side:
@@ -316,7 +365,7 @@ def _side(key: Hashable, weights: Weights, rank_of: Callable[[Any], int]) -> Sid
         below = [0]
         for w in ws:
             below.append(below[-1] + w)
-        found = _SIDES[key] = Side(ranks, ws, tuple(below), weights[1])
+        found = _SIDES.put(key, Side(ranks, ws, tuple(below), weights[1]))
     return found
 
 
@@ -342,125 +391,33 @@ def _count(actor: Side, opponent: Side, ranking: Ranking) -> Tally:
     return Tally(WINNERS, tuple(counts), actor.denominator * opponent.denominator * faces)
 
 
-@cache
-def _brp_ranking(rounding: str) -> Ranking:
-    """Every (kept roll, effective skill) a BRP side can show, ordered by BRP6 itself."""
-    levels = {(r, e): brp.level(r, e, rounding) for r in range(1, 101) for e in range(1, 101)}
-
-    def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner]:
-        return (brp.opposed(levels[x], x[0], x[1], levels[y], y[0], y[1]),)
-
-    return rank_results(levels, beats)
+_RANKINGS: Memo[Hashable, Ranking] = Memo(256)
 
 
-def _brp_contest(contest: brp.BrpContest) -> Tally | None:
-    sides = []
-    ranking = _brp_ranking(contest.house_rules.threshold_rounding)
-    for check in (contest.actor, contest.opponent):
-        shape = _SHAPES["brp"](check)
-        if shape is None:
-            return None
-        e = check.effective
-        weights = _finals("brp", shape, check)
-        # Attempts' final state is (attempt, -1, kept die): the side shows the kept die.
-        rounding = contest.house_rules.threshold_rounding
-
-        def rank_of(s: Any, e: int = e) -> int:
-            return ranking.rank[(s[2], e)]
-
-        side = _side(("brp", shape, e, rounding), weights, rank_of)
-        sides.append(side)
-    return _count(sides[0], sides[1], ranking)
-
-
-@cache
-def _oq_ranking() -> Ranking:
-    """Every (level, roll) an OpenQuest side that rolls can show, ordered by OQ7 itself."""
-    roller = openquest.OpenQuestCheck(skill=0)  # _decide reads only who is a master (OQ9)
-    results = [(lvl, r) for lvl in openquest.LEVELS for r in range(1, 101)]
-
-    def beats(x: tuple[str, int], y: tuple[str, int]) -> tuple[Winner]:
-        return (openquest._decide(roller, roller, x[0], x[1], y[0], y[1])[0],)
-
-    return rank_results(results, beats)
-
-
-def _oq_contest(contest: openquest.OpenQuestContest) -> Tally | None:
-    sides = []
-    ranking = _oq_ranking()
-    for check in (contest.actor, contest.opponent):
-        shape = _SHAPES["openquest"](check)
-        if shape is None or check.master:  # masters (OQ9) are few and cheap: the reference
-            return None
-        m = check.modified(False)
-        weights = _finals("openquest", shape, check)
-
-        # An unassisted check's final state is (True, False, roll).
-        def rank_of(s: Any, m: int = m) -> int:
-            return ranking.rank[(openquest.level(s[2], m, False), s[2])]
-
-        side = _side(("openquest", shape, m), weights, rank_of)
-        sides.append(side)
-    return _count(sides[0], sides[1], ranking)
-
-
-_CHANCES: dict[Hashable, Tally] = {}
-
-
-def _chances_sides(difference: int, a_ability: int, o_ability: int) -> list[list[tuple[int, int]]]:
-    """The (total, ability) each side can show: luck 1..100 plus its fixed part (the
-    opponent's taken as 0)."""
-    return [
-        [(luck + shift, ability) for luck in range(1, 101)]
-        for shift, ability in ((difference, a_ability), (0, o_ability))
-    ]
-
-
-def _chances_ranking(sides: list[list[tuple[int, int]]]) -> Ranking:
-    """Both sides' results ordered by CH6 itself, with the coin's faces on equal ones."""
-    coin = range(1, len(chances.COIN) + 1)
-
-    def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner, ...]:
-        return tuple(chances.opposed(x[0], x[1], y[0], y[1], c) for c in coin)
-
-    return rank_results(sides[0] + sides[1], beats)
-
-
-def _chances_contest(contest: chances.ChancesContest) -> Tally | None:
-    """CH6 compares the two totals, each luck plus a fixed part: the odds depend only on the
-    difference of the fixed parts (and the abilities, for ties), so contests sharing it share
-    one count through the ranking of every total either side can show."""
-    sides = (contest.actor, contest.opponent)
-    if contest.coin is not None or any(
-        s.dice is not None or s.assisters or s.take is not None for s in sides
-    ):
-        return None
-    plan = plan_of(contest)
-    # The real machine on luck 1 against luck 1: its final state (True, (actor total,
-    # opponent total), coin) gives the fixed parts as the system itself adds them up.
-    ones = {dice_stream(w): Given((1,)) for w in ("actor", "opponent")}
-    state = run(plan.machine, Dice(None, {**ones, "coin": Given((1,))}), strict=False)
-    key = (state[1][0] - state[1][1], contest.actor.ability, contest.opponent.ability)
-    found = _CHANCES.get(key)
+def ranking_of(ranked: declarations.Ranking) -> Ranking:
+    """The ordering a system's ranked contest declares, sorted once per ranking key."""
+    found = _RANKINGS.get(ranked.key)
     if found is None:
-        shown = _chances_sides(*key)
-        ranking = _chances_ranking(shown)
-        # Unassisted, untaken: each side's luck is one d100, every face weighing the same.
-        a, o = (
-            _side(("chances", key, who), (dict.fromkeys(results, 1), 100), ranking.rank.__getitem__)
-            for who, results in zip(("actor", "opponent"), shown, strict=True)
-        )
-        found = _CHANCES[key] = _count(a, o, ranking)
+        found = _RANKINGS.put(ranked.key, rank_results(ranked.results(), ranked.beats))
     return found
 
 
-_CONTESTS: dict[str, Callable[[Any], Tally | None]] = {
-    "brp": _brp_contest,
-    "openquest": _oq_contest,
-    "chances": _chances_contest,
-}
-
-
 def _contest(contest: Any) -> Tally | None:
-    fast = _CONTESTS.get(contest.system)
-    return fast(contest) if fast is not None else None
+    """A contest counted through the system's ranking of side results, where it has one."""
+    system = system_of(contest)
+    fast = system.declares.fast
+    if fast is None or fast.ranking is None or not _memoisable(contest, system, fast):
+        return None
+    ranked = fast.ranking(contest)
+    if ranked is None:
+        return None
+    ranking = ranking_of(ranked)
+    sides = []
+    for side in ranked.sides:
+        weights = _finals(system.name, side.shape, side.check)
+
+        def rank_of(s: Any, show: Callable[[Any], Hashable] = side.show) -> int:
+            return ranking.rank[show(s)]
+
+        sides.append(_side((system.name, side.shape, side.key, ranked.key), weights, rank_of))
+    return _count(sides[0], sides[1], ranking)

@@ -3,15 +3,30 @@ bonus/penalty dice, aiming, Luck (BRP1-BRP8)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import partial
 from typing import Any
 
+from ..declarations import (
+    Aim,
+    Declaration,
+    ExtraDice,
+    FastPath,
+    Luck,
+    Option,
+    Ranking,
+    Roller,
+    Side,
+    Target,
+    Words,
+    frozen_map,
+)
 from ..dice import read_digits, show_roll
 from ..errors import D100Error
 from ..fields import BIG, Field, read
-from ..machine import Given, Machine, Need, Then, d100
+from ..machine import Given, Machine, Need, Repeat, Then, d100
+from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
 from .common import DICE, dice_stream, modifiers_field, plain, rolls, system_field
@@ -33,6 +48,7 @@ AIM_STEP, AIM_CAP = 20, 60  # BRP5
 LUCK_BOOST = 20  # BRP7
 MAX_EXTRA_DICE = 2
 MAX_LUCK = 100
+UNKNOWN_LUCK = 3  # the rerolls advice offers when it does not know a character's Luck
 
 MEANINGS = {  # BRP8
     "critical": "accomplishes more: faster, quieter, more complete, or reveals a useful extra fact",
@@ -190,7 +206,7 @@ def _rnd(n: int, d: int, mode: str) -> int:
     return n // d
 
 
-@lru_cache(maxsize=1024)  # a level asks for the same skill's bands at every roll
+@memoised(1024)  # a level asks for the same skill's bands at every roll
 def thresholds(effective: int, rounding: str = "floor") -> tuple[int, int]:
     """(critical, special) thresholds: 5% with a minimum of 1, and 20% (BRP3)."""
     return max(1, _rnd(effective, 20, rounding)), _rnd(effective, 5, rounding)
@@ -221,32 +237,26 @@ def _span(lo: int, hi: int) -> str:
     return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
 
 
-class Attempts:
-    """Rolls until a check stands: each attempt keeps the lowest (bonus) or highest (penalty) of
-    its dice; a failed attempt is rerolled while Luck rerolls remain (BRP4, BRP7).
+Final = tuple[int, tuple[int, int], bool]  # (Luck rerolls taken, (-1, kept die), True)
 
-    Rolling states are (attempt, dice taken, kept so far); a final state is (attempt, -1, kept).
-    Under the tens method one draw is a whole attempt: a units digit and k+1 tens digits.
-    """
 
-    def __init__(self, check: BrpCheck, stream: str, rerolls: int) -> None:
+class Attempt:
+    """One roll of a check: each of its dice in turn, keeping the lowest (bonus) or highest
+    (penalty) (BRP4). States are (dice taken, kept so far); a final state is (-1, kept). Under
+    the tens method one draw is the whole attempt: a units digit and k+1 tens digits."""
+
+    def __init__(self, check: BrpCheck, stream: str) -> None:
         self.stream = stream
-        self.effective = check.effective
-        self.rounding = check.house_rules.threshold_rounding
         self.lower = check.net_dice >= 0
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
-        self.rerolls = rerolls
+        self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
 
-    def start(self) -> tuple[int, int, int]:
-        return (0, 0, 0)
+    def start(self) -> tuple[int, int]:
+        return (0, 0)
 
-    def need(self, state: tuple[int, int, int]) -> Need | None:
-        if state[1] < 0:
-            return None
-        if self.tens:
-            return Need(self.stream, 0, 10 ** (self.count + 1) - 1)
-        return d100(self.stream)
+    def need(self, state: tuple[int, int]) -> Need | None:
+        return None if state[0] < 0 else self._need
 
     def keep(self, values: list[int] | tuple[int, ...]) -> int:
         return min(values) if self.lower else max(values)
@@ -258,25 +268,24 @@ class Attempts:
         units, tens = draw % 10, draw // 10
         return tuple(read_digits((tens // 10**i) % 10, units) for i in range(self.count))
 
-    def advance(self, state: tuple[int, int, int], value: int) -> tuple[int, int, int]:
-        attempt, taken, kept = state
+    def advance(self, state: tuple[int, int], value: int) -> tuple[int, int]:
+        taken, kept = state
         if self.tens:
-            kept, taken = self.keep(self.values(value)), self.count
-        elif taken == 0:
-            kept, taken = value, 1
+            return (-1, self.keep(self.values(value)))
+        if taken == 0:
+            kept = value
+        elif self.lower:  # as ``keep``: min and max, written out for the hot path
+            kept = kept if kept <= value else value
         else:
-            if self.lower:  # as ``keep``: min and max, written out for the hot path
-                kept = kept if kept <= value else value
-            else:
-                kept = kept if kept >= value else value
-            taken += 1
-        if taken < self.count:
-            return (attempt, taken, kept)
-        # The reroll test first: without rerolls left, no level is needed (the hot path of
-        # enumeration); the level decides exactly as before when one is.
-        if attempt < self.rerolls and level(kept, self.effective, self.rounding) in FAILED:
-            return (attempt + 1, 0, 0)
-        return (attempt, -1, kept)
+            kept = kept if kept >= value else value
+        taken += 1
+        return (taken, kept) if taken < self.count else (-1, kept)
+
+    @property
+    def cost(self) -> int:
+        """Advances to enumerate one attempt: every face of each die, at most 100 kept values
+        apart."""
+        return self._need.faces if self.tens else 100 * 100 * self.count
 
     def encode(self, given: tuple[int, ...], field_name: str) -> Given:
         """Given dice as draws; under tens each group of k+1 values must share its units."""
@@ -305,6 +314,9 @@ class Attempts:
         return Given(tuple(draws), per_draw=k)
 
 
+Attempts = Repeat[tuple[int, int]]
+
+
 def luck_cost(check: BrpCheck, rerolls: int) -> int:
     """BRP7: one point for the boost, one per reroll taken."""
     return rerolls + (1 if check.luck_boost else 0)
@@ -327,6 +339,7 @@ def _check(values: Mapping[str, Any], house: HouseRules, rerolls: int = 0) -> Br
 
 class Brp:
     name: str = NAME
+    declares: Declaration
     title: str = "Basic Roleplaying"
     levels: tuple[str, ...] = LEVELS
     success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
@@ -354,16 +367,22 @@ class Brp:
         house = HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
         return BrpContest(_check(values["actor"], house), _check(values["opponent"], house), house)
 
-    def _side(self, check: BrpCheck, where: str) -> tuple[Attempts, dict[str, Given]]:
+    def _side(self, check: BrpCheck, where: str) -> tuple[Attempt, Attempts, dict[str, Given]]:
+        """One attempt, and the attempts a check takes: rerolled after a failure while Luck
+        rerolls remain (BRP7)."""
         stream = dice_stream(where)
-        machine = Attempts(check, stream, check.luck_rerolls)
-        given = {} if check.dice is None else {stream: machine.encode(check.dice, stream)}
-        return machine, given
+        attempt = Attempt(check, stream)
+        e, rounding = check.effective, check.house_rules.threshold_rounding
+        attempts = Repeat(
+            attempt, check.luck_rerolls, lambda end: level(end[1], e, rounding) in FAILED
+        )
+        given = {} if check.dice is None else {stream: attempt.encode(check.dice, stream)}
+        return attempt, attempts, given
 
     def _result(
-        self, check: BrpCheck, machine: Attempts, state: tuple[int, int, int], record: Record
+        self, check: BrpCheck, machine: Attempt, state: Final, record: Record
     ) -> CheckResult:
-        attempt, _, kept = state
+        attempt, (_, kept), _ = state
         draws = record.get(machine.stream, [])
         dice = tuple(v for d in draws for v in machine.values(d))
         per = machine.count
@@ -396,31 +415,33 @@ class Brp:
         )
 
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
-        machine, given = self._side(check, "")
+        attempt, attempts, given = self._side(check, "")
         e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
         return Plan(
-            machine=machine,
+            machine=attempts,
             given=given,
-            outcome=lambda s: level(s[2], e, rounding),
-            build=lambda s, rec: self._result(check, machine, s, rec),
+            outcome=lambda s: level(s[1][1], e, rounding),
+            build=lambda s, rec: self._result(check, attempt, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
+            cost=_cost(attempt, check),
+            dear="bonus_dice",
         )
 
     def contest_plan(self, contest: BrpContest) -> Plan[Any, ContestResult]:
-        a_machine, a_given = self._side(contest.actor, "actor")
-        o_machine, o_given = self._side(contest.opponent, "opponent")
+        a_attempt, a_machine, a_given = self._side(contest.actor, "actor")
+        o_attempt, o_machine, o_given = self._side(contest.opponent, "opponent")
         machine: Machine[Any] = Then(a_machine, lambda _: o_machine)
         rounding = contest.house_rules.threshold_rounding
 
         def decide(state: Any) -> Winner:
-            _, (_, _, a), (_, _, o) = state
+            _, (_, (_, a), _), (_, (_, o), _) = state
             ea, eo = contest.actor.effective, contest.opponent.effective
             return opposed(level(a, ea, rounding), a, ea, level(o, eo, rounding), o, eo)
 
         def build(state: Any, record: Record) -> ContestResult:
             winner = decide(state)
-            a = self._result(contest.actor, a_machine, state[1], record)
-            o = self._result(contest.opponent, o_machine, state[2], record)
+            a = self._result(contest.actor, a_attempt, state[1], record)
+            o = self._result(contest.opponent, o_attempt, state[2], record)
             verdict = "tie" if winner == "tie" else f"{winner} wins"
             return ContestResult(
                 system=NAME,
@@ -431,7 +452,20 @@ class Brp:
                 request=contest.to_dict(),
             )
 
-        return Plan(machine=machine, given={**a_given, **o_given}, outcome=decide, build=build)
+        cost = _cost(a_attempt, contest.actor) + _cost(o_attempt, contest.opponent)
+        return Plan(
+            machine=machine,
+            given={**a_given, **o_given},
+            outcome=decide,
+            build=build,
+            cost=cost,
+            dear="bonus_dice",
+        )
+
+
+def _cost(attempt: Attempt, check: BrpCheck) -> int:
+    """One attempt's enumeration, then a step per reroll over its kept values (BRP7)."""
+    return attempt.cost + 100 * check.luck_rerolls
 
 
 def opposed(a: str, a_roll: int, a_e: int, o: str, o_roll: int, o_e: int) -> Winner:
@@ -449,3 +483,167 @@ def opposed(a: str, a_roll: int, a_e: int, o: str, o_roll: int, o_e: int) -> Win
     if key_a == key_o:
         return "tie"
     return "actor" if key_a < key_o else "opponent"
+
+
+# -- what the rest of the code reads (declarations.py) -----------------------------------------
+
+ICONS = {"critical": "★", "special": "✦", "success": "✓", "failure": "✗", "fumble": "☠"}
+
+
+def _options(
+    base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
+) -> list[Option]:
+    """Every combination BRP7 and BRP4 leave a player: the boost or not, and any number of
+    rerolls the character's Luck and the house rule's cap allow (3 when the Luck is not known),
+    and a bonus die the Keeper may grant."""
+    cap = base.get("house_rules", {}).get("max_luck_rerolls")
+    have = UNKNOWN_LUCK if luck is None else luck
+    asked_boost, asked_rerolls = bool(base.get("luck_boost")), base.get("luck_rerolls", 0)
+    out = []
+    for boost in (True,) if asked_boost else (False, True):
+        most = have - (1 if boost else 0)
+        if cap is not None:
+            most = min(most, cap)
+        for n in range(asked_rerolls, most + 1):
+            if (boost, n) != (asked_boost, asked_rerolls):
+                out.append(_luck_option(boost, n, boost and not asked_boost))
+    if base.get("bonus_dice", 0) - base.get("penalty_dice", 0) < MAX_EXTRA_DICE:
+        out.append(
+            Option(
+                "a bonus die",
+                "if the Keeper grants one",
+                lambda r: {**r, "bonus_dice": r.get("bonus_dice", 0) + 1},
+                LUCK.cost_of,
+            )
+        )
+    return out
+
+
+def _luck_option(boosted: bool, rerolls: int, adds_boost: bool) -> Option:
+    if adds_boost:
+        again = {0: "", 1: " and a reroll"}.get(rerolls, f" and up to {rerolls} rerolls")
+        name = "Luck boost" + again
+    else:
+        name = "Luck reroll" if rerolls == 1 else f"Luck rerolls (up to {rerolls})"
+    cost = []
+    if adds_boost:
+        cost.append(f"1 Luck before rolling (+{LUCK_BOOST})")
+    if rerolls:
+        cost.append("1 Luck per failed roll")
+    return Option(
+        name,
+        "; ".join(cost),
+        lambda r: {**r, "luck_boost": boosted, "luck_rerolls": rerolls},
+        LUCK.cost_of,
+    )
+
+
+def _roller(check: BrpCheck) -> Roller | None:
+    if check.dice is not None or check.luck_rerolls:
+        return None
+    count = abs(check.net_dice) + 1
+    return Roller(count, check.net_dice >= 0, check.house_rules.bonus_dice_method == "tens")
+
+
+def _ranking(contest: BrpContest) -> Ranking | None:
+    sides = []
+    for check in (contest.actor, contest.opponent):
+        shape = _shape(check)
+        if shape is None:
+            return None
+        e = check.effective
+        sides.append(Side(check, shape, e, partial(_shown, e)))
+    rounding = contest.house_rules.threshold_rounding
+    return Ranking(
+        (NAME, rounding),
+        partial(_results, rounding),
+        partial(_beats, rounding),
+        (sides[0], sides[1]),
+    )
+
+
+def _shown(effective: int, state: Final) -> tuple[int, int]:
+    """What a side shows the ranking: its kept die, against its effective skill."""
+    return (state[1][1], effective)
+
+
+def _results(rounding: str) -> list[Hashable]:
+    """Every (kept roll, effective skill) a side can show."""
+    return [(r, e) for r in range(1, 101) for e in range(1, 101)]
+
+
+def _beats(rounding: str, x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner]:
+    return (
+        opposed(level(x[0], x[1], rounding), x[0], x[1], level(y[0], y[1], rounding), y[0], y[1]),
+    )
+
+
+def _shape(check: BrpCheck) -> Hashable | None:
+    """Without rerolls a check ends on its kept die, whatever the skill."""
+    if check.dice is not None or check.luck_rerolls:
+        return None
+    return (check.net_dice, check.house_rules.bonus_dice_method)
+
+
+LUCK = Luck(
+    boost_field="luck_boost",
+    boost=LUCK_BOOST,
+    reroll_field="luck_rerolls",
+    reroll_cap_rule="max_luck_rerolls",
+    most=MAX_LUCK,
+    summary=f"spend 1 Luck for +{LUCK_BOOST} before rolling, or 1 to reroll a failed roll",
+)
+
+DECLARATION = Declaration(
+    target=Target(
+        field="difficulty",
+        label="Difficulty",
+        presets=frozen_map(DIFFICULTIES),
+        default="standard",
+        harder=-1,
+        example="difficult, or -20",
+    ),
+    skill_range=(0, None),
+    words=Words(
+        meanings=frozen_map(MEANINGS),
+        icons=frozen_map(ICONS),
+        target="effective skill",
+        shortfall=None,
+    ),
+    options=_options,
+    sampler=_roller,
+    aim=Aim("aim_rounds", AIM_STEP, AIM_CAP),
+    luck=LUCK,
+    extra_dice=ExtraDice(
+        "bonus_dice",
+        "penalty_dice",
+        MAX_EXTRA_DICE,
+        "bonus_dice_method",
+        "a bonus die keeps the lower of two rolls, a penalty die the higher",
+    ),
+    improvement="success",
+    fast=FastPath(
+        inputs=frozenset(
+            {
+                "skill",
+                "difficulty",
+                "modifiers",
+                "bonus_dice",
+                "penalty_dice",
+                "aim_rounds",
+                "luck_boost",
+                "luck_rerolls",
+                "dice",
+                "house_rules.threshold_rounding",
+                "house_rules.bonus_dice_method",
+                "house_rules.max_luck_rerolls",
+            }
+        ),
+        shape=_shape,
+        key=lambda c: (c.effective, c.house_rules.threshold_rounding),
+        luck_key=lambda c: c.luck_boost,
+        ranking=_ranking,
+    ),
+)
+
+Brp.declares = DECLARATION

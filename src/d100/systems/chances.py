@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from ..declarations import (
+    Assistance,
+    Change,
+    Declaration,
+    FastPath,
+    Option,
+    Ranking,
+    Roller,
+    Side,
+    Take,
+    Target,
+    Words,
+    frozen_map,
+)
 from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import BIG, Field, path, read
@@ -282,6 +297,7 @@ class Helpers:
 
 class Chances:
     name: str = NAME
+    declares: Declaration
     title: str = "Taking Chances"
     levels: tuple[str, ...] = LEVELS
     success_levels: frozenset[str] = frozenset({"perfect", "great", "success"})
@@ -407,12 +423,13 @@ class Chances:
             build=lambda s, rec: self._result(
                 check, "", s, rec, risk, degree(self._total(check, s) - risk)
             ),
+            cost=_cost(check),
+            dear="assisters",
         )
 
     def contest_plan(self, contest: ChancesContest) -> Plan[Any, ContestResult]:
         actor, opponent = contest.actor, contest.opponent
-        # CH6: the opposing chance is the risk, so one side's risk modifiers raise the other side
-        a_extra, o_extra = sum(opponent.risk_modifiers), sum(actor.risk_modifiers)
+        a_extra, o_extra = _extras(contest)
         a_machine, o_machine = self._machine(actor, "actor"), self._machine(opponent, "opponent")
         # Only the totals decide (CH6): keeping just them lets equal totals merge while the odds
         # are enumerated; the result rebuilds each side's dice from the record.
@@ -487,7 +504,16 @@ class Chances:
         given_dice = {**self._given(actor, "actor"), **self._given(opponent, "opponent")}
         if contest.coin is not None:
             given_dice["coin"] = Given((COIN.index(contest.coin) + 1,), spare=True)
-        return Plan(machine=machine, given=given_dice, outcome=outcome, build=build)
+        # Each side alone, then every total of one against every end of the other, and the coin.
+        cost = _cost(actor) + _cost(opponent) + _cost(actor) * _cost(opponent) // 100 + 2
+        return Plan(
+            machine=machine,
+            given=given_dice,
+            outcome=outcome,
+            build=build,
+            cost=cost,
+            dear="assisters",
+        )
 
 
 def opposed(a_total: int, a_ability: int, o_total: int, o_ability: int, coin: int | None) -> Winner:
@@ -498,6 +524,23 @@ def opposed(a_total: int, a_ability: int, o_total: int, o_ability: int, coin: in
     if a_ability != o_ability:
         return "actor" if a_ability > o_ability else "opponent"
     return "actor" if coin == 1 else "opponent"
+
+
+def _extras(contest: ChancesContest) -> tuple[int, int]:
+    """CH6: the opposing chance is the risk, so one side's risk modifiers raise the other's."""
+    return sum(contest.opponent.risk_modifiers), sum(contest.actor.risk_modifiers)
+
+
+def _fixed(contest: ChancesContest) -> tuple[int, int]:
+    """Each side's total less its luck, when nobody assists."""
+    a_extra, o_extra = _extras(contest)
+    return contest.actor.factors + a_extra, contest.opponent.factors + o_extra
+
+
+def _cost(check: ChancesCheck) -> int:
+    """Faces tried: each assister's d100 over the successes counted so far, then the luck."""
+    n = len(check.assisters)
+    return sum(100 * (i + 1) for i in range(n)) + 100 * (n + 1)
 
 
 def _state_total(factors: int, state: Any) -> int:
@@ -523,3 +566,151 @@ def _sum(
     if synergy:
         text += f" + synergy {synergy}"
     return text
+
+
+# -- what the rest of the code reads (declarations.py) -----------------------------------------
+
+ICONS = {"perfect": "★", "great": "✦", "success": "✓", "failure": "✗"}
+TAKE_WORDS = {
+    50: "not rushed, threatened or distracted",
+    100: "about 100 times as long; only if failure costs nothing",
+}
+
+
+def _options(
+    base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
+) -> list[Option]:
+    """CH5's take 50 and 100, and CH8's helpers, one or all, within the table's cap; each
+    combined with taking too."""
+    cap = base.get("house_rules", {}).get("max_assisters")
+    room = MAX_ASSISTERS if cap is None else cap
+    room -= len(base.get("assisters", ()))
+    groups: list[tuple[str, list[dict[str, Any]]]] = []
+    if room >= 1:
+        groups += [(f"helped by {name}", [dict(h)]) for name, h in helpers.items()]
+    if 1 < len(helpers) <= room:
+        groups.append(("helped by everyone", [dict(h) for h in helpers.values()]))
+    takes: list[int | None] = [None]
+    if base.get("take") is None:
+        takes += list(TAKE_WORDS)
+    out = []
+    for take in takes:
+        for name, group in [("", []), *groups]:
+            if take is None and not group:
+                continue  # the check as asked
+            words = [f"take {take}"] if take else []
+            costs = [TAKE_WORDS[take]] if take else []
+            if group:
+                words.append(name)
+                costs.append("every helper named assists" if len(group) > 1 else "one assists")
+            out.append(Option(" and ".join(words), "; ".join(costs), _changed(take, group)))
+    return out
+
+
+def _changed(take: int | None, group: list[dict[str, Any]]) -> Change:
+    def change(r: dict[str, Any]) -> dict[str, Any]:
+        out = {**r, "assisters": [*r.get("assisters", []), *group]} if group else dict(r)
+        if take is not None:
+            out["take"] = take
+        return out
+
+    return change
+
+
+def _roller(check: ChancesCheck) -> Roller | None:
+    return None if check.dice is not None or check.assisters or check.take else Roller()
+
+
+def _shape(check: ChancesCheck) -> Hashable | None:
+    """An unassisted check ends on its luck (or the value taken)."""
+    return None if check.dice is not None or check.assisters else (check.take,)
+
+
+def _shown(shift: int, ability: int, state: Any) -> tuple[int, int]:
+    """What a side shows the ranking: its luck plus its fixed part, and its ability."""
+    return (state[2] + shift, ability)
+
+
+def _ranking(contest: ChancesContest) -> Ranking | None:
+    """CH6 compares the two totals, each luck plus a fixed part: the odds depend only on the
+    difference of the fixed parts (and the abilities, for ties), so contests sharing it share
+    one count through the ranking of every total either side can show."""
+    sides = (contest.actor, contest.opponent)
+    if contest.coin is not None or any(
+        s.dice is not None or s.assisters or s.take is not None for s in sides
+    ):
+        return None
+    a_fixed, o_fixed = _fixed(contest)
+    key = (a_fixed - o_fixed, contest.actor.ability, contest.opponent.ability)
+    shifts = ((key[0], key[1]), (0, key[2]))
+
+    def results() -> list[Hashable]:
+        return [(luck + shift, ability) for shift, ability in shifts for luck in range(1, 101)]
+
+    def beats(x: tuple[int, int], y: tuple[int, int]) -> tuple[Winner, ...]:
+        return tuple(opposed(x[0], x[1], y[0], y[1], c) for c in range(1, len(COIN) + 1))
+
+    # An unassisted, untaken check's final state is (True, 0, luck).
+    actor, opponent = (
+        Side(check, (None,), who, partial(_shown, shift, ability))
+        for check, who, (shift, ability) in zip(sides, ("actor", "opponent"), shifts, strict=True)
+    )
+    return Ranking((NAME, key), results, beats, (actor, opponent))
+
+
+DECLARATION = Declaration(
+    target=Target(
+        field="risk",
+        label="Risk",
+        presets=frozen_map(RISKS),
+        default="average",
+        harder=1,
+        example="tough, or 80",
+    ),
+    skill_range=(0, 100),
+    words=Words(
+        meanings=frozen_map(MEANINGS),
+        icons=frozen_map(ICONS),
+        target="risk",
+        shortfall="failure points",
+    ),
+    options=_options,
+    sampler=_roller,
+    assistance=Assistance(
+        field="assisters",
+        many=True,
+        most=MAX_ASSISTERS,
+        cap_rule="max_assisters",
+        bonus=FACTOR,
+        helper_fields=("skill", "ability"),
+        summary=f"helpers roll against risk {ASSIST_RISK}; each success gives +{FACTOR} chance",
+    ),
+    take=Take("take", (50, 100), (50,), frozen_map(TAKE_WORDS)),
+    ability_field="ability",
+    synergy_field="synergy",
+    improvement="failure",
+    fast=FastPath(
+        inputs=frozenset(
+            {
+                "skill",
+                "ability",
+                "modifiers",
+                "risk",
+                "risk_modifiers",
+                "take",
+                "synergy",
+                "assisters",
+                "dice",
+                "coin",
+                "house_rules.max_assisters",
+            }
+        ),
+        shape=_shape,
+        # CH1, CH4: the outcome is the degree of the total less the risk, and the total is the
+        # luck (and assisters) plus the factors, so it reads the factors and the risk only
+        # through their difference: checks that share it share their naming.
+        key=lambda c: c.factors - c.total_risk,
+        ranking=_ranking,
+    ),
+)
+Chances.declares = DECLARATION

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from ..declarations import (
+    Assistance,
+    Change,
+    Declaration,
+    FastPath,
+    Option,
+    Ranking,
+    Roller,
+    Side,
+    Target,
+    Words,
+    frozen_map,
+)
 from ..dice import is_doubles, show_roll
 from ..errors import D100Error
 from ..fields import BIG, Field, path, read
@@ -137,6 +151,7 @@ def _why(roll: int | None, modified: int, master: bool, lvl: str) -> str:
 
 class OpenQuest:
     name: str = NAME
+    declares: Declaration
     title: str = "OpenQuest"
     levels: tuple[str, ...] = LEVELS
     success_levels: frozenset[str] = frozenset({"critical", "success"})
@@ -222,6 +237,8 @@ class OpenQuest:
             given=_given(check, ""),
             outcome=lambda s: _state_level(s, modified, master),
             build=lambda s, rec: self._result(check, "", s, rec, check.master),
+            cost=_cost(check),
+            dear="assist",
         )
 
     # -- contests (OQ7, OQ9) ----------------------------------------------------------------
@@ -263,7 +280,15 @@ class OpenQuest:
             given={**_given(actor, "actor"), **_given(opponent, "opponent")},
             outcome=lambda s: decide(s)[0],
             build=build,
+            cost=_cost(actor) + _cost(opponent),
+            dear="assist",
         )
+
+
+def _cost(check: OpenQuestCheck) -> int:
+    """Faces tried: a d100 for the character and one for an assister, each over the few states
+    (assisted or not) the roll before left."""
+    return 100 * 2 * (2 if check.assist is not None else 1)
 
 
 def _modified(check: OpenQuestCheck) -> tuple[int, int]:
@@ -326,3 +351,100 @@ def _given(check: OpenQuestCheck, where: str) -> dict[str, Any]:
     if check.assist is not None:
         out.update(given(dice_stream(path(where, "assist")), check.assist.dice))
     return out
+
+
+# -- what the rest of the code reads (declarations.py) -----------------------------------------
+
+ICONS = {"critical": "★", "success": "✓", "failure": "✗", "fumble": "☠"}
+
+
+def _options(
+    base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
+) -> list[Option]:
+    """OQ11: one assister at a time, with any skill of theirs."""
+    if base.get("assist"):
+        return []
+    return [
+        Option(f"assisted by {name}", f"{name}'s action", _assisted(dict(helper)))
+        for name, helper in helpers.items()
+    ]
+
+
+def _assisted(helper: dict[str, Any]) -> Change:
+    return lambda r: {**r, "assist": helper}
+
+
+def _roller(check: OpenQuestCheck) -> Roller | None:
+    return None if check.dice is not None or check.assist is not None else Roller()
+
+
+def _shape(check: OpenQuestCheck) -> Hashable | None:
+    """An unassisted check ends on its roll, or on no roll for a master (OQ3)."""
+    return None if check.dice is not None or check.assist is not None else (check.master,)
+
+
+# OQ9 reads only who is a master: a side that rolls is judged as a non-master.
+_ROLLER = OpenQuestCheck(skill=0)
+
+
+def _results() -> list[Hashable]:
+    """Every (level, roll) a side that rolls can show."""
+    return [(lvl, r) for lvl in LEVELS for r in range(1, 101)]
+
+
+def _beats(x: tuple[str, int], y: tuple[str, int]) -> tuple[Winner]:
+    return (_decide(_ROLLER, _ROLLER, x[0], x[1], y[0], y[1])[0],)
+
+
+def _shown(modified: int, state: Any) -> tuple[str, int]:
+    """What a side that rolls shows the ranking: its level and roll."""
+    return (level(state[2], modified, False), state[2])
+
+
+def _ranking(contest: OpenQuestContest) -> Ranking | None:
+    sides = []
+    for check in (contest.actor, contest.opponent):
+        shape = _shape(check)
+        if shape is None or check.master:  # masters (OQ9) are few and cheap: the reference
+            return None
+        m = check.modified(False)
+        # An unassisted check's final state is (True, False, roll).
+        sides.append(Side(check, shape, m, partial(_shown, m)))
+    return Ranking(NAME, _results, _beats, (sides[0], sides[1]))
+
+
+DECLARATION = Declaration(
+    target=Target(
+        field="difficulty",
+        label="Difficulty",
+        presets=frozen_map(DIFFICULTIES),
+        default="normal",
+        harder=-1,
+        example="hard, or -20",
+    ),
+    skill_range=(0, MASTERY),
+    words=Words(
+        meanings=frozen_map(MEANINGS),
+        icons=frozen_map(ICONS),
+        target="modified skill",
+        shortfall=None,
+    ),
+    options=_options,
+    sampler=_roller,
+    assistance=Assistance(
+        field="assist",
+        many=False,
+        most=1,
+        cap_rule=None,
+        bonus=ASSIST_BONUS,
+        helper_fields=("skill",),
+        summary=f"one helper at a time tests any skill of theirs: +{ASSIST_BONUS} on a success",
+    ),
+    fast=FastPath(
+        inputs=frozenset({"skill", "difficulty", "modifiers", "assist", "dice"}),
+        shape=_shape,
+        key=lambda c: (c.modified(False), c.master),
+        ranking=_ranking,
+    ),
+)
+OpenQuest.declares = DECLARATION

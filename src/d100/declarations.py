@@ -1,0 +1,290 @@
+"""What a rule system declares about itself, so that nothing else has to know it.
+
+Advice, fast odds paths, the sampler, renderers, the command line, the server and the web page
+read these declarations; they never branch on a system's name or restate a rule's number. A
+system leaves a part as ``None`` where it has no such rule (BRP has no assistance, OpenQuest no
+Luck), and the readers then offer nothing for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar
+
+from .results import Winner
+
+# A change to a contract check request (a dict), or None where it does not apply to it.
+Change = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def frozen_map(values: Mapping[K, V]) -> Mapping[K, V]:
+    """A read-only copy: declarations are shared by every caller."""
+    return MappingProxyType(dict(values))
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a roll is measured against: a difficulty that moves the skill, or a risk."""
+
+    field: str  # the request field: "difficulty" or "risk"
+    label: str  # its name at the table: "Difficulty", "Risk"
+    presets: Mapping[str, int]
+    default: str  # the preset a table uses when nobody names one
+    harder: Literal[-1, 1]  # the sign that makes a test harder (-20 difficulty, +20 risk)
+    example: str  # what a person may type: "hard, or -20"
+
+    def value(self, text: str | int) -> int:
+        """A preset name or a number, as the request field reads it."""
+        if isinstance(text, int):
+            return text
+        return self.presets[text]
+
+
+@dataclass(frozen=True)
+class Assistance:
+    """Helpers who roll for the tested character (OpenQuest OQ11, Taking Chances CH8)."""
+
+    field: str  # the request field: a nested request, or a list of them
+    many: bool  # a list of helpers, or one at a time
+    most: int  # the engine's cap on helpers for one test
+    cap_rule: str | None  # the house rule that lowers the cap, if any
+    bonus: int  # what one successful helper adds
+    helper_fields: tuple[str, ...]  # the fields a helper's request takes from a character
+    summary: str  # in words, for help and the page
+
+    def as_request(self, helpers: list[dict[str, Any]]) -> dict[str, Any]:
+        """Helpers' requests as the request field the system takes."""
+        return {self.field: helpers if self.many else helpers[0]}
+
+    def cap(self, house_rules: Mapping[str, Any]) -> int:
+        """How many may help under a table's house rules."""
+        lower = house_rules.get(self.cap_rule) if self.cap_rule else None
+        return self.most if lower is None else min(self.most, lower)
+
+
+@dataclass(frozen=True)
+class Aim:
+    field: str  # full rounds aimed
+    step: int  # bonus per round
+    cap: int  # the most the aim adds
+
+    @property
+    def rounds(self) -> int:
+        """The rounds after which aiming adds nothing more."""
+        return self.cap // self.step
+
+    def bonus(self, rounds: int) -> int:
+        return min(self.step * rounds, self.cap)
+
+
+@dataclass(frozen=True)
+class Luck:
+    """Luck points spent on a check: a boost before rolling, rerolls after a failure."""
+
+    boost_field: str
+    boost: int  # what the boost adds
+    reroll_field: str
+    reroll_cap_rule: str | None  # the house rule that caps rerolls
+    most: int  # the Luck a character may have at most
+    summary: str
+
+    def cost(self, boost: bool, rerolls: int) -> int:
+        """Points spent: one for the boost, one per reroll taken."""
+        return rerolls + (1 if boost else 0)
+
+    def cost_of(self, request: Mapping[str, Any]) -> int:
+        """The most a request may spend."""
+        return self.cost(bool(request.get(self.boost_field)), request.get(self.reroll_field, 0))
+
+
+@dataclass(frozen=True)
+class ExtraDice:
+    """Bonus and penalty dice: several d100s rolled, the lowest or highest kept."""
+
+    bonus_field: str
+    penalty_field: str
+    most: int
+    method_rule: str | None  # the house rule that changes how they are rolled
+    summary: str
+
+
+@dataclass(frozen=True)
+class Take:
+    """A fixed value taken instead of rolling (Taking Chances CH5)."""
+
+    field: str
+    values: tuple[int, ...]  # what a check may take
+    contest_values: tuple[int, ...]  # what a side of a contest may take
+    words: Mapping[int, str]  # what each means at the table
+
+
+@dataclass(frozen=True)
+class Words:
+    """How a system's results read at the table."""
+
+    meanings: Mapping[str, str]  # level -> what it means (best first)
+    icons: Mapping[str, str]  # level -> a short mark for cards and plain text
+    target: str  # what a result's target is called: "target", "risk"
+    shortfall: str | None  # how a failed margin is counted, if in its own words
+
+
+@dataclass(frozen=True)
+class Roller:
+    """How one side's deciding roll is drawn, for the vectorised sampler: ``count`` d100s of
+    which the lowest (``lower``) or highest is kept, read as tens digits over one shared units
+    die when ``tens``."""
+
+    count: int = 1
+    lower: bool = True
+    tens: bool = False
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A contest whose winner is an ordering of what each side rolled: every result a side
+    can show, and the system's own decision between two of them, per tie-break face."""
+
+    key: Hashable  # what the ordering depends on (shared by every contest with it)
+    results: Callable[[], list[Hashable]]  # every result either side can show
+    beats: Callable[[Any, Any], tuple[Winner, ...]]
+    sides: tuple[Side, Side]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a ranked contest: a check whose final states ``shape`` names, and how one
+    of them shows as a result of the ranking (``show``, which reads what ``key`` names)."""
+
+    check: Any
+    shape: Hashable
+    key: Hashable
+    show: Callable[[Any], Hashable]
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """Opt-in memo keys for exact odds. ``inputs`` names every request field (house rules as
+    ``house_rules.NAME``) that ``shape`` and ``key`` account for; a request that sets any other
+    field away from its default goes to the reference enumeration, never to a memo that does
+    not know it.
+
+    * ``shape(check)``: what the check's final states depend on, or None where the memo does not
+      apply (dice given, say);
+    * ``key(check)``: everything the plan's ``outcome`` reads from such a check;
+    * ``luck_key(check)``: everything the plan's ``luck_spent`` reads, None where it spends none;
+    * ``ranking(contest)``: a contest as an ordering of each side's result, or None.
+    """
+
+    inputs: frozenset[str]
+    shape: Callable[[Any], Hashable | None]
+    key: Callable[[Any], Hashable]
+    luck_key: Callable[[Any], Hashable] | None = None
+    ranking: Callable[[Any], Ranking | None] | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """Something a player may do about a check, for advice: a change to the request, what it
+    costs in words, and the Luck it may spend (so options beyond a character's Luck drop out)."""
+
+    name: str
+    cost: str
+    change: Change
+    luck: Callable[[dict[str, Any]], int] = lambda request: 0
+
+
+# A system's options for one check: the request (without dice), the Luck the character has
+# left (None: not known), the named helpers' check fields.
+Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]], list[Option]]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything about a system that code outside it needs."""
+
+    target: Target
+    skill_range: tuple[int, int | None]  # trained skill; None: no upper bound
+    words: Words
+    options: Options
+    sampler: Callable[[Any], Roller | None]  # a side's roller, None where it is not one roll
+    assistance: Assistance | None = None
+    aim: Aim | None = None
+    luck: Luck | None = None
+    extra_dice: ExtraDice | None = None
+    take: Take | None = None
+    ability_field: str | None = None  # an ability factor added to the skill
+    synergy_field: str | None = None  # trained values of synergistic skills
+    improvement: Literal["off", "failure", "success"] = "off"  # what marks a skill by default
+    fast: FastPath | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The declaration as JSON for the web page and other clients (``/api/systems``)."""
+        t = self.target
+        out: dict[str, Any] = {
+            "target": {
+                "field": t.field,
+                "label": t.label,
+                "presets": dict(t.presets),
+                "default": t.default,
+                "harder": t.harder,
+                "example": t.example,
+            },
+            "skill": {"low": self.skill_range[0], "high": self.skill_range[1]},
+            "words": {
+                "meanings": dict(self.words.meanings),
+                "icons": dict(self.words.icons),
+                "target": self.words.target,
+                "shortfall": self.words.shortfall,
+            },
+            "ability": self.ability_field,
+            "synergy": self.synergy_field,
+            "improvement": self.improvement,
+            "assistance": None,
+            "aim": None,
+            "luck": None,
+            "extra_dice": None,
+            "take": None,
+        }
+        if (a := self.assistance) is not None:
+            out["assistance"] = {
+                "field": a.field,
+                "many": a.many,
+                "most": a.most,
+                "cap_rule": a.cap_rule,
+                "bonus": a.bonus,
+                "helper_fields": list(a.helper_fields),
+                "summary": a.summary,
+            }
+        if (aim := self.aim) is not None:
+            out["aim"] = {"field": aim.field, "step": aim.step, "cap": aim.cap}
+        if (luck := self.luck) is not None:
+            out["luck"] = {
+                "boost_field": luck.boost_field,
+                "boost": luck.boost,
+                "reroll_field": luck.reroll_field,
+                "reroll_cap_rule": luck.reroll_cap_rule,
+                "most": luck.most,
+                "summary": luck.summary,
+            }
+        if (extra := self.extra_dice) is not None:
+            out["extra_dice"] = {
+                "bonus_field": extra.bonus_field,
+                "penalty_field": extra.penalty_field,
+                "most": extra.most,
+                "method_rule": extra.method_rule,
+                "summary": extra.summary,
+            }
+        if (take := self.take) is not None:
+            out["take"] = {
+                "field": take.field,
+                "values": list(take.values),
+                "contest_values": list(take.contest_values),
+                "words": {str(k): v for k, v in take.words.items()},
+            }
+        return out
