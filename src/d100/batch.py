@@ -15,10 +15,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .declarations import Roller
+from .dice import read_digits
 from .engine import parse, resolve
 from .machine import Dice, run
 from .results import CheckResult
-from .tallies import is_contest, plan_of
+from .tallies import is_contest, plan_of, system_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,70 +59,56 @@ def _loop(parsed: Any, n: int, seed: int | None, progress: ProgressFn | None) ->
     return dict(counts)
 
 
-@dataclasses.dataclass(frozen=True)
-class Roller:
-    """How one side's roll is drawn: ``count`` d100s of which the lowest (or highest) is kept,
-    read as tens digits over one shared units die under BRP4's tens method."""
+def _draw(roller: Roller, rng: np.random.Generator, n: int) -> NDArray[np.uint8]:
+    """The kept value 1..100 of ``n`` rolls as the system's roller declares them."""
+    import numpy as np
 
-    count: int = 1
-    lower: bool = True
-    tens: bool = False
-
-    def draw(self, rng: np.random.Generator, n: int) -> NDArray[np.uint8]:
-        """The kept value 1..100 of ``n`` rolls."""
-        import numpy as np
-
-        if self.tens:  # G1: tens digit 0 with units 0 reads 100
-            units = rng.integers(0, 10, size=n, dtype=np.uint8)
-            values = 10 * rng.integers(0, 10, size=(self.count, n), dtype=np.uint8) + units
-            values[values == 0] = 100
-        else:
-            values = rng.integers(1, 101, size=(self.count, n), dtype=np.uint8)
-        kept: NDArray[np.uint8] = (
-            values[0]
-            if self.count == 1
-            else values.min(axis=0)
-            if self.lower
-            else values.max(axis=0)
-        )
-        return kept
-
-    def given(self, kept: int) -> tuple[int, ...]:
-        """Dice that keep ``kept``: every die showing it (they share their units, for tens)."""
-        return (kept,) * self.count
+    if roller.tens:  # one units die shared by every tens die, each pair read as G1 reads it
+        units = rng.integers(0, 10, size=n, dtype=np.uint8)
+        tens = rng.integers(0, 10, size=(roller.count, n), dtype=np.uint8)
+        values = _digits_table()[10 * tens + units]
+    else:
+        values = rng.integers(1, 101, size=(roller.count, n), dtype=np.uint8)
+    kept: NDArray[np.uint8] = (
+        values[0]
+        if roller.count == 1
+        else values.min(axis=0)
+        if roller.lower
+        else values.max(axis=0)
+    )
+    return kept
 
 
-def _roller(side: Any) -> Roller | None:
-    """A side's roller, or None where its roll is not one kept value (the plain loop)."""
-    if side.dice is not None:
-        return None
-    if side.system == "brp":
-        if side.luck_rerolls:
-            return None
-        return Roller(
-            abs(side.net_dice) + 1, side.net_dice >= 0, side.house_rules.bonus_dice_method == "tens"
-        )
-    if getattr(side, "assist", None) is not None or getattr(side, "assisters", None):
-        return None
-    return Roller()
+def _digits_table() -> NDArray[np.uint8]:
+    """Every (tens, units) pair of digits, indexed 10 * tens + units, as the d100 it reads."""
+    import numpy as np
+
+    return np.array([read_digits(t, u) for t in range(10) for u in range(10)], dtype=np.uint8)
+
+
+def _kept_by(roller: Roller, kept: int) -> tuple[int, ...]:
+    """Dice that keep ``kept``: every die showing it (they share their units, for tens)."""
+    return (kept,) * roller.count
 
 
 def _sides(parsed: Any) -> list[Roller] | None:
+    """Each side's roller, or None where a side's roll is not one kept value (the loop)."""
+    sampler = system_of(parsed).declares.sampler
     if is_contest(parsed):
         if getattr(parsed, "coin", None) is not None:
             return None
-        rollers = [_roller(parsed.actor), _roller(parsed.opponent)]
+        rollers = [sampler(parsed.actor), sampler(parsed.opponent)]
     else:
-        rollers = [_roller(parsed)]
+        rollers = [sampler(parsed)]
     return None if None in rollers else [r for r in rollers if r is not None]
 
 
 def _with_dice(parsed: Any, sides: list[Roller], kept: tuple[int, ...], coin: int) -> Any:
     """The request with the dice that keep ``kept`` given, side by side (and the coin)."""
     if not is_contest(parsed):
-        return dataclasses.replace(parsed, dice=sides[0].given(kept[0]))
+        return dataclasses.replace(parsed, dice=_kept_by(sides[0], kept[0]))
     changes: dict[str, Any] = {
-        name: dataclasses.replace(getattr(parsed, name), dice=roller.given(k))
+        name: dataclasses.replace(getattr(parsed, name), dice=_kept_by(roller, k))
         for name, roller, k in zip(("actor", "opponent"), sides, kept, strict=True)
     }
     if hasattr(parsed, "coin"):  # CH6: the tie-break flip is one more die, 1..2
@@ -148,9 +136,9 @@ def _vectorised(
     done = 0
     while done < n:
         m = min(CHUNK, n - done)
-        index: NDArray[Any] = sides[0].draw(rng, m)  # a check's kept values index directly
+        index: NDArray[Any] = _draw(sides[0], rng, m)  # a check's kept values index directly
         for roller in sides[1:]:
-            index = index.astype(np.int64) * 101 + roller.draw(rng, m)
+            index = index.astype(np.int64) * 101 + _draw(roller, rng, m)
         if coins > 1:
             index = index * coins + rng.integers(0, coins, size=m)
         cells += np.bincount(index, minlength=cells.size)

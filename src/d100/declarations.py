@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
-from .results import Winner
+from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
 Change = Callable[[dict[str, Any]], dict[str, Any] | None]
@@ -132,6 +132,7 @@ class Words:
     icons: Mapping[str, str]  # level -> a short mark for cards and plain text
     target: str  # what a result's target is called: "target", "risk"
     shortfall: str | None  # how a failed margin is counted, if in its own words
+    bands: Callable[[CheckResult], str]  # which rolls give which level, for one result
 
 
 @dataclass(frozen=True)

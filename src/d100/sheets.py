@@ -82,10 +82,12 @@ class Character:
     def side(self, skill: str, ability: str | None = None) -> dict[str, Any]:
         """The check fields (without ``system``) for one of this character's skills.
 
-        ``ability`` names the ability to add (chances) instead of the sheet's choice."""
+        ``ability`` names the ability to add (where the system adds one) instead of the sheet's
+        choice."""
         name = self.skill(skill)
         out: dict[str, Any] = {"skill": self.skills[name]}
-        if self.system != "chances":
+        declares = REGISTRY.get(self.system).declares
+        if declares.ability_field is None:
             return out
         if ability is not None:
             chosen: str | None = self.ability(ability)
@@ -100,10 +102,10 @@ class Character:
                     f"(add it under {self.name}.uses)",
                 )
         if chosen is not None:
-            out["ability"] = self.abilities[chosen]
+            out[declares.ability_field] = self.abilities[chosen]
         synergy = [self.skills[s] for s in self.synergy.get(name, ())]
-        if synergy:
-            out["synergy"] = synergy
+        if synergy and declares.synergy_field is not None:
+            out[declares.synergy_field] = synergy
         return out
 
     def request(self, skill: str, ability: str | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..dice import is_doubles, show_roll
+from ..dice import show_roll
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
 from ..systems import REGISTRY
 from .view import Line, Segment, View, frac, joined, level_seg, line, pct, seg, table
@@ -80,7 +80,7 @@ def contest_view(
                 seg(margin_text(side)),
             ]
         )
-    total = "total" if result.system == "chances" else "target"
+    total = "total" if result.actor.total is not None else "target"
     lines += table(["side", "dice", total, "level", "margin"], rows).lines
     odds = [
         (seg(f"{names_of(k, names)} {pct(v)}", _mark(k, result.winner)),)
@@ -129,7 +129,7 @@ def names_of(key: str, names: tuple[str, str]) -> str:
 def dice_segments(result: CheckResult) -> list[Segment]:
     """Every die, the kept one in brackets; BRP groups split where a Luck reroll began."""
     if not result.dice:
-        return [seg("no roll (master, OQ3)" if result.roll is None else f"took {result.roll}")]
+        return [seg("no roll (a master)" if result.roll is None else f"took {result.roll}")]
     groups = [result.dice]
     if result.attempts:
         per = len(result.dice) // len(result.attempts)
@@ -155,37 +155,15 @@ def dice_segments(result: CheckResult) -> list[Segment]:
 
 def bands_text(result: CheckResult) -> str:
     """Which rolls give which level, in the words of each system."""
-    if result.bands:
-        return result.bands
-    if result.system == "openquest":
-        m = result.target
-        if result.roll is None and not result.dice:
-            return "a master does not roll (OQ3)"
-        if m >= 100:
-            return "every roll succeeds, doubles 11-99 critical, 00 fumbles (OQ5)"
-        if m <= 0:
-            return "every roll fails, doubles fumble (OQ6)"
-        crit = [d for d in range(11, m + 1) if is_doubles(d)]
-        crits = f"doubles {crit[0]}-{crit[-1]} critical" if crit else "no critical doubles"
-        return f"success 01-{show_roll(m)}, {crits}, doubles above {show_roll(m)} fumble"
-    if result.total is not None and result.roll is not None:
-        need = result.target - (result.total - result.roll)  # the luck that just succeeds
-        steps = [("success", need), ("great", need + 50), ("perfect", need + 100)]
-        return "luck needed: " + ", ".join(f"{k} {_at_least(v)}" for k, v in steps)
-    return ""
-
-
-def _at_least(value: int) -> str:
-    if value <= 1:
-        return "any"
-    return f"{show_roll(value)}+" if value <= 100 else "never"
+    return REGISTRY.get(result.system).declares.words.bands(result)
 
 
 def margin_text(result: CheckResult) -> str:
     if result.margin is None:
         return "none (no roll)"
-    if result.system == "chances" and result.margin < 0:
-        return f"{-result.margin} failure points"
+    shortfall = REGISTRY.get(result.system).declares.words.shortfall
+    if shortfall and result.margin < 0:
+        return f"{-result.margin} {shortfall}"
     return f"{result.margin:+d}"
 
 

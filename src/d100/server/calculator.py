@@ -18,8 +18,9 @@ MAX_POINTS = 101
 
 
 def systems() -> list[dict[str, Any]]:
-    """Each system's levels, what they mean, and its request fields as JSON Schema: the web
-    page builds its forms from this, so fields are never typed twice."""
+    """Each system's levels, what they mean, its declarations (the target and its presets,
+    assistance, aiming, Luck, bonus dice, taking, words) and its request fields as JSON Schema:
+    the web page builds its forms and words from this, so no rule is typed twice."""
     return [
         {
             "name": s.name,
@@ -27,6 +28,7 @@ def systems() -> list[dict[str, Any]]:
             "levels": list(s.levels),
             "success_levels": [lv for lv in s.levels if lv in s.success_levels],
             "meanings": meanings(s),
+            "declares": s.declares.to_dict(),
             "check": json_schema(s.check_fields),
             "contest": json_schema(s.contest_fields),
         }

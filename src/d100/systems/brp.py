@@ -609,6 +609,7 @@ DECLARATION = Declaration(
         icons=frozen_map(ICONS),
         target="effective skill",
         shortfall=None,
+        bands=lambda result: result.bands or "",
     ),
     options=_options,
     sampler=_roller,

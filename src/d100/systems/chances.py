@@ -577,6 +577,21 @@ TAKE_WORDS = {
 }
 
 
+def _bands(result: CheckResult) -> str:
+    """The luck that reaches each degree, given the rest of the total."""
+    if result.total is None or result.roll is None:
+        return ""
+    need = result.target - (result.total - result.roll)  # the luck that just succeeds
+    steps = [("success", need), ("great", need + GREAT), ("perfect", need + PERFECT)]
+    return "luck needed: " + ", ".join(f"{k} {_at_least(v)}" for k, v in steps)
+
+
+def _at_least(value: int) -> str:
+    if value <= 1:
+        return "any"
+    return f"{show_roll(value)}+" if value <= 100 else "never"
+
+
 def _options(
     base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
 ) -> list[Option]:
@@ -618,7 +633,8 @@ def _changed(take: int | None, group: list[dict[str, Any]]) -> Change:
 
 
 def _roller(check: ChancesCheck) -> Roller | None:
-    return None if check.dice is not None or check.assisters or check.take else Roller()
+    """One luck die (a value taken reads none: the die drawn for it goes unused)."""
+    return None if check.dice is not None or check.assisters else Roller()
 
 
 def _shape(check: ChancesCheck) -> Hashable | None:
@@ -673,6 +689,7 @@ DECLARATION = Declaration(
         icons=frozen_map(ICONS),
         target="risk",
         shortfall="failure points",
+        bands=_bands,
     ),
     options=_options,
     sampler=_roller,

@@ -358,6 +358,19 @@ def _given(check: OpenQuestCheck, where: str) -> dict[str, Any]:
 ICONS = {"critical": "★", "success": "✓", "failure": "✗", "fumble": "☠"}
 
 
+def _bands(result: CheckResult) -> str:
+    m = result.target
+    if result.roll is None and not result.dice:
+        return "a master does not roll"
+    if m >= MASTERY:
+        return "every roll succeeds, doubles 11-99 critical, 00 fumbles"
+    if m <= 0:
+        return "every roll fails, doubles fumble"
+    crit = [d for d in range(11, m + 1) if is_doubles(d)]
+    crits = f"doubles {crit[0]}-{crit[-1]} critical" if crit else "no critical doubles"
+    return f"success 01-{show_roll(m)}, {crits}, doubles above {show_roll(m)} fumble"
+
+
 def _options(
     base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
 ) -> list[Option]:
@@ -428,6 +441,7 @@ DECLARATION = Declaration(
         icons=frozen_map(ICONS),
         target="modified skill",
         shortfall=None,
+        bands=_bands,
     ),
     options=_options,
     sampler=_roller,
