@@ -10,6 +10,7 @@ from .declarations import Declaration
 from .errors import D100Error
 from .fields import Field
 from .machine import Dice, Given, Machine, run
+from .memo import clear_all
 from .results import CheckResult, ContestResult
 
 S = TypeVar("S", bound=Hashable)
@@ -70,6 +71,11 @@ class Registry:
             raise ValueError(f"a rule system named {system.name!r} is already registered")
         self._systems[system.name] = system
         return system
+
+    def unregister(self, name: str) -> None:
+        """Forget a system (a test's made-up one, say); the odds memos go with it."""
+        del self._systems[name]
+        clear_all()
 
     def get(self, name: Any, field: str = "system") -> System:
         if isinstance(name, str) and name in self._systems:

@@ -145,17 +145,19 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-_UNKEYED: dict[str, dict[str, Any]] = {}
+# Keyed by the system object, not its name: a system registered again under the same name may
+# declare other fields (and unregistering clears every memo, so an id is never reused here).
+_UNKEYED: Memo[int, dict[str, Any]] = Memo(64)
 
 
 def _unkeyed(system: System, fast: FastPath) -> dict[str, Any]:
     """The fields the fast path does not account for, with their defaults (usually none)."""
-    found = _UNKEYED.get(system.name)
+    found = _UNKEYED.get(id(system))
     if found is None:
         every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
-        found = _UNKEYED[system.name] = {
-            k: v for k, v in every.items() if k not in fast.inputs and k != "dice"
-        }
+        found = _UNKEYED.put(
+            id(system), {k: v for k, v in every.items() if k not in fast.inputs and k != "dice"}
+        )
     return found
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .. import __version__, plugins
 from ..errors import D100Error
 from . import advise, chart, demo, jsonl, odds, roll, serve, sheet, shell, simulate, verify
 from .parser import EXIT_USAGE, Parser
@@ -27,6 +28,11 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        plugins.load(os.environ)
+    except D100Error as err:
+        print(f"d100: error: {err.message}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):

@@ -19,8 +19,6 @@ from .models import BlindRoll, GameTable, Member, SeedSession
 from .tokens import new_client_seed, new_id, new_seed, new_token, now, token_hash
 
 IMPROVEMENT = ("off", "failure", "success")
-# CH12 keeps failures; BRP ticks a skill that succeeded; OpenQuest spends improvement points.
-DEFAULT_IMPROVEMENT = {"chances": "failure", "brp": "success", "openquest": "off"}
 SETTINGS_FIELDS = (
     Field("manual_dice", "bool", "players may type in dice they rolled by hand (G3)", default=True),
     Field(
@@ -63,7 +61,7 @@ def settings_of(system: str, settings: dict[str, Any]) -> dict[str, Any]:
         values = read(settings, SETTINGS_FIELDS, "settings")
     except D100Error as err:
         raise invalid(err) from None
-    values["improvement"] = values["improvement"] or DEFAULT_IMPROVEMENT[system]
+    values["improvement"] = values["improvement"] or REGISTRY.get(system).declares.improvement
     return values
 
 

@@ -1,0 +1,107 @@
+"""Bounded work (issue: one home for every rule): a Luck reroll chain costs one enumeration of
+an attempt, every plan knows its cost before it runs, and a request over the budget is refused
+at once with an error naming the field that makes it dear, by the library, the command line,
+JSON Lines and the HTTP API alike."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from fractions import Fraction
+from itertools import product
+
+import pytest
+
+import d100
+from d100 import tallies
+from d100.errors import TooMuchWork
+from d100.machine import Repeat, final_weights
+from d100.systems.common import Roll
+
+EXPENSIVE = {
+    "system": "brp",
+    "skill": 1,
+    "bonus_dice": 2,
+    "luck_rerolls": 100,
+    "house_rules": {"bonus_dice_method": "tens"},
+}
+
+
+def test_brp7_a_long_reroll_chain_answers_at_once() -> None:
+    """The request that once took seconds per odds call (and minutes per chart)."""
+    tallies.clear_caches()
+    started = time.process_time()
+    odds = d100.odds(EXPENSIVE)
+    spent = time.process_time() - started
+    assert spent < 1.0, spent  # a generous bound: about 10,000 faces, enumerated once
+    # E = 1: only 01 succeeds (a critical); each attempt keeps the lowest of three values
+    # drawn as tens digits over one shared units die, and fails unless it shows 01.
+    ones = sum(
+        1 for *tens, u in product(range(10), repeat=4) if min(10 * t + u or 100 for t in tens) == 1
+    )
+    p = Fraction(ones, 10_000)
+    assert odds.success == 1 - (1 - p) ** 101
+
+
+def test_brp7_repeat_equals_the_chain_enumerated_die_by_die() -> None:
+    """machine.Repeat's closed form against driving the whole chain face by face."""
+
+    class Chain:  # the same rule written as one machine: (attempt, roll or None)
+        def start(self) -> tuple[int, int | None]:
+            return (0, None)
+
+        def need(self, s: tuple[int, int | None]) -> object:
+            return None if s[1] is not None else Roll("dice").need(None)
+
+        def advance(self, s: tuple[int, int | None], v: int) -> tuple[int, int | None]:
+            return (s[0] + 1, None) if v > 30 and s[0] < 4 else (s[0], v)
+
+    chain, d = final_weights(Chain())  # type: ignore[arg-type]
+    fast, e = final_weights(Repeat(Roll("dice"), 4, lambda v: v > 30))
+    as_chain = {(s[0], s[1]): Fraction(w, e) for s, w in fast.items()}
+    assert as_chain == {k: Fraction(w, d) for k, w in chain.items()}
+    assert sum(as_chain.values()) == 1
+
+
+def test_every_plan_knows_its_cost_and_the_budget_refuses_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = tallies.plan_of(d100.parse(EXPENSIVE))
+    assert plan.cost > 0 and plan.dear == "bonus_dice"
+    monkeypatch.setattr(tallies, "BUDGET", plan.cost - 1)
+    tallies.clear_caches()
+    started = time.perf_counter()
+    with pytest.raises(TooMuchWork) as err:
+        d100.odds(EXPENSIVE)
+    assert time.perf_counter() - started < 0.05
+    assert err.value.field == "bonus_dice" and err.value.cost == plan.cost
+    assert isinstance(err.value, d100.D100Error)
+
+
+def test_the_budget_refusal_on_the_command_line_and_json_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from d100.cli import main
+
+    monkeypatch.setattr(tallies, "BUDGET", 10)
+    tallies.clear_caches()
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(EXPENSIVE) + "\n"))
+    assert main(["odds"]) != 0
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert line["error"]["field"] == "bonus_dice" and "too much work" in line["error"]["message"]
+    code = main(["odds", "-s", "brp", "--skill", "40"])
+    assert code == 2 and "too much work" in capsys.readouterr().err
+
+
+def test_the_budget_refusal_over_http(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    from fastapi.testclient import TestClient
+
+    from d100.server.app import create_app
+
+    monkeypatch.setattr(tallies, "BUDGET", 10)
+    tallies.clear_caches()
+    with TestClient(create_app(f"sqlite:///{tmp_path}/d.db")) as client:
+        r = client.post("/api/odds", json=EXPENSIVE)
+    assert r.status_code == 422
+    assert "bonus_dice" in json.dumps(r.json()) and "too much work" in r.text
