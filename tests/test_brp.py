@@ -252,6 +252,44 @@ def test_brp7_advice_keeps_to_the_reroll_cap(cap: int | None, luck: int | None) 
     rerolls = [o.request.get("luck_rerolls", 0) for o in options]
     have = 3 if luck is None else luck
     assert max(rerolls) == min(have, cap if cap is not None else have)
-    spent = [int(o.request.get("luck_boost", False)) + o.request.get("luck_rerolls", 0)
-             for o in options]
+    spent = [
+        int(o.request.get("luck_boost", False)) + o.request.get("luck_rerolls", 0) for o in options
+    ]
     assert max(spent) <= have
+
+
+@pytest.mark.parametrize(
+    ("skill", "difficulty", "luck", "cap"),
+    [
+        (45, "difficult", 3, None),
+        (10, "standard", 5, 2),
+        (70, "hard", 1, None),
+        (30, "extreme", 0, None),
+    ],
+)
+def test_brp7_advice_holds_every_luck_option(
+    skill: int, difficulty: str, luck: int, cap: int | None
+) -> None:
+    """Advice against an exhaustive search of what BRP7 lets a player spend: the boost or not,
+    and any number of rerolls, within the Luck left and the house rule's cap; each option's odds
+    from the closed form 1 - (1 - p)^(rerolls + 1), p the chance one roll succeeds."""
+    from d100.advise import advise
+
+    house = {} if cap is None else {"house_rules": {"max_luck_rerolls": cap}}
+    request = {"system": "brp", "skill": skill, "difficulty": difficulty, **house}
+    options = advise(request, luck=luck)
+    offered = {
+        (bool(o.request.get("luck_boost")), o.request.get("luck_rerolls", 0)): o.odds.success
+        for o in options
+        if not o.request.get("bonus_dice")
+    }
+    base = skill + DIFFICULTIES[difficulty]
+    space = {
+        (boost, n): 1 - (1 - Fraction(min(max(base + 20 * boost, 1), 95), 100)) ** (n + 1)
+        for boost in (False, True)
+        for n in range(luck + 1)
+        if boost + n <= luck and (cap is None or n <= cap)
+    }
+    assert offered == space
+    best = max(space.values())
+    assert options[0].odds.success == best or options[0].request.get("bonus_dice")

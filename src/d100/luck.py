@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import D100Error
+from .systems import REGISTRY
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class Luck:
 
 
 def luck_needed(request: object) -> int:
-    """The most Luck a BRP request may spend: the boost plus every reroll it allows."""
-    boost = 1 if getattr(request, "luck_boost", False) else 0
-    return boost + int(getattr(request, "luck_rerolls", 0))
+    """The most Luck a parsed request may spend, by its system's Luck rule (none without)."""
+    rule = REGISTRY.get(getattr(request, "system", None)).declares.luck
+    if rule is None:
+        return 0
+    boost = bool(getattr(request, rule.boost_field, False))
+    return rule.cost(boost, int(getattr(request, rule.reroll_field, 0)))

@@ -319,7 +319,7 @@ Attempts = Repeat[tuple[int, int]]
 
 def luck_cost(check: BrpCheck, rerolls: int) -> int:
     """BRP7: one point for the boost, one per reroll taken."""
-    return rerolls + (1 if check.luck_boost else 0)
+    return LUCK.cost(check.luck_boost, rerolls)
 
 
 def _check(values: Mapping[str, Any], house: HouseRules, rerolls: int = 0) -> BrpCheck:
