@@ -229,7 +229,7 @@ def test_g5_bad_input_names_field_value_and_allowed(request_: dict[str, Any], fi
         d100.resolve(request_, random.Random(1))
     assert err.value.field == field
     assert err.value.allowed and field in err.value.message
-    assert set(err.value.to_dict()) == {"field", "value", "allowed", "message"}
+    assert set(err.value.to_dict()) == {"kind", "field", "value", "allowed", "message"}
 
 
 def test_g5_not_an_object() -> None:

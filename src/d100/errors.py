@@ -1,8 +1,22 @@
-"""The one exception the library raises for bad input (G5)."""
+"""The errors the library raises for bad input (G5): one root, a few kinds to catch by.
+
+Every error names the field, the value and what is allowed, and says its ``kind``:
+
+* ``BadInput`` ("bad_input"): a request that does not fit its field table, the default kind;
+* ``RuleRefusal`` ("rule_refusal"): a well-formed request that a rule refuses (CH7's training,
+  OQ8's difficulty on both sides);
+* ``DiceError`` ("dice"): given dice that do not fit the roll (too few, left over, a tens-method
+  group whose values do not share a units die);
+* ``TooMuchWork`` ("too_much_work"): a request whose exact odds would cost more than the budget,
+  with the ``cost`` and the ``budget``.
+
+``D100Error(...)`` called directly builds a ``BadInput``, so every error has a concrete kind.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, ClassVar
 
 
 class D100Error(ValueError):
@@ -10,26 +24,74 @@ class D100Error(ValueError):
 
     ``field`` is a dotted path into the request (``actor.assist.dice``, ``assisters[1].skill``);
     ``allowed`` says in words what the field accepts. The CLI maps this to exit status 2 and the
-    HTTP API to status 422; both show ``message``.
+    HTTP API to status 422; both show ``to_dict()`` (or its ``message``).
     """
+
+    kind: ClassVar[str] = "bad_input"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> D100Error:
+        return super().__new__(BadInput if cls is D100Error else cls, *args)
 
     def __init__(self, field: str, value: Any, allowed: str, reason: str | None = None) -> None:
         self.field = field
         self.value = value
         self.allowed = allowed
         self.reason = reason
-        shown = _show(value)
-        text = f"{field}: {reason}" if reason else f"{field}: got {shown}"
-        self.message = f"{text}; allowed: {allowed}" if allowed else text
+        self.message = self._text()
         super().__init__(self.message)
+
+    def _text(self) -> str:
+        text = (
+            f"{self.field}: {self.reason}"
+            if self.reason
+            else f"{self.field}: got {_show(self.value)}"
+        )
+        return f"{text}; allowed: {self.allowed}" if self.allowed else text
+
+    def at(self, field: str) -> D100Error:
+        """The same error about a field the caller names differently (the HTTP body's path)."""
+        moved = copy.copy(self)
+        moved.field = field
+        moved.message = moved._text()
+        moved.args = (moved.message,)
+        return moved
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles keep the kind and fields
+        return (_restore, (type(self), dict(self.__dict__)))
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "kind": self.kind,
             "field": self.field,
             "value": self.value if _jsonable(self.value) else repr(self.value),
             "allowed": self.allowed,
             "message": self.message,
         }
+
+
+class BadInput(D100Error):
+    """A request that does not fit its field table: a wrong type, a value out of range."""
+
+    kind = "bad_input"
+
+
+class RuleRefusal(D100Error):
+    """A well-formed request that a rule refuses (CH5, CH7, OQ8 and the like)."""
+
+    kind = "rule_refusal"
+
+
+class DiceError(D100Error):
+    """Given dice that do not fit the roll: too few, left over, or not a roll's shape (G3)."""
+
+    kind = "dice"
+
+
+def _restore(cls: type[D100Error], state: dict[str, Any]) -> D100Error:
+    err = Exception.__new__(cls)
+    err.__dict__.update(state)
+    err.args = (state["message"],)
+    return err
 
 
 def _show(value: Any) -> str:
@@ -56,6 +118,8 @@ class TooMuchWork(D100Error):
     """An exact computation whose cost, known before it runs, is over the budget: ``field``
     names what makes it dear."""
 
+    kind = "too_much_work"
+
     def __init__(self, field: str, cost: int, budget: int) -> None:
         super().__init__(
             field,
@@ -65,3 +129,6 @@ class TooMuchWork(D100Error):
         )
         self.cost = cost
         self.budget = budget
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "cost": self.cost, "budget": self.budget}

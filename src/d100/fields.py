@@ -99,6 +99,40 @@ def read(data: Any, fields: Sequence[Field], where: str = "") -> dict[str, Any]:
     return out
 
 
+def validate(obj: Any, fields: Sequence[Field], nested: Mapping[str, type] | None = None) -> None:
+    """Hold a request object built directly to the same table ``read`` holds a contract dict
+    to, so that no request bypasses it: each attribute the table names is checked the same way
+    (lists become tuples, preset names their values), unset optional parts (None) pass, and a
+    nested part must be an instance of its class in ``nested`` (it checked itself when built)."""
+    for f in fields:
+        if not hasattr(obj, f.name):
+            continue
+        value = getattr(obj, f.name)
+        if f.kind in ("object", "object_list"):
+            cls = (nested or {}).get(f.name)
+            parsed = value if cls is None else _instances(f, value, cls)
+        elif value is None and f.kind != "choice" and not f.required:
+            continue
+        else:
+            parsed = _value(f, value, f.name)
+        if parsed is not value:
+            object.__setattr__(obj, f.name, parsed)
+
+
+def _instances(f: Field, value: Any, cls: type) -> Any:
+    if f.kind == "object":
+        optional = f.default is None and not f.required  # an assist may be absent
+        if isinstance(value, cls) or (optional and value is None):
+            return value
+        allowed = f"{cls.__name__} or None" if optional else cls.__name__
+        raise D100Error(f.name, value, allowed, f"not {cls.__name__}")
+    items = _list(f, value, f.name, f.max_items)
+    for i, v in enumerate(items):
+        if not isinstance(v, cls):
+            raise D100Error(f"{f.name}[{i}]", v, cls.__name__, f"not {cls.__name__}")
+    return value if isinstance(value, tuple) else tuple(items)
+
+
 def _value(f: Field, value: Any, at: str) -> Any:
     if f.kind == "int":
         return _int(f, value, at)

@@ -19,7 +19,7 @@ from math import lcm
 from typing import Any, Generic, Protocol, TypeVar
 
 from .dice import RandomSource
-from .errors import D100Error
+from .errors import DiceError
 
 S = TypeVar("S", bound=Hashable)
 T = TypeVar("T", bound=Hashable)
@@ -77,7 +77,7 @@ class Dice:
         if given is not None:
             if used >= len(given.draws):
                 n = len(given.draws) * given.per_draw
-                raise D100Error(
+                raise DiceError(
                     need.stream,
                     _values(given),
                     "as many dice as the roll consumes, in order",
@@ -85,7 +85,7 @@ class Dice:
                 )
             value = given.draws[used]
         elif self._rng is None:
-            raise D100Error(
+            raise DiceError(
                 need.stream, None, "dice values 1..100", "no dice given and no random source"
             )
         else:
@@ -99,7 +99,7 @@ class Dice:
             left = len(given.draws) - self._used.get(stream, 0)
             if left > 0 and not given.spare:
                 used = self._used.get(stream, 0) * given.per_draw
-                raise D100Error(
+                raise DiceError(
                     stream,
                     _values(given),
                     "exactly as many dice as the roll consumes",

@@ -26,7 +26,7 @@ from typing import Any
 
 from . import declarations
 from .declarations import FastPath
-from .errors import D100Error, TooMuchWork
+from .errors import D100Error, DiceError, TooMuchWork
 from .fields import Field
 from .machine import final_weights
 from .memo import Memo, clear_all
@@ -76,7 +76,7 @@ def reference(request: Any) -> Tally:
     """The definition of the odds: every die of the request's own machine, exactly."""
     plan = plan_of(request)
     for stream, given in plan.given.items():
-        raise D100Error(
+        raise DiceError(
             stream,
             list(given.draws),
             "no dice: odds cover every roll",

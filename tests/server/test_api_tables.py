@@ -14,7 +14,7 @@ from .tablehelp import Api, token_of
 
 def error(r: object) -> dict[str, object]:
     body: dict[str, dict[str, object]] = r.json()  # type: ignore[attr-defined]
-    assert set(body["error"]) == {"field", "value", "allowed", "message"}
+    assert set(body["error"]) == {"kind", "field", "value", "allowed", "message"}
     return body["error"]
 
 

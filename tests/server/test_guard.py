@@ -56,7 +56,7 @@ def test_a_token_is_limited_and_told_when_to_retry(tmp_path: Path) -> None:
             assert table.req("GET", "", table.gm).status_code == 200
         limited = table.req("GET", "", table.gm)
         assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
-        assert set(limited.json()["error"]) == {"field", "value", "allowed", "message"}
+        assert set(limited.json()["error"]) == {"kind", "field", "value", "allowed", "message"}
         assert table.req("GET", "", pat).status_code == 200  # another token: its own bucket
         for _ in range(3):  # open routes count per client address: 2 spent above
             assert client.get("/api/systems").status_code == 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -41,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
     except D100Error as err:
+        if getattr(args, "json", False):  # the error object itself, as the HTTP API sends it
+            print(json.dumps({"error": err.to_dict()}))
         print(f"d100: error: {err.message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

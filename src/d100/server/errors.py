@@ -1,11 +1,24 @@
-"""Every refusal is a JSON 4xx naming the field, the value and what is allowed, the shape the
-library's D100Error already has (422 for bad input)."""
+"""Every refusal is a JSON 4xx naming its kind, the field, the value and what is allowed: a
+library error is the very ``D100Error`` mapped to a status (422), its ``to_dict()`` the body."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import D100Error, _jsonable
+
+# The kind of a refusal the server makes itself, by status (a library error says its own).
+KINDS = {
+    400: "bad_input",
+    401: "unauthorised",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    413: "too_large",
+    422: "bad_input",
+    429: "rate_limited",
+    500: "internal",
+}
 
 
 class ApiError(Exception):
@@ -16,11 +29,22 @@ class ApiError(Exception):
         self.value = value
         self.allowed = allowed
         self.message = message
+        self.error: D100Error | None = None  # the library's own error, when it is one
+
+    @classmethod
+    def of(cls, err: D100Error, status: int = 422) -> ApiError:
+        """A library error as it is, mapped to a status."""
+        out = cls(status, err.field, err.value, err.allowed, err.message)
+        out.error = err
+        return out
 
     def to_dict(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error.to_dict()}
         value = self.value if _jsonable(self.value) else repr(self.value)
         return {
             "error": {
+                "kind": KINDS.get(self.status, "error"),
                 "field": self.field,
                 "value": value,
                 "allowed": self.allowed,
@@ -32,14 +56,13 @@ class ApiError(Exception):
 def invalid(err: D100Error, prefix: str = "") -> ApiError:
     """A library error as HTTP 422; ``prefix`` places the field inside the HTTP body."""
     if not prefix or err.field == prefix or err.field.startswith(prefix + "."):
-        return ApiError(422, err.field, err.value, err.allowed, err.message)
-    field, message = f"{prefix}.{err.field}", f"{prefix}.{err.message}"
-    return ApiError(422, field, err.value, err.allowed, message)
+        return ApiError.of(err)
+    return ApiError.of(err.at(f"{prefix}.{err.field}"))
 
 
 def renamed(err: D100Error, field: str) -> ApiError:
     """A library error about a value the API body names differently (a skill by name)."""
-    return ApiError(422, field, err.value, err.allowed, f"{field}: {err.reason or err.message}")
+    return ApiError.of(err.at(field))
 
 
 def bad(field: str, value: Any, allowed: str, reason: str) -> ApiError:

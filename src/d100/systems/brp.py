@@ -23,13 +23,13 @@ from ..declarations import (
     frozen_map,
 )
 from ..dice import read_digits, show_roll
-from ..errors import D100Error
-from ..fields import BIG, Field, read
+from ..errors import D100Error, DiceError, RuleRefusal
+from ..fields import BIG, Field, read, validate
 from ..machine import Given, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
-from .common import DICE, dice_stream, modifiers_field, plain, rolls, system_field
+from .common import DICE, dice_stream, house_dict, modifiers_field, plain, rolls, system_field
 
 NAME = "brp"
 LEVELS = ("critical", "special", "success", "failure", "fumble")
@@ -140,6 +140,9 @@ class HouseRules:
     bonus_dice_method: str = "d100"
     max_luck_rerolls: int | None = None
 
+    def __post_init__(self) -> None:
+        validate(self, HOUSE_RULES.fields)
+
 
 @dataclass(frozen=True)
 class BrpCheck:
@@ -154,6 +157,17 @@ class BrpCheck:
     dice: tuple[int, ...] | None = None
     house_rules: HouseRules = field(default_factory=HouseRules)
     system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(self, CHECK_FIELDS, {"house_rules": HouseRules})
+        limit = self.house_rules.max_luck_rerolls
+        if limit is not None and self.luck_rerolls > limit:
+            raise RuleRefusal(
+                "luck_rerolls",
+                self.luck_rerolls,
+                f"at most {limit} (house rule max_luck_rerolls)",
+                "too many rerolls",
+            )
 
     @property
     def aim_bonus(self) -> int:
@@ -171,7 +185,7 @@ class BrpCheck:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(self)
         del out["house_rules"]
-        return {**out, **_house_dict(self.house_rules)}
+        return {**out, **house_dict(self.house_rules)}
 
 
 @dataclass(frozen=True)
@@ -181,21 +195,37 @@ class BrpContest:
     house_rules: HouseRules = field(default_factory=HouseRules)
     system: str = NAME
 
+    def __post_init__(self) -> None:
+        validate(
+            self,
+            CONTEST_FIELDS,
+            {"actor": BrpCheck, "opponent": BrpCheck, "house_rules": HouseRules},
+        )
+        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
+            if side.house_rules != self.house_rules:  # the contest's house rules are both sides'
+                raise D100Error(
+                    f"{name}.house_rules",
+                    plain(side.house_rules),
+                    f"the contest's own house rules, {plain(self.house_rules)}",
+                    "differs from the contest's house rules",
+                )
+            if side.luck_rerolls:
+                raise D100Error(
+                    f"{name}.luck_rerolls",
+                    side.luck_rerolls,
+                    "0: Luck rerolls are for a single check",
+                    "rerolls in a contest",
+                )
+
     def to_dict(self) -> dict[str, Any]:
         sides = {}
         for name, side in (("actor", self.actor), ("opponent", self.opponent)):
             values: dict[str, Any] = plain(side)
             sides[name] = {k: v for k, v in values.items() if k in _SIDE_NAMES}
-        return {"system": NAME, **sides, **_house_dict(self.house_rules)}
+        return {"system": NAME, **sides, **house_dict(self.house_rules)}
 
 
 _SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
-
-
-def _house_dict(house: HouseRules) -> dict[str, Any]:
-    """The house rules that differ from the defaults, as the request would say them."""
-    changed = {k: v for k, v in plain(house).items() if v != getattr(HouseRules, k)}
-    return {"house_rules": changed} if changed else {}
 
 
 def _rnd(n: int, d: int, mode: str) -> int:
@@ -293,7 +323,7 @@ class Attempt:
             return Given(given)
         k = self.count
         if len(given) % k:
-            raise D100Error(
+            raise DiceError(
                 field_name,
                 list(given),
                 f"groups of {k} values, one group per roll",
@@ -303,7 +333,7 @@ class Attempt:
         for i in range(0, len(given), k):
             group = given[i : i + k]
             if len({v % 10 for v in group}) != 1:
-                raise D100Error(
+                raise DiceError(
                     field_name,
                     list(group),
                     "under bonus_dice_method tens, the values of one roll share their units digit",
@@ -352,14 +382,6 @@ class Brp:
     def parse_check(self, data: Mapping[str, Any]) -> BrpCheck:
         values = read(data, CHECK_FIELDS)
         house = HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
-        limit = house.max_luck_rerolls
-        if limit is not None and values["luck_rerolls"] > limit:
-            raise D100Error(
-                "luck_rerolls",
-                values["luck_rerolls"],
-                f"at most {limit} (house rule max_luck_rerolls)",
-                "too many rerolls",
-            )
         return _check(values, house, values["luck_rerolls"])
 
     def parse_contest(self, data: Mapping[str, Any]) -> BrpContest:

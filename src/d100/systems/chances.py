@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -22,12 +22,21 @@ from ..declarations import (
     frozen_map,
 )
 from ..dice import show_roll
-from ..errors import D100Error
-from ..fields import BIG, Field, path, read
+from ..errors import D100Error, DiceError, RuleRefusal
+from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Given, Machine, Need, Then
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record, replay
-from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
+from .common import (
+    DICE,
+    Roll,
+    dice_stream,
+    given,
+    house_dict,
+    modifiers_field,
+    plain,
+    system_field,
+)
 
 NAME = "chances"
 LEVELS = ("perfect", "great", "success", "failure")
@@ -137,11 +146,22 @@ CONTEST_FIELDS = (
 
 
 @dataclass(frozen=True)
+class HouseRules:
+    max_assisters: int | None = None  # CH8: None lets as many help as the engine allows
+
+    def __post_init__(self) -> None:
+        validate(self, HOUSE_RULES.fields)
+
+
+@dataclass(frozen=True)
 class Assister:
     skill: int
     ability: int = 0
     modifiers: tuple[int, ...] = ()
     dice: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        validate(self, ASSISTER_FIELDS)
 
     @property
     def factors(self) -> int:
@@ -159,7 +179,29 @@ class ChancesCheck:
     synergy: tuple[int, ...] = ()
     assisters: tuple[Assister, ...] = ()
     dice: tuple[int, ...] | None = None
+    house_rules: HouseRules = field(default_factory=HouseRules)
     system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(self, CHECK_FIELDS, {"assisters": Assister, "house_rules": HouseRules})
+        cap = self.house_rules.max_assisters
+        if cap is not None and len(self.assisters) > cap:
+            raise RuleRefusal(
+                "assisters",
+                f"{len(self.assisters)} assisters",
+                f"at most {cap} (house rule max_assisters)",
+                "too many assisters",
+            )
+        # CH7: a practically impossible attempt needs training, whatever the total would be
+        impossible = sum(self.modifiers) <= -IMPOSSIBLE or sum(self.risk_modifiers) >= IMPOSSIBLE
+        if impossible and self.skill < REQUIRED_TRAINING:
+            raise RuleRefusal(
+                "skill",
+                self.skill,
+                f"trained skill >= {REQUIRED_TRAINING} for a practically impossible attempt "
+                f"(chance modifiers <= -{IMPOSSIBLE} or risk modifiers >= +{IMPOSSIBLE}, CH7)",
+                "refused: not trained enough for a practically impossible attempt",
+            )
 
     @property
     def factors(self) -> int:
@@ -171,7 +213,9 @@ class ChancesCheck:
         return self.risk + sum(self.risk_modifiers)
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(self)  # type: ignore[no-any-return]
+        out: dict[str, Any] = plain(self)
+        del out["house_rules"]
+        return {**out, **house_dict(self.house_rules)}
 
 
 @dataclass(frozen=True)
@@ -179,13 +223,38 @@ class ChancesContest:
     actor: ChancesCheck
     opponent: ChancesCheck
     coin: str | None = None
+    house_rules: HouseRules = field(default_factory=HouseRules)
     system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(
+            self,
+            CONTEST_FIELDS,
+            {"actor": ChancesCheck, "opponent": ChancesCheck, "house_rules": HouseRules},
+        )
+        for where, side in (("actor", self.actor), ("opponent", self.opponent)):
+            if side.house_rules != self.house_rules:  # the contest's house rules are both sides'
+                raise D100Error(
+                    f"{where}.house_rules",
+                    plain(side.house_rules),
+                    f"the contest's own house rules, {plain(self.house_rules)}",
+                    "differs from the contest's house rules",
+                )
+            if side.take == 100:  # CH5
+                raise RuleRefusal(
+                    f"{where}.take",
+                    100,
+                    "null or 50 in a contest",
+                    "taking 100 is not allowed in an opposed contest",
+                )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(self)
         for side in ("actor", "opponent"):
             out[side].pop("risk")
-        return out
+            out[side].pop("house_rules")
+        del out["house_rules"]
+        return {**out, **house_dict(self.house_rules)}
 
 
 def synergy_bonus(trained: Sequence[int]) -> int:
@@ -221,7 +290,7 @@ def choose_leader(candidates: Sequence[ChancesCheck]) -> int:
 
 def _assister(values: Mapping[str, Any], where: str) -> Assister:
     if values["take"] is not None:  # CH5
-        raise D100Error(
+        raise RuleRefusal(
             path(where, "take"),
             values["take"],
             "null: assisters roll their luck",
@@ -230,48 +299,32 @@ def _assister(values: Mapping[str, Any], where: str) -> Assister:
     return Assister(values["skill"], values["ability"], values["modifiers"], values["dice"])
 
 
-def _check(
-    values: Mapping[str, Any], where: str, risk: int, max_assisters: int | None
-) -> ChancesCheck:
+def _check(values: Mapping[str, Any], where: str, risk: int, house: HouseRules) -> ChancesCheck:
     helpers = values["assisters"]
-    if max_assisters is not None and len(helpers) > max_assisters:
-        raise D100Error(
-            path(where, "assisters"),
-            f"{len(helpers)} assisters",
-            f"at most {max_assisters} (house rule max_assisters)",
-            "too many assisters",
-        )
-    check = ChancesCheck(
-        skill=values["skill"],
-        risk=risk,
-        ability=values["ability"],
-        modifiers=values["modifiers"],
-        risk_modifiers=values["risk_modifiers"],
-        take=values["take"],
-        synergy=values["synergy"],
-        assisters=tuple(
-            _assister(a, f"{path(where, 'assisters')}[{i}]") for i, a in enumerate(helpers)
-        ),
-        dice=values["dice"],
-    )
-    # CH7: a practically impossible attempt needs training, whatever the total would be
-    impossible = sum(check.modifiers) <= -IMPOSSIBLE or sum(check.risk_modifiers) >= IMPOSSIBLE
-    if impossible and check.skill < REQUIRED_TRAINING:
-        raise D100Error(
-            path(where, "skill"),
-            check.skill,
-            f"trained skill >= {REQUIRED_TRAINING} for a practically impossible attempt "
-            f"(chance modifiers <= -{IMPOSSIBLE} or risk modifiers >= +{IMPOSSIBLE}, CH7)",
-            "refused: not trained enough for a practically impossible attempt",
-        )
-    if check.take is not None and check.dice is not None:
-        raise D100Error(
+    if values["take"] is not None and values["dice"] is not None:
+        raise DiceError(
             path(where, "dice"),
-            list(check.dice),
+            list(values["dice"]),
             "no dice when taking 50 or 100: there is no roll (CH5)",
             "dice given",
         )
-    return check
+    try:
+        return ChancesCheck(
+            skill=values["skill"],
+            risk=risk,
+            ability=values["ability"],
+            modifiers=values["modifiers"],
+            risk_modifiers=values["risk_modifiers"],
+            take=values["take"],
+            synergy=values["synergy"],
+            assisters=tuple(
+                _assister(a, f"{path(where, 'assisters')}[{i}]") for i, a in enumerate(helpers)
+            ),
+            dice=values["dice"],
+            house_rules=house,
+        )
+    except D100Error as err:  # a rule the check holds itself to, placed in the request
+        raise err.at(path(where, err.field)) from None
 
 
 class Helpers:
@@ -309,24 +362,13 @@ class Chances:
 
     def parse_check(self, data: Mapping[str, Any]) -> ChancesCheck:
         values = read(data, CHECK_FIELDS)
-        cap = values["house_rules"].get("max_assisters")
-        return _check(values, "", values["risk"], cap)
+        return _check(values, "", values["risk"], HouseRules(**values["house_rules"]))
 
     def parse_contest(self, data: Mapping[str, Any]) -> ChancesContest:
         values = read(data, CONTEST_FIELDS)
-        cap = values["house_rules"].get("max_assisters")
-        sides = []
-        for where in ("actor", "opponent"):
-            side = values[where]
-            if side["take"] == 100:  # CH5
-                raise D100Error(
-                    f"{where}.take",
-                    100,
-                    "null or 50 in a contest",
-                    "taking 100 is not allowed in an opposed contest",
-                )
-            sides.append(_check(side, where, 0, cap))
-        return ChancesContest(sides[0], sides[1], values["coin"])
+        house = HouseRules(**values["house_rules"])
+        actor, opponent = (_check(values[w], w, 0, house) for w in ("actor", "opponent"))
+        return ChancesContest(actor, opponent, values["coin"], house)
 
     def _machine(self, check: ChancesCheck, where: str) -> Machine[Any]:
         """Final state: (True, successful assisters, luck)."""

@@ -62,6 +62,12 @@ def plain(value: Any, nested: bool = False) -> Any:
     return value
 
 
+def house_dict(house: Any) -> dict[str, Any]:
+    """The house rules that differ from the defaults, as the request would say them."""
+    changed = {k: v for k, v in plain(house).items() if v != getattr(type(house), k)}
+    return {"house_rules": changed} if changed else {}
+
+
 def given(stream: str, dice: tuple[int, ...] | None) -> dict[str, Given]:
     return {} if dice is None else {stream: Given(dice)}
 

@@ -21,8 +21,8 @@ from ..declarations import (
     frozen_map,
 )
 from ..dice import is_doubles, show_roll
-from ..errors import D100Error
-from ..fields import BIG, Field, path, read
+from ..errors import RuleRefusal
+from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record, replay
@@ -86,6 +86,9 @@ class OpenQuestCheck:
     dice: tuple[int, ...] | None = None
     system: str = NAME
 
+    def __post_init__(self) -> None:
+        validate(self, CHECK_FIELDS, {"assist": OpenQuestCheck})
+
     @property
     def master(self) -> bool:  # OQ3: the unmodified skill, never the modified one
         return self.skill == MASTERY
@@ -103,6 +106,16 @@ class OpenQuestContest:
     actor: OpenQuestCheck
     opponent: OpenQuestCheck
     system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(self, CONTEST_FIELDS, {"actor": OpenQuestCheck, "opponent": OpenQuestCheck})
+        if self.actor.difficulty and self.opponent.difficulty:  # OQ8
+            raise RuleRefusal(
+                "opponent.difficulty",
+                self.opponent.difficulty,
+                "0 when actor.difficulty is set: only one side of an opposed test is modified",
+                "difficulty set on both sides",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return plain(self)  # type: ignore[no-any-return]
@@ -167,15 +180,7 @@ class OpenQuest:
 
     def parse_contest(self, data: Mapping[str, Any]) -> OpenQuestContest:
         values = read(data, CONTEST_FIELDS)
-        actor, opponent = _side(values["actor"]), _side(values["opponent"])
-        if actor.difficulty and opponent.difficulty:  # OQ8
-            raise D100Error(
-                "opponent.difficulty",
-                opponent.difficulty,
-                "0 when actor.difficulty is set: only one side of an opposed test is modified",
-                "difficulty set on both sides",
-            )
-        return OpenQuestContest(actor, opponent)
+        return OpenQuestContest(_side(values["actor"]), _side(values["opponent"]))
 
     # -- checks ---------------------------------------------------------------------------
 
