@@ -51,7 +51,7 @@ def test_ch3_chance_and_risk_modifiers_are_kept_apart() -> None:
     chance = d100.odds({"system": "chances", "skill": 30, "risk": 80, "modifiers": [10]})
     risk = d100.odds({"system": "chances", "skill": 30, "risk": 80, "risk_modifiers": [-10]})
     assert chance.levels == risk.levels  # against a fixed risk they are the same odds
-    assert chance.request["modifiers"] == [10] and risk.request["risk_modifiers"] == [-10]
+    assert chance.request["modifiers"] == (10,) and risk.request["risk_modifiers"] == (-10,)
 
 
 def test_ch3_seed_shooters_against_one_dodging_risk() -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 from . import tallies
+from .contract import CheckData, CheckRequest, ContestData, ContestRequest, Request
 from .dice import RandomSource
 from .errors import D100Error
 from .machine import Dice, run
@@ -22,15 +23,30 @@ def is_contest(request: Any) -> bool:
     return tallies.is_contest(request)
 
 
-def parse(data: Any) -> Any:
+@overload
+def parse(data: ContestData) -> ContestRequest: ...
+@overload
+def parse(data: CheckData) -> CheckRequest: ...
+@overload
+def parse(data: object) -> Request: ...
+def parse(data: object) -> Request:
     """A contract request (CONTRACT.md) as the system's frozen request object."""
     if not isinstance(data, Mapping):
         raise D100Error("request", data, "a JSON object with a system field", "not an object")
     system = REGISTRY.get(data.get("system"))
-    return system.parse_contest(data) if is_contest(data) else system.parse_check(data)
+    parsed: Request = system.parse_contest(data) if is_contest(data) else system.parse_check(data)
+    return parsed
 
 
-def resolve(request: Any, rng: RandomSource | None = None) -> Result:
+@overload
+def resolve(request: CheckRequest | CheckData, rng: RandomSource | None = None) -> CheckResult: ...
+@overload
+def resolve(
+    request: ContestRequest | ContestData, rng: RandomSource | None = None
+) -> ContestResult: ...
+@overload
+def resolve(request: object, rng: RandomSource | None = None) -> Result: ...
+def resolve(request: object, rng: RandomSource | None = None) -> Result:
     """Resolve a check or a contest (a request object or contract dict). Dice come from the
     request's ``dice`` where given (G3), else from ``rng`` (G2), e.g. ``random.Random(7)``."""
     if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
@@ -47,9 +63,15 @@ def resolve_group(requests: Iterable[Any], rng: RandomSource | None = None) -> t
     return tuple(resolve(r, rng) for r in requests)
 
 
-def odds(request: Any) -> Odds:
+@overload
+def odds(request: CheckRequest | CheckData) -> CheckOdds: ...
+@overload
+def odds(request: ContestRequest | ContestData) -> ContestOdds: ...
+@overload
+def odds(request: object) -> Odds: ...
+def odds(request: object) -> Odds:
     """The exact probability of every level (a check) or every winner (a contest), G4."""
-    if isinstance(request, Mapping):
+    if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
         request = parse(request)
     system = system_of(request)
     found = tally(request)  # the request's own enumeration, shared and memoised (tallies.py)

@@ -111,7 +111,7 @@ def validate(obj: Any, fields: Sequence[Field], nested: Mapping[str, type] | Non
         if f.kind in ("object", "object_list"):
             cls = (nested or {}).get(f.name)
             parsed = value if cls is None else _instances(f, value, cls)
-        elif value is None and f.kind != "choice" and not f.required:
+        elif value is None and f.default is None and not f.required:  # unset, as its default
             continue
         else:
             parsed = _value(f, value, f.name)

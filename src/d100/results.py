@@ -1,15 +1,50 @@
 """Frozen results (G6) and exact odds (G4), written to the JSON of CONTRACT.md.
 
-Results carry data only; text for people is made by the renderers."""
+Results carry data only; text for people is made by the renderers. They are truly immutable:
+the request a result echoes and the odds' tables are read-only mappings (lists as tuples), and
+``to_dict`` gives the contract's JSON back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Literal
 
 Winner = Literal["actor", "opponent", "tie", "none"]
 WINNERS: tuple[Winner, ...] = ("actor", "opponent", "tie", "none")
+
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def _none() -> Any:
+    """A dataclass default: the empty read-only mapping."""
+    return field(default_factory=lambda: _EMPTY)
+
+
+def frozen(value: Any) -> Any:
+    """JSON made read-only, all the way down: objects as mapping proxies, lists as tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def thawed(value: Any) -> Any:
+    """``frozen`` undone: the contract's JSON as dicts and lists."""
+    if isinstance(value, Mapping):
+        return {k: thawed(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thawed(v) for v in value]
+    return value
+
+
+def _freeze(obj: Any, *names: str) -> None:
+    for name in names:
+        object.__setattr__(obj, name, frozen(getattr(obj, name)))
 
 
 @dataclass(frozen=True)
@@ -24,7 +59,7 @@ class CheckResult:
     target: int
     margin: int | None
     explanation: str
-    request: dict[str, Any] = field(default_factory=dict)
+    request: Mapping[str, Any] = _none()
     total: int | None = None
     luck_spent: int | None = None
     attempts: tuple[int, ...] = ()
@@ -32,6 +67,9 @@ class CheckResult:
     note: str | None = None
     assist: CheckResult | None = None
     assisters: tuple[CheckResult, ...] = ()
+
+    def __post_init__(self) -> None:
+        _freeze(self, "request")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -59,7 +97,7 @@ class CheckResult:
         if self.assisters:
             out["assisters"] = [a.to_dict() for a in self.assisters]
         out["explanation"] = self.explanation
-        out["request"] = self.request
+        out["request"] = thawed(self.request)
         return out
 
 
@@ -70,9 +108,12 @@ class ContestResult:
     actor: CheckResult
     opponent: CheckResult
     explanation: str
-    request: dict[str, Any] = field(default_factory=dict)
+    request: Mapping[str, Any] = _none()
     degree: str | None = None
     coin: str | None = None
+
+    def __post_init__(self) -> None:
+        _freeze(self, "request")
 
     @property
     def success(self) -> bool:
@@ -90,7 +131,7 @@ class ContestResult:
         if self.coin is not None:
             out["coin"] = self.coin
         out["explanation"] = self.explanation
-        out["request"] = self.request
+        out["request"] = thawed(self.request)
         return out
 
 
@@ -106,10 +147,13 @@ class CheckOdds:
     """Exact probability of every level of the system, best level first."""
 
     system: str
-    levels: dict[str, Fraction]
+    levels: Mapping[str, Fraction]
     success: Fraction
-    request: dict[str, Any] = field(default_factory=dict)
+    request: Mapping[str, Any] = _none()
     luck_spent: Fraction | None = None  # brp: the expected Luck points spent
+
+    def __post_init__(self) -> None:
+        _freeze(self, "levels", "request")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -124,9 +168,12 @@ class CheckOdds:
 @dataclass(frozen=True)
 class ContestOdds:
     system: str
-    winner: dict[str, Fraction]
-    degree: dict[str, Fraction] = field(default_factory=dict)
-    request: dict[str, Any] = field(default_factory=dict)
+    winner: Mapping[str, Fraction]
+    degree: Mapping[str, Fraction] = _none()
+    request: Mapping[str, Any] = _none()
+
+    def __post_init__(self) -> None:
+        _freeze(self, "winner", "degree", "request")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"winner": {k: fraction_text(v) for k, v in self.winner.items()}}

@@ -366,7 +366,8 @@ def _led(
         except D100Error as err:
             raise D100Error("--lead", lead, err.allowed, err.reason) from None
     else:
-        i = choose_leader([parse(r) for _, r in members])
+        candidates: list[Any] = [parse(r) for _, r in members]  # group --lead is chances-only
+        i = choose_leader(candidates)
     helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
     request = {
         **members[i][1],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..dice import show_roll
-from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
+from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult, thawed
 from ..systems import REGISTRY
 from .view import Line, Segment, View, frac, joined, level_seg, line, pct, seg, table
 
@@ -15,7 +15,7 @@ def check_view(result: CheckResult, chance: CheckOdds, title: str | None = None)
     and what it means (OQ12, BRP8), the margin, and the exact odds of the request."""
     system = REGISTRY.get(result.system)
     head = title or f"{system.title} check"
-    asked = inputs_text(result.request)
+    asked = inputs_text(thawed(result.request))
     lines: list[Line] = [line(seg(head, "title"), seg(f" — {asked}" if asked else "", "dim"))]
     lines.append(_row("dice", *dice_segments(result)))
     lines.append(

@@ -1,13 +1,27 @@
 """The registered rule systems."""
 
 from ..system import Registry
-from .brp import Brp
-from .chances import Chances
-from .openquest import OpenQuest
+from .brp import Brp, BrpCheck, BrpContest
+from .chances import Chances, ChancesCheck, ChancesContest
+from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
 
 REGISTRY = Registry()
 REGISTRY.register(OpenQuest())
 REGISTRY.register(Brp())
 REGISTRY.register(Chances())
 
-__all__ = ["REGISTRY"]
+# The request classes for type checkers: what ``d100.parse`` answers and ``d100.resolve`` takes
+CheckRequest = OpenQuestCheck | BrpCheck | ChancesCheck
+ContestRequest = OpenQuestContest | BrpContest | ChancesContest
+
+__all__ = [
+    "REGISTRY",
+    "BrpCheck",
+    "BrpContest",
+    "ChancesCheck",
+    "ChancesContest",
+    "CheckRequest",
+    "ContestRequest",
+    "OpenQuestCheck",
+    "OpenQuestContest",
+]

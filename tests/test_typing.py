@@ -1,0 +1,81 @@
+"""The library type-checks as it is used: the README's library examples pass ``mypy --strict``
+(resolve, odds and parse are overloaded, so ``result.level`` and ``odds.success`` need no
+narrowing), they run, and the contract dicts' types name exactly the fields the systems declare."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+
+import d100
+from d100.contract import CheckData, ContestData
+from d100.fields import Field
+from d100.systems import brp, chances, openquest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILT_IN = (openquest.OpenQuest(), brp.Brp(), chances.Chances())
+
+
+def library_examples() -> str:
+    """The python blocks of the README's "The library" section, as one module."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## The library\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks, "the README's library section has no python examples"
+    return "\n".join(blocks)
+
+
+def test_g6_readme_library_examples_pass_mypy_strict(tmp_path: Path) -> None:
+    source = tmp_path / "readme_examples.py"
+    source.write_text(library_examples())
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_g6_readme_library_examples_run() -> None:
+    exec(compile(library_examples(), "README.md", "exec"), {})
+
+
+def _names(fields: tuple[Field, ...]) -> set[str]:
+    return {f.name for f in fields}
+
+
+def test_contract_dict_types_name_the_declared_fields() -> None:
+    check_keys = set(typing.get_type_hints(CheckData))
+    contest_keys = set(typing.get_type_hints(ContestData))
+    assert check_keys == set().union(*(_names(s.check_fields) for s in BUILT_IN))
+    assert contest_keys == set().union(*(_names(s.contest_fields) for s in BUILT_IN))
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        ({"system": "brp", "skill": 50}, d100.CheckResult),
+        (
+            {"system": "openquest", "actor": {"skill": 5}, "opponent": {"skill": 9}},
+            d100.ContestResult,
+        ),
+    ],
+)
+def test_g6_resolve_answers_the_type_its_overload_names(
+    data: dict[str, object], kind: type
+) -> None:
+    assert isinstance(d100.resolve(data, __import__("random").Random(1)), kind)
