@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import d100
+from d100.advise import advise
 from d100.catalogue import OPPOSED_TASKS, failures, find_task
 from d100.systems.chances import RISKS, choose_leader, cover_struck, degree, synergy_bonus
 
@@ -220,3 +221,30 @@ class _Fixed:
 
     def randint(self, a: int, b: int) -> int:
         return self.value
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2, 3])
+def test_ch8_advice_never_offers_more_helpers_than_the_house_cap(cap: int) -> None:
+    request = {"system": "chances", "skill": 40, "risk": 80, "house_rules": {"max_assisters": cap}}
+    helpers = {"Ann": {"skill": 30}, "Bo": {"skill": 20}, "Cy": {"skill": 60}}
+    options = advise(request, helpers=helpers)
+    helped = [o for o in options if o.request.get("assisters")]
+    assert all(len(o.request["assisters"]) <= cap for o in options)
+    assert all(o.request["house_rules"] == {"max_assisters": cap} for o in options)
+    # every helper alone while the cap allows one, and everyone while it allows three
+    assert len(helped) == (0 if cap == 0 else 3 + (cap >= 3))
+
+
+def test_ch8_house_rules_are_kept_by_the_request() -> None:
+    check = {"system": "chances", "skill": 40, "risk": 80, "house_rules": {"max_assisters": 2}}
+    assert d100.parse(check).to_dict()["house_rules"] == {"max_assisters": 2}
+    contest = {
+        "system": "chances",
+        "actor": {"skill": 40},
+        "opponent": {"skill": 30},
+        "house_rules": {"max_assisters": 0},
+    }
+    parsed = d100.parse(contest)
+    assert parsed.to_dict()["house_rules"] == {"max_assisters": 0}
+    assert d100.parse(parsed.to_dict()) == parsed
+    assert "house_rules" not in d100.parse({**check, "house_rules": {}}).to_dict()

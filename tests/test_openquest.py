@@ -258,3 +258,20 @@ def test_oq4_seeded_rolls_repeat() -> None:
     request = {"system": "openquest", "skill": 55}
     first = [d100.resolve(request, random.Random(9)).to_dict() for _ in range(3)]
     assert first[0] == first[1] == first[2]
+
+
+@pytest.mark.parametrize(("side", "master"), [("actor", "opponent"), ("opponent", "actor")])
+def test_oq9_g6_a_failure_beaten_by_a_master_is_not_explained_as_doubles(
+    side: str, master: str
+) -> None:
+    request = {"system": "openquest", side: {"skill": 50, "dice": [70]}, master: {"skill": 100}}
+    result = d100.resolve(request)
+    beaten = getattr(result, side)
+    assert beaten.level == "fumble" and result.winner == master
+    assert "doubles" not in beaten.explanation
+    assert "failure beaten by a master" in beaten.explanation
+    # a fumble the dice made (doubles) is still explained by the dice
+    request[side] = {"skill": 50, "dice": [77]}
+    doubled = getattr(d100.resolve(request), side)
+    assert doubled.level == "fumble" and "doubles" in doubled.explanation
+    assert "beaten by a master" not in doubled.explanation

@@ -157,8 +157,14 @@ def _why(roll: int | None, modified: int, master: bool, lvl: str) -> str:
         note = "automatic failure at 0% or less"
     else:
         note = ""
-    if lvl in ("critical", "fumble"):
-        note = f"doubles; {note}" if note else "doubles"
+    natural = level(roll, modified, master)
+    if lvl != natural:  # OQ9: the dice said otherwise, the master decided
+        why = f"a {natural} beaten by a master is a {lvl}"
+    elif lvl in ("critical", "fumble"):
+        why = "doubles"
+    else:
+        why = ""
+    note = "; ".join(n for n in (why, note) if n)
     return f"{text} ({note})" if note else text
 
 
