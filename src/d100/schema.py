@@ -9,6 +9,7 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"anyOf": [_type(h, defs) for h in typing.get_args(hint)]}
     if origin is tuple:
         return {"type": "array", "items": _type(typing.get_args(hint)[0], defs)}
-    if origin is dict or hint is dict:
+    if origin in (dict, Mapping) or hint is dict:
         return {"type": "object"}
     if origin is typing.Literal:
         return {"enum": list(typing.get_args(hint))}
