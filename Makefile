@@ -1,10 +1,10 @@
-# d100: make run | make test | make lint | make bench
+# d100: make run | make test | make quick | make lint | make bench
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench schemas clean
+.PHONY: run test quick lint bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q -n 2
+
+# the development loop: everything but the tests marked slow (sampling, brute force, kill tests)
+quick: $(STAMP)
+	$(BIN)/pytest -q -n 2 -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

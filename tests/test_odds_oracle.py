@@ -99,12 +99,14 @@ def agree(request: dict[str, Any]) -> None:
     assert nonzero(odds_map(request)) == brute_force(request), request
 
 
+@pytest.mark.slow  # every dice sequence through resolve, one by one
 @ORACLE
 @given(openquest_check())
 def test_g4_openquest_check_odds_equal_brute_force(request: dict[str, Any]) -> None:
     agree(request)
 
 
+@pytest.mark.slow  # every dice sequence through resolve, one by one
 @PAIRS
 @given(openquest_contest())
 def test_g4_openquest_contest_odds_equal_brute_force(request: dict[str, Any]) -> None:
@@ -117,18 +119,21 @@ def test_g4_brp_check_odds_equal_brute_force(request: dict[str, Any]) -> None:
     agree(request)
 
 
+@pytest.mark.slow  # every dice sequence through resolve, one by one
 @PAIRS
 @given(brp_contest())
 def test_g4_brp_contest_odds_equal_brute_force(request: dict[str, Any]) -> None:
     agree(request)
 
 
+@pytest.mark.slow  # every dice sequence through resolve, one by one
 @ORACLE
 @given(chances_check())
 def test_g4_chances_check_odds_equal_brute_force(request: dict[str, Any]) -> None:
     agree(request)
 
 
+@pytest.mark.slow  # every dice sequence through resolve, one by one
 @PAIRS
 @given(chances_contest())
 def test_g4_chances_contest_odds_equal_brute_force(request: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,7 @@ def test_g5_any_odds_request_gets_odds_or_a_d100error(data: dict[str, Any]) -> N
     json.dumps(odds.to_dict())
 
 
+@pytest.mark.slow
 def test_provable_dice_are_uniform_over_a_million_draws(
     record_property: Callable[[str, object], None],
 ) -> None:

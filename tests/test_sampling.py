@@ -33,6 +33,7 @@ def chi_square(observed: Counter[str], expected: dict[str, float]) -> tuple[floa
     return stat, cells - 1
 
 
+@pytest.mark.slow  # 200,000 seeded rolls per request
 @pytest.mark.parametrize(
     "request_",
     [
