@@ -4,10 +4,12 @@ narrowing), they run, and the contract dicts' types name exactly the fields the 
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
 import typing
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -50,8 +52,30 @@ def test_g6_readme_library_examples_pass_mypy_strict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_g6_readme_library_examples_run() -> None:
-    exec(compile(library_examples(), "README.md", "exec"), {})
+def checked(source: str) -> tuple[str, int]:
+    """The examples with each ``expression  # value`` line, where the value is a whole Python
+    literal, turned into an assert: the README's comments say what the code gives."""
+    out, n = [], 0
+    for line in source.splitlines():
+        found = re.match(r"^(\s*)(\S.*?)\s{2,}# (.+)$", line)
+        if found and "..." not in found[3]:
+            indent, expr, value = found.groups()
+            try:
+                ast.parse(expr, mode="eval"), ast.parse(value, mode="eval")
+            except SyntaxError:
+                out.append(line)
+                continue
+            out.append(f"{indent}assert ({expr}) == ({value}), {expr!r}")
+            n += 1
+            continue
+        out.append(line)
+    return "\n".join(out), n
+
+
+def test_g6_readme_library_examples_run_and_give_what_they_say() -> None:
+    source, asserted = checked(library_examples())
+    assert asserted >= 5, source
+    exec(compile(source, "README.md", "exec"), {"Fraction": Fraction})
 
 
 def _names(fields: tuple[Field, ...]) -> set[str]:
