@@ -26,7 +26,7 @@ from typing import Any
 
 from . import declarations
 from .declarations import FastPath
-from .errors import D100Error, DiceError, TooMuchWork
+from .errors import DiceError, TooMuchWork
 from .fields import Field
 from .machine import final_weights
 from .memo import Memo, clear_all
