@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import d100
+from d100 import tallies
 from d100.cli.jsonl import answer_lines
 from d100.server.app import create_app
 from d100.server.errors import invalid, renamed
@@ -98,19 +99,30 @@ def test_g5_d100error_built_directly_is_a_bad_input() -> None:
 
 
 def test_g5_too_much_work_carries_its_cost_and_budget() -> None:
-    err = d100.TooMuchWork("luck_rerolls", 100, "fewer rerolls", "too dear", cost=9, budget=4)
+    err = d100.TooMuchWork("luck_rerolls", 9000, 4000)
     assert isinstance(err, d100.D100Error)
-    assert err.to_dict() == {
-        "kind": "too_much_work",
-        "field": "luck_rerolls",
-        "value": 100,
-        "allowed": "fewer rerolls",
-        "message": "luck_rerolls: too dear; allowed: fewer rerolls",
-        "cost": 9,
-        "budget": 4,
-    }
+    data = err.to_dict()
+    assert data["kind"] == "too_much_work" and data["field"] == "luck_rerolls"
+    assert (data["cost"], data["budget"]) == (9000, 4000)
     again = pickle.loads(pickle.dumps(err))  # a worker process can hand it back
-    assert type(again) is d100.TooMuchWork and again.to_dict() == err.to_dict()
+    assert type(again) is d100.TooMuchWork and again.to_dict() == data
+
+
+def test_g5_too_much_work_from_the_engine_is_mapped_like_any_error(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tallies, "BUDGET", 1)  # every enumeration is over this budget
+    dear = {"system": "brp", "skill": 37, "bonus_dice": 2, "luck_rerolls": 3}
+    with pytest.raises(d100.TooMuchWork) as err:
+        d100.odds(dear)
+    expected = err.value.to_dict()
+    assert expected["budget"] == 1 and expected["cost"] > 1
+    out = io.StringIO()
+    assert answer_lines(io.StringIO(json.dumps(dear) + "\n"), out, lambda r: d100.odds(r).to_dict())
+    assert json.loads(out.getvalue()) == {"error": {**expected, "line": 1}}
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}")) as client:
+        r = client.post("/api/odds", json=dear)
+    assert r.status_code == 422 and r.json() == {"error": expected}
 
 
 def test_g5_an_error_placed_in_a_body_keeps_its_kind() -> None:
