@@ -10,7 +10,7 @@ from typing import Any
 from .declarations import Option as Choice
 from .engine import odds, parse
 from .errors import D100Error
-from .results import CheckOdds
+from .results import CheckOdds, frozen, thawed
 from .system import System
 from .systems import REGISTRY
 
@@ -19,9 +19,12 @@ from .systems import REGISTRY
 class Option:
     name: str
     cost: str
-    request: dict[str, Any]
+    request: Mapping[str, Any]  # read-only, as a result's (lists as tuples)
     odds: CheckOdds
     gain: Fraction  # change in P(success) over the check as asked
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "request", frozen(self.request))
 
     @property
     def luck(self) -> Fraction:
@@ -32,7 +35,7 @@ class Option:
         return {
             "name": self.name,
             "cost": self.cost,
-            "request": self.request,
+            "request": thawed(self.request),
             "odds": self.odds.to_dict(),
             "gain": gain,
         }
