@@ -103,3 +103,25 @@ def test_g6_resolve_answers_the_type_its_overload_names(
     data: dict[str, object], kind: type
 ) -> None:
     assert isinstance(d100.resolve(data, __import__("random").Random(1)), kind)
+
+
+def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "snippet.py"
+    path.write_text(source)
+    cache = str(tmp_path / "cache")
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_g6_levels_are_literal_types_so_a_misspelt_level_fails_mypy(tmp_path: Path) -> None:
+    # rule: BRP3 (the levels a BRP check can reach)
+    good = (
+        'import d100\nr = d100.resolve({"system": "brp", "skill": 5})\nok = r.level == "special"\n'
+    )
+    assert _mypy(tmp_path, good).returncode == 0
+    done = _mypy(tmp_path, good.replace('"special"', '"speciall"'))
+    assert done.returncode == 1 and "comparison-overlap" in done.stdout, done.stdout

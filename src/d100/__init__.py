@@ -6,7 +6,7 @@ from .dice import D100, RandomSource
 from .engine import odds, parse, resolve, resolve_group
 from .errors import BadInput, D100Error, DiceError, RuleRefusal, TooMuchWork
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
-from .systems import REGISTRY
+from .systems import REGISTRY, Level
 from .systems.brp import BrpCheck, BrpContest
 from .systems.chances import Assister, ChancesCheck, ChancesContest
 from .systems.openquest import OpenQuestCheck, OpenQuestContest
@@ -32,6 +32,7 @@ __all__ = [
     "ContestResult",
     "D100Error",
     "DiceError",
+    "Level",
     "Odds",
     "OpenQuestCheck",
     "OpenQuestContest",

@@ -10,7 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .systems import Level
+else:
+    Level = str  # at run time a level is a string; type checkers see each system's Literal
 
 Winner = Literal["actor", "opponent", "tie", "none"]
 WINNERS: tuple[Winner, ...] = ("actor", "opponent", "tie", "none")
@@ -52,7 +57,7 @@ class CheckResult:
     """One check, resolved. ``roll`` is the deciding d100 (None for an OpenQuest master, OQ3)."""
 
     system: str
-    level: str
+    level: Level
     success: bool
     roll: int | None
     dice: tuple[int, ...]

@@ -1,6 +1,7 @@
 """The registered rule systems."""
 
 from ..system import Registry
+from . import brp, chances, openquest
 from .brp import Brp, BrpCheck, BrpContest
 from .chances import Chances, ChancesCheck, ChancesContest
 from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
@@ -9,6 +10,9 @@ REGISTRY = Registry()
 REGISTRY.register(OpenQuest())
 REGISTRY.register(Brp())
 REGISTRY.register(Chances())
+
+# Every system's levels, for type checkers: a result's ``level`` is one of them
+Level = openquest.Level | brp.Level | chances.Level
 
 # The request classes for type checkers: what ``d100.parse`` answers and ``d100.resolve`` takes
 CheckRequest = OpenQuestCheck | BrpCheck | ChancesCheck
@@ -22,6 +26,7 @@ __all__ = [
     "ChancesContest",
     "CheckRequest",
     "ContestRequest",
+    "Level",
     "OpenQuestCheck",
     "OpenQuestContest",
 ]

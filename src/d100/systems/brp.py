@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..declarations import (
     Aim,
@@ -32,7 +32,8 @@ from ..system import Plan, Record
 from .common import DICE, dice_stream, house_dict, modifiers_field, plain, rolls, system_field
 
 NAME = "brp"
-LEVELS = ("critical", "special", "success", "failure", "fumble")
+Level = Literal["critical", "special", "success", "failure", "fumble"]  # best first
+LEVELS: tuple[Level, ...] = get_args(Level)
 FAILED = frozenset({"failure", "fumble"})
 RANK = {"critical": 4, "special": 3, "success": 2, "failure": 1}
 DIFFICULTIES = {  # BRP2
@@ -242,7 +243,7 @@ def thresholds(effective: int, rounding: str = "floor") -> tuple[int, int]:
     return max(1, _rnd(effective, 20, rounding)), _rnd(effective, 5, rounding)
 
 
-def level(roll: int, effective: int, rounding: str = "floor") -> str:
+def level(roll: int, effective: int, rounding: str = "floor") -> Level:
     """BRP3, checked in order: a fumble first, even under the skill."""
     critical, special = thresholds(effective, rounding)
     if roll >= FUMBLE_FROM:

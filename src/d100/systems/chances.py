@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..declarations import (
     Assistance,
@@ -39,7 +39,8 @@ from .common import (
 )
 
 NAME = "chances"
-LEVELS = ("perfect", "great", "success", "failure")
+Level = Literal["perfect", "great", "success", "failure"]  # best first
+LEVELS: tuple[Level, ...] = get_args(Level)
 RISKS = {  # CH2
     "very-easy": 0,
     "easy": 20,
@@ -262,7 +263,7 @@ def synergy_bonus(trained: Sequence[int]) -> int:
     return sum(15 if t >= 75 else 10 if t >= 25 else 0 for t in trained)
 
 
-def degree(margin: int) -> str:
+def degree(margin: int) -> Level:
     """CH4: exactly matching succeeds."""
     if margin >= PERFECT:
         return "perfect"
@@ -417,7 +418,7 @@ class Chances:
         state: Any,
         record: Record,
         target: int,
-        lvl: str,
+        lvl: Level,
         extra: int = 0,
     ) -> CheckResult:
         _, helped, luck = state

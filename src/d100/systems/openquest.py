@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..declarations import (
     Assistance,
@@ -29,7 +29,8 @@ from ..system import Plan, Record, replay
 from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
 
 NAME = "openquest"
-LEVELS = ("critical", "success", "failure", "fumble")
+Level = Literal["critical", "success", "failure", "fumble"]  # best first
+LEVELS: tuple[Level, ...] = get_args(Level)
 RANK = {level: len(LEVELS) - i for i, level in enumerate(LEVELS)}
 # rule: OQ1 (the seed names a difficulty table it does not print; these are the usual values)
 DIFFICULTIES = {"very-easy": 50, "easy": 20, "normal": 0, "hard": -20, "very-hard": -50}
@@ -132,7 +133,7 @@ def _side(values: Mapping[str, Any]) -> OpenQuestCheck:
     )
 
 
-def level(roll: int | None, modified: int, master: bool) -> str:
+def level(roll: int | None, modified: int, master: bool) -> Level:
     if master:  # OQ3: masters do not roll
         return "critical"
     assert roll is not None
@@ -204,7 +205,7 @@ class OpenQuest:
 
         return Then(first, lambda _: own, key=assisted)
 
-    def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> str:
+    def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> Level:
         return _state_level(state, _modified(check), master)
 
     def _result(
@@ -214,7 +215,7 @@ class OpenQuest:
         state: Any,
         record: Record,
         master: bool,
-        lvl: str | None = None,
+        lvl: Level | None = None,
     ) -> CheckResult:
         _, assisted, roll = state
         modified = check.modified(assisted)
@@ -266,7 +267,7 @@ class OpenQuest:
         o_machine = self._machine(opponent, "opponent", opponent_rolls)
         machine: Machine[Any] = Then(a_machine, lambda _: o_machine)
 
-        def decide(state: Any) -> tuple[Winner, str, str]:
+        def decide(state: Any) -> tuple[Winner, Level, Level]:
             _, a_state, o_state = state
             a = self._level(actor, a_state, actor_master)
             o = self._level(opponent, o_state, opponent.master)
@@ -307,7 +308,7 @@ def _modified(check: OpenQuestCheck) -> tuple[int, int]:
     return check.modified(False), check.modified(True)
 
 
-def _state_level(state: Any, modified: tuple[int, int], master: bool) -> str:
+def _state_level(state: Any, modified: tuple[int, int], master: bool) -> Level:
     """The level of a final state (True, assisted, roll): roll 0 when the character does not
     roll."""
     _, assisted, roll = state
@@ -315,8 +316,8 @@ def _state_level(state: Any, modified: tuple[int, int], master: bool) -> str:
 
 
 def _decide(
-    actor: OpenQuestCheck, opponent: OpenQuestCheck, a: str, a_roll: int, o: str, o_roll: int
-) -> tuple[Winner, str, str]:
+    actor: OpenQuestCheck, opponent: OpenQuestCheck, a: Level, a_roll: int, o: Level, o_roll: int
+) -> tuple[Winner, Level, Level]:
     """The winner, and each side's level after OQ9 turns a beaten roller's failure to fumble."""
     if actor.master and opponent.master:  # OQ9: only an actor's critical beats two masters
         return ("actor" if a == "critical" else "none"), a, o
@@ -416,11 +417,11 @@ def _results() -> list[Hashable]:
     return [(lvl, r) for lvl in LEVELS for r in range(1, 101)]
 
 
-def _beats(x: tuple[str, int], y: tuple[str, int]) -> tuple[Winner]:
+def _beats(x: tuple[Level, int], y: tuple[Level, int]) -> tuple[Winner]:
     return (_decide(_ROLLER, _ROLLER, x[0], x[1], y[0], y[1])[0],)
 
 
-def _shown(modified: int, state: Any) -> tuple[str, int]:
+def _shown(modified: int, state: Any) -> tuple[Level, int]:
     """What a side that rolls shows the ranking: its level and roll."""
     return (level(state[2], modified, False), state[2])
 
