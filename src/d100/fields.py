@@ -105,9 +105,9 @@ def validate(obj: Any, fields: Sequence[Field], nested: Mapping[str, type] | Non
     (lists become tuples, preset names their values), unset optional parts (None) pass, and a
     nested part must be an instance of its class in ``nested`` (it checked itself when built)."""
     for f in fields:
-        if not hasattr(obj, f.name):
+        value = getattr(obj, f.name, _ABSENT)
+        if value is _ABSENT or _plainly_fits(f, value):
             continue
-        value = getattr(obj, f.name)
         if f.kind in ("object", "object_list"):
             cls = (nested or {}).get(f.name)
             parsed = value if cls is None else _instances(f, value, cls)
@@ -117,6 +117,40 @@ def validate(obj: Any, fields: Sequence[Field], nested: Mapping[str, type] | Non
             parsed = _value(f, value, f.name)
         if parsed is not value:
             object.__setattr__(obj, f.name, parsed)
+
+
+_ABSENT = object()
+
+
+def _within(f: Field, value: Any) -> bool:
+    return (
+        type(value) is int
+        and (f.low is None or value >= f.low)
+        and (f.high is None or value <= f.high)
+    )
+
+
+def _plainly_fits(f: Field, value: Any) -> bool:
+    """The common case, decided at once: a value already as ``read`` would answer it (requests
+    are built at every parse, so this stays cheap); anything else goes the long way."""
+    kind = f.kind
+    if kind in ("int", "preset"):
+        return _within(f, value)
+    if kind == "bool":
+        return type(value) is bool
+    if kind == "int_list":
+        return (
+            type(value) is tuple and len(value) <= f.max_items and all(_within(f, v) for v in value)
+        )
+    if kind == "choice":
+        return any(value is c for c in f.choices)  # None, or the very strings and ints
+    if kind == "dice":
+        return (
+            type(value) is tuple
+            and len(value) <= MAX_DICE
+            and all(type(v) is int and 1 <= v <= 100 for v in value)
+        )
+    return False
 
 
 def _instances(f: Field, value: Any, cls: type) -> Any:
