@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import d100
 from d100.provable import ProvableSource, commitment, replay_draws
+from d100.systems import REGISTRY
 from tests.conftest import FIGURES
 
 json_values = st.recursive(
@@ -28,28 +29,10 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-FIELDS = [
-    "skill",
-    "difficulty",
-    "modifiers",
-    "assist",
-    "bonus_dice",
-    "penalty_dice",
-    "aim_rounds",
-    "luck_boost",
-    "luck_rerolls",
-    "ability",
-    "risk",
-    "risk_modifiers",
-    "take",
-    "synergy",
-    "assisters",
-    "house_rules",
-    "dice",
-    "actor",
-    "opponent",
-    "coin",
-]
+# Every field any system declares, from the systems themselves
+FIELDS = sorted(
+    {f.name for s in REGISTRY for f in (*s.check_fields, *s.contest_fields)} - {"system"}
+)
 # Mostly well-formed requests with one or two odd values, so the fuzz reaches deep checks.
 near_requests = st.fixed_dictionaries(
     {"system": st.sampled_from(["openquest", "brp", "chances", "other"])},
