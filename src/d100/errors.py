@@ -87,6 +87,26 @@ class DiceError(D100Error):
     kind = "dice"
 
 
+class TooMuchWork(D100Error):
+    """An exact computation whose cost, known before it runs, is over the budget: ``field``
+    names what makes it dear."""
+
+    kind = "too_much_work"
+
+    def __init__(self, field: str, cost: int, budget: int) -> None:
+        super().__init__(
+            field,
+            cost,
+            f"requests that try at most {budget:,} die faces",
+            f"too much work: about {cost:,} die faces to enumerate exactly",
+        )
+        self.cost = cost
+        self.budget = budget
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "cost": self.cost, "budget": self.budget}
+
+
 def _restore(cls: type[D100Error], state: dict[str, Any]) -> D100Error:
     err = Exception.__new__(cls)
     err.__dict__.update(state)
@@ -112,23 +132,3 @@ def _jsonable(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and _jsonable(v) for k, v in value.items())
     return False
-
-
-class TooMuchWork(D100Error):
-    """An exact computation whose cost, known before it runs, is over the budget: ``field``
-    names what makes it dear."""
-
-    kind = "too_much_work"
-
-    def __init__(self, field: str, cost: int, budget: int) -> None:
-        super().__init__(
-            field,
-            cost,
-            f"requests that try at most {budget:,} die faces",
-            f"too much work: about {cost:,} die faces to enumerate exactly",
-        )
-        self.cost = cost
-        self.budget = budget
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "cost": self.cost, "budget": self.budget}
