@@ -125,3 +125,19 @@ def test_g6_levels_are_literal_types_so_a_misspelt_level_fails_mypy(tmp_path: Pa
     assert _mypy(tmp_path, good).returncode == 0
     done = _mypy(tmp_path, good.replace('"special"', '"speciall"'))
     assert done.returncode == 1 and "comparison-overlap" in done.stdout, done.stdout
+
+
+PROBE = """
+import functools, sys
+import d100
+for name in sys.argv[1:]:
+    functools.reduce(getattr, name.split(".")[1:], d100)
+"""
+
+
+def test_everything_the_readme_names_is_reachable_after_import_d100() -> None:
+    text = (ROOT / "README.md").read_text()
+    names = sorted(set(re.findall(r"\bd100(?:\.[A-Za-z_]\w*)+", text)))
+    assert "d100.BrpCheck" in names and "d100.machine.run" in names
+    done = subprocess.run([sys.executable, "-c", PROBE, *names], capture_output=True, text=True)
+    assert done.returncode == 0, (names, done.stderr)

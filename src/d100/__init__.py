@@ -1,6 +1,6 @@
 """d100: percentile skill tests for OpenQuest, BRP and Taking Chances, with exact odds."""
 
-from . import advise, catalogue, luck, provable, systems
+from . import advise, batch, catalogue, luck, machine, provable, systems, tallies
 from .contract import CheckData, CheckRequest, ContestData, ContestRequest, Request
 from .dice import D100, RandomSource
 from .engine import odds, parse, resolve, resolve_group
@@ -43,12 +43,15 @@ __all__ = [
     "TooMuchWork",
     "__version__",
     "advise",
+    "batch",
     "catalogue",
     "luck",
+    "machine",
     "odds",
     "parse",
     "provable",
     "resolve",
     "resolve_group",
     "systems",
+    "tallies",
 ]
