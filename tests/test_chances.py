@@ -248,3 +248,18 @@ def test_ch8_house_rules_are_kept_by_the_request() -> None:
     assert parsed.to_dict()["house_rules"] == {"max_assisters": 0}
     assert d100.parse(parsed.to_dict()) == parsed
     assert "house_rules" not in d100.parse({**check, "house_rules": {}}).to_dict()
+
+
+def test_ch8_advice_weighs_every_group_of_helpers_the_cap_allows() -> None:
+    from itertools import combinations
+
+    from d100.advise import advise
+
+    helpers = {"Ann": {"skill": 30}, "Bo": {"skill": 20}, "Cy": {"skill": 10}}
+    request = {"system": "chances", "skill": 40, "risk": 80, "take": 50,
+               "house_rules": {"max_assisters": 2}}
+    options = advise(request, helpers=helpers)
+    groups = {tuple(a["skill"] for a in o.request.get("assisters", ())) for o in options}
+    skills = [h["skill"] for h in helpers.values()]
+    expected = {()} | {c for k in (1, 2) for c in combinations(skills, k)}
+    assert groups == expected  # every single and pair, never all three (over the cap)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import combinations
 from typing import Any, Literal, get_args
 
 from ..declarations import (
@@ -614,6 +615,7 @@ def _sum(
 # -- what the rest of the code reads (declarations.py) -----------------------------------------
 
 ICONS = {"perfect": "★", "great": "✦", "success": "✓", "failure": "✗"}
+ADVICE_GROUPS = 31  # groups of helpers advice weighs at most: every group of five helpers
 TAKE_WORDS = {
     50: "not rushed, threatened or distracted",
     100: "about 100 times as long; only if failure costs nothing",
@@ -638,16 +640,23 @@ def _at_least(value: int) -> str:
 def _options(
     base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
 ) -> list[Option]:
-    """CH5's take 50 and 100, and CH8's helpers, one or all, within the table's cap; each
-    combined with taking too."""
+    """CH5's take 50 and 100, and CH8's helpers: every group of them the table's cap allows
+    (singles and everyone only, past ``ADVICE_GROUPS`` groups); each combined with taking."""
     cap = base.get("house_rules", {}).get("max_assisters")
     room = MAX_ASSISTERS if cap is None else cap
     room -= len(base.get("assisters", ()))
-    groups: list[tuple[str, list[dict[str, Any]]]] = []
-    if room >= 1:
-        groups += [(f"helped by {name}", [dict(h)]) for name, h in helpers.items()]
-    if 1 < len(helpers) <= room:
-        groups.append(("helped by everyone", [dict(h) for h in helpers.values()]))
+    names = list(helpers)
+    sizes = range(1, min(room, len(names)) + 1)
+    every = [c for k in sizes for c in combinations(names, k)]
+    if len(every) > ADVICE_GROUPS:
+        every = [(n,) for n in names] + ([tuple(names)] if len(names) <= room else [])
+    groups = [
+        (
+            "helped by everyone" if len(c) == len(names) > 1 else "helped by " + " and ".join(c),
+            [dict(helpers[n]) for n in c],
+        )
+        for c in every
+    ]
     takes: list[int | None] = [None]
     if base.get("take") is None:
         takes += list(TAKE_WORDS)
