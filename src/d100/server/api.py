@@ -184,6 +184,18 @@ def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any
         return gametables.member_view(gametables.revoke(session, viewer, member_id))
 
 
+@router.post("/api/tables/{table_id}/me/link", tags=["tables"])
+def my_link(table_id: TableId, request: Request) -> dict[str, str]:
+    """The signed-in member's own link (the GM link, or a player's rejoin link), to open the
+    table on another device: the page cannot read its HttpOnly cookie. A POST, so a page on
+    another site is refused before it can ask."""
+    token = _writer_token(request, table_id)
+    with _server(request).store.read() as session:
+        viewer = authenticate(session, table_id, token)
+    assert token is not None  # authenticate refuses a missing token
+    return {"link": _link(request, f"/t/{table_id}", token), "role": viewer.role}
+
+
 @router.put("/api/tables/{table_id}/me/client-seed", tags=["provable dice"])
 def set_client_seed(table_id: TableId, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
@@ -309,6 +321,13 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.visibility,
         )
         return flow.call_view(session, call)
+
+
+@router.post("/api/tables/{table_id}/calls/{call_id}/cancel", tags=["flow"])
+def cancel_call(table_id: TableId, call_id: str, request: Request) -> dict[str, Any]:
+    """Withdraw a called test (GM): its pending tests become ``cancelled``."""
+    with _acting(request, table_id) as (session, viewer):
+        return flow.call_view(session, flow.cancel(session, viewer, call_id))
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])

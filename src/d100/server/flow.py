@@ -13,10 +13,10 @@ from ..errors import D100Error
 from ..systems.brp import AIM_CAP, AIM_STEP
 from . import characters
 from .access import Viewer, require_editor, require_gm
-from .errors import bad, conflict, renamed
+from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallTarget, Character, GameTable
-from .rolls import RollSpec, Side, pending_target, prepare
+from .rolls import RollSpec, Side, pending_target, prepare, target_odds
 from .tokens import new_id, now
 
 AIM_ACTIONS = ("aim", "move", "damage", "act")  # BRP5: aiming, then what ends it
@@ -93,6 +93,28 @@ def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
         actor_id=viewer.member_id,
     )
     return target
+
+
+def cancel(session: Session, viewer: Viewer, call_id: str) -> Call:
+    """The GM withdraws a called test: whoever has not rolled or declined it yet no longer has
+    to; rolls already made stand."""
+    require_gm(viewer, "cancel a called test")
+    table = lock_table(session, viewer.table_id)
+    call = session.get(Call, call_id)
+    if call is None or call.table_id != table.id:
+        raise not_found("call_id", call_id, "called test")
+    waiting = session.scalars(
+        select(CallTarget).where(CallTarget.call_id == call.id, CallTarget.status == "pending")
+    ).all()
+    if not waiting:
+        raise conflict(
+            "call_id", call_id, "a call someone still has to answer", "nobody is waiting on it"
+        )
+    for target in waiting:
+        target.status = "cancelled"
+    session.flush()
+    append(session, table, "cancel", {"call": call_view(session, call)}, actor_id=viewer.member_id)
+    return call
 
 
 def assist(
@@ -189,14 +211,23 @@ def rest(session: Session, viewer: Viewer) -> list[Character]:
     return rows
 
 
-def recent_calls(session: Session, table_id: str) -> list[dict[str, Any]]:
+def recent_calls(
+    session: Session, table: GameTable, rollers: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """The latest calls; a pending test of one of ``rollers`` (characters the viewer plays)
+    carries its exact odds, so a page needs no request per call to show them."""
     calls = session.scalars(
         select(Call)
-        .where(Call.table_id == table_id)
+        .where(Call.table_id == table.id)
         .order_by(Call.created_at.desc())
         .limit(RECENT_CALLS)
     ).all()
-    return [call_view(session, c) for c in calls]
+    views = [call_view(session, c) for c in calls]
+    for view in views:
+        for target in view["targets"]:
+            if target["status"] == "pending" and target["character"]["id"] in rollers:
+                target |= target_odds(session, table, target["character"]["id"], target["id"])
+    return views
 
 
 def call_view(session: Session, call: Call) -> dict[str, Any]:

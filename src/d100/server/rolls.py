@@ -18,7 +18,7 @@ from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters
 from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_readers_see
-from .calculator import advice, meanings
+from .calculator import advice, meanings, percents
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
@@ -159,12 +159,22 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
     """The exact odds before rolling, and for a check every option with its exact gain."""
     table = get_table(session, viewer.table_id)
     prepared = prepare(session, table, spec)
-    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.parsed).to_dict()}
+    chance = odds(prepared.parsed).to_dict()
+    out: dict[str, Any] = {"request": prepared.request, "odds": chance, "percent": percents(chance)}
     if spec.opponent is None:
         luck = characters.sheet_of(prepared.rows[0]).luck
         out["advice"] = advice(prepared.request, None if luck is None else luck.current)
     out["meanings"] = meanings(REGISTRY.get(table.system))
     return out
+
+
+def target_odds(
+    session: Session, table: GameTable, character_id: str, target_id: str
+) -> dict[str, Any]:
+    """A called test's exact odds for its roller, as called (no options chosen yet)."""
+    spec = RollSpec(Side(character_id), target_id=target_id)
+    chance = odds(prepare(session, table, spec).parsed).to_dict()
+    return {"odds": chance, "percent": percents(chance)}
 
 
 def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
@@ -205,11 +215,13 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
     _mark(table, prepared.rows, prepared.skills, checks, shared)
+    chance = odds(prepared.parsed).to_dict()
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
         "request": prepared.request,
-        "odds": odds(prepared.parsed).to_dict(),
+        "odds": chance,
+        "percent": percents(chance),
         "manual": any(side.dice is not None for side in spec.sides),
         "provable": {
             "seed_id": seed.id,

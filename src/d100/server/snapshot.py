@@ -26,12 +26,14 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
         .order_by(SeedSession.created_at, SeedSession.blind)
     ).all()
     me = next(m for m in members if m.id == viewer.member_id)
+    shown = characters.visible(session, viewer)
+    rollers = frozenset(c["id"] for c in shown if "skills" in c)  # the sheets this viewer edits
     return {
         "table": table_view(table),
         "me": member_view(me),
         "members": [member_view(m) for m in members],
-        "characters": characters.visible(session, viewer),
-        "calls": flow.recent_calls(session, table.id),
+        "characters": shown,
+        "calls": flow.recent_calls(session, table, rollers),
         "seeds": [seed_view(s) for s in seeds],
     }
 
