@@ -124,3 +124,36 @@ def test_log_export_is_json_lines_filtered_per_viewer(api: Api) -> None:
     assert sum(e["kind"] == "roll" for e in gm_lines) == 2
     assert sum(e["kind"] == "roll" for e in sam_lines) == 1
     assert table.req("GET", "/log.jsonl", None).status_code == 401
+
+
+def test_the_gm_cancels_a_call_and_rolls_already_made_stand(api: Api) -> None:
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    view = call(table, "stealth", [alice, bob])
+    ids = targets(view)
+    table.roll(pat, alice, None, target_id=ids[alice])
+    call_id = view["id"]
+    assert table.req("POST", f"/calls/{call_id}/cancel", pat).status_code == 403
+    cancelled = table.ok("POST", f"/calls/{call_id}/cancel", table.gm)
+    assert {t["character"]["name"]: t["status"] for t in cancelled["targets"]} == {  # type: ignore[index]
+        "Alice": "rolled", "Bob": "cancelled"}
+    assert table.events(sam)[-1]["kind"] == "cancel"
+    again = table.req("POST", f"/calls/{call_id}/cancel", table.gm)
+    assert again.status_code == 409 and "nobody is waiting" in again.json()["error"]["message"]
+    late = table.req("POST", "/rolls", sam, json={"actor": {"character_id": bob},
+                                                  "target_id": ids[bob]})
+    assert late.status_code == 409
+    assert table.req("POST", "/calls/nope/cancel", table.gm).status_code == 404
+
+
+def test_a_pending_call_carries_its_odds_for_its_roller_only(api: Api) -> None:
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")  # stealth 65
+    table.character(sam, "Bob")
+    call(table, "stealth", [alice], fields={"difficulty": "difficult"})  # 65 - 20 (BRP2)
+    mine = table.ok("GET", "", pat)["calls"][0]["targets"][0]
+    assert mine["odds"]["success"] == "9/20" and mine["percent"]["success"] == "45.00%"
+    theirs = table.ok("GET", "", sam)["calls"][0]["targets"][0]
+    assert "odds" not in theirs
