@@ -101,5 +101,6 @@ def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[di
     for skill in skills:
         chance = odds({**request, "skill": skill})
         assert isinstance(chance, CheckOdds)
-        points.append({"skill": skill, **chance.to_dict()})
+        shown = chance.to_dict()
+        points.append({"skill": skill, **shown, "percent": percents(shown)})
     return points
