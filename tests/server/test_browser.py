@@ -125,6 +125,9 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
     contexts = [browser.new_context(viewport=DESKTOP)] + [
         browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True) for _ in range(2)]
     gm, pat, sam = (c.new_page() for c in contexts)
+    errors: list[str] = []
+    for page in (gm, pat, sam):
+        page.on("pageerror", lambda err: errors.append(str(err)))
     try:
         where, invite = open_table(gm, base)
         gm.get_by_role("link", name="Go to the table").click()
@@ -243,6 +246,7 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
             assert not no_rule_ids.search(page.locator("body").inner_text())
         shot(gm, "table-gm-desktop")
         shot(pat, "table-player-phone")
+        assert not errors, errors
     finally:
         for c in contexts:
             c.close()
@@ -367,6 +371,49 @@ def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
         faults.append(f"{name}: {wide} px wider than the screen")
     if axe:
         faults.extend(f"{name}: {v}" for v in serious_violations(page))
+
+
+SHEETS = {
+    "openquest": 'name = "{name}"\nsystem = "openquest"\nskills = {{ stealth = 60, perception = 45 }}\n',
+    "chances": 'name = "{name}"\nsystem = "chances"\nskills = {{ sneaking = 40, hearing = 30 }}\n'
+               'abilities = {{ dex = 10, per = 5 }}\nuses = {{ sneaking = "dex", hearing = "per" }}\n',
+}
+
+
+@pytest.mark.parametrize("system", ["openquest", "chances"])
+def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, system: str) -> None:
+    """The same page serves every system: its target field (difficulty or risk, CH2) and
+    options come from the system, a call without a risk takes the system's usual one."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Table name").fill(f"A {system} night")
+        page.get_by_label("Rule system").select_option(system)
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEETS[system])
+        skill = next(iter(SHEETS[system].split("skills = {{ ")[1].split(" ")))
+        target = "Risk" if system == "chances" else "Difficulty"
+        expect(page.locator("#call-difficulty-label")).to_have_text(target)
+        call_test(page, skill, ["Ada"])
+        expect(page.get_by_role("button", name=f"Roll {skill} for Ada")).to_be_visible()
+        page.get_by_role("button", name=f"Roll {skill} for Ada").click()
+        expect(page.locator("#calls .card")).to_contain_text(skill)
+        page.locator("#characters").get_by_role("button", name=re.compile(f"^Roll {skill} ")).click()
+        expect(page.locator("#roll-odds")).to_contain_text("Success")
+        page.get_by_role("button", name="Roll", exact=True).click()
+        expect(page.locator("#roll-result .card .level")).to_be_visible()
+        assert overflow(page) == 0
+        shot(page, f"table-{system}-phone")
+        assert not errors, errors
+    finally:
+        context.close()
 
 
 def test_the_odds_page_needs_no_sign_in(base: str, browser: Any) -> None:

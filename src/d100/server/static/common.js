@@ -77,7 +77,7 @@ function copyable(text, label) {
 // What a page needs to know of each system that GET /api/systems does not declare yet: kept
 // in this one place until it does, and overridden by whatever it declares.
 const UNDECLARED = {
-  brp: { target: "difficulty", luck: true, aim: { step: 20, cap: 60 }, assistance: false,
+  brp: { target: "difficulty", luck: { boost: 20 }, aim: { step: 20, cap: 60 }, assistance: false,
          sample: 'name = "Ada"\nsystem = "brp"\nluck = { current = 5, maximum = 5 }\nskills = { stealth = 60, "spot hidden" = 55, rifle = 45, dodge = 35 }\n' },
   openquest: { target: "difficulty", luck: false, aim: null, assistance: true,
                sample: 'name = "Ada"\nsystem = "openquest"\nskills = { stealth = 60, perception = 55, athletics = 40 }\n' },

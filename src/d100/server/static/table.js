@@ -19,6 +19,7 @@ let rules = null;  // what the page needs to know of the system (common.js decla
 let editing = null;
 let answering = null;  // { call, target } while the roll panel answers a called test
 const seen = new Set();
+let latest = 0;  // the newest roll's number, shown near the top of the page
 const rolledHere = new Map();  // target id -> the roll made on this page for it
 const luck = { boost: false, reroll: false };
 
@@ -72,6 +73,11 @@ function connect() {
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
+    if (["roll", "contest", "unblind"].includes(event.kind) && event.seq > latest) {  // in reach on a phone
+      latest = event.seq;
+      $("latest").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      $("latest-box").hidden = false;
+    }
     reload();
   };
   source.addEventListener("denied", () => {
@@ -362,8 +368,10 @@ function preview() {
         el("details", {}, el("summary", { text: "Every outcome" }), oddsTable(p.odds, p.percent)));
       $("roll-error").textContent = "";
       const gain = (name) => { const o = (p.advice || []).find((a) => a.name === name); return o ? ` (${o.percent.gain} success)` : ""; };
-      $("luck-boost").textContent = `Luck boost: spend 1 for +20${luck.boost ? "" : gain("Luck boost")}`;
-      $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain("Luck reroll")}`;
+      if (rules.luck) {
+        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain("Luck boost")}`;
+        $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain("Luck reroll")}`;
+      }
     } catch (err) {
       previewed = null;
       $("roll-odds").replaceChildren();
@@ -503,7 +511,7 @@ function extras(e, result) {
   const request = e.request || {};
   const parts = [];
   if (result.luck_spent) parts.push(`Luck spent: ${result.luck_spent}`);
-  if (request.luck_boost) parts.push("Luck boost +20");
+  if (request.luck_boost) parts.push(`Luck boost +${rules.luck.boost}`);
   if (request.aim_rounds) parts.push(`aimed ${request.aim_rounds} round(s)`);
   if (request.bonus_dice) parts.push(`${request.bonus_dice} bonus die/dice`);
   if (request.penalty_dice) parts.push(`${request.penalty_dice} penalty die/dice`);
