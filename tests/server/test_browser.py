@@ -68,12 +68,16 @@ def serious_violations(page: Any) -> list[str]:
             for v in found if v["impact"] in ("serious", "critical")]
 
 
-def open_table(page: Any, base: str, name: str = "The Keep", gm: str = "Gina") -> tuple[str, str]:
+def open_table(page: Any, base: str, name: str = "The Keep", gm: str = "Gina",
+               house: dict[str, str] | None = None) -> tuple[str, str]:
     """A new BRP table from the home page; its address and invite link."""
     page.goto(f"{base}/")
     page.get_by_label("Table name").fill(name)
     page.get_by_label("Rule system").select_option("brp")
     page.get_by_label("Your name").fill(gm)
+    for label, value in (house or {}).items():
+        expand(page, "#house-rules-box")
+        page.get_by_label(label, exact=True).select_option(value)
     page.get_by_role("button", name="Open the table").click()
     invite = page.locator("#invite-link")
     from playwright.sync_api import expect
@@ -129,10 +133,12 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
     for page in (gm, pat, sam):
         page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        where, invite = open_table(gm, base)
+        # The Call of Cthulhu way of bonus dice, chosen as the table opens (BRP4).
+        where, invite = open_table(gm, base, house={"Bonus dice method": "tens"})
         gm.get_by_role("link", name="Go to the table").click()
         expect(gm.locator("#whoami")).to_contain_text("game master")
         wired(gm)
+        expect(gm.locator("#table-rules")).to_contain_text("bonus dice method: tens")
         add_character(gm, "Orc")
         join(pat, invite, "Pat")
         assert "#" not in pat.url  # the token left the address bar
@@ -247,6 +253,11 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         shot(gm, "table-gm-desktop")
         shot(pat, "table-player-phone")
         assert not errors, errors
+        # The home page lists the tables this browser sat at.
+        pat.goto(f"{base}/")
+        expect(pat.locator("#my-tables")).to_contain_text("The Keep (player)")
+        pat.get_by_role("link", name="The Keep").click()
+        expect(pat.locator("#whoami")).to_contain_text("Pat, a player")
     finally:
         for c in contexts:
             c.close()

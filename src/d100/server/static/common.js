@@ -89,6 +89,21 @@ function declared(system) {
   return { ...(UNDECLARED[system.name] || {}), ...(system.declares || {}) };
 }
 
+// The tables this browser has sat at, for the home page: names and roles only (the cookie
+// holding each table's token is HttpOnly and stays so).
+const MY_TABLES = "d100-my-tables";
+const MY_TABLES_LIMIT = 30;
+
+function myTables() {
+  try { return JSON.parse(localStorage.getItem(MY_TABLES)) || []; } catch { return []; }
+}
+
+function rememberTable(id, name, role) {
+  const kept = myTables().filter((t) => t.id !== id);
+  try { localStorage.setItem(MY_TABLES, JSON.stringify([{ id, name, role }, ...kept].slice(0, MY_TABLES_LIMIT))); }
+  catch { /* storage full or refused: the list is a convenience */ }
+}
+
 let systemsCache = null;
 async function systems() {
   systemsCache = systemsCache || await api("GET", "/api/systems");

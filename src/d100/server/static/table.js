@@ -41,6 +41,7 @@ async function start() {
     $("page-error").textContent = `${err.message} Open the table from your GM link, your own link or the invite link.`;
     return;
   }
+  rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = declared(system);
   buildRollFields();
@@ -146,6 +147,7 @@ function render() {
   renderCalls();
   renderCharacters();
   renderMembers();
+  $("table-rules").textContent = tableRules();
   renderSeeds();
   preview();
 }
@@ -290,6 +292,15 @@ function renderMembers() {
     `${m.name} (${m.role === "gm" ? "game master" : "player"}${m.revoked ? ", removed" : ""}) `,
     isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary small",
       onclick: () => act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error") }, `Remove ${m.name}`) : null)));
+}
+
+// The table's house rules and settings, as the GM chose them when opening it.
+function tableRules() {
+  const chosen = Object.entries(state.table.house_rules).map(([k, v]) => `${fieldWords(k).toLowerCase()}: ${v}`);
+  const settings = state.table.settings;
+  return [`House rules: ${chosen.length ? chosen.join("; ") : "none, the rules as written"}.`,
+    `Dice rolled by hand: ${settings.manual_dice ? "allowed" : "not allowed"}.`,
+    `Improvement marks: ${settings.improvement === "off" ? "off" : `on ${settings.improvement === "failure" ? "failures" : "successes"}`}.`].join(" ");
 }
 
 function renderSeeds() {
