@@ -211,7 +211,7 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         card = pat.locator("#roll-result .card")
         expect(card).to_contain_text("fumble (failure)")  # BRP6: 00 always fumbles
         expect(card.locator(".die.kept")).to_have_text("00")
-        expect(card.locator(".level")).to_have_attribute("data-icon", "✘✘")
+        expect(card.locator(".level")).to_have_attribute("data-icon", "☠")  # the icon BRP declares
         pat.get_by_label("Dice rolled by hand (optional)").fill("42x")
         pat.get_by_role("button", name="Roll", exact=True).click()
         expect(pat.locator("#roll-error")).to_contain_text("not a d100 roll")

@@ -74,19 +74,24 @@ function copyable(text, label) {
   return el("span", { class: "copyable" }, code, button);
 }
 
-// What a page needs to know of each system that GET /api/systems does not declare yet: kept
-// in this one place until it does, and overridden by whatever it declares.
-const UNDECLARED = {
-  brp: { target: "difficulty", luck: { boost: 20 }, aim: { step: 20, cap: 60 }, assistance: false,
-         sample: 'name = "Ada"\nsystem = "brp"\nluck = { current = 5, maximum = 5 }\nskills = { stealth = 60, "spot hidden" = 55, rifle = 45, dodge = 35 }\n' },
-  openquest: { target: "difficulty", luck: false, aim: null, assistance: true,
-               sample: 'name = "Ada"\nsystem = "openquest"\nskills = { stealth = 60, perception = 55, athletics = 40 }\n' },
-  chances: { target: "risk", default: "average", luck: false, aim: null, assistance: true,
-             sample: 'name = "Ada"\nsystem = "chances"\nskills = { sneaking = 40, hearing = 30, shooting = 35 }\nabilities = { dex = 10, per = 5 }\nuses = { sneaking = "dex", hearing = "per", shooting = "dex" }\n' },
-};
+// A sheet to start from, in the command line's TOML format, using what the system declares
+// (Luck, an ability factor per skill) and nothing else about it.
+function sampleSheet(system) {
+  const rules = system.declares;
+  const lines = ['name = "Ada"', `system = "${system.name}"`];
+  if (rules.luck) lines.push("luck = { current = 5, maximum = 5 }");
+  lines.push('skills = { stealth = 60, "spot hidden" = 55, rifle = 45 }');
+  if (rules.ability) lines.push("abilities = { dex = 10, per = 5 }", 'uses = { stealth = "dex", "spot hidden" = "per", rifle = "dex" }');
+  return lines.join("\n") + "\n";
+}
 
-function declared(system) {
-  return { ...(UNDECLARED[system.name] || {}), ...(system.declares || {}) };
+// The request fields a page sets itself rather than through a plain input: those the sheet,
+// the table or the page's own controls fill in.
+function setByPage(system) {
+  const r = system.declares;
+  return ["system", "skill", "dice", "house_rules", r.ability, r.synergy,
+    r.assistance && r.assistance.field, r.aim && r.aim.field,
+    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field].filter(Boolean);
 }
 
 // The tables this browser has sat at, for the home page: names and roles only (the cookie

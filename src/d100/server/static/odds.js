@@ -1,7 +1,6 @@
 // The odds page: the level distribution, the advice and a chart across skills.
 "use strict";
 
-const SKIP = ["system", "skill", "dice", "house_rules", "assist", "assisters", "synergy"];
 let current = null;
 
 async function start() {
@@ -18,10 +17,16 @@ async function start() {
 function pick(all) {
   current = all.find((s) => s.name === document.getElementById("odds-system").value);
   const fields = document.getElementById("odds-fields");
-  fields.replaceChildren(...fieldInputs(current.check, SKIP, "odds"));
-  const rules = declared(current);
-  const target = document.getElementById(`odds-${rules.target}`);
-  if (target && rules.default !== undefined) target.value = rules.default;
+  fields.replaceChildren(...fieldInputs(current.check, oddsSkip(current), "odds"));
+  const target = current.declares.target;
+  const input = document.getElementById(`odds-${target.field}`);
+  input.value = target.default;
+}
+
+// Fields the odds form leaves out: those a character's sheet or a called test fills in.
+function oddsSkip(system) {
+  const r = system.declares;
+  return ["system", "skill", "dice", "house_rules", r.synergy, r.assistance && r.assistance.field].filter(Boolean);
 }
 
 function request() {
@@ -40,8 +45,8 @@ async function refresh() {
       el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
         [el("dt", { text: k }), el("dd", { text: plain(v) })])));
     document.getElementById("odds-advice").replaceChildren(adviceList(answer.advice || []));
-    // The chart runs to the skill's maximum, or 150 where skills may pass 100.
-    const high = Math.min(current.check.properties.skill.maximum, 150);
+    // The chart runs to the skill's maximum, or to 150 where skills have none.
+    const high = current.declares.skill.high === null ? 150 : current.declares.skill.high;
     const points = await api("POST", "/api/odds/chart", { request: req, low: 0, high, step: 5 });
     document.getElementById("odds-chart").replaceChildren(chart(points, req.skill));
   } catch (err) {

@@ -8,14 +8,11 @@
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2]);
 const base = `/api/tables/${encodeURIComponent(tableId)}`;
-// Fields the table fills in from the sheet, the call or the buttons below.
-const ROLL_SKIP = ["system", "skill", "ability", "synergy", "dice", "house_rules", "assist",
-  "assisters", "aim_rounds", "luck_boost", "luck_rerolls"];
 const SEEN_BY = { public: "seen by everyone", gm: "seen by the roller and the GM",
   blind: "seen by the GM only", self: "seen by the roller only" };
 let state = null;
 let system = null;
-let rules = null;  // what the page needs to know of the system (common.js declared())
+let rules = null;  // what the system declares (GET /api/systems): every rule the page reads
 let editing = null;
 let answering = null;  // { call, target } while the roll panel answers a called test
 const seen = new Set();
@@ -43,9 +40,9 @@ async function start() {
   }
   rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
-  rules = declared(system);
+  rules = system.declares;
   buildRollFields();
-  $("sheet-text").value = rules.sample;
+  $("sheet-text").value = sampleSheet(system);
   $("export-log").href = `${base}/log.jsonl`;
   wire();
   render();
@@ -103,16 +100,21 @@ function reload() {  // many events arrive together: fetch the state once for th
 
 // -- rendering ------------------------------------------------------------------------------
 
+// The check's inputs: the target (difficulty or risk) in view, the rest under "More options";
+// fields the sheet, the call or the page's buttons fill in are left out.
 function buildRollFields() {
-  const fields = fieldInputs(system.check, ROLL_SKIP, "roll");
-  const target = fields.findIndex((f) => f.querySelector(`[name=${rules.target}]`));
-  $("roll-target").replaceChildren(...(target >= 0 ? fields.splice(target, 1) : []));
+  const target = rules.target;
+  const fields = fieldInputs(system.check, setByPage(system), "roll");
+  const at = fields.findIndex((f) => f.querySelector(`[name=${target.field}]`));
+  $("roll-target").replaceChildren(...(at >= 0 ? fields.splice(at, 1) : []));
   $("roll-fields").replaceChildren(...fields);
-  if (rules.default !== undefined) $(`roll-${rules.target}`).value = rules.default;
-  const spec = system.check.properties[rules.target];
-  $("call-difficulty-label").textContent = fieldWords(rules.target);
-  $("call-presets").replaceChildren(...spec.oneOf[0].enum.map((v) => el("option", { value: v })));
-  $("call-difficulty-help").textContent = `${plain(spec.description)}: ${spec.oneOf[0].enum.join(", ")}, or a number such as +20 or -20.`;
+  $(`roll-${target.field}`).value = target.default;
+  $(`roll-${target.field}`).placeholder = `e.g. ${target.example}`;
+  $("call-difficulty-label").textContent = target.label;
+  $("call-difficulty").placeholder = `${target.default}; or e.g. ${target.example}`;
+  $("call-presets").replaceChildren(...Object.keys(target.presets).map((v) => el("option", { value: v })));
+  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${v > 0 ? "+" : ""}${v}`).join(", ")}; or a number.`;
+  if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
 }
 
 function myPending() {
@@ -349,8 +351,8 @@ function leaveAnswer() {
 function rollBody() {
   const fields = fieldValues($("roll-fields"), system.check);
   if (!answering) Object.assign(fields, fieldValues($("roll-target"), system.check));
-  if (luck.boost) fields.luck_boost = true;
-  if (luck.reroll) fields.luck_rerolls = 1;
+  if (luck.boost) fields[rules.luck.boost_field] = true;
+  if (luck.reroll) fields[rules.luck.reroll_field] = 1;
   const actor = { character_id: $("roll-character").value, fields };
   if (!answering) actor.skill = $("roll-skill").value;
   if (!$("aim-option").hidden && $("roll-aimed").checked) actor.aimed = true;
@@ -378,10 +380,16 @@ function preview() {
         el("p", {}, el("strong", { text: `Success ${p.percent.success}` }), ` (${p.odds.success})`),
         el("details", {}, el("summary", { text: "Every outcome" }), oddsTable(p.odds, p.percent)));
       $("roll-error").textContent = "";
-      const gain = (name) => { const o = (p.advice || []).find((a) => a.name === name); return o ? ` (${o.percent.gain} success)` : ""; };
       if (rules.luck) {
-        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain("Luck boost")}`;
-        $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain("Luck reroll")}`;
+        // Each button's exact gain: the advice option that adds just that spend to the roll.
+        const { boost_field: boost, reroll_field: reroll } = rules.luck;
+        const gain = (wantBoost, wantRerolls) => {
+          const o = (p.advice || []).find((a) => !!a.request[boost] === wantBoost && (a.request[reroll] || 0) === wantRerolls);
+          return o ? ` (${o.percent.gain} success)` : "";
+        };
+        const rerolls = luck.reroll ? 1 : 0;
+        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, rerolls)}`;
+        $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain(luck.boost, 1)}`;
       }
     } catch (err) {
       previewed = null;
@@ -439,8 +447,7 @@ function wire() {
     e.preventDefault();
     const fields = {};
     const level = $("call-difficulty").value.trim();
-    if (level) fields[rules.target] = SIGNED.test(level) ? Number(level) : level;
-    else if (rules.default !== undefined) fields[rules.target] = rules.default;
+    fields[rules.target.field] = !level ? rules.target.default : SIGNED.test(level) ? Number(level) : level;
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const made = await act(() => api("POST", `${base}/calls`, { skill: $("call-skill").value, fields,
@@ -472,7 +479,7 @@ function wire() {
 function newSheet() {
   editing = null;
   $("sheet-form-title").textContent = "Add a character";
-  $("sheet-text").value = rules.sample;
+  $("sheet-text").value = sampleSheet(system);
   $("owner-box").hidden = !isGm();
 }
 
@@ -485,12 +492,10 @@ function levelKind(result) {
   return failures.length > 1 && result.level === failures[failures.length - 1] ? "worst" : "lose";
 }
 
-const ICONS = { best: "★", win: "✔", lose: "✘", worst: "✘✘" };
-
 function levelBadge(result) {
   const word = result.success ? "success" : "failure";
   const kind = levelKind(result);
-  return el("span", { class: `level ${kind}`, "data-icon": ICONS[kind],
+  return el("span", { class: `level ${kind}`, "data-icon": rules.words.icons[result.level] || "",
                       text: result.level === word ? word : `${result.level} (${word})` });
 }
 
@@ -520,12 +525,13 @@ function diceLine(result) {
 
 function extras(e, result) {
   const request = e.request || {};
+  const { luck: l, aim, extra_dice: extra } = rules;
   const parts = [];
   if (result.luck_spent) parts.push(`Luck spent: ${result.luck_spent}`);
-  if (request.luck_boost) parts.push(`Luck boost +${rules.luck.boost}`);
-  if (request.aim_rounds) parts.push(`aimed ${request.aim_rounds} round(s)`);
-  if (request.bonus_dice) parts.push(`${request.bonus_dice} bonus die/dice`);
-  if (request.penalty_dice) parts.push(`${request.penalty_dice} penalty die/dice`);
+  if (l && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
+  if (aim && request[aim.field]) parts.push(`aimed ${request[aim.field]} round(s), +${Math.min(request[aim.field] * aim.step, aim.cap)}`);
+  if (extra && request[extra.bonus_field]) parts.push(`bonus dice: ${request[extra.bonus_field]}`);
+  if (extra && request[extra.penalty_field]) parts.push(`penalty dice: ${request[extra.penalty_field]}`);
   return parts.length ? el("p", { class: "muted", text: parts.join(" · ") }) : null;
 }
 
