@@ -157,3 +157,15 @@ def test_a_pending_call_carries_its_odds_for_its_roller_only(api: Api) -> None:
     assert mine["odds"]["success"] == "9/20" and mine["percent"]["success"] == "45.00%"
     theirs = table.ok("GET", "", sam)["calls"][0]["targets"][0]
     assert "odds" not in theirs
+
+
+def test_a_call_stores_the_full_skill_name_its_prefix_means(api: Api) -> None:
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")  # stealth, spot hidden, rifle, dodge
+    sheet = 'name = "Bob"\nsystem = "brp"\nskills = { spear = 50, stealth = 30 }\n'
+    bob = table.ok("POST", "/characters", sam, 201, json={"sheet": sheet})["id"]
+    assert call(table, "ste", [alice, bob])["skill"] == "stealth"
+    # "sp" is spot hidden on one sheet and spear on the other: the GM is asked to say which.
+    r = table.req("POST", "/calls", table.gm, json={"skill": "sp", "character_ids": [alice, bob]})
+    assert r.status_code == 422 and "spear, spot hidden" in r.json()["error"]["message"]

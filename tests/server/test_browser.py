@@ -114,7 +114,9 @@ def add_character(page: Any, name: str, sheet: str = SHEET) -> None:
     page.locator(f"#characters [data-character='{name}']").wait_for()
 
 
-def call_test(gm: Any, skill: str, names: list[str], difficulty: str = "", hazard: str = "") -> None:
+def call_test(
+    gm: Any, skill: str, names: list[str], difficulty: str = "", hazard: str = ""
+) -> None:
     gm.locator("#call-skill").fill(skill)
     gm.locator("#call-difficulty").fill(difficulty)
     gm.get_by_label("Hazard if it fails").fill(hazard)
@@ -163,6 +165,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         gm.locator("#call-characters").get_by_label("Alice", exact=True).check()
         gm.evaluate("render()")  # as a live event does: what the GM ticked stays ticked
         expect(gm.locator("#call-characters").get_by_label("Alice", exact=True)).to_be_checked()
+        pat.get_by_label("A sound when a test is called for me").check()
+        pat.evaluate("() => { window.chime = () => { window.chimed = (window.chimed ?? 0) + 1 }; }")
         call_test(gm, "stealth", ["Bob"], "difficult", "the guard hears you")
         expect(gm.locator("#log-box")).to_be_in_viewport()  # the log stays in view
 
@@ -174,6 +178,7 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         expect(roll_call).to_be_in_viewport()
         expect(pat.locator("#calls")).to_contain_text("success 40.00% (2/5)")  # 60 - 20 (BRP2)
         expect(pat).to_have_title(re.compile(r"^\(1\) Your turn"))
+        assert pat.evaluate("window.chimed") == 1  # the sound Pat asked for, once
         shot(pat, "table-player-called-phone")
         # A called test takes the free roll's options: here a Luck boost (BRP7).
         pat.get_by_role("button", name="With options…").click()
@@ -239,7 +244,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         expect(gm_entry).to_contain_text("rifle")
         expect(gm_entry).to_contain_text("seen by the GM only")
         seq = gm_entry.get_attribute("data-seq")
-        expect(pat.locator(f"#log li[data-seq='{seq}']")).to_contain_text("only the GM sees the result")
+        hidden = pat.locator(f"#log li[data-seq='{seq}']")
+        expect(hidden).to_contain_text("only the GM sees the result")
         explanation = gm_entry.locator(".explanation").text_content()
         assert explanation and explanation not in pat.content()
 
@@ -282,14 +288,16 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         alice = pat.evaluate("mine()[0].id")
         bob = sam.evaluate("mine()[0].id")
         gm.evaluate("""async ([t, alice]) => { for (let i = 0; i < 8; i++)
-            await api("POST", `/api/tables/${t}/calls`, { skill: "stealth", character_ids: [alice] }); }""",
+            await api("POST", `/api/tables/${t}/calls`,
+                      { skill: "stealth", character_ids: [alice] }); }""",
                     [table, alice])
         expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_have_count(8)
         pat.wait_for_timeout(500)  # let the page settle
 
         asked: list[str] = []
         refused: list[str] = []
-        pat.on("request", lambda r: asked.append(f"{r.method} {r.url}") if "/events/stream" not in r.url else None)
+        pat.on("request", lambda r: None if "/events/stream" in r.url
+               else asked.append(f"{r.method} {r.url}"))
         pat.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
         rolls = 5
         for _ in range(rolls):  # one at a time: each is its own event on Pat's page
@@ -317,8 +325,10 @@ def hostile_table(gm: Any, base: str) -> tuple[str, str, str]:
                 [table, sheet.format(name="N" * 80)])
     npc = gm.evaluate(f"""async () => (await api("GET", "/api/tables/{table}")).characters[0].id""")
     invite = gm.evaluate("""async ([t, id, hazard]) => {
-        await api("POST", `/api/tables/${t}/calls`, { skill: "stealth", character_ids: [id], hazard });
-        await api("POST", `/api/tables/${t}/rolls`, { actor: { character_id: id, skill: "stealth" } });
+        await api("POST", `/api/tables/${t}/calls`,
+                  { skill: "stealth", character_ids: [id], hazard });
+        await api("POST", `/api/tables/${t}/rolls`,
+                  { actor: { character_id: id, skill: "stealth" } });
         await api("POST", `/api/tables/${t}/seeds/rotate`);
         return (await api("POST", `/api/tables/${t}/invite`)).invite_link; }""",
         [table, npc, LONG])
@@ -350,8 +360,10 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
                     page.wait_for_load_state("networkidle")
                     check(page, f"{name}-{label}", faults, axe=label != "360")
                 join(page, invite, f"P{'l' * 60}{label}")
-                page.evaluate("""async (sheet) => api("POST", `/api/tables/${tableId}/characters`, { sheet })""",
-                              SHEET.replace("rifle = 45", f'"{LONG}" = 45').format(name=f"M{'m' * 60}{label}"))
+                sheet = SHEET.replace("rifle = 45", f'"{LONG}" = 45')
+                page.evaluate(
+                    "async (sheet) => api('POST', `/api/tables/${tableId}/characters`, { sheet })",
+                    sheet.format(name=f"M{'m' * 60}{label}"))
                 expect(page.locator("#characters .chips button")).to_have_count(3)
                 for d in page.locator("details").all():
                     d.evaluate("d => d.open = true")
@@ -385,9 +397,11 @@ def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
 
 
 SHEETS = {
-    "openquest": 'name = "{name}"\nsystem = "openquest"\nskills = {{ stealth = 60, perception = 45 }}\n',
+    "openquest": 'name = "{name}"\nsystem = "openquest"\n'
+                 'skills = {{ stealth = 60, perception = 45 }}\n',
     "chances": 'name = "{name}"\nsystem = "chances"\nskills = {{ sneaking = 40, hearing = 30 }}\n'
-               'abilities = {{ dex = 10, per = 5 }}\nuses = {{ sneaking = "dex", hearing = "per" }}\n',
+               'abilities = {{ dex = 10, per = 5 }}\n'
+               'uses = {{ sneaking = "dex", hearing = "per" }}\n',
 }
 
 
@@ -416,7 +430,8 @@ def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, sys
         expect(page.get_by_role("button", name=f"Roll {skill} for Ada")).to_be_visible()
         page.get_by_role("button", name=f"Roll {skill} for Ada").click()
         expect(page.locator("#calls .card")).to_contain_text(skill)
-        page.locator("#characters").get_by_role("button", name=re.compile(f"^Roll {skill} ")).click()
+        chip = page.locator("#characters").get_by_role("button", name=re.compile(f"^Roll {skill} "))
+        chip.click()
         expect(page.locator("#roll-odds")).to_contain_text("Success")
         page.get_by_role("button", name="Roll", exact=True).click()
         expect(page.locator("#roll-result .card .level")).to_be_visible()

@@ -45,19 +45,26 @@ def call_test(
         )
     if len(hazard) > HAZARD_LIMIT:
         raise bad("hazard", hazard[:40] + "...", f"at most {HAZARD_LIMIT} characters", "too long")
+    names = []
+    for character_id in character_ids:  # each must be able to roll it as called
+        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
+        names.append(prepare(session, table, spec).skills[0])
+    if len(set(names)) > 1:
+        raise bad(
+            "skill",
+            skill,
+            "a name (or its start) that means the same skill on every sheet",
+            f"{skill!r} means {', '.join(sorted(set(names)))}: type more of the name",
+        )
     call = Call(
         id=new_id(),
         table_id=table.id,
-        skill=skill.strip(),
+        skill=names[0],  # a prefix stands for the full name it matched
         fields=dict(fields),
         hazard=hazard.strip(),
         visibility=visibility,
         created_at=now(),
     )
-    names = []
-    for character_id in character_ids:  # each must be able to roll it as called
-        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
-        names.append(prepare(session, table, spec).skills[0])
     session.add(call)
     session.flush()
     for character_id in character_ids:
@@ -214,7 +221,7 @@ def rest(session: Session, viewer: Viewer) -> list[Character]:
 def recent_calls(
     session: Session, table: GameTable, rollers: frozenset[str] = frozenset()
 ) -> list[dict[str, Any]]:
-    """The latest calls; a pending test of one of ``rollers`` (characters the viewer plays)
+    """The latest calls; a pending test of one of ``rollers`` (the viewer's own characters)
     carries its exact odds, so a page needs no request per call to show them."""
     calls = session.scalars(
         select(Call)

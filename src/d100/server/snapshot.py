@@ -27,7 +27,8 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
     ).all()
     me = next(m for m in members if m.id == viewer.member_id)
     shown = characters.visible(session, viewer)
-    rollers = frozenset(c["id"] for c in shown if "skills" in c)  # the sheets this viewer edits
+    # The viewer's own characters: the tests they are the one to roll (a GM's are the NPCs).
+    rollers = frozenset(c["id"] for c in shown if c["member_id"] == viewer.member_id)
     return {
         "table": table_view(table),
         "me": member_view(me),

@@ -34,13 +34,14 @@ function plain(text) {
 
 // A field path ("actor.fields.luck_rerolls") as the words on the page ("Luck rerolls").
 function fieldWords(path) {
-  const last = path.split(".").filter((p) => !/^\d+$/.test(p) && p !== "fields" && p !== "body").pop() || path;
+  const parts = path.replace(/\[\d+\]/g, "").split(".");
+  const last = parts.filter((p) => !/^\d+$/.test(p) && p !== "fields" && p !== "body").pop() || path;
   const words = last.replace(/_/g, " ");
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function plainError(message) {
-  return plain(message).replace(/^([\w.]+):/, (_, path) => `${fieldWords(path)}:`);
+  return plain(message).replace(/^([\w.[\]]+):/, (_, path) => `${fieldWords(path)}:`);
 }
 
 // A bar's width from the server's percentage ("< 0.01%" draws nothing).

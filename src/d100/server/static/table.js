@@ -16,6 +16,7 @@ let rules = null;  // what the system declares (GET /api/systems): every rule th
 let editing = null;
 let answering = null;  // { call, target } while the roll panel answers a called test
 const seen = new Set();
+let waited = 0;  // tests waiting for this viewer at the last render
 let latest = 0;  // the newest roll's number, shown near the top of the page
 const rolledHere = new Map();  // target id -> the roll made on this page for it
 const luck = { boost: false, reroll: false };
@@ -126,8 +127,10 @@ function myPending() {
 function render() {
   $("table-title").textContent = `${state.table.name} (${system.title})`;
   const waiting = myPending().length;
-  // The tab's title is the cue a player on another tab or app sees.
+  // The tab's title is the cue a player on another tab or app sees; a sound, if they asked.
   document.title = `${waiting ? `(${waiting}) Your turn · ` : ""}${state.table.name} · d100`;
+  if (waiting > waited && $("turn-sound").checked) chime();
+  waited = waiting;
   $("whoami").textContent = `You are ${state.me.name}, ${isGm() ? "the game master" : "a player"}.`;
   $("gm-tools").hidden = !isGm();
   $("jump-gm").hidden = !isGm();
@@ -152,6 +155,24 @@ function render() {
   $("table-rules").textContent = tableRules();
   renderSeeds();
   preview();
+}
+
+// A short two-note chime, made on the spot: no sound file to fetch.
+function chime() {
+  try {
+    const audio = new AudioContext();
+    for (const [i, hz] of [660, 880].entries()) {
+      const tone = audio.createOscillator();
+      const level = audio.createGain();
+      const at = audio.currentTime + i * 0.18;
+      tone.frequency.value = hz;
+      level.gain.setValueAtTime(0.15, at);
+      level.gain.exponentialRampToValueAtTime(0.001, at + 0.16);
+      tone.connect(level).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + 0.17);
+    }
+  } catch { /* no audio here: the title still says it */ }
 }
 
 function options(select, pairs) {
@@ -418,6 +439,8 @@ function wire() {
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("luck-reroll").addEventListener("click", () => toggle($("luck-reroll"), "reroll"));
   $("answer-cancel").addEventListener("click", leaveAnswer);
+  $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
+  $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const answered = answering;
