@@ -168,7 +168,10 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         pat.get_by_label("A sound when a test is called for me").check()
         pat.evaluate("() => { window.chime = () => { window.chimed = (window.chimed ?? 0) + 1 }; }")
         call_test(gm, "stealth", ["Bob"], "difficult", "the guard hears you")
-        expect(gm.locator("#log-box")).to_be_in_viewport()  # the log stays in view
+        expect(gm.locator("#log-box")).to_be_in_viewport()  # the log stays in view...
+        gm.evaluate("scrollTo(0, document.body.scrollHeight)")
+        expect(gm.locator("#log-box")).to_be_in_viewport()  # ...wherever the GM scrolls
+        gm.evaluate("scrollTo(0, 0)")
 
         # On Pat's phone: the call, its odds and its Roll button on the first screen, and the
         # tab's title says it is their turn.
@@ -280,6 +283,8 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         where, invite = open_table(gm, base, "Watched")
         gm.goto(f"{base}{where}")
         wired(gm)
+        # On the GM's phone the call form comes first, its button on the first screen.
+        expect(gm.get_by_role("button", name="Call for the test")).to_be_in_viewport()
         join(pat, invite, "Pat")
         add_character(pat, "Alice")
         join(sam, invite, "Sam")
