@@ -126,12 +126,14 @@ function myPending() {
 
 function render() {
   $("table-title").textContent = `${state.table.name} (${system.title})`;
+  $("table-title").title = $("table-title").textContent;
   const waiting = myPending().length;
   // The tab's title is the cue a player on another tab or app sees; a sound, if they asked.
   document.title = `${waiting ? `(${waiting}) Your turn · ` : ""}${state.table.name} · d100`;
   if (waiting > waited && $("turn-sound").checked) chime();
   waited = waiting;
   $("whoami").textContent = `You are ${state.me.name}, ${isGm() ? "the game master" : "a player"}.`;
+  $("whoami").title = $("whoami").textContent;
   $("gm-tools").hidden = !isGm();
   $("jump-gm").hidden = !isGm();
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
