@@ -147,18 +147,6 @@ def test_the_gm_cancels_a_call_and_rolls_already_made_stand(api: Api) -> None:
     assert table.req("POST", "/calls/nope/cancel", table.gm).status_code == 404
 
 
-def test_a_pending_call_carries_its_odds_for_its_roller_only(api: Api) -> None:
-    table = api.table("brp")
-    pat, sam = table.join("Pat"), table.join("Sam")
-    alice = table.character(pat, "Alice")  # stealth 65
-    table.character(sam, "Bob")
-    call(table, "stealth", [alice], fields={"difficulty": "difficult"})  # 65 - 20 (BRP2)
-    mine = table.ok("GET", "", pat)["calls"][0]["targets"][0]
-    assert mine["odds"]["success"] == "9/20" and mine["percent"]["success"] == "45.00%"
-    theirs = table.ok("GET", "", sam)["calls"][0]["targets"][0]
-    assert "odds" not in theirs
-
-
 def test_a_call_stores_the_full_skill_name_its_prefix_means(api: Api) -> None:
     table = api.table("brp")
     pat, sam = table.join("Pat"), table.join("Sam")

@@ -247,3 +247,16 @@ def test_the_odds_answer_carries_its_percentages(api: Api) -> None:
     assert answer["percent"]["success"] == "65.00%"
     assert answer["percent"]["levels"]["critical"] == "3.00%"  # BRP3: a twentieth of 65, rounded
     assert all(o["percent"]["gain"][0] in "+-<>" for o in answer["advice"])
+
+
+def test_a_roll_and_its_preview_carry_their_percentages(api: Api) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")  # stealth 65
+    body = {"actor": {"character_id": alice, "skill": "stealth",
+                      "fields": {"difficulty": 20}}}
+    preview = table.ok("POST", "/odds", pat, json=body)
+    assert preview["percent"]["success"] == "85.00%"  # 65 + 20 (BRP1)
+    event = table.roll(pat, alice, "stealth")
+    assert event["percent"]["success"] == "65.00%"
+    assert event["percent"]["levels"].keys() == event["odds"]["levels"].keys()

@@ -313,6 +313,14 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         pat.wait_for_timeout(500)
         assert 1 <= len(asked) <= rolls, asked  # one state read per event at most
         assert all(a == f"GET {base}/api/tables/{table}" for a in asked), asked
+        # A new call for Pat: the state, and that call's odds once.
+        asked.clear()
+        gm.evaluate("""async ([t, alice]) => api("POST", `/api/tables/${t}/calls`,
+            { skill: "rifle", character_ids: [alice] })""", [table, alice])
+        expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
+        expect(pat.locator("#calls")).to_contain_text("success 45.00%")
+        pat.wait_for_timeout(500)
+        assert sorted(a.split(" ")[0] for a in asked) == ["GET", "POST"], asked
         assert not refused
     finally:
         for c in contexts:

@@ -266,9 +266,11 @@ def aim(table_id: TableId, character_id: str, body: bodies.Aim, request: Request
 
 @router.post("/api/tables/{table_id}/odds", tags=["rolls"])
 def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
-    """What a roll would be, before rolling: the request, exact odds and the options."""
+    """What a roll would be, before rolling: the request, exact odds (with their percentages)
+    and the options."""
     with _acting(request, table_id, write=False) as (session, viewer):
-        return rolls.preview(session, viewer, body.spec())
+        out = rolls.preview(session, viewer, body.spec())
+    return out | {"percent": calculator.percents(out["odds"])}
 
 
 @router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])

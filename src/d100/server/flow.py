@@ -16,7 +16,7 @@ from .access import Viewer, require_editor, require_gm
 from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallTarget, Character, GameTable
-from .rolls import RollSpec, Side, pending_target, prepare, target_odds
+from .rolls import RollSpec, Side, pending_target, prepare
 from .tokens import new_id, now
 
 AIM_ACTIONS = ("aim", "move", "damage", "act")  # BRP5: aiming, then what ends it
@@ -218,23 +218,14 @@ def rest(session: Session, viewer: Viewer) -> list[Character]:
     return rows
 
 
-def recent_calls(
-    session: Session, table: GameTable, rollers: frozenset[str] = frozenset()
-) -> list[dict[str, Any]]:
-    """The latest calls; a pending test of one of ``rollers`` (the viewer's own characters)
-    carries its exact odds, so a page needs no request per call to show them."""
+def recent_calls(session: Session, table_id: str) -> list[dict[str, Any]]:
     calls = session.scalars(
         select(Call)
-        .where(Call.table_id == table.id)
+        .where(Call.table_id == table_id)
         .order_by(Call.created_at.desc())
         .limit(RECENT_CALLS)
     ).all()
-    views = [call_view(session, c) for c in calls]
-    for view in views:
-        for target in view["targets"]:
-            if target["status"] == "pending" and target["character"]["id"] in rollers:
-                target |= target_odds(session, table, target["character"]["id"], target["id"])
-    return views
+    return [call_view(session, c) for c in calls]
 
 
 def call_view(session: Session, call: Call) -> dict[str, Any]:

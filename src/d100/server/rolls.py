@@ -159,22 +159,12 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
     """The exact odds before rolling, and for a check every option with its exact gain."""
     table = get_table(session, viewer.table_id)
     prepared = prepare(session, table, spec)
-    chance = odds(prepared.parsed).to_dict()
-    out: dict[str, Any] = {"request": prepared.request, "odds": chance, "percent": percents(chance)}
+    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.parsed).to_dict()}
     if spec.opponent is None:
         luck = characters.sheet_of(prepared.rows[0]).luck
         out["advice"] = advice(prepared.request, None if luck is None else luck.current)
     out["meanings"] = meanings(REGISTRY.get(table.system))
     return out
-
-
-def target_odds(
-    session: Session, table: GameTable, character_id: str, target_id: str
-) -> dict[str, Any]:
-    """A called test's exact odds for its roller, as called (no options chosen yet)."""
-    spec = RollSpec(Side(character_id), target_id=target_id)
-    chance = odds(prepare(session, table, spec).parsed).to_dict()
-    return {"odds": chance, "percent": percents(chance)}
 
 
 def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:

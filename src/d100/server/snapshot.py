@@ -26,15 +26,12 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
         .order_by(SeedSession.created_at, SeedSession.blind)
     ).all()
     me = next(m for m in members if m.id == viewer.member_id)
-    shown = characters.visible(session, viewer)
-    # The viewer's own characters: the tests they are the one to roll (a GM's are the NPCs).
-    rollers = frozenset(c["id"] for c in shown if c["member_id"] == viewer.member_id)
     return {
         "table": table_view(table),
         "me": member_view(me),
         "members": [member_view(m) for m in members],
-        "characters": shown,
-        "calls": flow.recent_calls(session, table, rollers),
+        "characters": characters.visible(session, viewer),
+        "calls": flow.recent_calls(session, table.id),
         "seeds": [seed_view(s) for s in seeds],
     }
 

@@ -2,8 +2,8 @@
 // (the browser resumes from Last-Event-ID by itself), and forms that call the API.
 //
 // Requests per log event: one state read, whatever the number of pending calls. Each event
-// carries its own card (result, odds and percentages); the state carries each pending call's
-// odds for its roller; the roll preview is asked again only when what it depends on changed.
+// carries its own card (result, odds and percentages); a pending call's odds are asked once
+// per call, and the roll preview again only when what it depends on changed.
 "use strict";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2]);
@@ -250,7 +250,9 @@ function targetItem(call, target) {
   const done = rolledHere.get(target.id);
   if (done) item.append(el("div", { class: `card ${cardClass(done)}` }, describe(done)));
   if (target.status !== "pending" || !own || !own.skills) return item;
-  if (target.percent) item.append(el("span", { class: "muted", text: ` · success ${target.percent.success} (${target.odds.success})` }));
+  const chance = own.member_id === state.me.id ? calledOdds(own, target) : null;
+  if (chance && chance.percent) item.append(el("span", { class: "muted", text: ` · success ${chance.percent.success} (${chance.odds.success})` }));
+  if (chance && chance.error) item.append(el("span", { class: "error", text: ` ${chance.error}` }));
   item.append(el("div", {},
     el("button", { type: "button", "data-target": target.id, onclick: () => quickRoll(own, target) }, `Roll ${call.skill} for ${own.name}`),
     el("button", { type: "button", class: "secondary", onclick: () => answer(call, target) }, "With options…"),
@@ -266,6 +268,20 @@ function targetItem(call, target) {
       "Help")));
   }
   return item;
+}
+
+// A called test's odds for its roller, asked once per test and sheet: a live event that
+// changes neither asks again, so a watching page makes no request per pending call.
+const callOdds = new Map();
+function calledOdds(character, target) {
+  const key = `${target.id} ${JSON.stringify(character.skills)}`;
+  if (!callOdds.has(key)) {
+    callOdds.set(key, null);
+    api("POST", `${base}/odds`, { actor: { character_id: character.id }, target_id: target.id })
+      .then((p) => callOdds.set(key, p), (err) => callOdds.set(key, { error: err.message }))
+      .then(renderCalls);
+  }
+  return callOdds.get(key);
 }
 
 async function quickRoll(character, target) {
