@@ -194,7 +194,7 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         result = pat.locator("#roll-result .card")
         expect(result).to_contain_text("Alice")
         expect(result).to_contain_text("Luck spent: 1")
-        expect(result).to_contain_text("vs 60")
+        expect(result).to_contain_text("vs effective skill 60")  # 40 + 20, in BRP's words
         expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth")  # where rolled
         expect(pat.locator("#characters")).to_contain_text("Luck 4 of 5")
         expect(pat).to_have_title(re.compile(r"^The Keep"))

@@ -555,12 +555,12 @@ function who(character) {
 }
 
 function diceLine(result) {
-  if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll} · vs ${result.target}`);
+  if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll} · vs ${rules.words.target} ${result.target}`);
   const kept = result.dice.lastIndexOf(result.roll);
   return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
     el("span", { class: i === kept ? "die kept" : "die", title: i === kept ? "the die that counts" : "", text: d === 100 ? "00" : String(d) }))),
     kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
-    result.total !== undefined ? ` · total ${result.total}` : "", ` · vs ${result.target}`,
+    result.total !== undefined ? ` · total ${result.total}` : "", ` · vs ${rules.words.target} ${result.target}`,
     result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
 }
 
