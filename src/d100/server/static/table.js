@@ -114,7 +114,9 @@ function buildRollFields() {
   $("call-difficulty-label").textContent = target.label;
   $("call-difficulty").placeholder = `${target.default}; or e.g. ${target.example}`;
   $("call-presets").replaceChildren(...Object.keys(target.presets).map((v) => el("option", { value: v })));
-  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${v > 0 ? "+" : ""}${v}`).join(", ")}; or a number.`;
+  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself.
+  const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
+  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
   if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
 }
 
