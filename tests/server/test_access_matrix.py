@@ -285,8 +285,19 @@ def fresh_call(w: World) -> str:
     return target
 
 
+def fresh_name(w: World, prefix: str) -> str:
+    """A name nobody at the table has yet: names are unique per table."""
+    return f"{prefix} {next(w.modifier)}"
+
+
+def fresh_call_id(w: World) -> str:
+    call = w.ok(GM, "POST", w.at("/calls"), {"skill": "probe", "character_ids": [w.alice]})
+    call_id: str = call["id"]
+    return call_id
+
+
 def fresh_member(w: World) -> str:
-    r = w.client.post("/api/join", json={"invite": w.invite, "name": "Victim"})
+    r = w.client.post("/api/join", json={"invite": w.invite, "name": fresh_name(w, "Victim")})
     w.client.cookies.clear()
     member_id: str = r.json()["me"]["id"]
     return member_id
@@ -326,7 +337,8 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ),
     ("POST", "/api/session"): Entry(sign_in, {**everyone(200), ANONYMOUS: 401}),
     ("POST", "/api/join"): Entry(
-        lambda w, role, v: ("/api/join", {"invite": w.invite, "name": "Newcomer"}), everyone(201)
+        lambda w, role, v: ("/api/join", {"invite": w.invite, "name": fresh_name(w, "Newcomer")}),
+        everyone(201),
     ),
     ("DELETE", "/api/tables/{table_id}/session"): Entry(table_path("/session"), everyone(204)),
     ("GET", "/api/tables/{table_id}"): Entry(table_path(""), members(200)),
@@ -341,7 +353,10 @@ MATRIX: dict[tuple[str, str], Entry] = {
         table_path("/seeds/rotate"), gm_only(200)
     ),
     ("POST", "/api/tables/{table_id}/characters"): Entry(
-        table_path("/characters", lambda w, v: {"sheet": SHEET.format(name="Extra")}), members(201)
+        table_path(
+            "/characters", lambda w, v: {"sheet": SHEET.format(name=fresh_name(w, "Extra"))}
+        ),
+        members(201),
     ),
     ("PUT", "/api/tables/{table_id}/characters/{character_id}"): Entry(
         table_path("/characters/{w.alice}", lambda w, v: {"sheet": SHEET.format(name="Alice")}),
@@ -382,6 +397,10 @@ MATRIX: dict[tuple[str, str], Entry] = {
         gm_only(201),
         per_visibility=True,
     ),
+    ("POST", "/api/tables/{table_id}/calls/{call_id}/cancel"): Entry(
+        lambda w, role, v: (w.at(f"/calls/{fresh_call_id(w)}/cancel"), None), gm_only(200)
+    ),
+    ("POST", "/api/tables/{table_id}/me/link"): Entry(table_path("/me/link"), members(200)),
     ("POST", "/api/tables/{table_id}/targets/{target_id}/decline"): Entry(
         lambda w, role, v: (w.at(f"/targets/{fresh_call(w)}/decline"), None), members(200, 200, 403)
     ),

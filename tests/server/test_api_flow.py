@@ -124,3 +124,36 @@ def test_log_export_is_json_lines_filtered_per_viewer(api: Api) -> None:
     assert sum(e["kind"] == "roll" for e in gm_lines) == 2
     assert sum(e["kind"] == "roll" for e in sam_lines) == 1
     assert table.req("GET", "/log.jsonl", None).status_code == 401
+
+
+def test_the_gm_cancels_a_call_and_rolls_already_made_stand(api: Api) -> None:
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    view = call(table, "stealth", [alice, bob])
+    ids = targets(view)
+    table.roll(pat, alice, None, target_id=ids[alice])
+    call_id = view["id"]
+    assert table.req("POST", f"/calls/{call_id}/cancel", pat).status_code == 403
+    cancelled = table.ok("POST", f"/calls/{call_id}/cancel", table.gm)
+    assert {t["character"]["name"]: t["status"] for t in cancelled["targets"]} == {  # type: ignore[index]
+        "Alice": "rolled", "Bob": "cancelled"}
+    assert table.events(sam)[-1]["kind"] == "cancel"
+    again = table.req("POST", f"/calls/{call_id}/cancel", table.gm)
+    assert again.status_code == 409 and "nobody is waiting" in again.json()["error"]["message"]
+    late = table.req("POST", "/rolls", sam, json={"actor": {"character_id": bob},
+                                                  "target_id": ids[bob]})
+    assert late.status_code == 409
+    assert table.req("POST", "/calls/nope/cancel", table.gm).status_code == 404
+
+
+def test_a_call_stores_the_full_skill_name_its_prefix_means(api: Api) -> None:
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")  # stealth, spot hidden, rifle, dodge
+    sheet = 'name = "Bob"\nsystem = "brp"\nskills = { spear = 50, stealth = 30 }\n'
+    bob = table.ok("POST", "/characters", sam, 201, json={"sheet": sheet})["id"]
+    assert call(table, "ste", [alice, bob])["skill"] == "stealth"
+    # "sp" is spot hidden on one sheet and spear on the other: the GM is asked to say which.
+    r = table.req("POST", "/calls", table.gm, json={"skill": "sp", "character_ids": [alice, bob]})
+    assert r.status_code == 422 and "spear, spot hidden" in r.json()["error"]["message"]

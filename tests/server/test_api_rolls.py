@@ -226,3 +226,37 @@ def test_contest_between_two_characters(api: Api) -> None:
     assert event["opponent"]["id"] == orc and event["opponent_skill"] == "perception"
     preview = table.ok("POST", "/odds", pat, json=body)
     assert preview["odds"] == event["odds"] and "advice" not in preview
+
+
+def test_percentages_are_exact_and_never_round_to_nothing() -> None:
+    from fractions import Fraction
+
+    from d100.render.view import pct
+
+    assert pct(Fraction(1, 125000)) == "< 0.01%"  # not "0.00%"
+    assert pct(Fraction(124999, 125000)) == "> 99.99%"  # not "100.00%"
+    assert (pct(Fraction(0)), pct(Fraction(1))) == ("0.00%", "100.00%")
+    # A fraction with hundreds of digits has a percentage too (a float of it would overflow).
+    huge = 10**400
+    assert pct(Fraction(huge // 3, huge)) == "33.33%"
+    assert pct(Fraction(-1, 8)) == "-12.50%"
+
+
+def test_the_odds_answer_carries_its_percentages(api: Api) -> None:
+    answer = api.client.post("/api/odds", json={"system": "brp", "skill": 65}).json()
+    assert answer["percent"]["success"] == "65.00%"
+    assert answer["percent"]["levels"]["critical"] == "3.00%"  # BRP3: a twentieth of 65, rounded
+    assert all(o["percent"]["gain"][0] in "+-<>" for o in answer["advice"])
+
+
+def test_a_roll_and_its_preview_carry_their_percentages(api: Api) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")  # stealth 65
+    body = {"actor": {"character_id": alice, "skill": "stealth",
+                      "fields": {"difficulty": 20}}}
+    preview = table.ok("POST", "/odds", pat, json=body)
+    assert preview["percent"]["success"] == "85.00%"  # 65 + 20 (BRP1)
+    event = table.roll(pat, alice, "stealth")
+    assert event["percent"]["success"] == "65.00%"
+    assert event["percent"]["levels"].keys() == event["odds"]["levels"].keys()

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from d100.provable import commitment
 from d100.server.models import Member
 
-from .tablehelp import Api, token_of
+from .tablehelp import SHEETS, Api, token_of
 
 
 def error(r: object) -> dict[str, object]:
@@ -152,3 +152,31 @@ def test_client_seed_and_rotation_reveal(api: Api) -> None:
     revealed = next(s for s in seeds if s["id"] == first["id"])
     assert commitment(bytes.fromhex(revealed["server_seed"])) == first["commitment"]
     assert new["commitment"] != first["commitment"] and "server_seed" not in seeds[-1]
+
+
+def test_names_are_unique_per_table_in_any_case(api: Api) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    r = api.client.post("/api/join", json={"invite": table.invite, "name": "  pAT "})
+    assert r.status_code == 409 and "choose another name" in r.json()["error"]["message"]
+    gm_clash = api.client.post("/api/join", json={"invite": table.invite, "name": "gina"})
+    assert gm_clash.status_code == 409
+    alice = table.character(pat, "Alice")
+    sam = table.join("Sam")
+    sheet = SHEETS["brp"].format
+    clash = table.req("POST", "/characters", sam, json={"sheet": sheet(name="ALICE")})
+    assert clash.status_code == 409 and clash.json()["error"]["field"] == "sheet.name"
+    bob = table.character(sam, "Bob")
+    rename = table.req("PUT", f"/characters/{bob}", sam, json={"sheet": sheet(name="alice")})
+    assert rename.status_code == 409
+    # Saving a character under its own name (any case) is no clash.
+    table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": sheet(name="ALICE")})
+
+
+def test_a_member_gets_their_own_link_back(api: Api) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    gm_link = table.ok("POST", "/me/link", table.gm)
+    assert gm_link["role"] == "gm" and gm_link["link"].endswith(f"/t/{table.id}#{table.gm}")
+    assert table.ok("POST", "/me/link", pat)["link"].endswith(f"#{pat}")
+    assert table.req("POST", "/me/link", None).status_code == 401

@@ -1,11 +1,15 @@
-"""The web page in Debian's Chromium, driven by Playwright: a GM and a player in two browser
-contexts play a short scene and both pages update live. Screenshots go to artifacts/."""
+"""The web pages in Debian's Chromium, driven by Playwright: a GM (desktop) and two players
+(phones) in separate browser contexts play a scene; every page is checked at phone and desktop
+widths for horizontal overflow with hostile content, for accessibility (axe-core) and in dark
+mode; a watching page's requests per log event are counted. Screenshots go to
+artifacts/browser/."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,10 +19,15 @@ from .services import CHROMIUM, ROOT, chromium_available, serve
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "artifacts" / "browser"
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+NARROW = {"width": 360, "height": 800}
+DESKTOP = {"width": 1280, "height": 800}
 SHEET = 'name = "{name}"\nsystem = "brp"\nluck = {{ current = 5, maximum = 5 }}\n' \
         'skills = {{ stealth = 60, "spot hidden" = 55, rifle = 45 }}\n'
+LONG = "A" * 400  # one word, no place to break
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +38,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Any]:
     need_service(chromium_available(), f"Chromium not found at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
@@ -39,109 +48,417 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-def shot(page: object, name: str) -> None:
+def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def add_character(page: object, name: str) -> None:
-    page.get_by_label("Sheet (the command line's TOML format)").fill(  # type: ignore[attr-defined]
-        SHEET.format(name=name))
-    page.get_by_role("button", name="Save character").click()  # type: ignore[attr-defined]
-    page.locator(f"[data-character='{name}']").wait_for()  # type: ignore[attr-defined]
+def overflow(page: Any) -> int:
+    """How many pixels the page is wider than its viewport (0: no horizontal scroll)."""
+    width: int = page.evaluate(
+        "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+        " - document.documentElement.clientWidth")
+    return width
 
 
-def test_a_scene_between_a_gm_and_a_player(base: str, browser: object) -> None:
+def serious_violations(page: Any) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate("async () => (await axe.run()).violations")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
+def open_table(page: Any, base: str, name: str = "The Keep", gm: str = "Gina",
+               house: dict[str, str] | None = None) -> tuple[str, str]:
+    """A new BRP table from the home page; its address and invite link."""
+    page.goto(f"{base}/")
+    page.get_by_label("Table name").fill(name)
+    page.get_by_label("Rule system").select_option("brp")
+    page.get_by_label("Your name").fill(gm)
+    for label, value in (house or {}).items():
+        expand(page, "#house-rules-box")
+        page.get_by_label(label, exact=True).select_option(value)
+    page.get_by_role("button", name="Open the table").click()
+    invite = page.locator("#invite-link")
     from playwright.sync_api import expect
 
-    gm_context = browser.new_context(viewport={"width": 1200, "height": 900})  # type: ignore[attr-defined]
-    player_context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
-    gm, player = gm_context.new_page(), player_context.new_page()
+    expect(invite).to_contain_text("/join#")
+    return page.locator("#go").get_attribute("href"), invite.inner_text()
+
+
+def join(page: Any, invite: str, name: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto("about:blank")  # from /join, a new fragment alone would not load the page again
+    page.goto(invite)
+    page.get_by_label("Your name at the table").fill(name)
+    page.get_by_role("button", name="Join").click()
+    expect(page.locator("#whoami")).to_contain_text(f"{name}, a player")
+    wired(page)
+
+
+def wired(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.locator("#table-page")).not_to_have_attribute("inert", "")
+
+
+def expand(page: Any, details: str) -> None:
+    page.locator(details).evaluate("d => { d.open = true; }")
+
+
+def add_character(page: Any, name: str, sheet: str = SHEET) -> None:
+    expand(page, "#sheet-details")
+    page.get_by_label("Sheet (the command line's TOML format)").fill(sheet.format(name=name))
+    page.get_by_role("button", name="Save character").click()
+    page.locator(f"#characters [data-character='{name}']").wait_for()
+
+
+def call_test(
+    gm: Any, skill: str, names: list[str], difficulty: str = "", hazard: str = ""
+) -> None:
+    gm.locator("#call-skill").fill(skill)
+    gm.locator("#call-difficulty").fill(difficulty)
+    gm.get_by_label("Hazard if it fails").fill(hazard)
+    for name in names:
+        gm.locator("#call-characters").get_by_label(name, exact=True).check()
+    gm.get_by_role("button", name="Call for the test").click()
+
+
+def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts = [browser.new_context(viewport=DESKTOP)] + [
+        browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True) for _ in range(2)]
+    gm, pat, sam = (c.new_page() for c in contexts)
+    errors: list[str] = []
+    for page in (gm, pat, sam):
+        page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Table name").fill("The Keep")
-        gm.get_by_label("Rule system").select_option("brp")
-        gm.get_by_label("Your name").fill("Gina")
-        gm.get_by_role("button", name="Open the table").click()
-        invite = gm.locator("#invite-link")
-        expect(invite).to_contain_text("/join#")
-        invite_link = invite.inner_text()
-        shot(gm, "home-table-opened")
+        # The Call of Cthulhu way of bonus dice, chosen as the table opens (BRP4).
+        where, invite = open_table(gm, base, house={"Bonus dice method": "tens"})
         gm.get_by_role("link", name="Go to the table").click()
         expect(gm.locator("#whoami")).to_contain_text("game master")
+        wired(gm)
+        expect(gm.locator("#table-rules")).to_contain_text("bonus dice method: tens")
         add_character(gm, "Orc")
+        join(pat, invite, "Pat")
+        assert "#" not in pat.url  # the token left the address bar
+        add_character(pat, "Alice")
 
-        player.goto(invite_link)
-        player.get_by_label("Your name at the table").fill("Pat")
-        player.get_by_role("button", name="Join").click()
-        expect(player.locator("#whoami")).to_contain_text("Pat, a player")
-        assert "#" not in player.url  # the token left the address bar
-        add_character(player, "Alice")
-        expect(gm.locator("#log")).to_contain_text("Pat joins the table")
+        # Names are unique per table, whatever the case: nobody can pass for someone else.
+        sam.goto(invite)
+        sam.get_by_label("Your name at the table").fill("pAT")
+        sam.get_by_role("button", name="Join").click()
+        expect(sam.locator("#join-error")).to_contain_text("choose another name")
+        join(sam, invite, "Sam")
+        expand(sam, "#sheet-details")
+        sam.get_by_label("Sheet (the command line's TOML format)").fill(SHEET.format(name="alice"))
+        sam.get_by_role("button", name="Save character").click()
+        expect(sam.locator("#sheet-error")).to_contain_text("taken")
+        add_character(sam, "Bob")
+        expect(gm.locator("#log")).to_contain_text("Sam joins the table")
 
-        # The GM calls for a test with its hazard; the player sees the odds and rolls it.
-        gm.reload()
-        expect(gm.locator("#table-page")).not_to_have_attribute("inert", "")  # wired
+        # The GM calls for a test with its hazard, without leaving the GM's tools.
+        expect(gm.locator("#call-characters").get_by_label("Bob", exact=True)).to_be_visible()
         gm.locator("#call-skill").fill("stealth")
-        gm.locator("#call-difficulty").fill("difficult")
-        gm.get_by_label("Hazard if it fails").fill("the guard hears you")
-        gm.get_by_label("Alice").check()
+        gm.locator("#call-characters").get_by_label("Alice", exact=True).check()
         gm.evaluate("render()")  # as a live event does: what the GM ticked stays ticked
-        expect(gm.get_by_label("Alice")).to_be_checked()
-        gm.get_by_role("button", name="Call for the test").click()
-        roll_call = player.get_by_role("button", name="Roll stealth for Alice")
+        expect(gm.locator("#call-characters").get_by_label("Alice", exact=True)).to_be_checked()
+        pat.get_by_label("A sound when a test is called for me").check()
+        pat.evaluate("() => { window.chime = () => { window.chimed = (window.chimed ?? 0) + 1 }; }")
+        call_test(gm, "stealth", ["Bob"], "difficult", "the guard hears you")
+        expect(gm.locator("#log-box")).to_be_in_viewport()  # the log stays in view...
+        gm.evaluate("scrollTo(0, document.body.scrollHeight)")
+        expect(gm.locator("#log-box")).to_be_in_viewport()  # ...wherever the GM scrolls
+        gm.evaluate("scrollTo(0, 0)")
+
+        # On Pat's phone: the call, its odds and its Roll button on the first screen, and the
+        # tab's title says it is their turn.
+        roll_call = pat.get_by_role("button", name="Roll stealth for Alice")
         expect(roll_call).to_be_visible()
-        expect(player.locator("#calls")).to_contain_text("success 40.00%")
-        roll_call.click()
-        expect(gm.locator("#log li[data-kind=roll]").first).to_contain_text("Alice rolls stealth")
-        expect(player.locator("#log li[data-kind=roll]").first).to_contain_text("hazard")
-
-        # A contest between two characters. The player's own skills are offered as they type;
-        # the Orc's sheet is hidden from them, so nothing is offered for it (GM's are, to her).
-        expect(player.locator("#contest-actor-skills option")).to_have_count(3)
-        player.get_by_label("Their skill").fill("stealth")
-        player.get_by_label("Opponent", exact=True).select_option(label="Orc")
-        expect(player.locator("#contest-opponent-skills option")).to_have_count(0)
-        expect(gm.locator("#call-skills option[value='spot hidden']")).to_have_count(1)
-        player.get_by_label("Opponent's skill").fill("spot")
-        player.get_by_role("button", name="Show the odds").click()
-        expect(player.locator("#contest-odds")).to_contain_text("actor")
-        player.get_by_role("button", name="Roll the contest").click()
-        expect(gm.locator("#log li[data-kind=contest]").first).to_contain_text(
-            "Alice (stealth) vs Orc (spot hidden)")
-
-        # Luck: the boost button shows its exact gain; spending it shows on both pages.
-        player.locator("#roll-skill").select_option("stealth")
-        boost = player.locator("#luck-boost")
+        pat.evaluate("scrollTo(0, 0)")  # the first screen, as the page opens
+        expect(roll_call).to_be_in_viewport()
+        expect(pat.locator("#calls")).to_contain_text("success 40.00% (2/5)")  # 60 - 20 (BRP2)
+        expect(pat).to_have_title(re.compile(r"^\(1\) Your turn"))
+        assert pat.evaluate("window.chimed") == 1  # the sound Pat asked for, once
+        shot(pat, "table-player-called-phone")
+        # A called test takes the free roll's options: here a Luck boost (BRP7).
+        pat.get_by_role("button", name="With options…").click()
+        expect(pat.locator("#answering")).to_contain_text("Alice rolls stealth")
+        boost = pat.locator("#luck-boost")
         expect(boost).to_contain_text(re.compile(r"\+\d+\.\d\d% success"))
         boost.click()
-        expect(boost).to_have_attribute("aria-pressed", "true")
-        player.get_by_role("button", name="Roll", exact=True).click()
-        expect(player.locator("#characters")).to_contain_text("Luck 4 of 5")
-        expect(gm.locator("#log li[data-kind=roll]").first).to_contain_text("vs 80")
-        shot(player, "player-phone")
+        expect(pat.locator("#roll-odds")).to_contain_text("Success 60.00%")  # 40 + 20
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        result = pat.locator("#roll-result .card")
+        expect(result).to_contain_text("Alice")
+        expect(result).to_contain_text("Luck spent: 1")
+        expect(result).to_contain_text("vs effective skill 60")  # 40 + 20, in BRP's words
+        expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth")  # where rolled
+        expect(pat.locator("#characters")).to_contain_text("Luck 4 of 5")
+        expect(pat).to_have_title(re.compile(r"^The Keep"))
+        expect(gm.locator("#log li[data-kind=roll]").first).to_contain_text("Alice (Pat)")
+
+        # The GM cancels what is left of the call: it leaves both boxes.
+        expect(sam.get_by_role("button", name="Roll stealth for Bob")).to_be_visible()
+        gm.get_by_role("button", name="Cancel the stealth call").click()
+        expect(gm.locator("#calls")).to_contain_text("No call is open.")
+        expect(sam.locator("#calls")).to_contain_text("No test called for you.")
+        expect(sam.locator("#log li[data-kind=cancel]")).to_contain_text("cancels the stealth call")
+
+        # Rolling by tapping a skill; "+20" is a difficulty and "00" a die (G1: 00 is 100).
+        pat.locator("#characters [data-character=Alice]").get_by_role(
+            "button", name="Roll spot hidden 55 for Alice").click()
+        expect(pat.get_by_role("button", name="Roll", exact=True)).to_be_in_viewport()
+        pat.locator("#roll-difficulty").fill("+20")
+        expect(pat.locator("#roll-odds")).to_contain_text("Success 75.00%")
+        pat.locator("#more-options > summary").click()
+        pat.get_by_label("Dice rolled by hand (optional)").fill("00")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        card = pat.locator("#roll-result .card")
+        expect(card).to_contain_text("fumble (failure)")  # BRP6: 00 always fumbles
+        expect(card.locator(".die.kept")).to_have_text("00")
+        expect(card.locator(".level")).to_have_attribute("data-icon", "☠")  # the icon BRP declares
+        pat.get_by_label("Dice rolled by hand (optional)").fill("42x")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-error")).to_contain_text("not a d100 roll")
+
+        # A contest against the GM's NPC, its result shown by the contest.
+        pat.locator("#contest-details > summary").click()
+        expect(pat.locator("#contest-actor-skills option")).to_have_count(3)
+        pat.get_by_label("Their skill").fill("stealth")
+        pat.get_by_label("Opponent", exact=True).select_option(label="Orc")
+        expect(pat.locator("#contest-opponent-skills option")).to_have_count(0)
+        pat.get_by_label("Opponent's skill").fill("spot")
+        pat.get_by_role("button", name="Show the odds").click()
+        expect(pat.locator("#contest-odds")).to_contain_text("actor")
+        pat.get_by_role("button", name="Roll the contest").click()
+        expect(pat.locator("#contest-result .card")).to_contain_text("Winner")
+        expect(gm.locator("#log li[data-kind=contest]").first).to_contain_text("spot hidden")
 
         # A blind roll: the GM sees the result, the player only that they rolled.
-        player.get_by_label("Who sees the result", exact=True).select_option("blind")
-        player.get_by_role("button", name="Roll", exact=True).click()
+        pat.locator("#characters [data-character=Alice]").get_by_role(
+            "button", name="Roll rifle 45 for Alice").click()
+        pat.get_by_label("Dice rolled by hand (optional)").fill("")
+        pat.get_by_label("Who sees the result", exact=True).select_option("blind")
+        pat.get_by_role("button", name="Roll", exact=True).click()
         gm_entry = gm.locator("#log li[data-kind=roll]").first
-        expect(gm_entry).to_contain_text("rolled ")
-        expect(gm_entry).to_contain_text("blind")
+        expect(gm_entry).to_contain_text("rifle")
+        expect(gm_entry).to_contain_text("seen by the GM only")
         seq = gm_entry.get_attribute("data-seq")
-        player_entry = player.locator(f"#log li[data-seq='{seq}']")
-        expect(player_entry).to_contain_text("only the GM sees the result")
-        explanation = gm_entry.inner_text().split(" — ")[1].split(" · ")[0]
-        assert explanation not in player.content()
-        shot(gm, "gm-table")
+        hidden = pat.locator(f"#log li[data-seq='{seq}']")
+        expect(hidden).to_contain_text("only the GM sees the result")
+        explanation = gm_entry.locator(".explanation").text_content()
+        assert explanation and explanation not in pat.content()
+
+        # Links: the GM gets the GM link back; a player sees their own link where signed in.
+        gm.locator("#table-tools > summary").click()
+        expect(gm.locator("#gm-link code")).to_contain_text(f"{where}#")
+        expect(pat.locator("#my-link code")).to_contain_text(f"{where}#")
+        no_rule_ids = re.compile(r"\((BRP|OQ|CH|G)\d+")
+        for page in (gm, pat):
+            assert not no_rule_ids.search(page.locator("body").inner_text())
+        shot(gm, "table-gm-desktop")
+        shot(pat, "table-player-phone")
+        assert not errors, errors
+        # The home page lists the tables this browser sat at.
+        pat.goto(f"{base}/")
+        expect(pat.locator("#my-tables")).to_contain_text("The Keep (player)")
+        pat.get_by_role("link", name="The Keep").click()
+        expect(pat.locator("#whoami")).to_contain_text("Pat, a player")
     finally:
-        gm_context.close()
-        player_context.close()
+        for c in contexts:
+            c.close()
 
 
-def test_the_odds_page_needs_no_sign_in(base: str, browser: object) -> None:
+def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) -> None:
+    """Eight pending calls and another player rolling: the watching page reads the state once
+    per event (or less, for a burst), never per call, and is never rate-limited."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    contexts = [browser.new_context(viewport=PHONE) for _ in range(3)]
+    gm, pat, sam = (c.new_page() for c in contexts)
+    try:
+        where, invite = open_table(gm, base, "Watched")
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        # On the GM's phone the call form comes first, its button on the first screen.
+        expect(gm.get_by_role("button", name="Call for the test")).to_be_in_viewport()
+        join(pat, invite, "Pat")
+        add_character(pat, "Alice")
+        join(sam, invite, "Sam")
+        add_character(sam, "Bob")
+        table = where.split("/")[2]
+        alice = pat.evaluate("mine()[0].id")
+        bob = sam.evaluate("mine()[0].id")
+        gm.evaluate("""async ([t, alice]) => { for (let i = 0; i < 8; i++)
+            await api("POST", `/api/tables/${t}/calls`,
+                      { skill: "stealth", character_ids: [alice] }); }""",
+                    [table, alice])
+        expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_have_count(8)
+        pat.wait_for_timeout(500)  # let the page settle
+
+        asked: list[str] = []
+        refused: list[str] = []
+        pat.on("request", lambda r: None if "/events/stream" in r.url
+               else asked.append(f"{r.method} {r.url}"))
+        pat.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
+        rolls = 5
+        for _ in range(rolls):  # one at a time: each is its own event on Pat's page
+            sam.evaluate("""async ([t, bob]) => api("POST", `/api/tables/${t}/rolls`,
+                { actor: { character_id: bob, skill: "stealth" } })""", [table, bob])
+            pat.wait_for_timeout(300)
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(rolls)
+        pat.wait_for_timeout(500)
+        assert 1 <= len(asked) <= rolls, asked  # one state read per event at most
+        assert all(a == f"GET {base}/api/tables/{table}" for a in asked), asked
+        # A new call for Pat: the state, and that call's odds once.
+        asked.clear()
+        gm.evaluate("""async ([t, alice]) => api("POST", `/api/tables/${t}/calls`,
+            { skill: "rifle", character_ids: [alice] })""", [table, alice])
+        expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
+        expect(pat.locator("#calls")).to_contain_text("success 45.00%")
+        pat.wait_for_timeout(500)
+        assert sorted(a.split(" ")[0] for a in asked) == ["GET", "POST"], asked
+        assert not refused
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def hostile_table(gm: Any, base: str) -> tuple[str, str, str]:
+    """A table whose every name and text is as long as allowed and has nowhere to break."""
+    where, _ = open_table(gm, base, "T" * 200, "G" * 80)
+    gm.goto(f"{base}{where}")
+    wired(gm)
+    table = where.split("/")[2]
+    sheet = SHEET.replace("rifle = 45", f'"{LONG}" = 45')
+    gm.evaluate("""async ([t, sheet]) => api("POST", `/api/tables/${t}/characters`, { sheet })""",
+                [table, sheet.format(name="N" * 80)])
+    npc = gm.evaluate(f"""async () => (await api("GET", "/api/tables/{table}")).characters[0].id""")
+    invite = gm.evaluate("""async ([t, id, hazard]) => {
+        await api("POST", `/api/tables/${t}/calls`,
+                  { skill: "stealth", character_ids: [id], hazard });
+        await api("POST", `/api/tables/${t}/rolls`,
+                  { actor: { character_id: id, skill: "stealth" } });
+        await api("POST", `/api/tables/${t}/seeds/rotate`);
+        return (await api("POST", `/api/tables/${t}/invite`)).invite_link; }""",
+        [table, npc, LONG])
+    return where, invite, table
+
+
+def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
+    base: str, browser: Any
+) -> None:
+    """Hostile content (a 400-character word in a hazard and a skill name, names as long as
+    allowed) at 360, 390 and 1280 pixels wide, light and dark; axe-core finds nothing serious
+    or critical on any page."""
+    from playwright.sync_api import expect
+
+    setup = browser.new_context(viewport=DESKTOP)
+    where, invite, _ = hostile_table(setup.new_page(), base)
+    faults: list[str] = []
+    try:
+        for size, label, scheme in ((NARROW, "360", "light"), (PHONE, "phone", "light"),
+                                    (DESKTOP, "desktop", "light"), (PHONE, "phone-dark", "dark")):
+            context = browser.new_context(viewport=size, color_scheme=scheme)
+            page = context.new_page()
+            try:
+                pages = {"home": "/", "odds": "/odds", "join": "/join"}
+                for name, path in pages.items():
+                    page.goto(f"{base}{path}")
+                    if name == "odds":
+                        expect(page.locator("#odds-chart svg")).to_be_visible()
+                    page.wait_for_load_state("networkidle")
+                    check(page, f"{name}-{label}", faults, axe=label != "360")
+                join(page, invite, f"P{'l' * 60}{label}")
+                sheet = SHEET.replace("rifle = 45", f'"{LONG}" = 45')
+                page.evaluate(
+                    "async (sheet) => api('POST', `/api/tables/${tableId}/characters`, { sheet })",
+                    sheet.format(name=f"M{'m' * 60}{label}"))
+                expect(page.locator("#characters .chips button")).to_have_count(3)
+                for d in page.locator("details").all():
+                    d.evaluate("d => d.open = true")
+                check(page, f"table-player-{label}", faults, axe=label != "360")
+                page.goto(f"{base}{where}")
+                wired(page)
+                if scheme == "dark":
+                    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+                    assert background == "rgb(20, 21, 23)", background  # the dark page colour
+            finally:
+                context.close()
+        gm = setup.pages[0]
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        gm.evaluate("document.querySelectorAll('details').forEach((d) => d.open = true)")
+        for size, label in ((NARROW, "360"), (PHONE, "phone"), (DESKTOP, "desktop")):
+            gm.set_viewport_size(size)
+            check(gm, f"table-gm-{label}", faults, axe=label != "360")
+    finally:
+        setup.close()
+    assert not faults, "\n".join(faults)
+
+
+def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
+    page.wait_for_timeout(150)
+    shot(page, f"hostile-{name}")
+    if (wide := overflow(page)) > 0:
+        faults.append(f"{name}: {wide} px wider than the screen")
+    if axe:
+        faults.extend(f"{name}: {v}" for v in serious_violations(page))
+
+
+SHEETS = {
+    "openquest": 'name = "{name}"\nsystem = "openquest"\n'
+                 'skills = {{ stealth = 60, perception = 45 }}\n',
+    "chances": 'name = "{name}"\nsystem = "chances"\nskills = {{ sneaking = 40, hearing = 30 }}\n'
+               'abilities = {{ dex = 10, per = 5 }}\n'
+               'uses = {{ sneaking = "dex", hearing = "per" }}\n',
+}
+
+
+@pytest.mark.parametrize("system", ["openquest", "chances"])
+def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, system: str) -> None:
+    """The same page serves every system: its target field (difficulty or risk, CH2) and
+    options come from the system, a call without a risk takes the system's usual one."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Table name").fill(f"A {system} night")
+        page.get_by_label("Rule system").select_option(system)
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEETS[system])
+        skill = next(iter(SHEETS[system].split("skills = {{ ")[1].split(" ")))
+        target = "Risk" if system == "chances" else "Difficulty"
+        expect(page.locator("#call-difficulty-label")).to_have_text(target)
+        call_test(page, skill, ["Ada"])
+        expect(page.get_by_role("button", name=f"Roll {skill} for Ada")).to_be_visible()
+        page.get_by_role("button", name=f"Roll {skill} for Ada").click()
+        expect(page.locator("#calls .card")).to_contain_text(skill)
+        chip = page.locator("#characters").get_by_role("button", name=re.compile(f"^Roll {skill} "))
+        chip.click()
+        expect(page.locator("#roll-odds")).to_contain_text("Success")
+        page.get_by_role("button", name="Roll", exact=True).click()
+        expect(page.locator("#roll-result .card .level")).to_be_visible()
+        assert overflow(page) == 0
+        shot(page, f"table-{system}-phone")
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_the_odds_page_needs_no_sign_in(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     try:
         page.goto(f"{base}/odds")
@@ -152,6 +469,21 @@ def test_the_odds_page_needs_no_sign_in(base: str, browser: object) -> None:
         expect(page.locator("#odds-result")).to_contain_text("3/100")  # criticals, exact
         expect(page.locator("#odds-advice")).to_contain_text("Luck boost")
         expect(page.locator("#odds-chart svg")).to_be_visible()
+        # Plain words: no rule numbers in what a player reads; "+20" is a difficulty.
+        assert not re.search(r"\((BRP|OQ|CH|G)\d+", page.locator("main").inner_text())
+        page.get_by_label("Difficulty").fill("+20")
+        page.get_by_role("button", name="Show the odds").click()
+        expect(page.locator("#odds-result")).to_contain_text("Success: 85.00%")
+        page.get_by_label("Skill", exact=True).fill("1")
+        page.get_by_label("Difficulty").fill("")
+        page.get_by_label("Penalty dice").fill("2")
+        page.get_by_role("button", name="Show the odds").click()
+        # A tiny chance reads "< 0.01%" beside its exact fraction, never "0.00%" or NaN:
+        # a critical on 01 with two penalty dice is 01 on all three (BRP4).
+        critical = page.locator("#odds-result tr", has_text="critical")
+        expect(critical).to_contain_text("< 0.01%")
+        expect(critical).to_contain_text("1/1000000")
+        expect(page.locator("#odds-result")).not_to_contain_text("NaN")
         page.keyboard.press("Tab")  # the form is reachable from the keyboard
         shot(page, "odds-page")
     finally:

@@ -47,8 +47,17 @@ def level_seg(level: str, upper: bool = True) -> Segment:
 
 
 def pct(p: Fraction | float) -> str:
-    """A probability as a percentage with two decimals, the way a person reads odds."""
-    return f"{float(p):.2%}"
+    """A probability as a percentage with two decimals, the way a person reads odds, worked
+    out exactly (a fraction with hundreds of digits still has one); odds that would round to
+    0 or 100 without being so say "< 0.01%" or "> 99.99%"."""
+    exact = Fraction(p) * 100
+    sign, size = ("-" if exact < 0 else ""), abs(exact)
+    if 0 < size < Fraction(1, 100):
+        return f"< {sign}0.01%"
+    if Fraction(9999, 100) < size < 100:
+        return f"> {sign}99.99%"
+    hundredths = round(size * 100)
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}%"
 
 
 def frac(p: Fraction) -> str:

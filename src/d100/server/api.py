@@ -184,6 +184,18 @@ def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any
         return gametables.member_view(gametables.revoke(session, viewer, member_id))
 
 
+@router.post("/api/tables/{table_id}/me/link", tags=["tables"])
+def my_link(table_id: TableId, request: Request) -> dict[str, str]:
+    """The signed-in member's own link (the GM link, or a player's rejoin link), to open the
+    table on another device: the page cannot read its HttpOnly cookie. A POST, so a page on
+    another site is refused before it can ask."""
+    token = _writer_token(request, table_id)
+    with _server(request).store.read() as session:
+        viewer = authenticate(session, table_id, token)
+    assert token is not None  # authenticate refuses a missing token
+    return {"link": _link(request, f"/t/{table_id}", token), "role": viewer.role}
+
+
 @router.put("/api/tables/{table_id}/me/client-seed", tags=["provable dice"])
 def set_client_seed(table_id: TableId, body: bodies.ClientSeed, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
@@ -254,9 +266,11 @@ def aim(table_id: TableId, character_id: str, body: bodies.Aim, request: Request
 
 @router.post("/api/tables/{table_id}/odds", tags=["rolls"])
 def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
-    """What a roll would be, before rolling: the request, exact odds and the options."""
+    """What a roll would be, before rolling: the request, exact odds (with their percentages)
+    and the options."""
     with _acting(request, table_id, write=False) as (session, viewer):
-        return rolls.preview(session, viewer, body.spec())
+        out = rolls.preview(session, viewer, body.spec())
+    return out | {"percent": calculator.percents(out["odds"])}
 
 
 @router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
@@ -309,6 +323,13 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.visibility,
         )
         return flow.call_view(session, call)
+
+
+@router.post("/api/tables/{table_id}/calls/{call_id}/cancel", tags=["flow"])
+def cancel_call(table_id: TableId, call_id: str, request: Request) -> dict[str, Any]:
+    """Withdraw a called test (GM): its pending tests become ``cancelled``."""
+    with _acting(request, table_id) as (session, viewer):
+        return flow.call_view(session, flow.cancel(session, viewer, call_id))
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])

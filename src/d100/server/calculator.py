@@ -4,11 +4,13 @@ options as ``advise``, plus a chart across skills."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ..advise import advise
 from ..engine import is_contest, odds, parse
 from ..fields import json_schema
+from ..render.view import pct
 from ..results import CheckOdds
 from ..system import System
 from ..systems import REGISTRY
@@ -47,7 +49,9 @@ def request_schema() -> dict[str, Any]:
 
 def answer(request: Mapping[str, Any]) -> dict[str, Any]:
     chance = odds(request)
-    out: dict[str, Any] = {"request": parse(request).to_dict(), "odds": chance.to_dict()}
+    shown = chance.to_dict()
+    out: dict[str, Any] = {"request": parse(request).to_dict(), "odds": shown}
+    out["percent"] = percents(shown)
     if not is_contest(request):
         out["advice"] = advice(request)
     out["meanings"] = meanings(REGISTRY.get(request.get("system")))
@@ -60,8 +64,30 @@ def meanings(system: System) -> dict[str, str]:
 
 
 def advice(request: Mapping[str, Any], luck: int | None = None) -> list[dict[str, Any]]:
-    """``advise``'s options, best first."""
-    return [o.to_dict() for o in advise(request, luck=luck)]
+    """``advise``'s options, best first, each with its odds and gain as percentages."""
+    out = []
+    for option in advise(request, luck=luck):
+        shown = option.to_dict()
+        gain = pct(option.gain)
+        shown["percent"] = {
+            "success": pct(option.odds.success),
+            "gain": gain if gain.startswith(("-", "<", ">")) else f"+{gain}",
+        }
+        out.append(shown)
+    return out
+
+
+def percents(odds_view: Mapping[str, Any]) -> dict[str, Any]:
+    """An odds answer's probabilities as the percentages a page shows beside the exact
+    fractions: computed here, exactly, so a fraction with hundreds of digits still reads
+    right ("Luck spent" is an expected count, not a probability, and is left out)."""
+    out: dict[str, Any] = {}
+    for key, value in odds_view.items():
+        if isinstance(value, str) and key != "luck_spent":
+            out[key] = pct(Fraction(value))
+        elif isinstance(value, Mapping):
+            out[key] = {k: pct(Fraction(v)) for k, v in value.items()}
+    return out
 
 
 def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[dict[str, Any]]:
@@ -75,5 +101,6 @@ def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[di
     for skill in skills:
         chance = odds({**request, "skill": skill})
         assert isinstance(chance, CheckOdds)
-        points.append({"skill": skill, **chance.to_dict()})
+        shown = chance.to_dict()
+        points.append({"skill": skill, **shown, "percent": percents(shown)})
     return points

@@ -16,7 +16,7 @@ from ..luck import Luck
 from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, invalid, not_found
 from .events import append, lock_table
-from .gametables import NAME_LIMIT, text_field
+from .gametables import NAME_LIMIT, text_field, unique_name
 from .models import Character, GameTable, Member
 from .tokens import new_id, now
 
@@ -94,6 +94,7 @@ def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -
         if member is None or member.table_id != table.id or member.revoked:
             raise not_found("member_id", owner, "member")
     character = parse_sheet(table, text)
+    _unique(session, table, character.name, None)
     row = Character(
         id=new_id(),
         table_id=table.id,
@@ -115,9 +116,18 @@ def update(session: Session, viewer: Viewer, character_id: str, text: str) -> Ch
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "edit this character")
-    save_sheet(row, parse_sheet(table, text), text)
+    character = parse_sheet(table, text)
+    _unique(session, table, character.name, row.id)
+    save_sheet(row, character, text)
     _announce(session, table, viewer, row, "edited")
     return row
+
+
+def _unique(session: Session, table: GameTable, name: str, keep: str | None) -> None:
+    others = session.scalars(
+        select(Character.name).where(Character.table_id == table.id, Character.id != keep)
+    ).all()
+    unique_name("sheet.name", name, others, "character")
 
 
 def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Character:

@@ -13,7 +13,7 @@ from ..errors import D100Error
 from ..systems.brp import AIM_CAP, AIM_STEP
 from . import characters
 from .access import Viewer, require_editor, require_gm
-from .errors import bad, conflict, renamed
+from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallTarget, Character, GameTable
 from .rolls import RollSpec, Side, pending_target, prepare
@@ -45,19 +45,26 @@ def call_test(
         )
     if len(hazard) > HAZARD_LIMIT:
         raise bad("hazard", hazard[:40] + "...", f"at most {HAZARD_LIMIT} characters", "too long")
+    names = []
+    for character_id in character_ids:  # each must be able to roll it as called
+        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
+        names.append(prepare(session, table, spec).skills[0])
+    if len(set(names)) > 1:
+        raise bad(
+            "skill",
+            skill,
+            "a name (or its start) that means the same skill on every sheet",
+            f"{skill!r} means {', '.join(sorted(set(names)))}: type more of the name",
+        )
     call = Call(
         id=new_id(),
         table_id=table.id,
-        skill=skill.strip(),
+        skill=names[0],  # a prefix stands for the full name it matched
         fields=dict(fields),
         hazard=hazard.strip(),
         visibility=visibility,
         created_at=now(),
     )
-    names = []
-    for character_id in character_ids:  # each must be able to roll it as called
-        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
-        names.append(prepare(session, table, spec).skills[0])
     session.add(call)
     session.flush()
     for character_id in character_ids:
@@ -93,6 +100,28 @@ def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
         actor_id=viewer.member_id,
     )
     return target
+
+
+def cancel(session: Session, viewer: Viewer, call_id: str) -> Call:
+    """The GM withdraws a called test: whoever has not rolled or declined it yet no longer has
+    to; rolls already made stand."""
+    require_gm(viewer, "cancel a called test")
+    table = lock_table(session, viewer.table_id)
+    call = session.get(Call, call_id)
+    if call is None or call.table_id != table.id:
+        raise not_found("call_id", call_id, "called test")
+    waiting = session.scalars(
+        select(CallTarget).where(CallTarget.call_id == call.id, CallTarget.status == "pending")
+    ).all()
+    if not waiting:
+        raise conflict(
+            "call_id", call_id, "a call someone still has to answer", "nobody is waiting on it"
+        )
+    for target in waiting:
+        target.status = "cancelled"
+    session.flush()
+    append(session, table, "cancel", {"call": call_view(session, call)}, actor_id=viewer.member_id)
+    return call
 
 
 def assist(

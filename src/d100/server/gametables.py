@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,18 @@ def text_field(field: str, value: str, limit: int) -> str:
             field, value, f"1..{limit} printable characters", "empty, too long or unprintable"
         )
     return cleaned
+
+
+def unique_name(field: str, name: str, taken: Sequence[str], what: str) -> None:
+    """Names say who rolled: two people (or two characters) at a table never share one, in
+    any mix of capitals."""
+    if name.casefold() in {t.casefold() for t in taken}:
+        raise conflict(
+            field,
+            name,
+            f"a name no other {what} at this table has",
+            f"{name!r} is taken at this table: choose another name",
+        )
 
 
 def house_rules_of(system: str, rules: dict[str, Any]) -> dict[str, Any]:
@@ -106,8 +119,11 @@ def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
     if table_id is None:
         raise unauthorised()
     table = lock_table(session, table_id)
+    name = text_field("name", name, NAME_LIMIT)
+    taken = session.scalars(select(Member.name).where(Member.table_id == table.id)).all()
+    unique_name("name", name, taken, "person")
     token = new_token()
-    member = _member(table, PLAYER, text_field("name", name, NAME_LIMIT), token)
+    member = _member(table, PLAYER, name, token)
     session.add(member)
     session.flush()
     append(session, table, "join", {"member": member_view(member)}, actor_id=member.id)

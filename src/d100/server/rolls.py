@@ -18,7 +18,7 @@ from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters
 from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_readers_see
-from .calculator import advice, meanings
+from .calculator import advice, meanings, percents
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
@@ -205,11 +205,13 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
     _mark(table, prepared.rows, prepared.skills, checks, shared)
+    chance = odds(prepared.parsed).to_dict()
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
         "request": prepared.request,
-        "odds": odds(prepared.parsed).to_dict(),
+        "odds": chance,
+        "percent": percents(chance),
         "manual": any(side.dice is not None for side in spec.sides),
         "provable": {
             "seed_id": seed.id,

@@ -1,6 +1,11 @@
-// Shared by every page: talking to the API, exact fractions, and forms built from the
-// systems' field schemas (GET /api/systems), so no field is typed twice.
+// Shared by every page: talking to the API, plain words, and forms built from the systems'
+// field schemas (GET /api/systems), so no field is typed twice. Percentages come from the
+// server, worked out exactly beside each fraction: nothing here does arithmetic on odds.
 "use strict";
+
+class ApiError extends Error {
+  constructor(message, status, detail) { super(message); this.status = status; this.detail = detail; }
+}
 
 async function api(method, path, body) {
   const init = { method, headers: {}, credentials: "same-origin" };
@@ -13,19 +18,36 @@ async function api(method, path, body) {
   const data = text ? (response.headers.get("content-type") || "").includes("json")
     ? JSON.parse(text) : text : null;
   if (!response.ok) {
-    const message = data && data.error ? data.error.message : `HTTP ${response.status}`;
-    throw new Error(message);
+    const detail = data && data.error ? data.error : {};
+    const fallback = response.status === 429 ? "Too many requests at once: wait a moment and try again."
+      : `The server answered ${response.status}: try again.`;
+    throw new ApiError(detail.message ? plainError(detail.message) : fallback, response.status, detail);
   }
   return data;
 }
 
-function fraction(text) {
-  const [p, q] = text.split("/").map(Number);
-  return p / q;
+// Rule numbers ("(BRP4)", "(OQ1, OQ2)") help whoever checks the code against the rules, not
+// the people at the table: what a player reads leaves them out.
+function plain(text) {
+  return String(text || "").replace(/\s*\((?:[A-Z]{1,3}\d+[a-z]?(?:,\s*)?)+\)/g, "").trim();
 }
 
-function percent(text) {
-  return `${(fraction(text) * 100).toFixed(2)}%`;
+// A field path ("actor.fields.luck_rerolls") as the words on the page ("Luck rerolls").
+function fieldWords(path) {
+  const parts = path.replace(/\[\d+\]/g, "").split(".");
+  const last = parts.filter((p) => !/^\d+$/.test(p) && p !== "fields" && p !== "body").pop() || path;
+  const words = last.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function plainError(message) {
+  return plain(message).replace(/^([\w.[\]]+):/, (_, path) => `${fieldWords(path)}:`);
+}
+
+// A bar's width from the server's percentage ("< 0.01%" draws nothing).
+function barWidth(percentText) {
+  const n = parseFloat(String(percentText).replace(/[<> ]/g, ""));
+  return Number.isFinite(n) && !percentText.startsWith("<") ? n : 0;
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -37,9 +59,55 @@ function el(tag, attrs = {}, ...children) {
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
-    if (child !== null && child !== undefined) node.append(child);
+    if (child !== null && child !== undefined && child !== false) node.append(child);
   }
   return node;
+}
+
+// A long value (a link, a commitment) that wraps anywhere, with a button copying it whole.
+function copyable(text, label) {
+  const code = el("code", { class: "link", text });
+  const button = el("button", { type: "button", class: "secondary small", "aria-label": `Copy ${label}` }, "Copy");
+  button.addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; }
+    catch { button.textContent = "Select and copy it"; }
+  });
+  return el("span", { class: "copyable" }, code, button);
+}
+
+// A sheet to start from, in the command line's TOML format, using what the system declares
+// (Luck, an ability factor per skill) and nothing else about it.
+function sampleSheet(system) {
+  const rules = system.declares;
+  const lines = ['name = "Ada"', `system = "${system.name}"`];
+  if (rules.luck) lines.push("luck = { current = 5, maximum = 5 }");
+  lines.push('skills = { stealth = 60, "spot hidden" = 55, rifle = 45 }');
+  if (rules.ability) lines.push("abilities = { dex = 10, per = 5 }", 'uses = { stealth = "dex", "spot hidden" = "per", rifle = "dex" }');
+  return lines.join("\n") + "\n";
+}
+
+// The request fields a page sets itself rather than through a plain input: those the sheet,
+// the table or the page's own controls fill in.
+function setByPage(system) {
+  const r = system.declares;
+  return ["system", "skill", "dice", "house_rules", r.ability, r.synergy,
+    r.assistance && r.assistance.field, r.aim && r.aim.field,
+    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field].filter(Boolean);
+}
+
+// The tables this browser has sat at, for the home page: names and roles only (the cookie
+// holding each table's token is HttpOnly and stays so).
+const MY_TABLES = "d100-my-tables";
+const MY_TABLES_LIMIT = 30;
+
+function myTables() {
+  try { return JSON.parse(localStorage.getItem(MY_TABLES)) || []; } catch { return []; }
+}
+
+function rememberTable(id, name, role) {
+  const kept = myTables().filter((t) => t.id !== id);
+  try { localStorage.setItem(MY_TABLES, JSON.stringify([{ id, name, role }, ...kept].slice(0, MY_TABLES_LIMIT))); }
+  catch { /* storage full or refused: the list is a convenience */ }
 }
 
 let systemsCache = null;
@@ -54,18 +122,19 @@ function fieldInputs(schema, skip, prefix) {
   for (const [name, spec] of Object.entries(schema.properties)) {
     if (skip.includes(name)) continue;
     const id = `${prefix}-${name}`;
-    const label = el("label", { for: id, text: `${name.replace(/_/g, " ")}` });
-    const help = el("span", { class: "muted", id: `${id}-help`, text: spec.description });
+    const words = fieldWords(name);
+    const label = el("label", { for: id, text: words });
+    const help = el("span", { class: "muted", id: `${id}-help`, text: plain(spec.description) });
     let input;
     if (spec.type === "boolean") {
       input = el("input", { type: "checkbox", id, name, "aria-describedby": `${id}-help` });
-      out.push(el("div", {}, el("label", { class: "inline", for: id }, input, name.replace(/_/g, " ")), help));
+      out.push(el("div", {}, el("label", { class: "inline", for: id }, input, words), help));
       continue;
     }
-    if (spec.oneOf) {  // a preset name or an integer
-      input = el("input", { type: "text", id, name, list: `${id}-presets`,
+    if (spec.oneOf) {  // a preset name or a number
+      input = el("input", { type: "text", id, name, list: `${id}-presets`, autocomplete: "off",
                             "aria-describedby": `${id}-help`,
-                            placeholder: spec.oneOf[0].enum.join(", ") });
+                            placeholder: `e.g. ${spec.oneOf[0].enum[1] || spec.oneOf[0].enum[0]}, or +20`});
       const list = el("datalist", { id: `${id}-presets` },
         spec.oneOf[0].enum.map((v) => el("option", { value: v })));
       out.push(el("div", {}, label, input, list, help));
@@ -75,11 +144,11 @@ function fieldInputs(schema, skip, prefix) {
       input = el("select", { id, name, "aria-describedby": `${id}-help` },
         spec.enum.map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
-      input = el("input", { type: "text", id, name, inputmode: "numeric",
-                            placeholder: "e.g. 10, -20", "aria-describedby": `${id}-help` });
+      input = el("input", { type: "text", id, name, inputmode: "text",
+                            placeholder: "e.g. +10 -20", "aria-describedby": `${id}-help` });
     } else if (spec.type === "integer") {
       input = el("input", { type: "number", id, name, min: spec.minimum, max: spec.maximum,
-                            "aria-describedby": `${id}-help` });
+                            inputmode: "numeric", "aria-describedby": `${id}-help` });
     } else {
       continue;  // nested objects are built by the page (assistance, house rules)
     }
@@ -87,6 +156,8 @@ function fieldInputs(schema, skip, prefix) {
   }
   return out;
 }
+
+const SIGNED = /^[+-]?\d+$/;  // "+20" is as good as "20"
 
 // The values of inputs made by fieldInputs, as contract JSON; empty inputs are left out.
 function fieldValues(container, schema) {
@@ -97,29 +168,45 @@ function fieldValues(container, schema) {
     if (input.type === "checkbox") { if (input.checked) out[input.name] = true; continue; }
     const raw = input.value.trim();
     if (raw === "") continue;
-    if (spec.type === "array") out[input.name] = raw.split(/[ ,]+/).filter(Boolean).map(Number);
-    else if (spec.type === "integer") out[input.name] = Number(raw);
+    if (spec.type === "array") {
+      const parts = raw.split(/[ ,]+/).filter(Boolean);
+      const bad = parts.find((p) => !SIGNED.test(p));
+      if (bad !== undefined) throw new Error(`${fieldWords(input.name)}: "${bad}" is not a number; type numbers such as +10 -20.`);
+      out[input.name] = parts.map(Number);
+    } else if (spec.type === "integer") out[input.name] = Number(raw);
     else if (spec.enum) out[input.name] = /^\d+$/.test(raw) ? Number(raw) : raw;
-    else out[input.name] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    else out[input.name] = SIGNED.test(raw) ? Number(raw) : raw;
   }
   return out;
 }
 
+// Dice typed in by hand: d100 values, "00" being 100 (G1).
+function parseDice(raw) {
+  const parts = raw.trim().split(/[ ,]+/).filter(Boolean);
+  return parts.map((p) => {
+    const value = p === "00" ? 100 : /^\d{1,3}$/.test(p) ? Number(p) : NaN;
+    if (!(value >= 1 && value <= 100)) throw new Error(`Dice: "${p}" is not a d100 roll; type each die as 1 to 100 (00 counts as 100), e.g. 42 07.`);
+    return value;
+  });
+}
+
 // The exact distribution of a check or contest: a table with bars and words.
-function oddsTable(odds, caption) {
-  const rows = odds.levels || odds.winner;
+function oddsTable(odds, percent, caption) {
+  const key = odds.levels ? "levels" : "winner";
+  const rows = odds[key];
+  const shown = (percent && percent[key]) || {};
   const body = Object.entries(rows).map(([level, p]) => el("tr", {},
     el("th", { scope: "row", text: level }),
-    el("td", { class: "num", text: percent(p) }),
-    el("td", { class: "num muted", text: p }),
-    el("td", {}, el("span", { class: "bar", style: `width:${(fraction(p) * 10).toFixed(2)}rem`,
+    el("td", { class: "num", text: shown[level] || "" }),
+    el("td", { class: "num muted exact", text: p }),
+    el("td", {}, el("span", { class: "bar", style: `width:${(barWidth(shown[level] || "0") / 10).toFixed(2)}rem`,
                               "aria-hidden": "true" }))));
   const table = el("table", {}, el("caption", { class: "muted", text: caption || "" }),
     el("thead", {}, el("tr", {}, el("th", { text: "outcome" }), el("th", { text: "chance" }),
-                        el("th", { text: "exact" }), el("th", { text: "" }))),
+                        el("th", { text: "exact" }), el("th", {}, el("span", { class: "muted", text: "bar" })))),
     el("tbody", {}, body));
-  const parts = [table];
-  if (odds.success) parts.push(el("p", {}, el("strong", { text: `Success: ${percent(odds.success)}` }),
+  const parts = [el("div", { class: "scroll-x" }, table)];
+  if (odds.success) parts.push(el("p", {}, el("strong", { text: `Success: ${percent ? percent.success : ""}` }),
                                   ` (${odds.success})`));
   if (odds.luck_spent) parts.push(el("p", { class: "muted", text: `Expected Luck spent: ${odds.luck_spent}` }));
   return el("div", { class: "odds" }, parts);
@@ -127,6 +214,6 @@ function oddsTable(odds, caption) {
 
 function adviceList(options) {
   return el("ol", {}, options.map((o) => el("li", {},
-    el("strong", { text: o.name }), `: ${percent(o.odds.success)} success`,
-    ` (${o.gain.startsWith("-") ? "" : "+"}${percent(o.gain)}; cost: ${o.cost})`)));
+    el("strong", { text: o.name }), `: ${o.percent.success} success`,
+    ` (${o.percent.gain}; cost: ${o.cost})`)));
 }

@@ -1,5 +1,7 @@
 "use strict";
 
+let all = [];
+
 async function start() {
   // Wired before anything is awaited: an early click must not submit the form the browser's way.
   document.getElementById("new-table").addEventListener("submit", create);
@@ -7,8 +9,33 @@ async function start() {
     button.addEventListener("click", () => navigator.clipboard.writeText(
       document.getElementById(button.dataset.copy).textContent));
   }
+  listMyTables();
   const select = document.getElementById("table-system");
-  for (const s of await systems()) select.append(el("option", { value: s.name, text: s.title }));
+  all = await systems();
+  for (const s of all) select.append(el("option", { value: s.name, text: s.title }));
+  select.addEventListener("change", houseRules);
+  houseRules();
+}
+
+// The chosen system's house rules, from its schema; each starts on "the usual".
+function houseRules() {
+  const system = all.find((s) => s.name === document.getElementById("table-system").value);
+  const schema = system.check.properties.house_rules;
+  const inputs = fieldInputs(schema, [], "house");
+  for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) {
+    select.prepend(el("option", { value: "", text: "the usual" }));
+    select.value = "";
+  }
+  document.getElementById("house-rules").replaceChildren(...(inputs.length ? inputs
+    : [el("p", { class: "muted", text: `${system.title} has no house rules to choose.` })]));
+}
+
+function listMyTables() {
+  const tables = myTables();
+  document.getElementById("mine").hidden = !tables.length;
+  document.getElementById("my-tables").replaceChildren(...tables.map((t) => el("li", {},
+    el("a", { href: `/t/${encodeURIComponent(t.id)}`, text: t.name }),
+    el("span", { class: "muted", text: ` (${t.role === "gm" ? "game master" : "player"})` }))));
 }
 
 async function create(event) {
@@ -19,10 +46,12 @@ async function create(event) {
   const improvement = document.getElementById("improvement").value;
   if (improvement) settings.improvement = improvement;
   try {
+    const system = all.find((s) => s.name === document.getElementById("table-system").value);
     const made = await api("POST", "/api/tables", {
       name: document.getElementById("table-name").value,
-      system: document.getElementById("table-system").value,
+      system: system.name,
       gm_name: document.getElementById("gm-name").value,
+      house_rules: fieldValues(document.getElementById("house-rules"), system.check.properties.house_rules),
       settings,
     });
     document.getElementById("invite-link").textContent = made.invite_link;

@@ -11,7 +11,6 @@ document.getElementById("join-form").addEventListener("submit", async (event) =>
   try {
     const joined = await api("POST", "/api/join",
       { invite, name: document.getElementById("player-name").value });
-    sessionStorage.setItem(`rejoin-${joined.table_id}`, joined.rejoin_link);
     location.assign(`/t/${joined.table_id}`);
   } catch (err) {
     error.textContent = invite ? err.message : "This page needs the invite link the GM shared.";

@@ -1,7 +1,6 @@
 // The odds page: the level distribution, the advice and a chart across skills.
 "use strict";
 
-const SKIP = ["system", "skill", "dice", "house_rules", "assist", "assisters", "synergy"];
 let current = null;
 
 async function start() {
@@ -18,9 +17,16 @@ async function start() {
 function pick(all) {
   current = all.find((s) => s.name === document.getElementById("odds-system").value);
   const fields = document.getElementById("odds-fields");
-  fields.replaceChildren(...fieldInputs(current.check, SKIP, "odds"));
-  const risk = document.getElementById("odds-risk");
-  if (risk) risk.value = "average";
+  fields.replaceChildren(...fieldInputs(current.check, oddsSkip(current), "odds"));
+  const target = current.declares.target;
+  const input = document.getElementById(`odds-${target.field}`);
+  input.value = target.default;
+}
+
+// Fields the odds form leaves out: those a character's sheet or a called test fills in.
+function oddsSkip(system) {
+  const r = system.declares;
+  return ["system", "skill", "dice", "house_rules", r.synergy, r.assistance && r.assistance.field].filter(Boolean);
 }
 
 function request() {
@@ -35,11 +41,12 @@ async function refresh() {
     const req = request();
     const answer = await api("POST", "/api/odds", req);
     document.getElementById("odds-result").replaceChildren(
-      oddsTable(answer.odds, `${current.title}, skill ${req.skill}`),
+      oddsTable(answer.odds, answer.percent, `${current.title}, skill ${req.skill}`),
       el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
-        [el("dt", { text: k }), el("dd", { text: v })])));
+        [el("dt", { text: k }), el("dd", { text: plain(v) })])));
     document.getElementById("odds-advice").replaceChildren(adviceList(answer.advice || []));
-    const high = current.name === "brp" ? 150 : 100;
+    // The chart runs to the skill's maximum, or to 150 where skills have none.
+    const high = current.declares.skill.high === null ? 150 : current.declares.skill.high;
     const points = await api("POST", "/api/odds/chart", { request: req, low: 0, high, step: 5 });
     document.getElementById("odds-chart").replaceChildren(chart(points, req.skill));
   } catch (err) {
@@ -69,11 +76,12 @@ function chart(points, mark) {
   add("line", { x1: pad, y1: y(0), x2: pad, y2: y(1), stroke: "#888" });
   for (const p of [0, 0.5, 1]) add("text", { x: 2, y: y(p) + 3 }, `${p * 100}%`);
   for (const pt of points.filter((_, i) => i % 4 === 0)) add("text", { x: x(pt.skill) - 6, y: h - 8 }, String(pt.skill));
-  const line = points.map((pt) => `${x(pt.skill)},${y(fraction(pt.success))}`).join(" ");
+  const p = (pt) => barWidth(pt.percent.success) / 100;
+  const line = points.map((pt) => `${x(pt.skill)},${y(p(pt))}`).join(" ");
   add("polyline", { points: line, fill: "none", stroke: "#0b5cad", "stroke-width": 2 });
-  for (const pt of points) add("circle", { cx: x(pt.skill), cy: y(fraction(pt.success)), r: pt.skill === mark ? 5 : 2 });
+  for (const pt of points) add("circle", { cx: x(pt.skill), cy: y(p(pt)), r: pt.skill === mark ? 5 : 2 });
   const rows = points.map((pt) => el("tr", {}, el("td", { class: "num", text: pt.skill }),
-                                     el("td", { class: "num", text: percent(pt.success) })));
+                                     el("td", { class: "num", text: pt.percent.success })));
   const details = el("details", {}, el("summary", { text: "As a table" }),
     el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "skill" }), el("th", { text: "success" }))),
        el("tbody", {}, rows)));

@@ -1,26 +1,31 @@
 // The table page: state from GET /api/tables/{id}, the live log over Server-Sent Events
 // (the browser resumes from Last-Event-ID by itself), and forms that call the API.
+//
+// Requests per log event: one state read, whatever the number of pending calls. Each event
+// carries its own card (result, odds and percentages); a pending call's odds are asked once
+// per call, and the roll preview again only when what it depends on changed.
 "use strict";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2]);
 const base = `/api/tables/${encodeURIComponent(tableId)}`;
-const ROLL_SKIP = ["system", "skill", "ability", "synergy", "dice", "house_rules", "assist",
-  "assisters", "aim_rounds", "luck_boost", "luck_rerolls"];
-const SAMPLE = {
-  brp: 'name = "Ada"\nsystem = "brp"\nluck = { current = 5, maximum = 5 }\nskills = { stealth = 60, "spot hidden" = 55, rifle = 45, dodge = 35 }\n',
-  openquest: 'name = "Ada"\nsystem = "openquest"\nskills = { stealth = 60, perception = 55, athletics = 40 }\n',
-  chances: 'name = "Ada"\nsystem = "chances"\nskills = { sneaking = 40, hearing = 30, shooting = 35 }\nabilities = { dex = 10, per = 5 }\nuses = { sneaking = "dex", hearing = "per", shooting = "dex" }\n',
-};
+const SEEN_BY = { public: "seen by everyone", gm: "seen by the roller and the GM",
+  blind: "seen by the GM only", self: "seen by the roller only" };
 let state = null;
 let system = null;
+let rules = null;  // what the system declares (GET /api/systems): every rule the page reads
 let editing = null;
+let answering = null;  // { call, target } while the roll panel answers a called test
 const seen = new Set();
+let waited = 0;  // tests waiting for this viewer at the last render
+let latest = 0;  // the newest roll's number, shown near the top of the page
+const rolledHere = new Map();  // target id -> the roll made on this page for it
 const luck = { boost: false, reroll: false };
 
 const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
 const byId = (id) => state.characters.find((c) => c.id === id);
 const isGm = () => state.me.role === "gm";
+const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
 async function start() {
   const token = location.hash.slice(1);
@@ -31,17 +36,31 @@ async function start() {
   try {
     state = await api("GET", base);
   } catch (err) {
-    $("page-error").textContent = `${err.message}. Open the table from your GM link or the invite link.`;
+    $("page-error").textContent = `${err.message} Open the table from your GM link, your own link or the invite link.`;
     return;
   }
+  rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
-  $("roll-fields").replaceChildren(...fieldInputs(system.check, ROLL_SKIP, "roll"));
-  $("sheet-text").value = SAMPLE[system.name];
+  rules = system.declares;
+  buildRollFields();
+  $("sheet-text").value = sampleSheet(system);
   $("export-log").href = `${base}/log.jsonl`;
   wire();
   render();
   $("table-page").inert = false;
   connect();
+  showMyLink();
+}
+
+// The member's own link (GM link or rejoin link), asked once: the cookie holding it is
+// HttpOnly, so the server reads it back.
+async function showMyLink() {
+  try {
+    const { link } = await api("POST", `${base}/me/link`);
+    const box = isGm() ? $("gm-link") : $("my-link");
+    box.replaceChildren(copyable(link, isGm() ? "your GM link" : "your own link"));
+    $("my-link-box").hidden = isGm();
+  } catch (err) { $("page-error").textContent = err.message; }
 }
 
 function connect() {
@@ -52,7 +71,12 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
-    $("log").prepend(el("li", { "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
+    $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
+    if (["roll", "contest", "unblind"].includes(event.kind) && event.seq > latest) {  // in reach on a phone
+      latest = event.seq;
+      $("latest").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      $("latest-box").hidden = false;
+    }
     reload();
   };
   source.addEventListener("denied", () => {
@@ -77,15 +101,47 @@ function reload() {  // many events arrive together: fetch the state once for th
 
 // -- rendering ------------------------------------------------------------------------------
 
+// The check's inputs: the target (difficulty or risk) in view, the rest under "More options";
+// fields the sheet, the call or the page's buttons fill in are left out.
+function buildRollFields() {
+  const target = rules.target;
+  const fields = fieldInputs(system.check, setByPage(system), "roll");
+  const at = fields.findIndex((f) => f.querySelector(`[name=${target.field}]`));
+  $("roll-target").replaceChildren(...(at >= 0 ? fields.splice(at, 1) : []));
+  $("roll-fields").replaceChildren(...fields);
+  $(`roll-${target.field}`).value = target.default;
+  $(`roll-${target.field}`).placeholder = `e.g. ${target.example}`;
+  $("call-difficulty-label").textContent = target.label;
+  $("call-difficulty").placeholder = `${target.default}; or e.g. ${target.example}`;
+  $("call-presets").replaceChildren(...Object.keys(target.presets).map((v) => el("option", { value: v })));
+  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself.
+  const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
+  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
+  if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
+}
+
+function myPending() {
+  return state.calls.flatMap((call) => call.targets
+    .filter((t) => t.status === "pending" && byId(t.character.id) && byId(t.character.id).member_id === state.me.id)
+    .map((t) => ({ call, target: t })));
+}
+
 function render() {
   $("table-title").textContent = `${state.table.name} (${system.title})`;
-  document.title = `${state.table.name} · d100`;
+  $("table-title").title = $("table-title").textContent;
+  const waiting = myPending().length;
+  // The tab's title is the cue a player on another tab or app sees; a sound, if they asked.
+  document.title = `${waiting ? `(${waiting}) Your turn · ` : ""}${state.table.name} · d100`;
+  if (waiting > waited && $("turn-sound").checked) chime();
+  waited = waiting;
   $("whoami").textContent = `You are ${state.me.name}, ${isGm() ? "the game master" : "a player"}.`;
+  $("whoami").title = $("whoami").textContent;
   $("gm-tools").hidden = !isGm();
+  $("jump-gm").hidden = !isGm();
+  $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
+  $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
-  $("luck-options").hidden = system.name !== "brp";
-  $("call-difficulty-label").textContent = system.name === "chances" ? "Risk" : "Difficulty";
-  $("call-difficulty").placeholder = system.name === "chances" ? "e.g. tough, or 80" : "e.g. hard, or -20";
+  $("luck-options").hidden = !rules.luck;
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
   options($("contest-actor"), mine().map((c) => [c.id, c.name]));
   options($("contest-opponent"), state.characters.map((c) => [c.id, c.name]));
@@ -96,11 +152,31 @@ function render() {
   suggest($("call-skills"), state.characters);
   rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
+  if (answering && !pendingTarget(answering.target.id)) leaveAnswer();
   renderCalls();
   renderCharacters();
   renderMembers();
+  $("table-rules").textContent = tableRules();
   renderSeeds();
   preview();
+}
+
+// A short two-note chime, made on the spot: no sound file to fetch.
+function chime() {
+  try {
+    const audio = new AudioContext();
+    for (const [i, hz] of [660, 880].entries()) {
+      const tone = audio.createOscillator();
+      const level = audio.createGain();
+      const at = audio.currentTime + i * 0.18;
+      tone.frequency.value = hz;
+      level.gain.setValueAtTime(0.15, at);
+      level.gain.exponentialRampToValueAtTime(0.001, at + 0.16);
+      tone.connect(level).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + 0.17);
+    }
+  } catch { /* no audio here: the title still says it */ }
 }
 
 function options(select, pairs) {
@@ -112,8 +188,11 @@ function options(select, pairs) {
 function skillOptions() {
   const character = byId($("roll-character").value);
   options($("roll-skill"), character ? Object.keys(character.skills).map((s) => [s, `${s} ${character.skills[s]}`]) : []);
-  $("aim-option").hidden = !(system.name === "brp" && character && character.aim_rounds > 0);
-  if (character) $("roll-aimed").nextSibling.textContent = ` Fire with the aim built up: ${character.aim_rounds} round(s), +${Math.min(character.aim_rounds * 20, 60)} (spends it)`;
+  $("aim-option").hidden = !(rules.aim && character && character.aim_rounds > 0);
+  if (rules.aim && character) {
+    const bonus = Math.min(character.aim_rounds * rules.aim.step, rules.aim.cap);
+    $("roll-aimed-text").textContent = `Fire with the aim built up: ${character.aim_rounds} round(s), +${bonus} (spends it)`;
+  }
 }
 
 // Skill names to pick from while typing, from the sheets this viewer may see; any name (or
@@ -144,34 +223,45 @@ function rerender(container, children) {
   if (focused && $(focused)) $(focused).focus();
 }
 
+function pendingTarget(targetId) {
+  for (const call of state.calls) for (const t of call.targets) if (t.id === targetId && t.status === "pending") return t;
+  return null;
+}
+
+// Calls still waiting on someone; a player sees those for their characters (and what they
+// rolled for one here); resolved and cancelled calls leave the box.
 function renderCalls() {
   const box = $("calls");
-  const calls = state.calls.filter((c) => c.targets.some((t) => t.status === "pending") || isGm());
-  if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: "No test called yet." })); return; }
-  rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "pending" },
-    el("p", {}, el("strong", { text: `${call.skill}` }), fieldsText(call.fields),
-       call.hazard ? ` · if it fails: ${call.hazard}` : "", el("span", { class: "tag", text: call.visibility })),
-    el("ul", {}, call.targets.map((t) => targetItem(call, t))))));
+  const calls = state.calls.filter((call) => call.targets.some((t) => rolledHere.has(t.id)
+    || (t.status === "pending" && (isGm() || byId(t.character.id)?.skills))));
+  if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })); return; }
+  rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "called", "data-call": call.id },
+    el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields),
+       el("span", { class: "tag", text: SEEN_BY[call.visibility] })),
+    call.hazard ? el("p", { class: "hazard" }, "If it fails: ", call.hazard) : null,
+    el("ul", {}, call.targets.map((t) => targetItem(call, t))),
+    isGm() && call.targets.some((t) => t.status === "pending")
+      ? el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
+          api("POST", `${base}/calls/${call.id}/cancel`), "page-error") }, `Cancel the ${call.skill} call`) : null)));
 }
 
 function targetItem(call, target) {
   const own = byId(target.character.id);
   const item = el("li", {}, `${target.character.name}: `, el("strong", { text: target.status }),
     target.assists.length ? ` (helped by ${target.assists.map((a) => `${a.name}, ${a.skill}`).join("; ")})` : "");
-  if (target.status !== "pending") return item;
-  if (own && own.skills) {
-    const odds = el("span", { class: "muted", text: " odds…" });
-    api("POST", `${base}/odds`, { actor: { character_id: own.id }, target_id: target.id })
-      .then((p) => { odds.textContent = ` success ${percent(p.odds.success)} (${p.odds.success})`; })
-      .catch((err) => { odds.textContent = ` ${err.message}`; });
-    item.append(odds,
-      el("button", { type: "button", "data-target": target.id, onclick: () => act(() => api("POST", `${base}/rolls`,
-        { actor: { character_id: own.id }, target_id: target.id }), "page-error") }, `Roll ${call.skill} for ${own.name}`),
-      el("button", { type: "button", class: "secondary", onclick: () => act(() => api("POST",
-        `${base}/targets/${target.id}/decline`), "page-error") }, "Decline"));
-  }
+  const done = rolledHere.get(target.id);
+  if (done) item.append(el("div", { class: `card ${cardClass(done)}` }, describe(done)));
+  if (target.status !== "pending" || !own || !own.skills) return item;
+  const chance = own.member_id === state.me.id ? calledOdds(own, target) : null;
+  if (chance && chance.percent) item.append(el("span", { class: "muted", text: ` · success ${chance.percent.success} (${chance.odds.success})` }));
+  if (chance && chance.error) item.append(el("span", { class: "error", text: ` ${chance.error}` }));
+  item.append(el("div", {},
+    el("button", { type: "button", "data-target": target.id, onclick: () => quickRoll(own, target) }, `Roll ${call.skill} for ${own.name}`),
+    el("button", { type: "button", class: "secondary", onclick: () => answer(call, target) }, "With options…"),
+    el("button", { type: "button", class: "secondary", onclick: () => act(() => api("POST",
+      `${base}/targets/${target.id}/decline`), "page-error") }, "Decline")));
   const helpers = mine().filter((c) => c.id !== target.character.id);
-  if (helpers.length && system.name !== "brp") {
+  if (helpers.length && rules.assistance) {
     const select = el("select", { id: `help-${target.id}`, "aria-label": "Helping character" },
       helpers.map((c) => el("option", { value: c.id, text: c.name })));
     const skill = el("input", { type: "text", id: `help-skill-${target.id}`, "aria-label": "Helping with skill", placeholder: "skill" });
@@ -182,83 +272,168 @@ function targetItem(call, target) {
   return item;
 }
 
+// A called test's odds for its roller, asked once per test and sheet: a live event that
+// changes neither asks again, so a watching page makes no request per pending call.
+const callOdds = new Map();
+function calledOdds(character, target) {
+  const key = `${target.id} ${JSON.stringify(character.skills)}`;
+  if (!callOdds.has(key)) {
+    callOdds.set(key, null);
+    api("POST", `${base}/odds`, { actor: { character_id: character.id }, target_id: target.id })
+      .then((p) => callOdds.set(key, p), (err) => callOdds.set(key, { error: err.message }))
+      .then(renderCalls);
+  }
+  return callOdds.get(key);
+}
+
+async function quickRoll(character, target) {
+  const event = await act(() => api("POST", `${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
+  if (event) { rolledHere.set(target.id, event); renderCalls(); }
+}
+
 function fieldsText(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${k} ${v}`);
+  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
 function renderCharacters() {
-  $("characters").replaceChildren(...state.characters.map((c) => {
-    const owner = state.members.find((m) => m.id === c.member_id);
-    const card = el("div", { class: "pending", "data-character": c.name },
-      el("h3", { text: `${c.name}` }), el("p", { class: "muted", text: `played by ${owner ? owner.name : "?"}` }));
-    if (!c.skills) return card;
-    card.append(el("p", { text: Object.entries(c.skills).map(([k, v]) => `${k} ${v}`).join(", ") }));
-    if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
-    const marks = Object.entries(c.marks);
-    if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
-    if (system.name === "brp") {
-      card.append(el("p", { text: `Aiming: ${c.aim_rounds} round(s)` }),
-        ...[["aim", "Aim a round"], ["move", "Move"], ["damage", "Took damage"]].map(([action, text]) =>
-          el("button", { type: "button", class: "secondary", onclick: () => act(() =>
-            api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, `${text} (${c.name})`)));
-    }
-    card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml` }, "Export sheet"),
-      " ", el("button", { type: "button", class: "secondary", onclick: () => { editing = c.id; $("sheet-text").value = c.sheet;
-        $("sheet-form-title").textContent = `Edit ${c.name}`; $("owner-box").hidden = true; $("sheet-text").focus(); } }, `Edit ${c.name}`)));
-    if (isGm() && marks.length) {
-      card.append(el("button", { type: "button", class: "secondary", onclick: () => act(() =>
-        api("DELETE", `${base}/characters/${c.id}/marks`), "sheet-error") }, "Clear marks"));
-    }
-    return card;
-  }));
+  const rollable = mine();
+  $("chars-help").hidden = !rollable.length;
+  $("characters").replaceChildren(...(rollable.length ? rollable.map(characterCard)
+    : [el("p", { class: "muted", text: "No character yet: add one under Sheets." })]));
+  $("others").replaceChildren(...state.characters.filter((c) => !c.skills).map((c) =>
+    el("li", { "data-character": c.name }, `${c.name} `, el("span", { class: "muted", text: `played by ${memberName(c.member_id)}` }))));
+}
+
+function characterCard(c) {
+  const card = el("div", { class: "pending", "data-character": c.name },
+    el("h3", { text: c.name }), el("p", { class: "muted", text: `played by ${memberName(c.member_id)}` }));
+  card.append(el("div", { class: "chips" }, Object.entries(c.skills).map(([skill, value]) =>
+    el("button", { type: "button", "data-skill": skill, "aria-label": `Roll ${skill} ${value} for ${c.name}`,
+                   onclick: () => openRoll(c.id, skill) }, `${skill} `, el("strong", { text: String(value) })))));
+  if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
+  const marks = Object.entries(c.marks);
+  if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
+  if (rules.aim) {
+    card.append(el("p", { text: `Aiming: ${c.aim_rounds} round(s)` }),
+      ...[["aim", "Aim a round"], ["move", "Move"], ["damage", "Took damage"]].map(([action, text]) =>
+        el("button", { type: "button", class: "secondary small", "aria-label": `${text} (${c.name})`, onclick: () => act(() =>
+          api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
+  }
+  card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml` }, `Export ${c.name}'s sheet`),
+    " ", el("button", { type: "button", class: "secondary small", onclick: () => { editing = c.id; $("sheet-text").value = c.sheet;
+      $("sheet-form-title").textContent = `Edit ${c.name}`; $("owner-box").hidden = true; $("sheet-details").open = true; $("sheet-text").focus(); } }, `Edit ${c.name}`)));
+  if (isGm() && marks.length) {
+    card.append(el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
+      api("DELETE", `${base}/characters/${c.id}/marks`), "sheet-error") }, "Clear marks"));
+  }
+  return card;
 }
 
 function renderMembers() {
   $("members").replaceChildren(...state.members.map((m) => el("li", {},
-    `${m.name} (${m.role}${m.revoked ? ", revoked" : ""})`,
-    isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary",
-      onclick: () => act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error") }, `Revoke ${m.name}`) : null)));
-  const rejoin = sessionStorage.getItem(`rejoin-${tableId}`);
-  $("rejoin").textContent = rejoin ? `Your own link, to come back on another device: ${rejoin}` : "";
+    `${m.name} (${m.role === "gm" ? "game master" : "player"}${m.revoked ? ", removed" : ""}) `,
+    isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary small",
+      onclick: () => act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error") }, `Remove ${m.name}`) : null)));
+}
+
+// The table's house rules and settings, as the GM chose them when opening it.
+function tableRules() {
+  const chosen = Object.entries(state.table.house_rules).map(([k, v]) => `${fieldWords(k).toLowerCase()}: ${v}`);
+  const settings = state.table.settings;
+  return [`House rules: ${chosen.length ? chosen.join("; ") : "none, the rules as written"}.`,
+    `Dice rolled by hand: ${settings.manual_dice ? "allowed" : "not allowed"}.`,
+    `Improvement marks: ${settings.improvement === "off" ? "off" : `on ${settings.improvement === "failure" ? "failures" : "successes"}`}.`].join(" ");
 }
 
 function renderSeeds() {
   $("seeds").replaceChildren(el("ul", {}, state.seeds.map((s) => el("li", {},
-    `${s.blind ? "blind rolls: " : ""}` +
-    (s.server_seed ? `revealed seed ${s.server_seed} (commitment ${s.commitment}, ${s.rolls} rolls)`
-                   : `current commitment ${s.commitment} (${s.rolls} rolls so far)`)))));
+    `${s.blind ? "Blind rolls: " : ""}${s.server_seed ? "revealed seed " : "current commitment "}`,
+    s.server_seed ? copyable(s.server_seed, "the revealed seed") : copyable(s.commitment, "the commitment"),
+    el("span", { class: "muted", text: ` ${s.rolls} roll(s)` })))));
   if (document.activeElement !== $("client-seed")) $("client-seed").value = state.me.client_seed;
 }
 
 // -- rolling --------------------------------------------------------------------------------
 
+// Tapping a skill: the roll panel takes it, in view, with its Roll button.
+function openRoll(characterId, skill) {
+  leaveAnswer();
+  $("roll-character").value = characterId;
+  skillOptions();
+  $("roll-skill").value = skill;
+  $("roll-box").scrollIntoView({ block: "start" });
+  $("roll-title").focus({ preventScroll: true });
+  preview();
+}
+
+// A called test rolled with the same options as a free roll (Luck, bonus dice, typed dice);
+// its skill, difficulty and who sees it are the GM's.
+function answer(call, target) {
+  answering = { call, target };
+  $("roll-character").value = target.character.id;
+  skillOptions();
+  $("answering").textContent = `Answering the GM's call: ${target.character.name} rolls ${call.skill}${fieldsText(call.fields)}`;
+  for (const id of ["answering", "answer-cancel"]) $(id).hidden = false;
+  for (const id of ["free-roll", "visibility-box"]) $(id).hidden = true;
+  $("roll-box").scrollIntoView({ block: "start" });
+  $("roll-title").focus({ preventScroll: true });
+  preview();
+}
+
+function leaveAnswer() {
+  if (!answering) return;
+  answering = null;
+  for (const id of ["answering", "answer-cancel"]) $(id).hidden = true;
+  for (const id of ["free-roll", "visibility-box"]) $(id).hidden = false;
+  preview();
+}
+
 function rollBody() {
   const fields = fieldValues($("roll-fields"), system.check);
-  if (luck.boost) fields.luck_boost = true;
-  if (luck.reroll) fields.luck_rerolls = 1;
-  const actor = { character_id: $("roll-character").value, skill: $("roll-skill").value, fields };
+  if (!answering) Object.assign(fields, fieldValues($("roll-target"), system.check));
+  if (luck.boost) fields[rules.luck.boost_field] = true;
+  if (luck.reroll) fields[rules.luck.reroll_field] = 1;
+  const actor = { character_id: $("roll-character").value, fields };
+  if (!answering) actor.skill = $("roll-skill").value;
   if (!$("aim-option").hidden && $("roll-aimed").checked) actor.aimed = true;
   const dice = $("roll-dice").value.trim();
-  if (dice) actor.dice = dice.split(/[ ,]+/).map(Number);
-  return { actor, visibility: $("roll-visibility").value };
+  if (dice) actor.dice = parseDice(dice);
+  return answering ? { actor, target_id: answering.target.id } : { actor, visibility: $("roll-visibility").value };
 }
 
 let previewing = null;
+let previewed = null;  // what the last preview was asked for: live events rarely change it
 function preview() {
   clearTimeout(previewing);
   previewing = setTimeout(async () => {
     if (!$("roll-character").value) { $("roll-odds").replaceChildren(el("p", { class: "muted", text: "Add a character first." })); return; }
-    const body = rollBody();
+    let body;
+    try { body = rollBody(); } catch (err) { $("roll-error").textContent = err.message; return; }
     delete body.actor.dice;
+    const character = byId(body.actor.character_id);
+    const key = JSON.stringify([body, character && [character.skills, character.luck, character.aim_rounds]]);
+    if (key === previewed) return;
+    previewed = key;
     try {
       const p = await api("POST", `${base}/odds`, body);
-      $("roll-odds").replaceChildren(oddsTable(p.odds));
+      $("roll-odds").replaceChildren(
+        el("p", {}, el("strong", { text: `Success ${p.percent.success}` }), ` (${p.odds.success})`),
+        el("details", {}, el("summary", { text: "Every outcome" }), oddsTable(p.odds, p.percent)));
       $("roll-error").textContent = "";
-      const gain = (name) => { const o = (p.advice || []).find((a) => a.name === name); return o ? ` (${o.gain.startsWith("-") ? "" : "+"}${percent(o.gain)} success)` : ""; };
-      $("luck-boost").textContent = `Luck boost: spend 1 for +20${luck.boost ? "" : gain("Luck boost")}`;
-      $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain("Luck reroll")}`;
+      if (rules.luck) {
+        // Each button's exact gain: the advice option that adds just that spend to the roll.
+        const { boost_field: boost, reroll_field: reroll } = rules.luck;
+        const gain = (wantBoost, wantRerolls) => {
+          const o = (p.advice || []).find((a) => !!a.request[boost] === wantBoost && (a.request[reroll] || 0) === wantRerolls);
+          return o ? ` (${o.percent.gain} success)` : "";
+        };
+        const rerolls = luck.reroll ? 1 : 0;
+        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, rerolls)}`;
+        $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain(luck.boost, 1)}`;
+      }
     } catch (err) {
+      previewed = null;
       $("roll-odds").replaceChildren();
       $("roll-error").textContent = err.message;
     }
@@ -283,16 +458,20 @@ function wire() {
   $("roll-form").addEventListener("input", preview);
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("luck-reroll").addEventListener("click", () => toggle($("luck-reroll"), "reroll"));
+  $("answer-cancel").addEventListener("click", leaveAnswer);
+  $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
+  $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    const answered = answering;
     const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
-    if (event) {
-      $("roll-result").replaceChildren(describe(event));
-      $("roll-dice").value = "";
-      for (const key of ["boost", "reroll"]) luck[key] = false;
-      $("luck-boost").setAttribute("aria-pressed", "false");
-      $("luck-reroll").setAttribute("aria-pressed", "false");
-    }
+    if (!event) return;
+    $("roll-result").replaceChildren(el("div", { class: `card ${cardClass(event)}` }, describe(event)));
+    if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
+    $("roll-dice").value = "";
+    for (const key of ["boost", "reroll"]) luck[key] = false;
+    $("luck-boost").setAttribute("aria-pressed", "false");
+    $("luck-reroll").setAttribute("aria-pressed", "false");
   });
   const contestBody = () => ({
     actor: { character_id: $("contest-actor").value, skill: $("contest-actor-skill").value },
@@ -300,19 +479,20 @@ function wire() {
   });
   $("contest-preview").addEventListener("click", async () => {
     const p = await act(() => api("POST", `${base}/odds`, contestBody()), "contest-error");
-    if (p) $("contest-odds").replaceChildren(oddsTable(p.odds, "who wins"));
+    if (p) $("contest-odds").replaceChildren(oddsTable(p.odds, p.percent, "who wins"));
   });
   $("contest-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    await act(() => api("POST", `${base}/rolls`, contestBody()), "contest-error");
+    const event = await act(() => api("POST", `${base}/rolls`, contestBody()), "contest-error");
+    if (event) $("contest-result").replaceChildren(el("div", { class: `card ${cardClass(event)}` }, describe(event)));
   });
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fields = {};
     const level = $("call-difficulty").value.trim();
-    if (level) fields[system.name === "chances" ? "risk" : "difficulty"] = /^-?\d+$/.test(level) ? Number(level) : level;
-    else if (system.name === "chances") fields.risk = "average";
+    fields[rules.target.field] = !level ? rules.target.default : SIGNED.test(level) ? Number(level) : level;
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
+    if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const made = await act(() => api("POST", `${base}/calls`, { skill: $("call-skill").value, fields,
       hazard: $("call-hazard").value, character_ids: ids, visibility: $("call-visibility").value }), "call-error");
     if (made) $("call-form").reset();
@@ -321,7 +501,8 @@ function wire() {
   $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "call-error"));
   $("invite-button").addEventListener("click", async () => {
     const made = await act(() => api("POST", `${base}/invite`), "call-error");
-    if (made) $("invite-out").textContent = `New invite link (the old one no longer works): ${made.invite_link}`;
+    if (made) $("invite-out").replaceChildren(el("p", { text: "New invite link (the old one no longer works):" }),
+      copyable(made.invite_link, "the invite link"));
   });
   $("sheet-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -341,68 +522,121 @@ function wire() {
 function newSheet() {
   editing = null;
   $("sheet-form-title").textContent = "Add a character";
-  $("sheet-text").value = SAMPLE[system.name];
+  $("sheet-text").value = sampleSheet(system);
   $("owner-box").hidden = !isGm();
 }
 
-// -- the log --------------------------------------------------------------------------------
+// -- the log: each roll a card ---------------------------------------------------------------
 
-function who(id) {
-  const member = state && state.members.find((m) => m.id === id);
-  return member ? member.name : "someone";
+// best: the system's top level; worst: its bottom one where failures have several levels.
+function levelKind(result) {
+  const failures = system.levels.filter((lv) => !system.success_levels.includes(lv));
+  if (result.success) return result.level === system.levels[0] && system.success_levels.length > 1 ? "best" : "win";
+  return failures.length > 1 && result.level === failures[failures.length - 1] ? "worst" : "lose";
 }
 
-function levelText(result) {
-  // The mark and the word say success or failure without colour; a level with another name
-  // (special, fumble, great...) says which it counts as.
+function levelBadge(result) {
   const word = result.success ? "success" : "failure";
-  return el("span", { class: `level ${result.success ? "win" : "lose"}`,
+  const kind = levelKind(result);
+  return el("span", { class: `level ${kind}`, "data-icon": rules.words.icons[result.level] || "",
                       text: result.level === word ? word : `${result.level} (${word})` });
 }
 
+function cardClass(e) {
+  if ((e.kind === "roll" || e.kind === "unblind") && e.result) return levelKind(e.roll_kind === "contest" ? e.result.actor : e.result);
+  return "";
+}
+
+function clock(at) {
+  const when = new Date(at);
+  return el("time", { class: "muted", datetime: at, text: Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+}
+
+function who(character) {
+  return [el("strong", { text: character.name }), el("span", { class: "muted", text: ` (${memberName(character.member_id)})` })];
+}
+
+function diceLine(result) {
+  if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll} · vs ${rules.words.target} ${result.target}`);
+  const kept = result.dice.lastIndexOf(result.roll);
+  return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
+    el("span", { class: i === kept ? "die kept" : "die", title: i === kept ? "the die that counts" : "", text: d === 100 ? "00" : String(d) }))),
+    kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
+    result.total !== undefined ? ` · total ${result.total}` : "", ` · vs ${rules.words.target} ${result.target}`,
+    result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
+}
+
+function extras(e, result) {
+  const request = e.request || {};
+  const { luck: l, aim, extra_dice: extra } = rules;
+  const parts = [];
+  if (result.luck_spent) parts.push(`Luck spent: ${result.luck_spent}`);
+  if (l && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
+  if (aim && request[aim.field]) parts.push(`aimed ${request[aim.field]} round(s), +${Math.min(request[aim.field] * aim.step, aim.cap)}`);
+  if (extra && request[extra.bonus_field]) parts.push(`bonus dice: ${request[extra.bonus_field]}`);
+  if (extra && request[extra.penalty_field]) parts.push(`penalty dice: ${request[extra.penalty_field]}`);
+  return parts.length ? el("p", { class: "muted", text: parts.join(" · ") }) : null;
+}
+
+function oddsLine(e) {
+  if (!e.odds || !e.odds.success) return null;
+  return el("p", { class: "muted" }, `Odds of success ${e.percent ? e.percent.success : ""} (`, el("span", { class: "link", text: e.odds.success }), ")");
+}
+
 function describe(e) {
-  const tag = e.visibility !== "public" ? el("span", { class: "tag", text: e.visibility }) : null;
-  const time = el("span", { class: "muted", text: ` #${e.seq}` });
+  const tag = e.visibility && e.visibility !== "public" ? el("span", { class: "tag", text: SEEN_BY[e.visibility] }) : null;
+  const time = clock(e.at);
   switch (e.kind) {
     case "roll": {
-      const head = `${e.character.name} rolls ${e.skill}`;
-      const chance = e.odds ? ` · odds of success ${percent(e.odds.success)} (${e.odds.success})` : "";
-      if (e.hidden || !e.result) return el("span", { class: "roll" }, `${head}: rolled blind, only the GM sees the result${chance}`, tag, time);
+      const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
+      if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." }), oddsLine(e)];
+      const failed = !e.result.success && e.call && e.call.hazard;
+      const out = [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time),
+        diceLine(e.result), oddsLine(e), extras(e, e.result),
+        failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
+        e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
+        el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm()) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).
-        const show = el("button", { type: "button", class: "secondary",
-          onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone");
-        return el("span", { class: "roll" }, `${head}: `, levelText(e.result), ` — ${e.result.explanation}${chance}`, tag, time, " ", show);
+        out.push(el("button", { type: "button", class: "secondary small",
+          onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone"));
       }
-      return el("span", { class: "roll" }, `${head}: `, levelText(e.result), ` — ${e.result.explanation}${chance}`,
-        e.manual ? el("span", { class: "tag", text: "dice by hand" }) : null,
-        e.call && e.call.hazard ? ` · hazard: ${e.call.hazard}` : "", tag, time);
+      return out;
     }
     case "contest": {
-      const head = `${e.character.name} (${e.skill}) vs ${e.opponent.name} (${e.opponent_skill})`;
-      if (e.hidden || !e.result) return el("span", {}, `${head}: rolled blind`, tag, time);
+      const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), ` (${e.opponent_skill})`, tag, time);
+      if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
-      return el("span", { class: "contest" }, `${head}: winner `, el("strong", { text: winner }), ` — ${e.result.explanation}`, tag, time);
+      const side = (name, r) => el("div", {}, el("p", {}, `${name}: `, levelBadge(r)), diceLine(r));
+      return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
+        side(e.character.name, e.result.actor), side(e.opponent.name, e.result.opponent),
+        el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
     case "call": {
       const names = e.call.targets.map((t) => t.character.name).join(", ");
-      return el("span", {}, `${who(e.actor_id)} calls for ${e.call.skill}${fieldsText(e.call.fields)} from ${names}`,
-        e.call.hazard ? ` · if it fails: ${e.call.hazard}` : "", time);
+      return [el("p", { class: "head" }, `${memberName(e.actor_id)} calls for `, el("strong", { text: e.call.skill }), `${fieldsText(e.call.fields)} from ${names}`, time),
+        e.call.hazard ? el("p", { class: "hazard" }, "If it fails: ", e.call.hazard) : null];
     }
-    case "decline": return el("span", {}, `${e.character.name} declines the ${e.skill} test`, time);
-    case "assist": return el("span", {}, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
-    case "aim": return el("span", {}, `${e.character.name}: ${e.action} (aiming ${e.aim_rounds} round(s))`, time);
-    case "rest": return el("span", {}, "A night's rest: Luck is restored", time);
-    case "join": return el("span", {}, `${e.member.name} joins the table`, time);
-    case "revoke": return el("span", {}, `${e.member.name} was removed from the table`, time);
-    case "character": return el("span", {}, `${e.character.name}: character ${e.change}`, time);
-    case "seed": return el("span", {}, `Server seed revealed: ${e.revealed.server_seed}; new commitment ${e.active.commitment}`,
-      e.blind ? `; blind seed revealed: ${e.blind.revealed.server_seed}; new blind commitment ${e.blind.active.commitment}` : "", time);
-    case "unblind": return el("span", { class: "roll" }, `Blind roll #${e.unblinds} shown: ${e.character.name} rolls ${e.skill}: `,
-      levelText(e.roll_kind === "contest" ? e.result.actor : e.result), ` — ${e.result.explanation}`, time);
-    case "client_seed": return el("span", {}, `${who(e.member_id)} sets their client seed to ${e.client_seed}`, time);
-    case "table": return el("span", {}, `Table "${e.name}" opened (${e.system})`, time);
-    default: return el("span", {}, `${e.kind}`, tag, time);
+    case "cancel": return el("p", { class: "head" }, `${memberName(e.actor_id)} cancels the ${e.call.skill} call`, time);
+    case "decline": return el("p", { class: "head" }, `${e.character.name} declines the ${e.skill} test`, time);
+    case "assist": return el("p", { class: "head" }, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
+    case "aim": return el("p", { class: "head" }, `${e.character.name}: ${e.action} (aiming ${e.aim_rounds} round(s))`, time);
+    case "rest": return el("p", { class: "head" }, "A night's rest: Luck is restored", time);
+    case "join": return el("p", { class: "head" }, `${e.member.name} joins the table`, time);
+    case "revoke": return el("p", { class: "head" }, `${e.member.name} was removed from the table`, time);
+    case "character": return el("p", { class: "head" }, `${e.character.name}: character ${e.change}`, time);
+    case "seed": return [el("p", { class: "head" }, "Server seed revealed", time), copyable(e.revealed.server_seed, "the revealed seed"),
+      el("p", { class: "muted", text: "New commitment:" }), copyable(e.active.commitment, "the new commitment"),
+      e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
+    case "unblind": {
+      const result = e.roll_kind === "contest" ? e.result.actor : e.result;
+      return [el("p", { class: "head" }, levelBadge(result), `Blind roll shown: `, who(e.character), ` · ${e.skill}`, time),
+        diceLine(result), el("p", { class: "explanation muted", text: e.result.explanation })];
+    }
+    case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
+    case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
+    case "invite": return el("p", { class: "head" }, "A new invite link was made", time);
+    default: return el("p", { class: "head" }, e.kind, tag, time);
   }
 }
 
