@@ -1,51 +1,117 @@
-"""The ``d100`` command: a thin layer that parses, calls the library and renders."""
+"""The ``d100`` command: a thin layer that parses, calls the library and renders.
+
+Only the module of the command being run is imported (start-up is most of a quick roll's
+time); the others appear in ``d100 --help`` by their one-line help from ``COMMANDS``."""
 
 from __future__ import annotations
 
-import json
+import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .. import __version__, plugins
 from ..errors import D100Error
-from . import advise, chart, demo, jsonl, odds, roll, serve, sheet, shell, simulate, verify
-from .parser import EXIT_USAGE, Parser
+from .parser import ERRORS, EXIT_USAGE, Parser, fail
 
-COMMANDS = [roll, odds, sheet, advise, simulate, chart, shell, jsonl, demo, serve, verify]
+# command: (the module that registers it, its line in d100 --help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "roll": ("quick", "a quick roll: d100 roll [SYSTEM] SKILL [WORDS], as in chat dice bots"),
+    "check": ("roll", "roll one check, shown with its exact odds"),
+    "contest": ("roll", "roll an opposed check (OQ7, BRP6, CH6)"),
+    "group": ("roll", "everyone tests the same skill (OQ10, CH8)"),
+    "odds": ("odds", "exact odds from flags, an odds table, or JSON Lines"),
+    "sheet": ("sheet", "create, show and check character sheets (TOML)"),
+    "rest": ("sheet", "a full night's rest: Luck back to maximum (BRP7)"),
+    "advise": ("advise", "every option for a check, with its exact odds and cost"),
+    "simulate": ("simulate", "N seeded rolls beside the exact odds"),
+    "chart": ("chart", "PNG/SVG charts of the odds against skill"),
+    "shell": ("shell", "an interactive prompt for a session at the table"),
+    "resolve": ("jsonl", "resolve JSON Lines requests"),
+    "demo": ("demo", "a short tour: a few checks, a contest and their odds"),
+    "completion": ("completion", "print a tab-completion script for bash, zsh or fish"),
+    "serve": ("serve", "run the table server (web page and HTTP API)"),
+    "verify": ("verify", "recompute every roll of an exported table log"),
+}
 
 
-def build_parser() -> Parser:
+class _Commands:
+    """The subparsers, giving each command its help line from ``COMMANDS``."""
+
+    def __init__(self, sub: Any) -> None:
+        self.sub = sub
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("help", COMMANDS[name][1])
+        return self.sub.add_parser(name, **kwargs)
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser. Given the command about to run, only its module is imported and the rest
+    are listed by name (``""``: none imported, for ``d100 --help``); without one (completion
+    scripts, tests) every command in full."""
     parser = Parser(
         prog="d100",
         description="Percentile skill tests for openquest, brp and chances, with exact odds.",
-        epilog='Start with: d100 demo  |  echo \'{"system":"brp","skill":65}\' | d100 odds',
+        epilog="Start with: d100 roll brp 65 hard  |  d100 demo  |  "
+        'echo \'{"system":"brp","skill":65}\' | d100 odds',
     )
     parser.add_argument("--version", action="version", version=f"d100 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in COMMANDS:
-        module.register(sub)
+    wanted = COMMANDS[command][0] if command in COMMANDS else None
+    registered: set[str] = set()
+    for name, (module, help_) in COMMANDS.items():
+        if command is not None and module != wanted:
+            sub.add_parser(name, help=help_, add_help=False)
+        elif module not in registered:
+            registered.add(module)
+            importlib.import_module(f"{__name__}.{module}").register(_Commands(sub))
     return parser
 
 
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command word: the first word that is not an option (d100's own take no values)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def parse(parser: Parser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse, and answer words nobody takes with the usage of the command that was given them
+    (``d100 odds --skil``: odds' usage and a did-you-mean, not d100's)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        deepest: argparse.ArgumentParser = parser
+        while True:
+            action = next(
+                (a for a in deepest._actions if isinstance(a, argparse._SubParsersAction)), None
+            )
+            chosen = getattr(args, action.dest, None) if action is not None else None
+            if action is None or chosen not in action.choices:
+                break
+            deepest = action.choices[chosen]
+        deepest.error("unrecognized arguments: " + " ".join(extra))
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ERRORS["json"] = "--json" in argv
     try:
-        plugins.load(os.environ)
-    except D100Error as err:
-        print(f"d100: error: {err.message}", file=sys.stderr)
-        return EXIT_USAGE
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return EXIT_USAGE
-    try:
+        plugins.load(os.environ)  # outside rule systems, before any name is looked up
+        parser = build_parser(command_of(argv) or "")
+        args = parse(parser, argv)
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return EXIT_USAGE
         status: int = args.run(args)
     except D100Error as err:
-        if getattr(args, "json", False):  # the error object itself, as the HTTP API sends it
-            print(json.dumps({"error": err.to_dict()}))
-        print(f"d100: error: {err.message}", file=sys.stderr)
-        return EXIT_USAGE
+        try:
+            fail(err)
+        except SystemExit as done:
+            return int(done.code or 0)
+    except SystemExit as done:
+        return int(done.code or 0) if isinstance(done.code, int | None) else EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -7,7 +7,6 @@ from typing import Any
 
 from ..advise import advise
 from ..engine import odds
-from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..render.odds_views import advice_view
 from ..results import CheckOdds
@@ -30,9 +29,7 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = flags.check_parser(
-        sub, "advise", "every option for a check, with its exact odds and cost", HELP
-    )
+    p = flags.check_parser(sub, "advise", HELP, dice=False)
     p.add_argument("--luck", type=int, metavar="N", help="brp: Luck left (default: the sheet's)")
     p.add_argument(
         "--helper",
@@ -48,8 +45,6 @@ def register(sub: Any) -> None:
 def run(ns: argparse.Namespace) -> int:
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
-    if ns.dice is not None:
-        raise D100Error("--dice", ns.dice, "no dice: advice weighs every roll", "dice given")
     luck = ns.luck
     skill = None
     if sheet is not None:

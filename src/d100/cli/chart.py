@@ -40,11 +40,10 @@ CHANCES_RISK = "average"  # the comparison's risk for chances unless --risk says
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "chart",
-        help="PNG/SVG charts of the odds against skill",
         description=HELP,
     )
     flags.add_system(p)
-    flags.add_side_flags(p, skill=False)
+    flags.add_side_flags(p, skill=False, dice=False)
     flags.add_check_flags(p)
     p.add_argument("--compare", metavar="SYSTEMS", help="systems on one chart, e.g. brp,openquest")
     p.add_argument("--bands", action="store_true", help="every level's band for one request")

@@ -31,7 +31,9 @@ TOUR: tuple[tuple[str, dict[str, Any]], ...] = (
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="a short tour: a few checks, a contest and their odds")
+    p = sub.add_parser(
+        "demo",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed for repeatable rolls")
     p.set_defaults(run=run)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,6 +16,7 @@ from ..errors import D100Error
 from ..sheets import Character, Sheet
 from ..sheets import load as load_sheet
 from ..systems import REGISTRY
+from . import config
 
 Kind = Literal["int", "preset", "list", "bool", "dice", "assist"]
 
@@ -82,13 +82,14 @@ CHECK_FLAGS: tuple[Flag, ...] = (
     ),
 )
 ASSIST_FIELD = {"openquest": "assist", "chances": "assisters"}
-ENV_SHEET = "D100_SHEET"
 
 
-def add_side_flags(p: argparse.ArgumentParser, skill: bool = True) -> None:
+def add_side_flags(p: argparse.ArgumentParser, skill: bool = True, dice: bool = True) -> None:
     if skill:
         p.add_argument(*SKILL.names, dest=SKILL.field, metavar="N", help=SKILL.help)
     for f in SIDE_FLAGS:
+        if f.kind == "dice" and not dice:
+            continue
         if f.kind == "bool":
             p.add_argument(*f.names, dest=f.field, action="store_true", default=None, help=f.help)
         else:
@@ -102,17 +103,16 @@ def add_side_flags(p: argparse.ArgumentParser, skill: bool = True) -> None:
             )
 
 
-def check_parser(sub: Any, name: str, help_: str, description: str) -> argparse.ArgumentParser:
-    """A subcommand about one check: WHO SKILL from a sheet, or a system and its flags."""
-    p: argparse.ArgumentParser = sub.add_parser(
-        name,
-        help=help_,
-        description=description,
-    )
+def check_parser(
+    sub: Any, name: str, description: str, dice: bool = True
+) -> argparse.ArgumentParser:
+    """A subcommand about one check: WHO SKILL from a sheet, or a system and its flags;
+    without ``dice`` for commands that weigh every roll (no --dice, no typed helper dice)."""
+    p: argparse.ArgumentParser = sub.add_parser(name, description=description)
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
     add_sheet(p)
     add_system(p)
-    add_side_flags(p)
+    add_side_flags(p, dice=dice)
     add_check_flags(p)
     return p
 
@@ -140,8 +140,8 @@ def add_sheet(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sheet",
         "-f",
-        default=os.environ.get(ENV_SHEET),
-        help=f"a character or party sheet (TOML); default ${ENV_SHEET}",
+        help=f"a character or party sheet (TOML); default ${config.ENV_SHEET}, else the "
+        "config file's sheet",
     )
 
 
@@ -150,8 +150,21 @@ def add_roll(p: argparse.ArgumentParser) -> None:
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print the contract's JSON instead")
-    p.add_argument("--plain", action="store_true", help="no colour (also: NO_COLOR, pipes)")
+    p.add_argument(
+        "--json", action="store_true", help="print the contract's JSON instead (errors too)"
+    )
+    add_colour(p)
+
+
+def add_colour(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plain", action="store_true", help="no colour, the same as --color=never")
+    p.add_argument(
+        "--color",
+        "--colour",
+        choices=("auto", "always", "never"),
+        help="auto (the default): colour on a terminal unless NO_COLOR is set; FORCE_COLOR "
+        "forces it",
+    )
 
 
 # -- text to contract values ----------------------------------------------------------------
@@ -168,6 +181,15 @@ def numbers(flag: str, text: str, sep: str = ",") -> list[int]:
     return [
         number(flag, part, f"integers separated by {sep!r}")
         for part in text.split(sep)
+        if part.strip()
+    ]
+
+
+def dice(flag: str, text: str) -> list[int]:
+    """Dice read off the table: ``42,7``, with ``00`` the percentile die's 100."""
+    return [
+        100 if part.strip() == "00" else number(flag, part, "d100 values 1..100 (00 is 100)")
+        for part in text.split(",")
         if part.strip()
     ]
 
@@ -197,21 +219,21 @@ def value(flag: Flag, text: Any) -> Any:
     if flag.kind == "list":
         return [n for t in text for n in numbers(name, t)]
     if flag.kind == "dice":
-        return numbers(name, text)
+        return dice(name, text)
     raise AssertionError(flag.kind)
 
 
 def assister(text: str, system: str) -> dict[str, Any]:
     """``SKILL[+ABILITY][@DIE,...]``: an assister given by numbers."""
-    body, _, dice = text.partition("@")
+    body, _, typed = text.partition("@")
     skill, sign, ability = body.replace("-", "+-").partition("+")
     out: dict[str, Any] = {"skill": number("--assist", skill, "SKILL[+ABILITY][@DIE]")}
     if sign:
         if system != "chances":
             raise D100Error("--assist", text, "SKILL[@DIE] for openquest", "ability given")
         out["ability"] = number("--assist", ability, "SKILL[+ABILITY][@DIE]")
-    if dice:
-        out["dice"] = numbers("--assist", dice)
+    if typed:
+        out["dice"] = dice("--assist", typed)
     return out
 
 
@@ -246,12 +268,14 @@ def side_request(
             raise D100Error(
                 f.names[0],
                 text if not isinstance(text, list) else text[0],
-                f"the {system} inputs: " + ", ".join(sorted(allowed - {"system"})),
-                f"{f.names[0]} is not a {system} input",
+                f"the inputs of {system}: " + ", ".join(sorted(allowed - {"system"})),
+                f"{f.names[0]} is not an input of {system}",
             )
         if f.kind == "assist":
-            fixed.update(helpers(text, system, sheet, fixed.get("skill_name")))
-        elif f.field == "ability" and sheet is not None and not _is_number(text):
+            fixed.update(
+                helpers(text, system, sheet, fixed.get("skill_name"), fixed.get("who_name"))
+            )
+        elif f.field == "ability" and sheet is not None and not is_number(text):
             continue  # a named ability was already read from the sheet
         elif f.variant:
             options.append([(field, value(f, t)) for t in alternatives(f, text)])
@@ -260,6 +284,7 @@ def side_request(
         else:
             fixed[field] = value(f, text)
     fixed.pop("skill_name", None)
+    fixed.pop("who_name", None)
     if not contest and getattr(ns, "house", None):
         fixed["house_rules"] = house_rules(ns.house)
     head = {} if contest else {"system": system}
@@ -278,14 +303,27 @@ def one(requests: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def helper(
-    text: str, system: str, sheet: Sheet | None, skill: str | None
+    text: str,
+    system: str,
+    sheet: Sheet | None,
+    skill: str | None,
+    helped: str | None = None,
+    flag: str = "--assist",
 ) -> tuple[str, dict[str, Any]]:
     """One helper's name and check fields: by numbers (``SKILL[+ABILITY][@DIE]``) or, with a
-    sheet, ``NAME[/SKILL]`` (the same skill as the helped character unless named)."""
-    if sheet is not None and not _is_number(text.split("@")[0].split("+")[0]):
-        name, _, skill_name = text.partition("/")
+    sheet, ``NAME[/SKILL][@DIE]`` (the same skill as the helped character unless named)."""
+    if sheet is not None and not is_number(text.split("@")[0].split("+")[0]):
+        body, at, typed = text.partition("@")
+        name, _, skill_name = body.partition("/")
         who = sheet.get(name)
-        return who.name, assisting(who.side(skill_name or skill or ""), system)
+        if helped is not None and who.name == helped:
+            raise D100Error(
+                flag, text, "another character on the sheet", f"{who.name} cannot assist herself"
+            )
+        fields = assisting(who.side(skill_name or skill or ""), system)
+        if at:
+            fields["dice"] = dice(flag, typed)
+        return who.name, fields
     return text, assister(text, system)
 
 
@@ -298,11 +336,15 @@ def assisting(fields: Mapping[str, Any], system: str) -> dict[str, Any]:
 
 
 def helpers(
-    texts: Sequence[str], system: str, sheet: Sheet | None, skill: str | None
+    texts: Sequence[str],
+    system: str,
+    sheet: Sheet | None,
+    skill: str | None,
+    helped: str | None = None,
 ) -> dict[str, Any]:
     """``--assist`` values as the system's field: a nested check (openquest, one at a time,
     OQ11) or a list of assisters (chances, CH8)."""
-    out = [helper(text, system, sheet, skill)[1] for text in texts]
+    out = [helper(text, system, sheet, skill, helped)[1] for text in texts]
     if system == "openquest":
         if len(out) > 1:
             raise D100Error(
@@ -336,7 +378,7 @@ def house_rules(items: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     try:
         int(text)
     except ValueError:
@@ -356,24 +398,43 @@ class Pick:
     side: dict[str, Any]
 
 
+SHEET_WAYS = f'--sheet FILE, ${config.ENV_SHEET}, or sheet = "FILE" in {config.path()}'
+
+
+def sheet_path(ns: argparse.Namespace) -> str | None:
+    """The sheet the command names: ``--sheet``, else the environment, else the config."""
+    if not getattr(ns, "sheet", None):
+        ns.sheet = config.sheet()
+    return ns.sheet  # type: ignore[no-any-return]
+
+
 def open_sheet(ns: argparse.Namespace) -> Sheet:
-    if not ns.sheet:
-        raise D100Error(
-            "--sheet", None, "a sheet file (or set $D100_SHEET)", "character names need a sheet"
-        )
+    if not sheet_path(ns):
+        names = " ".join(getattr(ns, "names", None) or []) or None
+        raise D100Error("--sheet", names, SHEET_WAYS, "character names need a sheet")
     return load_sheet(ns.sheet)
 
 
 def pick(sheet: Sheet, who: str, skill: str, ability: str | None = None) -> Pick:
     character = sheet.get(who)
     name = character.skill(skill)
-    named = ability if ability is not None and not _is_number(ability) else None
-    return Pick(character, name, {**character.side(name, named), "skill_name": name})
+    named = ability if ability is not None and not is_number(ability) else None
+    side = character.side(name, named)
+    return Pick(character, name, {**side, "skill_name": name, "who_name": character.name})
+
+
+def system_ways() -> str:
+    return (
+        f"one of {', '.join(REGISTRY.names())}, given as the first word (d100 roll), "
+        f'--system, ${config.ENV_SYSTEM}, or system = "NAME" in {config.path()}'
+    )
 
 
 def system_of(ns: argparse.Namespace) -> str:
-    if ns.system is None:
-        raise D100Error(
-            "--system", None, "one of " + ", ".join(REGISTRY.names()), "required without a sheet"
-        )
-    return REGISTRY.get(ns.system, "--system").name
+    """The system the flags name, else the environment's, else the config file's."""
+    if ns.system is not None:
+        return REGISTRY.get(ns.system, "--system").name
+    chosen = config.system()
+    if chosen is None:
+        raise D100Error("--system", None, system_ways(), "no system given")
+    return REGISTRY.get(chosen, f"${config.ENV_SYSTEM} or {config.path()}").name

@@ -33,7 +33,6 @@ examples:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "resolve",
-        help="resolve JSON Lines requests",
         description=HELP_RESOLVE,
     )
     p.add_argument("--seed", type=int, help="seed the random source: the same seed, the same rolls")

@@ -33,7 +33,7 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = flags.check_parser(sub, "odds", "exact odds from flags, an odds table, or JSON Lines", HELP)
+    p = flags.check_parser(sub, "odds", HELP, dice=False)
     p.add_argument(
         "--table",
         action="store_true",

@@ -7,21 +7,32 @@ import os
 import sys
 from typing import Any
 
-from ..render import json_out, plain, terminal
 from ..render.view import View
 
 
 def colour(ns: argparse.Namespace) -> bool:
-    """Colour only on a terminal, and never with --plain or NO_COLOR (no-color.org)."""
-    if getattr(ns, "plain", False) or os.environ.get("NO_COLOR"):
+    """``--color`` first (``--plain`` is ``never``), then NO_COLOR (no-color.org), then
+    FORCE_COLOR (force-color.org), else colour only on a terminal."""
+    choice = "never" if getattr(ns, "plain", False) else getattr(ns, "color", None) or "auto"
+    if choice != "auto":
+        return bool(choice == "always")
+    if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     return sys.stdout.isatty()
 
 
 def show(ns: argparse.Namespace, view: View, data: Any) -> None:
     if getattr(ns, "json", False):
+        from ..render import json_out
+
         print(json_out.render(data))
     elif colour(ns):
+        from ..render import terminal  # rich, only when colour is wanted
+
         terminal.render(view, sys.stdout)
     else:
+        from ..render import plain
+
         print(plain.render(view))

@@ -1,20 +1,77 @@
-"""The argparse parser every ``d100`` command uses: errors are one clean line, exit status 2."""
+"""The argparse parser every ``d100`` command uses: errors are one clean line, exit status 2,
+with the command's usage and a did-you-mean; with ``--json``, a JSON object on stdout."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import difflib
+import json
+import re
+import sys
+from typing import Any, NoReturn
+
+from ..errors import D100Error
 
 EXIT_USAGE = 2
+ERRORS = {"json": False}  # set by main() when the command line asks for --json
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but errors are one clean line and exit status 2, and descriptions keep their
-    line breaks (every command's help ends with a block of examples)."""
+    """argparse, but errors are one clean line and exit status 2, descriptions keep their line
+    breaks (every command's help ends with a block of examples), and flags are never
+    abbreviated (``--skill`` must not quietly mean ``--skills``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"d100: error: {message}\n(see: {self.prog} --help)\n")
+    def error(self, message: str) -> NoReturn:
+        message += self.suggestion(message)
+        if ERRORS["json"]:
+            usage = self.format_usage().strip()
+            fail(D100Error("arguments", message, usage, message), self.prog)
+        self.exit(
+            EXIT_USAGE,
+            f"d100: error: {message}\n{self.format_usage()}(see: {self.prog} --help)\n",
+        )
+
+    def suggestion(self, message: str) -> str:
+        """``; did you mean --skill?`` for a mistyped flag or command, when one is close."""
+        unknown = re.search(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            options = list(self._option_string_actions)
+            for word in unknown[1].split():
+                if word.startswith("-"):
+                    close = difflib.get_close_matches(word.split("=")[0], options, n=1)
+                    if close:
+                        return f"; did you mean {close[0]}?"
+            return ""
+        choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
+        if choice:
+            choices = [c.strip(" '") for c in choice[2].split(",")]
+            close = difflib.get_close_matches(choice[1], choices, n=1)
+            return f"; did you mean {close[0]}?" if close else ""
+        return ""
+
+
+def fail(err: D100Error, prog: str = "d100") -> NoReturn:
+    """Report a usage or input error and exit 2: one line on stderr, or with ``--json`` the
+    error object on stdout (the shape of JSON Lines' errors)."""
+    if ERRORS["json"]:
+        print(json.dumps({"error": {**err.to_dict(), "message": describe(err)}}))
+    else:
+        print(f"d100: error: {describe(err)}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def describe(err: D100Error) -> str:
+    """The error's message, with the value it was given whenever the reason leaves it out."""
+    if err.value is None or err.reason is None:
+        return err.message
+    bare = err.value if isinstance(err.value, str) else json.dumps(err.value, default=repr)
+    if bare in err.reason:
+        return err.message
+    shown = repr(err.value) if isinstance(err.value, str) else bare
+    text = f"{err.field}: {err.reason}: {shown}"
+    return f"{text}; allowed: {err.allowed}" if err.allowed else text

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..catalogue import OPPOSED_TASKS
 from ..dice import RandomSource
 from ..engine import odds, parse, resolve
 from ..errors import D100Error
@@ -62,7 +63,6 @@ examples:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "check",
-        help="roll one check, shown with its exact odds",
         description=CHECK_HELP,
     )
     p.add_argument(
@@ -84,7 +84,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "contest",
-        help="roll an opposed check (OQ7, BRP6, CH6)",
         description=CONTEST_HELP,
     )
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="the actor, with a sheet")
@@ -103,7 +102,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "group",
-        help="everyone tests the same skill (OQ10, CH8)",
         description=GROUP_HELP,
     )
     p.add_argument("names", nargs="*", metavar="SKILL", help="the skill's name, with a sheet")
@@ -145,7 +143,7 @@ def _contest_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--coin", choices=("actor", "opponent"), help="chances: the tie-break flip")
 
 
-CONTEST_LEVEL = ("seed", "json", "plain", "house", "coin")
+CONTEST_LEVEL = ("seed", "json", "plain", "color", "house", "coin")
 
 
 def rng_of(ns: argparse.Namespace) -> RandomSource:
@@ -177,14 +175,24 @@ def check_request(ns: argparse.Namespace, sheet: Sheet | None) -> tuple[str | No
 
 
 def _two(names: Sequence[str]) -> tuple[str, str]:
-    if len(names) != 2:
+    """WHO and SKILL; a skill may be several words (``alice spot hidden``)."""
+    if len(names) < 2:
         raise D100Error(
             "WHO SKILL",
-            " ".join(names),
+            " ".join(names) or None,
             "a character and a skill, e.g. alice stealth",
-            f"{len(names)} names given",
+            "a character and a skill are needed" if names else "no names given",
         )
-    return names[0], names[1]
+    return names[0], " ".join(names[1:])
+
+
+def opposed_skill(skill: str) -> str:
+    """The skill that resists ``skill`` in the seed's examples (CH11), else the same skill."""
+    key = skill.lower()
+    for task in OPPOSED_TASKS:
+        if task.skill.lower().startswith(key):
+            return task.opposing_skill.lower()
+    return skill
 
 
 def run_check(ns: argparse.Namespace) -> int:
@@ -295,6 +303,8 @@ def contest_request(
     sides: list[dict[str, Any]] = []
     names: list[str] = []
     systems: list[str] = []
+    if sheet is not None and len(ns.names) >= 2 and len(other.names) == 1:
+        other.names = [*other.names, opposed_skill(" ".join(ns.names[1:]))]
     for label, side_ns in (("actor", ns), ("opponent", other)):
         if sheet is None:
             system = flags.system_of(ns)
@@ -382,14 +392,19 @@ def _led(
 
 
 def run_group(ns: argparse.Namespace) -> int:
+    show(ns, *group(ns))
+    return 0
+
+
+def group(ns: argparse.Namespace) -> tuple[View, Any]:
+    """Roll the group test the flags describe: the view to show and the results."""
     members: list[tuple[str, dict[str, Any]]] = []
     sheet: Sheet | None = None
     dice_text = ns.dice
     ns.dice = None  # split per member below
     if ns.names:
         sheet = flags.open_sheet(ns)
-        if len(ns.names) != 1:
-            raise D100Error("SKILL", " ".join(ns.names), "one skill name", "more than one")
+        ns.names = [" ".join(ns.names)]  # a skill of several words: spot hidden
         chosen = [sheet.get(w) for w in ns.who.split(",")] if ns.who else list(sheet.characters)
         for character in chosen:
             try:
@@ -406,7 +421,10 @@ def run_group(ns: argparse.Namespace) -> int:
             )
         if not members:
             raise D100Error(
-                "SKILL", ns.names[0], "a skill someone on the sheet has", "nobody has it"
+                "SKILL",
+                ns.names[0],
+                "a skill someone on the sheet has",
+                f"nobody on the sheet has {ns.names[0]!r}",
             )
     else:
         system = flags.system_of(ns)
@@ -430,8 +448,7 @@ def run_group(ns: argparse.Namespace) -> int:
         for (_, request), part in zip(members, parts, strict=True):
             request["dice"] = flags.numbers("--dice", part)
     if ns.lead is not None:
-        show(ns, *_led(ns, members))
-        return 0
+        return _led(ns, members)
     if sheet is not None:
         for name, request in members:
             ensure_luck(sheet, name, request)
@@ -451,5 +468,4 @@ def run_group(ns: argparse.Namespace) -> int:
     spent = [(name, r.luck_spent or 0) for name, r, _ in rows]
     if sheet is not None and any(p for _, p in spent):
         view = view + _luck_line(spend_luck(ns.sheet, spent))
-    show(ns, view, data)
-    return 0
+    return view, data

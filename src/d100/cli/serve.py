@@ -26,7 +26,6 @@ $D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "serve",
-        help="run the table server (web page and HTTP API)",
         description=HELP,
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")

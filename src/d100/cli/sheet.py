@@ -36,7 +36,6 @@ examples:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "sheet",
-        help="create, show and check character sheets (TOML)",
         description=HELP,
     )
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=type(p))
@@ -83,7 +82,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "rest",
-        help="a full night's rest: Luck back to maximum (BRP7)",
         description=REST_HELP,
     )
     p.add_argument("names", nargs="*", metavar="WHO", help="default: everyone")

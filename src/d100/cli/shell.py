@@ -1,112 +1,66 @@
 """``d100 shell``: a prompt for a session at the table, one short line per roll.
 
-A line is translated into the flags of ``d100 check`` / ``contest`` / ``odds`` and run by the
-same code, so the shell can do nothing the commands cannot; every roll is appended to a JSON
-Lines session log."""
+A line is translated into the flags of ``d100 check`` / ``contest`` / ``group`` / ``odds`` and
+run by the same code, so the shell can do nothing the commands cannot; every roll is appended
+to a JSON Lines session log, and the lines typed are kept for the next session."""
 
 from __future__ import annotations
 
 import argparse
 import cmd
+import contextlib
 import json
-import re
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..catalogue import OPPOSED_TASKS
 from ..errors import D100Error
-from ..sheets import Sheet, load
-from ..systems import brp, chances, openquest
-from . import flags
+from ..sheets import Character, Sheet, load
+from ..systems import REGISTRY
+from . import config, flags, quick, words
 from .odds import run as run_odds
 from .output import show
-from .roll import check, contest
+from .parser import describe
+from .roll import check, contest, group, opposed_skill
 from .sheet import run_rest, run_show
 
 HELP = """\
 An interactive prompt for a session: characters and skills from the sheet, tab completion,
-history (up arrow, `history`), Luck written back, every roll appended to the session log.
+history kept between sessions, Luck written back, every roll appended to the session log.
+Without a sheet it rolls by numbers: `brp 65 hard b1`, or `65 hard` with $D100_SYSTEM set.
 
 lines:
   alice stealth hard            a check: WHO SKILL and words
-  alice stealth hard +10 bonus boost reroll @42,7
+  alice spot hidden +10 b1 boost reroll @42,7
+  brp 65 hard b1                a quick roll by numbers: [SYSTEM] SKILL and words
   bob vs alice sneaking/hearing  a contest: ACTOR vs OPPONENT SKILL[/OPPOSING SKILL]
-  odds alice stealth hard       the exact odds, no roll
+  group stealth hard            everyone with the skill tests it (OQ10, CH8)
+  odds alice stealth hard       the exact odds, no roll (also: odds bob vs alice stealth)
   rest [WHO]                    a full night's rest: Luck back to maximum (BRP7)
   show [WHO]                    the sheet
   history | help | quit
 
-words: a difficulty or risk name (hard, tough), +N/-N (modifier), bonus[N], penalty[N],
-aimN, boost (Luck), reroll[N], take50/take100, @DICE (dice rolled by hand), KEY=VALUE
-(any flag, e.g. risk=80 ability=dex assist=bob), or --flags as on the command line.
+words: a difficulty or risk name (hard, tough), +N/-N (modifier), bN/bonusN, pN/penaltyN,
+aimN, boost or luck (Luck boost), rerollN, take50/take100, @DICE (dice rolled by hand, @00 is
+100), KEY=VALUE (any flag, e.g. risk=80 ability=dex assist=bob@20), or --flags.
 
 examples:
   d100 shell --sheet party.toml
   d100 shell --sheet party.toml --log tonight.jsonl --seed 7
+  d100 shell
 """
-COUNTED = re.compile(r"^(bonus|penalty|aim|reroll)(\d*)$")
-WORDS = {"boost": ["--luck-boost"], "take50": ["--take", "50"], "take100": ["--take", "100"]}
-FLAG_OF = {"bonus": "--bonus", "penalty": "--penalty", "aim": "--aim", "reroll": "--reroll"}
-PRESETS = {
-    "openquest": ("--difficulty", openquest.DIFFICULTIES),
-    "brp": ("--difficulty", brp.DIFFICULTIES),
-    "chances": ("--risk", chances.RISKS),
-}
-COMMANDS = ("odds", "rest", "show", "history", "help", "quit", "exit")
+COMMANDS = ("odds", "group", "rest", "show", "history", "help", "quit", "exit")
+HISTORY_LINES = 1000
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "shell",
-        help="an interactive prompt for a session at the table",
-        description=HELP,
-    )
+    p = sub.add_parser("shell", description=HELP)
     flags.add_sheet(p)
     p.add_argument("--log", default="d100-session.jsonl", help="the session log (JSON Lines)")
     flags.add_roll(p)
-    p.add_argument("--plain", action="store_true", help="no colour")
+    flags.add_colour(p)
     p.set_defaults(run=run)
-
-
-def translate(words: list[str], system: str) -> list[str]:
-    """Shell words as command-line flags for a character of ``system``."""
-    out: list[str] = []
-    flag, presets = PRESETS[system]
-    for word in words:
-        low = word.lower()
-        counted = COUNTED.match(low)
-        if word.startswith("--") or (out and out[-1].startswith("--") and _takes_value(out)):
-            out.append(word)
-        elif low in WORDS:
-            out += WORDS[low]
-        elif counted:
-            out += [FLAG_OF[counted[1]], counted[2] or "1"]
-        elif re.fullmatch(r"[+-]\d+", word):
-            out.append(f"--mod={word}")
-        elif word.startswith("@"):
-            out += ["--dice", word[1:]]
-        elif "=" in word:
-            key, _, value = word.partition("=")
-            out += [f"--{key.replace('_', '-')}", value]
-        elif low.replace("_", "-") in presets:
-            out += [flag, low]
-        else:
-            raise D100Error(
-                "word",
-                word,
-                "a difficulty or risk name, +N, bonus, penalty, aimN, "
-                "boost, reroll, take50, take100, @DICE, KEY=VALUE",
-                "unknown word",
-            )
-    return out
-
-
-def _takes_value(out: list[str]) -> bool:
-    """Whether the last passed-through flag still waits for its value."""
-    last = out[-1]
-    return "=" not in last and last not in ("--luck-boost", "--boost", "--json", "--plain")
 
 
 class Shell(cmd.Cmd):
@@ -116,7 +70,7 @@ class Shell(cmd.Cmd):
     def __init__(self, ns: argparse.Namespace) -> None:
         super().__init__()
         self.ns = ns
-        self.sheet_path: str = ns.sheet
+        self.sheet_path: str | None = ns.sheet
         self.log = Path(ns.log)
         self.lines: list[str] = []
         self.count = 0
@@ -125,7 +79,12 @@ class Shell(cmd.Cmd):
 
     @property
     def sheet(self) -> Sheet:
-        return load(self.sheet_path)  # read afresh: Luck and hand edits between rolls
+        """The sheet, read afresh: Luck and hand edits between rolls."""
+        if self.sheet_path is None:
+            raise D100Error(
+                "sheet", None, flags.SHEET_WAYS, "this shell has no sheet: roll by numbers"
+            )
+        return load(self.sheet_path)
 
     def onecmd(self, line: str) -> bool:
         if line.strip() and line != "EOF":
@@ -133,7 +92,7 @@ class Shell(cmd.Cmd):
         try:
             return super().onecmd(line)
         except D100Error as err:
-            print(f"error: {err.message}")
+            print(f"error: {describe(err)}")
         except SystemExit:  # argparse already printed its one line
             pass
         return False
@@ -142,77 +101,78 @@ class Shell(cmd.Cmd):
         return False
 
     def default(self, line: str) -> None:
-        words = shlex.split(line)
-        if len(words) >= 3 and words[1].lower() == "vs":
-            self.contest(words)
+        typed = shlex.split(line)
+        if len(typed) >= 3 and typed[1].lower() == "vs":
+            self.contest(typed)
         else:
-            self.roll(words)
+            self.roll(typed)
 
-    def roll(self, words: list[str], command: str = "check") -> None:
-        if len(words) < 2:
+    def roll(self, typed: list[str], command: str = "check") -> None:
+        """WHO SKILL [words] from the sheet, or [SYSTEM] SKILL [words] by numbers."""
+        if not typed:
             raise D100Error(
-                "line",
-                " ".join(words),
-                "WHO SKILL [words], or `help`",
-                "a character and a skill are needed",
+                "line", None, "WHO SKILL [words], [SYSTEM] SKILL [words], or `help`", "empty"
             )
-        who = self.sheet.get(words[0])
-        argv = [
-            command,
-            "--sheet",
-            self.sheet_path,
-            who.name,
-            words[1],
-            *translate(words[2:], who.system),
-        ]
+        by_numbers = typed[0].lower() in REGISTRY or flags.is_number(typed[0])
+        where = argparse.Namespace(system=None, sheet=self.sheet_path)
+        argv = quick.check_argv(typed, where)
+        argv[0] = command
         ns = self._parse(argv)
         if command == "odds":
             run_odds(ns)
             return
         view, data = check(ns)
         show(ns, view, data)
-        self._log("check", who.name, who.skill(words[1]), data)
+        who, skill = ("", argv[4]) if by_numbers else (argv[3], argv[4])
+        self._log("check", who or data["system"], skill, data)
 
-    def contest(self, words: list[str]) -> None:
-        if len(words) < 4:
+    def contest(self, typed: list[str], command: str = "contest") -> None:
+        if len(typed) < 4:
             raise D100Error(
-                "line", " ".join(words), "ACTOR vs OPPONENT SKILL[/OPPOSING]", "a skill is needed"
+                "line",
+                " ".join(typed),
+                "ACTOR vs OPPONENT SKILL[/OPPOSING] [words]",
+                "a skill is needed",
             )
-        actor, opponent = self.sheet.get(words[0]), self.sheet.get(words[2])
-        skill, _, opposing = words[3].partition("/")
-        opposing = opposing or opposed_skill(skill)
+        sheet = self.sheet
+        actor, opponent = sheet.get(typed[0]), sheet.get(typed[2])
+        skill, after = _contest_skills(actor, opponent, typed[3:])
+        skill_name, _, opposing = skill.partition("/")
         argv = [
-            "contest",
+            command,
             "--sheet",
-            self.sheet_path,
+            str(self.sheet_path),
             actor.name,
-            skill,
-            *translate(words[4:], actor.system),
+            skill_name,
+            *words.translate(after, actor.system),
             "--vs",
             opponent.name,
-            opposing,
+            opposing or opposed_skill(skill_name),
         ]
         ns = self._parse(argv)
+        if command == "odds":
+            run_odds(ns)
+            return
         view, data = contest(ns)
         show(ns, view, data)
-        skills = f"{actor.skill(skill)}/{opponent.skill(opposing)}"
+        skills = f"{actor.skill(skill_name)}/{opponent.skill(argv[-1])}"
         self._log("contest", f"{actor.name} vs {opponent.name}", skills, data)
 
     def _parse(self, argv: list[str]) -> argparse.Namespace:
         from . import build_parser  # here, not at the top: the package imports this module
 
-        extra = ["--plain"] if self.ns.plain else []
+        extra = [f"--color={'never' if self.ns.plain else self.ns.color or 'auto'}"]
         if self.ns.seed is not None and argv[0] != "odds":
             extra += ["--seed", str(self.ns.seed + self.count)]  # repeatable, yet not equal
         self.count += 1
-        if argv[0] == "contest":
+        if "--vs" in argv:
             i = argv.index("--vs")
             argv = [*argv[:i], *extra, *argv[i:]]
         else:
             argv = [*argv, *extra]
-        return build_parser().parse_args(argv)
+        return build_parser(argv[0]).parse_args(argv)
 
-    def _log(self, kind: str, who: str, skill: str, result: dict[str, Any]) -> None:
+    def _log(self, kind: str, who: str, skill: str, result: Any) -> None:
         entry = {
             "time": datetime.now(UTC).isoformat(timespec="seconds"),
             "line": self.lines[-1],
@@ -227,8 +187,37 @@ class Shell(cmd.Cmd):
     # -- commands ------------------------------------------------------------------------
 
     def do_odds(self, arg: str) -> None:
-        """odds WHO SKILL [words]: the exact odds, no roll"""
-        self.roll(shlex.split(arg), "odds")
+        """odds WHO SKILL [words] | odds ACTOR vs OPPONENT SKILL: the exact odds, no roll"""
+        typed = shlex.split(arg)
+        if len(typed) >= 3 and typed[1].lower() == "vs":
+            self.contest(typed, "odds")
+        else:
+            self.roll(typed, "odds")
+
+    def do_group(self, arg: str) -> None:
+        """group SKILL [words]: everyone with the skill tests it, each result alone"""
+        typed = shlex.split(arg)
+        sheet = self.sheet
+        members = [c for c in sheet.characters if _has_skill(c, typed)]
+        if not typed or not members:
+            raise D100Error(
+                "SKILL",
+                " ".join(typed) or None,
+                "a skill someone on the sheet has",
+                "nobody on the sheet has it",
+            )
+        skill, after = words.split_skill(members[0], typed)
+        argv = [
+            "group",
+            "--sheet",
+            str(self.sheet_path),
+            skill,
+            *words.translate(after, members[0].system),
+        ]
+        ns = self._parse(argv)
+        view, data = group(ns)
+        show(ns, view, data)
+        self._log("group", ",".join(c.name for c in members), skill, data)
 
     def do_rest(self, arg: str) -> None:
         """rest [WHO...]: Luck back to maximum (BRP7)"""
@@ -236,9 +225,14 @@ class Shell(cmd.Cmd):
 
     def do_show(self, arg: str) -> None:
         """show [WHO]: the sheet"""
+        self.sheet  # noqa: B018 (a clean error when the shell has no sheet)
         run_show(
             argparse.Namespace(
-                path=self.sheet_path, name=arg.strip() or None, json=False, plain=self.ns.plain
+                path=self.sheet_path,
+                name=arg.strip() or None,
+                json=False,
+                plain=self.ns.plain,
+                color=self.ns.color,
             )
         )
 
@@ -261,50 +255,103 @@ class Shell(cmd.Cmd):
         """help: the lines the shell understands"""
         print(HELP.split("examples:")[0].rstrip())
 
-    # -- completion ------------------------------------------------------------------------
+    # -- completion: every match ends in a space, so the next word can follow ---------------
+
+    def _names(self) -> list[str]:
+        try:
+            return list(self.sheet.names())
+        except D100Error:
+            return []
 
     def completenames(self, text: str, *ignored: Any) -> list[str]:
-        names = [*self.sheet.names(), *COMMANDS]
+        names = [*self._names(), *COMMANDS, *REGISTRY.names()]
         return [n + " " for n in names if n.lower().startswith(text.lower())]
 
     def completedefault(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
-        words = shlex.split(line[:begidx])
-        if words and words[0] == "odds":
-            words = words[1:]
-        sheet = self.sheet
         try:
-            first = sheet.get(words[0]) if words else None
+            return _complete(self.sheet, shlex.split(line[:begidx]), text)
+        except (D100Error, ValueError):
+            return []
+
+    complete_odds = completedefault
+
+    def complete_group(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
+        typed = shlex.split(line[:begidx])[1:]
+        try:
+            characters = self.sheet.characters
         except D100Error:
             return []
-        if len(words) == 1 and first is not None:
-            options = [*first.skills, "vs"]
-        elif len(words) == 2 and words[1].lower() == "vs":
-            options = list(sheet.names())
-        elif len(words) == 3 and words[1].lower() == "vs":
-            options = list(first.skills) if first is not None else []
-        elif first is not None:
-            options = [*PRESETS[first.system][1], "bonus", "penalty", "boost", "reroll"]
+        return sorted({w for c in characters for w in words.completions(c, typed, text)})
+
+
+def _complete(sheet: Sheet, typed: list[str], text: str) -> list[str]:
+    """Candidates for the word being typed after ``typed`` (without ``odds``)."""
+    if typed and typed[0] == "odds":
+        typed = typed[1:]
+    if not typed:
+        return []
+    if typed[0].lower() in REGISTRY or flags.is_number(typed[0]):
+        return []  # by numbers: nothing on the sheet to offer
+    first = sheet.get(typed[0])
+    if len(typed) >= 2 and typed[1].lower() == "vs":
+        if len(typed) == 2:
+            options = [n + " " for n in sheet.names()]
         else:
-            options = []
+            options = words.completions(first, typed[3:], text)
         return [o for o in options if o.lower().startswith(text.lower())]
+    options = words.completions(first, typed[1:], text)
+    if len(typed) == 1:
+        options.append("vs ")
+    elif _has_skill(first, typed[1:]):
+        target = words.target(first.system)
+        options += [f"{p} " for p in target.presets]
+        options += ["b1 ", "p1 ", "boost ", "reroll "]
+    return sorted({o for o in options if o.lower().startswith(text.lower())})
 
 
-def opposed_skill(skill: str) -> str:
-    """The skill that resists ``skill`` in the seed's examples (CH11), else the same skill."""
-    key = skill.lower()
-    for task in OPPOSED_TASKS:
-        if task.skill.lower().startswith(key):
-            return task.opposing_skill.lower()
-    return skill
+def _has_skill(character: Character, typed: list[str]) -> bool:
+    try:
+        words.split_skill(character, typed)
+    except D100Error:
+        return False
+    return True
+
+
+def _contest_skills(
+    actor: Character, opponent: Character, typed: list[str]
+) -> tuple[str, list[str]]:
+    """``SKILL[/OPPOSING]`` (either may be several words) and the words after it."""
+    text = " ".join(typed)
+    if "/" in text:
+        before, _, after = text.partition("/")
+        mine, _ = words.split_skill(actor, before.split())
+        theirs, rest = words.split_skill(opponent, after.split())
+        return f"{mine}/{theirs}", rest
+    mine, rest = words.split_skill(actor, typed)
+    return mine, rest
+
+
+def history_file() -> Path:
+    return config.state_path("history")
 
 
 def run(ns: argparse.Namespace) -> int:
-    flags.open_sheet(ns)  # a missing or broken sheet is a clean error before the prompt
+    if flags.sheet_path(ns):
+        flags.open_sheet(ns)  # a missing or broken sheet is a clean error before the prompt
     try:
         import readline
-
-        readline.set_completer_delims(" \t\n")
     except ImportError:  # no line editing on this platform; the shell still works
-        pass
-    Shell(ns).cmdloop()
+        readline = None  # type: ignore[assignment]
+    history = history_file()
+    if readline is not None:
+        readline.set_completer_delims(" \t\n")
+        with contextlib.suppress(OSError):  # the first session: no history yet
+            readline.read_history_file(history)
+    try:
+        Shell(ns).cmdloop()
+    finally:
+        if readline is not None:
+            history.parent.mkdir(parents=True, exist_ok=True)
+            readline.set_history_length(HISTORY_LINES)
+            readline.write_history_file(history)
     return 0

@@ -34,7 +34,7 @@ PROGRESS_FROM = 20_000  # shorter runs finish before a bar would help
 
 
 def register(sub: Any) -> None:
-    p = flags.check_parser(sub, "simulate", "N seeded rolls beside the exact odds", HELP)
+    p = flags.check_parser(sub, "simulate", HELP, dice=False)
     p.add_argument("-n", "--rolls", type=int, default=10_000, help="how many rolls (10000)")
     p.add_argument("--seed", type=int, default=None, help="seed: the same seed, the same counts")
     flags.add_output(p)
@@ -57,8 +57,6 @@ def run(ns: argparse.Namespace) -> int:
         raise D100Error("--rolls", ns.rolls, "an integer 1..100000000", "out of range")
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
-    if ns.dice is not None:
-        raise D100Error("--dice", ns.dice, "no dice: a simulation draws its own", "dice given")
     exact = odds(request)
     assert isinstance(exact, CheckOdds)
     shown = sys.stderr.isatty() and ns.rolls >= PROGRESS_FROM and not ns.json

@@ -25,7 +25,10 @@ STYLES = {
 
 
 def render(view: View, out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True, force_terminal=True)
+    # asked for colour, so colour: force a terminal and ignore NO_COLOR (the caller weighed it)
+    console = Console(
+        file=out, highlight=False, soft_wrap=True, force_terminal=True, no_color=False
+    )
     for ln in view.lines:
         text = Text()
         for part, style in ln:
