@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import tempfile
 import tomllib
 from collections.abc import Iterable, Mapping, MutableMapping
@@ -47,6 +48,13 @@ _SEED_PAIRS = {
     **{t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS},
 }
 _CHARACTER_KEYS = ("name", "system", "skills", "abilities", "luck", "uses", "synergy")
+# A sheet key a system uses only if its checks have the request field it feeds.
+_NEEDS = {
+    "abilities": ("ability",),
+    "uses": ("ability",),
+    "synergy": ("synergy",),
+    "luck": ("luck_boost", "luck_rerolls"),
+}
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,11 @@ class Sheet:
         name = lookup(query, self.names(), "character")
         return next(c for c in self.characters if c.name == name)
 
+    def clash(self, name: str) -> str | None:
+        """The character already named ``name`` in any letter case: a second one could never
+        be picked, since names are looked up case-insensitively."""
+        return next((n for n in self.names() if n.lower() == name.strip().lower()), None)
+
     def put(self, character: Character) -> Sheet:
         """The sheet with one character replaced (matched by name) or added."""
         if character.name in self.names():
@@ -165,7 +178,7 @@ def loads(text: str) -> Sheet:
         raise D100Error("sheet", None, "a TOML file", f"not valid TOML: {err}") from None
     if "name" in data:
         return Sheet((from_table(str(data.get("name")), data, ""),), "character")
-    characters = []
+    sheet = Sheet((), "party")
     for name, value in data.items():
         if not isinstance(value, dict):
             raise D100Error(
@@ -174,8 +187,13 @@ def loads(text: str) -> Sheet:
                 "a table [name] per character, or a top-level name",
                 "not a character table",
             )
-        characters.append(from_table(name, value, name))
-    return Sheet(tuple(characters), "party")
+        other = sheet.clash(name)
+        if other is not None:
+            raise D100Error(
+                name, name, "names that differ in more than letter case", f"the same as {other!r}"
+            )
+        sheet = Sheet((*sheet.characters, from_table(name, value, name)), "party")
+    return sheet
 
 
 def dumps(sheet: Sheet, original: str | None = None) -> str:
@@ -226,6 +244,7 @@ def save(path: str | os.PathLike[str], sheet: Sheet) -> None:
         text = dumps(sheet).encode("utf-8")  # nothing readable to keep: the sheet afresh
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, _mode(target))  # mkstemp makes 0600; the sheet keeps its own mode
         with os.fdopen(fd, "wb") as out:
             out.write(text)
             out.flush()
@@ -235,6 +254,21 @@ def save(path: str | os.PathLike[str], sheet: Sheet) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     _sync_directory(target.parent)  # the rename itself reaches the disk
+
+
+def _mode(target: Path) -> int:
+    """The file's permission bits, or for a new file what ``open`` would give it: 0666 less
+    the umask, read without setting it (``os.umask`` would race other threads' files)."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        pass
+    try:
+        status = Path("/proc/self/status").read_text()
+        umask = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("Umask")), 8)
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = 0o022  # the usual default where the kernel does not say
+    return 0o666 & ~umask
 
 
 def _sync_directory(directory: Path) -> None:
@@ -259,6 +293,12 @@ def to_table(c: Character) -> dict[str, Any]:
     return out
 
 
+def keys_of(system: str) -> tuple[str, ...]:
+    """The sheet keys a system's characters may have: those feeding one of its inputs."""
+    inputs = {f.name for f in REGISTRY.get(system).check_fields}
+    return tuple(k for k in _CHARACTER_KEYS[1:] if k not in _NEEDS or inputs & set(_NEEDS[k]))
+
+
 def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> Character:
     """A character from its table (as TOML or JSON gives it), every value checked (G5).
 
@@ -276,6 +316,15 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
                 at(key), data[key], "keys " + ", ".join(_CHARACTER_KEYS[1:]), "unknown key"
             )
     system = REGISTRY.get(data.get("system"), at("system"))
+    used = keys_of(system.name)
+    for key in _NEEDS:
+        if data.get(key) and key not in used:
+            raise D100Error(
+                at(key),
+                data[key],
+                f"the keys of {system.name} characters: " + ", ".join(used),
+                f"{system.name} has no {key}",
+            )
     skill_field = next(f for f in system.check_fields if f.name == "skill")
     skills = _numbers(data.get("skills", {}), at("skills"), skill_field.low, skill_field.high)
     abilities = _numbers(data.get("abilities", {}), at("abilities"), -BIG, BIG)
@@ -294,7 +343,16 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
 def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[str, int]:
     if not isinstance(table, dict):
         raise D100Error(where, table, "a table of name = integer", "not a table")
+    seen: dict[str, str] = {}
     for key, value in table.items():
+        if key.lower() in seen:
+            raise D100Error(
+                f"{where}.{key}",
+                key,
+                "names that differ in more than letter case",
+                f"the same as {seen[key.lower()]!r}",
+            )
+        seen[key.lower()] = key
         if (
             not is_int(value)
             or (low is not None and value < low)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+HOME = Path(tempfile.mkdtemp(prefix="d100-cli-tests-"))
 
 PARTY = """\
 [alice]
@@ -52,7 +55,10 @@ class Run:
 def d100(
     *args: str, stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> Run:
-    environ = {k: v for k, v in os.environ.items() if k not in ("D100_SHEET", "NO_COLOR")}
+    ignored = ("D100_SHEET", "D100_SYSTEM", "NO_COLOR", "FORCE_COLOR")
+    environ = {k: v for k, v in os.environ.items() if k not in ignored}
+    # no config file or shell history of the person running the tests
+    environ["XDG_CONFIG_HOME"] = environ["XDG_STATE_HOME"] = str(HOME / "xdg")
     environ.update(env or {})
     done = subprocess.run(
         [sys.executable, "-m", "d100", *args],

@@ -68,9 +68,11 @@ def test_odds_table_json_is_exact() -> None:
 
 
 def test_odds_errors() -> None:
-    assert "dice given in an odds request" in clean_error(
+    # odds weigh every roll: --dice is not offered, and a typo of it gets a did-you-mean
+    assert "unrecognized arguments: --dice" in clean_error(
         d100("odds", "-s", "brp", "--skill", "65", "--dice", "5")
     )
+    assert "--dice" not in d100("odds", "--help").out
     assert "empty range" in clean_error(d100("odds", "-s", "brp", "--table", "--skills", "9-1"))
 
 

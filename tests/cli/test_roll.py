@@ -123,8 +123,11 @@ def test_ch10_cover_on_the_command_line(luck: int, dodging: int, struck: bool, s
         (["-s", "chances", "--skill", "45", "--risk", "50", "--cover", "-1"], "negative: -1"),
         (["-s", "brp", "--skill", "x"], "--skill: not an integer: 'x'"),
         (["-s", "brp", "--skill", "65", "--difficulty", "nasty"], "difficulty: unknown preset"),
-        (["--skill", "65"], "--system: required without a sheet"),
-        (["-s", "openquest", "--skill", "60", "--bonus", "1"], "--bonus is not a openquest input"),
+        (["--skill", "65"], "--system: no system given"),
+        (
+            ["-s", "openquest", "--skill", "60", "--bonus", "1"],
+            "--bonus: not an input of openquest",
+        ),
         (["-s", "brp", "--skill", "65", "--dice", "42,7"], "left over"),
         (["-s", "brp", "--skill", "65", "--bonus", "5"], "bonus_dice: out of range: 5"),
         (["-s", "dnd", "--skill", "65"], "--system: unknown system"),
@@ -198,7 +201,7 @@ def test_contest_flags_after_vs_belong_to_the_contest() -> None:  # rule: CH6
 
 def test_contest_errors() -> None:
     assert "--vs" in clean_error(d100("contest", "-s", "brp", "--skill", "40"))
-    assert "--risk is not a chances input" in clean_error(
+    assert "--risk: not an input of a chances contest side: '5'" in clean_error(
         d100("contest", "-s", "chances", "--skill", "40", "--risk", "5", "--vs", "--skill", "3")
     )
 

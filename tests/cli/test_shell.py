@@ -34,7 +34,7 @@ def test_a_session_at_the_table(party: Path, tmp_path: Path) -> None:  # rule: B
     child.expect_exact("alice ")
     child.send("ste\t")  # ...and the skill
     child.expect_exact("stealth")
-    child.sendline(" boost @07")
+    child.sendline("boost @07")  # the completion ended in a space
     child.expect_exact("alice spent 1 Luck: 1/13 left")
     child.expect_exact(PROMPT)
     child.sendline("carol vs dara sneak")  # Sneaking is opposed by Hearing (CH11)

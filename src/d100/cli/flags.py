@@ -269,7 +269,9 @@ def side_request(
                 f.names[0],
                 text if not isinstance(text, list) else text[0],
                 f"the inputs of {system}: " + ", ".join(sorted(allowed - {"system"})),
-                f"{f.names[0]} is not an input of {system}",
+                f"not an input of a {system} contest side"
+                if contest
+                else f"not an input of {system}",
             )
         if f.kind == "assist":
             fixed.update(

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import D100Error
 from ..render.view import View, line, seg, table
-from ..sheets import Character, Sheet, from_table, load, save, to_table
+from ..sheets import Character, Sheet, from_table, keys_of, load, save, to_table
 from ..systems import REGISTRY
 from . import flags
 from .output import show
@@ -99,11 +99,34 @@ def pairs(items: list[str], flag: str, numeric: bool = True) -> dict[str, Any]:
     return out
 
 
+SHEET_FLAGS = {"abilities": "--ability", "uses": "--uses", "synergy": "--synergy", "luck": "--luck"}
+
+
 def run_new(ns: argparse.Namespace) -> int:
     path = Path(ns.path)
     sheet = load(path) if path.exists() else Sheet((), "party")
-    if ns.name in sheet.names():
-        raise D100Error("name", ns.name, "a name not yet on the sheet", "already on the sheet")
+    taken = sheet.clash(ns.name)
+    if taken is not None:
+        raise D100Error(
+            "name",
+            ns.name,
+            "a name not yet on the sheet, in any letter case",
+            f"{taken!r} is already on the sheet",
+        )
+    system = REGISTRY.get(ns.system, "--system").name
+    used = keys_of(system)
+    for key, flag in SHEET_FLAGS.items():
+        given = getattr(ns, flag.lstrip("-"))
+        if given not in (None, []) and key not in used:
+            raise D100Error(
+                flag,
+                given if not isinstance(given, list) else given[0],
+                "the flags for a "
+                + system
+                + " character: --skill"
+                + "".join(f", {SHEET_FLAGS[k]}" for k in used if k in SHEET_FLAGS),
+                f"{system} has no {key}",
+            )
     synergy = {k: v.split(",") for k, v in pairs(ns.synergy, "--synergy", False).items()}
     draft = {
         "system": ns.system,
