@@ -121,9 +121,7 @@ def run_new(ns: argparse.Namespace) -> int:
             raise D100Error(
                 flag,
                 given if not isinstance(given, list) else given[0],
-                "the flags for a "
-                + system
-                + " character: --skill"
+                f"the flags for {system} characters: --skill"
                 + "".join(f", {SHEET_FLAGS[k]}" for k in used if k in SHEET_FLAGS),
                 f"{system} has no {key}",
             )
