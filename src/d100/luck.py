@@ -18,7 +18,10 @@ class Luck:
             raise D100Error("luck.maximum", self.maximum, "an integer >= 0", "negative")
         if not 0 <= self.current <= self.maximum:
             raise D100Error(
-                "luck.current", self.current, f"an integer 0..{self.maximum}", "out of range"
+                "luck.current",
+                self.current,
+                f"an integer 0..{self.maximum}",
+                f"out of range: {self.current}",
             )
 
     def spend(self, points: int = 1) -> Luck:

@@ -328,7 +328,7 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
     skill_field = next(f for f in system.check_fields if f.name == "skill")
     skills = _numbers(data.get("skills", {}), at("skills"), skill_field.low, skill_field.high)
     abilities = _numbers(data.get("abilities", {}), at("abilities"), -BIG, BIG)
-    uses = _names(data.get("uses", {}), at("uses"), skills, abilities)
+    uses = _names(data.get("uses", {}), at("uses"), skills, abilities, what="abilities")
     synergy = {
         k: tuple(v)
         for k, v in _names(
@@ -363,11 +363,17 @@ def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[
 
 
 def _names(
-    table: Any, where: str, keys: Mapping[str, int], values: Mapping[str, int], many: bool = False
+    table: Any,
+    where: str,
+    keys: Mapping[str, int],
+    values: Mapping[str, int],
+    many: bool = False,
+    what: str = "skills",
 ) -> dict[str, Any]:
     """A table from skill names to a name (``uses``) or a list of names (``synergy``), every
     name on the sheet."""
     shape = "a list of names" if many else "a name"
+    choices = f"{shape} from: " + ", ".join(values) if values else f"none: no {what} on the sheet"
     if not isinstance(table, dict):
         raise D100Error(where, table, f"a table of skill = {shape}", "not a table")
     for key, value in table.items():
@@ -375,16 +381,14 @@ def _names(
             raise D100Error(
                 f"{where}.{key}",
                 key,
-                "one of the skills: " + ", ".join(keys),
+                "one of the skills: " + ", ".join(keys) if keys else "none: no skills on the sheet",
                 f"unknown skill {key!r}",
             )
         if many != isinstance(value, list):
             raise D100Error(f"{where}.{key}", value, shape, None)
         for item in value if many else [value]:
             if not isinstance(item, str) or item not in values:
-                raise D100Error(
-                    f"{where}.{key}", value, f"{shape} from: " + ", ".join(values), None
-                )
+                raise D100Error(f"{where}.{key}", value, choices, f"not one of the {what}")
     return dict(table)
 
 

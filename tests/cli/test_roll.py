@@ -372,3 +372,43 @@ def test_ch8_group_helps_the_leader(party: Path) -> None:
 )
 def test_ch8_lead_errors(args: list[str], needle: str) -> None:
     assert needle in clean_error(d100("group", *args))
+
+
+def test_helpers_from_the_sheet_roll_typed_dice(party: Path) -> None:  # rule: OQ11, CH8
+    run = d100(
+        "check", "--sheet", str(party), "erin", "perception", "--assist", "finn@20", "--dice", "44",
+        "--json",
+    )  # fmt: skip
+    request = json.loads(run.out)["request"]
+    assert request["assist"] == {"skill": 40, "difficulty": 0, "modifiers": [], "dice": [20]}
+    run = d100(
+        "check", "--sheet", str(party), "carol", "sneak", "--risk", "tough",
+        "--assist", "dara/sneaking@00", "--dice", "63", "--json",
+    )  # fmt: skip
+    assert json.loads(run.out)["request"]["assisters"][0]["dice"] == [100]
+
+
+def test_nobody_assists_herself(party: Path) -> None:  # rule: OQ11
+    line = clean_error(
+        d100("check", "--sheet", str(party), "erin", "perception", "--assist", "erin@20")
+    )
+    assert "--assist: erin cannot assist herself: 'erin@20'" in line
+
+
+def test_contest_fills_the_opposing_skill_from_the_catalogue(party: Path) -> None:  # rule: CH11
+    run = d100(
+        "contest", "--sheet", str(party), "carol", "sneak", "--dice", "8",
+        "--vs", "dara", "--dice", "12", "--json",
+    )  # fmt: skip
+    assert run.status == 0, run.err
+    data = json.loads(run.out)
+    assert data["request"]["opponent"]["skill"] == 60  # dara's hearing, not her sneaking
+    assert data["actor"]["dice"] == [8] and data["opponent"]["dice"] == [12]
+
+
+def test_a_skill_of_several_words_on_the_command_line(party: Path) -> None:
+    run = d100("check", "--sheet", str(party), "alice", "spot", "hidden", "--dice", "9", "--json")
+    assert json.loads(run.out)["target"] == 50
+    assert "a character and a skill are needed" in clean_error(
+        d100("check", "--sheet", str(party), "alice")
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -68,6 +69,11 @@ def test_request_for_a_chances_skill() -> None:  # rule: CH9, CH11
         ('[a]\nsystem = "chances"\nskills = { x = 1 }\nsynergy = { x = ["y"] }\n', "a.synergy.x"),
         ('[a]\nsystem = "chances"\nskills = { x = 1 }\nsynergy = { x = "x" }\n', "a.synergy.x"),
         ("[a\n", "sheet"),
+        ('[a]\nsystem = "brp"\n[A]\nsystem = "brp"\n', "A"),  # unreachable by name
+        ('[a]\nsystem = "brp"\nskills = { Spot = 1, spot = 2 }\n', "a.skills.spot"),
+        ('[a]\nsystem = "openquest"\nluck = { current = 1, maximum = 1 }\n', "a.luck"),
+        ('[a]\nsystem = "brp"\nabilities = { dex = 1 }\n', "a.abilities"),
+        ('[a]\nsystem = "chances"\nskills = { x = 1 }\nuses = { x = "dex" }\n', "a.uses.x"),
     ],
 )
 def test_bad_sheets_name_the_field(text: str, field: str) -> None:
@@ -213,3 +219,40 @@ def test_validate_reports_the_file_and_field(tmp_path: Path) -> None:
         f"d100: error: {path}: a.skills.x: got 'lots'"
     )
     assert "No such file" in clean_error(d100("sheet", "validate", str(tmp_path / "none.toml")))
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["Alice", "-s", "brp"], "name: 'alice' is already on the sheet: 'Alice'"),
+        (["zed", "-s", "openquest", "--luck", "3"], "--luck: openquest has no luck: 3"),
+        (["zed", "-s", "brp", "--ability", "dex=3"], "--ability: brp has no abilities: 'dex=3'"),
+        (["zed", "-s", "brp", "--synergy", "a=b"], "allowed: the flags for brp characters"),
+        (["zed", "-s", "chances", "--uses", "x=dex"], "allowed: none: no skills on the sheet"),
+    ],
+)
+def test_sheet_new_refuses_what_could_never_be_used(
+    party: Path, args: list[str], needle: str
+) -> None:  # rule: BRP7, CH1, CH9
+    before = party.read_text()
+    assert needle in clean_error(d100("sheet", "new", str(party), *args))
+    assert party.read_text() == before
+
+
+def test_saving_keeps_the_file_mode(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(COMMENTED)
+    for mode in (0o644, 0o640):
+        path.chmod(mode)
+        sheet = load(path)
+        save(path, sheet.put(replace(sheet.get("erin"), skills={"perception": 56})))
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
+def test_a_new_sheet_gets_the_umask_mode(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        save(tmp_path / "new.toml", loads(PARTY))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o640

@@ -413,7 +413,12 @@ def sheet_path(ns: argparse.Namespace) -> str | None:
 def open_sheet(ns: argparse.Namespace) -> Sheet:
     if not sheet_path(ns):
         names = " ".join(getattr(ns, "names", None) or []) or None
-        raise D100Error("--sheet", names, SHEET_WAYS, "character names need a sheet")
+        raise D100Error(
+            "--sheet",
+            names,
+            f"{SHEET_WAYS}; or roll by numbers: d100 roll SYSTEM SKILL",
+            "character names need a sheet",
+        )
     return load_sheet(ns.sheet)
 
 

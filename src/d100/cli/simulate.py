@@ -54,7 +54,7 @@ def progress_bar(n: int, shown: bool) -> Iterator[Callable[[int], None] | None]:
 
 def run(ns: argparse.Namespace) -> int:
     if not 1 <= ns.rolls <= 100_000_000:
-        raise D100Error("--rolls", ns.rolls, "an integer 1..100000000", "out of range")
+        raise D100Error("--rolls", ns.rolls, "an integer 1..100000000", f"out of range: {ns.rolls}")
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
     exact = odds(request)

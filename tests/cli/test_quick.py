@@ -1,0 +1,109 @@
+"""``d100 roll``, the quick form, through the real entry point: words as in chat dice bots."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from d100.sheets import load
+
+from .conftest import clean_error, d100
+
+
+def rolled(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    run = d100("roll", *args, "--json", env=env)
+    assert run.status == 0, run
+    data: dict[str, object] = json.loads(run.out)
+    return data
+
+
+def test_system_from_the_environment() -> None:  # rule: BRP1
+    data = rolled("65", env={"D100_SYSTEM": "brp"})
+    assert data["system"] == "brp" and data["target"] == 65
+
+
+def test_brp_hard_with_a_bonus_die() -> None:  # rule: BRP2, BRP4
+    data = rolled("brp", "65", "hard", "b1", "@42,7")
+    assert data["target"] == 25 and data["dice"] == [42, 7] and data["roll"] == 7
+    request = data["request"]
+    assert isinstance(request, dict) and request["bonus_dice"] == 1
+    assert rolled("brp", "65", "p1", "@42,7")["roll"] == 42  # rule: BRP4 (penalty: higher)
+
+
+def test_openquest_modifier_and_typed_die() -> None:  # rule: OQ1
+    data = rolled("openquest", "55", "+20", "@33")
+    assert data["target"] == 75 and data["roll"] == 33
+    assert rolled("openquest", "55", "-20", "@33")["target"] == 35
+
+
+def test_double_zero_is_a_hundred() -> None:  # rule: BRP3
+    data = rolled("brp", "50", "@00")
+    assert data["roll"] == 100 and data["level"] == "fumble"
+
+
+def test_system_flag_and_chances_words() -> None:  # rule: CH2
+    data = rolled("--system", "chances", "40", "tough", "ability=10", "take50")
+    assert data["target"] == 80 and data["margin"] == 20
+
+
+def test_config_file_names_the_system_and_the_sheet(party: Path, tmp_path: Path) -> None:
+    home = tmp_path / "config"
+    (home / "d100").mkdir(parents=True)
+    (home / "d100" / "config.toml").write_text(f'system = "openquest"\nsheet = "{party}"\n')
+    env = {"XDG_CONFIG_HOME": str(home)}
+    assert rolled("60", "@10", env=env)["target"] == 60  # openquest, from the file
+    assert rolled("60", "@10", env={**env, "D100_SYSTEM": "brp"})["system"] == "brp"
+    # the default sheet: a skill of two words, then words
+    data = rolled("alice", "spot", "hidden", "hard", "@10", env=env)
+    assert data["system"] == "brp" and data["target"] == 10
+    assert rolled("alice", "spot", "@10", env=env)["target"] == 20  # spot, not spot hidden
+
+
+def test_luck_words_spend_from_the_sheet_with_typed_dice(party: Path) -> None:  # rule: BRP7
+    party.chmod(0o644)
+    data = rolled("--sheet", str(party), "bob", "stealth", "reroll", "@80,30")
+    assert data["attempts"] == [80, 30] and data["luck_spent"] == 1 and data["success"]
+    assert rolled("--sheet", str(party), "bob", "stealth", "luck", "@55")["target"] == 60
+    luck = load(party).get("bob").luck
+    assert luck is not None and luck.current == 3
+    assert stat.S_IMODE(party.stat().st_mode) == 0o644  # the sheet keeps its mode
+
+
+def test_no_system_names_the_four_ways() -> None:
+    line = clean_error(d100("roll", "65"))
+    for way in ("first word", "--system", "$D100_SYSTEM", "config.toml"):
+        assert way in line, line
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["brp", "65", "nasty"], "word: unknown word 'nasty'; allowed: difficulty routine"),
+        (["chances", "40", "hard"], "allowed: risk very-easy, easy, average"),
+        (["openquest", "55", "b1"], "--bonus: not an input of openquest: '1'"),
+        (["brp", "65", "@0"], "not a d100 value: 0"),
+        (["brp"], "SKILL: no skill given"),
+        (["dnd", "65"], "--sheet: character names need a sheet: 'dnd 65'"),
+    ],
+)
+def test_quick_errors_name_the_value(args: list[str], needle: str) -> None:
+    assert needle in clean_error(d100("roll", *args))
+
+
+def test_json_errors_are_an_object_on_stdout() -> None:
+    run = d100("roll", "brp", "65", "nasty", "--json")
+    assert run.status == 2 and run.err == ""
+    error = json.loads(run.out)["error"]
+    assert error["field"] == "word" and error["value"] == "nasty" and "hard" in error["allowed"]
+    usage = d100("check", "-s", "brp", "--skil", "65", "--json")
+    assert usage.status == 2 and "did you mean --skill?" in json.loads(usage.out)["error"]["message"]
+
+
+def test_the_readme_first_screen_is_a_quick_roll() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    first_screen = "\n".join(readme.splitlines()[:40])
+    assert "d100 roll brp 65 hard b1" in first_screen
+
