@@ -99,7 +99,8 @@ def test_json_errors_are_an_object_on_stdout() -> None:
     error = json.loads(run.out)["error"]
     assert error["field"] == "word" and error["value"] == "nasty" and "hard" in error["allowed"]
     usage = d100("check", "-s", "brp", "--skil", "65", "--json")
-    assert usage.status == 2 and "did you mean --skill?" in json.loads(usage.out)["error"]["message"]
+    assert usage.status == 2
+    assert "did you mean --skill?" in json.loads(usage.out)["error"]["message"]
 
 
 def test_the_readme_first_screen_is_a_quick_roll() -> None:

@@ -18,6 +18,7 @@ def test_a_session_at_the_table(party: Path, tmp_path: Path) -> None:  # rule: B
     log = tmp_path / "session.jsonl"
     env = {k: v for k, v in os.environ.items() if k not in ("D100_SHEET",)}
     env["NO_COLOR"] = "1"
+    env["XDG_STATE_HOME"] = env["XDG_CONFIG_HOME"] = str(tmp_path)  # no history in $HOME
     child = pexpect.spawn(
         sys.executable,
         ["-m", "d100", "shell", "--sheet", str(party), "--log", str(log), "--seed", "1"],

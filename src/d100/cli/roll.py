@@ -446,7 +446,7 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
                 f"{len(parts)} groups for {len(members)} members",
             )
         for (_, request), part in zip(members, parts, strict=True):
-            request["dice"] = flags.numbers("--dice", part)
+            request["dice"] = flags.dice("--dice", part)
     if ns.lead is not None:
         return _led(ns, members)
     if sheet is not None:
