@@ -27,7 +27,7 @@ import os
 import stat
 import tempfile
 import tomllib
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,7 @@ import tomlkit
 import tomlkit.exceptions
 
 from .catalogue import OPPOSED_TASKS
+from .declarations import Declaration
 from .errors import D100Error
 from .fields import BIG, is_int
 from .luck import Luck
@@ -48,12 +49,12 @@ _SEED_PAIRS = {
     **{t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS},
 }
 _CHARACTER_KEYS = ("name", "system", "skills", "abilities", "luck", "uses", "synergy")
-# A sheet key a system uses only if its checks have the request field it feeds.
-_NEEDS = {
-    "abilities": ("ability",),
-    "uses": ("ability",),
-    "synergy": ("synergy",),
-    "luck": ("luck_boost", "luck_rerolls"),
+# The sheet keys a system uses only if it declares the rule they feed.
+_NEEDS: dict[str, Callable[[Declaration], object]] = {
+    "abilities": lambda d: d.ability_field,
+    "uses": lambda d: d.ability_field,
+    "synergy": lambda d: d.synergy_field,
+    "luck": lambda d: d.luck,
 }
 
 
@@ -294,9 +295,11 @@ def to_table(c: Character) -> dict[str, Any]:
 
 
 def keys_of(system: str) -> tuple[str, ...]:
-    """The sheet keys a system's characters may have: those feeding one of its inputs."""
-    inputs = {f.name for f in REGISTRY.get(system).check_fields}
-    return tuple(k for k in _CHARACTER_KEYS[1:] if k not in _NEEDS or inputs & set(_NEEDS[k]))
+    """The sheet keys a system's characters may have: those feeding a rule it declares."""
+    declares = REGISTRY.get(system).declares
+    return tuple(
+        k for k in _CHARACTER_KEYS[1:] if k not in _NEEDS or _NEEDS[k](declares) is not None
+    )
 
 
 def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> Character:

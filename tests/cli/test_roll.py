@@ -361,7 +361,7 @@ def test_ch8_group_helps_the_leader(party: Path) -> None:
     [
         (
             ["-s", "brp", "--skill", "40,50", "--lead"],
-            "--lead: helping the leader is not a brp rule",
+            "--lead: helping the leader is not a rule of brp",
         ),
         (["-s", "chances", "--skill", "40", "--risk", "50", "--lead"], "nobody to help"),
         (

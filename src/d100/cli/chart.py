@@ -34,7 +34,6 @@ LEVEL_COLOURS = {
     "bad": "#fc8d59",
     "worst": "#d73027",
 }
-CHANCES_RISK = "average"  # the comparison's risk for chances unless --risk says otherwise
 
 
 def register(sub: Any) -> None:
@@ -93,8 +92,10 @@ def run(ns: argparse.Namespace) -> int:
         lines = []
         for name in systems:
             system = REGISTRY.get(name.strip(), "--compare")
-            if system.name == "chances" and ns.risk is None:
-                ns.risk = CHANCES_RISK
+            target = system.declares.target
+            required = any(f.required for f in system.check_fields if f.name == target.field)
+            if required and getattr(ns, target.field, None) is None:
+                setattr(ns, target.field, target.default)  # the table's usual target
             lines += series(_only_inputs_of(ns, system.name), system.name)
         for name, label, request in lines:
             ys = [float(_odds(request, s).success) * 100 for s in skills]
@@ -119,8 +120,8 @@ def _only_inputs_of(ns: argparse.Namespace, system: str) -> argparse.Namespace:
     allowed = flags.fields_of(system, contest=False)
     copy = argparse.Namespace(**vars(ns))
     for f in (*flags.SIDE_FLAGS, *flags.CHECK_FLAGS):
-        field = flags.ASSIST_FIELD.get(system, f.field) if f.kind == "assist" else f.field
-        if field not in allowed:
+        field = flags.field_of(f, system)
+        if field is None or field not in allowed:
             setattr(copy, f.field, None)
     return copy
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..declarations import Assistance
 from ..errors import D100Error
 from ..sheets import Character, Sheet
 from ..sheets import load as load_sheet
@@ -81,7 +82,15 @@ CHECK_FLAGS: tuple[Flag, ...] = (
         variant=True,
     ),
 )
-ASSIST_FIELD = {"openquest": "assist", "chances": "assisters"}
+
+
+def field_of(flag: Flag, system: str) -> str | None:
+    """The request field a flag sets for a system: ``--assist`` sets the system's declared
+    assistance field (None where the system has no assistance)."""
+    if flag.kind != "assist":
+        return flag.field
+    assistance = REGISTRY.get(system).declares.assistance
+    return None if assistance is None else assistance.field
 
 
 def add_side_flags(p: argparse.ArgumentParser, skill: bool = True, dice: bool = True) -> None:
@@ -229,8 +238,10 @@ def assister(text: str, system: str) -> dict[str, Any]:
     skill, sign, ability = body.replace("-", "+-").partition("+")
     out: dict[str, Any] = {"skill": number("--assist", skill, "SKILL[+ABILITY][@DIE]")}
     if sign:
-        if system != "chances":
-            raise D100Error("--assist", text, "SKILL[@DIE] for openquest", "ability given")
+        if REGISTRY.get(system).declares.ability_field is None:
+            raise D100Error(
+                "--assist", text, f"SKILL[@DIE]: {system} has no abilities", "ability given"
+            )
         out["ability"] = number("--assist", ability, "SKILL[+ABILITY][@DIE]")
     if typed:
         out["dice"] = dice("--assist", typed)
@@ -263,8 +274,8 @@ def side_request(
         text = getattr(ns, f.field, None)
         if text is None:
             continue
-        field = ASSIST_FIELD.get(system, f.field) if f.kind == "assist" else f.field
-        if field not in allowed or (f.kind == "assist" and system not in ASSIST_FIELD):
+        field = field_of(f, system)
+        if field is None or field not in allowed:
             raise D100Error(
                 f.names[0],
                 text if not isinstance(text, list) else text[0],
@@ -329,11 +340,20 @@ def helper(
     return text, assister(text, system)
 
 
+def assistance(system: str, given: object) -> Assistance:
+    found = REGISTRY.get(system).declares.assistance
+    if found is None:
+        raise D100Error("--assist", given, f"no helpers: {system} has no assistance", None)
+    return found
+
+
 def assisting(fields: Mapping[str, Any], system: str) -> dict[str, Any]:
-    """A character's check fields as a helper's (OQ11's assist, CH8's assisters): only the
-    fields a helper's request has, and never a take, since helpers roll (CH5)."""
-    spec = next(f for f in REGISTRY.get(system).check_fields if f.name == ASSIST_FIELD[system])
-    kept = {f.name for f in spec.fields} - {"take"}
+    """A character's check fields as a helper's: only the fields a helper's request has (so
+    not a Taking Chances synergy: see the README), and never a take, since helpers roll."""
+    declares = REGISTRY.get(system).declares
+    name = assistance(system, None).field
+    spec = next(f for f in REGISTRY.get(system).check_fields if f.name == name)
+    kept = {f.name for f in spec.fields} - ({declares.take.field} if declares.take else set())
     return {k: v for k, v in fields.items() if k in kept}
 
 
@@ -344,16 +364,21 @@ def helpers(
     skill: str | None,
     helped: str | None = None,
 ) -> dict[str, Any]:
-    """``--assist`` values as the system's field: a nested check (openquest, one at a time,
-    OQ11) or a list of assisters (chances, CH8)."""
-    out = [helper(text, system, sheet, skill, helped)[1] for text in texts]
-    if system == "openquest":
-        if len(out) > 1:
-            raise D100Error(
-                "--assist", list(texts), "one assister at a time (OQ11)", "more than one assister"
-            )
-        return {"assist": out[0]}
-    return {"assisters": out}
+    """``--assist`` values as the system's declared field: one nested request or a list."""
+    return helpers_request([helper(t, system, sheet, skill, helped)[1] for t in texts], system)
+
+
+def helpers_request(out: list[dict[str, Any]], system: str) -> dict[str, Any]:
+    """Helpers' check fields as the system's declared field: one nested request or a list."""
+    declared = assistance(system, len(out))
+    if len(out) > declared.most:
+        raise D100Error(
+            "--assist",
+            len(out),
+            f"at most {declared.most} helper(s) at a time in {system}",
+            f"{len(out)} helpers",
+        )
+    return declared.as_request(out)
 
 
 def without_dice(request: Mapping[str, Any]) -> dict[str, Any]:

@@ -225,15 +225,19 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
 
 
 def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:
-    """CH10's cover is a Taking Chances rule, and a dodging factor is never negative."""
+    """Cover is struck by a failure with fewer failure points than its dodging factor, so it
+    needs a system that counts a failure in points of its own (the declared shortfall); a
+    dodging factor is never negative."""
     if dodging is None:
         return None
-    if request.get("system") != "chances":
+    system = REGISTRY.get(request.get("system"))
+    if system.declares.words.shortfall is None:
+        counting = [s.name for s in REGISTRY if s.declares.words.shortfall is not None]
         raise D100Error(
             "--cover",
             dodging,
-            "only with -s chances (CH10)",
-            f"cover is a Taking Chances rule; this check is {request.get('system')}",
+            "only with a system that counts failure points: " + ", ".join(counting),
+            f"cover is a Taking Chances rule; this check is {system.name}",
         )
     if dodging < 0:
         raise D100Error("--cover", dodging, "a dodging factor 0 or more", f"negative: {dodging}")
@@ -359,13 +363,14 @@ def _led(
 ) -> tuple[View, dict[str, Any]]:
     """CH8, helping the leader: the leader checks, each other member assists against risk 50."""
     lead = ns.lead or None
-    not_chances = sorted({r["system"] for _, r in members} - {"chances"})
-    if not_chances:
+    systems = sorted({r["system"] for _, r in members})
+    many = [s for s in REGISTRY if s.declares.assistance and s.declares.assistance.many]
+    if len(systems) > 1 or systems[0] not in {s.name for s in many}:
         raise D100Error(
             "--lead",
             lead,
-            "only with chances (CH8)",
-            f"helping the leader is not a {not_chances[0]} rule",
+            "members of one system where many help one: " + ", ".join(s.name for s in many),
+            f"helping the leader is not a rule of {' and '.join(systems)}",
         )
     if len(members) < 2:
         raise D100Error("--lead", lead, "two or more members", "nobody to help the leader")
@@ -381,7 +386,7 @@ def _led(
     helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
     request = {
         **members[i][1],
-        "assisters": [flags.assisting(r, "chances") for _, r in helpers],
+        **flags.helpers_request([flags.assisting(r, systems[0]) for _, r in helpers], systems[0]),
     }
     result = resolve(request, rng_of(ns))
     assert isinstance(result, CheckResult)

@@ -161,13 +161,12 @@ def character_view(c: Character) -> View:
         head += f" — Luck {c.luck.current}/{c.luck.maximum}"
     rows = []
     for skill, value in c.skills.items():
-        extra = []
-        if c.system == "chances":
-            ability = c.ability_for(skill)
-            if ability:
-                extra.append(f"+ {ability} {c.abilities[ability]:+d}")
-            if c.synergy.get(skill):
-                extra.append("synergy: " + ", ".join(c.synergy[skill]))
+        extra = []  # abilities and synergy are only on sheets of systems that have them
+        ability = c.ability_for(skill)
+        if ability:
+            extra.append(f"+ {ability} {c.abilities[ability]:+d}")
+        if c.synergy.get(skill):
+            extra.append("synergy: " + ", ".join(c.synergy[skill]))
         rows.append([seg(skill), seg(str(value), "bold"), seg("; ".join(extra), "dim")])
     view = View((line(seg(head, "title")),)) + table(["skill", "%", ""], rows)
     if c.abilities:
