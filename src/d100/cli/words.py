@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import D100Error
-from ..fields import Field
 from ..sheets import Character, lookup
 from ..systems import REGISTRY
 from .flags import SIDE_FLAGS
@@ -40,25 +39,23 @@ VALUELESS = frozenset(("--luck-boost", "--boost", "--json", "--plain"))
 
 @dataclass(frozen=True)
 class Target:
-    """The field a system's checks are set against (difficulty or risk), and its flag."""
+    """The field a system's checks are set against (difficulty or risk), its presets and the
+    flag that sets it."""
 
-    field: Field
+    field: str
+    presets: tuple[str, ...]
     flag: str
-
-    @property
-    def presets(self) -> tuple[str, ...]:
-        return tuple(self.field.presets)
 
 
 def target(system: str) -> Target:
-    """The system's preset field (OQ1, BRP2, CH2) and the flag that sets it."""
-    field = next(f for f in REGISTRY.get(system).check_fields if f.kind == "preset")
-    flag = next(f.names[0] for f in SIDE_FLAGS if f.field == field.name)
-    return Target(field, flag)
+    """The system's declared target and the flag that sets it."""
+    declared = REGISTRY.get(system).declares.target
+    flag = next(f.names[0] for f in SIDE_FLAGS if f.field == declared.field)
+    return Target(declared.field, tuple(declared.presets), flag)
 
 
 def allowed(system: str) -> str:
-    return f"{target(system).field.name} {', '.join(target(system).presets)}; {SHAPES}"
+    return f"{target(system).field} {', '.join(target(system).presets)}; {SHAPES}"
 
 
 def translate(words: Iterable[str], system: str) -> list[str]:
