@@ -304,6 +304,11 @@ def side_request(
     return [{**head, **fixed, **dict(choice)} for choice in itertools.product(*options)]
 
 
+def asked(ns: argparse.Namespace) -> bool:
+    """Whether any flag of a check was given (the system may then come from the config)."""
+    return any(getattr(ns, f.field, None) is not None for f in (SKILL, *SIDE_FLAGS, *CHECK_FLAGS))
+
+
 def one(requests: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if len(requests) != 1:
         raise D100Error(

@@ -64,10 +64,22 @@ def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, A
     return status
 
 
+def hint(command: str, example: str) -> None:
+    """On a terminal, say what is awaited rather than wait silently (stderr: not the answer)."""
+    if sys.stdin.isatty():
+        print(
+            f"d100 {command}: reading JSON Lines requests, one per line, Ctrl-D to end; "
+            f"e.g. {example} (or see d100 {command} --help)",
+            file=sys.stderr,
+        )
+
+
 def run_resolve(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
+    hint("resolve", '{"system":"brp","skill":65}')
     return answer_lines(sys.stdin, sys.stdout, lambda data: resolve(data, rng).to_dict())
 
 
 def run_odds(args: argparse.Namespace) -> int:
+    hint("odds", '{"system":"brp","skill":65}  (flags also work: d100 odds -s brp --skill 65)')
     return answer_lines(sys.stdin, sys.stdout, lambda data: odds(data).to_dict())

@@ -53,7 +53,7 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    if not ns.names and ns.system is None and not ns.table:
+    if not (ns.names or ns.system or ns.table or ns.vs is not None or flags.asked(ns)):
         return jsonl.run_odds(ns)  # the JSON Lines form of CONTRACT.md
     if ns.table:
         return run_table(ns)

@@ -33,7 +33,8 @@ class Parser(argparse.ArgumentParser):
             fail(D100Error("arguments", message, usage, message), self.prog)
         self.exit(
             EXIT_USAGE,
-            f"d100: error: {message}\n{self.format_usage()}(see: {self.prog} --help)\n",
+            f"d100: error: {message}\n{self.format_usage()}"
+            f"(see: {self.prog.split(' --')[0]} --help)\n",
         )
 
     def suggestion(self, message: str) -> str:
