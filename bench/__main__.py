@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bulk, contests, odds_checks, server
+from . import bulk, contests, odds_checks, server, startup
 from .report import Report
 
 SECTIONS = {
@@ -21,6 +21,7 @@ SECTIONS = {
     "c": contests.all_pairs,
     "d": bulk.sampling,
     "e": server.rolls,
+    "f": startup.startup,
 }
 
 

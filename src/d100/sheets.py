@@ -22,18 +22,12 @@ only the values that changed: comments and layout stay as the player wrote them.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
-import tempfile
-import tomllib
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
-
-import tomlkit
-import tomlkit.exceptions
 
 from .catalogue import OPPOSED_TASKS
 from .declarations import Declaration
@@ -163,6 +157,8 @@ def lookup(query: str, names: Iterable[str], what: str) -> str:
     listed = ", ".join(names) if names else "none on the sheet"
     if starts:
         raise D100Error(what, query, "one of " + listed, "ambiguous: " + " or ".join(starts) + "?")
+    import difflib  # only for a name not found
+
     close = difflib.get_close_matches(key, [n.lower() for n in names], n=1, cutoff=0.5)
     hint = next((n for n in names if close and n.lower() == close[0]), None)
     reason = f"unknown {what} {query!r}" + (f"; did you mean {hint!r}?" if hint else "")
@@ -174,6 +170,8 @@ def lookup(query: str, names: Iterable[str], what: str) -> str:
 
 def loads(text: str) -> Sheet:
     try:
+        import tomllib  # here, not at the top: a check without a sheet never reads one
+
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise D100Error("sheet", None, "a TOML file", f"not valid TOML: {err}") from None
@@ -200,6 +198,8 @@ def loads(text: str) -> Sheet:
 def dumps(sheet: Sheet, original: str | None = None) -> str:
     """The sheet as TOML. Given the text it was read from, only the values that changed are
     rewritten, so the player's comments, order and layout stay."""
+    import tomlkit  # here, not at the top: rolls only read sheets (tomllib), start-up counts
+
     if sheet.layout == "character" and len(sheet.characters) == 1:
         (only,) = sheet.characters
         data = {"name": only.name, **to_table(only)}
@@ -238,6 +238,10 @@ def load(path: str | os.PathLike[str]) -> Sheet:
 def save(path: str | os.PathLike[str], sheet: Sheet) -> None:
     """Write atomically: a temporary file in the same directory, flushed to disk, then renamed
     over the old one, so a crash at any moment leaves the old sheet or the new one."""
+    import tempfile
+
+    import tomlkit.exceptions
+
     target = Path(path)
     try:
         text = dumps(sheet, target.read_text(encoding="utf-8")).encode("utf-8")

@@ -14,6 +14,8 @@ from d100.cli import flags
 from .conftest import clean_error, d100
 
 COMMANDS = [
+    "roll",
+    "completion",
     "check",
     "contest",
     "group",
@@ -57,3 +59,35 @@ def test_every_contract_input_has_a_flag() -> None:
                 assert {f.name for f in field.fields} <= covered
             else:
                 assert field.name in covered, (system.name, field.name)
+
+
+HEAVY = ("fastapi", "sqlalchemy", "numpy", "matplotlib", "uvicorn", "rich", "tomlkit", "shtab")
+
+
+def _imported_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(done.stdout.split())
+
+
+def test_the_command_line_imports_only_what_it_uses() -> None:
+    loaded = _imported_after("import d100.cli")
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}
+    # a plain check loads its own module and the renderer it prints with, nothing more
+    loaded = _imported_after(
+        "import contextlib, io\nfrom d100.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['check', '-s', 'brp', '--skill', '50', '--dice', '42'])"
+    )
+    assert "d100.cli.roll" in loaded and "d100.render.plain" in loaded
+    others = {"d100.cli." + m for m in ("chart", "serve", "verify", "shell", "simulate", "odds")}
+    assert not loaded & others
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}
+
+
+def test_help_lists_every_command_without_importing_them() -> None:
+    run = d100("--help")
+    for command in COMMANDS:
+        assert command in run.out

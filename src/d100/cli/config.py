@@ -9,7 +9,6 @@ The environment wins over the file (``D100_SYSTEM``, ``D100_SHEET``); flags win 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +37,8 @@ class Config:
 
 def read() -> Config:
     """The file's settings (none if there is no file), each a string, unknown keys refused."""
+    import tomllib  # here: most commands never read the config file
+
     where = path()
     try:
         text = where.read_text(encoding="utf-8")

@@ -4,7 +4,6 @@ with the command's usage and a did-you-mean; with ``--json``, a JSON object on s
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import re
 import sys
@@ -39,6 +38,8 @@ class Parser(argparse.ArgumentParser):
 
     def suggestion(self, message: str) -> str:
         """``; did you mean --skill?`` for a mistyped flag or command, when one is close."""
+        import difflib  # only on an error
+
         unknown = re.search(r"unrecognized arguments: (.*)", message)
         if unknown:
             options = list(self._option_string_actions)

@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
         "words",
         nargs=argparse.REMAINDER,
         metavar="[SYSTEM] SKILL WORDS",
-        help="a skill % (or WHO SKILL with a sheet) and quick words",
+        help="a skill %% (or WHO SKILL with a sheet) and quick words",
     )
     p.set_defaults(run=run)
 

@@ -1,0 +1,46 @@
+"""``d100 completion``: scripts generated from the parser, valid for their shell."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from d100.cli import COMMANDS
+
+from .conftest import clean_error, d100
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_script_knows_every_command_and_flag(shell: str) -> None:
+    run = d100("completion", shell)
+    assert run.status == 0, run.err
+    for command in COMMANDS:
+        assert command in run.out, command
+    for flag in ("difficulty", "luck-boost", "color"):  # fish names flags without dashes
+        assert flag in run.out
+    checker = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "fish": ["fish", "--no-execute"]}
+    if shutil.which(checker[shell][0]) is None:
+        return  # the text checks above still ran; the syntax needs the shell itself
+    done = subprocess.run(
+        checker[shell], input=run.out, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_bash_completes_a_command_and_its_flags() -> None:
+    script = d100("completion", "bash").out
+    probe = (
+        script
+        + '\nCOMP_WORDS=(d100 che); COMP_CWORD=1; COMP_LINE="d100 che"; COMP_POINT=8\n'
+        + "_shtab_d100 d100 che d100; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+        + 'COMP_WORDS=(d100 roll --sy); COMP_CWORD=2; COMP_LINE="d100 roll --sy"\n'
+        + "_shtab_d100 d100 --sy roll; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+    )
+    done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
+    assert "check" in done.stdout.split() and "--system" in done.stdout.split(), done
+
+
+def test_an_unknown_shell_is_a_clean_error() -> None:
+    assert "did you mean bash?" in clean_error(d100("completion", "bsh"))
