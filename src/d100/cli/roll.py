@@ -36,7 +36,7 @@ examples:
   d100 check -s chances --skill 40 --ability 10 --risk tough --take 50
   d100 check -s chances --skill 45 --risk challenging --cover 15   # a shot past cover
   d100 check --sheet party.toml alice stealth --difficulty hard --luck-boost
-  d100 check --sheet party.toml bob sneak --assist carol
+  d100 check --sheet party.toml erin perception --assist finn@20   # finn's die, rolled by hand
 """
 CONTEST_HELP = """\
 Roll an opposed check: the actor's flags first, then --vs and the opponent's.
@@ -45,7 +45,8 @@ examples:
   d100 contest -s openquest --skill 60 --vs --skill 45
   d100 contest -s brp --skill 50 --dice 33 --vs --skill 45 --dice 44
   d100 contest -s chances --skill 40 --ability 10 --vs --skill 30 --ability 5 --take 50
-  d100 contest --sheet party.toml bob sneaking --vs alice hearing
+  d100 contest --sheet party.toml carol sneaking --vs dara hearing
+  d100 contest --sheet party.toml carol sneaking --vs dara   # Hearing, from the catalogue
 """
 GROUP_HELP = """\
 Everyone tests the same skill, each result standing alone (OQ10, CH8 individual events).
@@ -54,9 +55,9 @@ examples:
   d100 group -s openquest --skill 60,45,30 --difficulty hard
   d100 group -s brp --skill 65,40 --dice 12/88            # one die per member, split by /
   d100 group --sheet party.toml stealth
-  d100 group --sheet party.toml stealth --who alice,carol
+  d100 group --sheet party.toml stealth --who alice,bob
   d100 group -s chances --skill 40,55,20 --risk tough --lead    # CH8: help the leader
-  d100 group --sheet party.toml sneaking --lead dara            # dara leads, the rest help
+  d100 group --sheet party.toml sneaking --risk tough --lead dara   # dara leads, carol helps
 """
 
 
