@@ -412,3 +412,22 @@ def test_a_skill_of_several_words_on_the_command_line(party: Path) -> None:
     assert "a character and a skill are needed" in clean_error(
         d100("check", "--sheet", str(party), "alice")
     )
+
+
+def test_ch9_synergy_counts_on_her_own_check_not_when_she_assists(party: Path) -> None:
+    # rule: CH9, CH8 (the reading the README documents: an assister rolls skill + ability)
+    own = json.loads(
+        d100("odds", "--sheet", str(party), "carol", "sneaking", "--risk", "tough", "--json").out
+    )
+    plain = json.loads(
+        d100("odds", "-s", "chances", "--skill", "40", "--ability", "10", "--risk", "tough",
+             "--json").out
+    )  # fmt: skip
+    assert own["success"] != plain["success"]  # hiding 30 gives carol +10 on her own check
+    helped = d100(
+        "check", "--sheet", str(party), "dara", "sneaking", "--risk", "tough",
+        "--assist", "carol@60", "--dice", "40", "--json",
+    )  # fmt: skip
+    assert json.loads(helped.out)["request"]["assisters"] == [
+        {"skill": 40, "ability": 10, "modifiers": [], "dice": [60]}
+    ]

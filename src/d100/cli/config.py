@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import D100Error
 
@@ -19,14 +18,15 @@ ENV_SHEET = "D100_SHEET"
 KEYS = ("system", "sheet")
 
 
-def path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "d100" / "config.toml"
+# os.path rather than pathlib: a quick roll should not pay for importing pathlib.
+def path() -> str:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return os.path.join(base, "d100", "config.toml")
 
 
-def state_path(name: str) -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "d100" / name
+def state_path(name: str) -> str:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return os.path.join(base, "d100", name)
 
 
 @dataclass(frozen=True)
@@ -41,15 +41,16 @@ def read() -> Config:
 
     where = path()
     try:
-        text = where.read_text(encoding="utf-8")
+        with open(where, encoding="utf-8") as file:
+            text = file.read()
     except FileNotFoundError:
         return Config()
     except OSError as err:
-        raise D100Error(str(where), None, "a readable TOML file", err.strerror) from None
+        raise D100Error(where, None, "a readable TOML file", err.strerror) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise D100Error(str(where), None, "a TOML file", f"not valid TOML: {err}") from None
+        raise D100Error(where, None, "a TOML file", f"not valid TOML: {err}") from None
     for key, value in data.items():
         if key not in KEYS:
             raise D100Error(f"{where}: {key}", value, "keys " + ", ".join(KEYS), "unknown key")
@@ -57,7 +58,7 @@ def read() -> Config:
             raise D100Error(f"{where}: {key}", value, "a non-empty string", None)
     sheet = data.get("sheet")
     if sheet is not None:
-        sheet = str(where.parent / Path(sheet).expanduser())
+        sheet = os.path.join(os.path.dirname(where), os.path.expanduser(sheet))
     return Config(data.get("system"), sheet)
 
 

@@ -10,14 +10,15 @@ import argparse
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..declarations import Assistance
 from ..errors import D100Error
-from ..sheets import Character, Sheet
-from ..sheets import load as load_sheet
 from ..systems import REGISTRY
 from . import config
+
+if TYPE_CHECKING:
+    from ..sheets import Character, Sheet
 
 Kind = Literal["int", "preset", "list", "bool", "dice", "assist"]
 
@@ -430,7 +431,8 @@ class Pick:
     side: dict[str, Any]
 
 
-SHEET_WAYS = f'--sheet FILE, ${config.ENV_SHEET}, or sheet = "FILE" in {config.path()}'
+def sheet_ways() -> str:
+    return f'--sheet FILE, ${config.ENV_SHEET}, or sheet = "FILE" in {config.path()}'
 
 
 def sheet_path(ns: argparse.Namespace) -> str | None:
@@ -446,10 +448,12 @@ def open_sheet(ns: argparse.Namespace) -> Sheet:
         raise D100Error(
             "--sheet",
             names,
-            f"{SHEET_WAYS}; or roll by numbers: d100 roll SYSTEM SKILL",
+            f"{sheet_ways()}; or roll by numbers: d100 roll SYSTEM SKILL",
             "character names need a sheet",
         )
-    return load_sheet(ns.sheet)
+    from ..sheets import load  # here: a check by numbers never reads a sheet
+
+    return load(ns.sheet)
 
 
 def pick(sheet: Sheet, who: str, skill: str, ability: str | None = None) -> Pick:

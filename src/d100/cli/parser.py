@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any, NoReturn
@@ -15,13 +16,35 @@ EXIT_USAGE = 2
 ERRORS = {"json": False}  # set by main() when the command line asks for --json
 
 
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions keep their line breaks; the width is found without importing shutil (and
+    its compression modules), which argparse would do for every flag added."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        if kwargs.get("width") is None:
+            kwargs["width"] = _columns() - 2  # argparse's own margin
+        super().__init__(prog, **kwargs)
+
+
+def _columns() -> int:
+    """$COLUMNS, else the terminal's width, else 80: shutil.get_terminal_size's order."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 80
+    except (OSError, ValueError, AttributeError):
+        return 80
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but errors are one clean line and exit status 2, descriptions keep their line
     breaks (every command's help ends with a block of examples), and flags are never
     abbreviated (``--skill`` must not quietly mean ``--skills``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", Formatter)
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 

@@ -6,9 +6,8 @@ import argparse
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..catalogue import OPPOSED_TASKS
 from ..dice import RandomSource
 from ..engine import odds, parse, resolve
 from ..errors import D100Error
@@ -16,12 +15,12 @@ from ..luck import luck_needed
 from ..render.checks import check_view, contest_view, cover_line, group_view
 from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
-from ..sheets import Sheet, lookup
-from ..sheets import load as load_sheet
-from ..sheets import save as save_sheet
 from ..systems import REGISTRY
 from ..systems.chances import choose_leader, cover_struck
 from . import flags
+
+if TYPE_CHECKING:
+    from ..sheets import Sheet
 from .output import show
 from .parser import Parser
 
@@ -189,6 +188,8 @@ def _two(names: Sequence[str]) -> tuple[str, str]:
 
 def opposed_skill(skill: str) -> str:
     """The skill that resists ``skill`` in the seed's examples (CH11), else the same skill."""
+    from ..catalogue import OPPOSED_TASKS  # here: only a contest by sheet names needs it
+
     key = skill.lower()
     for task in OPPOSED_TASKS:
         if task.skill.lower().startswith(key):
@@ -269,7 +270,9 @@ def ensure_luck(sheet: Sheet, who: str, request: dict[str, Any]) -> None:
 
 def spend_luck(path: str, spent: Sequence[tuple[str, int]]) -> list[str]:
     """Write Luck spent back to the sheet, read afresh so other edits are kept; atomic."""
-    sheet = load_sheet(path)
+    from ..sheets import load, save  # here: a check by numbers never touches a sheet
+
+    sheet = load(path)
     lines = []
     for who, points in spent:
         if not points:
@@ -279,7 +282,7 @@ def spend_luck(path: str, spent: Sequence[tuple[str, int]]) -> list[str]:
         luck = character.luck.spend(points)
         sheet = sheet.put(replace(character, luck=luck))
         lines.append(f"{who} spent {points} Luck: {luck.current}/{luck.maximum} left")
-    save_sheet(path, sheet)
+    save(path, sheet)
     return lines
 
 
@@ -378,6 +381,8 @@ def _led(
     names = [name for name, _ in members]
     if lead is not None:
         try:
+            from ..sheets import lookup
+
             i = names.index(lookup(lead, names, "member"))
         except D100Error as err:
             raise D100Error("--lead", lead, err.allowed, err.reason) from None

@@ -10,6 +10,7 @@ import argparse
 import cmd
 import contextlib
 import json
+import os
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,7 +83,7 @@ class Shell(cmd.Cmd):
         """The sheet, read afresh: Luck and hand edits between rolls."""
         if self.sheet_path is None:
             raise D100Error(
-                "sheet", None, flags.SHEET_WAYS, "this shell has no sheet: roll by numbers"
+                "sheet", None, flags.sheet_ways(), "this shell has no sheet: roll by numbers"
             )
         return load(self.sheet_path)
 
@@ -331,7 +332,7 @@ def _contest_skills(
     return mine, rest
 
 
-def history_file() -> Path:
+def history_file() -> str:
     return config.state_path("history")
 
 
@@ -351,7 +352,7 @@ def run(ns: argparse.Namespace) -> int:
         Shell(ns).cmdloop()
     finally:
         if readline is not None:
-            history.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(history), exist_ok=True)
             readline.set_history_length(HISTORY_LINES)
             readline.write_history_file(history)
     return 0

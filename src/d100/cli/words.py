@@ -10,11 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import D100Error
-from ..sheets import Character, lookup
 from ..systems import REGISTRY
 from .flags import SIDE_FLAGS
+
+if TYPE_CHECKING:
+    from ..sheets import Character
 
 COUNTED = re.compile(r"^(bonus|b|penalty|p|aim|reroll)(\d*)$")
 FLAG_OF = {
@@ -107,6 +110,8 @@ def split_skill(character: Character, words: Sequence[str]) -> tuple[str, list[s
         starts = [s for s in skills if s.lower().startswith(asked)]
         if exact or len(starts) == 1:
             return (exact or starts)[0], list(words[n:])
+    from ..sheets import lookup
+
     return lookup(words[0], skills, f"{character.name}'s skill"), list(words[1:])
 
 
