@@ -70,7 +70,7 @@ SIDE_FLAGS: tuple[Flag, ...] = (
         ("--assist",),
         "assist",
         "openquest: an assister SKILL[@DIE]; chances: an assister SKILL[+ABILITY][@DIE], "
-        "repeatable; with a sheet: NAME[/SKILL]",
+        "repeatable; with a sheet: NAME[/SKILL][@DIE]",
     ),
     Flag("dice", ("--dice",), "dice", "dice rolled by hand, e.g. 42,7 (consumed in order)"),
 )

@@ -51,7 +51,7 @@ examples:
   d100 shell --sheet party.toml --log tonight.jsonl --seed 7
   d100 shell
 """
-COMMANDS = ("odds", "group", "rest", "show", "history", "help", "quit", "exit")
+COMMANDS = ("odds", "group", "roll", "rest", "show", "history", "help", "quit", "exit")
 HISTORY_LINES = 1000
 
 
@@ -194,6 +194,10 @@ class Shell(cmd.Cmd):
             self.contest(typed, "odds")
         else:
             self.roll(typed, "odds")
+
+    def do_roll(self, arg: str) -> None:
+        """roll [SYSTEM] SKILL [words]: as d100 roll (the same as the line without `roll`)"""
+        self.roll(shlex.split(arg))
 
     def do_group(self, arg: str) -> None:
         """group SKILL [words]: everyone with the skill tests it, each result alone"""
