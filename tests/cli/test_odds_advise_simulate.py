@@ -148,3 +148,14 @@ def test_odds_of_a_contest_from_flags_match_the_library() -> None:  # rule: OQ7,
     refused = d100("odds", "-s", "brp", "--skill", "60", "--vs", "--skill", "50", "--dice", "4")
     assert refused.status == 2 and "opponent.dice" in refused.err
     assert "Traceback" not in refused.err
+
+
+def test_advise_helpers_from_the_sheet(party: Path) -> None:  # rule: OQ11
+    assert "erin cannot assist herself" in clean_error(
+        d100("advise", "--sheet", str(party), "erin", "perception", "--helper", "erin")
+    )
+    assert "advice weighs every roll: no dice" in clean_error(
+        d100("advise", "--sheet", str(party), "erin", "perception", "--helper", "finn@20")
+    )
+    run = d100("advise", "--sheet", str(party), "erin", "perception", "--helper", "finn")
+    assert run.status == 0 and "assisted by finn" in run.out

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..advise import advise
 from ..engine import odds
+from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..render.odds_views import advice_view
 from ..results import CheckOdds
@@ -46,13 +47,23 @@ def run(ns: argparse.Namespace) -> int:
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
     luck = ns.luck
-    skill = None
+    skill = who = None
     if sheet is not None:
         character = sheet.get(ns.names[0])
-        skill = character.skill(ns.names[1])
+        skill, who = character.skill(" ".join(ns.names[1:])), character.name
         if luck is None and character.luck is not None:
             luck = character.luck.current
-    helpers = dict(flags.helper(text, request["system"], sheet, skill) for text in ns.helper)
+    for text in ns.helper:
+        if "@" in text:
+            raise D100Error(
+                "--helper",
+                text,
+                "SKILL[+ABILITY] or NAME[/SKILL]",
+                "advice weighs every roll: no dice",
+            )
+    helpers = dict(
+        flags.helper(text, request["system"], sheet, skill, who, "--helper") for text in ns.helper
+    )
     options = advise(request, luck=luck, helpers=helpers)
     base = odds(request)
     assert isinstance(base, CheckOdds)
