@@ -67,16 +67,42 @@ def test_progress_reaches_n() -> None:
     assert seen == sorted(seen) and seen[-1] == 3 * batch.CHUNK + 5
 
 
-@pytest.mark.parametrize("request_", [
-    {"system": "brp", "skill": 40, "luck_rerolls": 1},
-    {"system": "openquest", "skill": 40, "assist": {"skill": 50}},
-    {"system": "chances", "skill": 40, "risk": 50, "assisters": [{"skill": 30}]},
-], ids=["rerolls", "assist", "assisters"])
-def test_loop_fallback_counts_match_exact_odds(request_: dict[str, Any]) -> None:
-    assert batch._sides(d100.parse(request_)) is None
+WALKED: list[dict[str, Any]] = [
+    {"system": "brp", "skill": 40, "luck_rerolls": 1},  # rule: BRP7
+    {"system": "brp", "skill": 45, "luck_rerolls": 3, "bonus_dice": 2},  # rule: BRP4, BRP7
+    {"system": "brp", "skill": 45, "luck_rerolls": 2, "bonus_dice": 1,
+     "house_rules": {"bonus_dice_method": "tens"}},
+    {"system": "openquest", "skill": 40, "assist": {"skill": 50}},  # rule: OQ11
+    {"system": "chances", "skill": 40, "risk": 50, "assisters": [{"skill": 30}]},  # rule: CH8
+    {"system": "chances", "skill": 40, "ability": 10, "risk": "tough",
+     "assisters": [{"skill": 30, "ability": 5}, {"skill": 20}, {"skill": 50}]},
+    {"system": "chances", "actor": {"skill": 40, "assisters": [{"skill": 30}]},
+     "opponent": {"skill": 50}},  # rule: CH6 (the coin too)
+]
+
+
+@pytest.mark.parametrize("request_", WALKED, ids=lambda r: str(r)[:60])
+def test_g4_walked_counts_match_exact_odds(request_: dict[str, Any]) -> None:
+    """Rolls that are not one kept value (rerolls, helpers) walk the machine's own states."""
+    parsed = d100.parse(request_)
+    assert batch._sides(parsed) is None and batch._walk(parsed) is not None  # not the loop
+    stat, df = _chi2(batch.sample(request_, N, seed=5), _exact(request_), N)
+    assert stat < CHI2_999[df], stat
+
+
+def test_too_many_states_take_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = {"system": "openquest", "skill": 40, "assist": {"skill": 50}}
+    monkeypatch.setattr(batch, "MAX_STATES", 3)
+    assert batch._walk(d100.parse(request)) is None
     n = 20_000
-    stat, df = _chi2(batch.sample(request_, n, seed=5), _exact(request_), n)
+    stat, df = _chi2(batch.sample(request, n, seed=5), _exact(request), n)
     assert stat < CHI2_999[df]
+
+
+def test_g2_walked_rolls_are_seeded() -> None:
+    request = {"system": "brp", "skill": 40, "luck_rerolls": 2}
+    assert batch.sample(request, 50_000, seed=3) == batch.sample(request, 50_000, seed=3)
+    assert batch.sample(request, 50_000, seed=3) != batch.sample(request, 50_000, seed=4)
 
 
 def test_without_numpy_the_loop_answers(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,9 +2,12 @@
 
 With numpy installed, the dice of every roll are drawn at once as arrays and each roll is named
 by a lookup table. The table is filled by the resolution code itself: each cell is the request
-resolved on given dice (G3), so the sampler decides nothing the engine does not. What cannot be
-put in a table (Luck rerolls, assists, given dice) takes the plain loop, as does everything
-when numpy is absent: numpy stays optional for the core.
+resolved on given dice (G3), so the sampler decides nothing the engine does not. Where a roll
+is not one kept value per side (Luck rerolls, helpers), the request's own machine is walked
+instead: every state it can reach and where each face of its next die leads, so that all
+rolls take their next die at once, step by step. Given dice, and machines with too many states
+to list, take the plain loop, as does everything when numpy is absent: numpy stays optional
+for the core.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import dataclasses
 import random
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .declarations import Roller
@@ -42,9 +46,12 @@ def sample(
     except ImportError:
         return _loop(parsed, n, seed, progress)
     sides = _sides(parsed)
-    if sides is None:
-        return _loop(parsed, n, seed, progress)
-    return _vectorised(parsed, sides, n, seed, progress)
+    if sides is not None:
+        return _vectorised(parsed, sides, n, seed, progress)
+    walk = _walk(parsed)
+    if walk is not None:
+        return _stepped(walk, n, seed, progress)
+    return _loop(parsed, n, seed, progress)
 
 
 def _loop(parsed: Any, n: int, seed: int | None, progress: ProgressFn | None) -> dict[str, int]:
@@ -151,3 +158,172 @@ def _vectorised(
         request = _with_dice(parsed, sides, tuple(int(k) for k in kept), int(coin))
         counts[_outcome(request)] += int(cells[flat])
     return dict(counts)
+
+
+MAX_STATES = 20_000  # a walk this large costs more to list than the loop saves
+
+
+@dataclasses.dataclass(frozen=True)
+class Walk:
+    """A machine as arrays: for state ``s``, its next die is ``low[s]..low[s]+faces[s]-1``
+    (``faces[s]`` 0 when ``s`` is final) and face ``low[s]+k`` leads to ``nxt[first[s]+k]``;
+    ``outcome[s]`` names a final state's level or winner."""
+
+    low: NDArray[np.int64]
+    faces: NDArray[np.int64]
+    first: NDArray[np.int64]
+    nxt: NDArray[np.int64]
+    outcome: tuple[str, ...]
+
+
+def _walk(parsed: Any) -> Walk | None:
+    """Every state the request's machine can reach from its start, or None: dice are given
+    (the loop checks them), or there are more than ``MAX_STATES``."""
+    import numpy as np
+
+    plan = plan_of(parsed)
+    if plan.given:
+        return None
+    machine = plan.machine
+    start = machine.start()
+    index = {start: 0}
+    states = [start]
+    low: list[int] = []
+    faces: list[int] = []
+    first: list[int] = []
+    nxt: list[int] = []
+    outcome: list[str] = []
+    for state in states:  # grows as new states are found: a breadth-first listing
+        need = machine.need(state)
+        first.append(len(nxt))
+        if need is None:
+            low.append(0)
+            faces.append(0)
+            outcome.append(plan.outcome(state))
+            continue
+        low.append(need.low)
+        faces.append(need.faces)
+        outcome.append("")
+        for value in range(need.low, need.high + 1):
+            child = machine.advance(state, value)
+            found = index.get(child)
+            if found is None:
+                if len(states) >= MAX_STATES:
+                    return None
+                found = index[child] = len(states)
+                states.append(child)
+            nxt.append(found)
+    return Walk(
+        np.array(low, dtype=np.int64),
+        np.array(faces, dtype=np.int64),
+        np.array(first, dtype=np.int64),
+        np.array(nxt, dtype=np.int64),
+        tuple(outcome),
+    )
+
+
+def _steps(dense: NDArray[np.int32], live: NDArray[np.bool_]) -> int:
+    """How many dice every roll takes, when that is the same for all (helpers: each rolls
+    once); 0 when it varies (a reroll only after a failure)."""
+    import numpy as np
+
+    most = np.zeros(len(live), dtype=np.int64)
+    least = np.zeros(len(live), dtype=np.int64)
+    for _ in range(len(live)):  # a DAG: settles within its depth
+        new_most = np.where(live, 1 + most[dense].max(axis=1), 0)
+        new_least = np.where(live, 1 + least[dense].min(axis=1), 0)
+        if (new_most == most).all() and (new_least == least).all():
+            break
+        most, least = new_most, new_least
+    return int(most[0]) if most[0] == least[0] else 0
+
+
+def _stepped(walk: Walk, n: int, seed: int | None, progress: ProgressFn | None) -> dict[str, int]:
+    """``n`` rolls walked together: each step, every roll not yet final draws its next die."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    live = walk.faces > 0
+    sizes = set(walk.faces[live].tolist())
+    size = sizes.pop() if len(sizes) == 1 else 0
+    if size and size <= 256:
+        # Every die the same size (d100s): one table (state, face) -> state in which final
+        # states stay put, so a step moves every roll at once, dice drawn as bytes.
+        table = np.repeat(np.arange(len(live), dtype=np.int32)[:, None], size, axis=1)
+        table[live] = walk.nxt.reshape(-1, size)
+        walk_chunk: Callable[[int], NDArray[Any]] = partial(
+            _dense, rng, (table * size).ravel(), np.repeat(live, size), size, _steps(table, live)
+        )
+    else:
+        walk_chunk = partial(_ragged, rng, walk)
+    finals = np.zeros(len(walk.outcome), dtype=np.int64)
+    done = 0
+    while done < n:
+        m = min(CHUNK, n - done)
+        finals += np.bincount(walk_chunk(m), minlength=finals.size)
+        done += m
+        if progress is not None:
+            progress(done)
+    counts: Counter[str] = Counter()
+    for s in np.flatnonzero(finals):
+        counts[walk.outcome[s]] += int(finals[s])
+    return dict(counts)
+
+
+def _dense(
+    rng: np.random.Generator,
+    table: NDArray[np.int32],
+    live: NDArray[np.bool_],
+    size: int,
+    steps: int,
+    m: int,
+) -> NDArray[np.int32]:
+    """The final states of ``m`` rolls from the start (state 0), on same-sized dice.
+
+    Rolls hold ``state * size``, the row of their state in ``table`` (which holds rows too, as
+    ``live`` is indexed by them), so that a step is one addition and one lookup."""
+    import numpy as np
+
+    cut = 256 - 256 % size  # bytes below it, taken modulo size, are uniform faces
+
+    def draw(k: int) -> NDArray[np.uint8]:
+        """``k`` uniform faces 0..size-1 from random bytes, those at or above ``cut`` dropped:
+        several times faster than ``integers`` on bytes, and as exact."""
+        out = np.empty(k, dtype=np.uint8)
+        got = 0
+        while got < k:
+            want = k - got
+            raw = np.frombuffer(rng.bytes(want + want // 2 + 16), dtype=np.uint8)
+            kept = raw[raw < cut][:want]
+            out[got : got + kept.size] = kept % size
+            got += kept.size
+        return out
+
+    row: NDArray[np.int32] = np.zeros(m, dtype=np.int32)
+    if steps:  # every roll takes as many dice (helpers): no roll needs checking
+        for _ in range(steps):
+            row = table[row + draw(m)]
+        return row // size
+    while True:
+        alive = live[row]
+        k = int(np.count_nonzero(alive))
+        if not k:
+            return row // size
+        if k == m:
+            row = table[row + draw(m)]
+        else:  # dice only for the rolls still going: rerolls after failures
+            at = np.flatnonzero(alive)
+            row[at] = table[row[at] + draw(k)]
+
+
+def _ragged(rng: np.random.Generator, walk: Walk, m: int) -> NDArray[np.int64]:
+    """The final states of ``m`` rolls from the start, each die its own size (a coin, say)."""
+    import numpy as np
+
+    state: NDArray[np.int64] = np.zeros(m, dtype=np.int64)
+    running = np.flatnonzero(walk.faces[state] > 0)
+    while running.size:
+        at = state[running]
+        state[running] = walk.nxt[walk.first[at] + rng.integers(0, walk.faces[at])]
+        running = running[walk.faces[state[running]] > 0]
+    return state
