@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,24 @@ def test_help_lists_every_command_without_importing_them() -> None:
     run = d100("--help")
     for command in COMMANDS:
         assert command in run.out
+
+
+def test_outside_systems_are_looked_for_only_where_declared(tmp_path: Path) -> None:
+    from d100 import cli, plugins
+
+    assert (cli.PLUGIN_GROUP, cli.PLUGIN_ENV) == (plugins.GROUP, plugins.ENV)
+    # a package declaring an entry point in the group is seen, so the full loader runs
+    info = tmp_path / "dice_extra-1.0.dist-info"
+    info.mkdir()
+    (info / "entry_points.txt").write_text("[d100.systems]\nextra = dice_extra:SYSTEM\n")
+    probe = "from d100 import cli; print(cli._declared_anywhere())"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    seen = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert seen.stdout.strip() == "True", seen.stderr
+    # and without one, a quick roll never imports importlib.metadata
+    loaded = _imported_after(
+        "import contextlib, io\nfrom d100.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['roll', 'brp', '65', '@42'])"
+    )
+    assert "importlib.metadata" not in loaded
