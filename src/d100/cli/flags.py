@@ -117,7 +117,7 @@ def check_parser(
     sub: Any, name: str, description: str, dice: bool = True
 ) -> argparse.ArgumentParser:
     """A subcommand about one check: WHO SKILL from a sheet, or a system and its flags;
-    without ``dice`` for commands that weigh every roll (no --dice, no typed helper dice)."""
+    without ``dice`` for commands that weigh every roll (no --dice)."""
     p: argparse.ArgumentParser = sub.add_parser(name, description=description)
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
     add_sheet(p)

@@ -52,7 +52,7 @@ class Parser(argparse.ArgumentParser):
         message += self.suggestion(message)
         if ERRORS["json"]:
             usage = self.format_usage().strip()
-            fail(D100Error("arguments", message, usage, message), self.prog)
+            fail(D100Error("arguments", message, usage, message))
         self.exit(
             EXIT_USAGE,
             f"d100: error: {message}\n{self.format_usage()}"
@@ -80,13 +80,12 @@ class Parser(argparse.ArgumentParser):
         return ""
 
 
-def fail(err: D100Error, prog: str = "d100") -> NoReturn:
-    """Report a usage or input error and exit 2: one line on stderr, or with ``--json`` the
-    error object on stdout (the shape of JSON Lines' errors)."""
+def fail(err: D100Error) -> NoReturn:
+    """Report a usage or input error and exit 2: one line on stderr, and with ``--json`` the
+    error object on stdout too (the shape the HTTP API and JSON Lines send)."""
     if ERRORS["json"]:
         print(json.dumps({"error": {**err.to_dict(), "message": describe(err)}}))
-    else:
-        print(f"d100: error: {describe(err)}", file=sys.stderr)
+    print(f"d100: error: {describe(err)}", file=sys.stderr)
     raise SystemExit(EXIT_USAGE)
 
 
