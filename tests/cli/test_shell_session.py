@@ -39,6 +39,11 @@ def test_a_shell_without_a_sheet_rolls_by_numbers(tmp_path: Path) -> None:  # ru
     child.expect_exact("target   25")
     child.expect_exact("level    SUCCESS  margin +18")
     child.expect_exact(PROMPT)
+    child.send("chances 40 tou\t")  # rule: CH2 (the system's own presets complete)
+    child.expect_exact("chances 40 tough ")
+    child.sendline("@50")
+    child.expect_exact("target   80")
+    child.expect_exact(PROMPT)
     child.sendline("55 +20 @33")  # the system from $D100_SYSTEM
     child.expect_exact("target   75")
     child.expect_exact(PROMPT)
@@ -48,7 +53,7 @@ def test_a_shell_without_a_sheet_rolls_by_numbers(tmp_path: Path) -> None:  # ru
     child.sendline("quit")
     child.expect(pexpect.EOF)
     entries = [json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()]
-    assert [e["result"]["target"] for e in entries] == [25, 75]
+    assert [e["result"]["target"] for e in entries] == [25, 80, 75]
 
 
 def test_multi_word_skills_group_and_contest_odds(party: Path, tmp_path: Path) -> None:

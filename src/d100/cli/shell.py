@@ -295,8 +295,11 @@ def _complete(sheet: Sheet, typed: list[str], text: str) -> list[str]:
         typed = typed[1:]
     if not typed:
         return []
-    if typed[0].lower() in REGISTRY or flags.is_number(typed[0]):
-        return []  # by numbers: nothing on the sheet to offer
+    if typed[0].lower() in REGISTRY:  # by numbers: the system's words once a skill is typed
+        options = _words(typed[0].lower()) if len(typed) >= 2 else []
+        return [o for o in options if o.lower().startswith(text.lower())]
+    if flags.is_number(typed[0]):
+        return []  # the system comes from the environment: nothing sure to offer
     first = sheet.get(typed[0])
     if len(typed) >= 2 and typed[1].lower() == "vs":
         if len(typed) == 2:
@@ -308,10 +311,22 @@ def _complete(sheet: Sheet, typed: list[str], text: str) -> list[str]:
     if len(typed) == 1:
         options.append("vs ")
     elif _has_skill(first, typed[1:]):
-        target = words.target(first.system)
-        options += [f"{p} " for p in target.presets]
-        options += ["b1 ", "p1 ", "boost ", "reroll "]
+        options += _words(first.system)
     return sorted({o for o in options if o.lower().startswith(text.lower())})
+
+
+def _words(system: str) -> list[str]:
+    """The words worth completing after a skill: the system's target presets, and the dice and
+    Luck words of the rules it declares."""
+    declares = REGISTRY.get(system).declares
+    out = [f"{p} " for p in words.target(system).presets]
+    if declares.extra_dice is not None:
+        out += ["b1 ", "p1 "]
+    if declares.luck is not None:
+        out += ["luck ", "reroll "]
+    if declares.take is not None:
+        out += [f"take{v} " for v in declares.take.values]
+    return out
 
 
 def _has_skill(character: Character, typed: list[str]) -> bool:
