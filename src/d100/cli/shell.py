@@ -274,7 +274,8 @@ class Shell(cmd.Cmd):
 
     def completedefault(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
         try:
-            return _complete(self.sheet, shlex.split(line[:begidx]), text)
+            sheet = self.sheet if self.sheet_path is not None else None
+            return _complete(sheet, shlex.split(line[:begidx]), text)
         except (D100Error, ValueError):
             return []
 
@@ -289,7 +290,7 @@ class Shell(cmd.Cmd):
         return sorted({w for c in characters for w in words.completions(c, typed, text)})
 
 
-def _complete(sheet: Sheet, typed: list[str], text: str) -> list[str]:
+def _complete(sheet: Sheet | None, typed: list[str], text: str) -> list[str]:
     """Candidates for the word being typed after ``typed`` (without ``odds``)."""
     if typed and typed[0] == "odds":
         typed = typed[1:]
@@ -298,7 +299,7 @@ def _complete(sheet: Sheet, typed: list[str], text: str) -> list[str]:
     if typed[0].lower() in REGISTRY:  # by numbers: the system's words once a skill is typed
         options = _words(typed[0].lower()) if len(typed) >= 2 else []
         return [o for o in options if o.lower().startswith(text.lower())]
-    if flags.is_number(typed[0]):
+    if flags.is_number(typed[0]) or sheet is None:
         return []  # the system comes from the environment: nothing sure to offer
     first = sheet.get(typed[0])
     if len(typed) >= 2 and typed[1].lower() == "vs":
