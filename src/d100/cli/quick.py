@@ -78,9 +78,9 @@ def check_argv(typed: list[str], ns: argparse.Namespace) -> list[str]:
 
 
 def parse_check(argv: list[str]) -> argparse.Namespace:
-    from . import build_parser  # here, not at the top: the package imports this module
+    from . import build_parser, parse  # here, not at the top: the package imports this module
 
-    return build_parser("check").parse_args(argv)
+    return parse(build_parser("check"), argv)
 
 
 def run(ns: argparse.Namespace) -> int:

@@ -160,7 +160,7 @@ class Shell(cmd.Cmd):
         self._log("contest", f"{actor.name} vs {opponent.name}", skills, data)
 
     def _parse(self, argv: list[str]) -> argparse.Namespace:
-        from . import build_parser  # here, not at the top: the package imports this module
+        from . import build_parser, parse  # here, not at the top: the package imports this
 
         extra = [f"--color={'never' if self.ns.plain else self.ns.color or 'auto'}"]
         if self.ns.seed is not None and argv[0] != "odds":
@@ -171,7 +171,7 @@ class Shell(cmd.Cmd):
             argv = [*argv[:i], *extra, *argv[i:]]
         else:
             argv = [*argv, *extra]
-        return build_parser(argv[0]).parse_args(argv)
+        return parse(build_parser(argv[0]), argv)
 
     def _log(self, kind: str, who: str, skill: str, result: Any) -> None:
         entry = {

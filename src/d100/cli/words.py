@@ -78,9 +78,9 @@ def translate(words: Iterable[str], system: str) -> list[str]:
             out += [FLAG_OF[counted[1]], counted[2] or "1"]
         elif re.fullmatch(r"[+-]\d+", word):
             out.append(f"--mod={word}")
-        elif word.startswith("@"):
+        elif word.startswith("@") and len(word) > 1:
             out += ["--dice", word[1:]]
-        elif "=" in word:
+        elif re.match(r"[A-Za-z][\w-]*=", word):
             key, _, value = word.partition("=")
             out += [f"--{key.replace('_', '-')}", value]
         elif low.replace("_", "-") in aim.presets:
