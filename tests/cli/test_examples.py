@@ -44,7 +44,6 @@ def help_examples() -> list[tuple[str, int]]:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     parsers = dict(sub.choices)  # type: ignore[attr-defined]
-    verbs = next((a for a in parsers["sheet"]._actions if a.dest == "verb"), None)
     out = []
     for name, p in parsers.items():
         if name not in COMMANDS or not p.description or "examples:" not in p.description:
@@ -53,7 +52,6 @@ def help_examples() -> list[tuple[str, int]]:
             command = line.split("  #")[0].strip()
             if "d100" in command:
                 out.append((command, 0))
-    assert verbs is not None
     return sorted(set(out))
 
 
@@ -85,3 +83,6 @@ def test_the_example_runs(command: str, status: int, tmp_path: Path) -> None:
 def test_examples_were_found() -> None:
     assert len(readme_examples()) > 20 and len(help_examples()) > 30
     assert shutil.which("bash")
+    # only the server and the log checker are left out, and only their own examples
+    left_out = [c for c, _ in {*readme_examples(), *help_examples()} if c.startswith(SKIPPED)]
+    assert left_out and all(c.split()[1] in ("serve", "verify") for c in left_out)
