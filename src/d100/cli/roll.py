@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..declarations import Assistance
 from ..dice import RandomSource
 from ..engine import odds, parse, resolve
 from ..errors import D100Error
@@ -15,6 +16,7 @@ from ..luck import luck_needed
 from ..render.checks import check_view, contest_view, cover_line, group_view
 from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
+from ..system import System
 from ..systems import REGISTRY
 from ..systems.chances import choose_leader, cover_struck
 from . import flags
@@ -111,8 +113,9 @@ def register(sub: Any) -> None:
         nargs="?",
         const="",
         metavar="WHO",
-        help="chances: one checks, helped by the others against risk 50 (CH8); the leader is "
-        "WHO, or by default the highest skill + ability + modifiers",
+        help="one checks, helped by the others ("
+        + "; ".join(f"{s.name}: {a.summary}" for s, a in _many_helpers()).replace("%", "%%")
+        + "); the leader is WHO, or by default the highest skill + ability + modifiers",
     )
     _common(p)
     flags.add_check_flags(p)
@@ -362,18 +365,27 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
 # -- group -------------------------------------------------------------------------------------
 
 
+def _many_helpers() -> list[tuple[System, Assistance]]:
+    """The systems whose declared assistance lets several help one, with it."""
+    return [
+        (s, s.declares.assistance)
+        for s in REGISTRY
+        if s.declares.assistance is not None and s.declares.assistance.many
+    ]
+
+
 def _led(
     ns: argparse.Namespace, members: list[tuple[str, dict[str, Any]]]
 ) -> tuple[View, dict[str, Any]]:
-    """CH8, helping the leader: the leader checks, each other member assists against risk 50."""
+    """Helping the leader: the leader checks, each other member assists as the system says."""
     lead = ns.lead or None
     systems = sorted({r["system"] for _, r in members})
-    many = [s for s in REGISTRY if s.declares.assistance and s.declares.assistance.many]
-    if len(systems) > 1 or systems[0] not in {s.name for s in many}:
+    many = [s.name for s, _ in _many_helpers()]
+    if len(systems) > 1 or systems[0] not in many:
         raise D100Error(
             "--lead",
             lead,
-            "members of one system where many help one: " + ", ".join(s.name for s in many),
+            "members of one system where many help one: " + ", ".join(many),
             f"helping the leader is not a rule of {' and '.join(systems)}",
         )
     if len(members) < 2:
