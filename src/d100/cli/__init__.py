@@ -71,44 +71,6 @@ def build_parser(command: str | None = None) -> Parser:
     return parser
 
 
-PLUGIN_GROUP, PLUGIN_ENV = "d100.systems", "D100_SYSTEMS"  # plugins.GROUP and plugins.ENV
-
-
-def load_systems() -> None:
-    """Outside rule systems, before any name is looked up. The loader's full scan of installed
-    packages (importlib.metadata) costs about as much as a quick roll, so it runs only when a
-    system is named in the environment or some package declares an entry point in the group."""
-    if os.environ.get(PLUGIN_ENV) or _declared_anywhere():
-        from .. import plugins
-
-        plugins.load(os.environ)
-
-
-def _declared_anywhere() -> bool:
-    """Whether an ``entry_points.txt`` on ``sys.path`` names the group; anything that is not a
-    plain directory (a zip, an egg) counts as maybe, for the full loader to look into."""
-    for base in sys.path:
-        base = base or os.curdir  # importlib.metadata reads "" as the working directory
-        if not os.path.exists(base):
-            continue
-        if not os.path.isdir(base):
-            return True
-        try:
-            names = os.listdir(base)
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(base, name, "entry_points.txt"), encoding="utf-8") as f:
-                    if f"[{PLUGIN_GROUP}]" in f.read():
-                        return True
-            except OSError:
-                continue
-    return False
-
-
 def command_of(argv: Sequence[str]) -> str | None:
     """The command word: the first word that is not an option (d100's own take no values)."""
     return next((word for word in argv if not word.startswith("-")), None)
@@ -136,7 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ERRORS["json"] = "--json" in argv
     try:
-        load_systems()
+        from .. import plugins
+
+        plugins.load_named(os.environ)
         parser = build_parser(command_of(argv) or "")
         args = parse(parser, argv)
         if not getattr(args, "run", None):
