@@ -20,6 +20,11 @@ Clients are closed-loop (each sends its next request when the last is answered),
 clients the mean latency is N / throughput (Little's law). The clients run in this process, on
 the same CPUs as the server.
 
+A burst phase sends the most expensive odds the open routes take (charts of a hundred points
+with two bonus dice and a hundred Luck rerolls) from a few clients while one client times
+``/health`` and one times a roll at the table: what the worker pools (server/work.py) keep
+from the rest of the server.
+
 A table's players do not roll back to back, so a last phase paces 100 clients (open loop):
 each rolls at random moments, on average every ``PACED_EVERY`` seconds, and each latency is
 counted from the moment the roll was due, so a roll held up behind a slow one counts its wait
@@ -59,6 +64,20 @@ PHASE_LIMIT = 90.0  # seconds: a phase stops early past this (the count is then 
 P99_TARGET = 0.050
 PACED_CLIENTS, PACED_EVERY = 100, 2.0  # 50 rolls/s offered: far busier than any real table
 PACED_SECONDS, PACED_SECONDS_QUICK = 30.0, 8.0
+BURST_CLIENTS, BURST_SECONDS = 8, 5.0
+BURST_TARGET = 0.5  # seconds: a fraction of a second, where the burst once cost seconds
+EXPENSIVE_CHART = {
+    "request": {
+        "system": "brp",
+        "skill": 1,
+        "bonus_dice": 2,
+        "luck_rerolls": 100,
+        "house_rules": {"bonus_dice_method": "tens"},
+    },
+    "low": 0,
+    "high": 1000,
+    "step": 10,
+}
 COMMIT_SHARE = 0.5
 ROW = "x" * 1000  # about the size of a roll's event row
 SHEET = """name = "Bench"
@@ -165,6 +184,17 @@ def _measure(
             "; ".join(targets),
             met,
         )
+    health, rolled_then = asyncio.run(_burst(base, roll, noop))
+    report.line(
+        "e",
+        f"{label}, a burst of {BURST_CLIENTS} clients asking expensive charts, "
+        f"{len(rolled_then)} rolls and {len(health)} no-ops meanwhile",
+        f"/health p99 {_ms(_pct(health, 0.99))}, max {_ms(max(health))}; "
+        f"a roll p99 {_ms(_pct(rolled_then, 0.99))}, max {_ms(max(rolled_then))}",
+        "one client each for /health and for rolls, timed while the burst runs",
+        f"max < {BURST_TARGET * 1e3:.0f} ms",
+        max(max(health), max(rolled_then)) < BURST_TARGET,
+    )
     paced = asyncio.run(
         _paced(base, PACED_SECONDS_QUICK if quick else PACED_SECONDS, roll)
     )
@@ -209,6 +239,55 @@ async def _load(
         return Phase(len(latencies), time.perf_counter() - start, latencies)
     finally:
         await asyncio.gather(*(client.aclose() for client in pool))
+
+
+async def _burst(
+    base: str,
+    roll: Callable[[httpx.AsyncClient], Awaitable[None]],
+    noop: Callable[[httpx.AsyncClient], Awaitable[None]],
+) -> tuple[list[float], list[float]]:
+    """Latencies of /health and of rolls while ``BURST_CLIENTS`` clients ask expensive charts
+    back to back (each is answered, or refused once it has had its share of a worker)."""
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    pool = [
+        httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
+        for _ in range(BURST_CLIENTS + 2)
+    ]
+    attackers, (health_client, roll_client) = pool[:-2], pool[-2:]
+    end = time.perf_counter() + BURST_SECONDS
+
+    async def attack(client: httpx.AsyncClient) -> None:
+        while time.perf_counter() < end:
+            r = await client.post("/api/odds/chart", json=EXPENSIVE_CHART)
+            if r.status_code >= 500:
+                raise SystemExit(f"(e) a chart failed: {r.status_code} {r.text[:300]}")
+
+    async def timed(
+        client: httpx.AsyncClient, request: Callable[[httpx.AsyncClient], Awaitable[None]]
+    ) -> list[float]:
+        await asyncio.sleep(0.5)  # the burst under way
+        out = []
+        while time.perf_counter() < end:
+            start = time.perf_counter()
+            await request(client)
+            out.append(time.perf_counter() - start)
+        return out
+
+    try:
+        await asyncio.gather(roll(roll_client), noop(health_client))  # connections open
+        _, health, rolled = await asyncio.gather(
+            asyncio.gather(*(attack(c) for c in attackers)),
+            timed(health_client, noop),
+            timed(roll_client, roll),
+        )
+        return health, rolled
+    finally:
+        await asyncio.gather(*(client.aclose() for client in pool))
+
+
+def _pct(latencies: list[float], q: float) -> float:
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def _paced(

@@ -110,6 +110,7 @@ class World:
     alice: str  # the roller's character
     bob: str  # the other player's
     orc: str  # the GM's
+    ann: str  # the roller's second character
     rolls: list[Roll] = field(default_factory=list)
     modifier: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     leaks: list[str] = field(default_factory=list)
@@ -141,7 +142,10 @@ class World:
         }
         body: dict[str, Any] = {"actor": actor, "visibility": visibility}
         if contest:
-            body["opponent"] = {"character_id": self.bob, "skill": "dodge"}
+            # A contest against another's character is rolled where its readers see it: the
+            # GM's Orc in any mode the GM sees, or the roller's own second character.
+            opponent = self.ann if visibility == "self" else self.orc
+            body["opponent"] = {"character_id": opponent, "skill": "dodge"}
         return body
 
     def record(self, role: str, answer: dict[str, Any]) -> None:
@@ -215,12 +219,12 @@ def build_world(client: httpx.Client) -> World:
         STRANGER: join(other_invite, "Zed"),
         ANONYMOUS: None,
     }
-    w = World(client, table, tokens, {}, invite, "", "", "")
+    w = World(client, table, tokens, {}, invite, "", "", "", "")
     for role in MEMBERS:
         w.member_ids[role] = w.ok(role, "GET", w.at())["me"]["id"]
-    w.alice, w.bob, w.orc = (
+    w.alice, w.bob, w.orc, w.ann = (
         w.ok(role, "POST", w.at("/characters"), {"sheet": SHEET.format(name=name)})["id"]
-        for role, name in ((ROLLER, "Alice"), (OTHER, "Bob"), (GM, "Orc"))
+        for role, name in ((ROLLER, "Alice"), (OTHER, "Bob"), (GM, "Orc"), (ROLLER, "Ann"))
     )
     for visibility in VISIBILITIES:
         w.roll(ROLLER, visibility)
@@ -377,7 +381,8 @@ MATRIX: dict[tuple[str, str], Entry] = {
             w.at("/odds"),
             {"actor": {"character_id": w.alice, "skill": "probe"}, "visibility": v},
         ),
-        members(200),
+        # Odds and advice tell the sheet's skills and Luck: its player's and the GM's only.
+        members(200, 200, 403),
         per_visibility=True,
     ),
     # Every role tries to roll for the roller's character: the GM and the roller may.
@@ -437,8 +442,21 @@ def app_routes(app: FastAPI) -> set[tuple[str, str]]:
     return out
 
 
+STUB_KEYS = {"seq", "kind", "hidden", "provable"}  # an event its viewer may not see
+
+
 def event_seqs(body: Any) -> list[int]:
-    return [e["seq"] for e in body if isinstance(e, dict) and "seq" in e]
+    """The events listed with more than their stub; a stub must hold no more than its number
+    and, for a roll, its seed and nonce."""
+    out = []
+    for e in body:
+        if not (isinstance(e, dict) and "seq" in e):
+            continue
+        if e.get("kind") == "hidden":
+            assert set(e) <= STUB_KEYS and set(e.get("provable", {})) <= {"seed_id", "nonce"}, e
+        else:
+            out.append(e["seq"])
+    return out
 
 
 def log(w: World, role: str) -> list[dict[str, Any]]:
@@ -446,24 +464,26 @@ def log(w: World, role: str) -> list[dict[str, Any]]:
 
 
 def read_stream(w: World, role: str, path: str) -> tuple[int, str, list[int]]:
-    """The stream's status, and for a member its text and event ids up to the last event
-    this role's log export holds."""
-    expected = event_seqs(log(w, role)) if role in MEMBERS else []
+    """The stream's status, and for a member its text and the events it shows (more than
+    their stubs) up to the last event this role's log export holds."""
+    expected = [e["seq"] for e in log(w, role)] if role in MEMBERS else []
     token = w.tokens[role]
     headers = bearer(token) if token else {}
     with w.client.stream("GET", path, headers=headers) as r:
         if r.status_code != 200:
             r.read()
             return r.status_code, r.text, []
-        text, seqs = [], []
+        text, seqs, views = [], [], []
         for line in r.iter_lines():
             text.append(line)
             if line.startswith("id: "):
                 seqs.append(int(line[4:]))
+            if line.startswith("data: ") and seqs:
+                views.append(json.loads(line[6:]))
                 if seqs[-1] >= expected[-1]:
                     break
-        assert seqs == expected, (role, seqs, expected)
-        return 200, "\n".join(text), seqs
+        assert seqs == expected, (role, seqs, expected)  # every event, a stub where hidden
+        return 200, "\n".join(text), event_seqs(views)
 
 
 def test_every_route_every_role_every_visibility(
@@ -504,8 +524,8 @@ def test_every_route_every_role_every_visibility(
                 if status == 201 and template.endswith("/unblind"):
                     shown = int(path.split("/")[-2])
                     next(r for r in w.rolls if r.seq == shown).shown = True
-                if status == 200 and template.endswith("/invite"):
-                    w.invite = token_of(r.json()["invite_link"])
+                if status == 200 and template.endswith(("/invite", "/revoke")):
+                    w.invite = token_of(r.json()["invite_link"])  # revoking renews it
             assert status == entry.expect[role], f"{where} as {role}: {status} {text[:300]}"
     # Every member's export lists every event it may see: hiding everything would pass above.
     for role in MEMBERS:

@@ -141,7 +141,9 @@ def test_visibility_modes(api: Api) -> None:
         views = {who: next((e for e in table.events(tok, seq - 1) if e["seq"] == seq), None)
                  for who, tok in (("gm", table.gm), ("other", sam), ("roller", pat))}
         assert (views["gm"] is not None and "result" in views["gm"]) is gm, mode
-        assert views["other"] is None or other, mode
+        # One who may not see a roll at all gets its stub: the number, seed and nonce only.
+        assert other or set(views["other"]) == {"seq", "kind", "hidden", "provable"}, mode
+        assert views["gm"]["kind"] == ("roll" if gm else "hidden"), mode
         assert views["roller"] is not None and ("result" in views["roller"]) is roller
         if mode == "blind":
             assert views["roller"]["hidden"] is True and "odds" in views["roller"]
@@ -224,7 +226,9 @@ def test_contest_between_two_characters(api: Api) -> None:
                                                                          "none")
     assert set(event["odds"]["winner"]) == {"actor", "opponent", "tie", "none"}
     assert event["opponent"]["id"] == orc and event["opponent_skill"] == "perception"
-    preview = table.ok("POST", "/odds", pat, json=body)
+    # The contest's odds tell the orc's skill: the GM may preview them, not the player.
+    assert table.req("POST", "/odds", pat, json=body).status_code == 403
+    preview = table.ok("POST", "/odds", table.gm, json=body)
     assert preview["odds"] == event["odds"] and "advice" not in preview
 
 

@@ -11,9 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from d100.server.app import create_app
-from d100.server.guard import Buckets, Limits
+from d100.server.guard import LOOPBACK, Buckets, Limits
 
-from .tablehelp import Api, Table, bearer
+from .tablehelp import SHEETS, Api, Table, bearer, token_of
 
 SELF = "http://testserver"  # TestClient's own origin
 
@@ -76,13 +76,22 @@ def test_buckets_refill_and_forget_the_idlest() -> None:
 
 
 def test_rate_limits_from_the_environment() -> None:
-    assert Limits.from_env({}) == Limits()  # unset: today's limits
+    assert Limits.from_env({}) == Limits(hosts=LOOPBACK)  # unset: today's limits, loopback
+    assert Limits.from_env({"D100_HOSTS": "*"}).hosts is None
+    assert Limits.from_env({"D100_HOSTS": "d100.example, Table.example"}).hosts == {
+        "d100.example",
+        "table.example",
+    }
     raised = Limits.from_env({"D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "2.5"})
     assert (raised.burst, raised.per_second) == (1_000_000, 2.5)
     assert raised.body_bytes == Limits().body_bytes  # only the rate moves
-    for bad_env in ({"D100_RATE_BURST": "0"}, {"D100_RATE_BURST": "many"},
-                    {"D100_RATE_PER_SECOND": "0"}, {"D100_RATE_PER_SECOND": "inf"},
-                    {"D100_RATE_PER_SECOND": "nan"}):
+    for bad_env in (
+        {"D100_RATE_BURST": "0"},
+        {"D100_RATE_BURST": "many"},
+        {"D100_RATE_PER_SECOND": "0"},
+        {"D100_RATE_PER_SECOND": "inf"},
+        {"D100_RATE_PER_SECOND": "nan"},
+    ):
         with pytest.raises(ValueError, match="D100_RATE"):
             Limits.from_env(bad_env)
 
@@ -194,3 +203,205 @@ def test_every_input_has_a_size_limit(api: Api) -> None:
         json={"skill": "s" * 80, "hazard": "h" * 500, "character_ids": [at_limit["id"]]},
     )
     table.ok("PUT", "/me/client-seed", table.gm, json={"client_seed": "s" * 128})
+
+
+# -- hostile input: each a clean 4xx naming the field, never a 5xx (on both databases) -------
+
+HOSTILE = {  # raw JSON: what a JSON library in the client would refuse to send
+    "lone surrogate": '"\\ud800"',
+    "NaN": "NaN",
+    "Infinity": "-Infinity",
+    "a number too large for a float": "1e400",
+    "nesting 900 deep": "[" * 900 + "]" * 900,
+}
+
+
+def hostile_bodies(table: Table, character: str) -> list[tuple[str, str, str]]:
+    """(path, raw body, the field the refusal must name) with each hostile value in a name,
+    a roll's fields, its modifiers, house rules and a sheet."""
+    out = []
+    for value in HOSTILE.values():
+        out += [
+            ("/api/tables", f'{{"name": {value}, "system": "brp"}}', "name"),
+            (
+                "/api/tables",
+                f'{{"name": "Keep", "system": "brp", "house_rules": {{"a": {value}}}}}',
+                "house_rules",
+            ),
+            (
+                f"/api/tables/{table.id}/rolls",
+                f'{{"actor": {{"character_id": "{character}", "skill": "stealth", '
+                f'"fields": {{"modifiers": [{value}]}}}}}}',
+                "actor.fields.modifiers",
+            ),
+            (
+                f"/api/tables/{table.id}/rolls",
+                f'{{"actor": {{"character_id": "{character}", "skill": "stealth", '
+                f'"fields": {{"x": {value}}}}}}}',
+                "actor.fields.x",
+            ),
+            ("/api/odds", f'{{"system": "brp", "skill": {value}}}', "skill"),
+            (f"/api/tables/{table.id}/characters", f'{{"sheet": {value}}}', "sheet"),
+        ]
+    return out
+
+
+def test_hostile_json_is_a_4xx_naming_the_field(api: Api) -> None:
+    table = api.table()
+    orc = table.character(table.gm, "Orc")
+    for path, raw, field in hostile_bodies(table, orc):
+        r = api.client.post(
+            path,
+            content=raw.encode(),
+            headers={**bearer(table.gm), "content-type": "application/json"},
+        )
+        assert r.status_code == 422, (path, raw[:60], r.status_code, r.text[:300])
+        named = r.json()["error"]["field"]
+        assert named.startswith(field), (raw[:40], named)
+    # Event numbers past a 32-bit column (PostgreSQL) and a 64-bit one (SQLite).
+    for seq in (2**31, 2**63):
+        r = table.req("POST", f"/rolls/{seq}/unblind", table.gm)
+        assert r.status_code == 422 and r.json()["error"]["field"] == "path.seq", r.text
+        r = table.req("GET", f"/events?after={seq}", table.gm)
+        assert r.status_code == 422 and r.json()["error"]["field"] == "query.after", r.text
+
+
+def test_a_body_that_trickles_in_is_refused() -> None:
+    """Slowloris on the body: the guard stops waiting after ``body_seconds``."""
+    import asyncio
+
+    from d100.server.errors import ApiError
+    from d100.server.guard import _read_body
+
+    async def never() -> dict[str, Any]:
+        await asyncio.sleep(60)
+        raise AssertionError("unreachable")
+
+    with pytest.raises(ApiError) as refused:
+        asyncio.run(_read_body(never, Limits(body_seconds=0.05)))
+    assert refused.value.status == 408 and refused.value.field == "body"
+
+
+def test_every_answer_carries_the_security_headers(sqlite_client: TestClient) -> None:
+    for path in ("/", "/t/x", "/static/app.css", "/api/systems", "/api/tables/x", "/health"):
+        r = sqlite_client.get(path)
+        assert r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["referrer-policy"] == "no-referrer", path
+        csp = r.headers["content-security-policy"]
+        assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp, path
+    assert "frame-ancestors 'none'" in sqlite_client.get("/docs").headers["content-security-policy"]
+
+
+def test_only_the_configured_host_names_are_answered(tmp_path: Path) -> None:
+    """DNS rebinding: a page at evil.example resolving to this server sends Host: evil.example."""
+    app = create_app(
+        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(hosts=frozenset({"d100.example"}))
+    )
+    with TestClient(app, base_url="http://d100.example:8100") as client:
+        assert client.get("/api/systems").status_code == 200
+        for host in ("evil.example", "d100.example.evil.example", "127.0.0.1"):
+            for path in ("/api/systems", "/", "/health"):
+                r = client.get(path, headers={"host": host})
+                assert r.status_code == 421 and r.json()["error"]["field"] == "host", (host, path)
+
+
+def test_made_up_tokens_share_their_address_s_bucket(tmp_path: Path) -> None:
+    """Every made-up bearer token used to get a bucket of its own (and a flood of them
+    evicted the real ones): now they all count against the client's address."""
+    app = create_app(
+        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+    )
+    with TestClient(app) as client:
+        table = Api(client).table()  # 1 from this address
+        statuses = [table.req("GET", "", f"made-up-{i}").status_code for i in range(8)]
+        assert statuses[:5] == [401] * 5 and statuses[-1] == 429, statuses
+        assert table.req("GET", "", table.gm).status_code == 200  # the GM's own bucket
+
+
+def test_revoke_keeps_them_out_and_the_gm_sees_it(api: Api) -> None:
+    """The revoked player holds the invite link: it is renewed, the GM gets the new one, and
+    the log says what happened."""
+    table = api.table()
+    sam = table.join("Sam")
+    sam_id = table.ok("GET", "", sam)["me"]["id"]
+    revoked = table.ok("POST", f"/members/{sam_id}/revoke", table.gm)
+    assert revoked["revoked"] and revoked["invite_link"]
+    again = api.client.post("/api/join", json={"invite": table.invite, "name": "Sam again"})
+    assert again.status_code == 401
+    assert table.req("GET", "", sam).status_code == 401
+    fresh = token_of(revoked["invite_link"])
+    assert (
+        api.client.post("/api/join", json={"invite": fresh, "name": "Newcomer"}).status_code == 201
+    )
+    api.client.cookies.clear()
+    event = next(e for e in table.events(table.gm) if e["kind"] == "revoke")
+    assert event["member"]["id"] == sam_id and event["invite_renewed"] is True
+
+
+def test_sheet_limits_and_edits_logged_with_what_changed(api: Api) -> None:
+    table = api.table()
+    pat = table.join("Pat")
+    base = 'name = "Alice"\nsystem = "brp"\n'
+    for body, field in (
+        (
+            base + "skills = { " + ", ".join(f"s{i} = 1" for i in range(101)) + " }\n",
+            "sheet.skills",
+        ),
+        (base + 'skills = { "a\\u0000b" = 5 }\n', "sheet.skills"),
+        (base + 'skills = { "line\\nbreak" = 5 }\n', "sheet.skills"),
+        (base + 'skills = { "' + "s" * 81 + '" = 5 }\n', "sheet.skills"),
+        (base + "luck = { current = 101, maximum = 1000 }\n", "sheet.luck.maximum"),
+    ):
+        r = table.req("POST", "/characters", pat, json={"sheet": body})
+        assert r.status_code == 422 and r.json()["error"]["field"] == field, (body[:80], r.text)
+    alice = table.character(pat, "Alice")
+    for i in range(19):
+        table.character(pat, f"Extra {i}")
+    full = table.req("POST", "/characters", pat, json={"sheet": sheet("Extra 19")})
+    assert full.status_code == 409 and full.json()["error"]["field"] == "member_id"
+    # Pat restores Alice's Luck by editing the sheet: the GM sees it, and what changed.
+    table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    edited = SHEETS["brp"].format(name="Alice")  # Luck back at 3 of 5
+    table.ok(
+        "PUT",
+        f"/characters/{alice}",
+        pat,
+        json={"sheet": edited.replace("stealth = 65", "stealth = 95")},
+    )
+    edit = [e for e in table.events(table.gm) if e["kind"] == "character" and e.get("changes")][-1]
+    assert edit["changes"] == {"luck.current": [2, 3], "skills.stealth": [65, 95]}
+    sam = table.join("Sam")
+    stub = next(e for e in table.events(sam) if e["seq"] == edit["seq"])
+    assert stub["kind"] == "hidden" and "changes" not in stub  # Alice's sheet is not Sam's
+
+
+def test_ch8_helpers_stop_at_the_engine_s_cap(api: Api) -> None:
+    """With no max_assisters house rule, an eleventh helper used to be attached, and the
+    called test then failed with a 422 on every try."""
+    table = api.table("chances")
+    sam = table.join("Sam")
+    tested = table.character(sam, "Tested")
+    helpers = [table.character(sam, f"Helper {i}") for i in range(11)]
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "sneaking", "fields": {"risk": "easy"}, "character_ids": [tested]},
+    )
+    target = call["targets"][0]["id"]
+    for helper in helpers[:10]:
+        body = {"character_id": helper, "skill": "sneaking"}
+        table.ok("POST", f"/targets/{target}/assists", sam, 201, json=body)
+    body = {"character_id": helpers[10], "skill": "sneaking"}
+    r = table.req("POST", f"/targets/{target}/assists", sam, json=body)
+    assert r.status_code == 409 and "at most 10" in r.json()["error"]["allowed"]
+    table.roll(sam, tested, None, target_id=target)  # the test still rolls
+
+
+def test_forwarded_for_is_trusted_only_from_configured_proxies() -> None:
+    from d100.server.config import proxy_options
+
+    assert proxy_options({}) == {"proxy_headers": False, "forwarded_allow_ips": None}
+    trusted = proxy_options({"D100_TRUSTED_PROXIES": "10.0.0.2"})
+    assert trusted == {"proxy_headers": True, "forwarded_allow_ips": "10.0.0.2"}

@@ -3,6 +3,7 @@ connection sees only what its token may see; a reconnect resumes with no gap and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,8 +69,10 @@ def test_each_stream_sees_only_what_its_token_may(base: str, table: Table) -> No
         assert seq == blind["seq"] and "result" in gm_view
         _, seq, pat_view = pat_stream.next()
         assert seq == blind["seq"] and pat_view["hidden"] and "result" not in pat_view
+        _, seq, sam_view = sam_stream.next()  # the blind roll reaches Sam as a stub only
+        assert seq == blind["seq"] and set(sam_view) == {"seq", "kind", "hidden", "provable"}
         _, seq, _sam_view = sam_stream.next()
-        assert seq == public["seq"]  # the blind roll never reached Sam
+        assert seq == public["seq"]
 
 
 def test_revoked_stream_is_told_and_closed(base: str, table: Table) -> None:
@@ -88,3 +91,30 @@ def test_stream_refuses_a_bad_token(base: str, table: Table) -> None:
     r = httpx.get(f"{base}/api/tables/{table.id}/events/stream",
                   headers={"authorization": "Bearer nope"})
     assert r.status_code == 401 and r.json()["error"]["field"] == "token"
+
+
+def test_a_member_s_streams_are_capped(base: str, table: Table) -> None:
+    """Each open stream holds a connection and wakes on every event: a member may hold a few
+    (tabs, devices), not a flood; one closed frees its place."""
+    from d100.server.live import STREAMS_PER_MEMBER
+
+    sam = table.join("Sam")
+    streams = [Stream(base, table.id, sam) for _ in range(STREAMS_PER_MEMBER)]
+    try:
+        for stream in streams:
+            assert stream.response.status_code == 200
+        with Stream(base, table.id, sam) as extra:
+            assert extra.response.status_code == 429
+        with Stream(base, table.id, table.gm) as other:  # another member: their own places
+            assert other.response.status_code == 200
+        streams.pop().close()
+        deadline = time.monotonic() + 10
+        while True:  # the closed stream ends once the server notices the disconnect
+            with Stream(base, table.id, sam) as again:
+                if again.response.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "a closed stream never freed its place"
+            time.sleep(0.2)
+    finally:
+        for stream in streams:
+            stream.close()

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from d100.engine import resolve
+from d100.provable import ProvableSource
 from tests.cli.conftest import d100
 
 from .tablehelp import Api, Table
@@ -91,7 +93,7 @@ def test_a_changed_die_seed_or_client_seed_is_a_mismatch(api: Api, tmp_path: Pat
     def reused_nonce(log: list[dict[str, Any]]) -> None:  # one nonce, two different results
         log[rolls[1]]["provable"] = log[rolls[0]]["provable"]
 
-    assert any("also gave" in c["reason"] for c in tampered(reused_nonce)["checks"])
+    assert any("was due" in c["reason"] for c in tampered(reused_nonce)["checks"])
 
 
 def test_unrevealed_rolls_are_named_not_failed(api: Api, tmp_path: Path) -> None:
@@ -116,5 +118,94 @@ def test_unreadable_logs_are_status_2(tmp_path: Path) -> None:
     log.write_text('{"seq": 1, "kind": "roll", "provable": {"nonce": "x"}}\n')
     assert d100("verify", str(log)).status == 2
     assert d100("verify", str(tmp_path / "missing.jsonl")).status == 2
-    empty = d100("verify", "-", stdin="")
-    assert empty.status == 0 and empty.out.startswith("0 rolls")
+    # What is not a d100 log is not "0 rolls, all verified".
+    for text in ('{"a":1}\n', "", "\n\n", '{"seq": 1, "kind": "roll"}\n'):
+        log.write_text(text)
+        assert d100("verify", str(log)).status == 2, text
+    assert d100("verify", "-", stdin="").status == 2
+
+
+def forged(entries: list[dict[str, Any]], line: int, **provable: Any) -> list[dict[str, Any]]:
+    """The log with one roll redone as a dishonest server could: another nonce or client
+    seed, the result recomputed from the revealed seed so that the roll itself still checks."""
+    copy = json.loads(json.dumps(entries))
+    roll = copy[line]
+    roll["provable"] |= provable
+    seeds = {
+        s["id"]: s["server_seed"]
+        for e in copy
+        if e["kind"] == "seed"
+        for s in (e["revealed"], *([e["blind"]["revealed"]] if "blind" in e else []))
+    }
+    record = roll["provable"]
+    source = ProvableSource(
+        bytes.fromhex(seeds[record["seed_id"]]), record["client_seed"], record["nonce"]
+    )
+    roll["result"] = json.loads(json.dumps(resolve(record["request"], source).to_dict()))
+    return copy
+
+
+def test_a_roll_moved_to_another_nonce_or_client_seed_fails(api: Api, tmp_path: Path) -> None:
+    table, _ = played(api)
+    log = tmp_path / "log.jsonl"
+    entries = export(table, table.gm, log)
+    rolls = [i for i, e in enumerate(entries) if e["kind"] in ("roll", "contest")]
+    rotation = next(e for e in entries if e["kind"] == "seed")
+    count = rotation["revealed"]["rolls"]
+    gm_roll = next(i for i in rolls if entries[i]["actor_id"] == entries[0]["gm"]["id"])
+    cases = {
+        "another nonce": (rolls[0], {"nonce": 3}),
+        "past the seed's rolls": (rolls[-1], {"nonce": count}),
+        "a GM roll with any client seed": (gm_roll, {"client_seed": "the server's choice"}),
+    }
+    for what, (line, change) in cases.items():
+        path = tmp_path / "forged.jsonl"
+        write(path, forged(entries, line, **change))
+        status, out = report(path)
+        named = [c for c in out["checks"] if c["status"] == "mismatch"]
+        assert status == 1 and named, what
+        assert entries[line]["seq"] in [c["seq"] for c in named], (what, named)
+
+
+def test_a_blind_roll_shown_after_a_client_seed_change_verifies(api: Api, tmp_path: Path) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    blind = table.roll(pat, alice, "stealth", visibility="blind")
+    table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "a new one"})
+    table.roll(pat, alice, "stealth")
+    table.ok("POST", f"/rolls/{blind['seq']}/unblind", table.gm, 201)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        export(table, token, log)
+        status, out = report(log)
+        assert status == 0 and out["mismatch"] == 0, out
+        # The GM checks the blind roll itself, its showing and the open roll; Pat the last two.
+        assert out["verified"] == (3 if token == table.gm else 2), out
+
+
+def test_every_viewer_sees_each_hidden_roll_s_seed_and_nonce(api: Api, tmp_path: Path) -> None:
+    """Another's gm and self rolls are stubs in a player's log: that they happened, their seed
+    and nonce, nothing else; the nonces still check in order."""
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, orc = table.character(pat, "Alice"), table.character(table.gm, "Orc")
+    hidden = [
+        table.roll(table.gm, orc, "stealth", visibility="gm")["seq"],
+        table.roll(pat, alice, "stealth", visibility="self")["seq"],
+        table.roll(pat, alice, "stealth", visibility="blind")["seq"],
+    ]
+    table.roll(pat, alice, "stealth")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = tmp_path / "log.jsonl"
+    entries = {e["seq"]: e for e in export(table, sam, log)}
+    for seq in hidden:
+        assert set(entries[seq]) == {"seq", "kind", "hidden", "provable"}, entries[seq]
+        assert set(entries[seq]["provable"]) == {"seed_id", "nonce"}
+    status, out = report(log)
+    assert status == 0 and out["hidden"] == 3 and out["verified"] == 1, out
+    # A hidden roll dropped from the log leaves a gap a sceptic sees.
+    write(log, [e for seq, e in entries.items() if seq != hidden[0]])
+    status, out = report(log)
+    assert status == 1 and any("was due" in c["reason"] for c in out["checks"]), out

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
 
     from ..server.app import create_app
+    from ..server.config import proxy_options
     from ..server.guard import Limits
 
     url = args.database or default_database_url()
@@ -60,5 +61,6 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         timeout_graceful_shutdown=GRACE,
         log_level="info",
+        **proxy_options(),
     )
     return 0

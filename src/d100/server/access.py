@@ -23,6 +23,7 @@ GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
 HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
+HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
 
@@ -122,8 +123,10 @@ def sheet_readers_see(
     return all(sees_result(visibility, roller_id, who, gm) for who, gm in readers)
 
 
-def view_event(viewer: Viewer, event: Event) -> dict[str, Any] | None:
-    """The event as this viewer may see it, or None when it is not theirs to see at all."""
+def view_event(viewer: Viewer, event: Event) -> dict[str, Any]:
+    """The event as this viewer may see it. One they may not see at all is a stub: its number
+    (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
+    nonce it drew, so ``d100 verify`` can check that every nonce is used once, in order."""
     full = {
         "seq": event.seq,
         "kind": event.kind,
@@ -136,4 +139,8 @@ def view_event(viewer: Viewer, event: Event) -> dict[str, Any] | None:
         return full
     if event.visibility == "blind" and event.actor_id == viewer.member_id:
         return {k: v for k, v in full.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
-    return None
+    stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
+    provable = event.data.get("provable")
+    if isinstance(provable, dict):
+        stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
+    return stub

@@ -9,17 +9,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from . import bodies, calculator, characters, flow, gametables, idempotency, rolls
-from .access import Viewer, authenticate, cookie_name, require_origin, view_event
-from .errors import bad
-from .live import Hub, read_views, stream
+from .access import (
+    Viewer,
+    authenticate,
+    cookie_name,
+    require_editor,
+    require_origin,
+    view_event,
+)
+from .errors import ApiError, bad
+from .events import get_table
+from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .snapshot import log_views, snapshot
 from .store import Store
+from .work import Pool
 
 COOKIE_AGE = 60 * 60 * 24 * 60  # two months: a campaign's worth of sessions
 # Event numbers are 32-bit integers in the database: a larger "after" would fail there, not here.
@@ -38,6 +48,8 @@ RequestBody = Annotated[
 class Server:
     store: Store
     hub: Hub
+    rolling: Pool  # a roll's odds
+    previewing: Pool  # previews and the odds page: what-if questions never delay a roll
 
 
 def _server(request: Request) -> Server:
@@ -82,6 +94,11 @@ def _set_cookie(request: Request, response: Response, table_id: str, token: str)
     )
 
 
+def _address(request: Request) -> str:
+    """Whose turn a computation on an open route takes: the client address's."""
+    return "address:" + (request.client.host if request.client else "")
+
+
 def _link(request: Request, path: str, token: str) -> str:
     # The token rides in the fragment, which browsers never send: it stays out of logs.
     return f"{str(request.base_url).rstrip('/')}{path}#{token}"
@@ -110,14 +127,16 @@ def systems() -> list[dict[str, Any]]:
         "requestBody": {"content": {"application/json": {"schema": calculator.request_schema()}}}
     },
 )
-def odds(request: RequestBody) -> dict[str, Any]:
+async def odds(body: RequestBody, request: Request) -> dict[str, Any]:
     """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
-    return calculator.answer(request)
+    return await _server(request).previewing.run(_address(request), calculator.answer, body)
 
 
 @router.post("/api/odds/chart", tags=["odds"])
-def chart(body: bodies.Chart) -> list[dict[str, Any]]:
-    return calculator.chart(body.request, body.low, body.high, body.step)
+async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
+    work = _server(request).previewing
+    args = (body.request, body.low, body.high, body.step)
+    return await work.run(_address(request), calculator.chart, *args)
 
 
 # -- tables, sign-in ------------------------------------------------------------------------
@@ -180,8 +199,11 @@ def renew_invite(table_id: TableId, request: Request) -> dict[str, str]:
 
 @router.post("/api/tables/{table_id}/members/{member_id}/revoke", tags=["tables"])
 def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any]:
+    """Revoke a player; the invite link is renewed (the revoked player holds the old one)."""
     with _acting(request, table_id) as (session, viewer):
-        return gametables.member_view(gametables.revoke(session, viewer, member_id))
+        member, invite = gametables.revoke(session, viewer, member_id)
+        out = gametables.member_view(member)
+    return out | {"invite_link": _link(request, "/join", invite)}
 
 
 @router.post("/api/tables/{table_id}/me/link", tags=["tables"])
@@ -212,12 +234,26 @@ def rotate_seed(table_id: TableId, request: Request) -> dict[str, Any]:
 # -- characters -----------------------------------------------------------------------------
 
 
+def _upload(
+    request: Request, table_id: str, text: str, character_id: str | None = None
+) -> characters.Upload:
+    """The sheet checked and made ready to store before the write transaction, for a member
+    who may store it (parsing a sheet is the costly part)."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        system = get_table(session, table_id).system
+        if character_id is not None:
+            row = characters.load(session, table_id, character_id)
+            require_editor(viewer, row, "edit this character")
+    return characters.upload(system, text)
+
+
 @router.post("/api/tables/{table_id}/characters", status_code=201, tags=["characters"])
 def create_character(
     table_id: TableId, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
+    sent = _upload(request, table_id, body.sheet)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.create(session, viewer, body.sheet, body.member_id))
+        return characters.full_view(characters.create(session, viewer, sent, body.member_id))
 
 
 @router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -228,8 +264,9 @@ def update_character(
         raise bad(
             "member_id", body.member_id, "nothing: a character keeps its player", "not changeable"
         )
+    sent = _upload(request, table_id, body.sheet, character_id)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.update(session, viewer, character_id, body.sheet))
+        return characters.full_view(characters.update(session, viewer, character_id, sent))
 
 
 @router.get(
@@ -265,16 +302,26 @@ def aim(table_id: TableId, character_id: str, body: bodies.Aim, request: Request
 
 
 @router.post("/api/tables/{table_id}/odds", tags=["rolls"])
-def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
+async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
     """What a roll would be, before rolling: the request, exact odds (with their percentages)
     and the options."""
-    with _acting(request, table_id, write=False) as (session, viewer):
-        out = rolls.preview(session, viewer, body.spec())
+    server, token, spec = _server(request), _token(request, table_id), body.spec()
+
+    def prepare() -> tuple[dict[str, Any], int | None, str]:
+        with server.store.read() as session:
+            viewer = authenticate(session, table_id, token)
+            asked, luck = rolls.preview(session, viewer, spec)
+            return asked, luck, get_table(session, table_id).system
+
+    asked, luck, system = await anyio.to_thread.run_sync(prepare)
+    contest = spec.opponent is not None
+    args = (asked, luck, contest, system)
+    out = await server.previewing.run(f"table:{table_id}", calculator.preview, *args)
     return out | {"percent": calculator.percents(out["odds"])}
 
 
 @router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
-def roll(
+async def roll(
     table_id: TableId,
     body: bodies.Roll,
     request: Request,
@@ -282,32 +329,59 @@ def roll(
     idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
 ) -> dict[str, Any]:
     """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
-    answers with the roll already made (``Idempotent-Replayed: true``), never a new one."""
-    token = _writer_token(request, table_id)
+    answers with the roll already made (``Idempotent-Replayed: true``), never a new one.
+
+    The odds are worked out first, from the sheets as they are (dear ones on the worker
+    pool), and the roll is then made under the table's lock, if nothing they were worked out
+    for changed."""
+    server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
     sent = body.model_dump(mode="json")
 
-    def act(session: Session) -> tuple[dict[str, Any] | None, bool]:
-        viewer = authenticate(session, table_id, token)
-        done = idempotency.once(
-            session, viewer, idempotency_key, sent, lambda: rolls.roll(session, viewer, body.spec())
-        )
-        return view_event(viewer, done.event), done.replayed
+    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool]:
+        def act(session: Session) -> tuple[dict[str, Any], bool]:
+            viewer = authenticate(session, table_id, token)
+            done = idempotency.once(
+                session,
+                viewer,
+                idempotency_key,
+                sent,
+                lambda: rolls.roll(session, viewer, spec, planned),
+            )
+            return view_event(viewer, done.event), done.replayed
 
-    # Rolls commit in groups on SQLite: many rolls share one durable commit.
-    view, replayed = _server(request).store.together(act)
-    assert view is not None  # a roller always sees their own roll, if only its odds
+        # Rolls commit in groups on SQLite: many rolls share one durable commit.
+        return server.store.together(act)
+
+    def cheaply() -> tuple[dict[str, Any], bool] | dict[str, Any]:
+        """The roll, if its odds are cheap enough to work out here (one thread for all of
+        it); else the request whose odds a worker is to work out."""
+        try:
+            with server.store.read() as session:
+                asked = rolls.plan(session, authenticate(session, table_id, token), spec)
+        except ApiError:
+            if idempotency_key is None:
+                raise
+            return make(None)  # perhaps a retry of a roll made: its answer, or the refusal
+        chance = calculator.cheap_odds(asked)
+        return asked if chance is None else make(rolls.Planned(asked, chance))
+
+    done = await anyio.to_thread.run_sync(cheaply)
+    if isinstance(done, dict):  # dear odds: a worker's, one at a time per table
+        chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, done)
+        done = await anyio.to_thread.run_sync(make, rolls.Planned(done, chance))
+    view, replayed = done
     if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view
 
 
 @router.post("/api/tables/{table_id}/rolls/{seq}/unblind", status_code=201, tags=["rolls"])
-def unblind(table_id: TableId, seq: Annotated[int, Path(ge=1)], request: Request) -> dict[str, Any]:
+def unblind(
+    table_id: TableId, seq: Annotated[int, Path(ge=1, le=MAX_SEQ)], request: Request
+) -> dict[str, Any]:
     """Show a blind roll to everyone (GM); its seed can then be revealed by a rotation."""
     with _acting(request, table_id) as (session, viewer):
-        view = view_event(viewer, rolls.unblind(session, viewer, seq))
-    assert view is not None  # a public event
-    return view
+        return view_event(viewer, rolls.unblind(session, viewer, seq))
 
 
 @router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
@@ -351,8 +425,10 @@ def assist(
 @router.post("/api/tables/{table_id}/rest", tags=["flow"])
 def rest(table_id: TableId, request: Request) -> dict[str, Any]:
     """A full night's rest: Luck back to maximum (BRP7)."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        ready = flow.rested(session, viewer)
     with _acting(request, table_id) as (session, viewer):
-        rows = flow.rest(session, viewer)
+        rows = flow.rest(session, viewer, ready)
         return {"characters": [characters.public_view(r) for r in rows]}
 
 
@@ -361,7 +437,9 @@ def rest(table_id: TableId, request: Request) -> dict[str, Any]:
 
 @router.get("/api/tables/{table_id}/events", tags=["log"])
 def events(table_id: TableId, request: Request, after: Seq = 0) -> list[dict[str, Any]]:
-    """The next events this member may see after number ``after`` (a batch)."""
+    """The next events after number ``after`` (a batch), as this member may see them: one
+    they may not see is a stub (``kind: "hidden"``), so paging on from the last always
+    moves on."""
     store = _server(request).store
     views, _ = read_views(store, table_id, _token(request, table_id), after)
     return [v for _, v in views]
@@ -384,10 +462,18 @@ def event_stream(
     server = _server(request)
     token = _token(request, table_id)
     with server.store.read() as session:  # refuse a bad token with a 401, not a stream
-        authenticate(session, table_id, token)
+        viewer = authenticate(session, table_id, token)
     body: AsyncIterator[str] = stream(
         server.store, server.hub, table_id, token, after if last_event_id is None else last_event_id
     )
+    if not server.hub.open_stream(viewer.member_id, body):
+        raise ApiError(
+            429,
+            "token",
+            None,
+            f"at most {STREAMS_PER_MEMBER} open streams per member",
+            "too many live streams open; close one first",
+        )
     return StreamingResponse(
         body,
         media_type="text/event-stream",

@@ -22,6 +22,7 @@ from .errors import ApiError, invalid
 from .guard import Guard, Limits
 from .live import Hub, cancel, listen
 from .store import Store
+from .work import Pool
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
@@ -43,6 +44,8 @@ def create_app(database_url: str, migrate: bool = True, limits: Limits | None = 
         finally:
             if listener is not None:
                 await cancel(listener)
+            rolling.close()
+            previewing.close()
             store.dispose()
 
     app = FastAPI(
@@ -52,14 +55,16 @@ def create_app(database_url: str, migrate: bool = True, limits: Limits | None = 
         description="Percentile skill tests at a shared table: exact odds, live log, "
         "provable dice. Requests and results follow CONTRACT.md.",
     )
-    app.state.server = Server(store, hub)
+    limits = limits or Limits()
+    rolling, previewing = Pool(job_seconds=limits.job_seconds), Pool(job_seconds=limits.job_seconds)
+    app.state.server = Server(store, hub, rolling, previewing)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for path, page in PAGES.items():
         app.add_api_route(path, _page(page), include_in_schema=False)
     app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
     _errors(app)
-    app.add_middleware(Guard, limits=limits or Limits())
+    app.add_middleware(Guard, limits=limits, known=store.is_member_token)
     return app
 
 

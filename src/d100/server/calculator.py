@@ -14,9 +14,11 @@ from ..render.view import pct
 from ..results import CheckOdds
 from ..system import System
 from ..systems import REGISTRY
+from ..tallies import plan_of
 from .errors import bad
 
 MAX_POINTS = 101
+CHEAP = 20_000  # die faces: a hundredth of the engine's budget (tallies.BUDGET), ~10 ms at most
 
 
 def systems() -> list[dict[str, Any]]:
@@ -88,6 +90,31 @@ def percents(odds_view: Mapping[str, Any]) -> dict[str, Any]:
         elif isinstance(value, Mapping):
             out[key] = {k: pct(Fraction(v)) for k, v in value.items()}
     return out
+
+
+def preview(
+    request: Mapping[str, Any], luck: int | None, contest: bool, system: str
+) -> dict[str, Any]:
+    """A table roll's preview: its exact odds, for a check the options with their gains
+    (``luck`` the character's Luck left), and what each level means."""
+    out: dict[str, Any] = {"request": request, "odds": odds(request).to_dict()}
+    if not contest:
+        out["advice"] = advice(request, luck)
+    out["meanings"] = meanings(REGISTRY.get(system))
+    return out
+
+
+def odds_of(request: Mapping[str, Any]) -> dict[str, Any]:
+    return odds(request).to_dict()
+
+
+def cheap_odds(request: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The odds, where the engine's bound on their work is small enough to be worked out at
+    once (a few milliseconds at most, less than handing them to a worker); else None."""
+    parsed = parse(request)
+    if plan_of(parsed).cost > CHEAP:
+        return None
+    return odds(parsed).to_dict()
 
 
 def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@ sheet exported from the table loads in ``d100`` and back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -13,15 +13,34 @@ from sqlalchemy.orm import Session
 from .. import sheets
 from ..errors import D100Error
 from ..luck import Luck
+from ..systems import REGISTRY
 from .access import Viewer, may_edit, require_editor, require_gm
-from .errors import bad, invalid, not_found
+from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, text_field, unique_name
 from .models import Character, GameTable, Member
+from .store import count_of
 from .tokens import new_id, now
 
+MAX_CHARACTERS = 20  # per member: a party and its hirelings, not a flood of sheets
+MAX_SKILLS = 100  # per sheet: every system's skill list fits several times over
 
-def parse_sheet(table: GameTable, text: str) -> sheets.Character:
+
+@dataclass(frozen=True)
+class Upload:
+    """A sheet as sent, checked and rewritten for storing: worked out before the write
+    transaction (``upload``), so the parsing is never done while holding the lock."""
+
+    character: sheets.Character
+    text: str
+
+
+def upload(system: str, text: str) -> Upload:
+    character = parse_sheet(system, text)
+    return Upload(character, sheet_text(character, text))
+
+
+def parse_sheet(system: str, text: str) -> sheets.Character:
     try:
         sheet = _parsed(text)
     except D100Error as err:
@@ -34,12 +53,38 @@ def parse_sheet(table: GameTable, text: str) -> sheets.Character:
             "one sheet per character",
         )
     (character,) = sheet.characters
-    if character.system != table.system:
+    if character.system != system:
         raise bad(
             "sheet.system",
             character.system,
-            table.system,
+            system,
             "the character is for another rule system than this table",
+        )
+    if len(character.skills) > MAX_SKILLS:
+        raise bad(
+            "sheet.skills",
+            f"{len(character.skills)} skills",
+            f"at most {MAX_SKILLS} skills",
+            "too many skills on one sheet",
+        )
+    # Skill names are shown in the log beside the GM's and players' words: one printable line.
+    named = [*character.skills, *character.abilities, *character.uses, *character.synergy]
+    for name in named:
+        if not (1 <= len(name) <= NAME_LIMIT and name.isprintable() and name == name.strip()):
+            raise bad(
+                "sheet.skills",
+                name[:NAME_LIMIT],
+                f"names of 1..{NAME_LIMIT} printable characters, no spaces at the ends",
+                "a skill or ability name that is empty, too long or unprintable",
+            )
+    luck = REGISTRY.get(system).declares.luck
+    most = 0 if luck is None else luck.most
+    if character.luck is not None and character.luck.maximum > most:
+        raise bad(
+            "sheet.luck.maximum",
+            character.luck.maximum,
+            f"an integer 0..{most}",
+            "more Luck than a character may have",
         )
     # The name is kept beside the sheet and shown to everyone: one line, like a member's.
     return replace(character, name=text_field("sheet.name", character.name, NAME_LIMIT))
@@ -84,7 +129,7 @@ def change_luck(row: Character, luck: Luck) -> None:
     save_sheet(row, replace(sheet_of(row), luck=luck), row.sheet)
 
 
-def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -> Character:
+def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None) -> Character:
     """A player makes their own; the GM may make one for any member (or for themselves: NPCs)."""
     table = lock_table(session, viewer.table_id)
     owner = member_id or viewer.member_id
@@ -93,8 +138,15 @@ def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -
         member = session.get(Member, owner)
         if member is None or member.table_id != table.id or member.revoked:
             raise not_found("member_id", owner, "member")
-    character = parse_sheet(table, text)
+    character = sent.character
     _unique(session, table, character.name, None)
+    if count_of(session, Character, Character.member_id == owner) >= MAX_CHARACTERS:
+        raise conflict(
+            "member_id",
+            owner,
+            f"at most {MAX_CHARACTERS} characters per member",
+            "this member already has as many characters as a member may",
+        )
     row = Character(
         id=new_id(),
         table_id=table.id,
@@ -105,21 +157,21 @@ def create(session: Session, viewer: Viewer, text: str, member_id: str | None) -
         marks={},
         created_at=now(),
     )
-    save_sheet(row, character, text)
+    row.sheet, row.name = sent.text, character.name
     session.add(row)
     session.flush()
     _announce(session, table, viewer, row, "created")
     return row
 
 
-def update(session: Session, viewer: Viewer, character_id: str, text: str) -> Character:
+def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) -> Character:
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "edit this character")
-    character = parse_sheet(table, text)
-    _unique(session, table, character.name, row.id)
-    save_sheet(row, character, text)
-    _announce(session, table, viewer, row, "edited")
+    _unique(session, table, sent.character.name, row.id)
+    before = sheet_of(row)
+    row.sheet, row.name = sent.text, sent.character.name
+    _announce(session, table, viewer, row, "edited", changes(before, sent.character))
     return row
 
 
@@ -128,6 +180,28 @@ def _unique(session: Session, table: GameTable, name: str, keep: str | None) -> 
         select(Character.name).where(Character.table_id == table.id, Character.id != keep)
     ).all()
     unique_name("sheet.name", name, others, "character")
+
+
+def changes(before: sheets.Character, after: sheets.Character) -> dict[str, list[Any]]:
+    """What an edit changed, each as [before, after] (None where absent): the GM sees a
+    player restore their Luck or raise a skill, not only that the sheet was edited."""
+    was, now_ = _flat(before), _flat(after)
+    return {
+        k: [was.get(k), now_.get(k)]
+        for k in sorted(was.keys() | now_.keys())
+        if was.get(k) != now_.get(k)
+    }
+
+
+def _flat(c: sheets.Character) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    out |= {f"skills.{k}": v for k, v in c.skills.items()}
+    out |= {f"abilities.{k}": v for k, v in c.abilities.items()}
+    out |= {f"uses.{k}": v for k, v in c.uses.items()}
+    out |= {f"synergy.{k}": list(v) for k, v in c.synergy.items()}
+    if c.luck is not None:
+        out |= {"luck.current": c.luck.current, "luck.maximum": c.luck.maximum}
+    return out
 
 
 def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Character:
@@ -140,16 +214,21 @@ def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Characte
 
 
 def _announce(
-    session: Session, table: GameTable, viewer: Viewer, row: Character, change: str
+    session: Session,
+    table: GameTable,
+    viewer: Viewer,
+    row: Character,
+    change: str,
+    changed: dict[str, list[Any]] | None = None,
 ) -> None:
-    """Tell the table a character was created, edited or had its marks cleared."""
-    append(
-        session,
-        table,
-        "character",
-        {"character": public_view(row), "change": change},
-        actor_id=viewer.member_id,
-    )
+    """Tell the table a character was created, edited or had its marks cleared. What an edit
+    changed is for the sheet's readers only: the event is then the GM's and its author's
+    (``gm`` visibility), a stub for everyone else."""
+    data: dict[str, Any] = {"character": public_view(row), "change": change}
+    if changed is not None:
+        data["changes"] = changed
+    visibility = "public" if changed is None else "gm"
+    append(session, table, "character", data, visibility=visibility, actor_id=viewer.member_id)
 
 
 def export(session: Session, viewer: Viewer, character_id: str) -> Character:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8100
 DATABASE_ENV = "D100_DATABASE_URL"
 DATA_DIR_ENV = "D100_DATA_DIR"
+PROXIES_ENV = "D100_TRUSTED_PROXIES"
 
 
 def data_dir() -> Path:
@@ -29,3 +32,12 @@ class Settings:
     database_url: str
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
+
+
+def proxy_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """uvicorn's handling of ``X-Forwarded-For``: trusted only from the addresses listed in
+    ``D100_TRUSTED_PROXIES`` (comma-separated); unset, never (uvicorn trusts loopback by
+    default, so any local process could pick the client address the rate limit counts)."""
+    env = os.environ if environ is None else environ
+    proxies = env.get(PROXIES_ENV, "").strip()
+    return {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}

@@ -4,12 +4,14 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..errors import D100Error
+from ..systems import REGISTRY
 from ..systems.brp import AIM_CAP, AIM_STEP
 from . import characters
 from .access import Viewer, require_editor, require_gm
@@ -48,7 +50,7 @@ def call_test(
     names = []
     for character_id in character_ids:  # each must be able to roll it as called
         spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
-        names.append(prepare(session, table, spec).skills[0])
+        names.append(prepare(session, table, spec, viewer).skills[0])
     if len(set(names)) > 1:
         raise bad(
             "skill",
@@ -155,8 +157,11 @@ def assist(
             "a character not already helping",
             "already helping with this test",
         )
-    most = 1 if table.system == "openquest" else table.house_rules.get("max_assisters")
-    if most is not None and len(target.assists) >= most:
+    # The system's cap, lowered by a house rule: one past the engine's would fail the roll for
+    # good, so there is one even without the house rule.
+    assistance = REGISTRY.get(table.system).declares.assistance
+    most = 0 if assistance is None else assistance.cap(table.house_rules)
+    if len(target.assists) >= most:
         raise conflict(
             "target_id",
             target_id,
@@ -205,14 +210,33 @@ def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Cha
     return row
 
 
-def rest(session: Session, viewer: Viewer) -> list[Character]:
-    """A full night's rest: every character's Luck back to its maximum (BRP7)."""
+def rested(session: Session, viewer: Viewer) -> dict[str, tuple[str, str]]:
+    """Each sheet a rest changes, as (the sheet now, the sheet rested): worked out before the
+    write transaction, as rewriting many sheets is slow (BRP7)."""
+    require_gm(viewer, "call a rest")
+    rows = session.scalars(select(Character).where(Character.table_id == viewer.table_id))
+    out = {}
+    for row in rows:
+        luck = characters.sheet_of(row).luck
+        if luck is not None and luck.current != luck.maximum:
+            sheet = replace(characters.sheet_of(row), luck=luck.rest())
+            out[row.id] = (row.sheet, characters.sheet_text(sheet, row.sheet))
+    return out
+
+
+def rest(session: Session, viewer: Viewer, ready: dict[str, tuple[str, str]]) -> list[Character]:
+    """A full night's rest: every character's Luck back to its maximum (BRP7). ``ready``
+    holds the sheets rewritten beforehand (``rested``); one changed since is redone here."""
     require_gm(viewer, "call a rest")
     table = lock_table(session, viewer.table_id)
     rows = list(session.scalars(select(Character).where(Character.table_id == table.id)))
     for row in rows:
+        before, after = ready.get(row.id, (None, None))
+        if before == row.sheet and after is not None:
+            row.sheet = after
+            continue
         luck = characters.sheet_of(row).luck
-        if luck is not None:
+        if luck is not None and luck.current != luck.maximum:
             characters.change_luck(row, luck.rest())
     append(session, table, "rest", {}, actor_id=viewer.member_id)
     return rows

@@ -107,7 +107,9 @@ def create_table(
     session.add(gm)
     session.add_all([_seed_session(table.id, blind=False), _seed_session(table.id, blind=True)])
     session.flush()
-    append(session, table, "table", {"name": table.name, "system": system}, actor_id=gm.id)
+    # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
+    data = {"name": table.name, "system": system, "gm": member_view(gm)}
+    append(session, table, "table", data, actor_id=gm.id)
     return Created(table, gm, gm_token, invite)
 
 
@@ -147,7 +149,9 @@ def new_invite(session: Session, viewer: Viewer) -> str:
     return invite
 
 
-def revoke(session: Session, viewer: Viewer, member_id: str) -> Member:
+def revoke(session: Session, viewer: Viewer, member_id: str) -> tuple[Member, str]:
+    """Shut a player out: their token stops working, and the invite link is renewed, since
+    they hold the old one and could join again with it. The new invite is the GM's to share."""
     require_gm(viewer, "revoke a player")
     table = lock_table(session, viewer.table_id)
     member = session.get(Member, member_id)
@@ -156,8 +160,11 @@ def revoke(session: Session, viewer: Viewer, member_id: str) -> Member:
     if member.role == GM:
         raise conflict("member_id", member_id, "a player's id", "the GM cannot be revoked")
     member.revoked = True
-    append(session, table, "revoke", {"member": member_view(member)}, actor_id=viewer.member_id)
-    return member
+    invite = new_token()
+    table.invite_hash = token_hash(invite)
+    data = {"member": member_view(member), "invite_renewed": True}
+    append(session, table, "revoke", data, actor_id=viewer.member_id)
+    return member, invite
 
 
 def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Member:

@@ -1,5 +1,9 @@
-"""What every API request passes before a route sees it: a cap on the body's size, a refusal of
-other sites' pages (the ``Origin`` header), and a per-token rate limit.
+"""What every request passes before a route sees it: a ``Host`` from the configured names
+(DNS rebinding), a refusal of other sites' pages (the ``Origin`` header), a rate limit per
+member's token (per client address for anything else), a cap on the body's size and on the time
+it may take to arrive, and a JSON body that the routes can answer without a 5xx (no NaN,
+Infinity, numbers out of range, lone surrogates or deep nesting). Every answer carries the
+security headers.
 
 The rate limit lives in this process's memory: each server process counts on its own, and a
 restart forgets the counts. Several processes behind one address therefore allow that many times
@@ -8,6 +12,8 @@ the rate; nothing about a table's state depends on it.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
 import os
 import time
@@ -16,6 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 
@@ -34,6 +41,20 @@ TABLES = "/api/tables/"
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
+HOSTS_ENV = "D100_HOSTS"
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+MAX_DEPTH = 20  # the deepest body a route takes is 5 levels; 900 levels cost a 5xx before
+DOCS = ("/docs", "/redoc")  # Swagger UI and ReDoc load their scripts from a CDN
+# The table page sets the odds bars' widths in style attributes, hence style-src-attr.
+CSP = (
+    "default-src 'self'; style-src-attr 'unsafe-inline'; frame-ancestors 'none'; "
+    "base-uri 'none'; form-action 'self'"
+)
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
 
 
 @dataclass(frozen=True)
@@ -45,11 +66,16 @@ class Limits:
     per_second: float = 4.0
     body_bytes: int = 64 * 1024  # the largest body is a 20,000-character sheet
     keys: int = 10_000  # buckets remembered; the least recently used is forgotten first
+    body_seconds: float = 10.0  # a body (64 KiB at most) trickling in slower is refused
+    hosts: frozenset[str] | None = None  # the names this server answers to; None: any
+    job_seconds: float = 5.0  # of a worker's time for one request's odds (server/work.py)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The defaults, with ``D100_RATE_BURST`` and ``D100_RATE_PER_SECOND`` overriding the
-        rate limit where set (a load test raises them; ``d100 serve`` reads them)."""
+        rate limit where set (a load test raises them; ``d100 serve`` reads them), and
+        ``D100_HOSTS`` the names the server is reached by, comma-separated (default: the
+        loopback names only; ``*`` for any)."""
         env = os.environ if environ is None else environ
         limits = cls()
         burst = env.get(RATE_BURST_ENV, "").strip()
@@ -63,9 +89,9 @@ class Limits:
             ) from None
         if burst_value < 1 or not rate_value > 0 or math.isinf(rate_value):
             raise ValueError(f"{RATE_BURST_ENV} must be >= 1 and {RATE_PER_SECOND_ENV} > 0")
-        return cls(
-            burst=burst_value, per_second=rate_value, body_bytes=limits.body_bytes, keys=limits.keys
-        )
+        names = [n.strip().lower() for n in env.get(HOSTS_ENV, "").split(",") if n.strip()]
+        hosts = None if names == ["*"] else frozenset(names) if names else LOOPBACK
+        return cls(burst=burst_value, per_second=rate_value, hosts=hosts)
 
 
 class Buckets:
@@ -89,18 +115,37 @@ class Buckets:
 
 
 class Guard:
-    """ASGI middleware in front of the app's ``/api/`` routes; pages and static files pass."""
+    """ASGI middleware in front of the app: the Host check and security headers everywhere,
+    the rest on the ``/api/`` routes. ``known(token hash)`` tells a member's token from a
+    made-up one (only a real token gets a bucket of its own)."""
 
-    def __init__(self, app: App, limits: Limits) -> None:
+    def __init__(self, app: App, limits: Limits, known: Callable[[str], bool]) -> None:
         self.app = app
         self.limits = limits
         self.buckets = Buckets(limits)
+        self.known = known
+        self._members: OrderedDict[str, None] = OrderedDict()  # token hashes known real
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(API):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _secured(scope, send)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        hosts = self.limits.hosts
+        if hosts is not None and _hostname(headers.get("host")) not in hosts:
+            wrong = ApiError(
+                421,
+                "host",
+                headers.get("host"),
+                "one of the names this server is configured for (D100_HOSTS)",
+                "this server does not answer to that name",
+            )
+            await _answer(wrong, scope, receive, send)
+            return
+        if not scope["path"].startswith(API):
+            await self.app(scope, receive, send)
+            return
         if foreign_origin(headers.get("origin"), headers.get("host")):
             refusal = ApiError(
                 403,
@@ -111,7 +156,7 @@ class Guard:
             )
             await _answer(refusal, scope, receive, send)
             return
-        wait = self.buckets.take(_key(scope, headers))
+        wait = self.buckets.take(await self._key(scope, headers))
         if wait:
             seconds = math.ceil(wait)
             limited = ApiError(
@@ -124,48 +169,149 @@ class Guard:
             await _answer(limited, scope, receive, send, {"retry-after": str(seconds)})
             return
         if scope["method"] in WITH_BODY:
-            body = await _read_body(receive, self.limits.body_bytes)
-            if body is None:
-                too_big = ApiError(
-                    413,
-                    "body",
-                    None,
-                    f"at most {self.limits.body_bytes} bytes",
-                    "request body too large",
-                )
-                await _answer(too_big, scope, receive, send)
+            try:
+                body = await _read_body(receive, self.limits)
+            except ApiError as err:
+                await _answer(err, scope, receive, send)
+                return
+            problem = body_problem(body)
+            if problem is not None:
+                await _answer(problem, scope, receive, send)
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
 
+    async def _key(self, scope: Scope, headers: dict[str, str]) -> str:
+        """Whose bucket: a member's token where the request names a real one, else the client
+        address (a made-up token must not buy a fresh bucket, nor evict the real ones)."""
+        hashed = _token_hash(scope, headers)
+        if hashed is not None:
+            if hashed in self._members:
+                self._members.move_to_end(hashed)
+                return "token:" + hashed
+            if await anyio.to_thread.run_sync(self.known, hashed):
+                self._members[hashed] = None
+                while len(self._members) > self.limits.keys:
+                    self._members.popitem(last=False)
+                return "token:" + hashed
+        client = scope.get("client")
+        return "address:" + (client[0] if client else "")
 
-def _key(scope: Scope, headers: dict[str, str]) -> str:
-    """Whose bucket: the token a table route authenticates with, else the client address (a
-    made-up token on an open route must not buy a fresh bucket)."""
+
+def _hostname(host: str | None) -> str:
+    """The name in a ``Host`` header, without its port (``[::1]:8100`` is ``::1``)."""
+    value = (host or "").strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _secured(scope: Scope, send: Send) -> Send:
+    """``send`` adding the security headers to the answer: no sniffing of types, no referrer,
+    never framed, and the pages' scripts, styles and connections only from this server."""
+    csp = b"frame-ancestors 'none'" if scope["path"].startswith(DOCS) else CSP.encode()
+
+    async def secured(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [
+                *message.get("headers", []),
+                *SECURITY_HEADERS,
+                (b"content-security-policy", csp),
+            ]
+        await send(message)
+
+    return secured
+
+
+def _token_hash(scope: Scope, headers: dict[str, str]) -> str | None:
+    """The hash of the token a table route authenticates with, parsed as the route will."""
     path: str = scope["path"]
-    if path.startswith(TABLES):
-        table_id = path[len(TABLES) :].split("/", 1)[0]
-        scheme, _, value = headers.get("authorization", "").partition(" ")
-        token = value.strip() if scheme.lower() == "bearer" else ""
-        if not token:  # parsed as the route will parse it
-            token = cookie_parser(headers.get("cookie", "")).get(cookie_name(table_id), "")
-        if token:
-            return "token:" + token_hash(token)  # the hash: no token kept in memory
-    client = scope.get("client")
-    return "address:" + (client[0] if client else "")
+    if not path.startswith(TABLES):
+        return None
+    table_id = path[len(TABLES) :].split("/", 1)[0]
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    token = value.strip() if scheme.lower() == "bearer" else ""
+    if not token:
+        token = cookie_parser(headers.get("cookie", "")).get(cookie_name(table_id), "")
+    return token_hash(token) if token else None  # the hash: no token kept in memory
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole body, or None once it passes ``limit`` bytes (the rest is not read)."""
+@dataclass(frozen=True)
+class _Constant:
+    """NaN or Infinity as the JSON reader met it, kept to be refused with its field's name."""
+
+    name: str
+
+
+def body_problem(body: bytes) -> ApiError | None:
+    """Why a JSON body would trip a route up where its schema cannot look, naming the field:
+    NaN or Infinity, a number too large for a float, a lone surrogate (no UTF-8 for it, so no
+    database or JSON answer can hold it), or nesting deeper than any request has. None when
+    it is fine, or when it is not JSON at all (the route answers that with a 400)."""
+    if not body.strip():
+        return None
+    try:
+        data = json.loads(body, parse_constant=_Constant)
+    except (ValueError, RecursionError):
+        return None
+    pending: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while pending:
+        value, where, depth = pending.pop()
+        field = where or "body"
+        if depth > MAX_DEPTH:
+            allowed = f"at most {MAX_DEPTH} levels of nesting"
+            return ApiError(422, field, None, allowed, f"{field}: nested too deep")
+        if isinstance(value, _Constant):
+            allowed = "a finite number (JSON has no NaN or Infinity)"
+            return ApiError(422, field, value.name, allowed, f"{field}: not a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            return ApiError(422, field, None, "a number in range", f"{field}: number too large")
+        texts = (
+            [value] if isinstance(value, str) else list(value) if isinstance(value, dict) else []
+        )
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = text.encode("utf-8", "backslashreplace").decode()[:80]
+                allowed = "Unicode text (no lone surrogates)"
+                return ApiError(422, field, shown, allowed, f"{field}: not valid Unicode text")
+        if isinstance(value, dict):
+            pending.extend((v, _at(where, k), depth + 1) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((v, _at(where, i), depth + 1) for i, v in enumerate(value))
+    return None
+
+
+def _at(where: str, key: object) -> str:
+    return f"{where}.{key}" if where else str(key)
+
+
+async def _read_body(receive: Receive, limits: Limits) -> bytes:
+    """The whole body; an ApiError once it passes the size limit (the rest is not read) or is
+    not all in within the time limit (a client trickling bytes holds a connection open)."""
     chunks, size = [], 0
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limits.body_seconds
     while True:
-        message = await receive()
+        try:
+            message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0))
+        except TimeoutError:
+            raise ApiError(
+                408,
+                "body",
+                None,
+                f"the whole body within {limits.body_seconds:g} s",
+                "request body too slow",
+            ) from None
         if message["type"] != "http.request":
             break
         chunk: bytes = message.get("body", b"")
         size += len(chunk)
-        if size > limit:
-            return None
+        if size > limits.body_bytes:
+            raise ApiError(
+                413, "body", None, f"at most {limits.body_bytes} bytes", "request body too large"
+            )
         chunks.append(chunk)
         if not message.get("more_body", False):
             break

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -26,6 +27,7 @@ from .events import CHANNEL, events_after
 from .store import Store
 
 HEARTBEAT = 15.0  # seconds: keeps proxies from closing an idle stream, and re-reads the log
+STREAMS_PER_MEMBER = 8  # a member's open streams: a few tabs and devices, not a flood
 RECONNECT = 1.0
 BATCH = 200
 log = logging.getLogger("d100.server")
@@ -35,6 +37,18 @@ class Hub:
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Each member's open streams; a stream that ends, or never starts, drops out by itself.
+        self._streams: dict[str, weakref.WeakSet[AsyncIterator[str]]] = {}
+
+    def open_stream(self, member_id: str, body: AsyncIterator[str]) -> bool:
+        """Count ``body`` as one of the member's streams; False when they have too many."""
+        for gone in [m for m, open_ in self._streams.items() if not open_]:
+            del self._streams[gone]  # members with no stream left: the map stays small
+        streams = self._streams.setdefault(member_id, weakref.WeakSet())
+        if len(streams) >= STREAMS_PER_MEMBER:
+            return False
+        streams.add(body)
+        return True
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -67,13 +81,14 @@ class Hub:
 def read_views(
     store: Store, table_id: str, token: str | None, after: int
 ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The next events this token may see after ``after``, and the last number read."""
+    """The next events after ``after`` as this token may see them (a stub for one it may not
+    see, so a page always moves on), and the last number read."""
     with store.read() as session:
         viewer = authenticate(session, table_id, token)
         events = events_after(session, table_id, after, BATCH)
         views = [(e.seq, view_event(viewer, e)) for e in events]
     last = events[-1].seq if events else after
-    return [(seq, v) for seq, v in views if v is not None], last
+    return views, last
 
 
 def sse(seq: int, data: dict[str, Any]) -> str:

@@ -10,15 +10,24 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..engine import odds, parse, resolve
+from .. import __version__
+from ..engine import parse, resolve
 from ..errors import D100Error
 from ..luck import Luck, luck_needed
 from ..provable import ProvableSource
 from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters
-from .access import VISIBILITIES, Viewer, require_editor, require_gm, sheet_readers_see
-from .calculator import advice, meanings, percents
+from .access import (
+    VISIBILITIES,
+    Viewer,
+    may_edit,
+    require_editor,
+    require_gm,
+    sees_result,
+    sheet_readers_see,
+)
+from .calculator import percents
 from .errors import bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
@@ -80,8 +89,10 @@ class Prepared:
     call: Call | None
 
 
-def prepare(session: Session, table: GameTable, spec: RollSpec) -> Prepared:
-    """The checked contract request for this roll, without any dice yet."""
+def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) -> Prepared:
+    """The checked contract request for this roll, without any dice yet. Only the actor's
+    editor may roll or preview it, and only an opponent's editor may choose the opponent's
+    options: refused before the sheets are read, so no error tells of a hidden sheet."""
     if spec.visibility not in VISIBILITIES:
         raise bad(
             "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
@@ -97,9 +108,16 @@ def prepare(session: Session, table: GameTable, spec: RollSpec) -> Prepared:
     rows, skills, parts = [], [], []
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
+        editor = may_edit(viewer, row)
+        if name == "actor":
+            require_editor(viewer, row, "roll or preview odds for this character")
+        elif side.fields or side.dice is not None or side.aimed:  # the other's resources
+            require_editor(viewer, row, "choose the opponent's options")
         skill = call.skill if call is not None else side.skill
+        if call is not None:
+            _players_part(table, call, side.fields)
         fields = {**side.fields, **(call.fields if call is not None else {})}
-        part = side_request(table, row, skill, side.ability, fields, name)
+        skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
         if side.aimed:
             if table.system != "brp":
                 raise bad(
@@ -112,7 +130,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec) -> Prepared:
         if target is not None:
             part |= _assistance(session, table, target)
         rows.append(row)
-        skills.append(characters.sheet_of(row).skill(str(skill)))
+        skills.append(skill_name)
         parts.append(part)
     request: dict[str, Any] = {"system": table.system}
     request |= parts[0] if spec.opponent is None else {"actor": parts[0], "opponent": parts[1]}
@@ -132,8 +150,12 @@ def side_request(
     ability: str | None,
     fields: Mapping[str, Any],
     where: str,
-) -> dict[str, Any]:
-    """One side's check fields: the sheet's skill (and ability, synergy) plus ``fields``."""
+    editor: bool,
+) -> tuple[str, dict[str, Any]]:
+    """The skill's name as the sheet has it, and one side's check fields: the sheet's skill
+    (and ability, synergy) plus ``fields``. An error about a sheet the
+    viewer may not read (``editor`` false) names none of its skills: a did-you-mean would
+    list them."""
     if not skill:
         raise bad(f"{where}.skill", skill, "a skill on the character's sheet", "required")
     for key in fields:
@@ -148,43 +170,84 @@ def side_request(
     try:
         skill = sheet.skill(skill)
     except D100Error as err:
+        if not editor:
+            raise bad(
+                f"{where}.skill", skill, f"a skill on {row.name}'s sheet", "not on that sheet"
+            ) from None
         raise renamed(err, f"{where}.skill") from None
     try:
-        return {**sheet.side(skill, ability), **fields}
+        return skill, {**sheet.side(skill, ability), **fields}
     except D100Error as err:
+        if not editor:
+            raise bad(
+                f"{where}.ability", ability, f"an ability on {row.name}'s sheet", "not usable"
+            ) from None
         raise renamed(err, f"{where}.ability") from None
 
 
-def preview(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
-    """The exact odds before rolling, and for a check every option with its exact gain."""
+def players_part(system: str) -> frozenset[str]:
+    """What a player may add to a test the GM called: spending their own Luck, where the
+    system has Luck. Every other field of a called test is the GM's (difficulty, modifiers,
+    bonus dice, taking 50 or 100...)."""
+    luck = REGISTRY.get(system).declares.luck
+    return frozenset() if luck is None else frozenset({luck.boost_field, luck.reroll_field})
+
+
+def _players_part(table: GameTable, call: Call, fields: Mapping[str, Any]) -> None:
+    """A called test's request is the GM's: the player may only spend their own Luck."""
+    theirs = players_part(table.system)
+    for key, value in fields.items():
+        if key not in theirs and (key not in call.fields or call.fields[key] != value):
+            allowed = ", ".join(sorted(theirs)) or "no fields"
+            raise bad(
+                f"actor.fields.{key}",
+                value,
+                f"only {allowed} on a called test",
+                "the GM called this test: its fields are the GM's",
+            )
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a roll's odds were worked out for, before its write transaction, and the odds."""
+
+    request: dict[str, Any]
+    odds: dict[str, Any]
+
+
+def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str, Any], int | None]:
+    """The request a roll would make and its actor's Luck left, for its preview
+    (``calculator.preview``). For the player of every character in it and the GM only: odds
+    and advice tell a sheet's skills and Luck."""
     table = get_table(session, viewer.table_id)
-    prepared = prepare(session, table, spec)
-    out: dict[str, Any] = {"request": prepared.request, "odds": odds(prepared.parsed).to_dict()}
-    if spec.opponent is None:
-        luck = characters.sheet_of(prepared.rows[0]).luck
-        out["advice"] = advice(prepared.request, None if luck is None else luck.current)
-    out["meanings"] = meanings(REGISTRY.get(table.system))
-    return out
+    prepared = prepare(session, table, spec, viewer)
+    for row in prepared.rows[1:]:
+        require_editor(viewer, row, "preview odds against this character (its odds tell its skill)")
+    luck = characters.sheet_of(prepared.rows[0]).luck
+    return prepared.request, None if luck is None else luck.current
 
 
-def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
+def plan(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
+    """The request a roll would make now: its odds are worked out from it before the write."""
+    return prepare(session, get_table(session, viewer.table_id), spec, viewer).request
+
+
+def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | None) -> Event:
+    """The roll, made under the table's lock with odds worked out before it (``planned``):
+    if what they were worked out for has changed since (a sheet edited, a call answered),
+    the roll is refused, to be asked again."""
     table = lock_table(session, viewer.table_id)
-    prepared = prepare(session, table, spec)
-    require_editor(viewer, prepared.rows[0], "roll for this character")
-    for row, side in zip(prepared.rows[1:], spec.sides[1:], strict=True):
-        if side.fields or side.dice is not None or side.aimed:  # spending the other's resources
-            require_editor(viewer, row, "choose the opponent's options")
+    prepared = prepare(session, table, spec, viewer)
+    if planned is None or planned.request != prepared.request:
+        raise conflict(
+            "request",
+            None,
+            "the roll as it was when its odds were worked out",
+            "the character or the call changed meanwhile; roll again",
+        )
     # A test the GM called is rolled in the mode the GM chose.
     visibility = prepared.call.visibility if prepared.call is not None else spec.visibility
-    shared = [sheet_readers_see(session, visibility, viewer.member_id, r) for r in prepared.rows]
-    for name, side, seen in zip(("actor", "opponent"), spec.sides, shared, strict=False):
-        if side.fields.get("luck_rerolls") and not seen:
-            raise bad(
-                f"{name}.fields.luck_rerolls",
-                side.fields.get("luck_rerolls"),
-                "0 when the result is hidden from the character's player or the GM",
-                "a Luck reroll on failure would show the result on the sheet",
-            )
+    shared = _hideable(session, viewer, visibility, prepared, spec)
     lucks = _luck_before(prepared)
     request = _with_dice(table, prepared.request, spec)
     seed = active_seed(session, table.id, blind=visibility == "blind")
@@ -205,19 +268,19 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
     _mark(table, prepared.rows, prepared.skills, checks, shared)
-    chance = odds(prepared.parsed).to_dict()
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
         "request": prepared.request,
-        "odds": chance,
-        "percent": percents(chance),
+        "odds": planned.odds,
+        "percent": percents(planned.odds),
         "manual": any(side.dice is not None for side in spec.sides),
         "provable": {
             "seed_id": seed.id,
             "commitment": seed.commitment,
             "client_seed": member.client_seed,
             "nonce": nonce,
+            "engine": __version__,  # the engine that resolved it: verify says if it differs
             # What was resolved, dice typed in by hand included: with the revealed seed,
             # resolve(request, ProvableSource(...)) must give "result" again (d100 verify).
             "request": request,
@@ -250,6 +313,51 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec) -> Event:
     if visibility == "blind":
         session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=seed.id))
     return event
+
+
+def _hideable(
+    session: Session, viewer: Viewer, visibility: str, prepared: Prepared, spec: RollSpec
+) -> list[bool]:
+    """Whether every reader of each side's sheet may see the roll (only then may it change the
+    sheet). Refuse what would show a roll's result to someone it is hidden from, judged on the
+    request as resolved (the player's fields, the call's and the defaults merged): a Luck
+    reroll, spent only on failure, shows on the sheet; dice typed by hand are known to whoever
+    typed them; and a contest against another's character must be seen by its readers."""
+    parsed = prepared.parsed
+    parts = [parsed] if spec.opponent is None else [parsed.actor, parsed.opponent]
+    luck = REGISTRY.get(str(prepared.request["system"])).declares.luck
+    shared = []
+    for name, row, part in zip(SIDES, prepared.rows, parts, strict=False):
+        shared.append(sheet_readers_see(session, visibility, viewer.member_id, row))
+        if shared[-1]:
+            continue
+        if name == "opponent" and not may_edit(viewer, row):
+            raise bad(
+                "visibility",
+                visibility,
+                "a mode in which the opponent's player and the GM see the result",
+                f"a contest against {row.name} is seen by {row.name}'s player and the GM",
+            )
+        rerolls = 0 if luck is None else getattr(part, luck.reroll_field, 0)
+        if rerolls:
+            assert luck is not None
+            raise bad(
+                f"{name}.fields.{luck.reroll_field}",
+                rerolls,
+                "0 when the result is hidden from the character's player or the GM",
+                "a Luck reroll on failure would show the result on the sheet",
+            )
+    typed = next((n for n, s in zip(SIDES, spec.sides, strict=False) if s.dice is not None), None)
+    if typed is not None and not sees_result(
+        visibility, viewer.member_id, viewer.member_id, viewer.is_gm
+    ):
+        raise bad(
+            f"{typed}.dice",
+            "dice typed by hand",
+            "no dice typed by hand in a roll whose result is hidden from its roller",
+            f"a {visibility} roll's result is hidden from whoever typed its dice",
+        )
+    return shared
 
 
 def unblind(session: Session, viewer: Viewer, seq: int) -> Event:

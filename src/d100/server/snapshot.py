@@ -37,13 +37,12 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
 
 
 def log_views(session: Session, viewer: Viewer, after: int = 0) -> Iterator[dict[str, Any]]:
-    """Every event after ``after`` this viewer may see, oldest first."""
+    """Every event after ``after`` as this viewer may see it (a stub where it may not), oldest
+    first."""
     while True:
         events = events_after(session, viewer.table_id, after)
         if not events:
             return
         for event in events:
-            view = view_event(viewer, event)
-            if view is not None:
-                yield view
+            yield view_event(viewer, event)
         after = events[-1].seq

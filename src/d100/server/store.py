@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -137,6 +137,14 @@ class Store:
                 job.done = True
                 job.turn.set()
 
+    def is_member_token(self, hashed: str) -> bool:
+        """Whether a token with this hash belongs to a member (revoked or not)."""
+        with self.read() as session:
+            found = session.execute(
+                text("SELECT 1 FROM members WHERE token_hash = :h"), {"h": hashed}
+            ).first()
+        return found is not None
+
     def migrate(self) -> None:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
@@ -150,6 +158,12 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def count_of(session: Session, model: Any, *where: Any) -> int:
+    """How many rows of ``model`` match ``where``."""
+    found = session.scalar(select(func.count()).select_from(model).where(*where))
+    return int(found or 0)
 
 
 def touch(session: Session, table_id: str) -> bool:

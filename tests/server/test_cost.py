@@ -1,0 +1,185 @@
+"""Cost is bounded and kept away from everyone else: a burst of the most expensive requests
+(odds with two bonus dice and a hundred Luck rerolls, a chart of them, rolls of them) makes
+neither ``/health`` nor another table's roll wait more than a fraction of a second, and each
+expensive request is refused (422, too much work) once it has had its share of a worker."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from d100.server.app import create_app
+from d100.server.guard import Limits
+from tests.conftest import FIGURES
+
+from .tablehelp import bearer, token_of
+from .test_access_matrix import serve_in_thread
+
+# Generous: the point is seconds (14 s for a table read, 5.6 s for /health before), not ms.
+# Measured against the same requests before the burst, so a busy machine (a slow fsync) is
+# not counted against the server.
+BOUND = 1.0
+EXPENSIVE = {
+    "system": "brp",
+    "skill": 1,
+    "bonus_dice": 2,
+    "luck_rerolls": 100,
+    "house_rules": {"bonus_dice_method": "tens"},
+}
+LUCKY = """name = "{name}"
+system = "brp"
+luck = {{ current = 100, maximum = 100 }}
+skills = {{ stealth = 1 }}
+"""
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Iterator[str]:
+    limits = Limits(burst=10**9, per_second=10**9, job_seconds=1.0)
+    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=limits)
+    yield from serve_in_thread(app)
+
+
+def table(client: httpx.Client, name: str, **extra: Any) -> tuple[str, str, str]:
+    made = client.post("/api/tables", json={"name": name, "system": "brp", **extra}).json()
+    table_id, gm = made["table"]["id"], token_of(made["gm_link"])
+    client.cookies.clear()
+    character = client.post(
+        f"/api/tables/{table_id}/characters",
+        headers=bearer(gm),
+        json={"sheet": LUCKY.format(name=name)},
+    ).json()["id"]
+    return table_id, gm, character
+
+
+def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_property: Any) -> None:
+    with httpx.Client(base_url=base, timeout=60) as client:
+        rules = {"house_rules": {"bonus_dice_method": "tens"}}
+        hot, hot_gm, hot_character = table(client, "Greedy", **rules)
+        calm, calm_gm, calm_character = table(client, "Calm")
+        calm_roll = {"actor": {"character_id": calm_character, "skill": "stealth"}}
+        # Start every worker of both pools (two tables at once take two): a worker's first
+        # start, once in a server's life, is not what is measured.
+        hot_roll = {"actor": {"character_id": hot_character, "skill": "stealth"}}
+        warm = [
+            threading.Thread(
+                target=client.post, args=(path,), kwargs={"headers": bearer(token), "json": body}
+            )
+            for path, token, body in (
+                (f"/api/tables/{calm}/rolls", calm_gm, calm_roll),
+                (f"/api/tables/{hot}/rolls", hot_gm, hot_roll),
+                (f"/api/tables/{calm}/odds", calm_gm, calm_roll),
+                (f"/api/tables/{hot}/odds", hot_gm, hot_roll),
+            )
+        ]
+        for thread in warm:
+            thread.start()
+        for thread in warm:
+            thread.join(30)
+
+        def measure(seconds: float) -> tuple[list[float], list[float]]:
+            health, rolls = [], []
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                start = time.monotonic()
+                assert client.get("/health").status_code == 200
+                health.append(time.monotonic() - start)
+                start = time.monotonic()
+                r = client.post(
+                    f"/api/tables/{calm}/rolls", headers=bearer(calm_gm), json=calm_roll
+                )
+                assert r.status_code == 201, r.text
+                rolls.append(time.monotonic() - start)
+            return health, rolls
+
+        quiet_health, quiet_rolls = measure(1.5)
+        statuses: list[int] = []
+
+        def attack(method: str, path: str, **kw: Any) -> None:
+            with httpx.Client(base_url=base, timeout=60) as own:
+                statuses.append(own.request(method, path, **kw).status_code)
+
+        expensive_roll = {
+            "actor": {
+                "character_id": hot_character,
+                "skill": "stealth",
+                "fields": {"bonus_dice": 2, "luck_rerolls": 100},
+            }
+        }
+        attacks = (
+            [
+                threading.Thread(
+                    target=attack,
+                    args=("POST", "/api/odds/chart"),
+                    kwargs={"json": {"request": EXPENSIVE, "low": 0, "high": 1000, "step": 10}},
+                )
+                for _ in range(4)
+            ]
+            + [
+                threading.Thread(
+                    target=attack, args=("POST", "/api/odds"), kwargs={"json": EXPENSIVE}
+                )
+                for _ in range(4)
+            ]
+            + [
+                threading.Thread(
+                    target=attack,
+                    args=("POST", f"/api/tables/{hot}/rolls"),
+                    kwargs={"json": expensive_roll, "headers": bearer(hot_gm)},
+                )
+                for _ in range(4)
+            ]
+        )
+        for thread in attacks:
+            thread.start()
+        time.sleep(0.3)  # the workers are busy now
+        health, rolls = measure(2.5)
+        for thread in attacks:
+            thread.join(60)
+    record_property(
+        FIGURES,
+        f"cost: during a burst of {len(attacks)} expensive requests, /health at most "
+        f"{max(health) * 1000:.0f} ms (quiet: {max(quiet_health) * 1000:.0f}), another "
+        f"table's roll at most {max(rolls) * 1000:.0f} ms (quiet: {max(quiet_rolls) * 1000:.0f})",
+    )
+    assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)
+    assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)
+    # Each expensive request was answered, or refused once it had had its second of a
+    # worker (the charts of a hundred points): none got a 5xx, none was dropped.
+    assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422}, statuses
+
+
+def test_brp7_a_rest_prepared_before_the_lock_redoes_a_sheet_changed_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """A rest rewrites the sheets before taking the lock; a sheet edited in between (Luck
+    spent by a roll, say) is rested again under the lock, not overwritten with the stale text."""
+    from fastapi.testclient import TestClient
+
+    from d100.server import flow
+    from d100.server.access import authenticate
+
+    from .tablehelp import Api
+
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}")) as client:
+        table = Api(client).table()
+        pat = table.join("Pat")
+        alice, bea = table.character(pat, "Alice"), table.character(pat, "Bea")
+        table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+        table.roll(pat, bea, "stealth", actor={"fields": {"luck_boost": True}})
+        store = client.app.state.server.store  # type: ignore[attr-defined]
+        with store.read() as session:
+            ready = flow.rested(session, authenticate(session, table.id, table.gm))
+        assert set(ready) == {alice, bea}  # both below their maximum: both rewritten
+        # Meanwhile Bea spends more Luck, and her sheet changes.
+        table.roll(pat, bea, "stealth", actor={"fields": {"luck_boost": True}})
+        with store.write() as session:
+            flow.rest(session, authenticate(session, table.id, table.gm), ready)
+        lucks = {c["id"]: c["luck"] for c in table.ok("GET", "", pat)["characters"]}
+        assert lucks[alice] == lucks[bea] == {"current": 5, "maximum": 5}
