@@ -27,12 +27,16 @@ not revealed yet are listed as not yet verifiable (the GM reveals it with "Revea
 rotate"); rolls this export does not show (blind, or another's gm or self roll) are
 listed as hidden, and their seeds and nonces are still checked: each nonce once, in order.
 
-exit status: 0 every verifiable roll verifies, 1 a roll or seed does not, 2 unreadable log.
+exit status: 0 every verifiable roll verifies, 1 a roll or seed does not, 2 unreadable log
+(or not a d100 log: empty, or not a table's events from its opening).
+
+A log can come straight from the server: curl -s -H "authorization: Bearer $TOKEN"
+$SERVER/api/tables/$ID/log.jsonl piped into d100 verify -.
 
 examples:
   d100 verify d100-table.jsonl
   d100 verify --json d100-table.jsonl
-  curl -s -H "authorization: Bearer $TOKEN" $SERVER/api/tables/$ID/log.jsonl | d100 verify -
+  d100 verify - < d100-table.jsonl
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
