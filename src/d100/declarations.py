@@ -73,6 +73,7 @@ class Aim:
     field: str  # full rounds aimed
     step: int  # bonus per round
     cap: int  # the most the aim adds
+    ends: tuple[str, ...]  # what ends aiming and spends the bonus (the table's words)
 
     @property
     def rounds(self) -> int:
@@ -263,7 +264,12 @@ class Declaration:
                 "summary": a.summary,
             }
         if (aim := self.aim) is not None:
-            out["aim"] = {"field": aim.field, "step": aim.step, "cap": aim.cap}
+            out["aim"] = {
+                "field": aim.field,
+                "step": aim.step,
+                "cap": aim.cap,
+                "ends": list(aim.ends),
+            }
         if (luck := self.luck) is not None:
             out["luck"] = {
                 "boost_field": luck.boost_field,

@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session
 
 from ..errors import D100Error
 from ..systems import REGISTRY
-from ..systems.brp import AIM_CAP, AIM_STEP
 from . import characters
 from .access import Viewer, require_editor, require_gm
 from .errors import bad, conflict, not_found, renamed
@@ -21,7 +20,6 @@ from .models import Call, CallTarget, Character, GameTable
 from .rolls import RollSpec, Side, pending_target, prepare
 from .tokens import new_id, now
 
-AIM_ACTIONS = ("aim", "move", "damage", "act")  # BRP5: aiming, then what ends it
 HAZARD_LIMIT = 500
 RECENT_CALLS = 20
 
@@ -129,12 +127,17 @@ def cancel(session: Session, viewer: Viewer, call_id: str) -> Call:
 def assist(
     session: Session, viewer: Viewer, target_id: str, character_id: str, skill: str
 ) -> CallTarget:
-    """Attach a helper to a pending test: OpenQuest takes one at a time (OQ11); Taking
-    Chances takes several, up to the table's max_assisters (CH8); BRP has no such rule."""
+    """Attach a helper to a pending test, as many as the system's assistance rule and the
+    table's house rules take."""
     table = lock_table(session, viewer.table_id)
-    if table.system == "brp":
+    system = REGISTRY.get(table.system)
+    assistance = system.declares.assistance
+    if assistance is None:
         raise bad(
-            "target_id", target_id, "an openquest or chances table", "BRP has no assistance rule"
+            "target_id",
+            target_id,
+            "a test at a table whose rules have assistance",
+            f"{system.title} has no assistance rule",
         )
     target, call, helped = _pending(session, table, target_id)
     helper = characters.load(session, table.id, character_id)
@@ -159,8 +162,7 @@ def assist(
         )
     # The system's cap, lowered by a house rule: one past the engine's would fail the roll for
     # good, so there is one even without the house rule.
-    assistance = REGISTRY.get(table.system).declares.assistance
-    most = 0 if assistance is None else assistance.cap(table.house_rules)
+    most = assistance.cap(table.house_rules)
     if len(target.assists) >= most:
         raise conflict(
             "target_id",
@@ -186,20 +188,23 @@ def assist(
 
 
 def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Character:
-    """BRP5: each round aimed adds +20 up to +60; moving, taking damage or acting ends it."""
+    """Each round aimed adds the system's step up to its cap; what the system names ends it."""
     table = lock_table(session, viewer.table_id)
-    if table.system != "brp":
+    system = REGISTRY.get(table.system)
+    rule = system.declares.aim
+    if rule is None:
         raise bad(
             "character_id",
             character_id,
-            "a character at a brp table",
-            "aiming is a BRP rule (BRP5)",
+            "a character at a table whose rules have aiming",
+            f"{system.title} has no aiming rule",
         )
-    if action not in AIM_ACTIONS:
-        raise bad("action", action, "one of " + ", ".join(AIM_ACTIONS), "unknown action")
+    actions = ("aim", *rule.ends)
+    if action not in actions:
+        raise bad("action", action, "one of " + ", ".join(actions), "unknown action")
     row = characters.load(session, table.id, character_id)
     require_editor(viewer, row, "change this character's aim")
-    row.aim_rounds = min(row.aim_rounds + 1, AIM_CAP // AIM_STEP) if action == "aim" else 0
+    row.aim_rounds = min(row.aim_rounds + 1, rule.rounds) if action == "aim" else 0
     append(
         session,
         table,

@@ -119,14 +119,15 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         fields = {**side.fields, **(call.fields if call is not None else {})}
         skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
         if side.aimed:
-            if table.system != "brp":
+            aim = REGISTRY.get(table.system).declares.aim
+            if aim is None:
                 raise bad(
                     f"{name}.aimed",
                     True,
-                    "false: aiming is a BRP rule (BRP5)",
+                    "false: this table's rules have no aiming",
                     "this table does not aim",
                 )
-            part["aim_rounds"] = row.aim_rounds
+            part[aim.field] = row.aim_rounds
         if target is not None:
             part |= _assistance(session, table, target)
         rows.append(row)
@@ -417,15 +418,16 @@ def pending_target(session: Session, table: GameTable, target_id: str) -> tuple[
 
 
 def _assistance(session: Session, table: GameTable, target: CallTarget) -> dict[str, Any]:
-    """The helpers attached to a called test, as the contract's nested requests (OQ11, CH8)."""
+    """The helpers attached to a called test, as the system's assistance field takes them."""
+    assistance = REGISTRY.get(table.system).declares.assistance
+    if assistance is None or not target.assists:
+        return {}
     helps = []
     for help_ in target.assists:
         row = characters.load(session, table.id, help_["character_id"])
         side = characters.sheet_of(row).side(help_["skill"])
-        helps.append({k: v for k, v in side.items() if k in ("skill", "ability")})
-    if not helps:
-        return {}
-    return {"assist": helps[0]} if table.system == "openquest" else {"assisters": helps}
+        helps.append({k: v for k, v in side.items() if k in assistance.helper_fields})
+    return assistance.as_request(helps)
 
 
 def _with_dice(table: GameTable, request: dict[str, Any], spec: RollSpec) -> dict[str, Any]:

@@ -636,7 +636,7 @@ DECLARATION = Declaration(
     ),
     options=_options,
     sampler=_roller,
-    aim=Aim("aim_rounds", AIM_STEP, AIM_CAP),
+    aim=Aim("aim_rounds", AIM_STEP, AIM_CAP, ("move", "damage", "act")),
     luck=LUCK,
     extra_dice=ExtraDice(
         "bonus_dice",
