@@ -29,7 +29,16 @@ from ..machine import Given, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
-from .common import DICE, dice_stream, house_dict, modifiers_field, plain, rolls, system_field
+from .common import (
+    DICE,
+    dice_stream,
+    house_dict,
+    modifiers_field,
+    plain,
+    rolls,
+    shares_house_rules,
+    system_field,
+)
 
 NAME = "brp"
 Level = Literal["critical", "special", "success", "failure", "fumble"]  # best first
@@ -203,13 +212,7 @@ class BrpContest:
             {"actor": BrpCheck, "opponent": BrpCheck, "house_rules": HouseRules},
         )
         for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            if side.house_rules != self.house_rules:  # the contest's house rules are both sides'
-                raise D100Error(
-                    f"{name}.house_rules",
-                    plain(side.house_rules),
-                    f"the contest's own house rules, {plain(self.house_rules)}",
-                    "differs from the contest's house rules",
-                )
+            shares_house_rules(self, name, side)
             if side.luck_rerolls:
                 raise D100Error(
                     f"{name}.luck_rerolls",

@@ -36,6 +36,7 @@ from .common import (
     house_dict,
     modifiers_field,
     plain,
+    shares_house_rules,
     system_field,
 )
 
@@ -235,13 +236,7 @@ class ChancesContest:
             {"actor": ChancesCheck, "opponent": ChancesCheck, "house_rules": HouseRules},
         )
         for where, side in (("actor", self.actor), ("opponent", self.opponent)):
-            if side.house_rules != self.house_rules:  # the contest's house rules are both sides'
-                raise D100Error(
-                    f"{where}.house_rules",
-                    plain(side.house_rules),
-                    f"the contest's own house rules, {plain(self.house_rules)}",
-                    "differs from the contest's house rules",
-                )
+            shares_house_rules(self, where, side)
             if side.take == 100:  # CH5
                 raise RuleRefusal(
                     f"{where}.take",

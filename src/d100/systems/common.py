@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dice import show_roll
+from ..errors import D100Error
 from ..fields import BIG, Field, path
 from ..machine import Given, Need
 
@@ -66,6 +67,17 @@ def house_dict(house: Any) -> dict[str, Any]:
     """The house rules that differ from the defaults, as the request would say them."""
     changed = {k: v for k, v in plain(house).items() if v != getattr(type(house), k)}
     return {"house_rules": changed} if changed else {}
+
+
+def shares_house_rules(contest: Any, where: str, side: Any) -> None:
+    """A contest's house rules are both sides': a side built with others is refused."""
+    if side.house_rules != contest.house_rules:
+        raise D100Error(
+            f"{where}.house_rules",
+            plain(side.house_rules),
+            f"the contest's own house rules, {plain(contest.house_rules)}",
+            "differs from the contest's house rules",
+        )
 
 
 def given(stream: str, dice: tuple[int, ...] | None) -> dict[str, Given]:
