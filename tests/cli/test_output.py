@@ -86,3 +86,15 @@ def test_unknown_flags_get_the_commands_usage() -> None:
     assert "did you mean --skill?" in clean_error(run)
     assert "usage: d100 odds" in run.err and "(see: d100 odds --help)" in run.err
     assert "did you mean check?" in clean_error(d100("chekc"))
+
+
+def test_a_fraction_too_long_to_read_says_its_size() -> None:  # rule: BRP7
+    """A hundred Luck rerolls under the tens method: exact odds over hundreds of digits are
+    shown by their size, and given whole by --json."""
+    from fractions import Fraction
+
+    from d100.render.view import frac
+
+    assert frac(Fraction(13, 20)) == "13/20"
+    huge = Fraction(1, 10**400 + 1)
+    assert frac(huge) == "exact over a 401-digit denominator (--json gives it)"

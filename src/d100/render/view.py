@@ -60,8 +60,16 @@ def pct(p: Fraction | float) -> str:
     return f"{sign}{hundredths // 100}.{hundredths % 100:02d}%"
 
 
+FRACTION_DIGITS = 24  # past this a fraction is no use to read: its size is said instead
+
+
 def frac(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    """The exact fraction, or, where it runs to more digits than a person reads, how many it
+    has (``--json`` and the library give it whole)."""
+    text = f"{p.numerator}/{p.denominator}"
+    if len(text) <= FRACTION_DIGITS:
+        return text
+    return f"exact over a {len(str(p.denominator))}-digit denominator (--json gives it)"
 
 
 def joined(items: Iterable[Sequence[Segment]], sep: str = " · ") -> list[Segment]:
