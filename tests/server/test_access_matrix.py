@@ -312,6 +312,16 @@ def fresh_blind_roll(w: World) -> int:
     return seq
 
 
+def fresh_failure(w: World) -> int:
+    """A public check the roller failed (probe 10: a few tries at most)."""
+    for _ in range(50):
+        answer = w.roll(ROLLER, "public")
+        if not answer["result"]["success"]:
+            seq: int = answer["seq"]
+            return seq
+    raise AssertionError("no failure in 50 rolls at 10%")
+
+
 def sign_in(w: World, role: str, v: str) -> tuple[str, Any]:
     return "/api/session", {"token": w.tokens[role] or "not-a-token"}
 
@@ -393,6 +403,11 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)
+    ),
+    # Only its roller may spend Luck on a failed check (rule: BRP7).
+    ("POST", "/api/tables/{table_id}/rolls/{seq}/reroll"): Entry(
+        lambda w, role, v: (w.at(f"/rolls/{fresh_failure(w)}/reroll"), None),
+        members(403, 201, 403),
     ),
     ("POST", "/api/tables/{table_id}/calls"): Entry(
         lambda w, role, v: (

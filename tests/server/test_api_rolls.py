@@ -264,3 +264,59 @@ def test_a_roll_and_its_preview_carry_their_percentages(api: Api) -> None:
     event = table.roll(pat, alice, "stealth")
     assert event["percent"]["success"] == "65.00%"
     assert event["percent"]["levels"].keys() == event["odds"]["levels"].keys()
+
+
+def luck_of(table: Table, token: str, character_id: str) -> int:
+    chars = {c["id"]: c for c in table.ok("GET", "", token)["characters"]}
+    current: int = chars[character_id]["luck"]["current"]
+    return current
+
+
+def test_brp7_a_failed_check_rerolled_for_1_luck_is_its_own_provable_roll(api: Api) -> None:
+    table, pat, alice, _ = setup(api)
+    first = table.roll(pat, alice, "stealth", actor={"dice": [90], "fields": {"luck_boost": True}})
+    assert not first["result"]["success"] and luck_of(table, pat, alice) == 2
+    again = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201, json={"dice": [30]})
+    # Same target (the boost is not paid again), the typed die, 1 Luck from the sheet.
+    assert again["rerolls"] == first["seq"] and again["reroll_of"] == first["seq"]
+    assert again["result"]["target"] == first["result"]["target"] == 85
+    assert again["result"]["roll"] == 30 and again["result"]["success"]
+    assert again["luck_spent"] == 1 and again["manual"] is True
+    assert luck_of(table, pat, alice) == 1
+    missed = table.roll(pat, alice, "rifle", actor={"dice": [99]})
+    drawn = table.ok("POST", f"/rolls/{missed['seq']}/reroll", pat, 201)
+    p = drawn["provable"]
+    assert p["nonce"] == missed["provable"]["nonce"] + 1  # the next nonce on the roller's seed
+    table.ok("POST", "/seeds/rotate", table.gm)
+    seed = next(s for s in table.ok("GET", "", pat)["seeds"] if s["id"] == p["seed_id"])
+    source = ProvableSource(bytes.fromhex(seed["server_seed"]), p["client_seed"], p["nonce"])
+    assert resolve(p["request"], source).to_dict() == drawn["result"]
+    # The reroll's odds are the first roll's, without rerolls: the exact gain the card shows.
+    assert "luck_rerolls" not in drawn["request"]
+    assert drawn["odds"] == odds(missed["request"]).to_dict() == missed["odds"]
+
+
+def test_brp7_reroll_refusals(api: Api) -> None:
+    table, pat, alice, orc = setup(api, house_rules={"max_luck_rerolls": 1})
+    won = table.roll(pat, alice, "stealth", actor={"dice": [10]})
+    r = table.req("POST", f"/rolls/{won['seq']}/reroll", pat)
+    assert r.status_code == 422 and "succeeded" in r.json()["error"]["message"]
+    lost = table.roll(pat, alice, "stealth", actor={"dice": [90]})
+    assert table.req("POST", f"/rolls/{lost['seq']}/reroll", table.gm).status_code == 403
+    again = table.ok("POST", f"/rolls/{lost['seq']}/reroll", pat, 201, json={"dice": [95]})
+    r = table.req("POST", f"/rolls/{lost['seq']}/reroll", pat, json={"dice": [5]})
+    assert r.status_code == 409 and "already rerolled" in r.json()["error"]["message"]
+    r = table.req("POST", f"/rolls/{again['seq']}/reroll", pat, json={"dice": [5]})
+    assert r.status_code == 409 and "max_luck_rerolls" in r.json()["error"]["allowed"]
+    hidden = table.roll(pat, alice, "stealth", actor={}, visibility="blind")
+    r = table.req("POST", f"/rolls/{hidden['seq']}/reroll", pat)
+    assert r.status_code == 422 and "hidden" in r.json()["error"]["message"]
+    contest = table.roll(pat, alice, "stealth", opponent={"character_id": orc, "skill": "spot"})
+    assert table.req("POST", f"/rolls/{contest['seq']}/reroll", pat).status_code == 404
+    assert table.req("POST", "/rolls/9999/reroll", pat).status_code == 404
+    for _ in range(2):  # Luck 3: two spent above and below, then none left
+        table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
+    assert luck_of(table, pat, alice) == 0
+    broke = table.roll(pat, alice, "stealth", actor={"dice": [90]})
+    r = table.req("POST", f"/rolls/{broke['seq']}/reroll", pat, json={"dice": [5]})
+    assert r.status_code == 422 and "0 Luck" in r.json()["error"]["message"]

@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from . import bodies, calculator, characters, flow, gametables, idempotency, rolls
+from . import bodies, calculator, characters, flow, gametables, idempotency, rerolls, rolls
 from .access import (
     Viewer,
     authenticate,
@@ -382,6 +382,34 @@ def unblind(
     """Show a blind roll to everyone (GM); its seed can then be revealed by a rotation."""
     with _acting(request, table_id) as (session, viewer):
         return view_event(viewer, rolls.unblind(session, viewer, seq))
+
+
+@router.post("/api/tables/{table_id}/rolls/{seq}/reroll", status_code=201, tags=["rolls"])
+async def reroll(
+    table_id: TableId,
+    seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],
+    request: Request,
+    body: bodies.Reroll | None = None,
+) -> dict[str, Any]:
+    """Spend 1 Luck to reroll a failed check you rolled (BRP7): its own provable roll, with
+    the same request, linked to the first (``rerolls``). Not for a hidden roll."""
+    server, token = _server(request), _writer_token(request, table_id)
+    dice = None if body is None else body.dice
+
+    def plan() -> rerolls.Plan:
+        with server.store.read() as session:
+            return rerolls.plan(session, authenticate(session, table_id, token), seq)
+
+    def make(planned: rerolls.Plan, chance: dict[str, Any]) -> dict[str, Any]:
+        with server.store.write() as session:
+            viewer = authenticate(session, table_id, token)
+            return view_event(viewer, rerolls.reroll(session, viewer, planned, chance, dice))
+
+    planned = await anyio.to_thread.run_sync(plan)
+    chance = calculator.cheap_odds(planned.request)
+    if chance is None:
+        chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, planned.request)
+    return await anyio.to_thread.run_sync(make, planned, chance)
 
 
 @router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])

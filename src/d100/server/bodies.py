@@ -85,6 +85,10 @@ class Roll(Body):
         return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id)
 
 
+class Reroll(Body):
+    dice: list[int] | None = Field(default=None, max_length=100)
+
+
 class CallTest(Body):
     skill: Name
     fields: Options = Field(default_factory=dict)
