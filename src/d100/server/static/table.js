@@ -19,7 +19,8 @@ const seen = new Set();
 let waited = 0;  // tests waiting for this viewer at the last render
 let latest = 0;  // the newest roll's number, shown near the top of the page
 const rolledHere = new Map();  // target id -> the roll made on this page for it
-const luck = { boost: false, reroll: false };
+const luck = { boost: false };
+const rerolled = new Set();  // checks already rerolled, by event number
 
 const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
@@ -71,6 +72,8 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
+    if (event.reroll_of) rerolled.add(event.reroll_of);
+    for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
     if (["roll", "contest", "unblind"].includes(event.kind) && event.seq > latest) {  // in reach on a phone
       latest = event.seq;
@@ -393,7 +396,6 @@ function rollBody() {
   const fields = fieldValues($("roll-fields"), system.check);
   if (!answering) Object.assign(fields, fieldValues($("roll-target"), system.check));
   if (luck.boost) fields[rules.luck.boost_field] = true;
-  if (luck.reroll) fields[rules.luck.reroll_field] = 1;
   const actor = { character_id: $("roll-character").value, fields };
   if (!answering) actor.skill = $("roll-skill").value;
   if (!$("aim-option").hidden && $("roll-aimed").checked) actor.aimed = true;
@@ -428,9 +430,7 @@ function preview() {
           const o = (p.advice || []).find((a) => !!a.request[boost] === wantBoost && (a.request[reroll] || 0) === wantRerolls);
           return o ? ` (${o.percent.gain} success)` : "";
         };
-        const rerolls = luck.reroll ? 1 : 0;
-        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, rerolls)}`;
-        $("luck-reroll").textContent = `Luck reroll if it fails${luck.reroll ? "" : gain(luck.boost, 1)}`;
+        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, 0)}`;
       }
     } catch (err) {
       previewed = null;
@@ -457,7 +457,6 @@ function wire() {
   $("contest-opponent").addEventListener("change", contestSuggestions);
   $("roll-form").addEventListener("input", preview);
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
-  $("luck-reroll").addEventListener("click", () => toggle($("luck-reroll"), "reroll"));
   $("answer-cancel").addEventListener("click", leaveAnswer);
   $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
   $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
@@ -469,9 +468,8 @@ function wire() {
     $("roll-result").replaceChildren(el("div", { class: `card ${cardClass(event)}` }, describe(event)));
     if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
-    for (const key of ["boost", "reroll"]) luck[key] = false;
+    luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
-    $("luck-reroll").setAttribute("aria-pressed", "false");
   });
   const contestBody = () => ({
     actor: { character_id: $("contest-actor").value, skill: $("contest-actor-skill").value },
@@ -570,12 +568,47 @@ function extras(e, result) {
   const request = e.request || {};
   const { luck: l, aim, extra_dice: extra } = rules;
   const parts = [];
-  if (result.luck_spent) parts.push(`Luck spent: ${result.luck_spent}`);
+  if (result.luck_spent && !e.reroll_of) parts.push(`Luck spent: ${result.luck_spent}`);  // a reroll says its own
   if (l && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
   if (aim && request[aim.field]) parts.push(`aimed ${request[aim.field]} round(s), +${Math.min(request[aim.field] * aim.step, aim.cap)}`);
   if (extra && request[extra.bonus_field]) parts.push(`bonus dice: ${request[extra.bonus_field]}`);
   if (extra && request[extra.penalty_field]) parts.push(`penalty dice: ${request[extra.penalty_field]}`);
   return parts.length ? el("p", { class: "muted", text: parts.join(" · ") }) : null;
+}
+
+// A failed check its roller saw may be rerolled for 1 Luck (the system's Luck rule), while
+// the sheet's Luck and the table's cap allow; the server decides, the page only offers.
+function rerollOffer(e) {
+  const l = rules.luck;
+  const character = byId(e.character.id);
+  if (!l || e.hidden || e.result.success || e.actor_id !== state.me.id || rerolled.has(e.seq)) return null;
+  if (!["public", "gm"].includes(e.visibility) || !character || !character.luck || character.luck.current < 1) return null;
+  const taken = e.reroll_number || (e.result.luck_spent || 0) - (e.request[l.boost_field] ? 1 : 0);
+  const cap = l.reroll_cap_rule ? state.table.house_rules[l.reroll_cap_rule] : undefined;
+  if (cap !== undefined && taken >= cap) return null;
+  // The reroll resolves this request without its own rerolls: these odds are its odds.
+  const exact = !e.request[l.reroll_field] && e.percent;
+  const label = `Spend 1 Luck to reroll${exact ? ` (${e.percent.success} to succeed)` : ""}`;
+  const box = el("div", { class: "reroll", "data-reroll": e.seq });
+  const typed = state.table.settings.manual_dice
+    ? el("input", { type: "text", inputmode: "numeric", class: "small", "aria-label": `Your die for the reroll of roll #${e.seq} (blank: drawn)`, placeholder: "your die (blank: drawn)" })
+    : null;
+  const error = el("p", { class: "error", role: "alert" });
+  box.append(el("button", { type: "button", class: "secondary small", onclick: async () => {
+    error.textContent = "";
+    let body = {};
+    try { if (typed && typed.value.trim()) body = { dice: parseDice(typed.value.trim()) }; } catch (err) { error.textContent = err.message; return; }
+    // Its result where it was asked: the reroll's own event, arriving first, removes offers.
+    const here = el("div", { class: "muted", text: "Rerolling…" });
+    box.replaceWith(here);
+    try {
+      const event = await api("POST", `${base}/rolls/${e.seq}/reroll`, body);
+      rerolled.add(e.seq);
+      here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
+    } catch (err) { here.replaceWith(box); error.textContent = err.message; }
+  } }, label), typed, error);
+  return box;
 }
 
 function oddsLine(e) {
@@ -595,6 +628,8 @@ function describe(e) {
         diceLine(e.result), oddsLine(e), extras(e, e.result),
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
+        e.reroll_of ? el("p", { class: "muted", text: `Luck reroll of roll #${e.reroll_of}: 1 Luck spent` }) : null,
+        rerollOffer(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm()) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).

@@ -1,0 +1,97 @@
+"""A Keeper's table on phones (390x844): Luck spent after a failure (BRP7), the GM's secrets,
+sheets edited by form and deleted, and the invite renewed on revoke."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from . import test_browser
+from .test_browser import (
+    PHONE,
+    add_character,
+    expand,
+    join,
+    overflow,
+    shot,
+    wired,
+)
+
+pytestmark = pytest.mark.browser
+base = test_browser.base  # the same server and browser fixtures
+browser = test_browser.browser
+
+
+def phone(browser: Any) -> tuple[Any, Any, list[str]]:
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    return context, page, errors
+
+
+def roll(page: Any, character: str, skill: str, dice: str = "", visibility: str = "") -> Any:
+    page.locator(f"#characters [data-character={character}]").get_by_role(
+        "button", name=re.compile(f"^Roll {skill} \\d+ for {character}")).click()
+    expand(page, "#more-options")
+    page.get_by_label("Dice rolled by hand (optional)").fill(dice)
+    if visibility:
+        page.get_by_label("Who sees the result", exact=True).select_option(visibility)
+    page.get_by_role("button", name="Roll", exact=True).click()
+    return page.locator("#roll-result > .card")
+
+
+def test_brp7_a_failed_check_offers_its_roller_a_luck_reroll(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    (gm_context, gm, gm_errors), (context, pat, errors) = phone(browser), phone(browser)
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Table name").fill("The Keep")
+        gm.get_by_label("Rule system").select_option("brp")
+        expand(gm, "#house-rules-box")
+        gm.locator("#house-rules").get_by_label(re.compile("luck rerolls", re.I)).fill("1")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        invite = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        join(pat, invite, "Pat")
+        add_character(pat, "Alice")
+        card = roll(pat, "Alice", "stealth", "90")
+        expect(card).to_contain_text("failure")
+        offer = card.get_by_role("button", name="Spend 1 Luck to reroll (60.00% to succeed)")
+        expect(offer).to_be_visible()
+        # Others see the failure, not the offer: it is the roller's Luck.
+        seq = card.locator("[data-reroll]").get_attribute(
+            "data-reroll")
+        gm_card = gm.locator(f"#log li[data-seq='{seq}']")
+        expect(gm_card).to_contain_text("failure")
+        expect(gm_card.get_by_role("button", name=re.compile("reroll"))).to_have_count(0)
+        # The die for the reroll is asked for now, after the failure, not before the roll.
+        card.get_by_label(re.compile("Your die for the reroll")).fill("95")
+        offer.click()
+        expect(card.locator(".reroll .error")).to_have_count(0)
+        again = pat.locator("#roll-result > .card > .card")
+        expect(again).to_contain_text("Luck reroll of roll #")
+        expect(again).to_contain_text("1 Luck spent")
+        expect(pat.locator("#characters")).to_contain_text("Luck 4 of 5")
+        expect(pat.locator(f"#log [data-reroll='{seq}']")).to_have_count(0)
+        # The house rule allows one reroll of a check: the failed reroll offers no other.
+        expect(again).to_contain_text("failure")
+        expect(again.get_by_role("button", name=re.compile("reroll"))).to_have_count(0)
+        expect(gm.locator("#log li[data-kind=roll]").first).to_contain_text("Luck reroll of roll")
+        # A roll hidden from its roller offers none: a reroll would tell it failed.
+        roll(pat, "Alice", "rifle", "", "blind")
+        expect(pat.locator("#roll-result > .card")).to_contain_text("only the GM sees")
+        offers = pat.locator("#roll-result").get_by_role("button", name=re.compile("reroll"))
+        expect(offers).to_have_count(0)
+        assert overflow(pat) == 0
+        shot(pat, "table-luck-reroll-phone")
+        assert not errors and not gm_errors, errors + gm_errors
+    finally:
+        context.close()
+        gm_context.close()
