@@ -95,3 +95,68 @@ def test_brp7_a_failed_check_offers_its_roller_a_luck_reroll(base: str, browser:
     finally:
         context.close()
         gm_context.close()
+
+
+def contest(page: Any, actor_skill: str, opponent: str, skill: str, visibility: str) -> Any:
+    expand(page, "#contest-details")
+    page.get_by_label("Their skill").fill(actor_skill)
+    page.get_by_label("Opponent", exact=True).select_option(label=opponent)
+    page.get_by_label("Opponent's skill").fill(skill)
+    page.locator("#contest-visibility").select_option(visibility)
+    page.get_by_role("button", name="Roll the contest").click()
+    return page.locator("#contest-result > .card")
+
+
+def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    (gc, gm, ge), (pc, pat, pe), (sc, sam, se) = phone(browser), phone(browser), phone(browser)
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Table name").fill("The Keep")
+        gm.get_by_label("Rule system").select_option("brp")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        link = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        add_character(gm, "Orc")
+        join(pat, link, "Pat")
+        add_character(pat, "Alice")
+        join(sam, link, "Sam")
+        # A contest hidden from the table: Sam learns only that someone rolled in secret.
+        card = contest(pat, "stealth", "Orc", "spot hidden", "gm")
+        expect(card).to_contain_text("Winner")
+        expect(card).to_contain_text("seen by the roller and the GM")
+        seq = card.get_attribute("data-seq")
+        expect(sam.locator(f"#log li[data-seq='{seq}']")).to_have_text("Someone rolled in secret")
+        # The NPC's dice and target would tell its skill: players read its name and level.
+        expect(card.locator(".dice")).to_have_count(1)  # Alice's only
+        expect(card).not_to_contain_text("How it was worked out")
+        gm_card = gm.locator(f"#log li[data-seq='{seq}']")
+        expect(gm_card.locator(".dice")).to_have_count(2)
+        public = contest(pat, "rifle", "Orc", "stealth", "public")
+        expect(public).not_to_have_attribute("data-seq", seq or "")
+        seq = public.get_attribute("data-seq")
+        seen = sam.locator(f"#log li[data-seq='{seq}']")
+        expect(seen).to_contain_text("Orc")
+        expect(seen.locator(".dice")).to_have_count(1)
+        expect(seen).not_to_contain_text("vs effective skill 60")
+        # The GM's own check in the open: the level, not the Orc's skill.
+        gm.locator("#characters [data-character=Orc]").get_by_role(
+            "button", name=re.compile("^Roll stealth")).click()
+        gm.get_by_role("button", name="Roll", exact=True).click()
+        expect(gm.locator("#roll-result > .card")).to_contain_text("vs effective skill 60")
+        seq = gm.locator("#roll-result > .card").get_attribute("data-seq")
+        npc_roll = pat.locator(f"#log li[data-seq='{seq}']")
+        expect(npc_roll).to_contain_text("Orc")
+        expect(npc_roll.locator(".level")).to_be_visible()
+        expect(npc_roll).not_to_contain_text("effective skill")
+        expect(npc_roll).not_to_contain_text("Odds")
+        assert overflow(sam) == 0
+        shot(sam, "table-secrets-phone")
+        assert not (ge or pe or se), ge + pe + se
+    finally:
+        for c in (gc, pc, sc):
+            c.close()

@@ -465,7 +465,7 @@ function wire() {
     const answered = answering;
     const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
     if (!event) return;
-    $("roll-result").replaceChildren(el("div", { class: `card ${cardClass(event)}` }, describe(event)));
+    $("roll-result").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
     if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
     luck.boost = false;
@@ -474,6 +474,7 @@ function wire() {
   const contestBody = () => ({
     actor: { character_id: $("contest-actor").value, skill: $("contest-actor-skill").value },
     opponent: { character_id: $("contest-opponent").value, skill: $("contest-opponent-skill").value },
+    visibility: $("contest-visibility").value,
   });
   $("contest-preview").addEventListener("click", async () => {
     const p = await act(() => api("POST", `${base}/odds`, contestBody()), "contest-error");
@@ -482,7 +483,7 @@ function wire() {
   $("contest-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const event = await act(() => api("POST", `${base}/rolls`, contestBody()), "contest-error");
-    if (event) $("contest-result").replaceChildren(el("div", { class: `card ${cardClass(event)}` }, describe(event)));
+    if (event) $("contest-result").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
   });
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -548,6 +549,13 @@ function cardClass(e) {
 function clock(at) {
   const when = new Date(at);
   return el("time", { class: "muted", datetime: at, text: Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+}
+
+// The GM's own character (an NPC) as a player sees it: its dice, target and odds would tell
+// its skill, which is the GM's.
+function npc(character) {
+  if (isGm() || (byId(character.id) || {}).skills) return false;
+  return (state.members.find((m) => m.id === character.member_id) || {}).role === "gm";
 }
 
 function who(character) {
@@ -624,6 +632,7 @@ function describe(e) {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." }), oddsLine(e)];
       const failed = !e.result.success && e.call && e.call.hazard;
+      if (npc(e.character)) return [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time)];
       const out = [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time),
         diceLine(e.result), oddsLine(e), extras(e, e.result),
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
@@ -642,10 +651,12 @@ function describe(e) {
       const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), ` (${e.opponent_skill})`, tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
-      const side = (name, r) => el("div", {}, el("p", {}, `${name}: `, levelBadge(r)), diceLine(r));
+      // An NPC's dice and target tell its skill: a player reads its name and level only.
+      const secret = [e.character, e.opponent].some(npc);
+      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) ? null : diceLine(r));
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
-        side(e.character.name, e.result.actor), side(e.opponent.name, e.result.opponent),
-        el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
+        side(e.character, e.result.actor), side(e.opponent, e.result.opponent),
+        secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
     case "call": {
       const names = e.call.targets.map((t) => t.character.name).join(", ");
@@ -671,6 +682,8 @@ function describe(e) {
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
     case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
     case "invite": return el("p", { class: "head" }, "A new invite link was made", time);
+    // A stub of what this viewer may not see: a roll carries its seed and nonce, so that much shows.
+    case "hidden": return el("p", { class: "head muted", text: e.provable ? "Someone rolled in secret" : "Something only the GM sees" });
     default: return el("p", { class: "head" }, e.kind, tag, time);
   }
 }
