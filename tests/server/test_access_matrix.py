@@ -312,6 +312,13 @@ def fresh_blind_roll(w: World) -> int:
     return seq
 
 
+def fresh_character(w: World) -> str:
+    """A character of the roller's, made to be deleted."""
+    sheet = SHEET.format(name=fresh_name(w, "Spare"))
+    character_id: str = w.ok(ROLLER, "POST", w.at("/characters"), {"sheet": sheet})["id"]
+    return character_id
+
+
 def fresh_failure(w: World) -> int:
     """A public check the roller failed (probe 10: a few tries at most)."""
     for _ in range(50):
@@ -374,6 +381,14 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ),
     ("PUT", "/api/tables/{table_id}/characters/{character_id}"): Entry(
         table_path("/characters/{w.alice}", lambda w, v: {"sheet": SHEET.format(name="Alice")}),
+        members(200, 200, 403),
+    ),
+    ("PATCH", "/api/tables/{table_id}/characters/{character_id}"): Entry(
+        table_path("/characters/{w.alice}", lambda w, v: {"skills": {"dodge": 30}}),
+        members(200, 200, 403),
+    ),
+    ("DELETE", "/api/tables/{table_id}/characters/{character_id}"): Entry(
+        lambda w, role, v: (w.at(f"/characters/{fresh_character(w)}"), None),
         members(200, 200, 403),
     ),
     ("GET", "/api/tables/{table_id}/characters/{character_id}/sheet"): Entry(

@@ -269,6 +269,29 @@ def update_character(
         return characters.full_view(characters.update(session, viewer, character_id, sent))
 
 
+@router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+def edit_values(
+    table_id: TableId, character_id: str, body: bodies.SheetValues, request: Request
+) -> dict[str, Any]:
+    """Set skills, abilities (null removes one) or Luck, as a form edits a sheet."""
+    with _acting(request, table_id, write=False) as (session, viewer):
+        system = get_table(session, table_id).system
+        row = characters.load(session, table_id, character_id)
+        require_editor(viewer, row, "edit this character")
+        text = row.sheet
+    luck = None if body.luck is None else (body.luck.current, body.luck.maximum)
+    sent = characters.with_values(system, text, body.skills, body.abilities, luck)
+    with _acting(request, table_id) as (session, viewer):
+        return characters.full_view(characters.update(session, viewer, character_id, sent))
+
+
+@router.delete("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+def delete_character(table_id: TableId, character_id: str, request: Request) -> dict[str, Any]:
+    """Delete a character (the GM or its player); the log keeps what it rolled."""
+    with _acting(request, table_id) as (session, viewer):
+        return characters.public_view(characters.delete(session, viewer, character_id))
+
+
 @router.get(
     "/api/tables/{table_id}/characters/{character_id}/sheet",
     tags=["characters"],

@@ -58,6 +58,21 @@ class CharacterSheet(Body):
     member_id: Id | None = None
 
 
+class LuckValues(Body):
+    current: int
+    maximum: int
+
+
+class SheetValues(Body):
+    """A form's edit of a sheet: each skill or ability set to a value, or removed (null)."""
+
+    skills: Annotated[dict[Name, int | None], Field(max_length=100)] = Field(default_factory=dict)
+    abilities: Annotated[dict[Name, int | None], Field(max_length=100)] = Field(
+        default_factory=dict
+    )
+    luck: LuckValues | None = None
+
+
 class Aim(Body):
     action: Text
 

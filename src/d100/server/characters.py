@@ -18,7 +18,7 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, text_field, unique_name
-from .models import Character, GameTable, Member
+from .models import Call, CallTarget, Character, GameTable, Member
 from .store import count_of
 from .tokens import new_id, now
 
@@ -97,6 +97,33 @@ def sheet_text(character: sheets.Character, original: str | None = None) -> str:
     return sheets.dumps(sheets.Sheet((character,), layout), original)
 
 
+def with_values(
+    system: str,
+    text: str,
+    skills: dict[str, int | None],
+    abilities: dict[str, int | None],
+    luck: tuple[int, int] | None,
+) -> Upload:
+    """The stored sheet with a form's values set (None removes a skill or ability), checked
+    as any upload is; its comments and layout stay."""
+
+    def merged(have: dict[str, int], sent: dict[str, int | None]) -> dict[str, int]:
+        out = {**have, **{k: v for k, v in sent.items() if v is not None}}
+        return {k: v for k, v in out.items() if sent.get(k, 0) is not None}
+
+    have = _parsed(text).characters[0]
+    try:
+        changed = replace(
+            have,
+            skills=merged(have.skills, skills),
+            abilities=merged(have.abilities, abilities),
+            luck=have.luck if luck is None else Luck(current=luck[0], maximum=luck[1]),
+        )
+    except D100Error as err:
+        raise invalid(err, "sheet") from None
+    return upload(system, sheet_text(changed, text))
+
+
 def load(
     session: Session, table_id: str, character_id: str, field: str = "character_id"
 ) -> Character:
@@ -172,6 +199,25 @@ def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) ->
     before = sheet_of(row)
     row.sheet, row.name = sent.text, sent.character.name
     _announce(session, table, viewer, row, "edited", changes(before, sent.character))
+    return row
+
+
+def delete(session: Session, viewer: Viewer, character_id: str) -> Character:
+    """The GM or the character's player removes it; the log keeps its rolls. Tests called for
+    it go with it, and it stops helping with any."""
+    table = lock_table(session, viewer.table_id)
+    row = load(session, table.id, character_id)
+    require_editor(viewer, row, "delete this character")
+    calls = select(Call.id).where(Call.table_id == table.id)
+    targets = session.scalars(select(CallTarget).where(CallTarget.call_id.in_(calls))).all()
+    for target in targets:
+        if target.character_id == row.id:
+            session.delete(target)
+        elif any(a["character_id"] == row.id for a in target.assists):
+            target.assists = [a for a in target.assists if a["character_id"] != row.id]
+    session.flush()
+    _announce(session, table, viewer, row, "deleted")
+    session.delete(row)
     return row
 
 
