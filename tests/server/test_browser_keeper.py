@@ -160,3 +160,59 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
     finally:
         for c in (gc, pc, sc):
             c.close()
+
+
+def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    (gc, gm, ge), (pc, pat, pe) = phone(browser), phone(browser)
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Table name").fill("The Keep")
+        gm.get_by_label("Rule system").select_option("brp")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        link = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        join(pat, link, "Pat")
+        add_character(pat, "Alice")
+        # A form beside the TOML: a skill raised, one removed, one added, Luck set.
+        pat.get_by_role("button", name="Edit Alice").click()
+        form = pat.locator("#values-form")
+        form.get_by_label("stealth", exact=True).fill("80")
+        form.get_by_label("rifle", exact=True).fill("")
+        form.get_by_label("New skill").fill("climb")
+        form.get_by_label("Its value").fill("35")
+        form.get_by_label("Luck now").fill("3")
+        form.get_by_role("button", name="Save values").click()
+        chips = pat.locator("#characters [data-character=Alice]")
+        expect(chips.get_by_role("button", name="Roll stealth 80 for Alice")).to_be_visible()
+        expect(chips.get_by_role("button", name="Roll climb 35 for Alice")).to_be_visible()
+        expect(chips.get_by_role("button", name=re.compile("^Roll rifle"))).to_have_count(0)
+        expect(chips).to_contain_text("Luck 3 of 5")
+        expect(form).to_be_hidden()
+        # What changed, on the edit's card, for the GM (the sheet's reader).
+        edit = gm.locator("#log li[data-kind=character]").first
+        expect(edit).to_contain_text("character edited")
+        expect(edit).to_contain_text(
+            "climb none -> 35, rifle 45 -> none, stealth 60 -> 80, Luck 5 -> 3")
+        # Deleted by its player; the log keeps that it was.
+        pat.once("dialog", lambda d: d.accept())
+        pat.get_by_role("button", name="Delete Alice").click()
+        expect(pat.locator("#characters [data-character=Alice]")).to_have_count(0)
+        deleted = gm.locator("#log li[data-kind=character]").first
+        expect(deleted).to_contain_text("character deleted")
+        # Removing Pat gives the GM the renewed invite link at once.
+        gm.get_by_role("button", name="Remove Pat").click()
+        out = gm.locator("#revoke-out")
+        expect(out).to_contain_text("New invite link")
+        renewed = out.locator("code").inner_text()
+        assert "/join#" in renewed and renewed != link
+        assert overflow(pat) == 0 and overflow(gm) == 0
+        shot(gm, "table-revoke-phone")
+        assert not (ge or pe), ge + pe
+    finally:
+        for c in (gc, pc):
+            c.close()

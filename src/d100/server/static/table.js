@@ -324,8 +324,10 @@ function characterCard(c) {
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
   }
   card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml` }, `Export ${c.name}'s sheet`),
-    " ", el("button", { type: "button", class: "secondary small", onclick: () => { editing = c.id; $("sheet-text").value = c.sheet;
-      $("sheet-form-title").textContent = `Edit ${c.name}`; $("owner-box").hidden = true; $("sheet-details").open = true; $("sheet-text").focus(); } }, `Edit ${c.name}`)));
+    " ", el("button", { type: "button", class: "secondary small", onclick: () => editCharacter(c) }, `Edit ${c.name}`),
+    " ", el("button", { type: "button", class: "secondary small", onclick: () => {
+      if (confirm(`Delete ${c.name}? The log keeps what they rolled.`)) act(() => api("DELETE", `${base}/characters/${c.id}`), "sheet-error");
+    } }, `Delete ${c.name}`)));
   if (isGm() && marks.length) {
     card.append(el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
       api("DELETE", `${base}/characters/${c.id}/marks`), "sheet-error") }, "Clear marks"));
@@ -333,11 +335,47 @@ function characterCard(c) {
   return card;
 }
 
+// Editing a character: its values in a form (skills, abilities, Luck), its TOML below.
+function editCharacter(c) {
+  editing = c.id;
+  $("sheet-text").value = c.sheet;
+  $("sheet-form-title").textContent = `Edit ${c.name}`;
+  $("owner-box").hidden = true;
+  const number = (id, label, value, data = {}) => el("div", data, el("label", { for: id, text: label }),
+    el("input", { type: "number", id, inputmode: "numeric", value: String(value) }));
+  const rows = [["skills", c.skills], ["abilities", c.abilities]].flatMap(([kind, values]) =>
+    Object.entries(values).map(([name, value], i) => number(`value-${kind}-${i}`, name, value, { "data-kind": kind, "data-name": name })));
+  if (c.luck) rows.push(number("value-luck-current", "Luck now", c.luck.current), number("value-luck-maximum", "Luck at most", c.luck.maximum));
+  $("values-fields").replaceChildren(...rows);
+  $("values-form").hidden = false;
+  $("sheet-details").open = true;
+  $("values-fields").querySelector("input")?.focus();
+}
+
+function valuesBody() {
+  const body = { skills: {}, abilities: {} };
+  for (const row of $("values-fields").querySelectorAll("div[data-kind]")) {
+    const raw = row.querySelector("input").value.trim();
+    body[row.dataset.kind][row.dataset.name] = raw === "" ? null : Number(raw);
+  }
+  const name = $("new-skill-name").value.trim();
+  if (name) body.skills[name] = Number($("new-skill-value").value || 0);
+  if ($("value-luck-current")) body.luck = { current: Number($("value-luck-current").value), maximum: Number($("value-luck-maximum").value) };
+  return body;
+}
+
 function renderMembers() {
   $("members").replaceChildren(...state.members.map((m) => el("li", {},
     `${m.name} (${m.role === "gm" ? "game master" : "player"}${m.revoked ? ", removed" : ""}) `,
     isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary small",
-      onclick: () => act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error") }, `Remove ${m.name}`) : null)));
+      onclick: () => revoke(m) }, `Remove ${m.name}`) : null)));
+}
+
+// Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
+async function revoke(m) {
+  const out = await act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error");
+  if (out) $("revoke-out").replaceChildren(el("p", { text: `${m.name} was removed. New invite link (the old one no longer works):` }),
+    copyable(out.invite_link, "the new invite link"));
 }
 
 // The table's house rules and settings, as the GM chose them when opening it.
@@ -512,6 +550,11 @@ function wire() {
     if (saved) newSheet();
   });
   $("sheet-new").addEventListener("click", newSheet);
+  $("values-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const saved = await act(() => api("PATCH", `${base}/characters/${editing}`, valuesBody()), "sheet-error");
+    if (saved) newSheet();
+  });
   $("seed-form").addEventListener("submit", (e) => {
     e.preventDefault();
     act(() => api("PUT", `${base}/me/client-seed`, { client_seed: $("client-seed").value }), "page-error");
@@ -520,6 +563,8 @@ function wire() {
 
 function newSheet() {
   editing = null;
+  $("values-form").hidden = true;
+  $("values-form").reset();
   $("sheet-form-title").textContent = "Add a character";
   $("sheet-text").value = sampleSheet(system);
   $("owner-box").hidden = !isGm();
@@ -619,6 +664,20 @@ function rerollOffer(e) {
   return box;
 }
 
+// What an edit changed, in a player's words: "stealth 40 -> 60, Luck 3 -> 5".
+const SHEET_WORDS = { "luck.current": "Luck", "luck.maximum": "Luck at most", name: "name" };
+function changesText(changes) {
+  const shown = (v) => v === null || v === undefined ? "none" : Array.isArray(v) ? v.join(" + ") || "none" : String(v);
+  const label = (key) => {
+    if (SHEET_WORDS[key]) return SHEET_WORDS[key];
+    const [kind, ...rest] = key.split(".");
+    const name = rest.join(".");
+    return { uses: `${name} adds`, synergy: `${name} synergy` }[kind] || name;
+  };
+  const last = (key) => key.startsWith("luck.") ? 1 : 0;  // the sheet's values, then its Luck
+  return Object.entries(changes).sort(([a], [b]) => last(a) - last(b)).map(([key, [was, now]]) => `${label(key)} ${shown(was)} -> ${shown(now)}`).join(", ");
+}
+
 function oddsLine(e) {
   if (!e.odds || !e.odds.success) return null;
   return el("p", { class: "muted" }, `Odds of success ${e.percent ? e.percent.success : ""} (`, el("span", { class: "link", text: e.odds.success }), ")");
@@ -670,7 +729,8 @@ function describe(e) {
     case "rest": return el("p", { class: "head" }, "A night's rest: Luck is restored", time);
     case "join": return el("p", { class: "head" }, `${e.member.name} joins the table`, time);
     case "revoke": return el("p", { class: "head" }, `${e.member.name} was removed from the table`, time);
-    case "character": return el("p", { class: "head" }, `${e.character.name}: character ${e.change}`, time);
+    case "character": return [el("p", { class: "head" }, `${e.character.name}: character ${e.change}`, time),
+      e.changes ? el("p", { class: "changes", text: changesText(e.changes) }) : null];
     case "seed": return [el("p", { class: "head" }, "Server seed revealed", time), copyable(e.revealed.server_seed, "the revealed seed"),
       el("p", { class: "muted", text: "New commitment:" }), copyable(e.active.commitment, "the new commitment"),
       e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
