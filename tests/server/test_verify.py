@@ -209,3 +209,22 @@ def test_every_viewer_sees_each_hidden_roll_s_seed_and_nonce(api: Api, tmp_path:
     write(log, [e for seq, e in entries.items() if seq != hidden[0]])
     status, out = report(log)
     assert status == 1 and any("was due" in c["reason"] for c in out["checks"]), out
+
+
+def test_brp7_a_luck_reroll_verifies_as_its_own_roll(api: Api, tmp_path: Path) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    failed = table.roll(pat, alice, "stealth", actor={"dice": [99]})
+    again = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201)
+    assert again["provable"]["nonce"] == failed["provable"]["nonce"] + 1
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = tmp_path / "log.jsonl"
+    entries = export(table, pat, log)
+    status, out = report(log)
+    assert status == 0 and out["verified"] == 2 and out["mismatch"] == 0
+    (shown,) = [e for e in entries if e.get("reroll_of") == failed["seq"]]
+    shown["result"]["roll"] = 101 - shown["result"]["roll"]  # a changed die is caught
+    write(log, entries)
+    status, out = report(log)
+    assert status != 0 and out["mismatch"] == 1
