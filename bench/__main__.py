@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bulk, contests, odds_checks, server, startup
+from . import bulk, contests, odds_checks, server, startup, tables
 from .report import Report
 
 SECTIONS = {
@@ -22,6 +22,7 @@ SECTIONS = {
     "d": bulk.sampling,
     "e": server.rolls,
     "f": startup.startup,
+    "g": tables.many_tables,
 }
 
 
