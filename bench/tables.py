@@ -27,6 +27,7 @@ bench's own CPU stays small beside the server's: both share the machine's cores.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import secrets
 import tempfile
@@ -71,6 +72,7 @@ class Result:
     health: list[float] = field(default_factory=list)
     undelivered: int = 0
     raw: float = 0.0
+    cpu: float = 0.0  # server processes' CPU seconds over the phase
 
     def ok(self) -> bool:
         return (
@@ -143,6 +145,7 @@ def _line(report: Report, name: str, r: Result, processes: int) -> None:
         f"roll p50 {_ms(_pct(r.rolls, 0.5))}, p99 {_ms(_pct(r.rolls, 0.99))}; delivery to "
         f"every stream p50 {_ms(_pct(r.delivery, 0.5))}, p99 {_ms(_pct(r.delivery, 0.99))}"
         + (f"; {r.undelivered} not delivered" if r.undelivered else ""),
+        f"server CPU {_ms(r.cpu / max(1, len(r.rolls)))} per roll (its delivery included); "
         f"/health p99 {_ms(_pct(r.health, 0.99))}; raw commits {r.raw:.0f}/s "
         f"(rolls offered = {r.rate / r.raw:.3f}x)",
         f"p99 < {P99_TARGET * 1e3:.0f} ms" if target else "",
@@ -307,6 +310,8 @@ async def _phase(members: list[Member], rate: int, seconds: float, health_base: 
                     result.health.append(time.perf_counter() - start)
                     await asyncio.sleep(0.05)
 
+        pids = [_server_pid(base) for base in clients]
+        cpu = sum(_cpu(pid) for pid in pids)
         start = time.perf_counter()
         end = start + seconds
         watcher = asyncio.create_task(health(end))
@@ -317,6 +322,7 @@ async def _phase(members: list[Member], rate: int, seconds: float, health_base: 
             tasks.append(asyncio.create_task(roll(rng.choice(members), due)))
             due += rng.expovariate(rate)
         await asyncio.gather(*tasks, watcher)
+        result.cpu = sum(_cpu(pid) for pid in pids) - cpu
         await asyncio.sleep(1.0)  # the last events reach their streams
         for table, seq, at in made:
             arrived = [s.seen.get(seq) for s in by_table[table]]
@@ -354,6 +360,12 @@ def _server_pid(base: str) -> int:
         if b"serve" in argv and b"--port" in argv and port.encode() in argv:
             return int(proc.name)
     raise SystemExit(f"(g) no server process found for {base}")
+
+
+def _cpu(pid: int) -> float:
+    """The process's user + system CPU seconds so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss(pid: int) -> int:
