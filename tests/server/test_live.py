@@ -87,6 +87,32 @@ def test_revoked_stream_is_told_and_closed(base: str, table: Table) -> None:
             stream.next()
 
 
+def test_streams_woken_together_are_each_answered_alone(base: str, table: Table) -> None:
+    # One commit wakes every stream of its table and one read serves them all: each still
+    # reads from its own place, as its own token may see, and a revoked one is told alone.
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")
+    start = table.ok("GET", "", sam)["table"]["last_seq"]
+    sam_id = table.ok("GET", "", sam)["me"]["id"]
+    first = table.roll(pat, alice, "stealth")["seq"]
+    with (Stream(base, table.id, pat, start) as behind,
+          Stream(base, table.id, pat, first) as ahead,
+          Stream(base, table.id, sam, start) as revoked,
+          Stream(base, table.id, table.gm, first) as gm):
+        assert behind.next()[1] == first
+        assert revoked.next()[1] == first
+        table.ok("POST", f"/members/{sam_id}/revoke", table.gm)
+        kind, _, data = revoked.next()
+        assert kind == "denied" and data["error"]["field"] == "token"
+        gone = [s.next()[1] for s in (behind, ahead, gm)]
+        assert len(set(gone)) == 1 and gone[0] > first
+        blind = table.roll(pat, alice, "dodge", visibility="blind")
+        views = [s.next() for s in (behind, ahead, gm)]
+        assert [seq for _, seq, _ in views] == [blind["seq"]] * 3
+        assert "result" not in views[0][2] and "result" not in views[1][2]
+        assert "result" in views[2][2]  # the GM sees a blind roll's result; its roller not
+
+
 def test_stream_refuses_a_bad_token(base: str, table: Table) -> None:
     r = httpx.get(f"{base}/api/tables/{table.id}/events/stream",
                   headers={"authorization": "Bearer nope"})

@@ -8,6 +8,7 @@ follows Foundry VTT's roll modes: ``public`` (everyone), ``gm`` (the roller and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
+_BY_TOKENS = select(Member).where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,28 @@ def member_by_token(session: Session, token: str | None) -> Member | None:
 
 
 def authenticate(session: Session, table_id: str, token: str | None) -> Viewer:
-    member = member_by_token(session, token)
-    if member is None or member.table_id != table_id:
+    viewer = _viewer(member_by_token(session, token), table_id)
+    if viewer is None:
         raise unauthorised()
+    return viewer
+
+
+def authenticate_all(
+    session: Session, table_id: str, tokens: Sequence[str | None]
+) -> list[Viewer | None]:
+    """Each token's viewer, as ``authenticate`` finds it (None where it would refuse), in one
+    query: the live streams of a table that one commit wakes are checked together."""
+    hashes = {token: token_hash(token) for token in tokens if token}
+    found = {
+        m.token_hash: m
+        for m in session.scalars(_BY_TOKENS, {"token_hashes": list(hashes.values())})
+    }
+    return [_viewer(found.get(hashes[t]) if t else None, table_id) for t in tokens]
+
+
+def _viewer(member: Member | None, table_id: str) -> Viewer | None:
+    if member is None or member.revoked or member.table_id != table_id:
+        return None
     return Viewer(member.id, member.table_id, member.role, member.name)
 
 

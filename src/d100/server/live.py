@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 import weakref
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -21,8 +21,8 @@ import anyio
 import psycopg
 from sqlalchemy.engine import URL
 
-from .access import authenticate, view_event
-from .errors import ApiError
+from .access import authenticate_all, view_event
+from .errors import ApiError, unauthorised
 from .events import CHANNEL, events_after
 from .store import Store
 
@@ -31,6 +31,7 @@ STREAMS_PER_MEMBER = 8  # a member's open streams: a few tabs and devices, not a
 RECONNECT = 1.0
 BATCH = 200
 log = logging.getLogger("d100.server")
+Views = tuple[list[tuple[int, dict[str, Any]]], int]  # (number, view) of each event, the last read
 
 
 class Hub:
@@ -39,6 +40,9 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         # Each member's open streams; a stream that ends, or never starts, drops out by itself.
         self._streams: dict[str, weakref.WeakSet[AsyncIterator[str]]] = {}
+        # Each table's streams waiting for a read; the first to ask starts it (``read``).
+        self._reads: dict[str, list[tuple[str | None, int, asyncio.Future[Views]]]] = {}
+        self._readers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak references
 
     def open_stream(self, member_id: str, body: AsyncIterator[str]) -> bool:
         """Count ``body`` as one of the member's streams; False when they have too many."""
@@ -66,6 +70,43 @@ class Hub:
         for waiter in self._waiters.get(table_id, ()):
             waiter.set()
 
+    async def read(self, store: Store, table_id: str, token: str | None, after: int) -> Views:
+        """``read_views``, shared: a commit wakes every stream of its table at once, and the
+        streams that ask before the read starts (all of them: they run in this loop tick) get
+        their views from one worker-thread call and one transaction, not one each."""
+        future: asyncio.Future[Views] = asyncio.get_running_loop().create_future()
+        waiting = self._reads.get(table_id)
+        if waiting is None:
+            waiting = self._reads[table_id] = []
+            task = asyncio.create_task(self._read(store, table_id))
+            self._readers.add(task)
+            task.add_done_callback(self._readers.discard)
+        waiting.append((token, after, future))
+        return await future
+
+    async def _read(self, store: Store, table_id: str) -> None:
+        asks = self._reads.pop(table_id)
+        try:
+            found = await anyio.to_thread.run_sync(
+                read_all_views, store, table_id, [(token, after) for token, after, _ in asks]
+            )
+        except Exception as err:  # the database failed: every stream asking is told
+            for *_, future in asks:
+                if not future.done():
+                    future.set_exception(err)
+            return
+        except BaseException:
+            for *_, future in asks:
+                future.cancel()
+            raise
+        for (*_, future), views in zip(asks, found, strict=True):
+            if future.done():  # that stream has gone meanwhile
+                continue
+            if isinstance(views, ApiError):
+                future.set_exception(views)
+            else:
+                future.set_result(views)
+
     @contextmanager
     def subscribe(self, table_id: str) -> Iterator[asyncio.Event]:
         waiter = asyncio.Event()
@@ -78,17 +119,34 @@ class Hub:
                 del self._waiters[table_id]
 
 
-def read_views(
-    store: Store, table_id: str, token: str | None, after: int
-) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+def read_views(store: Store, table_id: str, token: str | None, after: int) -> Views:
     """The next events after ``after`` as this token may see them (a stub for one it may not
     see, so a page always moves on), and the last number read."""
+    (found,) = read_all_views(store, table_id, [(token, after)])
+    if isinstance(found, ApiError):
+        raise found
+    return found
+
+
+def read_all_views(
+    store: Store, table_id: str, asks: Sequence[tuple[str | None, int]]
+) -> list[Views | ApiError]:
+    """``read_views`` for each (token, after) of ``asks``, in one transaction: one query for
+    the members, one for each distinct ``after`` (the streams one commit wakes were all at the
+    same place, as a rule). A token refused gets its error, the others their views."""
     with store.read() as session:
-        viewer = authenticate(session, table_id, token)
-        events = events_after(session, table_id, after, BATCH)
-        views = [(e.seq, view_event(viewer, e)) for e in events]
-    last = events[-1].seq if events else after
-    return views, last
+        viewers = authenticate_all(session, table_id, [token for token, _ in asks])
+        wanted = {after for (_, after), v in zip(asks, viewers, strict=True) if v is not None}
+        logs = {after: events_after(session, table_id, after, BATCH) for after in wanted}
+        out: list[Views | ApiError] = []
+        for (_, after), viewer in zip(asks, viewers, strict=True):
+            if viewer is None:
+                out.append(unauthorised())
+                continue
+            events = logs[after]
+            views = [(e.seq, view_event(viewer, e)) for e in events]
+            out.append((views, events[-1].seq if events else after))
+    return out
 
 
 def sse(seq: int, data: dict[str, Any]) -> str:
@@ -105,9 +163,7 @@ async def stream(
         while True:
             waiter.clear()
             try:
-                views, after = await anyio.to_thread.run_sync(
-                    read_views, store, table_id, token, after
-                )
+                views, after = await hub.read(store, table_id, token, after)
             except ApiError as err:  # revoked while listening: say so and stop
                 yield f"event: denied\ndata: {json.dumps(err.to_dict())}\n\n"
                 return

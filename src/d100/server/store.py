@@ -23,6 +23,10 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0xD100  # pg_advisory_xact_lock key: servers starting together migrate once
 TOUCHED = "d100_touched"
 WRITE = "d100_write"
+# Connections kept open. Every live stream a commit wakes reads the log on a worker thread
+# (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
+# closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
+POOL, POOL_OVERFLOW = 30, 10
 T = TypeVar("T")
 
 
@@ -182,10 +186,12 @@ def _in_transaction(session: Session) -> bool:
 
 def _engine(url: URL) -> Engine:
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
-    if url.database and url.database != ":memory:":
+        return create_engine(url, pool_pre_ping=True, pool_size=POOL, max_overflow=POOL_OVERFLOW)
+    pool: dict[str, int] = {}
+    if url.database and url.database != ":memory:":  # (in memory: one connection per thread)
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False})
+        pool = {"pool_size": POOL, "max_overflow": POOL_OVERFLOW}
+    engine = create_engine(url, connect_args={"check_same_thread": False}, **pool)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine
