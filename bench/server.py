@@ -179,7 +179,22 @@ def _measure(
             f">= {COMMIT_SHARE:g}x raw commits/s",
             share >= COMMIT_SHARE,
         )
-    health, rolled_then = asyncio.run(_burst(base, roll, noop))
+    health, rolled_then, charts = asyncio.run(_burst(base, roll, noop))
+    answered = [t for status, t in charts if status == 200]
+    refused = [t for status, t in charts if status == 422]
+    busy = sum(status == 503 for status, _ in charts)
+    report.line(
+        "e",
+        f"{label}, the dearest request the open routes take (a chart of 101 points, 2 bonus "
+        f"dice, 100 Luck rerolls), {len(answered)} answered, {len(refused)} refused and "
+        f"{busy} turned away busy (503) during the burst",
+        f"answered p50 {_ms(_pct(answered, 0.5))}, max {_ms(max(answered, default=0.0))}; "
+        f"refused p50 {_ms(_pct(refused, 0.5))}, max {_ms(max(refused, default=0.0))}",
+        f"{BURST_CLIENTS} clients asking it back to back; refused: 422 too much work, once it "
+        "has had its share of a worker (server/work.py)",
+        "",
+        None,
+    )
     report.line(
         "e",
         f"{label}, a burst of {BURST_CLIENTS} clients asking expensive charts, "
@@ -240,9 +255,10 @@ async def _burst(
     base: str,
     roll: Callable[[httpx.AsyncClient], Awaitable[None]],
     noop: Callable[[httpx.AsyncClient], Awaitable[None]],
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[tuple[int, float]]]:
     """Latencies of /health and of rolls while ``BURST_CLIENTS`` clients ask expensive charts
-    back to back (each is answered, or refused once it has had its share of a worker)."""
+    back to back (each is answered, or refused once it has had its share of a worker), and
+    each chart's status and time."""
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     pool = [
         httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
@@ -251,11 +267,15 @@ async def _burst(
     attackers, (health_client, roll_client) = pool[:-2], pool[-2:]
     end = time.perf_counter() + BURST_SECONDS
 
+    charts: list[tuple[int, float]] = []  # (status, seconds) of each expensive chart
+
     async def attack(client: httpx.AsyncClient) -> None:
         while time.perf_counter() < end:
+            start = time.perf_counter()
             r = await client.post("/api/odds/chart", json=EXPENSIVE_CHART)
             if r.status_code >= 500:
                 raise SystemExit(f"(e) a chart failed: {r.status_code} {r.text[:300]}")
+            charts.append((r.status_code, time.perf_counter() - start))
 
     async def timed(
         client: httpx.AsyncClient, request: Callable[[httpx.AsyncClient], Awaitable[None]]
@@ -275,12 +295,14 @@ async def _burst(
             timed(health_client, noop),
             timed(roll_client, roll),
         )
-        return health, rolled
+        return health, rolled, charts
     finally:
         await asyncio.gather(*(client.aclose() for client in pool))
 
 
 def _pct(latencies: list[float], q: float) -> float:
+    if not latencies:
+        return float("nan")
     ordered = sorted(latencies)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
