@@ -221,9 +221,11 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str,
     (``calculator.preview``). For the player of every character in it and the GM only: odds
     and advice tell a sheet's skills and Luck."""
     table = get_table(session, viewer.table_id)
-    prepared = prepare(session, table, spec, viewer)
-    for row in prepared.rows[1:]:
+    if spec.opponent is not None:  # before its sheet is read: a refusal there tells its skills
+        opponent = spec.opponent.character_id
+        row = characters.load(session, table.id, opponent, "opponent.character_id")
         require_editor(viewer, row, "preview odds against this character (its odds tell its skill)")
+    prepared = prepare(session, table, spec, viewer)
     luck = characters.sheet_of(prepared.rows[0]).luck
     return prepared.request, None if luck is None else luck.current
 
