@@ -175,6 +175,8 @@ def loads(text: str) -> Sheet:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise D100Error("sheet", None, "a TOML file", f"not valid TOML: {err}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise D100Error("sheet", None, "a TOML file", "nested too deeply") from None
     if "name" in data:
         return Sheet((from_table(str(data.get("name")), data, ""),), "character")
     sheet = Sheet((), "party")
