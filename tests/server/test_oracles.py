@@ -98,3 +98,19 @@ def test_a_secret_call_on_the_gm_s_character_tells_players_none_of_it(api: Api) 
         assert secret not in seen, secret
     # The GM still has it.
     assert hazard in table.req("GET", "", table.gm).text
+
+
+def test_a_called_test_asked_for_in_a_more_hidden_mode_is_refused_not_shown(api: Api) -> None:
+    """The call's mode rules; a player who asks for `self` on a public call was rolled in
+    public without a word, their result shown to everyone."""
+    table, pat, alice, _ = _table(api)
+    call = table.ok(
+        "POST", "/calls", table.gm, 201, json={"skill": "stealth", "character_ids": [alice]}
+    )
+    target = call["targets"][0]["id"]
+    refused = table.roll(pat, alice, None, 422, target_id=target, visibility="self")
+    assert refused["error"]["field"] == "visibility"
+    assert "public" in refused["error"]["allowed"]
+    assert table.events(table.gm)[-1]["kind"] == "call"  # nothing was rolled
+    # The call's own mode, or none given, still rolls it.
+    assert table.roll(pat, alice, None, target_id=target, visibility="public")["kind"] == "roll"

@@ -105,6 +105,14 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             "a called test is a check",
         )
     target, call = _target(session, table, spec)
+    if call is not None and spec.visibility not in ("public", call.visibility):
+        # Silently rolling it in the call's mode would show a roll its roller asked to hide.
+        raise bad(
+            "visibility",
+            spec.visibility,
+            f"{call.visibility!r}, the mode the GM called it in (or leave it out)",
+            "a called test is rolled in the mode the GM chose",
+        )
     rows, skills, parts = [], [], []
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
