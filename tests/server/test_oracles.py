@@ -114,3 +114,20 @@ def test_a_called_test_asked_for_in_a_more_hidden_mode_is_refused_not_shown(api:
     assert table.events(table.gm)[-1]["kind"] == "call"  # nothing was rolled
     # The call's own mode, or none given, still rolls it.
     assert table.roll(pat, alice, None, target_id=target, visibility="public")["kind"] == "roll"
+
+
+def test_brp7_a_player_s_own_luck_choice_on_a_called_test_is_theirs(api: Api) -> None:
+    """A call naming `luck_rerolls` spent the player's Luck even when they answered with
+    `luck_rerolls: 0`: their choice was dropped without a word."""
+    table, pat, alice, _ = _table(api)
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "stealth", "character_ids": [alice], "fields": {"luck_rerolls": 2}},
+    )
+    target = call["targets"][0]["id"]
+    done = table.roll(pat, alice, None, target_id=target, actor={"fields": {"luck_rerolls": 0}})
+    assert done["request"].get("luck_rerolls", 0) == 0
+    assert done["result"]["luck_spent"] == 0

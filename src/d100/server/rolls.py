@@ -124,7 +124,8 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         skill = call.skill if call is not None else side.skill
         if call is not None:
             _players_part(table, call, side.fields)
-        fields = {**side.fields, **(call.fields if call is not None else {})}
+        # Past _players_part only the player's own Luck differs from the call: theirs to spend.
+        fields = {**(call.fields if call is not None else {}), **side.fields}
         skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
         if side.aimed:
             aim = REGISTRY.get(table.system).declares.aim
