@@ -401,11 +401,20 @@ function renderSeeds() {
 function openRoll(characterId, skill) {
   leaveAnswer();
   $("roll-character").value = characterId;
+  npcMode();
   skillOptions();
   $("roll-skill").value = skill;
   $("roll-box").scrollIntoView({ block: "start" });
   $("roll-title").focus({ preventScroll: true });
   preview();
+}
+
+// The GM's own characters are the Keeper's: their rolls start hidden from the players (the GM
+// may still pick "everyone"); a player's character starts in public.
+function npcMode() {
+  const character = byId($("roll-character").value);
+  const keepers = isGm() && character && character.member_id === state.me.id;
+  $("roll-visibility").value = keepers ? "gm" : "public";
 }
 
 // A called test rolled with the same options as a free roll (Luck, bonus dice, typed dice);
@@ -490,7 +499,7 @@ async function act(call, errorId) {
 }
 
 function wire() {
-  $("roll-character").addEventListener("change", () => { skillOptions(); preview(); });
+  $("roll-character").addEventListener("change", () => { npcMode(); skillOptions(); preview(); });
   $("contest-actor").addEventListener("change", contestSuggestions);
   $("contest-opponent").addEventListener("change", contestSuggestions);
   $("roll-form").addEventListener("input", preview);
