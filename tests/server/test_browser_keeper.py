@@ -146,6 +146,11 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
         # The GM's own check in the open: the level, not the Orc's skill.
         gm.locator("#characters [data-character=Orc]").get_by_role(
             "button", name=re.compile("^Roll stealth")).click()
+        # the GM's own characters start in the GM's mode: this one the GM rolls in public
+        mode = gm.locator("#roll-visibility")
+        expect(mode).to_have_value("gm")
+        mode.evaluate("e => { e.closest('details').open = true; }")
+        mode.select_option("public")
         gm.get_by_role("button", name="Roll", exact=True).click()
         expect(gm.locator("#roll-result > .card")).to_contain_text("vs effective skill 60")
         seq = gm.locator("#roll-result > .card").get_attribute("data-seq")
