@@ -28,7 +28,7 @@ from .access import (
     sheet_readers_see,
 )
 from .calculator import percents
-from .errors import bad, conflict, invalid, not_found, renamed
+from .errors import ApiError, bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
@@ -114,6 +114,9 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             "a called test is rolled in the mode the GM chose",
         )
     rows, skills, parts = [], [], []
+    # A sheet the viewer may not read is read last, and an error about it is told only when
+    # nothing else is wrong: else which error came back would tell what is on that sheet.
+    unreadable: ApiError | None = None
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
         editor = may_edit(viewer, row)
@@ -121,12 +124,19 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             require_editor(viewer, row, "roll or preview odds for this character")
         elif side.fields or side.dice is not None or side.aimed:  # the other's resources
             require_editor(viewer, row, "choose the opponent's options")
+        elif not editor:
+            _seen_by_readers(session, viewer, spec.visibility, row)
         skill = call.skill if call is not None else side.skill
         if call is not None:
             _players_part(table, call, side.fields)
         # Past _players_part only the player's own Luck differs from the call: theirs to spend.
         fields = {**(call.fields if call is not None else {}), **side.fields}
-        skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
+        try:
+            skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
+        except ApiError as err:
+            if editor:
+                raise
+            unreadable, skill_name, part = err, "", {"skill": 0}  # told after the rest
         if side.aimed:
             aim = REGISTRY.get(table.system).declares.aim
             if aim is None:
@@ -150,7 +160,21 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         parsed = parse(request)
     except D100Error as err:
         raise invalid(err) from None
+    if unreadable is not None:
+        raise unreadable
     return Prepared(request, parsed, rows, skills, target, call)
+
+
+def _seen_by_readers(session: Session, viewer: Viewer, visibility: str, row: Character) -> None:
+    """A contest against a character whose sheet the roller may not read is seen by that
+    sheet's readers (its player and the GM), checked before the sheet is read."""
+    if not sheet_readers_see(session, visibility, viewer.member_id, row):
+        raise bad(
+            "visibility",
+            visibility,
+            "a mode in which the opponent's player and the GM see the result",
+            f"a contest against {row.name} is seen by {row.name}'s player and the GM",
+        )
 
 
 def side_request(
@@ -344,12 +368,7 @@ def _hideable(
         if shared[-1]:
             continue
         if name == "opponent" and not may_edit(viewer, row):
-            raise bad(
-                "visibility",
-                visibility,
-                "a mode in which the opponent's player and the GM see the result",
-                f"a contest against {row.name} is seen by {row.name}'s player and the GM",
-            )
+            _seen_by_readers(session, viewer, visibility, row)
         rerolls = 0 if luck is None else getattr(part, luck.reroll_field, 0)
         if rerolls:
             assert luck is not None
