@@ -148,18 +148,18 @@ class Roller:
 
 
 @dataclass(frozen=True)
-class Ranking:
+class RankedContest:
     """A contest whose winner is an ordering of what each side rolled: every result a side
     can show, and the system's own decision between two of them, per tie-break face."""
 
     key: Hashable  # what the ordering depends on (shared by every contest with it)
     results: Callable[[], list[Hashable]]  # every result either side can show
     beats: Callable[[Any, Any], tuple[Winner, ...]]
-    sides: tuple[Side, Side]
+    sides: tuple[RankedSide, RankedSide]
 
 
 @dataclass(frozen=True)
-class Side:
+class RankedSide:
     """One side of a ranked contest: a check whose final states ``shape`` names, and how one
     of them shows as a result of the ranking (``show``, which reads what ``key`` names)."""
 
@@ -187,7 +187,7 @@ class FastPath:
     shape: Callable[[Any], Hashable | None]
     key: Callable[[Any], Hashable]
     luck_key: Callable[[Any], Hashable] | None = None
-    ranking: Callable[[Any], Ranking | None] | None = None
+    ranking: Callable[[Any], RankedContest | None] | None = None
 
 
 @dataclass(frozen=True)

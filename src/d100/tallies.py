@@ -396,7 +396,7 @@ def _count(actor: Side, opponent: Side, ranking: Ranking) -> Tally:
 _RANKINGS: Memo[Hashable, Ranking] = Memo(256)
 
 
-def ranking_of(ranked: declarations.Ranking) -> Ranking:
+def ranking_of(ranked: declarations.RankedContest) -> Ranking:
     """The ordering a system's ranked contest declares, sorted once per ranking key."""
     found = _RANKINGS.get(ranked.key)
     if found is None:

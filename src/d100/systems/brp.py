@@ -15,9 +15,9 @@ from ..declarations import (
     FastPath,
     Luck,
     Option,
-    Ranking,
+    RankedContest,
+    RankedSide,
     Roller,
-    Side,
     Target,
     Words,
     frozen_map,
@@ -571,18 +571,18 @@ def _roller(check: BrpCheck) -> Roller | None:
     return Roller(count, check.net_dice >= 0, check.house_rules.bonus_dice_method == "tens")
 
 
-def _ranking(contest: BrpContest) -> Ranking | None:
+def _ranking(contest: BrpContest) -> RankedContest | None:
     sides = []
     for check in (contest.actor, contest.opponent):
         shape = _shape(check)
         if shape is None:
             return None
         e = check.effective
-        sides.append(Side(check, shape, e, partial(_shown, e)))
+        sides.append(RankedSide(check, shape, e, partial(_shown, e)))
     rounding = contest.house_rules.threshold_rounding
-    return Ranking(
+    return RankedContest(
         (NAME, rounding),
-        partial(_results, rounding),
+        _results,
         partial(_beats, rounding),
         (sides[0], sides[1]),
     )
@@ -593,7 +593,7 @@ def _shown(effective: int, state: Final) -> tuple[int, int]:
     return (state[1][1], effective)
 
 
-def _results(rounding: str) -> list[Hashable]:
+def _results() -> list[Hashable]:
     """Every (kept roll, effective skill) a side can show."""
     return [(r, e) for r in range(1, 101) for e in range(1, 101)]
 

@@ -14,9 +14,9 @@ from ..declarations import (
     Declaration,
     FastPath,
     Option,
-    Ranking,
+    RankedContest,
+    RankedSide,
     Roller,
-    Side,
     Take,
     Target,
     Words,
@@ -694,7 +694,7 @@ def _shown(shift: int, ability: int, state: Any) -> tuple[int, int]:
     return (state[2] + shift, ability)
 
 
-def _ranking(contest: ChancesContest) -> Ranking | None:
+def _ranking(contest: ChancesContest) -> RankedContest | None:
     """CH6 compares the two totals, each luck plus a fixed part: the odds depend only on the
     difference of the fixed parts (and the abilities, for ties), so contests sharing it share
     one count through the ranking of every total either side can show."""
@@ -715,10 +715,10 @@ def _ranking(contest: ChancesContest) -> Ranking | None:
 
     # An unassisted, untaken check's final state is (True, 0, luck).
     actor, opponent = (
-        Side(check, (None,), who, partial(_shown, shift, ability))
+        RankedSide(check, (None,), who, partial(_shown, shift, ability))
         for check, who, (shift, ability) in zip(sides, ("actor", "opponent"), shifts, strict=True)
     )
-    return Ranking((NAME, key), results, beats, (actor, opponent))
+    return RankedContest((NAME, key), results, beats, (actor, opponent))
 
 
 DECLARATION = Declaration(

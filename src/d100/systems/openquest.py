@@ -13,9 +13,9 @@ from ..declarations import (
     Declaration,
     FastPath,
     Option,
-    Ranking,
+    RankedContest,
+    RankedSide,
     Roller,
-    Side,
     Target,
     Words,
     frozen_map,
@@ -426,7 +426,7 @@ def _shown(modified: int, state: Any) -> tuple[Level, int]:
     return (level(state[2], modified, False), state[2])
 
 
-def _ranking(contest: OpenQuestContest) -> Ranking | None:
+def _ranking(contest: OpenQuestContest) -> RankedContest | None:
     sides = []
     for check in (contest.actor, contest.opponent):
         shape = _shape(check)
@@ -434,8 +434,8 @@ def _ranking(contest: OpenQuestContest) -> Ranking | None:
             return None
         m = check.modified(False)
         # An unassisted check's final state is (True, False, roll).
-        sides.append(Side(check, shape, m, partial(_shown, m)))
-    return Ranking(NAME, _results, _beats, (sides[0], sides[1]))
+        sides.append(RankedSide(check, shape, m, partial(_shown, m)))
+    return RankedContest(NAME, _results, _beats, (sides[0], sides[1]))
 
 
 DECLARATION = Declaration(
