@@ -6,7 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..server.config import DATABASE_ENV, DEFAULT_HOST, DEFAULT_PORT, default_database_url
+from ..server.config import (
+    DATABASE_ENV,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    HEADER_SECONDS,
+    default_database_url,
+)
 from .parser import EXIT_USAGE
 
 GRACE = 3  # seconds open live streams get to finish when the server stops
@@ -20,6 +26,8 @@ The database is --database, else ${DATABASE_ENV}, else a SQLite file in ./data
 
 Each token may make $D100_RATE_BURST API requests at once (default 120), then
 $D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
+A request's line and headers must arrive within $D100_HEADER_SECONDS seconds
+(default {HEADER_SECONDS:g}).
 """
 
 
@@ -39,12 +47,14 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
 
     from ..server.app import create_app
-    from ..server.config import proxy_options
+    from ..server.config import header_seconds, proxy_options
+    from ..server.connection import with_header_deadline
     from ..server.guard import Limits
 
     url = args.database or default_database_url()
     try:
         limits = Limits.from_env()
+        head_seconds = header_seconds()
     except ValueError as err:
         print(f"d100: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -59,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         create_app(url, limits=limits),
         host=args.host,
         port=args.port,
+        http=with_header_deadline(head_seconds),
         timeout_graceful_shutdown=GRACE,
         log_level="info",
         **proxy_options(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,6 +14,11 @@ DEFAULT_PORT = 8100
 DATABASE_ENV = "D100_DATABASE_URL"
 DATA_DIR_ENV = "D100_DATA_DIR"
 PROXIES_ENV = "D100_TRUSTED_PROXIES"
+HEADER_SECONDS_ENV = "D100_HEADER_SECONDS"
+# A request's head (request line and headers) is a few hundred bytes: one not all in within
+# this many seconds of its first byte (of the connection, for a connection's first request)
+# is a client holding the connection open, slowloris-style.
+HEADER_SECONDS = 10.0
 
 
 def data_dir() -> Path:
@@ -41,3 +47,18 @@ def proxy_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if environ is None else environ
     proxies = env.get(PROXIES_ENV, "").strip()
     return {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}
+
+
+def header_seconds(environ: Mapping[str, str] | None = None) -> float:
+    """``D100_HEADER_SECONDS`` if set (a test shortens it), else ``HEADER_SECONDS``."""
+    env = os.environ if environ is None else environ
+    raw = env.get(HEADER_SECONDS_ENV, "").strip()
+    if not raw:
+        return HEADER_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"{HEADER_SECONDS_ENV} must be a number of seconds > 0, not {raw!r}")
+    return seconds

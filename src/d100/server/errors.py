@@ -13,6 +13,7 @@ KINDS = {
     401: "unauthorised",
     403: "forbidden",
     404: "not_found",
+    408: "too_slow",
     409: "conflict",
     413: "too_large",
     422: "bad_input",

@@ -171,8 +171,8 @@ class Guard:
         if scope["method"] in WITH_BODY:
             try:
                 body = await _read_body(receive, self.limits)
-            except ApiError as err:
-                await _answer(err, scope, receive, send)
+            except ApiError as err:  # the rest of the body, unread, would keep the connection
+                await _answer(err, scope, receive, send, {"connection": "close"})
                 return
             problem = body_problem(body)
             if problem is not None:
