@@ -106,6 +106,42 @@ def test_a_retry_with_the_same_key_gets_the_original_roll(api: Api) -> None:
         assert r.status_code == 422 and r.json()["error"]["field"] == "Idempotency-Key", bad
 
 
+def test_brp7_a_reroll_retried_with_the_same_key_gets_the_original_reroll(api: Api) -> None:
+    """A retry of a reroll whose answer was lost used to be a 409 (already rerolled), and
+    one sent after the last Luck a 422, when the reroll had been made."""
+    table, pat, alice, _ = brp(api)
+    lost = [table.roll(pat, alice, "stealth", actor={"dice": [95]}) for _ in range(3)]
+    key = {"idempotency-key": "reroll-1"}
+    path = f"/rolls/{lost[0]['seq']}/reroll"
+    first = table.req("POST", path, pat, json={"dice": [30]}, headers=key)
+    assert first.status_code == 201 and "idempotent-replayed" not in first.headers
+    retry = table.req("POST", path, pat, json={"dice": [30]}, headers=key)
+    assert retry.status_code == 201 and retry.json() == first.json(), retry.text
+    assert retry.headers["idempotent-replayed"] == "true"
+    assert [e["reroll_of"] for e in table.events(pat) if "reroll_of" in e] == [lost[0]["seq"]]
+    # Without the key the retry is refused as before; with it, other dice or another roll
+    # is another request.
+    again = table.req("POST", path, pat, json={"dice": [30]})
+    assert again.status_code == 409 and "already rerolled" in again.json()["error"]["message"]
+    other = f"/rolls/{lost[1]['seq']}/reroll"
+    for where, body in ((path, {"dice": [31]}), (path, None), (other, {"dice": [30]})):
+        r = table.req("POST", where, pat, json=body, headers=key)
+        error = r.json()["error"]
+        assert r.status_code == 422 and error["field"] == "Idempotency-Key", (where, body, r.text)
+        assert error["value"] == "reroll-1" and "different request" in error["message"]
+    # A refused reroll leaves its key unused; a roll's key is not a reroll's.
+    spent = {"idempotency-key": "spent"}
+    r = table.req("POST", f"/rolls/{first.json()['seq']}/reroll", pat, headers=spent)
+    assert r.status_code == 422 and "succeeded" in r.json()["error"]["message"]
+    assert table.req("POST", f"/rolls/{lost[1]['seq']}/reroll", pat, headers=spent).is_success
+    rolled = {"idempotency-key": "rolled"}
+    table.ok("POST", "/rolls", pat, 201, json=roll_body(alice), headers=rolled)
+    r = table.req("POST", f"/rolls/{lost[2]['seq']}/reroll", pat, headers=rolled)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "Idempotency-Key"
+    r = table.req("POST", path, pat, headers={"idempotency-key": "caf\u00e9".encode()})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "Idempotency-Key"
+
+
 def test_a_failed_request_leaves_its_key_unused(api: Api) -> None:
     table, pat, alice, _ = brp(api)
     key = {"idempotency-key": "k"}

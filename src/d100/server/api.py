@@ -27,6 +27,7 @@ from .access import (
 from .errors import ApiError, bad
 from .events import get_table
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
+from .models import Event
 from .snapshot import log_views, snapshot
 from .store import Store
 from .work import Pool
@@ -412,27 +413,49 @@ async def reroll(
     table_id: TableId,
     seq: Annotated[int, Path(ge=1, le=MAX_SEQ)],
     request: Request,
+    response: Response,
     body: bodies.Reroll | None = None,
+    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
 ) -> dict[str, Any]:
     """Spend 1 Luck to reroll a failed check you rolled (BRP7): its own provable roll, with
-    the same request, linked to the first (``rerolls``). Not for a hidden roll."""
+    the same request, linked to the first (``rerolls``). Not for a hidden roll. With an
+    ``Idempotency-Key`` a retry answers with the reroll already made, as a roll's does."""
     server, token = _server(request), _writer_token(request, table_id)
     dice = None if body is None else body.dice
+    sent = {"reroll_of": seq, "dice": dice}  # the roll it rerolls is part of the request
 
-    def plan() -> rerolls.Plan:
-        with server.store.read() as session:
-            return rerolls.plan(session, authenticate(session, table_id, token), seq)
+    def plan() -> rerolls.Plan | ApiError:
+        try:
+            with server.store.read() as session:
+                return rerolls.plan(session, authenticate(session, table_id, token), seq)
+        except ApiError as refused:
+            if idempotency_key is None:
+                raise
+            return refused  # perhaps a retry of a reroll made: its answer, else the refusal
 
-    def make(planned: rerolls.Plan, chance: dict[str, Any]) -> dict[str, Any]:
+    def make(planned: rerolls.Plan | ApiError, chance: Any) -> tuple[dict[str, Any], bool]:
         with server.store.write() as session:
             viewer = authenticate(session, table_id, token)
-            return view_event(viewer, rerolls.reroll(session, viewer, planned, chance, dice))
+
+            def act() -> Event:
+                if isinstance(planned, ApiError):
+                    raise planned
+                return rerolls.reroll(session, viewer, planned, chance, dice)
+
+            done = idempotency.once(session, viewer, idempotency_key, sent, act)
+            return view_event(viewer, done.event), done.replayed
 
     planned = await anyio.to_thread.run_sync(plan)
-    chance = calculator.cheap_odds(planned.request)
-    if chance is None:
-        chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, planned.request)
-    return await anyio.to_thread.run_sync(make, planned, chance)
+    chance = None
+    if isinstance(planned, rerolls.Plan):
+        chance = calculator.cheap_odds(planned.request)
+        if chance is None:
+            work = f"table:{table_id}"
+            chance = await server.rolling.run(work, calculator.odds_of, planned.request)
+    view, replayed = await anyio.to_thread.run_sync(make, planned, chance)
+    if replayed:
+        response.headers["idempotent-replayed"] = "true"
+    return view
 
 
 @router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
