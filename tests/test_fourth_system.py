@@ -20,7 +20,7 @@ import d100
 from d100 import REGISTRY
 from d100.advise import advise
 from d100.batch import _sides, sample
-from d100.declarations import Declaration
+from d100.declarations import Aim, Assistance, Declaration
 from d100.fields import Field, read
 from d100.system import Plan
 from tests import fourth_system
@@ -164,6 +164,46 @@ def test_the_server_plays_it(tmp_path: Path) -> None:
         finally:
             del SHEETS["percent"]
         assert rolled["result"]["level"] == "success"
+
+
+class _Helped(fourth_system.Percent):
+    """The fourth system declaring every field the table fills in from elsewhere: an
+    ability, synergies, helpers (with the fields each takes from a character) and aiming."""
+
+    declares = dataclasses.replace(
+        fourth_system.Percent.declares,  # type: ignore[attr-defined]
+        ability_field="knack",
+        synergy_field="kin_skills",
+        assistance=Assistance("backup", True, 3, None, 5, ("skill", "trade"), "+5 each"),
+        aim=Aim("steady_rounds", 5, 15, ("move",)),
+    )
+
+
+def test_the_fields_it_declares_the_table_fills_are_reserved(tmp_path: Path) -> None:
+    """The reserved fields were a list naming the three systems' own: a fourth system's
+    ability or helpers could be set by a player's roll."""
+    from fastapi.testclient import TestClient
+
+    from d100.server.app import create_app
+    from tests.server.tablehelp import SHEETS, Api
+
+    REGISTRY.register(_Helped())
+    SHEETS["percent"] = 'name = "{name}"\nsystem = "percent"\nskills = {{ climb = 45 }}\n'
+    try:
+        with TestClient(create_app(f"sqlite:///{tmp_path / 'd.db'}")) as client:
+            table = Api(client).table("percent")
+            pat = table.join("Pat")
+            cid = table.character(pat, "Ivy")
+            for name in ("knack", "kin_skills", "backup", "trade", "steady_rounds", "skill"):
+                actor = {"character_id": cid, "skill": "climb", "fields": {name: 1}}
+                r = table.req("POST", "/rolls", pat, json={"actor": actor})
+                error = r.json()["error"]
+                assert r.status_code == 422 and error["field"] == f"actor.fields.{name}", r.text
+                assert "the table sets this field itself" in error["message"]
+                assert name in error["allowed"].split(" than ")[1].split(", ")
+    finally:
+        del SHEETS["percent"]
+        REGISTRY.unregister(fourth_system.NAME)
 
 
 def test_its_declaration_is_all_it_takes() -> None:

@@ -320,3 +320,17 @@ def test_brp7_reroll_refusals(api: Api) -> None:
     broke = table.roll(pat, alice, "stealth", actor={"dice": [90]})
     r = table.req("POST", f"/rolls/{broke['seq']}/reroll", pat, json={"dice": [5]})
     assert r.status_code == 422 and "0 Luck" in r.json()["error"]["message"]
+
+
+def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
+    """From each system's declaration: the fields the table fills in from the sheet, the
+    aiming state and a called test's helpers are no player's to set."""
+    from d100.server.rolls import TABLE_FIELDS, reserved
+
+    assert reserved("brp") == TABLE_FIELDS | {"aim_rounds"}
+    assert reserved("openquest") == TABLE_FIELDS | {"assist"}
+    assert reserved("chances") == TABLE_FIELDS | {"ability", "synergy", "assisters"}
+    table, pat, alice, _ = setup(api)
+    aimed = {"character_id": alice, "skill": "stealth", "fields": {"aim_rounds": 3}}
+    r = table.req("POST", "/rolls", pat, json={"actor": aimed})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.aim_rounds"

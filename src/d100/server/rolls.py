@@ -34,24 +34,22 @@ from .gametables import active_seed
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
 
 SIDES = ("actor", "opponent")
-# Fields the table fills in itself: from the sheet, the table's rules, the aiming state and
-# the assistance attached to a called test.
-RESERVED = frozenset(
-    {
-        "system",
-        "skill",
-        "ability",
-        "synergy",
-        "dice",
-        "house_rules",
-        "assist",
-        "assisters",
-        "aim_rounds",
-        "actor",
-        "opponent",
-        "coin",
-    }
-)
+# Fields the table fills in itself at every table: the system, its house rules, the sheet's
+# skill, a contest's sides and dice (typed by hand in their own field, where checked).
+TABLE_FIELDS = frozenset({"system", "skill", "dice", "house_rules", "actor", "opponent"})
+
+
+def reserved(system: str) -> frozenset[str]:
+    """The fields a roll may not set at a table of ``system``: the table's own, and those
+    the system declares the table fills in from the sheet (ability, synergies), the aiming
+    state and the helpers attached to a called test (with what each takes from a sheet)."""
+    declares = REGISTRY.get(system).declares
+    named = {declares.ability_field, declares.synergy_field}
+    if declares.aim is not None:
+        named.add(declares.aim.field)
+    if (helped := declares.assistance) is not None:
+        named |= {helped.field, *helped.helper_fields}
+    return TABLE_FIELDS | {name for name in named if name is not None}
 
 
 @dataclass(frozen=True)
@@ -192,12 +190,13 @@ def side_request(
     list them."""
     if not skill:
         raise bad(f"{where}.skill", skill, "a skill on the character's sheet", "required")
+    table_sets = reserved(table.system)
     for key in fields:
-        if key in RESERVED:
+        if key in table_sets:
             raise bad(
                 f"{where}.fields.{key}",
                 fields[key],
-                "check fields other than " + ", ".join(sorted(RESERVED)),
+                "check fields other than " + ", ".join(sorted(table_sets)),
                 "the table sets this field itself",
             )
     sheet = characters.sheet_of(row)
