@@ -173,6 +173,39 @@ def test_names_are_unique_per_table_in_any_case(api: Api) -> None:
     table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": sheet(name="ALICE")})
 
 
+def test_lookalike_names_clash_and_only_the_gm_wears_the_gm_tag(api: Api) -> None:
+    """Names compare by what they look like: "\u0410lice" (a Cyrillic A) beside "Alice" passed
+    the check, and so did a player calling themselves "Gina (GM)"."""
+    table = api.table("brp")  # the GM is Gina
+    pat = table.join("Alice")
+    lookalikes = ("\u0410lice", "\u0391LICE", "Alice ", "ALICE", "\uff21lice", "G\u0456na",
+                  "\u0430\u04cf\u0456\u0441\u0435")  # Cyrillic, Greek, fullwidth letters
+    for lookalike in lookalikes:
+        r = api.client.post("/api/join", json={"invite": table.invite, "name": lookalike})
+        error = r.json()["error"]
+        assert r.status_code == 409 and error["field"] == "name", (lookalike, r.text)
+        assert error["value"] == " ".join(lookalike.split()), lookalike
+        assert "'Alice'" in error["message"] or "'Gina'" in error["message"], error
+    claims = ("Gina (GM)", "GM", "gm Sam", "Sam [G\u041c]", "Sam, game master", "Sam \uff27\uff2d")
+    for claim in claims:
+        r = api.client.post("/api/join", json={"invite": table.invite, "name": claim})
+        error = r.json()["error"]
+        assert r.status_code == 422 and error["field"] == "name", (claim, r.text)
+        assert error["value"] == claim and "GM" in error["message"], error
+    for fine in ("Gmork", "Sigma", "Alicia", "Al"):  # unlike every name taken, no tag
+        api.client.post("/api/join", json={"invite": table.invite, "name": fine}).raise_for_status()
+    api.client.cookies.clear()
+    sheet = SHEETS["brp"].format
+    table.character(pat, "Orc Chief")
+    clash = table.req("POST", "/characters", pat, json={"sheet": sheet(name="\u041erc  chief")})
+    error = clash.json()["error"]
+    assert clash.status_code == 409 and error["field"] == "sheet.name", clash.text
+    assert "'Orc Chief'" in error["message"]
+    r = table.req("POST", "/characters", pat, json={"sheet": sheet(name="Orc (GM)")})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "sheet.name", r.text
+    table.ok("POST", "/characters", table.gm, 201, json={"sheet": sheet(name="Orc (GM)")})
+
+
 def test_a_member_gets_their_own_link_back(api: Api) -> None:
     table = api.table("brp")
     pat = table.join("Pat")

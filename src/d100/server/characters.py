@@ -17,7 +17,7 @@ from ..systems import REGISTRY
 from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
-from .gametables import NAME_LIMIT, text_field, unique_name
+from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
 from .models import Call, CallTarget, Character, GameTable, Member
 from .store import count_of
 from .tokens import new_id, now
@@ -166,7 +166,7 @@ def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None
         if member is None or member.table_id != table.id or member.revoked:
             raise not_found("member_id", owner, "member")
     character = sent.character
-    _unique(session, table, character.name, None)
+    _unique(session, table, viewer, character.name, None)
     if count_of(session, Character, Character.member_id == owner) >= MAX_CHARACTERS:
         raise conflict(
             "member_id",
@@ -195,7 +195,7 @@ def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) ->
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "edit this character")
-    _unique(session, table, sent.character.name, row.id)
+    _unique(session, table, viewer, sent.character.name, row.id)
     before = sheet_of(row)
     row.sheet, row.name = sent.text, sent.character.name
     _announce(session, table, viewer, row, "edited", changes(before, sent.character))
@@ -221,7 +221,11 @@ def delete(session: Session, viewer: Viewer, character_id: str) -> Character:
     return row
 
 
-def _unique(session: Session, table: GameTable, name: str, keep: str | None) -> None:
+def _unique(
+    session: Session, table: GameTable, viewer: Viewer, name: str, keep: str | None
+) -> None:
+    if not viewer.is_gm:  # the GM names NPCs as they like
+        not_the_gm_s("sheet.name", name)
     others = session.scalars(
         select(Character.name).where(Character.table_id == table.id, Character.id != keep)
     ).all()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,16 +50,57 @@ def text_field(field: str, value: str, limit: int) -> str:
     return cleaned
 
 
+# Letters of other scripts that look like Latin ones (after casefolding), so "\u0410lice" with a
+# Cyrillic A reads as "Alice" in the log: the common ones of Cyrillic and Greek.
+CYRILLIC = (
+    "\u0430\u0432\u0435\u0456\u0458\u043a\u04cf\u043c\u043d\u043e"
+    "\u0440\u0441\u0455\u0442\u0443\u0445\u0501\u051b\u051d",
+    "abeijklmhopcstyxdqw",
+)
+# By the capital's look where it differs from the small letter's (N, Y): names start with one.
+GREEK = (
+    "\u03b1\u03b2\u03b5\u03b6\u03b7\u03b9\u03ba\u03bc\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u03f2",
+    "abezhikmnoptyxc",
+)
+HOMOGLYPHS = str.maketrans(CYRILLIC[0] + GREEK[0], CYRILLIC[1] + GREEK[1])
+# The GM's role by name, which no player's name (or their character's) may claim.
+ROLE_TAGS = (("gm",), ("game", "master"), ("gamemaster",))
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: compatibility forms folded (fullwidth letters), any case,
+    runs of whitespace as one space, lookalike letters of other scripts as Latin."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(HOMOGLYPHS)
+    return " ".join(folded.split())
+
+
 def unique_name(field: str, name: str, taken: Sequence[str], what: str) -> None:
-    """Names say who rolled: two people (or two characters) at a table never share one, in
-    any mix of capitals."""
-    if name.casefold() in {t.casefold() for t in taken}:
+    """Names say who rolled: two people (or two characters) at a table never share one, nor
+    two that look alike (in any mix of capitals, spacing or lookalike letters)."""
+    mine = skeleton(name)
+    clash = next((t for t in taken if skeleton(t) == mine), None)
+    if clash is not None:
+        looks = "is" if clash == name else f"looks like {clash!r}, which is"
         raise conflict(
             field,
             name,
-            f"a name no other {what} at this table has",
-            f"{name!r} is taken at this table: choose another name",
+            f"a name no other {what} at this table has, nor one that looks like it",
+            f"{name!r} {looks} taken at this table: choose another name",
         )
+
+
+def not_the_gm_s(field: str, name: str) -> None:
+    """A player's name never wears the GM's tag ("Sam (GM)", "GM"): it would pass them off
+    as the GM in the log."""
+    words = tuple(re.findall(r"[^\W_]+", skeleton(name)))
+    for tag in ROLE_TAGS:
+        if any(words[i : i + len(tag)] == tag for i in range(len(words))):
+            raise bad(
+                field,
+                name,
+                "a name without GM, game master or the like: only the GM is the GM",
+                f"{name!r} claims to be the GM",
+            )
 
 
 def house_rules_of(system: str, rules: dict[str, Any]) -> dict[str, Any]:
@@ -123,6 +166,7 @@ def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
     table = lock_table(session, table_id)
     name = text_field("name", name, NAME_LIMIT)
     taken = session.scalars(select(Member.name).where(Member.table_id == table.id)).all()
+    not_the_gm_s("name", name)
     unique_name("name", name, taken, "person")
     token = new_token()
     member = _member(table, PLAYER, name, token)
