@@ -1,4 +1,5 @@
-"""Test helpers: a naive enumerator over every dice outcome, run through the public API."""
+"""Test helpers: a naive enumerator over every dice outcome, run through the public API, and
+requests more than one test needs."""
 
 from __future__ import annotations
 
@@ -8,6 +9,16 @@ from typing import Any
 
 import d100
 from d100.results import CheckResult
+
+# BRP's dearest request, a chain of a hundred Luck rerolls of two bonus dice rolled by tens:
+# once seconds per odds call and minutes per chart (the work budget and the cost tests).
+EXPENSIVE = {
+    "system": "brp",
+    "skill": 1,
+    "bonus_dice": 2,
+    "luck_rerolls": 100,
+    "house_rules": {"bonus_dice_method": "tens"},
+}
 
 
 class _More(Exception):

@@ -18,14 +18,7 @@ from d100 import tallies
 from d100.errors import TooMuchWork
 from d100.machine import Repeat, final_weights
 from d100.systems.common import Roll
-
-EXPENSIVE = {
-    "system": "brp",
-    "skill": 1,
-    "bonus_dice": 2,
-    "luck_rerolls": 100,
-    "house_rules": {"bonus_dice_method": "tens"},
-}
+from tests.helpers import EXPENSIVE
 
 
 def test_brp7_a_long_reroll_chain_answers_at_once() -> None:

@@ -423,10 +423,12 @@ SHEETS = {
 }
 
 
-@pytest.mark.parametrize("system", ["openquest", "chances"])
-def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, system: str) -> None:
-    """The same page serves every system: its target field (difficulty or risk, CH2) and
-    options come from the system, a call without a risk takes the system's usual one."""
+def tap_through(
+    browser: Any, base: str, system: str, sheet: str, skill: str, target: str, difficulty: str = ""
+) -> None:
+    """On a phone: a table of ``system`` opened from the home page, Ada from ``sheet``, a
+    test of ``skill`` called for her (at ``difficulty``) and answered by tapping, then rolled
+    again from her chip. The target field's label must be the system's ``target``."""
     from playwright.sync_api import expect
 
     context = browser.new_context(viewport=PHONE)
@@ -440,11 +442,9 @@ def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, sys
         page.get_by_role("button", name="Open the table").click()
         page.get_by_role("link", name="Go to the table").click()
         wired(page)
-        add_character(page, "Ada", SHEETS[system])
-        skill = next(iter(SHEETS[system].split("skills = {{ ")[1].split(" ")))
-        target = "Risk" if system == "chances" else "Difficulty"
+        add_character(page, "Ada", sheet)
         expect(page.locator("#call-difficulty-label")).to_have_text(target)
-        call_test(page, skill, ["Ada"])
+        call_test(page, skill, ["Ada"], difficulty=difficulty)
         expect(page.get_by_role("button", name=f"Roll {skill} for Ada")).to_be_visible()
         page.get_by_role("button", name=f"Roll {skill} for Ada").click()
         expect(page.locator("#calls .card")).to_contain_text(skill)
@@ -458,6 +458,15 @@ def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, sys
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("system", ["openquest", "chances"])
+def test_the_other_systems_call_and_roll_by_tapping(base: str, browser: Any, system: str) -> None:
+    """The same page serves every system: its target field (difficulty or risk, CH2) and
+    options come from the system, a call without a risk takes the system's usual one."""
+    skill = next(iter(SHEETS[system].split("skills = {{ ")[1].split(" ")))
+    target = "Risk" if system == "chances" else "Difficulty"
+    tap_through(browser, base, system, SHEETS[system], skill, target)
 
 
 def test_the_odds_page_needs_no_sign_in(base: str, browser: Any) -> None:

@@ -17,6 +17,7 @@ import pytest
 from d100.server.app import create_app
 from d100.server.guard import Limits
 from tests.conftest import FIGURES
+from tests.helpers import EXPENSIVE
 
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
@@ -25,13 +26,6 @@ from .test_access_matrix import serve_in_thread
 # Measured against the same requests before the burst, so a busy machine (a slow fsync) is
 # not counted against the server.
 BOUND = 1.0
-EXPENSIVE = {
-    "system": "brp",
-    "skill": 1,
-    "bonus_dice": 2,
-    "luck_rerolls": 100,
-    "house_rules": {"bonus_dice_method": "tens"},
-}
 LUCKY = """name = "{name}"
 system = "brp"
 luck = {{ current = 100, maximum = 100 }}
@@ -60,7 +54,7 @@ def table(client: httpx.Client, name: str, **extra: Any) -> tuple[str, str, str]
 
 def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_property: Any) -> None:
     with httpx.Client(base_url=base, timeout=60) as client:
-        rules = {"house_rules": {"bonus_dice_method": "tens"}}
+        rules = {"house_rules": EXPENSIVE["house_rules"]}
         hot, hot_gm, hot_character = table(client, "Greedy", **rules)
         calm, calm_gm, calm_character = table(client, "Calm")
         calm_roll = {"actor": {"character_id": calm_character, "skill": "stealth"}}
@@ -109,7 +103,7 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
             "actor": {
                 "character_id": hot_character,
                 "skill": "stealth",
-                "fields": {"bonus_dice": 2, "luck_rerolls": 100},
+                "fields": {k: EXPENSIVE[k] for k in ("bonus_dice", "luck_rerolls")},
             }
         }
         attacks = (
