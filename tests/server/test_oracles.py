@@ -4,8 +4,6 @@ skill is on its sheet (else guesses, a prefix at a time, spell out the NPC's ski
 
 from __future__ import annotations
 
-import pytest
-
 from .tablehelp import Api, Table
 
 GHOUL = """name = "Ghoul"
@@ -64,12 +62,6 @@ def test_brp6_a_refused_contest_roll_tells_nothing_of_the_npc_s_skill_names(api:
         assert len(fields) == 1, {g: r.text[:160] for g, r in answers.items()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a called test is a public event and in every member's state whatever its mode: a "
-    "`gm` call on the GM's own character shows every player a skill on its sheet, the "
-    "difficulty and the hazard the GM is secretly checking, and a `cancel` event repeats them",
-)
 def test_a_secret_call_on_the_gm_s_character_tells_players_none_of_it(api: Api) -> None:
     table, pat, _, ghoul = _table(api)
     hazard = "the ghoul smells the intruders"

@@ -24,8 +24,9 @@ HELP = """\
 Check a table's log, exported from the table page (or GET /api/tables/ID/log.jsonl): every
 roll made with a server seed the log reveals is recomputed and compared. Rolls whose seed is
 not revealed yet are listed as not yet verifiable (the GM reveals it with "Reveal and
-rotate"); rolls this export does not show (blind, or another's gm or self roll) are
-listed as hidden, and their seeds and nonces are still checked: each nonce once, in order.
+rotate"); rolls this export does not show (blind, or another's gm or self roll, or a
+called contest against a side whose sheet its viewer may not read) are listed as hidden,
+and their seeds and nonces are still checked: each nonce once, in order.
 
 exit status: 0 every verifiable roll verifies, 1 a roll or seed does not, 2 unreadable log
 (or not a d100 log: empty, or not a table's events from its opening).
@@ -309,6 +310,11 @@ def _check(
         )
     if entry.get("kind") == HIDDEN_KIND:
         return HIDDEN, "not shown to this viewer: its seed and nonce are checked in order"
+    if "withheld" in entry:  # a contest against a side whose sheet this viewer may not read
+        return HIDDEN, (
+            f"its {entry['withheld']}'s side is not shown to this viewer (the GM's export has "
+            "it): its seed and nonce are checked in order"
+        )
     seed_id, client_seed, nonce = (provable.get(k) for k in ("seed_id", "client_seed", "nonce"))
     if not (isinstance(seed_id, str) and isinstance(client_seed, str) and isinstance(nonce, int)):
         raise D100Error(

@@ -144,6 +144,73 @@ def sheet_readers_see(
     return all(sees_result(visibility, roller_id, who, gm) for who, gm in readers)
 
 
+def audience(session: Session, visibility: str, character_ids: Sequence[str]) -> list[str] | None:
+    """Who sees a called test, besides the GMs who see every call: everyone when it is public
+    (None), else the players of the characters it names (to roll it, help with it or face it),
+    kept with the call and with each event about it."""
+    if visibility == "public":
+        return None
+    owners = session.scalars(select(Character.member_id).where(Character.id.in_(character_ids)))
+    return sorted(set(owners))
+
+
+def in_audience(viewer: Viewer, members: Sequence[str] | None) -> bool:
+    return members is None or viewer.is_gm or viewer.member_id in members
+
+
+def reads_sheet(viewer: Viewer, character: dict[str, Any]) -> bool:
+    """Whether the viewer reads the sheet of a character as events show it (its public view):
+    its player and the GMs do."""
+    return viewer.is_gm or character.get("member_id") == viewer.member_id
+
+
+def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
+    """A called test as this viewer may see it (``flow.call_view``, once they are in its
+    audience): the opponent the GM chose for a contest is named, its skill and options only
+    for whoever reads its sheet."""
+    opponent = call.get("opponent")
+    if opponent is None or reads_sheet(viewer, opponent["character"]):
+        return call
+    return call | {"opponent": {"character": opponent["character"]}}
+
+
+def _withheld_opponent(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:
+    """A contest against the side a GM's call chose, for a viewer who may not read that side's
+    sheet: its level words only. Its skill, target, dice and the odds would tell its skill; the
+    request that resolved it goes too, so ``d100 verify`` lists the roll as not checkable
+    here (``withheld``) and checks its seed and nonce in order."""
+    result = view.get("result")
+    out = {k: v for k, v in view.items() if k not in ("opponent_skill", "odds", "percent")}
+    out["request"] = {k: v for k, v in view["request"].items() if k != "opponent"}
+    out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
+    out["withheld"] = "opponent"
+    if isinstance(result, dict):
+        out["result"] = {
+            "system": result["system"],
+            "winner": result["winner"],
+            "actor": result["actor"],
+            "opponent": {k: result["opponent"][k] for k in ("level", "success")},
+        }
+    return out
+
+
+def _for_viewer(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:
+    """What an event this viewer sees still keeps from them: an opponent a GM's call chose."""
+    call = view.get("call")
+    if not isinstance(call, dict) or "opponent" not in call:
+        return view
+    if "opponent_skill" in view:  # the contest rolled
+        return view if reads_sheet(viewer, view["opponent"]) else _withheld_opponent(viewer, view)
+    return view | {"call": view_call(viewer, call)}
+
+
+def sees_event(viewer: Viewer, event: Event) -> bool:
+    """A called test's events are seen by its audience; any other, by its roll mode."""
+    if event.audience is not None:
+        return in_audience(viewer, event.audience)
+    return sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm)
+
+
 def view_event(viewer: Viewer, event: Event) -> dict[str, Any]:
     """The event as this viewer may see it. One they may not see at all is a stub: its number
     (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
@@ -156,10 +223,11 @@ def view_event(viewer: Viewer, event: Event) -> dict[str, Any]:
         "at": event.created_at,
         **event.data,
     }
-    if sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm):
-        return full
+    if sees_event(viewer, event):
+        return _for_viewer(viewer, full)
     if event.visibility == "blind" and event.actor_id == viewer.member_id:
-        return {k: v for k, v in full.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
+        seen = {k: v for k, v in full.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
+        return _for_viewer(viewer, seen)
     stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
     provable = event.data.get("provable")
     if isinstance(provable, dict):

@@ -22,6 +22,7 @@ from .access import (
     cookie_name,
     require_editor,
     require_origin,
+    view_call,
     view_event,
 )
 from .errors import ApiError, bad
@@ -338,7 +339,7 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
             return asked, luck, get_table(session, table_id).system
 
     asked, luck, system = await anyio.to_thread.run_sync(prepare)
-    contest = spec.opponent is not None
+    contest = "opponent" in asked  # a called contest's opponent is the call's
     args = (asked, luck, contest, system)
     out = await server.previewing.run(f"table:{table_id}", calculator.preview, *args)
     return out | {"percent": calculator.percents(out["odds"])}
@@ -469,15 +470,16 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.hazard,
             body.character_ids,
             body.visibility,
+            None if body.opponent is None else body.opponent.spec(),
         )
-        return flow.call_view(session, call)
+        return view_call(viewer, flow.call_view(session, call))
 
 
 @router.post("/api/tables/{table_id}/calls/{call_id}/cancel", tags=["flow"])
 def cancel_call(table_id: TableId, call_id: str, request: Request) -> dict[str, Any]:
     """Withdraw a called test (GM): its pending tests become ``cancelled``."""
     with _acting(request, table_id) as (session, viewer):
-        return flow.call_view(session, flow.cancel(session, viewer, call_id))
+        return view_call(viewer, flow.call_view(session, flow.cancel(session, viewer, call_id)))
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])

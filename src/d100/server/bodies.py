@@ -104,12 +104,25 @@ class Reroll(Body):
     dice: list[int] | None = Field(default=None, max_length=100)
 
 
+class CalledOpponent(Body):
+    """The side a called contest is against, chosen by the GM: the called player rolls
+    against it without naming (or knowing) its skill."""
+
+    character_id: Id
+    skill: Name
+    fields: Options = Field(default_factory=dict)
+
+    def spec(self) -> Side:
+        return Side(self.character_id, self.skill, fields=self.fields)
+
+
 class CallTest(Body):
     skill: Name
     fields: Options = Field(default_factory=dict)
     hazard: Annotated[str, Field(max_length=500), Printable] = ""
     character_ids: list[Id] = Field(min_length=1, max_length=50)
     visibility: Text = "public"
+    opponent: CalledOpponent | None = None
 
 
 class Assist(Body):

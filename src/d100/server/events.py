@@ -67,10 +67,12 @@ def append(
     visibility: str = "public",
     actor_id: str | None = None,
     flush: bool = True,
+    audience: list[str] | None = None,
 ) -> Event:
     """The next event of ``table``, written now (``flush``) or with the rest of the
     transaction's rows at its commit (a caller that queries nothing more before it commits
-    saves one flush; the event is committed, or not, with the transaction all the same)."""
+    saves one flush; the event is committed, or not, with the transaction all the same).
+    ``audience``: the players who see an event about a called test that is not public."""
     table.last_seq += 1
     event = Event(
         table_id=table.id,
@@ -80,6 +82,7 @@ def append(
         actor_id=actor_id,
         data=data,
         created_at=now(),
+        audience=audience,
     )
     session.add(event)
     if flush:

@@ -5,6 +5,7 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from sqlalchemy import select
@@ -13,7 +14,15 @@ from sqlalchemy.orm import Session
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import characters
-from .access import Viewer, require_editor, require_gm
+from .access import (
+    Viewer,
+    audience,
+    in_audience,
+    require_editor,
+    require_gm,
+    sheet_readers_see,
+    view_call,
+)
 from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallTarget, Character, GameTable
@@ -32,8 +41,11 @@ def call_test(
     hazard: str,
     character_ids: list[str],
     visibility: str,
+    opponent: Side | None = None,
 ) -> Call:
-    """The GM asks for a test; the hazard for failure is declared before anyone rolls (OQ12)."""
+    """The GM asks for a test; the hazard for failure is declared before anyone rolls (OQ12).
+    With an ``opponent`` it is a contest against the side the GM chose (an NPC's, whose
+    skill the players need not know)."""
     require_gm(viewer, "call for a test")
     table = lock_table(session, viewer.table_id)
     if not character_ids or len(set(character_ids)) != len(character_ids):
@@ -45,10 +57,14 @@ def call_test(
         )
     if len(hazard) > HAZARD_LIMIT:
         raise bad("hazard", hazard[:40] + "...", f"at most {HAZARD_LIMIT} characters", "too long")
-    names = []
+    names, against = [], []
     for character_id in character_ids:  # each must be able to roll it as called
-        spec = RollSpec(Side(character_id, skill, fields=fields), visibility=visibility)
-        names.append(prepare(session, table, spec, viewer).skills[0])
+        spec = RollSpec(Side(character_id, skill, fields=fields), opponent, visibility)
+        prepared = prepare(session, table, spec, viewer)
+        names.append(prepared.skills[0])
+        if opponent is not None:
+            _faced(session, visibility, opponent, prepared.rows)
+            against.append(prepared.skills[1])
     if len(set(names)) > 1:
         raise bad(
             "skill",
@@ -56,6 +72,16 @@ def call_test(
             "a name (or its start) that means the same skill on every sheet",
             f"{skill!r} means {', '.join(sorted(set(names)))}: type more of the name",
         )
+    faced = {
+        "opponent": None
+        if opponent is None
+        else {
+            "character_id": opponent.character_id,
+            "skill": against[0],
+            "fields": dict(opponent.fields),
+        }
+    }
+    everyone = [*character_ids, *([] if opponent is None else [opponent.character_id])]
     call = Call(
         id=new_id(),
         table_id=table.id,
@@ -64,6 +90,8 @@ def call_test(
         hazard=hazard.strip(),
         visibility=visibility,
         created_at=now(),
+        audience=audience(session, visibility, everyone),
+        **faced,
     )
     session.add(call)
     session.flush()
@@ -78,13 +106,36 @@ def call_test(
             )
         )
     session.flush()
-    append(session, table, "call", {"call": call_view(session, call)}, actor_id=viewer.member_id)
+    view = {"call": call_view(session, call)}
+    append(session, table, "call", view, actor_id=viewer.member_id, audience=call.audience)
     return call
+
+
+def _faced(session: Session, visibility: str, opponent: Side, rows: list[Character]) -> None:
+    """A called contest is rolled by the called character's player: refused now, not then,
+    if its mode would hide the result from a reader of the opponent's sheet (their player or
+    the GM), or if a character is called to face themselves."""
+    actor, faced = rows
+    if actor.id == faced.id:
+        raise bad(
+            "opponent.character_id",
+            opponent.character_id,
+            "a character other than those called",
+            "a character cannot contest themselves",
+        )
+    if not sheet_readers_see(session, visibility, actor.member_id, faced):
+        raise bad(
+            "visibility",
+            visibility,
+            "a mode in which the opponent's player and the GM see the result",
+            f"{actor.name}'s player rolls it, and a {visibility} roll would hide it from "
+            f"{faced.name}'s readers",
+        )
 
 
 def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
     table = lock_table(session, viewer.table_id)
-    target, call, row = _pending(session, table, target_id)
+    target, call, row = _pending(session, table, viewer, target_id)
     require_editor(viewer, row, "decline this test")
     target.status = "declined"
     append(
@@ -98,6 +149,7 @@ def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
             "skill": call.skill,
         },
         actor_id=viewer.member_id,
+        audience=call.audience,
     )
     return target
 
@@ -120,7 +172,8 @@ def cancel(session: Session, viewer: Viewer, call_id: str) -> Call:
     for target in waiting:
         target.status = "cancelled"
     session.flush()
-    append(session, table, "cancel", {"call": call_view(session, call)}, actor_id=viewer.member_id)
+    view = {"call": call_view(session, call)}
+    append(session, table, "cancel", view, actor_id=viewer.member_id, audience=call.audience)
     return call
 
 
@@ -139,7 +192,7 @@ def assist(
             "a test at a table whose rules have assistance",
             f"{system.title} has no assistance rule",
         )
-    target, call, helped = _pending(session, table, target_id)
+    target, call, helped = _pending(session, table, viewer, target_id)
     helper = characters.load(session, table.id, character_id)
     require_editor(viewer, helper, "offer this character's help")
     if helper.id == helped.id:
@@ -171,6 +224,9 @@ def assist(
             "this test already has all the help it may take",
         )
     target.assists = [*target.assists, {"character_id": helper.id, "skill": skill}]
+    if call.audience is not None and helper.member_id not in call.audience:
+        # The GM may attach anyone's character: its player must see what they help with.
+        call.audience = sorted([*call.audience, helper.member_id])
     append(
         session,
         table,
@@ -183,6 +239,7 @@ def assist(
             "skill": skill,
         },
         actor_id=viewer.member_id,
+        audience=call.audience,
     )
     return target
 
@@ -247,14 +304,13 @@ def rest(session: Session, viewer: Viewer, ready: dict[str, tuple[str, str]]) ->
     return rows
 
 
-def recent_calls(session: Session, table_id: str) -> list[dict[str, Any]]:
+def recent_calls(session: Session, viewer: Viewer) -> list[dict[str, Any]]:
+    """The last calls this viewer is in the audience of, as they may see them."""
     calls = session.scalars(
-        select(Call)
-        .where(Call.table_id == table_id)
-        .order_by(Call.created_at.desc())
-        .limit(RECENT_CALLS)
-    ).all()
-    return [call_view(session, c) for c in calls]
+        select(Call).where(Call.table_id == viewer.table_id).order_by(Call.created_at.desc())
+    )
+    seen = islice((c for c in calls if in_audience(viewer, c.audience)), RECENT_CALLS)
+    return [view_call(viewer, call_view(session, c)) for c in seen]
 
 
 def call_view(session: Session, call: Call) -> dict[str, Any]:
@@ -269,6 +325,16 @@ def call_view(session: Session, call: Call) -> dict[str, Any]:
         "visibility": call.visibility,
         "at": call.created_at,
         "targets": [_target_view(session, t) for t in targets],
+        "opponent": None if call.opponent is None else _opponent_view(session, call.opponent),
+    }
+
+
+def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]:
+    row = session.get_one(Character, opponent["character_id"])
+    return {
+        "character": characters.public_view(row),
+        "skill": opponent["skill"],
+        "fields": opponent["fields"],
     }
 
 
@@ -287,7 +353,7 @@ def _target_view(session: Session, target: CallTarget) -> dict[str, Any]:
 
 
 def _pending(
-    session: Session, table: GameTable, target_id: str
+    session: Session, table: GameTable, viewer: Viewer, target_id: str
 ) -> tuple[CallTarget, Call, Character]:
-    target, call = pending_target(session, table, target_id)
+    target, call = pending_target(session, table, viewer, target_id)
     return target, call, session.get_one(Character, target.character_id)

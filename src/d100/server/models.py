@@ -110,6 +110,8 @@ class Event(Base):
     actor_id: Mapped[str | None] = mapped_column(ID, nullable=True)
     data: Mapped[dict[str, Any]]
     created_at: Mapped[str] = mapped_column(String(40))
+    # The players who see it besides the GMs (access.sees_event); None: ``visibility`` decides.
+    audience: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True, default=None)
 
 
 class Call(Base):
@@ -124,6 +126,9 @@ class Call(Base):
     hazard: Mapped[str] = mapped_column(Text)
     visibility: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[str] = mapped_column(String(40))
+    audience: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True, default=None)
+    # A called contest: {"character_id", "skill", "fields"}, the side the GM chose.
+    opponent: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True, default=None)
 
 
 class CallTarget(Base):

@@ -5,7 +5,7 @@ drawn die comes from the table's provable-dice session (``d100.provable``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -21,6 +21,7 @@ from . import characters
 from .access import (
     VISIBILITIES,
     Viewer,
+    in_audience,
     may_edit,
     require_editor,
     require_gm,
@@ -85,6 +86,7 @@ class Prepared:
     skills: list[str]
     target: CallTarget | None
     call: Call | None
+    spec: RollSpec  # as asked, with the opponent a GM's call chose for a called contest
 
 
 def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) -> Prepared:
@@ -95,14 +97,20 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         raise bad(
             "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
         )
-    if spec.opponent is not None and spec.target_id is not None:
+    target, call = _target(session, table, spec, viewer)
+    if spec.opponent is not None and call is not None:
         raise bad(
             "opponent",
             "a contest",
             "no opponent when answering a called test",
-            "a called test is a check",
+            "the GM chose this contest's opponent"
+            if call.opponent is not None
+            else "a called test is a check",
         )
-    target, call = _target(session, table, spec)
+    if call is not None and call.opponent is not None:
+        chosen = call.opponent
+        opponent = Side(chosen["character_id"], chosen["skill"], None, chosen["fields"])
+        spec = replace(spec, opponent=opponent)
     if call is not None and spec.visibility not in ("public", call.visibility):
         # Silently rolling it in the call's mode would show a roll its roller asked to hide.
         raise bad(
@@ -118,22 +126,32 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
         editor = may_edit(viewer, row)
+        called = call if name == "actor" else None  # the GM's call for the roller's side
+        # An opponent the GM's call chose has the GM's options, and whether its readers see
+        # the roll is checked in the call's mode (_hideable, and when it was called).
         if name == "actor":
             require_editor(viewer, row, "roll or preview odds for this character")
-        elif side.fields or side.dice is not None or side.aimed:  # the other's resources
-            require_editor(viewer, row, "choose the opponent's options")
-        elif not editor:
+        elif call is None and (side.fields or side.dice is not None or side.aimed):
+            require_editor(viewer, row, "choose the opponent's options")  # the other's resources
+        elif call is None and not editor:
             _seen_by_readers(session, viewer, spec.visibility, row)
-        skill = call.skill if call is not None else side.skill
-        if call is not None:
-            _players_part(table, call, side.fields)
+        skill = side.skill if called is None else called.skill
+        if called is not None:
+            _players_part(table, called, side.fields)
         # Past _players_part only the player's own Luck differs from the call: theirs to spend.
-        fields = {**(call.fields if call is not None else {}), **side.fields}
+        fields = {**({} if called is None else called.fields), **side.fields}
         try:
             skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
         except ApiError as err:
             if editor:
                 raise
+            if call is not None:  # the sheet changed since the GM's call: say nothing of it
+                raise conflict(
+                    "target_id",
+                    spec.target_id,
+                    "a call that still fits every sheet in it",
+                    f"{row.name}'s sheet changed since the call: ask the GM to call it again",
+                ) from None
             unreadable, skill_name, part = err, "", {"skill": 0}  # told after the rest
         if side.aimed:
             aim = REGISTRY.get(table.system).declares.aim
@@ -145,13 +163,13 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
                     "this table does not aim",
                 )
             part[aim.field] = row.aim_rounds
-        if target is not None:
+        if target is not None and name == "actor":
             part |= _assistance(session, table, target)
         rows.append(row)
         skills.append(skill_name)
         parts.append(part)
     request: dict[str, Any] = {"system": table.system}
-    request |= parts[0] if spec.opponent is None else {"actor": parts[0], "opponent": parts[1]}
+    request |= parts[0] if len(parts) == 1 else {"actor": parts[0], "opponent": parts[1]}
     if table.house_rules:
         request["house_rules"] = table.house_rules
     try:
@@ -160,7 +178,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         raise invalid(err) from None
     if unreadable is not None:
         raise unreadable
-    return Prepared(request, parsed, rows, skills, target, call)
+    return Prepared(request, parsed, rows, skills, target, call, spec)
 
 
 def _seen_by_readers(session: Session, viewer: Viewer, visibility: str, row: Character) -> None:
@@ -258,6 +276,8 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str,
         row = characters.load(session, table.id, opponent, "opponent.character_id")
         require_editor(viewer, row, "preview odds against this character (its odds tell its skill)")
     prepared = prepare(session, table, spec, viewer)
+    if len(prepared.rows) > 1:  # a called contest: the opponent is the one the GM chose
+        require_editor(viewer, prepared.rows[1], "preview odds against this character")
     luck = characters.sheet_of(prepared.rows[0]).luck
     return prepared.request, None if luck is None else luck.current
 
@@ -273,6 +293,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     the roll is refused, to be asked again."""
     table = lock_table(session, viewer.table_id)
     prepared = prepare(session, table, spec, viewer)
+    spec = prepared.spec
     if planned is None or planned.request != prepared.request:
         raise conflict(
             "request",
@@ -333,6 +354,8 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             "target_id": prepared.target.id,
             "hazard": prepared.call.hazard,
         }
+        if prepared.call.opponent is not None:  # the GM's side: access.view_event keeps it
+            data["call"]["opponent"] = data["opponent"]
     event = append(
         session,
         table,
@@ -418,11 +441,11 @@ def unblind(session: Session, viewer: Viewer, seq: int) -> Event:
 
 
 def _target(
-    session: Session, table: GameTable, spec: RollSpec
+    session: Session, table: GameTable, spec: RollSpec, viewer: Viewer
 ) -> tuple[CallTarget | None, Call | None]:
     if spec.target_id is None:
         return None, None
-    target, call = pending_target(session, table, spec.target_id)
+    target, call = pending_target(session, table, viewer, spec.target_id)
     if target.character_id != spec.actor.character_id:
         raise bad(
             "actor.character_id",
@@ -433,11 +456,19 @@ def _target(
     return target, call
 
 
-def pending_target(session: Session, table: GameTable, target_id: str) -> tuple[CallTarget, Call]:
-    """A called test still waiting for this character's roll or refusal."""
+def pending_target(
+    session: Session, table: GameTable, viewer: Viewer, target_id: str
+) -> tuple[CallTarget, Call]:
+    """A called test still waiting for this character's roll or refusal. One the viewer may
+    not see is answered as one that does not exist, before its state is told."""
     target = session.get(CallTarget, target_id)
     call = None if target is None else session.get(Call, target.call_id)
-    if target is None or call is None or call.table_id != table.id:
+    if (
+        target is None
+        or call is None
+        or call.table_id != table.id
+        or not in_audience(viewer, call.audience)
+    ):
         raise not_found("target_id", target_id, "called test")
     if target.status != "pending":
         raise conflict(

@@ -31,7 +31,7 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
         "me": member_view(me),
         "members": [member_view(m) for m in members],
         "characters": characters.visible(session, viewer),
-        "calls": flow.recent_calls(session, table.id),
+        "calls": flow.recent_calls(session, viewer),
         "seeds": [seed_view(s) for s in seeds],
     }
 
