@@ -75,6 +75,22 @@ def test_each_stream_sees_only_what_its_token_may(base: str, table: Table) -> No
         assert seq == public["seq"]
 
 
+def test_a_secret_call_reaches_a_member_outside_it_as_a_stub(base: str, table: Table) -> None:
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")
+    start = table.ok("GET", "", table.gm)["table"]["last_seq"]
+    with (Stream(base, table.id, pat, start) as pat_stream,
+          Stream(base, table.id, sam, start) as sam_stream):
+        call = table.ok("POST", "/calls", table.gm, 201, json={
+            "skill": "spot", "hazard": "the floor gives", "character_ids": [alice],
+            "visibility": "gm"})
+        table.ok("POST", f"/calls/{call['id']}/cancel", table.gm)
+        for kind in ("call", "cancel"):
+            assert pat_stream.next()[2]["call"]["hazard"] == "the floor gives", kind
+            _, _, sam_view = sam_stream.next()
+            assert set(sam_view) == {"seq", "kind", "hidden"} and sam_view["kind"] == "hidden"
+
+
 def test_revoked_stream_is_told_and_closed(base: str, table: Table) -> None:
     sam = table.join("Sam")
     start = table.ok("GET", "", sam)["table"]["last_seq"]

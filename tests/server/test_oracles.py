@@ -4,6 +4,8 @@ skill is on its sheet (else guesses, a prefix at a time, spell out the NPC's ski
 
 from __future__ import annotations
 
+from typing import Any
+
 from .tablehelp import Api, Table
 
 GHOUL = """name = "Ghoul"
@@ -117,3 +119,162 @@ def test_brp7_a_player_s_own_luck_choice_on_a_called_test_is_theirs(api: Api) ->
     done = table.roll(pat, alice, None, target_id=target, actor={"fields": {"luck_rerolls": 0}})
     assert done["request"].get("luck_rerolls", 0) == 0
     assert done["result"]["luck_spent"] == 0
+
+
+def _secret_call(table: Table, who: list[str], **extra: object) -> Any:
+    body = {
+        "skill": "stealth",
+        "fields": {"difficulty": "hard"},
+        "hazard": "the guard turns round",
+        "character_ids": who,
+        "visibility": "gm",
+        **extra,
+    }
+    return table.ok("POST", "/calls", table.gm, 201, json=body)
+
+
+def test_a_secret_call_is_seen_by_the_gm_and_its_players_only(api: Api) -> None:
+    """Pat, called, sees the call to roll it; Sam, not called, gets stubs in the log, no call
+    in the table's state, and for the called test's id the answer an unknown id gets; once
+    the GM attaches Sam's character as a helper, Sam sees what it helps with (OQ11)."""
+    table = api.table("openquest")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    call = _secret_call(table, [alice])
+    target = call["targets"][0]["id"]
+    mine = table.ok("GET", "", pat)["calls"]
+    assert [c["id"] for c in mine] == [call["id"]] and mine[0]["hazard"] == "the guard turns round"
+    assert table.events(pat)[-1]["kind"] == "call"
+    assert table.ok("GET", "", sam)["calls"] == []
+    assert table.events(sam)[-1] == {
+        "seq": table.events(pat)[-1]["seq"],
+        "kind": "hidden",
+        "hidden": True,
+    }
+    unknown = "x" * len(target)
+    for path, body in (
+        ("decline", None),
+        ("assists", {"character_id": bob, "skill": "perception"}),
+    ):
+        seen = [
+            table.req("POST", f"/targets/{t}/{path}", sam, json=body) for t in (target, unknown)
+        ]
+        assert {r.status_code for r in seen} == {404}
+        assert seen[0].text.replace(target, unknown) == seen[1].text
+    guessed = table.roll(sam, alice, None, 404, target_id=target)
+    assert guessed == table.roll(sam, alice, None, 404, target_id=unknown) | {
+        "error": guessed["error"] | {"value": target}
+    }
+    # The GM attaches Bob: Sam now sees the call (to know what Bob helps with), the assist too.
+    table.ok(
+        "POST",
+        f"/targets/{target}/assists",
+        table.gm,
+        201,
+        json={"character_id": bob, "skill": "perception"},
+    )
+    assert [c["id"] for c in table.ok("GET", "", sam)["calls"]] == [call["id"]]
+    assert table.events(sam)[-1]["kind"] == "assist"
+    # Pat rolls it in the GM's mode: Sam, who helped, gets the stub with its seed and nonce.
+    rolled = table.roll(pat, alice, None, target_id=target)
+    assert rolled["call"]["hazard"] == "the guard turns round"
+    stub = table.events(sam)[-1]
+    assert stub["kind"] == "hidden" and set(stub) == {"seq", "kind", "hidden", "provable"}
+    # Rolled, the call is still told as unknown to a member outside it, never "already rolled".
+    outsider = table.join("Lee")
+    assert table.req("POST", f"/targets/{target}/decline", outsider).status_code == 404
+    assert table.req("POST", f"/targets/{target}/decline", pat).status_code == 409
+
+
+def test_a_public_call_stays_public(api: Api) -> None:
+    table, _, alice, _ = _table(api)
+    sam = table.join("Sam")
+    call = _secret_call(table, [alice], visibility="public")
+    assert table.ok("GET", "", sam)["calls"][0]["id"] == call["id"]
+    assert table.events(sam)[-1]["call"]["hazard"] == "the guard turns round"
+
+
+def _called_contest(table: Table, alice: str, ghoul: str, **extra: object) -> Any:
+    body = {
+        "skill": "spot",
+        "character_ids": [alice],
+        "visibility": "gm",
+        "opponent": {"character_id": ghoul, "skill": "sneak", "fields": {"difficulty": "routine"}},
+        **extra,
+    }
+    return table.ok("POST", "/calls", table.gm, 201, json=body)
+
+
+def test_a_called_contest_against_an_npc_keeps_its_skill_the_gm_s(api: Api) -> None:
+    """The GM names the Ghoul's side; Pat rolls against it without naming it and sees the
+    Ghoul's name and level, never its skill, target, dice or the odds that tell them."""
+    table, pat, alice, ghoul = _table(api)
+    sam = table.join("Sam")
+    call = _called_contest(table, alice, ghoul)
+    assert call["opponent"]["skill"] == "sneak attack"
+    target = call["targets"][0]["id"]
+    seen = table.ok("GET", "", pat)["calls"][0]["opponent"]
+    assert seen == {
+        "character": {"id": ghoul, "name": "Ghoul", "member_id": seen["character"]["member_id"]}
+    }
+    odds = table.req(
+        "POST", "/odds", pat, json={"actor": {"character_id": alice}, "target_id": target}
+    )
+    assert odds.status_code == 403
+    chosen = table.roll(
+        pat, alice, None, 422, target_id=target, opponent={"character_id": ghoul, "skill": "claw"}
+    )
+    assert chosen["error"]["field"] == "opponent" and "GM chose" in chosen["error"]["message"]
+    rolled = table.roll(pat, alice, None, target_id=target)
+    assert rolled["kind"] == "contest" and rolled["opponent"]["name"] == "Ghoul"
+    assert set(rolled["result"]["opponent"]) == {"level", "success"}
+    assert rolled["result"]["winner"] in ("actor", "opponent", "tie", "none")
+    assert rolled["result"]["actor"]["target"] == 50  # Pat's own side: all of it
+    assert "odds" not in rolled and "opponent" not in rolled["request"]
+    assert rolled["withheld"] == "opponent"
+    texts = [table.req("GET", p, who).text for p in ("", "/log.jsonl") for who in (pat, sam)]
+    for text in texts:
+        assert "sneak attack" not in text and '"skill":77' not in text.replace(" ", "")
+    assert table.events(sam)[-1]["kind"] == "hidden"
+    gm = table.events(table.gm)[-1]
+    assert gm["opponent_skill"] == "sneak attack" and gm["request"]["opponent"]["skill"] == 77
+    # The GM may still preview it: the GM reads the Ghoul's sheet.
+    again = _called_contest(table, alice, ghoul)
+    body = {"actor": {"character_id": alice}, "target_id": again["targets"][0]["id"]}
+    assert table.ok("POST", "/odds", table.gm, json=body)["request"]["opponent"]["skill"] == 77
+
+
+def test_a_called_contest_s_opponent_is_checked_when_the_gm_calls_it(api: Api) -> None:
+    table, _, alice, ghoul = _table(api)
+    cases = [
+        ({"opponent": {"character_id": ghoul, "skill": "fly"}}, "opponent.skill"),
+        ({"opponent": {"character_id": alice, "skill": "dodge"}}, "opponent.character_id"),
+        ({"visibility": "self"}, "visibility"),  # Pat's self roll would hide it from the GM
+    ]
+    for extra, field in cases:
+        r = table.req(
+            "POST",
+            "/calls",
+            table.gm,
+            json={
+                "skill": "spot",
+                "character_ids": [alice],
+                "visibility": "gm",
+                "opponent": {"character_id": ghoul, "skill": "claw"},
+                **extra,
+            },
+        )
+        assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
+    assert (
+        "sneak attack"
+        in table.req(
+            "POST",
+            "/calls",
+            table.gm,
+            json={
+                "skill": "spot",
+                "character_ids": [alice],
+                "opponent": {"character_id": ghoul, "skill": "snek"},
+            },
+        ).text
+    )  # the GM's did-you-mean

@@ -228,3 +228,27 @@ def test_brp7_a_luck_reroll_verifies_as_its_own_roll(api: Api, tmp_path: Path) -
     write(log, entries)
     status, out = report(log)
     assert status != 0 and out["mismatch"] == 1
+
+
+def test_a_called_contest_verifies_from_the_gm_s_export_and_is_named_in_a_player_s(
+    api: Api, tmp_path: Path
+) -> None:
+    """A player's export has their side of a contest the GM's call set against the Orc, not
+    the Orc's: verify says so and checks its seed and nonce; the GM's export verifies it."""
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice, orc = table.character(pat, "Alice"), table.character(table.gm, "Orc")
+    for visibility in ("public", "gm"):
+        call = table.ok("POST", "/calls", table.gm, 201, json={
+            "skill": "spot", "character_ids": [alice], "visibility": visibility,
+            "opponent": {"character_id": orc, "skill": "stealth"}})
+        table.roll(pat, alice, None, target_id=call["targets"][0]["id"])
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = tmp_path / "log.jsonl"
+    export(table, table.gm, log)
+    status, out = report(log)
+    assert status == 0 and out["verified"] == 2 and out["hidden"] == 0, out
+    export(table, pat, log)
+    status, out = report(log)
+    assert status == 0 and out["hidden"] == 2 and out["verified"] == 0, out
+    assert all("opponent's side is not shown" in c["reason"] for c in out["checks"])
