@@ -221,3 +221,95 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
     finally:
         for c in (gc, pc):
             c.close()
+
+
+GHOUL = 'name = "{name}"\nsystem = "brp"\nskills = {{ stealth = 87, claw = 66 }}\n'
+SEEKER = 'name = "{name}"\nsystem = "brp"\nskills = {{ "spot hidden" = 55, rifle = 45 }}\n'
+
+
+def told(value: Any, secret: int) -> bool:
+    """Whether a JSON answer holds ``secret`` as a skill or a target anywhere."""
+    if isinstance(value, dict):
+        return any(
+            (k in ("skill", "target") and v == secret) or told(v, secret) for k, v in value.items()
+        )
+    return isinstance(value, list) and any(told(v, secret) for v in value)
+
+
+def test_a_called_contest_against_the_keeper_s_ghoul_keeps_its_skill(
+    base: str, browser: Any
+) -> None:
+    """The GM calls a hidden contest, Spot Hidden against the Ghoul's Stealth; Pat taps to
+    roll it and reads the result; Sam sees a stub; neither player's page nor any answer the
+    server gave them names the Ghoul's skill or its value."""
+    import json
+
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect
+
+    (gc, gm, ge), (pc, pat, pe), (sc, sam, se) = phone(browser), phone(browser), phone(browser)
+    answers: dict[str, list[Any]] = {"pat": [], "sam": []}
+    pat.on("response", lambda r: answers["pat"].append(r))
+    sam.on("response", lambda r: answers["sam"].append(r))
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Table name").fill("The Keep")
+        gm.get_by_label("Rule system").select_option("brp")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        link = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        add_character(gm, "Ghoul", GHOUL)
+        join(pat, link, "Pat")
+        add_character(pat, "Alice", SEEKER)
+        join(sam, link, "Sam")
+        gm.locator("#call-skill").fill("spot hidden")
+        gm.locator("#call-characters").get_by_label("Alice", exact=True).check()
+        gm.get_by_label("Opposed by").select_option(label="Ghoul")
+        gm.get_by_label("Opposed with skill").fill("stea")  # a prefix: the GM's sheet says
+        gm.locator("#call-visibility").select_option("gm")
+        gm.get_by_role("button", name="Call for the test").click()
+        expect(gm.locator("#calls")).to_contain_text("vs Ghoul (stealth")
+        button = pat.locator("#calls").get_by_role(
+            "button", name="Roll spot hidden for Alice vs Ghoul"
+        )
+        button.tap()
+        card = pat.locator("#calls .card")
+        expect(card).to_contain_text("Winner")
+        expect(card).to_contain_text("Ghoul: ")
+        expect(card.locator(".level")).to_have_count(2)
+        expect(card.locator(".dice")).to_have_count(1)  # Alice's only
+        gm_card = gm.locator("#log li[data-kind=contest]").first
+        expect(gm_card).to_contain_text("(stealth)")
+        expect(gm_card.locator(".dice")).to_have_count(2)
+        expect(sam.locator("#log li").first).to_have_text("Someone rolled in secret")
+        expect(sam.locator("#calls")).to_contain_text("No test called for you.")
+        expect(pat.locator("#log li[data-kind=contest]")).to_contain_text("Ghoul")
+        # What the live stream and the export give each player, read as their pages would.
+        for page in (pat, sam):
+            for path in ("/events", "/log.jsonl"):
+                url = f"location.pathname.replace('/t/', '/api/tables/') + '{path}'"
+                assert page.evaluate(f"fetch({url}).then((r) => r.status)") == 200
+        for who, page in (("pat", pat), ("sam", sam)):
+            assert "stealth" not in page.locator("body").inner_text().lower(), who
+            for response in answers[who]:
+                kind = response.headers.get("content-type") or ""
+                if "/api/" not in response.url or "event-stream" in kind:
+                    continue  # the page's own files; the stream is read above, as /events
+                try:
+                    text = response.text()
+                except PlaywrightError:  # a redirect or an aborted request: no body
+                    continue
+                assert "stealth" not in text.lower(), (who, response.url)
+                if "json" in kind:
+                    lines = text.splitlines() if response.url.endswith(".jsonl") else [text]
+                    assert not any(told(json.loads(x), 87) for x in lines if x), response.url
+        assert sum(1 for r in answers["pat"] if "/api/" in r.url) > 5
+        assert overflow(pat) == 0
+        shot(pat, "table-called-contest-phone")
+        assert not (ge or pe or se), ge + pe + se
+    finally:
+        for c in (gc, pc, sc):
+            c.close()

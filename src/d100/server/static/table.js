@@ -153,6 +153,8 @@ function render() {
   skillOptions();
   contestSuggestions();
   suggest($("call-skills"), state.characters);
+  options($("call-opponent"), [["", "nobody: a check"], ...state.characters.map((c) => [c.id, c.name])]);
+  suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
   rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
   if (answering && !pendingTarget(answering.target.id)) leaveAnswer();
@@ -239,7 +241,7 @@ function renderCalls() {
     || (t.status === "pending" && (isGm() || byId(t.character.id)?.skills))));
   if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })); return; }
   rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "called", "data-call": call.id },
-    el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields),
+    el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields), versus(call),
        el("span", { class: "tag", text: SEEN_BY[call.visibility] })),
     call.hazard ? el("p", { class: "hazard" }, "If it fails: ", call.hazard) : null,
     el("ul", {}, call.targets.map((t) => targetItem(call, t))),
@@ -255,11 +257,14 @@ function targetItem(call, target) {
   const done = rolledHere.get(target.id);
   if (done) item.append(el("div", { class: `card ${cardClass(done)}` }, describe(done)));
   if (target.status !== "pending" || !own || !own.skills) return item;
-  const chance = own.member_id === state.me.id ? calledOdds(own, target) : null;
+  // A contest's odds tell the opponent's skill: asked only where its sheet is readable.
+  const readable = !call.opponent || call.opponent.skill;
+  const chance = own.member_id === state.me.id && readable ? calledOdds(own, target) : null;
   if (chance && chance.percent) item.append(el("span", { class: "muted", text: ` · success ${chance.percent.success} (${chance.odds.success})` }));
   if (chance && chance.error) item.append(el("span", { class: "error", text: ` ${chance.error}` }));
   item.append(el("div", {},
-    el("button", { type: "button", "data-target": target.id, onclick: () => quickRoll(own, target) }, `Roll ${call.skill} for ${own.name}`),
+    el("button", { type: "button", "data-target": target.id, onclick: () => quickRoll(own, target) },
+      `Roll ${call.skill} for ${own.name}${call.opponent ? ` vs ${call.opponent.character.name}` : ""}`),
     el("button", { type: "button", class: "secondary", onclick: () => answer(call, target) }, "With options…"),
     el("button", { type: "button", class: "secondary", onclick: () => act(() => api("POST",
       `${base}/targets/${target.id}/decline`), "page-error") }, "Decline")));
@@ -292,6 +297,12 @@ function calledOdds(character, target) {
 async function quickRoll(character, target) {
   const event = await act(() => api("POST", `${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
   if (event) { rolledHere.set(target.id, event); renderCalls(); }
+}
+
+// A called contest's other side: its skill only where the server sent it (the sheet's readers).
+function versus(call) {
+  const o = call.opponent;
+  return o ? ` vs ${o.character.name}${o.skill ? ` (${o.skill}${fieldsText(o.fields)})` : ""}` : "";
 }
 
 function fieldsText(fields) {
@@ -423,7 +434,7 @@ function answer(call, target) {
   answering = { call, target };
   $("roll-character").value = target.character.id;
   skillOptions();
-  $("answering").textContent = `Answering the GM's call: ${target.character.name} rolls ${call.skill}${fieldsText(call.fields)}`;
+  $("answering").textContent = `Answering the GM's call: ${target.character.name} rolls ${call.skill}${fieldsText(call.fields)}${versus(call)}`;
   for (const id of ["answering", "answer-cancel"]) $(id).hidden = false;
   for (const id of ["free-roll", "visibility-box"]) $(id).hidden = true;
   $("roll-box").scrollIntoView({ block: "start" });
@@ -502,6 +513,8 @@ function wire() {
   $("roll-character").addEventListener("change", () => { npcMode(); skillOptions(); preview(); });
   $("contest-actor").addEventListener("change", contestSuggestions);
   $("contest-opponent").addEventListener("change", contestSuggestions);
+  $("call-opponent").addEventListener("change", () =>
+    suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean)));
   $("roll-form").addEventListener("input", preview);
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("answer-cancel").addEventListener("click", leaveAnswer);
@@ -539,8 +552,10 @@ function wire() {
     fields[rules.target.field] = !level ? rules.target.default : SIGNED.test(level) ? Number(level) : level;
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
-    const made = await act(() => api("POST", `${base}/calls`, { skill: $("call-skill").value, fields,
-      hazard: $("call-hazard").value, character_ids: ids, visibility: $("call-visibility").value }), "call-error");
+    const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
+      character_ids: ids, visibility: $("call-visibility").value };
+    if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value };
+    const made = await act(() => api("POST", `${base}/calls`, body), "call-error");
     if (made) $("call-form").reset();
   });
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "call-error"));
@@ -716,19 +731,20 @@ function describe(e) {
       return out;
     }
     case "contest": {
-      const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), ` (${e.opponent_skill})`, tag, time);
+      const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), e.opponent_skill ? ` (${e.opponent_skill})` : "", tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
-      // An NPC's dice and target tell its skill: a player reads its name and level only.
-      const secret = [e.character, e.opponent].some(npc);
-      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) ? null : diceLine(r));
+      // An NPC's dice and target tell its skill: a player reads its name and level only (and
+      // the server sends no more of a side a GM's call chose, when its sheet is not theirs).
+      const secret = e.withheld || [e.character, e.opponent].some(npc);
+      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) || r.target === undefined ? null : diceLine(r));
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         side(e.character, e.result.actor), side(e.opponent, e.result.opponent),
         secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
     case "call": {
       const names = e.call.targets.map((t) => t.character.name).join(", ");
-      return [el("p", { class: "head" }, `${memberName(e.actor_id)} calls for `, el("strong", { text: e.call.skill }), `${fieldsText(e.call.fields)} from ${names}`, time),
+      return [el("p", { class: "head" }, `${memberName(e.actor_id)} calls for `, el("strong", { text: e.call.skill }), `${fieldsText(e.call.fields)} from ${names}${versus(e.call)}`, time),
         e.call.hazard ? el("p", { class: "hazard" }, "If it fails: ", e.call.hazard) : null];
     }
     case "cancel": return el("p", { class: "head" }, `${memberName(e.actor_id)} cancels the ${e.call.skill} call`, time);
@@ -752,7 +768,7 @@ function describe(e) {
     case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
     case "invite": return el("p", { class: "head" }, "A new invite link was made", time);
     // A stub of what this viewer may not see: a roll carries its seed and nonce, so that much shows.
-    case "hidden": return el("p", { class: "head muted", text: e.provable ? "Someone rolled in secret" : "Something only the GM sees" });
+    case "hidden": return el("p", { class: "head muted", text: e.provable ? "Someone rolled in secret" : "Something kept from you" });
     default: return el("p", { class: "head" }, e.kind, tag, time);
   }
 }
