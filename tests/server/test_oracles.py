@@ -278,3 +278,18 @@ def test_a_called_contest_s_opponent_is_checked_when_the_gm_calls_it(api: Api) -
             },
         ).text
     )  # the GM's did-you-mean
+
+
+def test_a_blind_called_contest_shown_later_still_keeps_the_npc_s_side(api: Api) -> None:
+    """Blind, its roller sees that they rolled and not the Ghoul's side; shown to everyone by
+    the GM, the players read the levels and the winner, still not the Ghoul's skill."""
+    table, pat, alice, ghoul = _table(api)
+    call = _called_contest(table, alice, ghoul, visibility="blind")
+    rolled = table.roll(pat, alice, None, target_id=call["targets"][0]["id"])
+    assert rolled["hidden"] and "result" not in rolled and "opponent_skill" not in rolled
+    shown = table.ok("POST", f"/rolls/{rolled['seq']}/unblind", table.gm, 201)
+    assert shown["opponent_skill"] == "sneak attack"
+    seen = table.events(pat)[-1]
+    assert seen["kind"] == "unblind" and seen["withheld"] == "opponent"
+    assert set(seen["result"]["opponent"]) == {"level", "success"}
+    assert "sneak attack" not in table.req("GET", "/log.jsonl", pat).text

@@ -5,7 +5,6 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import islice
 from typing import Any
 
 from sqlalchemy import select
@@ -31,6 +30,7 @@ from .tokens import new_id, now
 
 HAZARD_LIMIT = 500
 RECENT_CALLS = 20
+CALLS_SCANNED = 10 * RECENT_CALLS  # a player may be in few of a table's calls
 
 
 def call_test(
@@ -305,11 +305,15 @@ def rest(session: Session, viewer: Viewer, ready: dict[str, tuple[str, str]]) ->
 
 
 def recent_calls(session: Session, viewer: Viewer) -> list[dict[str, Any]]:
-    """The last calls this viewer is in the audience of, as they may see them."""
+    """The last calls this viewer is in the audience of, as they may see them: looked for
+    among the table's last ``CALLS_SCANNED``, so a state read stays bounded."""
     calls = session.scalars(
-        select(Call).where(Call.table_id == viewer.table_id).order_by(Call.created_at.desc())
-    )
-    seen = islice((c for c in calls if in_audience(viewer, c.audience)), RECENT_CALLS)
+        select(Call)
+        .where(Call.table_id == viewer.table_id)
+        .order_by(Call.created_at.desc())
+        .limit(CALLS_SCANNED)
+    ).all()
+    seen = [c for c in calls if in_audience(viewer, c.audience)][:RECENT_CALLS]
     return [view_call(viewer, call_view(session, c)) for c in seen]
 
 
