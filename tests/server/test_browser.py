@@ -108,22 +108,36 @@ def expand(page: Any, details: str) -> None:
     page.locator(details).evaluate("d => { d.open = true; }")
 
 
+def view(page: Any, name: str) -> None:
+    """On a narrow screen, the tab showing that view (table, call, characters, log, more);
+    on a wide one every section shows and the tabs hide."""
+    tab = page.locator(f"#tabs a[data-view={name}]")
+    if tab.is_visible():
+        tab.click()
+        from playwright.sync_api import expect
+
+        expect(tab).to_have_attribute("aria-current", "page")
+
+
 def add_character(page: Any, name: str, sheet: str = SHEET) -> None:
+    view(page, "characters")
     expand(page, "#sheet-details")
     page.get_by_label("Sheet (the command line's TOML format)").fill(sheet.format(name=name))
     page.get_by_role("button", name="Save character").click()
-    page.locator(f"#characters [data-character='{name}']").wait_for()
+    page.locator(f"#characters [data-character='{name}']").wait_for()  # the page shows its card
 
 
 def call_test(
     gm: Any, skill: str, names: list[str], difficulty: str = "", hazard: str = ""
 ) -> None:
+    view(gm, "call")
     gm.locator("#call-skill").fill(skill)
     gm.locator("#call-difficulty").fill(difficulty)
     gm.get_by_label("Hazard if it fails").fill(hazard)
     for name in names:
         gm.locator("#call-characters").get_by_label(name, exact=True).check()
     gm.get_by_role("button", name="Call for the test").click()
+    view(gm, "table")  # where the call waits
 
 
 def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:

@@ -17,8 +17,10 @@ let editing = null;
 let answering = null;  // { call, target } while the roll panel answers a called test
 const seen = new Set();
 let waited = 0;  // tests waiting for this viewer at the last render
-let latest = 0;  // the newest roll's number, shown near the top of the page
+let recent = [];  // the newest results (rolls, contests, blind rolls shown), newest first
+const shownHere = new Set();  // results shown where they were rolled: the latest strip skips them
 const rolledHere = new Map();  // target id -> the roll made on this page for it
+let opposing = false;  // the roll panel rolls a contest against another character
 const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
 
@@ -26,11 +28,12 @@ const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
 const byId = (id) => state.characters.find((c) => c.id === id);
 const isGm = () => state.me.role === "gm";
+const RESULTS = ["roll", "contest", "unblind"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
 async function start() {
   const token = location.hash.slice(1);
-  if (token) {  // a GM or rejoin link: swap the fragment's token for an HttpOnly cookie
+  if (/^[\w-]+$/.test(token)) {  // a token has no "=": "#view=log" is a section, kept  // a GM or rejoin link: swap the fragment's token for an HttpOnly cookie
     history.replaceState(null, "", location.pathname);
     try { await api("POST", "/api/session", { token }); } catch (err) { $("page-error").textContent = err.message; }
   }
@@ -48,6 +51,7 @@ async function start() {
   $("export-log").href = `${base}/log.jsonl`;
   wire();
   render();
+  showView(hashView());
   $("table-page").inert = false;
   connect();
   showMyLink();
@@ -75,10 +79,9 @@ function connect() {
     if (event.reroll_of) rerolled.add(event.reroll_of);
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
-    if (["roll", "contest", "unblind"].includes(event.kind) && event.seq > latest) {  // in reach on a phone
-      latest = event.seq;
-      $("latest").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
-      $("latest-box").hidden = false;
+    if (RESULTS.includes(event.kind)) {
+      recent = [event, ...recent].sort((a, b) => b.seq - a.seq).slice(0, LATEST + 8);
+      renderLatest();
     }
     reload();
   };
@@ -100,6 +103,46 @@ function reload() {  // many events arrive together: fetch the state once for th
       if (ticket === asked) { state = fresh; render(); }
     } catch (err) { $("page-error").textContent = err.message; }
   }, 80);
+}
+
+// -- sections: on a narrow screen one view at a time, named in the address ------------------
+
+const hashView = () => (location.hash.match(/^#view=(\w+)$/) || [])[1];
+const viewOf = (section) => (isGm() && section.dataset.gmView) || section.dataset.view;
+let view = "table";
+
+function showView(wanted) {
+  const offered = [...document.querySelectorAll("#tabs a")].filter((a) => !a.hidden).map((a) => a.dataset.view);
+  view = offered.includes(wanted) ? wanted : "table";
+  for (const section of document.querySelectorAll(".layout > section")) section.classList.toggle("in-view", viewOf(section) === view);
+  for (const a of document.querySelectorAll("#tabs a")) {
+    if (a.dataset.view === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+}
+
+// An action that leads to another view (a skill tapped, a sheet edited) goes there first.
+function reveal(id) {
+  const wanted = viewOf($(id).closest("section"));
+  if (wanted !== view) { history.replaceState(null, "", `#view=${wanted}`); showView(wanted); }
+  $(id).scrollIntoView({ block: "start" });
+}
+
+// The newest results not already shown where they were rolled, so the first screen shows each
+// once; on a wide screen the log beside shows them and this strip hides (app.css).
+const LATEST = 3;
+function renderLatest() {
+  const shown = recent.filter((e) => !shownHere.has(e.seq)).slice(0, LATEST);
+  $("latest").replaceChildren(...shown.map((e) => el("div", { class: `card ${cardClass(e)}`, "data-seq": e.seq }, describe(e))));
+  $("latest-box").hidden = !shown.length;
+}
+
+// A result where it was rolled (beside the roll panel, in its called test). On a wide screen
+// the log beside has the same card at its top: there it shows once, this points to it.
+function hereCard(event) {
+  shownHere.add(event.seq);
+  renderLatest();
+  return el("div", { class: "here" }, el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)),
+    el("p", { class: "muted pointer", text: "Rolled: the result is at the top of the log." }));
 }
 
 // -- rendering ------------------------------------------------------------------------------
@@ -139,25 +182,24 @@ function render() {
   waited = waiting;
   $("whoami").textContent = `You are ${state.me.name}, ${isGm() ? "the game master" : "a player"}.`;
   $("whoami").title = $("whoami").textContent;
-  $("gm-tools").hidden = !isGm();
-  $("jump-gm").hidden = !isGm();
+  for (const id of ["gm-tools", "tools-box", "tab-call"]) $(id).hidden = !isGm();
+  $("tab-characters").textContent = isGm() ? "Characters" : "Sheets";
+  $("tab-more").textContent = isGm() ? "Tools" : "More";
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
   $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
   $("luck-options").hidden = !rules.luck;
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
-  options($("contest-actor"), mine().map((c) => [c.id, c.name]));
-  options($("contest-opponent"), state.characters.map((c) => [c.id, c.name]));
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
-  contestSuggestions();
   suggest($("call-skills"), state.characters);
   options($("call-opponent"), [["", "nobody: a check"], ...state.characters.map((c) => [c.id, c.name])]);
   suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
   rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
   if (answering && !pendingTarget(answering.target.id)) leaveAnswer();
+  renderOppose();
   renderCalls();
   renderCharacters();
   renderMembers();
@@ -207,9 +249,24 @@ function suggest(list, characters) {
   list.replaceChildren(...names.map((name) => el("option", { value: name })));
 }
 
-function contestSuggestions() {
-  suggest($("contest-actor-skills"), [byId($("contest-actor").value)].filter(Boolean));
-  suggest($("contest-opponent-skills"), [byId($("contest-opponent").value)].filter(Boolean));
+// Whom a free contest may oppose: for the GM any other character; for a player another
+// player's character, never an NPC (the GM's): the Keeper picks an NPC's side by calling it.
+function opponents() {
+  const actor = $("roll-character").value;
+  const gmOwns = (c) => (state.members.find((m) => m.id === c.member_id) || {}).role === "gm";
+  return state.characters.filter((c) => c.id !== actor && (isGm() || (!c.skills && !gmOwns(c))));
+}
+
+function renderOppose() {
+  $("oppose-box").hidden = !opposing;
+  $("oppose-button").setAttribute("aria-expanded", String(opposing));
+  $("oppose-button").textContent = opposing ? "Roll a check instead" : "Oppose…";
+  $("roll-button").textContent = opposing ? "Roll the contest" : "Roll";
+  const against = opponents();
+  options($("oppose-character"), against.map((c) => [c.id, `${c.name} (${memberName(c.member_id)})`]));
+  suggest($("oppose-skills"), [byId($("oppose-character").value)].filter(Boolean));
+  $("oppose-help").textContent = [against.length ? "" : "No other player's character to oppose yet.",
+    isGm() ? "" : "To oppose an NPC, ask the GM to call it."].filter(Boolean).join(" ");
 }
 
 // Live events re-render parts of the page while someone may be filling them in: what was
@@ -255,7 +312,7 @@ function targetItem(call, target) {
   const item = el("li", {}, `${target.character.name}: `, el("strong", { text: target.status }),
     target.assists.length ? ` (helped by ${target.assists.map((a) => `${a.name}, ${a.skill}`).join("; ")})` : "");
   const done = rolledHere.get(target.id);
-  if (done) item.append(el("div", { class: `card ${cardClass(done)}` }, describe(done)));
+  if (done) item.append(hereCard(done));
   if (target.status !== "pending" || !own || !own.skills) return item;
   // A contest's odds tell the opponent's skill: asked only where its sheet is readable.
   const readable = !call.opponent || call.opponent.skill;
@@ -360,6 +417,7 @@ function editCharacter(c) {
   $("values-fields").replaceChildren(...rows);
   $("values-form").hidden = false;
   $("sheet-details").open = true;
+  reveal("sheet-box");
   $("values-fields").querySelector("input")?.focus();
 }
 
@@ -414,8 +472,9 @@ function openRoll(characterId, skill) {
   $("roll-character").value = characterId;
   npcMode();
   skillOptions();
+  renderOppose();
   $("roll-skill").value = skill;
-  $("roll-box").scrollIntoView({ block: "start" });
+  reveal("roll-box");
   $("roll-title").focus({ preventScroll: true });
   preview();
 }
@@ -437,7 +496,9 @@ function answer(call, target) {
   $("answering").textContent = `Answering the GM's call: ${target.character.name} rolls ${call.skill}${fieldsText(call.fields)}${versus(call)}`;
   for (const id of ["answering", "answer-cancel"]) $(id).hidden = false;
   for (const id of ["free-roll", "visibility-box"]) $(id).hidden = true;
-  $("roll-box").scrollIntoView({ block: "start" });
+  opposing = false;
+  renderOppose();
+  reveal("roll-box");
   $("roll-title").focus({ preventScroll: true });
   preview();
 }
@@ -459,7 +520,10 @@ function rollBody() {
   if (!$("aim-option").hidden && $("roll-aimed").checked) actor.aimed = true;
   const dice = $("roll-dice").value.trim();
   if (dice) actor.dice = parseDice(dice);
-  return answering ? { actor, target_id: answering.target.id } : { actor, visibility: $("roll-visibility").value };
+  if (answering) return { actor, target_id: answering.target.id };
+  const body = { actor, visibility: $("roll-visibility").value };
+  if (opposing) body.opponent = { character_id: $("oppose-character").value, skill: $("oppose-skill").value.trim() };
+  return body;
 }
 
 let previewing = null;
@@ -475,8 +539,17 @@ function preview() {
     const key = JSON.stringify([body, character && [character.skills, character.luck, character.aim_rounds]]);
     if (key === previewed) return;
     previewed = key;
+    if (body.opponent) {  // a contest's odds tell the opponent's skill: only its sheet's readers see them
+      const them = byId(body.opponent.character_id);
+      if (!them || !them.skills || !body.opponent.skill) {
+        $("roll-odds").replaceChildren(el("p", { class: "muted", text: them && !them.skills
+          ? `The odds would tell ${them.name}'s skill: only their player and the GM see them.` : "Type their skill." }));
+        return;
+      }
+    }
     try {
       const p = await api("POST", `${base}/odds`, body);
+      if (body.opponent) { $("roll-odds").replaceChildren(oddsTable(p.odds, p.percent, "who wins")); $("roll-error").textContent = ""; return; }
       $("roll-odds").replaceChildren(
         el("p", {}, el("strong", { text: `Success ${p.percent.success}` }), ` (${p.odds.success})`),
         el("details", {}, el("summary", { text: "Every outcome" }), oddsTable(p.odds, p.percent)));
@@ -510,9 +583,10 @@ async function act(call, errorId) {
 }
 
 function wire() {
-  $("roll-character").addEventListener("change", () => { npcMode(); skillOptions(); preview(); });
-  $("contest-actor").addEventListener("change", contestSuggestions);
-  $("contest-opponent").addEventListener("change", contestSuggestions);
+  $("roll-character").addEventListener("change", () => { npcMode(); skillOptions(); renderOppose(); preview(); });
+  $("oppose-button").addEventListener("click", () => { opposing = !opposing; renderOppose(); preview(); });
+  $("oppose-character").addEventListener("change", renderOppose);
+  addEventListener("hashchange", () => { showView(hashView()); scrollTo(0, 0); });
   $("call-opponent").addEventListener("change", () =>
     suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean)));
   $("roll-form").addEventListener("input", preview);
@@ -525,25 +599,11 @@ function wire() {
     const answered = answering;
     const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
     if (!event) return;
-    $("roll-result").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+    $("roll-result").replaceChildren(hereCard(event));
     if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
-  });
-  const contestBody = () => ({
-    actor: { character_id: $("contest-actor").value, skill: $("contest-actor-skill").value },
-    opponent: { character_id: $("contest-opponent").value, skill: $("contest-opponent-skill").value },
-    visibility: $("contest-visibility").value,
-  });
-  $("contest-preview").addEventListener("click", async () => {
-    const p = await act(() => api("POST", `${base}/odds`, contestBody()), "contest-error");
-    if (p) $("contest-odds").replaceChildren(oddsTable(p.odds, p.percent, "who wins"));
-  });
-  $("contest-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const event = await act(() => api("POST", `${base}/rolls`, contestBody()), "contest-error");
-    if (event) $("contest-result").replaceChildren(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
   });
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -558,10 +618,10 @@ function wire() {
     const made = await act(() => api("POST", `${base}/calls`, body), "call-error");
     if (made) $("call-form").reset();
   });
-  $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "call-error"));
-  $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "call-error"));
+  $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
+  $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "tools-error"));
   $("invite-button").addEventListener("click", async () => {
-    const made = await act(() => api("POST", `${base}/invite`), "call-error");
+    const made = await act(() => api("POST", `${base}/invite`), "tools-error");
     if (made) $("invite-out").replaceChildren(el("p", { text: "New invite link (the old one no longer works):" }),
       copyable(made.invite_link, "the invite link"));
   });
@@ -571,18 +631,24 @@ function wire() {
     if (editing === null && isGm() && $("sheet-owner").value !== state.me.id) body.member_id = $("sheet-owner").value;
     const saved = await act(() => editing === null ? api("POST", `${base}/characters`, body)
       : api("PUT", `${base}/characters/${editing}`, body), "sheet-error");
-    if (saved) newSheet();
+    if (saved) showSaved();
   });
   $("sheet-new").addEventListener("click", newSheet);
   $("values-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const saved = await act(() => api("PATCH", `${base}/characters/${editing}`, valuesBody()), "sheet-error");
-    if (saved) newSheet();
+    if (saved) showSaved();
   });
   $("seed-form").addEventListener("submit", (e) => {
     e.preventDefault();
     act(() => api("PUT", `${base}/me/client-seed`, { client_seed: $("client-seed").value }), "page-error");
   });
+}
+
+// A saved sheet: its card where the page shows the characters (a player's table view).
+function showSaved() {
+  newSheet();
+  if (viewOf($("chars-box")) !== view) reveal("chars-box");
 }
 
 function newSheet() {
@@ -677,10 +743,12 @@ function rerollOffer(e) {
     try { if (typed && typed.value.trim()) body = { dice: parseDice(typed.value.trim()) }; } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the reroll's own event, arriving first, removes offers.
     const here = el("div", { class: "muted", text: "Rerolling…" });
+    const where = box.closest(".here");  // a reroll of a result shown where rolled shows there too
     box.replaceWith(here);
     try {
       const event = await api("POST", `${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
+      if (where) { shownHere.add(event.seq); renderLatest(); }
       here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
       for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
     } catch (err) { here.replaceWith(box); error.textContent = err.message; }
