@@ -584,7 +584,12 @@ async function act(call, errorId) {
 
 function wire() {
   $("roll-character").addEventListener("change", () => { npcMode(); skillOptions(); renderOppose(); preview(); });
-  $("oppose-button").addEventListener("click", () => { opposing = !opposing; renderOppose(); preview(); });
+  $("oppose-button").addEventListener("click", () => {
+    opposing = !opposing;
+    renderOppose();
+    preview();
+    $("roll-box").scrollIntoView({ block: "start" });  // the opponent and the Roll button in view
+  });
   $("oppose-character").addEventListener("change", renderOppose);
   addEventListener("hashchange", () => { showView(hashView()); scrollTo(0, 0); });
   $("call-opponent").addEventListener("change", () =>
@@ -600,6 +605,7 @@ function wire() {
     const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
     if (!event) return;
     $("roll-result").replaceChildren(hereCard(event));
+    $("roll-result").scrollIntoView({ block: "nearest" });
     if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
     luck.boost = false;

@@ -1,0 +1,204 @@
+"""The table page's first screens at 390x844 and 1280x800: the GM sees the latest result and
+what is pending, each GM tool one tap away; a player's result shows once; a contest starts
+from the skill panel."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .test_browser import (
+    DESKTOP,
+    PHONE,
+    add_character,
+    base,
+    browser,
+    call_test,
+    join,
+    open_table,
+    overflow,
+    shot,
+    view,
+    wired,
+)
+
+pytestmark = pytest.mark.browser
+__all__ = ["base", "browser"]  # the shared server and Chromium
+
+
+def on_screen(page: Any, selector: str) -> bool:
+    """Whether the element is rendered and wholly inside the viewport as it is now."""
+    inside: bool = page.locator(selector).first.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return e.checkVisibility() && r.height > 0"
+        " && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth; }")
+    return inside
+
+
+def times_seen(page: Any, seq: str) -> int:
+    """How many cards of one result are rendered at least partly inside the viewport."""
+    seen: int = page.evaluate(
+        """seq => [...document.querySelectorAll(`.card[data-seq="${seq}"]`)].filter((e) => {
+            const r = e.getBoundingClientRect();
+            return e.checkVisibility() && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+        }).length""", seq)
+    return seen
+
+
+def scene(browser: Any, base: str, size: dict[str, int]) -> tuple[list[Any], Any, Any, Any]:
+    """A GM with an NPC and two players with a character each, all at one screen size."""
+    contexts = [browser.new_context(viewport=size, has_touch=size == PHONE,
+                                    is_mobile=size == PHONE) for _ in range(3)]
+    gm, pat, sam = (c.new_page() for c in contexts)
+    where, invite = open_table(gm, base, "First screens")
+    gm.goto(f"{base}{where}")
+    wired(gm)
+    add_character(gm, "Orc")
+    join(pat, invite, "Pat")
+    add_character(pat, "Alice")
+    join(sam, invite, "Sam")
+    add_character(sam, "Bob")
+    return contexts, gm, pat, sam
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap_away(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, _ = scene(browser, base, size)
+    label = "phone" if size == PHONE else "desktop"
+    try:
+        call_test(gm, "stealth", ["Alice", "Bob"], "difficult", "the guard hears you")
+        pat.get_by_role("button", name="Roll stealth for Alice").click()
+        expect(gm.locator("#calls [data-call]")).to_contain_text("Alice: rolled")
+        gm.reload()
+        wired(gm)
+        gm.evaluate("scrollTo(0, 0)")  # the first screen
+        calls = "#calls [data-call]"
+        expect(gm.locator(calls)).to_contain_text("Bob: pending")  # who still has to roll
+        if size == PHONE:
+            result = "#latest .card"
+            expect(gm.locator(result)).to_contain_text("Alice")
+        else:  # the log beside the call form, its newest card on top
+            result = "#log li[data-kind=roll]"
+            expect(gm.locator("#log li").first).to_have_attribute("data-kind", "roll")  # replayed
+            assert on_screen(gm, "#call-button")
+        shot(gm, f"first-gm-{label}")
+        assert on_screen(gm, result) and on_screen(gm, calls)
+        # Each GM tool one tap from the first screen (on a wide one, already in view or
+        # a scroll away beside the log).
+        tools = {"call": ["#call-button"], "characters": ["#characters [data-character=Orc]"],
+                 "more": ["#rest-button", "#invite-button", "#table-rules"]}
+        for name, wanted in tools.items():
+            gm.evaluate("scrollTo(0, 0)")
+            view(gm, name)
+            for selector in wanted:
+                if size == DESKTOP:
+                    gm.locator(selector).evaluate("e => e.scrollIntoView({ block: 'center' })")
+                assert on_screen(gm, selector), (name, selector)
+            assert overflow(gm) == 0
+            shot(gm, f"first-gm-{name}-{label}")
+        if size == PHONE:  # the view is in the address: a reload keeps it
+            assert gm.url.endswith("#view=more")
+            gm.reload()
+            wired(gm)
+            assert on_screen(gm, "#rest-button")
+            expect(gm.locator("#tabs a[aria-current=page]")).to_have_text("Tools")
+            expect(gm.locator("#calls-box")).to_be_hidden()
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_player_s_result_shows_once_on_the_screen(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, _ = scene(browser, base, size)
+    label = "phone" if size == PHONE else "desktop"
+    try:
+        # A free roll: beside the roll panel (on a wide screen, in the log beside it).
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        card = pat.locator("#roll-result .card")
+        expect(card).to_contain_text("Alice")
+        seq = card.get_attribute("data-seq")
+        expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
+        pat.wait_for_timeout(300)  # the live event too has arrived and been drawn
+        assert times_seen(pat, seq) == 1
+        # A called test: in its called card.
+        call_test(gm, "rifle", ["Alice"])
+        pat.get_by_role("button", name="Roll rifle for Alice").click()
+        called = pat.locator("#calls [data-call] .card")
+        expect(called).to_contain_text("rifle")
+        seq = called.get_attribute("data-seq")
+        pat.evaluate("scrollTo(0, 0)")
+        expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
+        pat.wait_for_timeout(300)
+        assert times_seen(pat, seq) == 1
+        shot(pat, f"once-player-{label}")
+        # Opened again (nothing rolled here any more): the newest result once, on top.
+        pat.reload()
+        wired(pat)
+        pat.evaluate("scrollTo(0, 0)")
+        expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
+        pat.wait_for_timeout(300)
+        shot(pat, f"once-player-reopened-{label}")
+        assert times_seen(pat, seq) == 1
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_contest_starts_from_the_skill_panel(base: str, browser: Any) -> None:
+    """A player taps a skill, opposes another player's character (never the GM's NPC: the GM
+    calls that one), all within the first two screens; the GM may oppose anyone."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, sam = scene(browser, base, PHONE)
+    try:
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        oppose = pat.get_by_role("button", name="Oppose…")
+        expect(oppose).to_be_in_viewport()
+        oppose.click()
+        against = pat.get_by_label("Against")
+        expect(against.locator("option")).to_have_text(["Bob (Sam)"])  # no Orc, no Alice
+        expect(pat.locator("#oppose-help")).to_contain_text("ask the GM to call it")
+        against.select_option(label="Bob (Sam)")
+        pat.get_by_label("Their skill").fill("spot")
+        # Bob's odds would tell his skill, which only Sam and the GM read.
+        expect(pat.locator("#roll-odds")).to_contain_text("only their player and the GM")
+        roll = pat.get_by_role("button", name="Roll the contest")
+        expect(roll).to_be_in_viewport()
+        bottom = roll.evaluate("e => e.getBoundingClientRect().bottom + scrollY")
+        assert bottom <= 2 * PHONE["height"], bottom  # within the first two screens
+        roll.click()
+        card = pat.locator("#roll-result .card")
+        expect(card).to_contain_text("Winner")
+        expect(card).to_contain_text("spot hidden")  # the prefix, as Bob's sheet names it
+        expect(card).to_be_in_viewport()
+        seq = card.get_attribute("data-seq")
+        expect(sam.locator(f"#log li[data-seq='{seq}']")).to_contain_text("Winner")
+        shot(pat, "contest-player-phone")
+        # The GM opposes anyone from an NPC's skill, its odds shown (the GM reads every sheet).
+        view(gm, "characters")
+        gm.locator("#characters [data-character=Orc]").get_by_role(
+            "button", name=re.compile("^Roll stealth")).click()
+        gm.get_by_role("button", name="Oppose…").click()
+        expect(gm.get_by_label("Against").locator("option")).to_have_text(
+            ["Alice (Pat)", "Bob (Sam)"])
+        expect(gm.locator("#oppose-help")).to_be_empty()
+        gm.get_by_label("Their skill").fill("spot")
+        expect(gm.locator("#roll-odds")).to_contain_text("who wins")
+        gm.get_by_role("button", name="Roll the contest").click()
+        expect(gm.locator("#roll-result .card")).to_contain_text("Winner")
+        assert overflow(pat) == 0 and overflow(gm) == 0
+        shot(gm, "contest-gm-phone")
+    finally:
+        for c in contexts:
+            c.close()
