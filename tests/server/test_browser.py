@@ -167,6 +167,7 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         sam.get_by_role("button", name="Join").click()
         expect(sam.locator("#join-error")).to_contain_text("choose another name")
         join(sam, invite, "Sam")
+        view(sam, "characters")
         expand(sam, "#sheet-details")
         sam.get_by_label("Sheet (the command line's TOML format)").fill(SHEET.format(name="alice"))
         sam.get_by_role("button", name="Save character").click()
@@ -239,20 +240,21 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         pat.get_by_role("button", name="Roll", exact=True).click()
         expect(pat.locator("#roll-error")).to_contain_text("not a d100 roll")
 
-        # A contest against the GM's NPC, its result shown by the contest.
-        pat.locator("#contest-details > summary").click()
-        expect(pat.locator("#contest-actor-skills option")).to_have_count(3)
-        pat.get_by_label("Their skill").fill("stealth")
-        pat.get_by_label("Opponent", exact=True).select_option(label="Orc")
-        expect(pat.locator("#contest-opponent-skills option")).to_have_count(0)
-        pat.get_by_label("Opponent's skill").fill("spot")
-        # Its odds would tell the Orc's skill: the preview is the GM's; the roll, in the open.
-        pat.get_by_role("button", name="Show the odds").click()
-        expect(pat.locator("#contest-error")).to_contain_text("preview odds against")
-        expect(pat.locator("#contest-odds")).to_be_empty()
+        # A contest from the skill panel against Sam's Bob, its result where it was rolled;
+        # the GM's Orc is not offered (the GM calls a contest against an NPC).
+        pat.locator("#characters [data-character=Alice]").get_by_role(
+            "button", name="Roll stealth 60 for Alice").click()
+        pat.get_by_label("Dice rolled by hand (optional)").fill("")
+        pat.get_by_role("button", name="Oppose…").click()
+        expect(pat.get_by_label("Against").locator("option")).to_have_text(["Bob (Sam)"])
+        expect(pat.locator("#oppose-skills option")).to_have_count(0)  # Bob's sheet is Sam's
+        pat.get_by_label("Their skill").fill("spot")
+        # Its odds would tell Bob's skill: no preview; the roll, in the open.
+        expect(pat.locator("#roll-odds")).to_contain_text("only their player and the GM")
         pat.get_by_role("button", name="Roll the contest").click()
-        expect(pat.locator("#contest-result .card")).to_contain_text("Winner")
+        expect(pat.locator("#roll-result .card")).to_contain_text("Winner")
         expect(gm.locator("#log li[data-kind=contest]").first).to_contain_text("spot hidden")
+        pat.get_by_role("button", name="Roll a check instead").click()
 
         # A blind roll: the GM sees the result, the player only that they rolled.
         pat.locator("#characters [data-character=Alice]").get_by_role(
@@ -270,7 +272,6 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         assert explanation and explanation not in pat.content()
 
         # Links: the GM gets the GM link back; a player sees their own link where signed in.
-        gm.locator("#table-tools > summary").click()
         expect(gm.locator("#gm-link code")).to_contain_text(f"{where}#")
         expect(pat.locator("#my-link code")).to_contain_text(f"{where}#")
         no_rule_ids = re.compile(r"\((BRP|OQ|CH|G)\d+")
@@ -300,7 +301,9 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         where, invite = open_table(gm, base, "Watched")
         gm.goto(f"{base}{where}")
         wired(gm)
-        # On the GM's phone the call form comes first, its button on the first screen.
+        # On the GM's phone the table comes first, the call form one tap away.
+        expect(gm.locator("#tabs a[aria-current=page]")).to_have_text("Table")
+        view(gm, "call")
         expect(gm.get_by_role("button", name="Call for the test")).to_be_in_viewport()
         join(pat, invite, "Pat")
         add_character(pat, "Alice")
@@ -399,7 +402,7 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
                 expect(page.locator("#characters .chips button")).to_have_count(3)
                 for d in page.locator("details").all():
                     d.evaluate("d => d.open = true")
-                check(page, f"table-player-{label}", faults, axe=label != "360")
+                views(page, f"table-player-{label}", faults, axe=label != "360")
                 page.goto(f"{base}{where}")
                 wired(page)
                 if scheme == "dark":
@@ -413,10 +416,20 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
         gm.evaluate("document.querySelectorAll('details').forEach((d) => d.open = true)")
         for size, label in ((NARROW, "360"), (PHONE, "phone"), (DESKTOP, "desktop")):
             gm.set_viewport_size(size)
-            check(gm, f"table-gm-{label}", faults, axe=label != "360")
+            views(gm, f"table-gm-{label}", faults, axe=label != "360")
     finally:
         setup.close()
     assert not faults, "\n".join(faults)
+
+
+def views(page: Any, name: str, faults: list[str], axe: bool) -> None:
+    """``check`` in every view the tabs offer (one, all sections, on a wide screen)."""
+    tabs = page.locator("#tabs a:visible")
+    names = [t.get_attribute("data-view") for t in tabs.all()] or [""]
+    for each in names:
+        if each:
+            view(page, each)
+        check(page, f"{name}-{each}".rstrip("-"), faults, axe)
 
 
 def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
@@ -462,6 +475,7 @@ def tap_through(
         expect(page.get_by_role("button", name=f"Roll {skill} for Ada")).to_be_visible()
         page.get_by_role("button", name=f"Roll {skill} for Ada").click()
         expect(page.locator("#calls .card")).to_contain_text(skill)
+        view(page, "characters")
         chip = page.locator("#characters").get_by_role("button", name=re.compile(f"^Roll {skill} "))
         chip.click()
         expect(page.locator("#roll-odds")).to_contain_text("Success")

@@ -16,6 +16,7 @@ from .test_browser import (
     join,
     overflow,
     shot,
+    view,
     wired,
 )
 
@@ -97,14 +98,20 @@ def test_brp7_a_failed_check_offers_its_roller_a_luck_reroll(base: str, browser:
         gm_context.close()
 
 
-def contest(page: Any, actor_skill: str, opponent: str, skill: str, visibility: str) -> Any:
-    expand(page, "#contest-details")
-    page.get_by_label("Their skill").fill(actor_skill)
-    page.get_by_label("Opponent", exact=True).select_option(label=opponent)
-    page.get_by_label("Opponent's skill").fill(skill)
-    page.locator("#contest-visibility").select_option(visibility)
+def contest(page: Any, actor: str, actor_skill: str, opponent: str, skill: str,
+            visibility: str) -> Any:
+    """A contest from the skill panel: ``actor``'s skill tapped, then Oppose..."""
+    view(page, "characters")
+    page.locator(f"#characters [data-character={actor}]").get_by_role(
+        "button", name=re.compile(f"^Roll {actor_skill} \\d+ for {actor}")).click()
+    if page.locator("#oppose-box").is_hidden():
+        page.get_by_role("button", name="Oppose…").click()
+    page.get_by_label("Against").select_option(label=opponent)
+    page.get_by_label("Their skill").fill(skill)
+    expand(page, "#more-options")
+    page.get_by_label("Who sees the result", exact=True).select_option(visibility)
     page.get_by_role("button", name="Roll the contest").click()
-    return page.locator("#contest-result > .card")
+    return page.locator("#roll-result .card")
 
 
 def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any) -> None:
@@ -125,25 +132,27 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
         join(pat, link, "Pat")
         add_character(pat, "Alice")
         join(sam, link, "Sam")
-        # A contest hidden from the table: Sam learns only that someone rolled in secret.
-        card = contest(pat, "stealth", "Orc", "spot hidden", "gm")
+        # The Keeper's Orc against Alice, hidden from the table: Sam learns only that someone
+        # rolled in secret. (Alice's player sees it once the GM shows it.)
+        card = contest(gm, "Orc", "stealth", "Alice (Pat)", "spot hidden", "gm")
         expect(card).to_contain_text("Winner")
         expect(card).to_contain_text("seen by the roller and the GM")
         seq = card.get_attribute("data-seq")
         expect(sam.locator(f"#log li[data-seq='{seq}']")).to_have_text("Someone rolled in secret")
-        # The NPC's dice and target would tell its skill: players read its name and level.
-        expect(card.locator(".dice")).to_have_count(1)  # Alice's only
-        expect(card).not_to_contain_text("How it was worked out")
-        gm_card = gm.locator(f"#log li[data-seq='{seq}']")
-        expect(gm_card.locator(".dice")).to_have_count(2)
-        public = contest(pat, "rifle", "Orc", "stealth", "public")
+        expect(card.locator(".dice")).to_have_count(2)  # the GM reads both sides
+        # In the open: the NPC's dice and target would tell its skill: players read its name
+        # and level.
+        public = contest(gm, "Orc", "stealth", "Alice (Pat)", "rifle", "public")
         expect(public).not_to_have_attribute("data-seq", seq or "")
         seq = public.get_attribute("data-seq")
-        seen = sam.locator(f"#log li[data-seq='{seq}']")
-        expect(seen).to_contain_text("Orc")
-        expect(seen.locator(".dice")).to_have_count(1)
-        expect(seen).not_to_contain_text("vs effective skill 60")
+        for player in (pat, sam):
+            seen = player.locator(f"#log li[data-seq='{seq}']")
+            expect(seen).to_contain_text("Orc")
+            expect(seen.locator(".dice")).to_have_count(1)  # Alice's only
+            expect(seen).not_to_contain_text("vs effective skill 60")
+            expect(seen).not_to_contain_text("How it was worked out")
         # The GM's own check in the open: the level, not the Orc's skill.
+        gm.get_by_role("button", name="Roll a check instead").click()
         gm.locator("#characters [data-character=Orc]").get_by_role(
             "button", name=re.compile("^Roll stealth")).click()
         # the GM's own characters start in the GM's mode: this one the GM rolls in public
@@ -152,8 +161,10 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
         mode.evaluate("e => { e.closest('details').open = true; }")
         mode.select_option("public")
         gm.get_by_role("button", name="Roll", exact=True).click()
+        expect(gm.locator("#roll-result > .card")).not_to_have_attribute("data-seq", seq or "")
         expect(gm.locator("#roll-result > .card")).to_contain_text("vs effective skill 60")
         seq = gm.locator("#roll-result > .card").get_attribute("data-seq")
+        view(pat, "log")
         npc_roll = pat.locator(f"#log li[data-seq='{seq}']")
         expect(npc_roll).to_contain_text("Orc")
         expect(npc_roll.locator(".level")).to_be_visible()
@@ -210,6 +221,7 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
         deleted = gm.locator("#log li[data-kind=character]").first
         expect(deleted).to_contain_text("character deleted")
         # Removing Pat gives the GM the renewed invite link at once.
+        view(gm, "more")
         gm.get_by_role("button", name="Remove Pat").click()
         out = gm.locator("#revoke-out")
         expect(out).to_contain_text("New invite link")

@@ -141,8 +141,8 @@ function renderLatest() {
 function hereCard(event) {
   shownHere.add(event.seq);
   renderLatest();
-  return el("div", { class: "here" }, el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)),
-    el("p", { class: "muted pointer", text: "Rolled: the result is at the top of the log." }));
+  return [el("div", { class: `card here ${cardClass(event)}`, "data-seq": event.seq }, describe(event)),
+    el("p", { class: "muted pointer", text: "Rolled: the result is at the top of the log." })];
 }
 
 // -- rendering ------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ function targetItem(call, target) {
   const item = el("li", {}, `${target.character.name}: `, el("strong", { text: target.status }),
     target.assists.length ? ` (helped by ${target.assists.map((a) => `${a.name}, ${a.skill}`).join("; ")})` : "");
   const done = rolledHere.get(target.id);
-  if (done) item.append(hereCard(done));
+  if (done) item.append(...hereCard(done));
   if (target.status !== "pending" || !own || !own.skills) return item;
   // A contest's odds tell the opponent's skill: asked only where its sheet is readable.
   const readable = !call.opponent || call.opponent.skill;
@@ -604,7 +604,7 @@ function wire() {
     const answered = answering;
     const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
     if (!event) return;
-    $("roll-result").replaceChildren(hereCard(event));
+    $("roll-result").replaceChildren(...hereCard(event));
     $("roll-result").scrollIntoView({ block: "nearest" });
     if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
