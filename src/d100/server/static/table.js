@@ -114,7 +114,7 @@ let view = "table";
 function showView(wanted) {
   const offered = [...document.querySelectorAll("#tabs a")].filter((a) => !a.hidden).map((a) => a.dataset.view);
   view = offered.includes(wanted) ? wanted : "table";
-  for (const section of document.querySelectorAll(".layout > section")) section.classList.toggle("in-view", viewOf(section) === view);
+  for (const section of document.querySelectorAll(".layout section[data-view]")) section.classList.toggle("in-view", viewOf(section) === view);
   for (const a of document.querySelectorAll("#tabs a")) {
     if (a.dataset.view === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
@@ -372,8 +372,6 @@ function renderCharacters() {
   $("chars-help").hidden = !rollable.length;
   $("characters").replaceChildren(...(rollable.length ? rollable.map(characterCard)
     : [el("p", { class: "muted", text: "No character yet: add one under Sheets." })]));
-  $("others").replaceChildren(...state.characters.filter((c) => !c.skills).map((c) =>
-    el("li", { "data-character": c.name }, `${c.name} `, el("span", { class: "muted", text: `played by ${memberName(c.member_id)}` }))));
 }
 
 function characterCard(c) {
@@ -391,11 +389,12 @@ function characterCard(c) {
         el("button", { type: "button", class: "secondary small", "aria-label": `${text} (${c.name})`, onclick: () => act(() =>
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
   }
-  card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml` }, `Export ${c.name}'s sheet`),
-    " ", el("button", { type: "button", class: "secondary small", onclick: () => editCharacter(c) }, `Edit ${c.name}`),
-    " ", el("button", { type: "button", class: "secondary small", onclick: () => {
+  // short words on one line, the character's name in what a screen reader says
+  card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml`, "aria-label": `Export ${c.name}'s sheet` }, "Export sheet"),
+    " ", el("button", { type: "button", class: "secondary small", "aria-label": `Edit ${c.name}`, onclick: () => editCharacter(c) }, "Edit"),
+    " ", el("button", { type: "button", class: "secondary small", "aria-label": `Delete ${c.name}`, onclick: () => {
       if (confirm(`Delete ${c.name}? The log keeps what they rolled.`)) act(() => api("DELETE", `${base}/characters/${c.id}`), "sheet-error");
-    } }, `Delete ${c.name}`)));
+    } }, "Delete")));
   if (isGm() && marks.length) {
     card.append(el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
       api("DELETE", `${base}/characters/${c.id}/marks`), "sheet-error") }, "Clear marks"));
@@ -433,9 +432,12 @@ function valuesBody() {
   return body;
 }
 
+// Each member with the characters they play: a player learns here who else is at the table.
 function renderMembers() {
+  const plays = (m) => state.characters.filter((c) => c.member_id === m.id).map((c) => c.name);
   $("members").replaceChildren(...state.members.map((m) => el("li", {},
     `${m.name} (${m.role === "gm" ? "game master" : "player"}${m.revoked ? ", removed" : ""}) `,
+    plays(m).length ? el("span", { class: "muted", text: `plays ${plays(m).join(", ")} ` }) : null,
     isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary small",
       onclick: () => revoke(m) }, `Remove ${m.name}`) : null)));
 }
