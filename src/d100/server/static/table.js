@@ -390,7 +390,7 @@ function characterCard(c) {
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
   }
   // short words on one line, the character's name in what a screen reader says
-  card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml`, "aria-label": `Export ${c.name}'s sheet` }, "Export sheet"),
+  card.append(el("p", {}, el("a", { href: `${base}/characters/${c.id}/sheet`, download: `${c.name}.toml`, "aria-label": `Export ${c.name}'s sheet` }, "Export"),
     " ", el("button", { type: "button", class: "secondary small", "aria-label": `Edit ${c.name}`, onclick: () => editCharacter(c) }, "Edit"),
     " ", el("button", { type: "button", class: "secondary small", "aria-label": `Delete ${c.name}`, onclick: () => {
       if (confirm(`Delete ${c.name}? The log keeps what they rolled.`)) act(() => api("DELETE", `${base}/characters/${c.id}`), "sheet-error");
