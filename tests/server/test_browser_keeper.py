@@ -277,12 +277,14 @@ def test_a_called_contest_against_the_keeper_s_ghoul_keeps_its_skill(
         join(pat, link, "Pat")
         add_character(pat, "Alice", SEEKER)
         join(sam, link, "Sam")
+        view(gm, "call")
         gm.locator("#call-skill").fill("spot hidden")
         gm.locator("#call-characters").get_by_label("Alice", exact=True).check()
         gm.get_by_label("Opposed by").select_option(label="Ghoul")
         gm.get_by_label("Opposed with skill").fill("stea")  # a prefix: the GM's sheet says
         gm.locator("#call-visibility").select_option("gm")
         gm.get_by_role("button", name="Call for the test").click()
+        view(gm, "table")
         expect(gm.locator("#calls")).to_contain_text("vs Ghoul (stealth")
         button = pat.locator("#calls").get_by_role(
             "button", name="Roll spot hidden for Alice vs Ghoul"

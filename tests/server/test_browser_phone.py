@@ -89,8 +89,8 @@ def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap
         shot(gm, f"first-gm-{label}")
         assert on_screen(gm, result) and on_screen(gm, calls)
         # Each GM tool one tap from the first screen (on a wide one, already in view or
-        # a scroll away beside the log).
-        tools = {"call": ["#call-button"], "characters": ["#characters [data-character=Orc]"],
+        # a scroll away beside the log); the call form's button at most a screen below.
+        tools = {"call": ["#call-skill"], "characters": ["#characters [data-character=Orc]"],
                  "more": ["#rest-button", "#invite-button", "#table-rules"]}
         for name, wanted in tools.items():
             gm.evaluate("scrollTo(0, 0)")
@@ -101,6 +101,11 @@ def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap
                 assert on_screen(gm, selector), (name, selector)
             assert overflow(gm) == 0
             shot(gm, f"first-gm-{name}-{label}")
+            if name == "call":
+                button = gm.locator("#call-button")
+                expect(button).to_be_visible()
+                bottom = button.evaluate("e => e.getBoundingClientRect().bottom + scrollY")
+                assert bottom <= 2 * size["height"], bottom
         if size == PHONE:  # the view is in the address: a reload keeps it
             assert gm.url.endswith("#view=more")
             gm.reload()
