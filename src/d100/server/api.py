@@ -356,13 +356,16 @@ async def roll(
     """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
     answers with the roll already made (``Idempotent-Replayed: true``), never a new one.
 
-    The odds are worked out first, from the sheets as they are (dear ones on the worker
-    pool), and the roll is then made under the table's lock, if nothing they were worked out
-    for changed."""
+    Cheap odds are worked out in the roll's one transaction; dear ones on the worker pool
+    first, from the sheets as they are, and the roll is then made under the table's lock if
+    nothing they were worked out for changed."""
     server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
     sent = body.model_dump(mode="json")
 
-    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool]:
+    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool] | dict[str, Any]:
+        """The roll and whether it was replayed, or the request whose odds are too dear to
+        work out under the lock (only without ``planned``)."""
+
         def act(session: Session) -> tuple[dict[str, Any], bool]:
             viewer = authenticate(session, table_id, token)
             done = idempotency.once(
@@ -374,26 +377,17 @@ async def roll(
             )
             return view_event(viewer, done.event), done.replayed
 
-        # Rolls commit in groups on SQLite: many rolls share one durable commit.
-        return server.store.together(act)
-
-    def cheaply() -> tuple[dict[str, Any], bool] | dict[str, Any]:
-        """The roll, if its odds are cheap enough to work out here (one thread for all of
-        it); else the request whose odds a worker is to work out."""
         try:
-            with server.store.read() as session:
-                asked = rolls.plan(session, authenticate(session, table_id, token), spec)
-        except ApiError:
-            if idempotency_key is None:
-                raise
-            return make(None)  # perhaps a retry of a roll made: its answer, or the refusal
-        chance = calculator.cheap_odds(asked)
-        return asked if chance is None else make(rolls.Planned(asked, chance))
+            # Rolls commit in groups on SQLite: many rolls share one durable commit.
+            return server.store.together(act)
+        except rolls.Dear as dear:  # nothing was written: its savepoint was rolled back
+            return dear.request
 
-    done = await anyio.to_thread.run_sync(cheaply)
+    done = await anyio.to_thread.run_sync(make, None)
     if isinstance(done, dict):  # dear odds: a worker's, one at a time per table
         chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, done)
         done = await anyio.to_thread.run_sync(make, rolls.Planned(done, chance))
+        assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done
     if replayed:
         response.headers["idempotent-replayed"] = "true"

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..advise import advise
+from ..contract import Request
 from ..engine import is_contest, odds, parse
 from ..fields import json_schema
 from ..render.view import pct
@@ -108,10 +109,11 @@ def odds_of(request: Mapping[str, Any]) -> dict[str, Any]:
     return odds(request).to_dict()
 
 
-def cheap_odds(request: Mapping[str, Any]) -> dict[str, Any] | None:
+def cheap_odds(request: Mapping[str, Any] | Request) -> dict[str, Any] | None:
     """The odds, where the engine's bound on their work is small enough to be worked out at
-    once (a few milliseconds at most, less than handing them to a worker); else None."""
-    parsed = parse(request)
+    once (a few milliseconds at most, less than handing them to a worker); else None. The
+    request as sent, or already parsed (a roll has parsed it)."""
+    parsed = parse(request) if isinstance(request, Mapping) else request
     if plan_of(parsed).cost > CHEAP:
         return None
     return odds(parsed).to_dict()

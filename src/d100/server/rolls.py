@@ -28,7 +28,7 @@ from .access import (
     sees_result,
     sheet_readers_see,
 )
-from .calculator import percents
+from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
@@ -282,19 +282,30 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str,
     return prepared.request, None if luck is None else luck.current
 
 
-def plan(session: Session, viewer: Viewer, spec: RollSpec) -> dict[str, Any]:
-    """The request a roll would make now: its odds are worked out from it before the write."""
-    return prepare(session, get_table(session, viewer.table_id), spec, viewer).request
+class Dear(Exception):
+    """A roll's odds are too dear to work out under the table's lock: the caller has a worker
+    work them out for ``request`` and rolls again with them (``Planned``)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__("odds to be worked out first")
+        self.request = request
 
 
 def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | None) -> Event:
-    """The roll, made under the table's lock with odds worked out before it (``planned``):
+    """The roll, made under the table's lock. Cheap odds are worked out here, in the one
+    transaction (``calculator.cheap_odds``: a memo look-up once asked); dear ones raise
+    ``Dear`` before anything is written, and are worked out elsewhere first (``planned``):
     if what they were worked out for has changed since (a sheet edited, a call answered),
     the roll is refused, to be asked again."""
     table = lock_table(session, viewer.table_id)
     prepared = prepare(session, table, spec, viewer)
     spec = prepared.spec
-    if planned is None or planned.request != prepared.request:
+    if planned is None:
+        chance = cheap_odds(prepared.parsed)
+        if chance is None:
+            raise Dear(prepared.request)
+        planned = Planned(prepared.request, chance)
+    elif planned.request != prepared.request:
         raise conflict(
             "request",
             None,
