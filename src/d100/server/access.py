@@ -17,7 +17,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .errors import ApiError, forbidden, unauthorised
-from .models import Character, Event, Member
+from .models import Character, Event, Logged, Member
 from .tokens import token_hash
 
 GM = "gm"
@@ -27,7 +27,9 @@ HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
-_BY_TOKENS = select(Member).where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
+_BY_TOKENS = select(
+    Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash
+).where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
 
 
 @dataclass(frozen=True)
@@ -91,17 +93,26 @@ def authenticate_all(
     """Each token's viewer, as ``authenticate`` finds it (None where it would refuse), in one
     query: the live streams of a table that one commit wakes are checked together."""
     hashes = {token: token_hash(token) for token in tokens if token}
+    # Plain rows, not ORM objects: a wake reads them for every stream of the table.
+    rows = session.connection().execute(_BY_TOKENS, {"token_hashes": list(hashes.values())})
     found = {
-        m.token_hash: m
-        for m in session.scalars(_BY_TOKENS, {"token_hashes": list(hashes.values())})
+        hashed: _seated(table_id, member_id, table, role, name, revoked)
+        for member_id, table, role, name, revoked, hashed in rows.tuples()
     }
-    return [_viewer(found.get(hashes[t]) if t else None, table_id) for t in tokens]
+    return [found.get(hashes[t]) if t else None for t in tokens]
 
 
 def _viewer(member: Member | None, table_id: str) -> Viewer | None:
-    if member is None or member.revoked or member.table_id != table_id:
+    if member is None:
         return None
-    return Viewer(member.id, member.table_id, member.role, member.name)
+    return _seated(table_id, member.id, member.table_id, member.role, member.name, member.revoked)
+
+
+def _seated(
+    table_id: str, member_id: str, table: str, role: str, name: str, revoked: bool
+) -> Viewer | None:
+    """The member as a viewer at ``table_id``: None if revoked or seated at another table."""
+    return None if revoked or table != table_id else Viewer(member_id, table, role, name)
 
 
 def require_gm(viewer: Viewer, what: str) -> None:
@@ -204,14 +215,14 @@ def _for_viewer(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:
     return view | {"call": view_call(viewer, call)}
 
 
-def sees_event(viewer: Viewer, event: Event) -> bool:
+def sees_event(viewer: Viewer, event: Event | Logged) -> bool:
     """A called test's events are seen by its audience; any other, by its roll mode."""
     if event.audience is not None:
         return in_audience(viewer, event.audience)
     return sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm)
 
 
-def view_event(viewer: Viewer, event: Event) -> dict[str, Any]:
+def view_event(viewer: Viewer, event: Event | Logged) -> dict[str, Any]:
     """The event as this viewer may see it. One they may not see at all is a stub: its number
     (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
     nonce it drew, so ``d100 verify`` can check that every nonce is used once, in order."""
@@ -233,3 +244,19 @@ def view_event(viewer: Viewer, event: Event) -> dict[str, Any]:
     if isinstance(provable, dict):
         stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
     return stub
+
+
+def view_key(viewer: Viewer, event: Event | Logged) -> tuple[int, bool, bool, bool]:
+    """What ``view_event`` reads of the viewer, for this event: viewers with one key get equal
+    views, so the streams one commit wakes share each view (and its serialisation). Whether
+    they see it, whether it is their own blind roll, and whether they read the sheet of an
+    opponent a GM's call chose (``_for_viewer``)."""
+    seen = sees_event(viewer, event)
+    own_blind = event.visibility == "blind" and event.actor_id == viewer.member_id
+    call = event.data.get("call")
+    opponent = call.get("opponent") if isinstance(call, dict) else None
+    reads = True
+    if opponent is not None and (seen or own_blind):
+        rolled = "opponent_skill" in event.data
+        reads = reads_sheet(viewer, event.data["opponent"] if rolled else opponent["character"])
+    return event.seq, seen, own_blind, reads

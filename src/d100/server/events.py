@@ -7,14 +7,13 @@ and resuming "after n" neither skips nor repeats one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
-from .models import Event, GameTable
+from .models import Event, GameTable, Logged
 from .store import touch
 from .tokens import now
 
@@ -101,11 +100,26 @@ def announce(session: Session, table_id: str) -> None:
         )
 
 
-def events_after(session: Session, table_id: str, seq: int, limit: int = 500) -> Sequence[Event]:
-    query = (
-        select(Event)
-        .where(Event.table_id == table_id, Event.seq > seq)
-        .order_by(Event.seq)
-        .limit(limit)
+_LOGGED = (
+    select(
+        Event.seq,
+        Event.kind,
+        Event.visibility,
+        Event.actor_id,
+        Event.data,
+        Event.created_at,
+        Event.audience,
     )
-    return session.scalars(query).all()
+    .where(Event.table_id == bindparam("table_id"), Event.seq > bindparam("after"))
+    .order_by(Event.seq)
+    .limit(bindparam("limit"))
+)
+
+
+def events_after(session: Session, table_id: str, seq: int, limit: int = 500) -> list[Logged]:
+    """The next events after number ``seq``, oldest first, as plain rows: read on every
+    commit for the live streams, so without the ORM's bookkeeping."""
+    found = session.connection().execute(
+        _LOGGED, {"table_id": table_id, "after": seq, "limit": limit}
+    )
+    return [Logged(*row) for row in found.tuples()]

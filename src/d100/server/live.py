@@ -21,7 +21,7 @@ import anyio
 import psycopg
 from sqlalchemy.engine import URL
 
-from .access import authenticate_all, view_event
+from .access import authenticate_all, view_event, view_key
 from .errors import ApiError, unauthorised
 from .events import CHANNEL, events_after
 from .store import Store
@@ -32,6 +32,7 @@ RECONNECT = 1.0
 BATCH = 200
 log = logging.getLogger("d100.server")
 Views = tuple[list[tuple[int, dict[str, Any]]], int]  # (number, view) of each event, the last read
+Texts = tuple[list[str], int]  # each event's Server-Sent Event, the last number read
 
 
 class Hub:
@@ -41,7 +42,7 @@ class Hub:
         # Each member's open streams; a stream that ends, or never starts, drops out by itself.
         self._streams: dict[str, weakref.WeakSet[AsyncIterator[str]]] = {}
         # Each table's streams waiting for a read; the first to ask starts it (``read``).
-        self._reads: dict[str, list[tuple[str | None, int, asyncio.Future[Views]]]] = {}
+        self._reads: dict[str, list[tuple[str | None, int, asyncio.Future[Texts]]]] = {}
         self._readers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak references
 
     def open_stream(self, member_id: str, body: AsyncIterator[str]) -> bool:
@@ -70,11 +71,12 @@ class Hub:
         for waiter in self._waiters.get(table_id, ()):
             waiter.set()
 
-    async def read(self, store: Store, table_id: str, token: str | None, after: int) -> Views:
-        """``read_views``, shared: a commit wakes every stream of its table at once, and the
-        streams that ask before the read starts (all of them: they run in this loop tick) get
-        their views from one worker-thread call and one transaction, not one each."""
-        future: asyncio.Future[Views] = asyncio.get_running_loop().create_future()
+    async def read(self, store: Store, table_id: str, token: str | None, after: int) -> Texts:
+        """``read_views`` as Server-Sent Events, shared: a commit wakes every stream of its
+        table at once, and the streams that ask before the read starts (all of them: they run
+        in this loop tick) get their events from one worker-thread call and one transaction,
+        not one each, and each view serialised once, however many streams share it."""
+        future: asyncio.Future[Texts] = asyncio.get_running_loop().create_future()
         waiting = self._reads.get(table_id)
         if waiting is None:
             waiting = self._reads[table_id] = []
@@ -99,13 +101,18 @@ class Hub:
             for *_, future in asks:
                 future.cancel()
             raise
+        texts: dict[int, str] = {}  # each shared view serialised once, by identity
         for (*_, future), views in zip(asks, found, strict=True):
             if future.done():  # that stream has gone meanwhile
                 continue
             if isinstance(views, ApiError):
                 future.set_exception(views)
-            else:
-                future.set_result(views)
+                continue
+            events, last = views
+            for seq, view in events:
+                if id(view) not in texts:
+                    texts[id(view)] = sse(seq, view)
+            future.set_result(([texts[id(view)] for _, view in events], last))
 
     @contextmanager
     def subscribe(self, table_id: str) -> Iterator[asyncio.Event]:
@@ -138,14 +145,20 @@ def read_all_views(
         viewers = authenticate_all(session, table_id, [token for token, _ in asks])
         wanted = {after for (_, after), v in zip(asks, viewers, strict=True) if v is not None}
         logs = {after: events_after(session, table_id, after, BATCH) for after in wanted}
-        out: list[Views | ApiError] = []
-        for (_, after), viewer in zip(asks, viewers, strict=True):
-            if viewer is None:
-                out.append(unauthorised())
-                continue
-            events = logs[after]
-            views = [(e.seq, view_event(viewer, e)) for e in events]
-            out.append((views, events[-1].seq if events else after))
+    shaped: dict[Any, dict[str, Any]] = {}  # one view per event and key, shared
+    out: list[Views | ApiError] = []
+    for (_, after), viewer in zip(asks, viewers, strict=True):
+        if viewer is None:
+            out.append(unauthorised())
+            continue
+        events = logs[after]
+        views = []
+        for event in events:
+            key = view_key(viewer, event)
+            if key not in shaped:
+                shaped[key] = view_event(viewer, event)
+            views.append((event.seq, shaped[key]))
+        out.append((views, events[-1].seq if events else after))
     return out
 
 
@@ -163,13 +176,13 @@ async def stream(
         while True:
             waiter.clear()
             try:
-                views, after = await hub.read(store, table_id, token, after)
+                texts, after = await hub.read(store, table_id, token, after)
             except ApiError as err:  # revoked while listening: say so and stop
                 yield f"event: denied\ndata: {json.dumps(err.to_dict())}\n\n"
                 return
-            for seq, view in views:
-                yield sse(seq, view)
-            if len(views) >= BATCH:
+            for text in texts:
+                yield text
+            if len(texts) >= BATCH:
                 continue
             try:
                 await asyncio.wait_for(waiter.wait(), HEARTBEAT)

@@ -3,6 +3,7 @@ deleted; everything else is current state that the log explains."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
@@ -112,6 +113,20 @@ class Event(Base):
     created_at: Mapped[str] = mapped_column(String(40))
     # The players who see it besides the GMs (access.sees_event); None: ``visibility`` decides.
     audience: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True, default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """An event as a plain row (``events.events_after``): what the live streams read on every
+    commit, without the ORM's bookkeeping of an ``Event``."""
+
+    seq: int
+    kind: str
+    visibility: str
+    actor_id: str | None
+    data: dict[str, Any]
+    created_at: str
+    audience: list[Any] | None
 
 
 class Call(Base):
