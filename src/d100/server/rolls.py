@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import __version__
@@ -35,6 +36,7 @@ from .gametables import active_seed
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
 
 SIDES = ("actor", "opponent")
+_CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("id"))
 # Fields the table fills in itself at every table: the system, its house rules, the sheet's
 # skill, a contest's sides and dice (typed by hand in their own field, where checked).
 TABLE_FIELDS = frozenset({"system", "skill", "dice", "house_rules", "actor", "opponent"})
@@ -318,10 +320,11 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     lucks = _luck_before(prepared)
     request = _with_dice(table, prepared.request, spec)
     seed = active_seed(session, table.id, blind=visibility == "blind")
-    member = session.get_one(Member, viewer.member_id)
+    # Read under the lock: a client seed changed meanwhile is an event before this roll's.
+    client_seed = session.connection().execute(_CLIENT_SEED, {"id": viewer.member_id}).scalar_one()
     nonce = seed.next_nonce
     seed.next_nonce += 1
-    source = ProvableSource(bytes.fromhex(seed.server_seed), member.client_seed, nonce)
+    source = ProvableSource(bytes.fromhex(seed.server_seed), client_seed, nonce)
     try:
         # Without dice typed in by hand the request is the one already parsed.
         result = resolve(prepared.parsed if request is prepared.request else request, source)
@@ -345,7 +348,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         "provable": {
             "seed_id": seed.id,
             "commitment": seed.commitment,
-            "client_seed": member.client_seed,
+            "client_seed": client_seed,
             "nonce": nonce,
             "engine": __version__,  # the engine that resolved it: verify says if it differs
             # What was resolved, dice typed in by hand included: with the revealed seed,
