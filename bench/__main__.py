@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bulk, contests, odds_checks, server, startup, tables
+from . import bulk, contests, odds_checks, server, startup, tables, worst
 from .report import Report
 
 SECTIONS = {
@@ -23,6 +23,7 @@ SECTIONS = {
     "e": server.rolls,
     "f": startup.startup,
     "g": tables.many_tables,
+    "h": worst.worst,
 }
 
 

@@ -3,9 +3,9 @@
 ``python -m bench.profile [--database sqlite|postgresql] [--rate 30] [--seconds 12]`` sets up
 (g)'s tables (every member's live stream open), runs one open-loop phase at ``--rate`` rolls/s
 and reports the server's CPU per roll, as (g) counts it; with py-spy installed
-(``pip install py-spy``) it samples the server meanwhile and prints the functions holding the
-most samples while holding the GIL, about where its CPU goes (inclusive: a function and everything it called), with ``--flame FILE`` keeping
-the collapsed stacks.
+(``pip install py-spy``) it samples the server meanwhile (only threads holding the GIL: about
+where its CPU goes) and prints the functions on the most samples (inclusive: a function and
+everything it called), with ``--flame FILE`` keeping the collapsed stacks.
 """
 
 from __future__ import annotations
