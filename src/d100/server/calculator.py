@@ -11,6 +11,7 @@ from ..advise import advise
 from ..contract import Request
 from ..engine import is_contest, odds, parse
 from ..fields import json_schema
+from ..memo import memoised
 from ..render.view import pct
 from ..results import CheckOdds
 from ..system import System
@@ -87,10 +88,16 @@ def percents(odds_view: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in odds_view.items():
         if isinstance(value, str) and key != "luck_spent":
-            out[key] = pct(Fraction(value))
+            out[key] = _pct(value)
         elif isinstance(value, Mapping):
-            out[key] = {k: pct(Fraction(v)) for k, v in value.items()}
+            out[key] = {k: _pct(v) for k, v in value.items()}
     return out
+
+
+@memoised(1 << 14)
+def _pct(fraction: str) -> str:
+    """One exact fraction's percentage: the same few come back on every roll."""
+    return pct(Fraction(fraction))
 
 
 def preview(
@@ -113,7 +120,13 @@ def cheap_odds(request: Mapping[str, Any] | Request) -> dict[str, Any] | None:
     """The odds, where the engine's bound on their work is small enough to be worked out at
     once (a few milliseconds at most, less than handing them to a worker); else None. The
     request as sent, or already parsed (a roll has parsed it)."""
-    parsed = parse(request) if isinstance(request, Mapping) else request
+    return _cheap(parse(request) if isinstance(request, Mapping) else request)
+
+
+@memoised(1024)
+def _cheap(parsed: Request) -> dict[str, Any] | None:
+    """``cheap_odds`` per parsed request (frozen, so a key): a table rolls the same few checks
+    again and again. Shared between callers: never changed in place."""
     if plan_of(parsed).cost > CHEAP:
         return None
     return odds(parsed).to_dict()

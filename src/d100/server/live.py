@@ -185,7 +185,8 @@ async def stream(
             if len(texts) >= BATCH:
                 continue
             try:
-                await asyncio.wait_for(waiter.wait(), HEARTBEAT)
+                async with asyncio.timeout(HEARTBEAT):  # no task per wait, as wait_for makes
+                    await waiter.wait()
             except TimeoutError:
                 yield ": still here\n\n"
 
