@@ -27,9 +27,12 @@ HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
-_BY_TOKENS = select(
+# A viewer is read as a plain row, not an ORM object: every request authenticates.
+_SEAT = select(
     Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash
-).where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
+)
+_VIEWER = _SEAT.where(Member.token_hash == bindparam("token_hash"))
+_VIEWERS = _SEAT.where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ def member_by_token(session: Session, token: str | None) -> Member | None:
 
 
 def authenticate(session: Session, table_id: str, token: str | None) -> Viewer:
-    viewer = _viewer(member_by_token(session, token), table_id)
+    rows = [] if not token else _rows(session, _VIEWER, {"token_hash": token_hash(token)})
+    viewer = next(iter(_seated(table_id, rows).values()), None)
     if viewer is None:
         raise unauthorised()
     return viewer
@@ -93,26 +97,25 @@ def authenticate_all(
     """Each token's viewer, as ``authenticate`` finds it (None where it would refuse), in one
     query: the live streams of a table that one commit wakes are checked together."""
     hashes = {token: token_hash(token) for token in tokens if token}
-    # Plain rows, not ORM objects: a wake reads them for every stream of the table.
-    rows = session.connection().execute(_BY_TOKENS, {"token_hashes": list(hashes.values())})
-    found = {
-        hashed: _seated(table_id, member_id, table, role, name, revoked)
-        for member_id, table, role, name, revoked, hashed in rows.tuples()
-    }
+    rows = _rows(session, _VIEWERS, {"token_hashes": list(hashes.values())})
+    found = _seated(table_id, rows)
     return [found.get(hashes[t]) if t else None for t in tokens]
 
 
-def _viewer(member: Member | None, table_id: str) -> Viewer | None:
-    if member is None:
-        return None
-    return _seated(table_id, member.id, member.table_id, member.role, member.name, member.revoked)
+Seat = tuple[str, str, str, str, bool, str]  # a member's id, table, role, name, revoked, hash
 
 
-def _seated(
-    table_id: str, member_id: str, table: str, role: str, name: str, revoked: bool
-) -> Viewer | None:
-    """The member as a viewer at ``table_id``: None if revoked or seated at another table."""
-    return None if revoked or table != table_id else Viewer(member_id, table, role, name)
+def _rows(session: Session, query: Any, params: dict[str, Any]) -> list[Seat]:
+    return [row.tuple() for row in session.connection().execute(query, params)]
+
+
+def _seated(table_id: str, rows: list[Seat]) -> dict[str, Viewer | None]:
+    """Each member's viewer at ``table_id`` by token hash: None if revoked or seated at
+    another table."""
+    return {
+        hashed: None if revoked or table != table_id else Viewer(member_id, table, role, name)
+        for member_id, table, role, name, revoked, hashed in rows
+    }
 
 
 def require_gm(viewer: Viewer, what: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
@@ -22,6 +22,7 @@ LOCKED = "d100_locked"  # session.info: (transaction, {table id: row locked in i
 # Built once: a statement keeps its SQL cache key, so each request only binds the id.
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
 _TABLE_LOCKED = _TABLE.with_for_update()
+_INSERT = insert(Event)
 
 
 def get_table(session: Session, table_id: str, lock: bool = False) -> GameTable:
@@ -68,26 +69,28 @@ def append(
     flush: bool = True,
     audience: list[str] | None = None,
 ) -> Event:
-    """The next event of ``table``, written now (``flush``) or with the rest of the
-    transaction's rows at its commit (a caller that queries nothing more before it commits
-    saves one flush; the event is committed, or not, with the transaction all the same).
+    """The next event of ``table``, written at once as a plain row: the log is append-only,
+    so the ORM's unit of work never has to track it. ``flush`` first writes the rows pending
+    in the transaction (the event may refer to one: a new table's first event needs its
+    table); a caller with nothing of the kind pending saves that flush. The event is
+    committed, or rolled back, with the rest of the transaction all the same.
     ``audience``: the players who see an event about a called test that is not public."""
     table.last_seq += 1
-    event = Event(
-        table_id=table.id,
-        seq=table.last_seq,
-        kind=kind,
-        visibility=visibility,
-        actor_id=actor_id,
-        data=data,
-        created_at=now(),
-        audience=audience,
-    )
-    session.add(event)
+    row: dict[str, Any] = {
+        "table_id": table.id,
+        "seq": table.last_seq,
+        "kind": kind,
+        "visibility": visibility,
+        "actor_id": actor_id,
+        "data": data,
+        "created_at": now(),
+        "audience": audience,
+    }
     if flush:
         session.flush()
+    session.connection().execute(_INSERT, row)
     announce(session, table.id)
-    return event
+    return Event(**row)  # not in the session: the row is written, the object only tells it
 
 
 def announce(session: Session, table_id: str) -> None:

@@ -377,7 +377,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         data,
         visibility=visibility,
         actor_id=viewer.member_id,
-        flush=False,  # nothing below queries: the commit writes it with the rest
+        flush=False,  # nothing pending that it refers to: the commit writes the rest
     )
     if prepared.target is not None:
         prepared.target.status = "rolled"
