@@ -102,16 +102,13 @@ def authenticate_all(
     return [found.get(hashes[t]) if t else None for t in tokens]
 
 
-Seat = tuple[str, str, str, str, bool, str]  # a member's id, table, role, name, revoked, hash
+def _rows(session: Session, query: Any, params: dict[str, Any]) -> Sequence[Any]:
+    return session.connection().execute(query, params).all()
 
 
-def _rows(session: Session, query: Any, params: dict[str, Any]) -> list[Seat]:
-    return [row.tuple() for row in session.connection().execute(query, params)]
-
-
-def _seated(table_id: str, rows: list[Seat]) -> dict[str, Viewer | None]:
-    """Each member's viewer at ``table_id`` by token hash: None if revoked or seated at
-    another table."""
+def _seated(table_id: str, rows: Sequence[Any]) -> dict[str, Viewer | None]:
+    """Each member's viewer at ``table_id`` by token hash (rows of ``_SEAT``): None if
+    revoked or seated at another table."""
     return {
         hashed: None if revoked or table != table_id else Viewer(member_id, table, role, name)
         for member_id, table, role, name, revoked, hashed in rows

@@ -125,4 +125,4 @@ def events_after(session: Session, table_id: str, seq: int, limit: int = 500) ->
     found = session.connection().execute(
         _LOGGED, {"table_id": table_id, "after": seq, "limit": limit}
     )
-    return [Logged(*row) for row in found.tuples()]
+    return [Logged(*row) for row in found]

@@ -58,7 +58,7 @@ def once(
     keys = session.connection()
     seen = keys.execute(_SEEN, {"member_id": viewer.member_id, "key": key}).first()
     if seen is not None:
-        table_id, event_seq, body_hash = seen.tuple()
+        table_id, event_seq, body_hash = seen
         if body_hash != digest:
             raise bad(HEADER, key, ALLOWED, "this key was already used for a different request")
         return Outcome(session.get_one(Event, (table_id, event_seq)), replayed=True)
