@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import event
+
 from d100.engine import odds, resolve
 from d100.provable import ProvableSource
 
@@ -334,3 +336,35 @@ def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
     aimed = {"character_id": alice, "skill": "stealth", "fields": {"aim_rounds": 3}}
     r = table.req("POST", "/rolls", pat, json={"actor": aimed})
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.aim_rounds"
+
+
+def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(
+    api: Api, client: Any
+) -> None:
+    """A roll whose odds are cheap is made in one write transaction: its token is looked up
+    once (then, under the lock, only the roller's client seed), its sheet once, and no read
+    transaction plans it first. Counted on the database's own statements."""
+    table, pat, alice, _ = setup(api)
+    table.roll(pat, alice, "stealth")  # the rate limiter learns the token first
+    engine = client.app.state.server.store.engine
+    begun: list[str] = []
+    members: list[str] = []
+
+    def on_begin(connection: Any) -> None:
+        begun.append("begin")
+
+    def on_statement(conn: Any, cursor: Any, sql: str, *_: Any) -> None:
+        if "FROM members" in sql:
+            members.append(sql)
+
+    event.listen(engine, "begin", on_begin)
+    event.listen(engine, "before_cursor_execute", on_statement)
+    try:
+        rolled = table.roll(pat, alice, "stealth")
+    finally:
+        event.remove(engine, "begin", on_begin)
+        event.remove(engine, "before_cursor_execute", on_statement)
+    assert rolled["skill"] == "stealth"
+    assert len(begun) == 1, begun
+    assert len(members) == 2, members  # the token, then the client seed under the lock
+    assert members[1].startswith("SELECT members.client_seed \nFROM members")
