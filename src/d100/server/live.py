@@ -185,8 +185,7 @@ async def stream(
             if len(texts) >= BATCH:
                 continue
             try:
-                async with asyncio.timeout(HEARTBEAT):  # no task per wait, as wait_for makes
-                    await waiter.wait()
+                await asyncio.wait_for(waiter.wait(), HEARTBEAT)
             except TimeoutError:
                 yield ": still here\n\n"
 
