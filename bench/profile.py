@@ -73,7 +73,7 @@ def _top(collapsed: str) -> None:
     total, held = 0, Counter[str]()
     for line in collapsed.splitlines():
         stack, _, count = line.rpartition(" ")
-        if not stack:
+        if not stack or not count.isdigit():  # a frame's name may hold a line break
             continue
         n = int(count)
         total += n
