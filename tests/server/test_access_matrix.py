@@ -131,14 +131,17 @@ class World:
     def at(self, path: str = "") -> str:
         return f"/api/tables/{self.table}{path}"
 
-    def roll_body(self, role: str, visibility: str, contest: bool = False) -> dict[str, Any]:
-        """A check with a modifier no other roll has, so its target, and so its explanation,
-        belongs to this roll alone."""
+    def roll_body(
+        self, role: str, visibility: str, contest: bool = False, at_skill: bool = False
+    ) -> dict[str, Any]:
+        """A check with a modifier no other roll has, so its explanation belongs to this roll
+        alone; ``at_skill`` takes it back again (+n, -n), so the target stays the skill's."""
         character = self.orc if role == GM else self.alice
+        n = next(self.modifier)
         actor = {
             "character_id": character,
             "skill": "probe",
-            "fields": {"modifiers": [next(self.modifier)]},
+            "fields": {"modifiers": [n, -n] if at_skill else [n]},
         }
         body: dict[str, Any] = {"actor": actor, "visibility": visibility}
         if contest:
@@ -165,9 +168,11 @@ class World:
         assert roll.markers, view
         self.rolls.append(roll)
 
-    def roll(self, role: str, visibility: str, contest: bool = False) -> dict[str, Any]:
+    def roll(
+        self, role: str, visibility: str, contest: bool = False, at_skill: bool = False
+    ) -> dict[str, Any]:
         answer: dict[str, Any] = self.ok(
-            role, "POST", self.at("/rolls"), self.roll_body(role, visibility, contest)
+            role, "POST", self.at("/rolls"), self.roll_body(role, visibility, contest, at_skill)
         )
         self.record(role, answer)
         return answer
@@ -320,9 +325,10 @@ def fresh_character(w: World) -> str:
 
 
 def fresh_failure(w: World) -> int:
-    """A public check the roller failed (probe 10: a few tries at most)."""
+    """A public check the roller failed (probe 10, its modifiers cancelling out: the other
+    rolls' growing modifiers would lift its target to 100 once enough were made)."""
     for _ in range(50):
-        answer = w.roll(ROLLER, "public")
+        answer = w.roll(ROLLER, "public", at_skill=True)
         if not answer["result"]["success"]:
             seq: int = answer["seq"]
             return seq
