@@ -49,6 +49,7 @@ TABLES, MEMBERS = 50, 6
 RATES = (10, 30, 60)  # rolls per second, over all tables
 SCALE_RATES = (90, 120)  # PostgreSQL also (full run): where one process stops meeting it
 SECONDS, SECONDS_QUICK = 20.0, 4.0
+RETRIES = 3  # a roll whose connection drops is sent again, with its key, this many times
 IDLE, IDLE_RATE = 1000, 30
 IDLE_TABLES, IDLE_MEMBERS = 25, 5  # 25 x 5 members x 8 streams each = 1,000 idle streams
 P99_TARGET = 0.100
@@ -72,6 +73,7 @@ class Result:
     delivery: list[float] = field(default_factory=list)
     health: list[float] = field(default_factory=list)
     undelivered: int = 0
+    retried: int = 0  # rolls sent again after their connection dropped (same Idempotency-Key)
     raw: float = 0.0
     cpu: float = 0.0  # server processes' CPU seconds over the phase
 
@@ -146,7 +148,8 @@ def _line(report: Report, name: str, r: Result, processes: int) -> None:
         f"{name}, {TABLES * MEMBERS} streams, {r.rate} rolls/s offered, {len(r.rolls)} rolls",
         f"roll p50 {_ms(_pct(r.rolls, 0.5))}, p99 {_ms(_pct(r.rolls, 0.99))}; delivery to "
         f"every stream p50 {_ms(_pct(r.delivery, 0.5))}, p99 {_ms(_pct(r.delivery, 0.99))}"
-        + (f"; {r.undelivered} not delivered" if r.undelivered else ""),
+        + (f"; {r.undelivered} not delivered" if r.undelivered else "")
+        + (f"; {r.retried} retried after a dropped connection" if r.retried else ""),
         f"server CPU {_ms(r.cpu / max(1, len(r.rolls)))} per roll (its delivery included); "
         f"/health p99 {_ms(_pct(r.health, 0.99))}; raw commits {r.raw:.0f}/s "
         f"(rolls offered = {r.rate / r.raw:.3f}x)",
@@ -292,12 +295,22 @@ async def _phase(members: list[Member], rate: int, seconds: float, health_base: 
         await asyncio.sleep(0.5)  # every stream has read the log so far
 
         async def roll(member: Member, due: float) -> None:
-            r = await clients[member.base].post(
-                f"/api/tables/{member.table}/rolls",
-                json={"actor": {"character_id": member.character, "skill": "stealth"}},
-                headers={"authorization": f"Bearer {member.token}",
-                         "idempotency-key": secrets.token_urlsafe(12)},
-            )
+            headers = {"authorization": f"Bearer {member.token}",
+                       "idempotency-key": secrets.token_urlsafe(12)}
+            for attempt in range(RETRIES + 1):
+                # A kept-alive connection the server closes as the client reuses it drops the
+                # request: a client sends it again with the same key, as a table's page does.
+                try:
+                    r = await clients[member.base].post(
+                        f"/api/tables/{member.table}/rolls",
+                        json={"actor": {"character_id": member.character, "skill": "stealth"}},
+                        headers=headers,
+                    )
+                    break
+                except httpx.TransportError:
+                    if attempt == RETRIES:
+                        raise
+                    result.retried += 1
             if r.status_code != 201:
                 raise SystemExit(f"(g) a roll failed: {r.status_code} {r.text[:300]}")
             result.rolls.append(time.perf_counter() - due)
