@@ -16,7 +16,11 @@ Every error names the field, the value and what is allowed, and says its ``kind`
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any, ClassVar
+
+# How much of a value an error echoes as text: enough to recognise it, not a copy of a body.
+SHOWN_CHARS = 200
 
 
 class D100Error(ValueError):
@@ -63,7 +67,7 @@ class D100Error(ValueError):
         return {
             "kind": self.kind,
             "field": self.field,
-            "value": self.value if _jsonable(self.value) else repr(self.value),
+            "value": echoed(self.value),
             "allowed": self.allowed,
             "message": self.message,
         }
@@ -124,8 +128,20 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
+def echoed(value: Any) -> Any:
+    """The value as an error answer carries it: as it is where JSON can carry it, else its
+    ``repr`` cut to ``SHOWN_CHARS`` (NaN and infinity are no JSON, nor is an object), so
+    rendering a refusal never fails on what was refused."""
+    if _jsonable(value):
+        return value
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
 def _jsonable(value: Any) -> bool:
-    if value is None or isinstance(value, str | int | float | bool):
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if value is None or isinstance(value, str | int | bool):
         return True
     if isinstance(value, list | tuple):
         return all(_jsonable(v) for v in value)

@@ -362,13 +362,19 @@ def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[
                 f"the same as {seen[key.lower()]!r}",
             )
         seen[key.lower()] = key
-        if (
-            not is_int(value)
-            or (low is not None and value < low)
-            or (high is not None and value > high)
-        ):
+        _integer(value, f"{where}.{key}", f"an integer {low}..{high}")
+        if (low is not None and value < low) or (high is not None and value > high):
             raise D100Error(f"{where}.{key}", value, f"an integer {low}..{high}", None)
     return dict(table)
+
+
+def _integer(value: Any, where: str, allowed: str) -> None:
+    """Refuse a value that is no integer; a TOML float (``nan``, ``inf``, ``5.0``) is named
+    as written, since JSON cannot carry NaN or infinity."""
+    if isinstance(value, float):
+        raise D100Error(where, repr(value), allowed, f"not an integer: {value!r}")
+    if not is_int(value):
+        raise D100Error(where, value, allowed, None)
 
 
 def _names(
@@ -404,12 +410,11 @@ def _names(
 def _luck(value: Any, where: str) -> Luck | None:
     if value is None:
         return None
-    if (
-        not isinstance(value, dict)
-        or set(value) != {"current", "maximum"}
-        or not all(is_int(v) for v in value.values())
-    ):
-        raise D100Error(where, value, "{ current = N, maximum = N }, integers", None)
+    shape = "{ current = N, maximum = N }, integers"
+    if not isinstance(value, dict) or set(value) != {"current", "maximum"}:
+        raise D100Error(where, value, shape, None)
+    for key, number in value.items():
+        _integer(number, f"{where}.{key}", shape)
     try:
         return Luck(value["current"], value["maximum"])
     except D100Error as err:

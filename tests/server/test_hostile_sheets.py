@@ -21,3 +21,28 @@ def test_g5_a_sheet_nested_past_the_parser_s_depth_is_a_422(api: Api, opening: s
     assert r.status_code == 422, r.text[:200]
     assert r.json()["error"]["field"] == "sheet"
     assert table.req("GET", "", table.gm).status_code == 200  # and the server goes on
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "value"),
+    [
+        ("skills = { a = nan }", "sheet.skills.a", "nan"),
+        ("skills = { a = -inf }", "sheet.skills.a", "-inf"),
+        ("skills = { a = 5.0 }", "sheet.skills.a", "5.0"),
+        ("luck = { current = inf, maximum = 5 }", "sheet.luck.current", "inf"),
+        ("luck = { current = 5, maximum = nan }", "sheet.luck.maximum", "nan"),
+    ],
+)
+def test_g5_a_sheet_number_that_is_no_integer_is_a_422_naming_it(
+    api: Api, line: str, field: str, value: str
+) -> None:
+    """TOML reads ``nan`` and ``inf`` as floats, which JSON cannot carry: echoed back as the
+    value, they made the error answer itself fail (a 500, or a dropped connection)."""
+    table = api.table("brp")
+    sheet = f'name = "Y"\nsystem = "brp"\n{line}\n'
+    r = table.req("POST", "/characters", table.gm, json={"sheet": sheet})
+    assert r.status_code == 422, r.text[:200]
+    error = r.json()["error"]
+    assert (error["field"], error["value"]) == (field, value), error
+    assert value in error["message"]
+    assert table.req("GET", "", table.gm).status_code == 200  # and the server goes on

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import D100Error, _jsonable
+from ..errors import D100Error, echoed
 
 # The kind of a refusal the server makes itself, by status (a library error says its own).
 KINDS = {
@@ -42,12 +42,11 @@ class ApiError(Exception):
     def to_dict(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error.to_dict()}
-        value = self.value if _jsonable(self.value) else repr(self.value)
         return {
             "error": {
                 "kind": KINDS.get(self.status, "error"),
                 "field": self.field,
-                "value": value,
+                "value": echoed(self.value),
                 "allowed": self.allowed,
                 "message": self.message,
             }
