@@ -37,9 +37,11 @@ COOKIE_AGE = 60 * 60 * 24 * 60  # two months: a campaign's worth of sessions
 # Event numbers are 32-bit integers in the database: a larger "after" would fail there, not here.
 MAX_SEQ = 2**31 - 1
 Seq = Annotated[int, Query(ge=0, le=MAX_SEQ)]
-# Ids are URL-safe base64 (tokens.new_id); anything else is refused before it reaches a cookie
-# name (where "," or ";" is illegal) or the database.
-TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+# Ids are URL-safe base64 (tokens.new_id); anything else in a path is refused before it
+# reaches a cookie name (where "," or ";" is illegal) or the database (where PostgreSQL fails
+# on a NUL byte).
+Id = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+TableId = Id
 router = APIRouter()
 RequestBody = Annotated[
     dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
@@ -200,7 +202,7 @@ def renew_invite(table_id: TableId, request: Request) -> dict[str, str]:
 
 
 @router.post("/api/tables/{table_id}/members/{member_id}/revoke", tags=["tables"])
-def revoke(table_id: TableId, member_id: str, request: Request) -> dict[str, Any]:
+def revoke(table_id: TableId, member_id: Id, request: Request) -> dict[str, Any]:
     """Revoke a player; the invite link is renewed (the revoked player holds the old one)."""
     with _acting(request, table_id) as (session, viewer):
         member, invite = gametables.revoke(session, viewer, member_id)
@@ -260,7 +262,7 @@ def create_character(
 
 @router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
 def update_character(
-    table_id: TableId, character_id: str, body: bodies.CharacterSheet, request: Request
+    table_id: TableId, character_id: Id, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
     if body.member_id is not None:
         raise bad(
@@ -273,7 +275,7 @@ def update_character(
 
 @router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
 def edit_values(
-    table_id: TableId, character_id: str, body: bodies.SheetValues, request: Request
+    table_id: TableId, character_id: Id, body: bodies.SheetValues, request: Request
 ) -> dict[str, Any]:
     """Set skills, abilities (null removes one) or Luck, as a form edits a sheet."""
     with _acting(request, table_id, write=False) as (session, viewer):
@@ -288,7 +290,7 @@ def edit_values(
 
 
 @router.delete("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
-def delete_character(table_id: TableId, character_id: str, request: Request) -> dict[str, Any]:
+def delete_character(table_id: TableId, character_id: Id, request: Request) -> dict[str, Any]:
     """Delete a character (the GM or its player); the log keeps what it rolled."""
     with _acting(request, table_id) as (session, viewer):
         return characters.public_view(characters.delete(session, viewer, character_id))
@@ -299,7 +301,7 @@ def delete_character(table_id: TableId, character_id: str, request: Request) -> 
     tags=["characters"],
     response_class=PlainTextResponse,
 )
-def export_character(table_id: TableId, character_id: str, request: Request) -> PlainTextResponse:
+def export_character(table_id: TableId, character_id: Id, request: Request) -> PlainTextResponse:
     """The sheet in the command line's TOML format."""
     with _acting(request, table_id, write=False) as (session, viewer):
         row = characters.export(session, viewer, character_id)
@@ -311,13 +313,13 @@ def export_character(table_id: TableId, character_id: str, request: Request) -> 
 
 
 @router.delete("/api/tables/{table_id}/characters/{character_id}/marks", tags=["characters"])
-def clear_marks(table_id: TableId, character_id: str, request: Request) -> dict[str, Any]:
+def clear_marks(table_id: TableId, character_id: Id, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         return characters.full_view(characters.clear_marks(session, viewer, character_id))
 
 
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
-def aim(table_id: TableId, character_id: str, body: bodies.Aim, request: Request) -> dict[str, Any]:
+def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request) -> dict[str, Any]:
     """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
     with _acting(request, table_id) as (session, viewer):
         return characters.full_view(flow.aim(session, viewer, character_id, body.action))
@@ -470,14 +472,14 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
 
 
 @router.post("/api/tables/{table_id}/calls/{call_id}/cancel", tags=["flow"])
-def cancel_call(table_id: TableId, call_id: str, request: Request) -> dict[str, Any]:
+def cancel_call(table_id: TableId, call_id: Id, request: Request) -> dict[str, Any]:
     """Withdraw a called test (GM): its pending tests become ``cancelled``."""
     with _acting(request, table_id) as (session, viewer):
         return view_call(viewer, flow.call_view(session, flow.cancel(session, viewer, call_id)))
 
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/decline", tags=["flow"])
-def decline(table_id: TableId, target_id: str, request: Request) -> dict[str, str]:
+def decline(table_id: TableId, target_id: Id, request: Request) -> dict[str, str]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.decline(session, viewer, target_id)
         return {"id": target.id, "status": target.status}
@@ -485,7 +487,7 @@ def decline(table_id: TableId, target_id: str, request: Request) -> dict[str, st
 
 @router.post("/api/tables/{table_id}/targets/{target_id}/assists", status_code=201, tags=["flow"])
 def assist(
-    table_id: TableId, target_id: str, body: bodies.Assist, request: Request
+    table_id: TableId, target_id: Id, body: bodies.Assist, request: Request
 ) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.assist(session, viewer, target_id, body.character_id, body.skill)

@@ -1,0 +1,46 @@
+"""An id in the path that could never be one is a clean 4xx on both databases: PostgreSQL
+refuses a NUL byte in a string, and a query with one was a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .tablehelp import Api
+
+NPC = 'name = "{name}"\nsystem = "brp"\nskills = {{ claw = 55, stealth = 40 }}\n'
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/characters/%00/sheet"),
+        ("DELETE", "/characters/%00"),
+        ("PATCH", "/characters/%00"),
+        ("PUT", "/characters/%00"),
+        ("DELETE", "/characters/%00/marks"),
+        ("POST", "/characters/%00/aim"),
+        ("POST", "/targets/%00/decline"),
+        ("POST", "/targets/%00/assists"),
+        ("POST", "/calls/%00/cancel"),
+        ("POST", "/members/%00/revoke"),
+    ],
+)
+def test_a_nul_byte_in_a_path_id_is_a_clean_4xx(api: Api, method: str, path: str) -> None:
+    table = api.table("brp")
+    pat = table.join("Pat")
+    bodies: dict[str, Any] = {
+        "PATCH /characters/%00": {"skills": {"stealth": 50}},
+        "PUT /characters/%00": {"sheet": NPC.format(name="Y")},
+        "POST /characters/%00/aim": {"action": "aim"},
+        "POST /targets/%00/assists": {"character_id": "x", "skill": "stealth"},
+    }
+    body = bodies.get(f"{method} {path}")
+    for token in (pat, table.gm):  # a player may be refused the route first: a 403
+        r = table.req(method, path, token, json=body)
+        assert r.status_code in (403, 404, 422), (r.status_code, r.text[:300])
+        assert set(r.json()["error"]) >= {"field", "value", "allowed", "message"}
+    error = r.json()["error"]  # the GM's: refused for the id
+    assert error["field"].endswith(path.split("/")[1].rstrip("s") + "_id"), error
+    assert table.req("GET", "", table.gm).status_code == 200  # and the server goes on
