@@ -13,6 +13,7 @@ system = "brp"
 luck = { current = 7, maximum = 9 }
 skills = { claw = 55, "sneak attack" = 77 }
 """
+NPC = 'name = "{name}"\nsystem = "brp"\nskills = {{ claw = 55, stealth = 40 }}\n'
 
 
 def _table(api: Api) -> tuple[Table, str, str, str]:
@@ -293,3 +294,57 @@ def test_a_blind_called_contest_shown_later_still_keeps_the_npc_s_side(api: Api)
     assert seen["kind"] == "unblind" and seen["withheld"] == "opponent"
     assert set(seen["result"]["opponent"]) == {"level", "success"}
     assert "sneak attack" not in table.req("GET", "/log.jsonl", pat).text
+
+
+def _hidden_events(table: Table) -> dict[str, int]:
+    """One event of each kind a player may not see, by kind: its number."""
+    ghoul = table.ok("POST", "/characters", table.gm, 201, json={"sheet": NPC.format(name="G")})
+    ghast = table.ok("POST", "/characters", table.gm, 201, json={"sheet": NPC.format(name="H")})
+    check = table.roll(table.gm, ghoul["id"], "claw", visibility="gm")
+    contest = table.ok(
+        "POST",
+        "/rolls",
+        table.gm,
+        201,
+        json={
+            "actor": {"character_id": ghoul["id"], "skill": "claw"},
+            "opponent": {"character_id": ghast["id"], "skill": "stealth"},
+            "visibility": "gm",
+        },
+    )
+    sam = table.join("Sam")
+    sams = table.character(sam, "Sam")
+    call_body = {"skill": "stealth", "character_ids": [sams], "visibility": "gm"}
+    table.ok("POST", "/calls", table.gm, 201, json=call_body)
+    table.ok("PATCH", f"/characters/{ghoul['id']}", table.gm, json={"skills": {"claw": 60}})
+    last = {e["kind"]: e["seq"] for e in table.events(table.gm)}  # the call, then the edit
+    return {
+        "check": check["seq"],
+        "contest": contest["seq"],
+        "call": last["call"],
+        "edit": last["character"],
+    }
+
+
+def test_a_hidden_event_answers_as_a_missing_one_on_every_seq_route(api: Api) -> None:
+    """For an event a player may not see, a route taking its number answers as for a number
+    that does not exist: a reroll was a 403 for a hidden check but a 404 for a hidden contest,
+    call or edit, which told them what kind of event it was."""
+    table = api.table("brp")
+    pat = table.join("Pat")
+    table.character(pat, "Alice")
+    hidden = _hidden_events(table)
+    seen = {e["seq"]: e["kind"] for e in table.events(pat)}
+    assert all(seen[seq] == "hidden" for seq in hidden.values()), (hidden, seen)
+    missing = max(seen) + 50
+    for route in ("reroll", "unblind"):
+        absent = table.req("POST", f"/rolls/{missing}/{route}", pat, json={})
+        assert 400 <= absent.status_code < 500, absent.text
+        for kind, seq in hidden.items():
+            r = table.req("POST", f"/rolls/{seq}/{route}", pat, json={})
+            shown = r.json()["error"]
+            expected = absent.json()["error"]
+            if expected["value"] == missing:  # the number asked for is echoed, nothing more
+                assert shown["value"] == seq
+                shown, expected = {**shown, "value": None}, {**expected, "value": None}
+            assert (r.status_code, shown) == (absent.status_code, expected), (route, kind)

@@ -17,7 +17,7 @@ from ..errors import D100Error
 from ..provable import ProvableSource
 from ..systems import REGISTRY
 from . import characters
-from .access import Viewer, require_editor, sheet_readers_see
+from .access import Viewer, require_editor, sees_event, sheet_readers_see
 from .calculator import percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import append, get_table, lock_table
@@ -53,7 +53,13 @@ def _checked(
     if rule is None:
         raise bad("seq", seq, "a roll at a table whose rules have Luck", "this table has no Luck")
     rolled = session.get(Event, (table.id, seq))
-    if rolled is None or rolled.kind != "roll":
+    # An event the viewer may not see is answered as one that does not exist: a different
+    # refusal would tell them what kind of event it is.
+    if (
+        rolled is None
+        or rolled.kind != "roll"
+        or (rolled.actor_id != viewer.member_id and not sees_event(viewer, rolled))
+    ):
         raise not_found("seq", seq, "check")
     if rolled.actor_id != viewer.member_id:
         raise ApiError(
