@@ -162,3 +162,23 @@ def test_g5_cli_json_errors_are_the_error_object() -> None:
     error = json.loads(run.out)["error"]
     assert error["kind"] == "bad_input" and error["field"]
     assert error["message"] in run.err
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (float("nan"), "nan"),
+        ([1, float("-inf")], "[1, -inf]"),
+        ({"a": object}, "{'a': <class 'object'>}"),
+        ("x" * 500, "x" * 500),  # JSON carries it as it is
+        ({"k": b"y" * 500}, ("{'k': b'" + "y" * 500)[:199] + "…"),  # cut to 200 characters
+    ],
+)
+def test_g5_an_error_answer_never_fails_on_the_value_it_echoes(value: Any, shown: str) -> None:
+    """NaN, infinity and objects are no JSON: echoed as given, the error answer itself failed
+    (a 500); a value JSON cannot carry is echoed as its repr, cut short."""
+    from d100.server.errors import ApiError
+
+    for err in (d100.D100Error("f", value, "x"), ApiError(422, "f", value, "x", "f: bad")):
+        body = json.loads(json.dumps(err.to_dict(), allow_nan=False))
+        assert body.get("error", body)["value"] == shown

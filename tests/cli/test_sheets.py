@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -256,3 +257,16 @@ def test_a_new_sheet_gets_the_umask_mode(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o640
+
+
+def test_a_sheet_number_that_is_no_integer_is_a_clean_json_error(tmp_path: Path) -> None:
+    """TOML's nan and inf are floats: the CLI's --json error carried them as NaN and
+    Infinity, which no JSON parser in strict mode reads."""
+    path = tmp_path / "p.toml"
+    path.write_text(
+        '[a]\nsystem = "brp"\nskills = { x = 5 }\nluck = { current = inf, maximum = 5 }\n'
+    )
+    run = d100("check", "--sheet", str(path), "a", "x", "--json")
+    assert "inf" in clean_error(run)
+    error = json.loads(run.out, parse_constant=lambda name: pytest.fail(f"{name} in {run.out}"))
+    assert (error["error"]["field"], error["error"]["value"]) == (f"{path}: a.luck.current", "inf")
