@@ -405,3 +405,40 @@ def test_forwarded_for_is_trusted_only_from_configured_proxies() -> None:
     assert proxy_options({}) == {"proxy_headers": False, "forwarded_allow_ips": None}
     trusted = proxy_options({"D100_TRUSTED_PROXIES": "10.0.0.2"})
     assert trusted == {"proxy_headers": True, "forwarded_allow_ips": "10.0.0.2"}
+
+
+@pytest.mark.parametrize("declared", ["999999999", "0" * 10 + "9" * 5000])
+def test_a_body_declared_over_the_cap_is_refused_at_once(declared: str) -> None:
+    """A 2-byte body declaring a gigabyte: refused for its declared length (413) before any
+    of it is read, not after the body's time limit runs out (408). A length of more digits
+    than Python converts to an int is over too."""
+    import asyncio
+
+    from d100.server.guard import Guard
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the app never sees it")
+
+    async def receive() -> dict[str, Any]:
+        if sent:
+            await asyncio.sleep(60)  # the rest of the body, never sent
+        sent.append(True)
+        return {"type": "http.request", "body": b"{}", "more_body": True}
+
+    sent: list[bool] = []
+    answer: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        answer.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/odds",
+        "headers": [(b"content-length", declared.encode()), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1),
+    }
+    guard = Guard(app, Limits(body_seconds=10), known=lambda _: False)
+    asyncio.run(asyncio.wait_for(guard(scope, receive, send), 2))
+    assert answer[0]["status"] == 413
+    assert b'"field":"body"' in answer[1]["body"]

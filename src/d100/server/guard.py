@@ -170,7 +170,7 @@ class Guard:
             return
         if scope["method"] in WITH_BODY:
             try:
-                body = await _read_body(receive, self.limits)
+                body = await _read_body(receive, self.limits, headers.get("content-length"))
             except ApiError as err:  # the rest of the body, unread, would keep the connection
                 await _answer(err, scope, receive, send, {"connection": "close"})
                 return
@@ -287,9 +287,16 @@ def _at(where: str, key: object) -> str:
     return f"{where}.{key}" if where else str(key)
 
 
-async def _read_body(receive: Receive, limits: Limits) -> bytes:
+async def _read_body(receive: Receive, limits: Limits, declared: str | None = None) -> bytes:
     """The whole body; an ApiError once it passes the size limit (the rest is not read) or is
-    not all in within the time limit (a client trickling bytes holds a connection open)."""
+    not all in within the time limit (a client trickling bytes holds a connection open). A
+    ``Content-Length`` over the limit is refused before a byte is read: waiting for a body
+    that would be refused anyway only held the connection till the time limit."""
+    too_large = ApiError(
+        413, "body", None, f"at most {limits.body_bytes} bytes", "request body too large"
+    )
+    if declared is not None and _over(declared, limits.body_bytes):
+        raise too_large
     chunks, size = [], 0
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limits.body_seconds
@@ -309,13 +316,20 @@ async def _read_body(receive: Receive, limits: Limits) -> bytes:
         chunk: bytes = message.get("body", b"")
         size += len(chunk)
         if size > limits.body_bytes:
-            raise ApiError(
-                413, "body", None, f"at most {limits.body_bytes} bytes", "request body too large"
-            )
+            raise too_large
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+def _over(declared: str, cap: int) -> bool:
+    """Whether a ``Content-Length`` says more than ``cap`` bytes (read as digits only: a
+    number of thousands of digits is over, without converting it)."""
+    digits = declared.strip().lstrip("0")
+    if not (digits.isascii() and digits.isdigit()):
+        return False  # none or zero, or no number: the body as it comes is measured
+    return len(digits) > len(str(cap)) or int(digits) > cap
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
