@@ -3,6 +3,7 @@ must not hold a connection open for good, whether it dawdles over the head or th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -103,3 +104,35 @@ def test_slow_heads_are_cut_off_and_slow_bodies_refused(tmp_path: Path) -> None:
             assert limit - 0.5 < seconds < limit + SLACK, seconds
             status, error = error_of(answer)
             assert status.startswith("408") and error["field"] == "body", answer
+
+
+def test_a_head_the_http_parser_refuses_gets_the_json_error_shape(tmp_path: Path) -> None:
+    """A 200 KB header, or a request line that is no HTTP, is refused by the HTTP parser
+    before any route: a 400 in the JSON error shape, not uvicorn's plain text."""
+    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    with serve(url, tmp_path / "server.log") as base:
+        where = urlsplit(base)
+        address = (where.hostname or "", where.port or 0)
+        host = f"Host: {where.netloc}\r\n".encode()
+        for head in (
+            b"GET /health HTTP/1.1\r\n" + host + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n",
+            b"NOT HTTP AT ALL\r\n\r\n",
+        ):
+            with socket.create_connection(address, timeout=5.0) as sock:
+                with contextlib.suppress(OSError):  # closed under the rest of a refused head
+                    sock.sendall(head)
+                answer = read_all(sock)
+            status, error = error_of(answer)
+            assert status.startswith("400"), answer[:300]
+            assert b"content-type: application/json" in answer.lower()
+            assert error["kind"] == "bad_input" and error["field"] == "headers", error
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """What the server sent till it closed; its close may be a reset (the rest of a refused
+    head unread), which comes after the answer."""
+    answer = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer

@@ -1,7 +1,8 @@
 """uvicorn's HTTP/1.1 protocol with a deadline on a request's head. uvicorn times out an idle
 keep-alive connection, and the guard a body that trickles in, but nothing a client sending
 its request line and headers a byte every few seconds: each such connection stays open for
-good, and a few hundred of them starve the server of sockets (slowloris)."""
+good, and a few hundred of them starve the server of sockets (slowloris). A head the HTTP
+parser refuses is answered in the JSON error shape too."""
 
 from __future__ import annotations
 
@@ -52,7 +53,27 @@ class HeaderDeadline(H11Protocol):
         if self.transport.is_closing():
             return
         if self.conn.trailing_data[0]:
-            self.transport.write(_refusal(self.header_seconds))
+            slow = ApiError(
+                408,
+                "headers",
+                None,
+                f"the request line and headers within {self.header_seconds:g} s",
+                "request headers too slow",
+            )
+            self.transport.write(_refusal(slow, "Request Timeout"))
+        self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """A head the HTTP parser refuses (malformed, or headers past its size limit) gets the
+        JSON error shape every other refusal has, not uvicorn's plain text."""
+        bad = ApiError(
+            400,
+            "headers",
+            None,
+            "a well-formed HTTP request line and headers, at most 16 KB in all",  # h11's cap
+            f"not a request this server can read: {msg}",
+        )
+        self.transport.write(_refusal(bad, "Bad Request"))
         self.transport.close()
 
 
@@ -65,17 +86,10 @@ def with_header_deadline(seconds: float) -> type[HeaderDeadline]:
     return Deadline
 
 
-def _refusal(seconds: float) -> bytes:
-    error = ApiError(
-        408,
-        "headers",
-        None,
-        f"the request line and headers within {seconds:g} s",
-        "request headers too slow",
-    )
+def _refusal(error: ApiError, reason: str) -> bytes:
     body = json.dumps(error.to_dict()).encode()
     head = (
-        "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+        f"HTTP/1.1 {error.status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
     )
     return head.encode() + body
