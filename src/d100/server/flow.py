@@ -25,7 +25,7 @@ from .access import (
 from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallTarget, Character, GameTable
-from .rolls import RollSpec, Side, pending_target, prepare
+from .rolls import RollSpec, Side, pending_target, players_part, prepare
 from .tokens import new_id, now
 
 HAZARD_LIMIT = 500
@@ -330,6 +330,8 @@ def call_view(session: Session, call: Call) -> dict[str, Any]:
         "at": call.created_at,
         "targets": [_target_view(session, t) for t in targets],
         "opponent": None if call.opponent is None else _opponent_view(session, call.opponent),
+        # what a roller may add to it (the rest is the GM's): the page offers only these
+        "players_fields": sorted(players_part(session.get_one(GameTable, call.table_id).system)),
     }
 
 

@@ -23,6 +23,9 @@ const rolledHere = new Map();  // target id -> the roll made on this page for it
 let opposing = false;  // the roll panel rolls a contest against another character
 const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
+const rerollOf = new Map();  // a rerolled check's event number -> its reroll's event
+// The last of a roll's Luck rerolls: a card shows the final outcome (the reroll names its first).
+const final = (event) => rerollOf.has(event.seq) ? final(rerollOf.get(event.seq)) : event;
 
 const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
@@ -76,7 +79,7 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
-    if (event.reroll_of) rerolled.add(event.reroll_of);
+    if (event.reroll_of) { rerolled.add(event.reroll_of); rerollOf.set(event.reroll_of, event); }
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
     if (RESULTS.includes(event.kind)) {
@@ -138,7 +141,9 @@ function renderLatest() {
 
 // A result where it was rolled (beside the roll panel, in its called test). On a wide screen
 // the log beside has the same card at its top: there it shows once, this points to it.
-function hereCard(event) {
+function hereCard(first) {
+  const event = final(first);
+  shownHere.add(first.seq);
   shownHere.add(event.seq);
   renderLatest();
   return [el("div", { class: `card here ${cardClass(event)}`, "data-seq": event.seq }, describe(event)),
@@ -183,12 +188,13 @@ function render() {
   $("whoami").textContent = `You are ${state.me.name}, ${isGm() ? "the game master" : "a player"}.`;
   $("whoami").title = $("whoami").textContent;
   for (const id of ["gm-tools", "tools-box", "tab-call"]) $(id).hidden = !isGm();
+  $("turn-sound-box").hidden = isGm();  // the GM calls the tests: none is called for them
   $("tab-characters").textContent = isGm() ? "Characters" : "Sheets";
   $("tab-more").textContent = isGm() ? "Tools" : "More";
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
   $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
-  $("luck-options").hidden = !rules.luck;
+  $("luck-options").hidden = !rules.luck || !allowed(rules.luck.boost_field);
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
@@ -253,8 +259,7 @@ function suggest(list, characters) {
 // player's character, never an NPC (the GM's): the Keeper picks an NPC's side by calling it.
 function opponents() {
   const actor = $("roll-character").value;
-  const gmOwns = (c) => (state.members.find((m) => m.id === c.member_id) || {}).role === "gm";
-  return state.characters.filter((c) => c.id !== actor && (isGm() || (!c.skills && !gmOwns(c))));
+  return state.characters.filter((c) => c.id !== actor && (isGm() || (!c.skills && !gmOwned(c))));
 }
 
 function renderOppose() {
@@ -263,7 +268,7 @@ function renderOppose() {
   $("oppose-button").textContent = opposing ? "Roll a check instead" : "Oppose…";
   $("roll-button").textContent = opposing ? "Roll the contest" : "Roll";
   const against = opponents();
-  options($("oppose-character"), against.map((c) => [c.id, `${c.name} (${memberName(c.member_id)})`]));
+  options($("oppose-character"), against.map((c) => [c.id, `${c.name} (${gmOwned(c) ? "NPC" : memberName(c.member_id)})`]));
   suggest($("oppose-skills"), [byId($("oppose-character").value)].filter(Boolean));
   $("oppose-help").textContent = [against.length ? "" : "No other player's character to oppose yet.",
     isGm() ? "" : "To oppose an NPC, ask the GM to call it."].filter(Boolean).join(" ");
@@ -309,18 +314,19 @@ function renderCalls() {
 
 function targetItem(call, target) {
   const own = byId(target.character.id);
-  const item = el("li", {}, `${target.character.name}: `, el("strong", { text: target.status }),
-    target.assists.length ? ` (helped by ${target.assists.map((a) => `${a.name}, ${a.skill}`).join("; ")})` : "");
   const done = rolledHere.get(target.id);
+  const status = done && target.status === "pending" ? "rolled" : target.status;  // the state read lags the roll
+  const item = el("li", {}, `${target.character.name}: `, el("strong", { text: status }),
+    target.assists.length ? ` (helped by ${target.assists.map((a) => `${a.name}, ${a.skill}`).join("; ")})` : "");
   if (done) item.append(...hereCard(done));
-  if (target.status !== "pending" || !own || !own.skills) return item;
+  if (status !== "pending" || !own || !own.skills) return item;
   // A contest's odds tell the opponent's skill: asked only where its sheet is readable.
   const readable = !call.opponent || call.opponent.skill;
   const chance = own.member_id === state.me.id && readable ? calledOdds(own, target) : null;
   if (chance && chance.percent) item.append(el("span", { class: "muted", text: ` · success ${chance.percent.success} (${chance.odds.success})` }));
   if (chance && chance.error) item.append(el("span", { class: "error", text: ` ${chance.error}` }));
   item.append(el("div", {},
-    el("button", { type: "button", "data-target": target.id, onclick: () => quickRoll(own, target) },
+    el("button", { type: "button", "data-target": target.id, onclick: (e) => quickRoll(own, target, e.currentTarget) },
       `Roll ${call.skill} for ${own.name}${call.opponent ? ` vs ${call.opponent.character.name}` : ""}`),
     el("button", { type: "button", class: "secondary", onclick: () => answer(call, target) }, "With options…"),
     el("button", { type: "button", class: "secondary", onclick: () => act(() => api("POST",
@@ -351,9 +357,10 @@ function calledOdds(character, target) {
   return callOdds.get(key);
 }
 
-async function quickRoll(character, target) {
+async function quickRoll(character, target, button) {
+  button.disabled = true;  // one roll per tap: a second would be refused
   const event = await act(() => api("POST", `${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
-  if (event) { rolledHere.set(target.id, event); renderCalls(); }
+  if (event) { rolledHere.set(target.id, event); renderCalls(); } else button.disabled = false;
 }
 
 // A called contest's other side: its skill only where the server sent it (the sheet's readers).
@@ -499,10 +506,19 @@ function answer(call, target) {
   for (const id of ["answering", "answer-cancel"]) $(id).hidden = false;
   for (const id of ["free-roll", "visibility-box"]) $(id).hidden = true;
   opposing = false;
+  offerFields();
   renderOppose();
   reveal("roll-box");
   $("roll-title").focus({ preventScroll: true });
   preview();
+}
+
+// What the roll panel may send: anything on a free roll; on a called test only what the server
+// lets its roller add (the call's players_fields), the rest being the GM's.
+const allowed = (field) => !answering || answering.call.players_fields.includes(field);
+function offerFields() {
+  for (const input of $("roll-fields").querySelectorAll("[name]")) input.closest("#roll-fields > div").hidden = !allowed(input.name);
+  $("luck-options").hidden = !rules.luck || !allowed(rules.luck.boost_field);
 }
 
 function leaveAnswer() {
@@ -510,11 +526,12 @@ function leaveAnswer() {
   answering = null;
   for (const id of ["answering", "answer-cancel"]) $(id).hidden = true;
   for (const id of ["free-roll", "visibility-box"]) $(id).hidden = false;
+  offerFields();
   preview();
 }
 
 function rollBody() {
-  const fields = fieldValues($("roll-fields"), system.check);
+  const fields = Object.fromEntries(Object.entries(fieldValues($("roll-fields"), system.check)).filter(([k]) => allowed(k)));
   if (!answering) Object.assign(fields, fieldValues($("roll-target"), system.check));
   if (luck.boost) fields[rules.luck.boost_field] = true;
   const actor = { character_id: $("roll-character").value, fields };
@@ -530,8 +547,17 @@ function rollBody() {
 
 let previewing = null;
 let previewed = null;  // what the last preview was asked for: live events rarely change it
+let picked = null;  // the character, skill or call the odds shown are for
+let previews = 0;  // the newest odds asked: an answer for an older pick is dropped
 function preview() {
   clearTimeout(previewing);
+  const now = JSON.stringify([$("roll-character").value, $("roll-skill").value, answering && answering.target.id, opposing]);
+  if (now !== picked) {  // another pick: the odds shown are no longer its odds
+    picked = now;
+    previewed = null;
+    previews += 1;
+    $("roll-odds").replaceChildren(el("p", { class: "muted", text: "Working out the odds…" }));
+  }
   previewing = setTimeout(async () => {
     if (!$("roll-character").value) { $("roll-odds").replaceChildren(el("p", { class: "muted", text: "Add a character first." })); return; }
     let body;
@@ -549,8 +575,10 @@ function preview() {
         return;
       }
     }
+    const ticket = ++previews;
     try {
       const p = await api("POST", `${base}/odds`, body);
+      if (ticket !== previews) return;
       if (body.opponent) { $("roll-odds").replaceChildren(oddsTable(p.odds, p.percent, "who wins")); $("roll-error").textContent = ""; return; }
       $("roll-odds").replaceChildren(
         el("p", {}, el("strong", { text: `Success ${p.percent.success}` }), ` (${p.odds.success})`),
@@ -566,6 +594,7 @@ function preview() {
         $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, 0)}`;
       }
     } catch (err) {
+      if (ticket !== previews) return;
       previewed = null;
       $("roll-odds").replaceChildren();
       $("roll-error").textContent = err.message;
@@ -623,8 +652,13 @@ function wire() {
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
       character_ids: ids, visibility: $("call-visibility").value };
     if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value };
+    $("call-done").replaceChildren();
     const made = await act(() => api("POST", `${base}/calls`, body), "call-error");
-    if (made) $("call-form").reset();
+    if (!made) return;
+    $("call-form").reset();
+    const names = ids.map((id) => byId(id).name).join(", ");
+    $("call-done").replaceChildren(`Called ${body.skill} for ${names}. `,
+      el("a", { href: "#view=table", text: "See the open calls" }));
   });
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "tools-error"));
@@ -698,11 +732,12 @@ function clock(at) {
 // its skill, which is the GM's.
 function npc(character) {
   if (isGm() || (byId(character.id) || {}).skills) return false;
-  return (state.members.find((m) => m.id === character.member_id) || {}).role === "gm";
+  return gmOwned(character);
 }
 
+const gmOwned = (c) => (state.members.find((m) => m.id === c.member_id) || {}).role === "gm";
 function who(character) {
-  return [el("strong", { text: character.name }), el("span", { class: "muted", text: ` (${memberName(character.member_id)})` })];
+  return [el("strong", { text: character.name }), el("span", { class: "muted", text: ` (${gmOwned(character) ? "NPC" : memberName(character.member_id)})` })];
 }
 
 function diceLine(result) {
@@ -756,8 +791,9 @@ function rerollOffer(e) {
     try {
       const event = await api("POST", `${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
-      if (where) { shownHere.add(event.seq); renderLatest(); }
-      here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      rerollOf.set(e.seq, event);
+      if (where) where.replaceWith(hereCard(event)[0]);  // the outcome in the first roll's place
+      else here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
       for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
     } catch (err) { here.replaceWith(box); error.textContent = err.message; }
   } }, label), typed, error);
@@ -814,8 +850,11 @@ function describe(e) {
       // the server sends no more of a side a GM's call chose, when its sheet is not theirs).
       const secret = e.withheld || [e.character, e.opponent].some(npc);
       const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) || r.target === undefined ? null : diceLine(r));
+      // a called contest the roller's side lost: its hazard, as a failed check shows its own
+      const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         side(e.character, e.result.actor), side(e.opponent, e.result.opponent),
+        lost ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
     case "call": {
