@@ -79,7 +79,7 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
-    if (event.reroll_of) { rerolled.add(event.reroll_of); rerollOf.set(event.reroll_of, event); }
+    if (event.reroll_of) { rerolled.add(event.reroll_of); showReroll(event); }
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
     if (RESULTS.includes(event.kind)) {
@@ -791,13 +791,19 @@ function rerollOffer(e) {
     try {
       const event = await api("POST", `${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
-      rerollOf.set(e.seq, event);
-      if (where) where.replaceWith(hereCard(event)[0]);  // the outcome in the first roll's place
-      else here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      showReroll(event);
+      if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
       for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
     } catch (err) { here.replaceWith(box); error.textContent = err.message; }
   } }, label), typed, error);
   return box;
+}
+
+// A reroll's outcome takes its first roll's place wherever that was shown where rolled, and
+// keeps it when the page draws again (hereCard follows rerollOf).
+function showReroll(event) {
+  rerollOf.set(event.reroll_of, event);
+  for (const card of document.querySelectorAll(`.here[data-seq="${event.reroll_of}"]`)) card.replaceWith(hereCard(event)[0]);
 }
 
 // What an edit changed, in a player's words: "stealth 40 -> 60, Luck 3 -> 5".

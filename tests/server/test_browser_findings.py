@@ -1,0 +1,211 @@
+"""What a phone test (390x844) of the table page found: a Luck reroll keeps its place, a
+called test offers only what its roller may add, a roll shows as rolled at once, the odds
+follow the skill tapped, NPCs and lost contests read right, a call is confirmed, and no page
+logs a console error."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .test_browser import (
+    PHONE,
+    SHEET,
+    add_character,
+    base,
+    browser,
+    call_test,
+    expand,
+    join,
+    open_table,
+    overflow,
+    shot,
+    view,
+    wired,
+)
+
+pytestmark = pytest.mark.browser
+__all__ = ["base", "browser"]  # the shared server and Chromium
+
+# Answers the page waits for, held back as a slow phone network would.
+SLOW = """([pattern, method, ms]) => {
+  const fetch0 = window.fetch;
+  window.fetch = (url, init = {}) => {
+    const late = new RegExp(pattern).test(String(url) + " " + (init.body || "")) && (init.method || "GET") === method;
+    return late ? new Promise((ok) => setTimeout(ok, ms)).then(() => fetch0(url, init)) : fetch0(url, init);
+  };
+}"""
+
+
+def phone(browser: Any, errors: list[str]) -> tuple[Any, Any]:
+    """A phone's page; the console errors it logs (a blocked image is one) go to ``errors``."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    return context, page
+
+
+def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list[str], str]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both on phones."""
+    errors: list[str] = []
+    (gc, gm), (pc, pat) = phone(browser, errors), phone(browser, errors)
+    where, invite = open_table(gm, base, name)
+    gm.goto(f"{base}{where}")
+    wired(gm)
+    add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
+    join(pat, invite, "Pat")
+    add_character(pat, "Alice")
+    return [gc, pc], gm, pat, errors, invite
+
+
+def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
+    contexts, gm, pat, errors, invite = table(browser, base, "Quiet")
+    try:
+        where = gm.url
+        for address in (f"{base}/", f"{base}/odds", where):
+            gm.goto(address)
+            gm.wait_for_load_state("load")
+        wired(gm)
+        newcomer, seen = phone(browser, errors)
+        contexts.append(newcomer)
+        seen.goto(invite)  # the join page
+        seen.wait_for_load_state("load")
+        gm.wait_for_timeout(300)
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_luck_reroll_keeps_the_first_roll_s_place(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "Second chances")
+    try:
+        call_test(gm, "stealth", ["Alice"], "", "the guard hears you")
+        pat.get_by_role("button", name="With options…").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        called = pat.locator("#calls [data-call]", has_text="the guard hears you").locator("li")
+        expect(called).to_contain_text("Hazard: the guard hears you")
+        called.get_by_label(re.compile("Your die for the reroll")).fill("10")
+        called.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).click()
+        expect(called).to_contain_text("Luck reroll of roll #")
+        call_test(gm, "rifle", ["Alice"])  # any event: the page draws again
+        expect(pat.locator("#calls [data-call]")).to_have_count(2)
+        for shown in (called, pat.locator("#roll-result")):  # wherever the first showed
+            expect(shown).to_contain_text("Luck reroll of roll #")
+            expect(shown).to_contain_text("success")
+            expect(shown.locator(".hazard")).to_have_count(0)
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_called_test_offers_only_what_its_roller_may_add(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "The GM's test")
+    try:
+        call_test(gm, "stealth", ["Alice"])
+        pat.get_by_role("button", name="With options…").click()
+        state = pat.evaluate("state.calls[0].players_fields")
+        assert state == ["luck_boost", "luck_rerolls"], state  # the server's list, in the call
+        expand(pat, "#more-options")
+        fields = pat.locator("#roll-fields input:visible, #roll-fields select:visible")
+        expect(fields).to_have_count(0)  # modifiers and bonus dice are the GM's
+        pat.get_by_role("button", name=re.compile("^Luck boost")).click()
+        pat.wait_for_timeout(400)  # its odds come back before the test is rolled
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-result .card")).to_contain_text("Luck boost")
+        expect(pat.locator("#roll-error")).to_be_empty()
+        # A free roll offers them all again.
+        view(pat, "table")
+        pat.locator("#characters").get_by_role("button", name="Roll rifle 45 for Alice").click()
+        expect(pat.get_by_label("Modifiers", exact=True)).to_be_visible()
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def call_contest(gm: Any, skill: str, name: str, opponent: str, hazard: str) -> None:
+    view(gm, "call")
+    gm.locator("#call-skill").fill(skill)
+    gm.get_by_label("Hazard if it fails").fill(hazard)
+    gm.locator("#call-characters").get_by_label(name, exact=True).check()
+    gm.get_by_label("Opposed by").select_option(label=opponent)
+    gm.get_by_label("Opposed with skill").fill(skill)
+    gm.get_by_role("button", name="Call for the test").click()
+
+
+def test_a_called_contest_is_rolled_at_once_and_reads_right(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "Contests")
+    try:
+        # The GM is told the call went out, and where it waits; the chime is the players'.
+        call_contest(gm, "stealth", "Alice", "Orc", "the orc spots you")
+        expect(gm.locator("#call-done")).to_have_text(re.compile("^Called stealth for Alice"))
+        expect(gm.locator("#turn-sound")).to_be_hidden()
+        expect(pat.locator("#turn-sound")).to_be_visible()
+        gm.locator("#call-done").get_by_role("link", name="See the open calls").click()
+        expect(gm.locator("#calls [data-call]")).to_contain_text("Alice: pending")
+        # The state read after the roll is slow: the card says rolled on the roll's answer.
+        table_id = pat.evaluate("tableId")
+        pat.evaluate(SLOW, [f"/api/tables/{table_id}$", "GET", 3000])
+        pat.get_by_role("button", name="Roll stealth for Alice vs Orc").click()
+        called = pat.locator("#calls [data-call] li")
+        expect(called.locator(".card")).to_contain_text("Winner", timeout=2000)
+        expect(called).to_contain_text("Alice: rolled", timeout=500)
+        expect(called.get_by_role("button", name=re.compile("^Roll stealth"))).to_have_count(0)
+        # The NPC is the GM's, not the GM as a player.
+        card = pat.locator("#log li[data-kind=contest]")
+        expect(card).to_contain_text("Orc (NPC)")
+        expect(card).not_to_contain_text("Gina")
+        # A lost contest shows the call's hazard, as a failed check does; a won one does not.
+        lines = pat.evaluate("""() => ["opponent", "actor"].map((winner) => {
+            const e = structuredClone([...rolledHere.values()][0]);
+            e.result.winner = winner;
+            return el("div", {}, describe(e)).querySelectorAll(".hazard").length; })""")
+        assert lines == [1, 0], lines
+        assert overflow(pat) == 0
+        shot(pat, "findings-contest-phone")
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, _, pat, errors, _ = table(browser, base, "Odds")
+    try:
+        chips = pat.locator("#characters")
+        chips.get_by_role("button", name="Roll stealth 60 for Alice").click()
+        odds = pat.locator("#roll-odds")
+        expect(odds).to_contain_text("Success 60.00%")
+        view(pat, "table")
+        chips.get_by_role("button", name="Roll rifle 45 for Alice").click()
+        assert "60.00%" not in odds.inner_text()  # at once, not after the next answer
+        expect(odds).to_contain_text("Success 45.00%")
+        # An older pick's answer arriving last does not win.
+        pat.evaluate(SLOW, ['"skill":"spot hidden"', "POST", 1500])
+        view(pat, "table")
+        chips.get_by_role("button", name="Roll spot hidden 55 for Alice").click()
+        pat.wait_for_timeout(400)  # its odds are asked, and held back
+        view(pat, "table")
+        chips.get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expect(odds).to_contain_text("Success 60.00%")
+        pat.wait_for_timeout(1800)
+        expect(odds).to_contain_text("Success 60.00%")
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
