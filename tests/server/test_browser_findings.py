@@ -33,7 +33,7 @@ __all__ = ["base", "browser"]  # the shared server and Chromium
 SLOW = """([pattern, method, ms]) => {
   const fetch0 = window.fetch;
   window.fetch = (url, init = {}) => {
-    const late = new RegExp(pattern).test(String(url) + " " + (init.body || "")) && (init.method || "GET") === method;
+    const late = new RegExp(pattern).test(init.body ? `${url} ${init.body}` : String(url)) && (init.method || "GET") === method;
     return late ? new Promise((ok) => setTimeout(ok, ms)).then(() => fetch0(url, init)) : fetch0(url, init);
   };
 }"""
@@ -149,13 +149,8 @@ def test_a_called_contest_is_rolled_at_once_and_reads_right(base: str, browser: 
 
     contexts, gm, pat, errors, _ = table(browser, base, "Contests")
     try:
-        # The GM is told the call went out, and where it waits; the chime is the players'.
         call_contest(gm, "stealth", "Alice", "Orc", "the orc spots you")
-        expect(gm.locator("#call-done")).to_have_text(re.compile("^Called stealth for Alice"))
-        expect(gm.locator("#turn-sound")).to_be_hidden()
-        expect(pat.locator("#turn-sound")).to_be_visible()
-        gm.locator("#call-done").get_by_role("link", name="See the open calls").click()
-        expect(gm.locator("#calls [data-call]")).to_contain_text("Alice: pending")
+        expect(pat.get_by_role("button", name="Roll stealth for Alice vs Orc")).to_be_visible()
         # The state read after the roll is slow: the card says rolled on the roll's answer.
         table_id = pat.evaluate("tableId")
         pat.evaluate(SLOW, [f"/api/tables/{table_id}$", "GET", 3000])
@@ -176,6 +171,24 @@ def test_a_called_contest_is_rolled_at_once_and_reads_right(base: str, browser: 
         assert lines == [1, 0], lines
         assert overflow(pat) == 0
         shot(pat, "findings-contest-phone")
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_call_is_confirmed_and_the_chime_is_the_players(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "Calls")
+    try:
+        call_test(gm, "stealth", ["Alice"])
+        view(gm, "call")  # where the GM called it: told it went out, and where it waits
+        expect(gm.locator("#call-done")).to_have_text(re.compile("^Called stealth for Alice"))
+        gm.locator("#call-done").get_by_role("link", name="See the open calls").click()
+        expect(gm.locator("#calls [data-call]")).to_contain_text("Alice: pending")
+        expect(gm.locator("#turn-sound")).to_be_hidden()
+        expect(pat.locator("#turn-sound")).to_be_visible()
         assert not errors, errors
     finally:
         for c in contexts:
