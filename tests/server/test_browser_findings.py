@@ -33,8 +33,10 @@ __all__ = ["base", "browser"]  # the shared server and Chromium
 SLOW = """([pattern, method, ms]) => {
   const fetch0 = window.fetch;
   window.fetch = (url, init = {}) => {
-    const late = new RegExp(pattern).test(init.body ? `${url} ${init.body}` : String(url)) && (init.method || "GET") === method;
-    return late ? new Promise((ok) => setTimeout(ok, ms)).then(() => fetch0(url, init)) : fetch0(url, init);
+    const asked = init.body ? `${url} ${init.body}` : String(url);
+    const late = new RegExp(pattern).test(asked) && (init.method || "GET") === method;
+    const wait = late ? new Promise((ok) => setTimeout(ok, ms)) : Promise.resolve();
+    return wait.then(() => fetch0(url, init));
   };
 }"""
 
@@ -62,7 +64,7 @@ def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list
 
 
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
-    contexts, gm, pat, errors, invite = table(browser, base, "Quiet")
+    contexts, gm, _, errors, invite = table(browser, base, "Quiet")
     try:
         where = gm.url
         for address in (f"{base}/", f"{base}/odds", where):
