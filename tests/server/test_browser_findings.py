@@ -224,3 +224,31 @@ def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_new_character_by_form(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    contexts, _, pat, errors, _ = table(browser, base, "New faces")
+    try:
+        view(pat, "characters")
+        expand(pat, "#sheet-details")
+        pat.get_by_label("Name", exact=True).fill('Bea "the Quiet"')
+        pat.get_by_role("button", name="Another skill").click()  # several new skills at once
+        for i, (skill, value) in enumerate([("climb", "40"), ("spot hidden", "55"),
+                                            ("dodge", "30"), ("rifle", "25")], 1):
+            pat.get_by_label(f"Skill {i}", exact=True).fill(skill)
+            pat.get_by_label(f"Skill {i} value", exact=True).fill(value)
+        pat.get_by_label("Luck", exact=True).fill("4")  # BRP declares Luck
+        expect(pat.locator("#new-abilities-box")).to_be_hidden()  # and no ability field
+        assert overflow(pat) == 0
+        pat.get_by_role("button", name="Create the character").click()
+        card = pat.locator("#characters [data-character='Bea \"the Quiet\"']")
+        expect(card).to_contain_text("climb 40")
+        expect(card).to_contain_text("rifle 25")
+        expect(card).to_contain_text("Luck 4 of 4")
+        expect(pat.get_by_label("Skill 1", exact=True)).to_have_value("")  # ready for the next
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()

@@ -50,7 +50,7 @@ async function start() {
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = system.declares;
   buildRollFields();
-  $("sheet-text").value = sampleSheet(system);
+  newSheet();
   $("export-log").href = `${base}/log.jsonl`;
   wire();
   render();
@@ -412,6 +412,7 @@ function characterCard(c) {
 // Editing a character: its values in a form (skills, abilities, Luck), its TOML below.
 function editCharacter(c) {
   editing = c.id;
+  $("new-form").hidden = true;
   $("sheet-text").value = c.sheet;
   $("sheet-form-title").textContent = `Edit ${c.name}`;
   $("owner-box").hidden = true;
@@ -425,6 +426,30 @@ function editCharacter(c) {
   $("sheet-details").open = true;
   reveal("sheet-box");
   $("values-fields").querySelector("input")?.focus();
+}
+
+// A new character by form: rows of a name and its value, several at once.
+function newRows(kind, count) {
+  const box = $(`new-${kind}`);
+  const word = kind === "skills" ? "Skill" : "Ability";
+  for (let i = 0; i < count; i += 1) {
+    const n = box.children.length + 1;
+    box.append(el("div", { class: "pair" },
+      el("input", { type: "text", autocomplete: "off", "aria-label": `${word} ${n}`, placeholder: `${word.toLowerCase()} ${n}` }),
+      el("input", { type: "number", inputmode: "numeric", "aria-label": `${word} ${n} value`, placeholder: "value" })));
+  }
+}
+
+// The form's character as a sheet in the command line's format (JSON strings are TOML's).
+function formSheet() {
+  const rows = (kind) => [...$(`new-${kind}`).children].map((row) => [...row.querySelectorAll("input")].map((i) => i.value.trim()))
+    .filter(([name]) => name).map(([name, value]) => `${JSON.stringify(name)} = ${value === "" ? 0 : Number(value)}`);
+  const lines = [`name = ${JSON.stringify($("new-name").value.trim())}`, `system = ${JSON.stringify(system.name)}`,
+    `skills = { ${rows("skills").join(", ")} }`];
+  if (rules.ability && rows("abilities").length) lines.push(`abilities = { ${rows("abilities").join(", ")} }`);
+  const luckValue = $("new-luck").value.trim();
+  if (rules.luck && luckValue) lines.push(`luck = { current = ${Number(luckValue)}, maximum = ${Number(luckValue)} }`);
+  return `${lines.join("\n")}\n`;
 }
 
 function valuesBody() {
@@ -676,6 +701,14 @@ function wire() {
     if (saved) showSaved();
   });
   $("sheet-new").addEventListener("click", newSheet);
+  for (const kind of ["skills", "abilities"]) $(`new-${kind}-more`).addEventListener("click", () => newRows(kind, 1));
+  $("new-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = { sheet: formSheet() };
+    if (isGm() && $("sheet-owner").value !== state.me.id) body.member_id = $("sheet-owner").value;
+    const saved = await act(() => api("POST", `${base}/characters`, body), "sheet-error");
+    if (saved) showSaved();
+  });
   $("values-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const saved = await act(() => api("PATCH", `${base}/characters/${editing}`, valuesBody()), "sheet-error");
@@ -697,6 +730,11 @@ function newSheet() {
   editing = null;
   $("values-form").hidden = true;
   $("values-form").reset();
+  $("new-form").hidden = false;
+  $("new-form").reset();
+  $("new-abilities-box").hidden = !rules.ability;
+  $("new-luck-box").hidden = !rules.luck;
+  for (const kind of ["skills", "abilities"]) { $(`new-${kind}`).replaceChildren(); newRows(kind, 3); }
   $("sheet-form-title").textContent = "Add a character";
   $("sheet-text").value = sampleSheet(system);
   $("owner-box").hidden = !isGm();
