@@ -80,7 +80,7 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, err: ApiError) -> JSONResponse:
-        return JSONResponse(err.to_dict(), status_code=err.status)
+        return JSONResponse(err.to_dict(), status_code=err.status, headers=err.headers)
 
     @app.exception_handler(D100Error)
     async def library_error(_: Request, err: D100Error) -> JSONResponse:

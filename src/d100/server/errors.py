@@ -23,8 +23,17 @@ KINDS = {
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, field: str, value: Any, allowed: str, message: str) -> None:
+    def __init__(
+        self,
+        status: int,
+        field: str,
+        value: Any,
+        allowed: str,
+        message: str,
+        headers: dict[str, str] | None = None,  # Retry-After, say
+    ) -> None:
         super().__init__(message)
+        self.headers = headers
         self.status = status
         self.field = field
         self.value = value

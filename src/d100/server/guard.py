@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse
 from .access import cookie_name, foreign_origin
 from .errors import ApiError
 from .tokens import token_hash
+from .work import CLIENT
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -156,7 +157,9 @@ class Guard:
             )
             await _answer(refusal, scope, receive, send)
             return
-        wait = self.buckets.take(await self._key(scope, headers))
+        key = await self._key(scope, headers)
+        CLIENT.set(key)  # the worker pools' fair share is counted per bucket too
+        wait = self.buckets.take(key)
         if wait:
             seconds = math.ceil(wait)
             limited = ApiError(

@@ -8,7 +8,11 @@ what-if questions delays a roll. Each has ``workers`` processes; each requester 
 or a client address on the open routes) runs one job at a time, the rest of its jobs waiting
 their turn, so one requester's burst never takes more than one worker; a job gets
 ``job_seconds`` of a worker, after which the worker is killed and replaced and the request
-refused (422, too much work); at most ``WAITING`` requests wait at once (503, busy, beyond).
+refused (422, too much work). Admission is fair: each client (its rate-limit bucket: a
+member's token, else its address) has at most ``PER_CLIENT`` jobs waiting or running (429
+beyond, so one address cannot fill the queue); anonymous work (the odds page, keyed by
+address) may hold at most ``workers - 1`` workers, so a table's preview always finds one
+soon; and anonymous and table work each have ``WAITING`` places (503, busy, beyond).
 A waiting request holds no thread. Each exact enumeration is also held to the engine's work
 budget (``TooMuchWork``), refused before it starts.
 """
@@ -16,9 +20,12 @@ budget (``TooMuchWork``), refused before it starts.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import math
 import multiprocessing
 import os
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
@@ -31,6 +38,10 @@ from .errors import ApiError, invalid
 WORKERS = 2
 JOB_SECONDS = 5.0
 WAITING = 256
+PER_CLIENT = 4
+ANONYMOUS = "address:"  # the prefix of an open route's key (no table, no member)
+# Whose request this is, as the rate limit counts it (set by the guard for each request).
+CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("client", default=None)
 NICENESS = 10
 MAX_FD = 1 << 20
 T = TypeVar("T")
@@ -105,30 +116,52 @@ class Pool:
         self.job_seconds = job_seconds
         self._idle: list[_Worker | None] = [None] * workers
         self._free = asyncio.Semaphore(workers)
+        # Anonymous work takes a share first, then a worker: it never holds them all.
+        self._anonymous = asyncio.Semaphore(max(1, workers - 1))
         self._turns: dict[str, _Turn] = {}  # requesters with a job running or waiting
-        self._waiting = 0
+        self._clients: dict[str, int] = {}  # jobs waiting or running, per client
+        self._waiting = {True: 0, False: 0}  # per kind: anonymous or not
 
     async def run(self, key: str, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker, for requester ``key``: ``fn`` is a module-level function,
         its arguments and value plain data (they cross to another process)."""
-        if self._waiting >= WAITING:
+        client = CLIENT.get() or key
+        if self._clients.get(client, 0) >= PER_CLIENT:
+            seconds = math.ceil(self.job_seconds)
+            raise ApiError(
+                429,
+                "request",
+                None,
+                f"at most {PER_CLIENT} computations waiting or running per client",
+                f"too many computations at once; try again in {seconds} s",
+                {"retry-after": str(seconds)},
+            )
+        anonymous = key.startswith(ANONYMOUS)
+        if self._waiting[anonymous] >= WAITING:
             raise ApiError(
                 503, "request", None, "a moment's patience", "the server is busy computing"
             )
         turn = self._turns.setdefault(key, _Turn())
         turn.users += 1
-        self._waiting += 1
+        self._clients[client] = self._clients.get(client, 0) + 1
+        self._waiting[anonymous] += 1
         waiting = True
         try:
-            async with turn.lock, self._free:
-                self._waiting, waiting = self._waiting - 1, False
+            async with turn.lock, self._share(anonymous), self._free:
+                self._waiting[anonymous], waiting = self._waiting[anonymous] - 1, False
                 return await self._run(fn, args)
         finally:
             if waiting:  # refused or cancelled before its turn came
-                self._waiting -= 1
+                self._waiting[anonymous] -= 1
             turn.users -= 1
             if not turn.users:
                 del self._turns[key]
+            self._clients[client] -= 1
+            if not self._clients[client]:
+                del self._clients[client]
+
+    def _share(self, anonymous: bool) -> AbstractAsyncContextManager[Any]:
+        return self._anonymous if anonymous else nullcontext()
 
     async def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         # A live worker first: starting one (after a kill) is the slow path.
