@@ -5,6 +5,7 @@ another table's roll wait."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from .test_access_matrix import serve_in_thread
 
 BOUND = 1.5  # generous, on a loaded 2-core machine: measured at a few hundred ms at most
 JOB_SECONDS = 1.0
+MEMBERS, BURST = 3, Limits().burst  # each member's whole burst allowance
 CHART = {"request": EXPENSIVE, "low": 0, "high": 1000, "step": 10}  # a worker's whole second
 
 
@@ -48,6 +50,12 @@ def table(client: httpx.Client, name: str) -> tuple[str, str, str]:
 def served(database_url: str) -> Iterator[str]:
     limits = Limits(burst=10**9, per_second=10**9, job_seconds=JOB_SECONDS)
     yield from serve_in_thread(create_app(database_url, limits=limits))
+
+
+@pytest.fixture
+def limited(database_url: str) -> Iterator[str]:
+    """The server with its real rate limits."""
+    yield from serve_in_thread(create_app(database_url, limits=Limits(job_seconds=JOB_SECONDS)))
 
 
 def from_address(base: str, address: str) -> httpx.Client:
@@ -146,3 +154,78 @@ def test_anonymous_work_never_takes_every_worker_from_the_tables(
     assert all(answer.status_code == 200 for answer, _ in took), took
     # Measured against the same previews before, so a busy machine is not counted.
     assert max(t for _, t in took) < max(t for _, t in quiet) + BOUND, (took, quiet)
+
+
+def test_a_burst_of_rolls_at_one_table_stalls_neither_health_nor_another_table(
+    limited: str, database_url: str, record_property: Any
+) -> None:
+    """Three members of one table send their whole burst allowance of rolls at once."""
+    base = limited
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calm, calm_gm, calm_character = table(client, "Calm")
+        calm_roll = {"actor": {"character_id": calm_character, "skill": "stealth"}}
+        made = client.post("/api/tables", json={"name": "Busy", "system": "brp"}).json()
+        busy, invite = made["table"]["id"], token_of(made["invite_link"])
+        client.cookies.clear()
+        rollers = []
+        for i in range(MEMBERS):
+            joined = client.post("/api/join", json={"invite": invite, "name": f"P{i}"})
+            client.cookies.clear()
+            token = token_of(joined.json()["rejoin_link"])
+            sheet = {"sheet": SHEET.format(name=f"P{i}")}
+            character = client.post(
+                f"/api/tables/{busy}/characters", headers=bearer(token), json=sheet
+            ).json()["id"]
+            rollers.append((token, {"actor": {"character_id": character, "skill": "stealth"}}))
+
+        def measure(times: int) -> tuple[list[float], list[float]]:
+            health, rolls = [], []
+            for _ in range(times):
+                answer, took = timed(lambda: client.get("/health"))
+                assert answer.status_code == 200, answer.text
+                health.append(took)
+                answer, took = timed(
+                    lambda: client.post(
+                        f"/api/tables/{calm}/rolls", headers=bearer(calm_gm), json=calm_roll
+                    )
+                )
+                assert answer.status_code == 201, answer.text
+                rolls.append(took)
+            return health, rolls
+
+        quiet_health, quiet_rolls = measure(5)
+        statuses: list[int] = []
+        ready = threading.Barrier(MEMBERS + 1)
+
+        def burst(token: str, body: dict[str, Any]) -> None:
+            async def send() -> None:
+                limits = httpx.Limits(max_connections=Limits().burst)
+                async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as own:
+                    path, headers = f"/api/tables/{busy}/rolls", bearer(token)
+                    ready.wait()
+                    sent = [own.post(path, headers=headers, json=body) for _ in range(BURST)]
+                    for answer in await asyncio.gather(*sent):
+                        statuses.append(answer.status_code)
+                        assert answer.status_code != 429 or answer.headers["retry-after"]
+
+            asyncio.run(send())
+
+        threads = [threading.Thread(target=burst, args=roller) for roller in rollers]
+        for thread in threads:
+            thread.start()
+        ready.wait()
+        time.sleep(0.3)  # the rolls are in
+        health, rolls = measure(5)
+        for thread in threads:
+            thread.join(120)
+    backend = database_url.partition(":")[0]
+    record_property(
+        FIGURES,
+        f"rolls ({backend}): during {MEMBERS} x {BURST} rolls at one table, /health at most "
+        f"{max(health) * 1000:.0f} ms (quiet {max(quiet_health) * 1000:.0f}), another table's "
+        f"roll at most {max(rolls) * 1000:.0f} ms (quiet {max(quiet_rolls) * 1000:.0f}); "
+        f"{statuses.count(201)} rolled, {statuses.count(429)} asked to retry",
+    )
+    assert len(statuses) == MEMBERS * BURST and set(statuses) <= {201, 429}, statuses
+    assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)
+    assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)

@@ -3,8 +3,10 @@ commit before the answer is sent."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -31,7 +33,7 @@ from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
 from .snapshot import log_views, snapshot
 from .store import Store
-from .work import Pool
+from .work import Pool, Writes
 
 COOKIE_AGE = 60 * 60 * 24 * 60  # two months: a campaign's worth of sessions
 # Event numbers are 32-bit integers in the database: a larger "after" would fail there, not here.
@@ -43,6 +45,8 @@ Seq = Annotated[int, Query(ge=0, le=MAX_SEQ)]
 Id = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 TableId = Id
 router = APIRouter()
+# /health's own thread: never one queued behind a burst of other requests (a sync route's).
+HEALTH = ThreadPoolExecutor(1, thread_name_prefix="health")
 RequestBody = Annotated[
     dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
 ]
@@ -54,6 +58,7 @@ class Server:
     hub: Hub
     rolling: Pool  # a roll's odds
     previewing: Pool  # previews and the odds page: what-if questions never delay a roll
+    writing: Writes  # rolls' transactions, queued per table without holding threads
 
 
 def _server(request: Request) -> Server:
@@ -112,10 +117,14 @@ def _link(request: Request, path: str, token: str) -> str:
 
 
 @router.get("/health", tags=["server"])
-def health(request: Request) -> dict[str, str]:
+async def health(request: Request) -> dict[str, str]:
     store = _server(request).store
-    with store.read() as session:
-        session.execute(text("SELECT 1"))
+
+    def check() -> None:
+        with store.read() as session:
+            session.execute(text("SELECT 1"))
+
+    await asyncio.get_running_loop().run_in_executor(HEALTH, check)
     return {"status": "ok", "database": store.url.get_backend_name()}
 
 
@@ -385,10 +394,10 @@ async def roll(
         except rolls.Dear as dear:  # nothing was written: its savepoint was rolled back
             return dear.request
 
-    done = await anyio.to_thread.run_sync(make, None)
+    done = await server.writing.run(f"table:{table_id}", make, None)
     if isinstance(done, dict):  # dear odds: a worker's, one at a time per table
         chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, done)
-        done = await anyio.to_thread.run_sync(make, rolls.Planned(done, chance))
+        done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done
     if replayed:

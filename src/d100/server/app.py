@@ -22,7 +22,7 @@ from .errors import ApiError, invalid
 from .guard import Guard, Limits
 from .live import Hub, cancel, listen
 from .store import Store
-from .work import Pool
+from .work import Pool, Writes
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
@@ -57,7 +57,7 @@ def create_app(database_url: str, migrate: bool = True, limits: Limits | None = 
     )
     limits = limits or Limits()
     rolling, previewing = Pool(job_seconds=limits.job_seconds), Pool(job_seconds=limits.job_seconds)
-    app.state.server = Server(store, hub, rolling, previewing)
+    app.state.server = Server(store, hub, rolling, previewing, Writes())
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for path, page in PAGES.items():

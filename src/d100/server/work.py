@@ -39,6 +39,8 @@ WORKERS = 2
 JOB_SECONDS = 5.0
 WAITING = 256
 PER_CLIENT = 4
+WRITERS = 4  # write transactions at once: SQLite takes one, PostgreSQL a table's lock each
+WRITES_WAITING = 32
 ANONYMOUS = "address:"  # the prefix of an open route's key (no table, no member)
 # Whose request this is, as the rate limit counts it (set by the guard for each request).
 CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("client", default=None)
@@ -208,3 +210,38 @@ class Pool:
             if worker is not None:
                 worker.stop()
         self._idle = [None] * len(self._idle)
+
+
+class Writes:
+    """Write transactions that queue for the database's one write lock (a table's rolls): one
+    at a time per key (a table's rolls take its lock one at a time anyway), at most ``writers``
+    at once in all, and at most ``waiting`` per key (429 beyond, whatever the number of the
+    table's members: each has its own rate limit, and a new member would bring a fresh one).
+    A waiting request holds no thread, so ``/health`` and other tables' rolls never queue for
+    one behind a burst."""
+
+    def __init__(self, writers: int = WRITERS, waiting: int = WRITES_WAITING) -> None:
+        self.waiting = waiting
+        self._writers = asyncio.Semaphore(writers)
+        self._turns: dict[str, _Turn] = {}
+
+    async def run(self, key: str, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a thread, in ``key``'s turn."""
+        turn = self._turns.setdefault(key, _Turn())
+        if turn.users >= self.waiting:
+            raise ApiError(
+                429,
+                "request",
+                None,
+                f"at most {self.waiting} rolls waiting at once per table",
+                "too many rolls at this table at once; try again in 1 s",
+                {"retry-after": "1"},
+            )
+        turn.users += 1
+        try:
+            async with turn.lock, self._writers:
+                return await anyio.to_thread.run_sync(fn, *args)
+        finally:
+            turn.users -= 1
+            if not turn.users:
+                del self._turns[key]
