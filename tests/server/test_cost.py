@@ -144,9 +144,10 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
     )
     assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)
     assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)
-    # Each expensive request was answered, or refused once it had had its second of a
-    # worker (the charts of a hundred points): none got a 5xx, none was dropped.
-    assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422}, statuses
+    # Each expensive request was answered, refused once it had had its second of a worker
+    # (the charts of a hundred points), or, past its address's share of the odds page's
+    # workers (eight from one address), told to retry: none got a 5xx, none was dropped.
+    assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422, 429}, statuses
 
 
 def test_brp7_a_rest_prepared_before_the_lock_redoes_a_sheet_changed_meanwhile(
