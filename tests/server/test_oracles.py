@@ -60,7 +60,7 @@ def test_brp6_a_refused_contest_roll_tells_nothing_of_the_npc_s_skill_names(api:
             )
             for guess in ("claw", "zzz")
         }
-        assert all(r.status_code == 422 for r in answers.values())
+        assert all(r.status_code == 403 for r in answers.values())
         fields = {r.json()["error"]["field"] for r in answers.values()}
         assert len(fields) == 1, {g: r.text[:160] for g, r in answers.items()}
 
@@ -348,3 +348,25 @@ def test_a_hidden_event_answers_as_a_missing_one_on_every_seq_route(api: Api) ->
                 assert shown["value"] == seq
                 shown, expected = {**shown, "value": None}, {**expected, "value": None}
             assert (r.status_code, shown) == (absent.status_code, expected), (route, kind)
+
+
+def test_a_player_s_own_contest_against_an_npc_is_refused_whatever_its_skill(api: Api) -> None:
+    """Before, a contest a player started against the GM's character answered with the NPC's
+    skill matching a prefix ("c" gave "claw") and its target: the sheet, a guess at a time.
+    Now it is refused alike for a skill it has, the start of one and one it lacks."""
+    table, pat, alice, ghoul = _table(api)
+    answers = {
+        guess: table.req(
+            "POST", "/rolls", pat, json=_contest(alice, ghoul, guess) | {"visibility": visibility}
+        )
+        for guess in ("claw", "c", "zzz")
+        for visibility in ("gm", "public")
+    }
+    assert {(r.status_code, r.text) for r in answers.values()} == {
+        (answers["zzz"].status_code, answers["zzz"].text)
+    }
+    refused = answers["c"].json()["error"]
+    assert answers["c"].status_code == 403 and "ask the GM to call this contest" in refused["message"]
+    # The GM, who reads both sheets, still starts it.
+    gm = table.ok("POST", "/rolls", table.gm, 201, json=_contest(alice, ghoul, "c"))
+    assert gm["opponent_skill"] == "claw"

@@ -177,3 +177,41 @@ def test_concurrent_duplicates_roll_once(database_url: str, tmp_path: Path) -> N
         assert len(answers) == 16 and all(a == answers[0] for a in answers)
         rolled = [e for e in table.events(pat) if e["kind"] == "roll"]
         assert [e["seq"] for e in rolled] == [answers[0]["seq"]]
+
+
+def test_brp5_the_gm_s_call_sets_its_skill_and_aim(api: Api) -> None:
+    """A player answering a called test may not name another skill or fire with the aim they
+    built up themselves: an extreme Dodge call would go from a target of 1 to 30."""
+    table, pat, alice, _ = brp(api)
+    for _ in range(3):
+        table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "dodge", "fields": {"difficulty": "extreme"}, "character_ids": [alice]},
+    )
+    target = call["targets"][0]["id"]
+    for actor, field in (({"aimed": True}, "actor.aimed"), ({"skill": "stealth"}, "actor.skill")):
+        for path in ("/rolls", "/odds"):
+            r = table.req("POST", path, pat, json={"actor": {"character_id": alice, **actor},
+                                                   "target_id": target})
+            assert r.status_code == 422, r.text
+            error = r.json()["error"]
+            assert error["field"] == field and "GM's call" in error["message"], error
+    assert "dodge" in table.roll(pat, alice, "stealth", 422, target_id=target)["error"]["allowed"]
+    event = table.roll(pat, alice, "dodge", target_id=target)  # the call's own skill is no change
+    assert "aim_rounds" not in event["request"] and event["result"]["target"] == 1
+
+
+def test_ch8_the_gm_s_call_sets_its_ability(api: Api) -> None:
+    table = api.table("chances", settings={"manual_dice": False})
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    call = table.ok("POST", "/calls", table.gm, 201,
+                    json={"skill": "sneaking", "fields": {"risk": "easy"}, "character_ids": [alice]})
+    target = call["targets"][0]["id"]
+    r = table.roll(pat, alice, None, 422, target_id=target, actor={"ability": "per"})
+    assert r["error"]["field"] == "actor.ability" and "GM's call" in r["error"]["message"]
+    assert table.roll(pat, alice, None, target_id=target)["request"]["ability"] == 10

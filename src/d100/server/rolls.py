@@ -30,7 +30,7 @@ from .access import (
     sheet_readers_see,
 )
 from .calculator import cheap_odds, percents
-from .errors import ApiError, bad, conflict, invalid, not_found, renamed
+from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import active_seed
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
@@ -93,8 +93,9 @@ class Prepared:
 
 def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) -> Prepared:
     """The checked contract request for this roll, without any dice yet. Only the actor's
-    editor may roll or preview it, and only an opponent's editor may choose the opponent's
-    options: refused before the sheets are read, so no error tells of a hidden sheet."""
+    editor may roll or preview it, and a player starts a contest only against a sheet they
+    read (the GM calls any other): refused before the sheets are read, so no error tells of a
+    hidden sheet."""
     if spec.visibility not in VISIBILITIES:
         raise bad(
             "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
@@ -122,9 +123,6 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             "a called test is rolled in the mode the GM chose",
         )
     rows, skills, parts = [], [], []
-    # A sheet the viewer may not read is read last, and an error about it is told only when
-    # nothing else is wrong: else which error came back would tell what is on that sheet.
-    unreadable: ApiError | None = None
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
         editor = may_edit(viewer, row)
@@ -133,28 +131,30 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         # the roll is checked in the call's mode (_hideable, and when it was called).
         if name == "actor":
             require_editor(viewer, row, "roll or preview odds for this character")
-        elif call is None and (side.fields or side.dice is not None or side.aimed):
-            require_editor(viewer, row, "choose the opponent's options")  # the other's resources
         elif call is None and not editor:
-            _seen_by_readers(session, viewer, spec.visibility, row)
+            # Refused alike whatever skill is named, before the sheet is read: else naming a
+            # skill's first letters tells what is on a sheet the roller may not read.
+            raise forbidden(
+                f"a contest against {row.name}: ask the GM to call this contest",
+                "a contest against a character whose sheet you may read, or one the GM calls",
+            )
         skill = side.skill if called is None else called.skill
         if called is not None:
-            _players_part(table, called, side.fields)
+            _players_part(table, called, side)
         # Past _players_part only the player's own Luck differs from the call: theirs to spend.
         fields = {**({} if called is None else called.fields), **side.fields}
         try:
             skill_name, part = side_request(table, row, skill, side.ability, fields, name, editor)
-        except ApiError as err:
+        except ApiError:
             if editor:
                 raise
-            if call is not None:  # the sheet changed since the GM's call: say nothing of it
-                raise conflict(
-                    "target_id",
-                    spec.target_id,
-                    "a call that still fits every sheet in it",
-                    f"{row.name}'s sheet changed since the call: ask the GM to call it again",
-                ) from None
-            unreadable, skill_name, part = err, "", {"skill": 0}  # told after the rest
+            # Only the GM's call names a sheet the roller may not read: it changed since.
+            raise conflict(
+                "target_id",
+                spec.target_id,
+                "a call that still fits every sheet in it",
+                f"{row.name}'s sheet changed since the call: ask the GM to call it again",
+            ) from None
         if side.aimed:
             aim = REGISTRY.get(table.system).declares.aim
             if aim is None:
@@ -178,21 +178,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         parsed = parse(request)
     except D100Error as err:
         raise invalid(err) from None
-    if unreadable is not None:
-        raise unreadable
     return Prepared(request, parsed, rows, skills, target, call, spec)
-
-
-def _seen_by_readers(session: Session, viewer: Viewer, visibility: str, row: Character) -> None:
-    """A contest against a character whose sheet the roller may not read is seen by that
-    sheet's readers (its player and the GM), checked before the sheet is read."""
-    if not sheet_readers_see(session, visibility, viewer.member_id, row):
-        raise bad(
-            "visibility",
-            visibility,
-            "a mode in which the opponent's player and the GM see the result",
-            f"a contest against {row.name} is seen by {row.name}'s player and the GM",
-        )
 
 
 def side_request(
@@ -246,10 +232,29 @@ def players_part(system: str) -> frozenset[str]:
     return frozenset() if luck is None else frozenset({luck.boost_field, luck.reroll_field})
 
 
-def _players_part(table: GameTable, call: Call, fields: Mapping[str, Any]) -> None:
-    """A called test's request is the GM's: the player may only spend their own Luck."""
+def _players_part(table: GameTable, call: Call, side: Side) -> None:
+    """A called test's request is the GM's: the player may only spend their own Luck (and
+    type dice where the table lets them). Its skill, ability and aim are the call's too."""
+    if side.skill is not None and side.skill != call.skill:
+        raise bad(
+            "actor.skill",
+            side.skill,
+            f"{call.skill!r}, the skill the GM called (or leave it out)",
+            "the GM's call sets the test",
+        )
+    if side.ability is not None:
+        raise bad(
+            "actor.ability",
+            side.ability,
+            "none: the called skill's own ability (leave it out)",
+            "the GM's call sets the test",
+        )
+    if side.aimed:
+        raise bad(
+            "actor.aimed", True, "false on a called test (leave it out)", "the GM's call sets the test"
+        )
     theirs = players_part(table.system)
-    for key, value in fields.items():
+    for key, value in side.fields.items():
         if key not in theirs and (key not in call.fields or call.fields[key] != value):
             allowed = ", ".join(sorted(theirs)) or "no fields"
             raise bad(
