@@ -223,7 +223,8 @@ def test_contest_between_two_characters(api: Api) -> None:
     assert r.status_code == 403  # the player may not type in the GM's dice for the orc
     body = {"actor": {"character_id": alice, "skill": "stealth"},
             "opponent": {"character_id": orc, "skill": "perception"}}
-    event = table.ok("POST", "/rolls", pat, 201, json=body)
+    assert table.req("POST", "/rolls", pat, json=body).status_code == 403  # the GM calls it
+    event = table.ok("POST", "/rolls", table.gm, 201, json=body)
     assert event["kind"] == "contest" and event["result"]["winner"] in ("actor", "opponent",
                                                                          "none")
     assert set(event["odds"]["winner"]) == {"actor", "opponent", "tie", "none"}
@@ -313,8 +314,8 @@ def test_brp7_reroll_refusals(api: Api) -> None:
     hidden = table.roll(pat, alice, "stealth", actor={}, visibility="blind")
     r = table.req("POST", f"/rolls/{hidden['seq']}/reroll", pat)
     assert r.status_code == 422 and "hidden" in r.json()["error"]["message"]
-    contest = table.roll(pat, alice, "stealth", opponent={"character_id": orc, "skill": "spot"})
-    assert table.req("POST", f"/rolls/{contest['seq']}/reroll", pat).status_code == 404
+    contest = table.roll(table.gm, alice, "stealth", opponent={"character_id": orc, "skill": "spot"})
+    assert table.req("POST", f"/rolls/{contest['seq']}/reroll", table.gm).status_code == 404
     assert table.req("POST", "/rolls/9999/reroll", pat).status_code == 404
     for _ in range(2):  # Luck 3: two spent above and below, then none left
         table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})

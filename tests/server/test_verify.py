@@ -24,7 +24,7 @@ def played(api: Api) -> tuple[Table, str]:
     table.roll(pat, alice, "stealth", actor={"fields": {"bonus_dice": 1, "luck_rerolls": 2}})
     table.roll(pat, alice, "stealth", actor={"dice": [42]})  # typed in by hand
     table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "pat's own"})
-    table.roll(pat, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
+    table.roll(table.gm, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
     table.roll(table.gm, orc, "spot")
     table.ok("POST", "/seeds/rotate", table.gm)
     return table, pat
