@@ -206,6 +206,26 @@ def test_lookalike_names_clash_and_only_the_gm_wears_the_gm_tag(api: Api) -> Non
     table.ok("POST", "/characters", table.gm, 201, json={"sheet": sheet(name="Orc (GM)")})
 
 
+def test_names_with_invisible_marks_or_a_dotted_gm_tag_are_lookalikes(api: Api) -> None:
+    """Marks that show nothing, small capitals and a tag spelt with dots or spaces inside its
+    brackets looked like a name taken or the GM's tag and got past the skeleton."""
+    table = api.table("brp")
+    table.join("Alice")
+    bob = table.join("Bob")
+    for lookalike in ("Gina\u034f", "Alice\ufe0f", "Bob\u17b4", "Alice\u3164", "\u0262ina"):
+        r = api.client.post("/api/join", json={"invite": table.invite, "name": lookalike})
+        assert r.status_code == 409 and r.json()["error"]["field"] == "name", (lookalike, r.text)
+    for claim in ("G\u034fM", "Sam (G.M.)", "Sam (G M)", "Sam [\u0262\u1d0d]"):
+        r = api.client.post("/api/join", json={"invite": table.invite, "name": claim})
+        assert r.status_code == 422 and "GM" in r.json()["error"]["message"], (claim, r.text)
+    api.client.cookies.clear()
+    sheet = SHEETS["brp"].format
+    for name in ("Gina", "alice\u034f", "G\u034fM"):  # a person at the table, or the GM's tag
+        r = table.req("POST", "/characters", bob, json={"sheet": sheet(name=name)})
+        assert r.status_code in (409, 422) and r.json()["error"]["field"] == "sheet.name", name
+    table.character(bob, "Bob")  # their own name is no one else's
+
+
 def test_a_member_gets_their_own_link_back(api: Api) -> None:
     table = api.table("brp")
     pat = table.join("Pat")

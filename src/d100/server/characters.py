@@ -226,10 +226,16 @@ def _unique(
 ) -> None:
     if not viewer.is_gm:  # the GM names NPCs as they like
         not_the_gm_s("sheet.name", name)
-    others = session.scalars(
-        select(Character.name).where(Character.table_id == table.id, Character.id != keep)
-    ).all()
-    unique_name("sheet.name", name, others, "character")
+    others = list(
+        session.scalars(
+            select(Character.name).where(Character.table_id == table.id, Character.id != keep)
+        )
+    )
+    if not viewer.is_gm:  # nor may a player's character pass for someone else at the table
+        others += session.scalars(
+            select(Member.name).where(Member.table_id == table.id, Member.id != viewer.member_id)
+        )
+    unique_name("sheet.name", name, others, "character or person")
 
 
 def changes(before: sheets.Character, after: sheets.Character) -> dict[str, list[Any]]:

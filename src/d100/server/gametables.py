@@ -62,16 +62,34 @@ GREEK = (
     "\u03b1\u03b2\u03b5\u03b6\u03b7\u03b9\u03ba\u03bc\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u03f2",
     "abezhikmnoptyxc",
 )
-HOMOGLYPHS = str.maketrans(CYRILLIC[0] + GREEK[0], CYRILLIC[1] + GREEK[1])
+# Latin small capitals ("\u0262\u1d0d" reads as GM) as the letter they show.
+SMALL_CAPITALS = {
+    chr(c): m[1].lower()
+    for c in (*range(0x250, 0x2B0), *range(0x1D00, 0x1D80), *range(0xA720, 0xA800))
+    if (m := re.fullmatch("LATIN LETTER SMALL CAPITAL ([A-Z])", unicodedata.name(chr(c), "")))
+}
+HOMOGLYPHS = str.maketrans(
+    {**dict(zip(CYRILLIC[0] + GREEK[0], CYRILLIC[1] + GREEK[1], strict=True)), **SMALL_CAPITALS}
+)
+# Marks that show nothing by themselves ("Gina\u034f" looks like "Gina"): combining and
+# format characters, and the fillers Unicode leaves out of those categories.
+UNSEEN_CATEGORIES = ("Mn", "Me", "Cf")
+FILLERS = frozenset("\u3164\u115f\u1160\uffa0\u17b4\u17b5")
+# A bracketed tag read without its dots and spaces: "(G.M.)" and "[G M]" say GM.
+BRACKETED = re.compile(r"[(\[{<]([^)\]}>]*)[)\]}>]")
 # The GM's role by name, which no player's name (or their character's) may claim.
 ROLE_TAGS = (("gm",), ("game", "master"), ("gamemaster",))
 
 
 def skeleton(name: str) -> str:
     """What a name looks like: compatibility forms folded (fullwidth letters), any case,
-    runs of whitespace as one space, lookalike letters of other scripts as Latin."""
+    marks that show nothing dropped, runs of whitespace as one space, lookalike letters of
+    other scripts and small capitals as Latin."""
     folded = unicodedata.normalize("NFKC", name).casefold().translate(HOMOGLYPHS)
-    return " ".join(folded.split())
+    seen = (
+        c for c in folded if c not in FILLERS and unicodedata.category(c) not in UNSEEN_CATEGORIES
+    )
+    return " ".join("".join(seen).split())
 
 
 def unique_name(field: str, name: str, taken: Sequence[str], what: str) -> None:
@@ -92,7 +110,8 @@ def unique_name(field: str, name: str, taken: Sequence[str], what: str) -> None:
 def not_the_gm_s(field: str, name: str) -> None:
     """A player's name never wears the GM's tag ("Sam (GM)", "GM"): it would pass them off
     as the GM in the log."""
-    words = tuple(re.findall(r"[^\W_]+", skeleton(name)))
+    tags = BRACKETED.sub(lambda m: " " + re.sub(r"[\W_]", "", m[1]) + " ", skeleton(name))
+    words = tuple(re.findall(r"[^\W_]+", tags))
     for tag in ROLE_TAGS:
         if any(words[i : i + len(tag)] == tag for i in range(len(words))):
             raise bad(
