@@ -314,7 +314,8 @@ def test_brp7_reroll_refusals(api: Api) -> None:
     hidden = table.roll(pat, alice, "stealth", actor={}, visibility="blind")
     r = table.req("POST", f"/rolls/{hidden['seq']}/reroll", pat)
     assert r.status_code == 422 and "hidden" in r.json()["error"]["message"]
-    contest = table.roll(table.gm, alice, "stealth", opponent={"character_id": orc, "skill": "spot"})
+    spot = {"character_id": orc, "skill": "spot"}
+    contest = table.roll(table.gm, alice, "stealth", opponent=spot)
     assert table.req("POST", f"/rolls/{contest['seq']}/reroll", table.gm).status_code == 404
     assert table.req("POST", "/rolls/9999/reroll", pat).status_code == 404
     for _ in range(2):  # Luck 3: two spent above and below, then none left

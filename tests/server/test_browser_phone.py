@@ -161,31 +161,35 @@ def test_a_player_s_result_shows_once_on_the_screen(
 
 
 def test_a_contest_starts_from_the_skill_panel(base: str, browser: Any) -> None:
-    """A player taps a skill, opposes another player's character (never the GM's NPC: the GM
-    calls that one), all within the first two screens; the GM may oppose anyone."""
+    """A player taps a skill, opposes another of their own characters (never one whose sheet
+    they do not read: the GM calls that one), all within the first two screens; the GM may
+    oppose anyone."""
     from playwright.sync_api import expect
 
     contexts, gm, pat, sam = scene(browser, base, PHONE)
     try:
+        add_character(pat, "Ann")
         pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
         oppose = pat.get_by_role("button", name="Oppose…")
         expect(oppose).to_be_in_viewport()
         oppose.click()
         against = pat.get_by_label("Against")
-        expect(against.locator("option")).to_have_text(["Bob (Sam)"])  # no Orc, no Alice
+        expect(against.locator("option")).to_have_text(["Ann (Pat)"])  # no Orc, Bob nor Alice
         expect(pat.locator("#oppose-help")).to_contain_text("ask the GM to call it")
-        against.select_option(label="Bob (Sam)")
-        pat.get_by_label("Their skill").fill("spot")
-        # Bob's odds would tell his skill, which only Sam and the GM read.
-        expect(pat.locator("#roll-odds")).to_contain_text("only their player and the GM")
+        against.select_option(label="Ann (Pat)")
         roll = pat.get_by_role("button", name="Roll the contest")
         expect(roll).to_be_in_viewport()
+        # Within a screen of the Oppose button, itself in view once the skill is tapped (Pat's
+        # second sheet, in the panel above, pushes both down).
+        top = oppose.evaluate("e => e.getBoundingClientRect().top + scrollY")
         bottom = roll.evaluate("e => e.getBoundingClientRect().bottom + scrollY")
-        assert bottom <= 2 * PHONE["height"], bottom  # within the first two screens
+        assert bottom - top <= PHONE["height"], (top, bottom)
+        pat.get_by_label("Their skill").fill("spot")
+        expect(pat.locator("#roll-odds")).to_contain_text("who wins")  # Pat reads Ann's sheet
         roll.click()
         card = pat.locator("#roll-result .card")
         expect(card).to_contain_text("Winner")
-        expect(card).to_contain_text("spot hidden")  # the prefix, as Bob's sheet names it
+        expect(card).to_contain_text("spot hidden")  # the prefix, as Ann's sheet names it
         expect(card).to_be_in_viewport()
         seq = card.get_attribute("data-seq")
         expect(sam.locator(f"#log li[data-seq='{seq}']")).to_contain_text("Winner")
@@ -196,7 +200,7 @@ def test_a_contest_starts_from_the_skill_panel(base: str, browser: Any) -> None:
             "button", name=re.compile("^Roll stealth")).click()
         gm.get_by_role("button", name="Oppose…").click()
         expect(gm.get_by_label("Against").locator("option")).to_have_text(
-            ["Alice (Pat)", "Bob (Sam)"])
+            ["Alice (Pat)", "Bob (Sam)", "Ann (Pat)"])
         expect(gm.locator("#oppose-help")).to_be_empty()
         gm.get_by_label("Their skill").fill("spot")
         expect(gm.locator("#roll-odds")).to_contain_text("who wins")

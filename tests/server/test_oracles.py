@@ -366,7 +366,9 @@ def test_a_player_s_own_contest_against_an_npc_is_refused_whatever_its_skill(api
         (answers["zzz"].status_code, answers["zzz"].text)
     }
     refused = answers["c"].json()["error"]
-    assert answers["c"].status_code == 403 and "ask the GM to call this contest" in refused["message"]
+    assert (
+        answers["c"].status_code == 403 and "ask the GM to call this contest" in refused["message"]
+    )
     # The GM, who reads both sheets, still starts it.
     gm = table.ok("POST", "/rolls", table.gm, 201, json=_contest(alice, ghoul, "c"))
     assert gm["opponent_skill"] == "claw"

@@ -196,8 +196,12 @@ def test_brp5_the_gm_s_call_sets_its_skill_and_aim(api: Api) -> None:
     target = call["targets"][0]["id"]
     for actor, field in (({"aimed": True}, "actor.aimed"), ({"skill": "stealth"}, "actor.skill")):
         for path in ("/rolls", "/odds"):
-            r = table.req("POST", path, pat, json={"actor": {"character_id": alice, **actor},
-                                                   "target_id": target})
+            r = table.req(
+                "POST",
+                path,
+                pat,
+                json={"actor": {"character_id": alice, **actor}, "target_id": target},
+            )
             assert r.status_code == 422, r.text
             error = r.json()["error"]
             assert error["field"] == field and "GM's call" in error["message"], error
@@ -210,8 +214,13 @@ def test_ch8_the_gm_s_call_sets_its_ability(api: Api) -> None:
     table = api.table("chances", settings={"manual_dice": False})
     pat = table.join("Pat")
     alice = table.character(pat, "Alice")
-    call = table.ok("POST", "/calls", table.gm, 201,
-                    json={"skill": "sneaking", "fields": {"risk": "easy"}, "character_ids": [alice]})
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "sneaking", "fields": {"risk": "easy"}, "character_ids": [alice]},
+    )
     target = call["targets"][0]["id"]
     r = table.roll(pat, alice, None, 422, target_id=target, actor={"ability": "per"})
     assert r["error"]["field"] == "actor.ability" and "GM's call" in r["error"]["message"]

@@ -181,6 +181,18 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     return Prepared(request, parsed, rows, skills, target, call, spec)
 
 
+def _seen_by_readers(session: Session, viewer: Viewer, visibility: str, row: Character) -> None:
+    """A contest against a character whose sheet the roller may not read is seen by that
+    sheet's readers (its player and the GM)."""
+    if not sheet_readers_see(session, visibility, viewer.member_id, row):
+        raise bad(
+            "visibility",
+            visibility,
+            "a mode in which the opponent's player and the GM see the result",
+            f"a contest against {row.name} is seen by {row.name}'s player and the GM",
+        )
+
+
 def side_request(
     table: GameTable,
     row: Character,
@@ -251,7 +263,10 @@ def _players_part(table: GameTable, call: Call, side: Side) -> None:
         )
     if side.aimed:
         raise bad(
-            "actor.aimed", True, "false on a called test (leave it out)", "the GM's call sets the test"
+            "actor.aimed",
+            True,
+            "false on a called test (leave it out)",
+            "the GM's call sets the test",
         )
     theirs = players_part(table.system)
     for key, value in side.fields.items():

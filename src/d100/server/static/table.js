@@ -255,11 +255,11 @@ function suggest(list, characters) {
   list.replaceChildren(...names.map((name) => el("option", { value: name })));
 }
 
-// Whom a free contest may oppose: for the GM any other character; for a player another
-// player's character, never an NPC (the GM's): the Keeper picks an NPC's side by calling it.
+// Whom a free contest may oppose: for the GM any other character; for a player only another
+// of their own, whose sheet they read (the server refuses the rest): the GM calls any other.
 function opponents() {
   const actor = $("roll-character").value;
-  return state.characters.filter((c) => c.id !== actor && (isGm() || (!c.skills && !gmOwned(c))));
+  return state.characters.filter((c) => c.id !== actor && (isGm() || c.skills));
 }
 
 function renderOppose() {
@@ -270,8 +270,8 @@ function renderOppose() {
   const against = opponents();
   options($("oppose-character"), against.map((c) => [c.id, `${c.name} (${gmOwned(c) ? "NPC" : memberName(c.member_id)})`]));
   suggest($("oppose-skills"), [byId($("oppose-character").value)].filter(Boolean));
-  $("oppose-help").textContent = [against.length ? "" : "No other player's character to oppose yet.",
-    isGm() ? "" : "To oppose an NPC, ask the GM to call it."].filter(Boolean).join(" ");
+  $("oppose-help").textContent = [against.length ? "" : "No other character to oppose yet.",
+    isGm() ? "" : "To oppose someone else's character, ask the GM to call it."].filter(Boolean).join(" ");
 }
 
 // Live events re-render parts of the page while someone may be filling them in: what was
