@@ -145,9 +145,9 @@ class World:
         }
         body: dict[str, Any] = {"actor": actor, "visibility": visibility}
         if contest:
-            # A contest against another's character is rolled where its readers see it: the
-            # GM's Orc in any mode the GM sees, or the roller's own second character.
-            opponent = self.ann if visibility == "self" else self.orc
+            # A player contests only a sheet they read, their own second character; the GM
+            # opposes the Orc in any mode the GM sees, else Alice's player's Ann.
+            opponent = self.ann if visibility == "self" or role != GM else self.orc
             body["opponent"] = {"character_id": opponent, "skill": "dodge"}
         return body
 
