@@ -29,11 +29,22 @@ __all__ = ["base", "browser"]  # the shared server and Chromium
 
 
 def on_screen(page: Any, selector: str) -> bool:
-    """Whether the element is rendered and wholly inside the viewport as it is now."""
-    inside: bool = page.locator(selector).first.evaluate(
-        "e => { const r = e.getBoundingClientRect(); return e.checkVisibility() && r.height > 0"
-        " && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth; }")
-    return inside
+    """Whether the element is rendered and wholly inside the viewport once the page settles:
+    a state read re-renders a list, so a single look can catch its element detached."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        page.wait_for_function(
+            "s => { const e = document.querySelector(s); if (!e) return false;"
+            " const r = e.getBoundingClientRect(); return e.checkVisibility() && r.height > 0"
+            " && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0"
+            " && r.right <= innerWidth; }",
+            arg=selector,
+            timeout=3000,
+        )
+    except Timeout:
+        return False
+    return True
 
 
 def times_seen(page: Any, seq: str) -> int:

@@ -152,14 +152,13 @@ class Acks:
 def client(
     server: Server,
     table: Table,
-    who: tuple[str, str],
-    orc: str,
+    who: tuple[str, str, str],
     stop: threading.Event,
     acks: Acks,
     seed: int,
 ) -> None:
     """Roll until told to stop, never leaving a request unanswered."""
-    token, character = who
+    token, character, rival = who  # a contest opposes the player's own second character
     rng = random.Random(seed)
     with httpx.Client(base_url=server.base, timeout=10, headers=bearer(token)) as http:
         while not stop.is_set():
@@ -168,7 +167,7 @@ def client(
                 "actor": {"character_id": character, "skill": rng.choice(["stealth", "dodge"])}
             }
             if rng.random() < 0.3:
-                body["opponent"] = {"character_id": orc, "skill": "spot"}
+                body["opponent"] = {"character_id": rival, "skill": "spot"}
             while True:  # the same key until answered: a retry must never roll again
                 try:
                     r = http.post(
@@ -197,12 +196,14 @@ def test_acknowledged_rolls_survive_kill_9(server: Server, record_property: Any)
     with httpx.Client(base_url=server.base, timeout=10) as setup:
         table = Api(setup).table("brp")
         players = [table.join(f"P{i}") for i in range(PLAYERS)]
-        who = [(p, table.character(p, f"C{i}")) for i, p in enumerate(players)]
-        orc = table.character(table.gm, "Orc")
+        who = [
+            (p, table.character(p, f"C{i}"), table.character(p, f"R{i}"))
+            for i, p in enumerate(players)
+        ]
     stop = threading.Event()
     acks = Acks()
     threads = [
-        threading.Thread(target=client, args=(server, table, who[i % PLAYERS], orc, stop, acks, i))
+        threading.Thread(target=client, args=(server, table, who[i % PLAYERS], stop, acks, i))
         for i in range(CLIENTS)
     ]
     for t in threads:
