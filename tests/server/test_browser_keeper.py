@@ -14,6 +14,7 @@ from .test_browser import (
     add_character,
     expand,
     join,
+    open_table,
     overflow,
     shot,
     view,
@@ -31,6 +32,15 @@ def phone(browser: Any) -> tuple[Any, Any, list[str]]:
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     return context, page, errors
+
+
+def open_keep(gm: Any, base: str) -> str:
+    """The Keep, a BRP table opened by the GM under the form's default name, with the GM at
+    its table page; its invite link."""
+    _, link = open_table(gm, base, gm="GM")
+    gm.get_by_role("link", name="Go to the table").click()
+    wired(gm)
+    return link
 
 
 def roll(page: Any, character: str, skill: str, dice: str = "", visibility: str = "") -> Any:
@@ -119,15 +129,7 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
 
     (gc, gm, ge), (pc, pat, pe), (sc, sam, se) = phone(browser), phone(browser), phone(browser)
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Table name").fill("The Keep")
-        gm.get_by_label("Rule system").select_option("brp")
-        gm.get_by_role("button", name="Open the table").click()
-        invite = gm.locator("#invite-link")
-        expect(invite).to_contain_text("/join#")
-        link = invite.inner_text()
-        gm.get_by_role("link", name="Go to the table").click()
-        wired(gm)
+        link = open_keep(gm, base)
         add_character(gm, "Orc")
         join(pat, link, "Pat")
         add_character(pat, "Alice")
@@ -183,15 +185,7 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
 
     (gc, gm, ge), (pc, pat, pe) = phone(browser), phone(browser)
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Table name").fill("The Keep")
-        gm.get_by_label("Rule system").select_option("brp")
-        gm.get_by_role("button", name="Open the table").click()
-        invite = gm.locator("#invite-link")
-        expect(invite).to_contain_text("/join#")
-        link = invite.inner_text()
-        gm.get_by_role("link", name="Go to the table").click()
-        wired(gm)
+        link = open_keep(gm, base)
         join(pat, link, "Pat")
         add_character(pat, "Alice")
         # A form beside the TOML: a skill raised, one removed, one added, Luck set.
@@ -264,15 +258,7 @@ def test_a_called_contest_against_the_keeper_s_ghoul_keeps_its_skill(
     pat.on("response", lambda r: answers["pat"].append(r))
     sam.on("response", lambda r: answers["sam"].append(r))
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Table name").fill("The Keep")
-        gm.get_by_label("Rule system").select_option("brp")
-        gm.get_by_role("button", name="Open the table").click()
-        invite = gm.locator("#invite-link")
-        expect(invite).to_contain_text("/join#")
-        link = invite.inner_text()
-        gm.get_by_role("link", name="Go to the table").click()
-        wired(gm)
+        link = open_keep(gm, base)
         add_character(gm, "Ghoul", GHOUL)
         join(pat, link, "Pat")
         add_character(pat, "Alice", SEEKER)
