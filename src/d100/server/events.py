@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from .errors import not_found
 from .models import Event, GameTable, Logged
-from .store import touch
+from .store import touch, write_columns
 from .tokens import now
 
 CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is the table id
@@ -75,10 +75,10 @@ def append(
     table); a caller with nothing of the kind pending saves that flush. The event is
     committed, or rolled back, with the rest of the transaction all the same.
     ``audience``: the players who see an event about a called test that is not public."""
-    table.last_seq += 1
+    seq = table.last_seq + 1
     row: dict[str, Any] = {
         "table_id": table.id,
-        "seq": table.last_seq,
+        "seq": seq,
         "kind": kind,
         "visibility": visibility,
         "actor_id": actor_id,
@@ -89,6 +89,7 @@ def append(
     if flush:
         session.flush()
     session.connection().execute(_INSERT, row)
+    write_columns(session, table, last_seq=seq)
     announce(session, table.id)
     return Event(**row)  # not in the session: the row is written, the object only tells it
 

@@ -268,6 +268,23 @@ def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
     return session.scalars(_ACTIVE_SEED[blind], {"table_id": table_id}).one()
 
 
+_DRAWING = {
+    blind: query.add_columns(Member.client_seed).where(Member.id == bindparam("member_id"))
+    for blind, query in _ACTIVE_SEED.items()
+}
+
+
+def drawing_seeds(
+    session: Session, table_id: str, blind: bool, member_id: str
+) -> tuple[SeedSession, str]:
+    """``active_seed`` and the roller's client seed, in one query: both are read under the
+    table's lock, so a client seed changed meanwhile is an event before this roll's."""
+    seed, client_seed = session.execute(
+        _DRAWING[blind], {"table_id": table_id, "member_id": member_id}
+    ).one()
+    return seed, client_seed
+
+
 @dataclass(frozen=True)
 class Rotation:
     active: SeedSession

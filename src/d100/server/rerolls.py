@@ -21,9 +21,10 @@ from .access import Viewer, require_editor, sees_event, sheet_readers_see
 from .calculator import percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import append, get_table, lock_table
-from .gametables import active_seed
-from .models import Event, GameTable, Member
+from .gametables import drawing_seeds
+from .models import Event, GameTable
 from .rolls import RollSpec, Side, _with_dice
+from .store import write_columns
 
 # A reroll is decided on seeing the failure: one further back than this many events is
 # refused, which also bounds the search for a reroll already made.
@@ -125,11 +126,10 @@ def reroll(
     data = rolled.data
     row = characters.load(session, table.id, data["character"]["id"])
     resolved = _with_dice(table, request, RollSpec(Side(row.id, dice=dice)))
-    seed = active_seed(session, table.id, blind=False)
-    member = session.get_one(Member, viewer.member_id)
+    seed, client_seed = drawing_seeds(session, table.id, False, viewer.member_id)
     nonce = seed.next_nonce
-    seed.next_nonce += 1
-    source = ProvableSource(bytes.fromhex(seed.server_seed), member.client_seed, nonce)
+    write_columns(session, seed, next_nonce=nonce + 1)
+    source = ProvableSource(bytes.fromhex(seed.server_seed), client_seed, nonce)
     try:
         result = resolve(resolved, source)
     except D100Error as err:
@@ -151,7 +151,7 @@ def reroll(
         "provable": {
             "seed_id": seed.id,
             "commitment": seed.commitment,
-            "client_seed": member.client_seed,
+            "client_seed": client_seed,
             "nonce": nonce,
             "engine": __version__,
             "request": resolved,

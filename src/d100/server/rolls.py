@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import __version__
@@ -32,11 +31,11 @@ from .access import (
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
 from .events import append, get_table, lock_table
-from .gametables import active_seed
-from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable, Member
+from .gametables import drawing_seeds
+from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable
+from .store import write_columns
 
 SIDES = ("actor", "opponent")
-_CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("id"))
 # Fields the table fills in itself at every table: the system, its house rules, the sheet's
 # skill, a contest's sides and dice (typed by hand in their own field, where checked).
 TABLE_FIELDS = frozenset({"system", "skill", "dice", "house_rules", "actor", "opponent"})
@@ -339,11 +338,10 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     shared = _hideable(session, viewer, visibility, prepared, spec)
     lucks = _luck_before(prepared)
     request = _with_dice(table, prepared.request, spec)
-    seed = active_seed(session, table.id, blind=visibility == "blind")
-    # Read under the lock: a client seed changed meanwhile is an event before this roll's.
-    client_seed = session.connection().execute(_CLIENT_SEED, {"id": viewer.member_id}).scalar_one()
+    blind = visibility == "blind"
+    seed, client_seed = drawing_seeds(session, table.id, blind, viewer.member_id)
     nonce = seed.next_nonce
-    seed.next_nonce += 1
+    write_columns(session, seed, next_nonce=nonce + 1)
     source = ProvableSource(bytes.fromhex(seed.server_seed), client_seed, nonce)
     try:
         # Without dice typed in by hand the request is the one already parsed.
@@ -357,7 +355,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     for row, side in zip(prepared.rows, spec.sides, strict=True):
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
-    _mark(table, prepared.rows, prepared.skills, checks, shared)
+    _mark(session, table, prepared.rows, prepared.skills, checks, shared)
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
         "skill": prepared.skills[0],
@@ -574,6 +572,7 @@ def _checks(result: Result) -> list[CheckResult]:
 
 
 def _mark(
+    session: Session,
     table: GameTable,
     rows: list[Character],
     skills: list[str],
@@ -587,4 +586,4 @@ def _mark(
         if not seen:
             continue
         if (trigger == "failure" and not check.success) or (trigger == "success" and check.success):
-            row.marks = {**row.marks, skill: row.marks.get(skill, 0) + 1}
+            write_columns(session, row, marks={**row.marks, skill: row.marks.get(skill, 0) + 1})

@@ -15,9 +15,11 @@ from typing import Any, Generic, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy import bindparam, create_engine, event, func, inspect, select, text, update
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.sql import Update
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0xD100  # pg_advisory_xact_lock key: servers starting together migrate once
@@ -125,6 +127,9 @@ class Store:
     def _commit(self, group: list[_Job[Any]]) -> None:
         try:
             with self.write() as session:
+                if len(group) == 1:  # alone, its errors roll back only its own work: no SAVEPOINT
+                    group[0].result = group[0].act(session)
+                    return
                 for job in group:
                     try:
                         with session.begin_nested():
@@ -133,6 +138,9 @@ class Store:
                         job.error = err
                         if not _in_transaction(session):
                             raise  # SQLite ended the whole transaction (an I/O error, a full disk)
+                        # Rows it wrote with ``write_columns`` hold values its SAVEPOINT took
+                        # back: the next job reads them again.
+                        session.expire_all()
         except BaseException as err:  # nothing of the group committed: each caller is told
             for job in group:
                 job.error = err
@@ -168,6 +176,26 @@ def count_of(session: Session, model: Any, *where: Any) -> int:
     """How many rows of ``model`` match ``where``."""
     found = session.scalar(select(func.count()).select_from(model).where(*where))
     return int(found or 0)
+
+
+_UPDATES: dict[tuple[type, tuple[str, ...]], Update] = {}  # one statement per shape: SQL cached
+
+
+def write_columns(session: Session, row: Any, **values: Any) -> None:
+    """Write these columns of a loaded row at once, as one UPDATE by its primary key, and keep
+    the row's values in step as if loaded so: the unit of work, which would track and write
+    them again at commit, stays out of the roll's path. The row must not be pending."""
+    model, names = type(row), tuple(sorted(values))
+    statement = _UPDATES.get((model, names))
+    if statement is None:
+        mapper = inspect(model)
+        where = [column == bindparam(f"pk_{column.key}") for column in mapper.primary_key]
+        statement = update(model).where(*where).values({n: bindparam(n) for n in names})
+        _UPDATES[(model, names)] = statement
+    keys = {f"pk_{column.key}": getattr(row, column.key) for column in inspect(model).primary_key}
+    session.connection().execute(statement, {**values, **keys})
+    for name, value in values.items():
+        set_committed_value(row, name, value)
 
 
 def touch(session: Session, table_id: str) -> bool:
