@@ -305,7 +305,8 @@ async def _read_body(receive: Receive, limits: Limits, declared: str | None = No
     deadline = loop.time() + limits.body_seconds
     while True:
         try:
-            message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0))
+            async with asyncio.timeout_at(deadline):  # no task of its own, as wait_for makes
+                message = await receive()
         except TimeoutError:
             raise ApiError(
                 408,
