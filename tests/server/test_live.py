@@ -4,11 +4,13 @@ connection sees only what its token may see; a reconnect resumes with no gap and
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from d100.server.live import SWEEP, Hub
 
 from .services import serve
 from .sse import Stream
@@ -160,3 +162,31 @@ def test_a_member_s_streams_are_capped(base: str, table: Table) -> None:
     finally:
         for stream in streams:
             stream.close()
+
+
+def test_the_hub_forgets_members_whose_streams_ended_without_sweeping_on_every_open() -> None:
+    """The map of members' streams stays within twice the members with a stream open, and an
+    open does not walk the whole map each time (that made opening n streams cost n²)."""
+    hub = Hub()
+
+    async def body() -> AsyncIterator[str]:
+        yield ""
+
+    held = [body() for _ in range(10)]
+    for n, stream in enumerate(held):
+        assert hub.open_stream(f"kept{n}", stream)
+    walked = 0
+    real_items = dict.items
+
+    class Counting(dict):  # type: ignore[type-arg]
+        def items(self):  # type: ignore[no-untyped-def]
+            nonlocal walked
+            walked += len(self)
+            return real_items(self)
+
+    hub._streams = Counting(hub._streams)
+    for n in range(1000):  # each opens one stream and drops it at once
+        assert hub.open_stream(f"gone{n}", body())
+    assert len(hub._streams) <= 2 * max(SWEEP, 10) + 1
+    assert walked <= 2 * 1000  # entries visited: a few per open, not the map on every open
+    assert all(hub._streams[f"kept{n}"] for n in range(10))

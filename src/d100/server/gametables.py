@@ -268,8 +268,9 @@ def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
     return session.scalars(_ACTIVE_SEED[blind], {"table_id": table_id}).one()
 
 
+_CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("member_id"))
 _DRAWING = {
-    blind: query.add_columns(Member.client_seed).where(Member.id == bindparam("member_id"))
+    blind: query.add_columns(_CLIENT_SEED.scalar_subquery())
     for blind, query in _ACTIVE_SEED.items()
 }
 

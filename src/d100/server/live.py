@@ -30,6 +30,7 @@ HEARTBEAT = 15.0  # seconds: keeps proxies from closing an idle stream, and re-r
 STREAMS_PER_MEMBER = 8  # a member's open streams: a few tabs and devices, not a flood
 RECONNECT = 1.0
 BATCH = 200
+SWEEP = 64  # members in the streams map before it is first swept of those with none open
 log = logging.getLogger("d100.server")
 Views = tuple[list[tuple[int, dict[str, Any]]], int]  # (number, view) of each event, the last read
 Texts = tuple[list[str], int]  # each event's Server-Sent Event, the last number read
@@ -41,14 +42,19 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         # Each member's open streams; a stream that ends, or never starts, drops out by itself.
         self._streams: dict[str, weakref.WeakSet[AsyncIterator[str]]] = {}
+        self._sweep_at = SWEEP
         # Each table's streams waiting for a read; the first to ask starts it (``read``).
         self._reads: dict[str, list[tuple[str | None, int, asyncio.Future[Texts]]]] = {}
         self._readers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak references
 
     def open_stream(self, member_id: str, body: AsyncIterator[str]) -> bool:
         """Count ``body`` as one of the member's streams; False when they have too many."""
-        for gone in [m for m, open_ in self._streams.items() if not open_]:
-            del self._streams[gone]  # members with no stream left: the map stays small
+        # Members with no stream left drop out of the map when it has doubled since the last
+        # sweep: sweeping on every open made opening n streams cost n².
+        if len(self._streams) >= self._sweep_at:
+            for gone in [m for m, open_ in self._streams.items() if not open_]:
+                del self._streams[gone]
+            self._sweep_at = max(SWEEP, 2 * len(self._streams))
         streams = self._streams.setdefault(member_id, weakref.WeakSet())
         if len(streams) >= STREAMS_PER_MEMBER:
             return False
