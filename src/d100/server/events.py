@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
@@ -22,6 +22,12 @@ LOCKED = "d100_locked"  # session.info: (transaction, {table id: row locked in i
 # Built once: a statement keeps its SQL cache key, so each request only binds the id.
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
 _TABLE_LOCKED = _TABLE.with_for_update()
+# PostgreSQL: the lock and the NOTIFY in one statement (one round trip, not two).
+_TABLE_LOCKED_ANNOUNCED = (
+    select(GameTable, func.pg_notify(CHANNEL, bindparam("table_id")))
+    .where(GameTable.id == bindparam("table_id"))
+    .with_for_update(of=GameTable)
+)
 _INSERT = insert(Event)
 
 
@@ -39,18 +45,25 @@ def lock_table(session: Session, table_id: str) -> GameTable:
     looking the key up, then the roll locks), the row already locked is returned without
     another query: nothing else can change it until this transaction ends.
 
-    The table is announced (``announce``) before the lock is taken: a write that locks a
-    table appends to its log, and a NOTIFY is only delivered at commit anyway, so sending it
-    first keeps that round trip out of the time other writers wait on the lock. A write that
-    locks and then appends nothing (a replayed roll) wakes streams that find nothing new."""
+    The table is announced (``announce``) as the lock is taken: a write that locks a table
+    appends to its log, and a NOTIFY is only delivered at commit anyway, so on PostgreSQL the
+    lock's own statement sends it (no round trip of its own inside the time other writers
+    wait on the lock). A write that locks and then appends nothing (a replayed roll) wakes
+    streams that find nothing new."""
     held = session.info.get(LOCKED)
     transaction = session.get_transaction()
     if held is not None and transaction is not None and held[0] is transaction:
         known: GameTable | None = held[1].get(table_id)
         if known is not None:
             return known
-    announce(session, table_id)
-    table = get_table(session, table_id, lock=True)
+    if _postgres(session) and touch(session, table_id):
+        found = session.execute(_TABLE_LOCKED_ANNOUNCED, {"table_id": table_id}).first()
+        if found is None:
+            raise not_found("table_id", table_id, "table")
+        table: GameTable = found[0]
+    else:
+        announce(session, table_id)
+        table = get_table(session, table_id, lock=True)
     transaction = session.get_transaction()
     if held is None or held[0] is not transaction:
         rows: dict[str, GameTable] = {}
@@ -97,11 +110,15 @@ def append(
 def announce(session: Session, table_id: str) -> None:
     """Wake the table's live streams once this transaction commits: this process's through
     ``touch``, every other's through one NOTIFY per table and transaction."""
-    if touch(session, table_id) and session.get_bind().dialect.name == "postgresql":
+    if touch(session, table_id) and _postgres(session):
         # Delivered to every listening server process when (and only if) this commits.
         session.execute(
             text("SELECT pg_notify(:channel, :table)"), {"channel": CHANNEL, "table": table_id}
         )
+
+
+def _postgres(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
 
 
 _LOGGED = (
