@@ -221,3 +221,28 @@ def test_a_failed_group_commit_fails_every_caller(tmp_path: Path) -> None:
         assert store.together(_append(table_id, "after")) == 3  # the store goes on
     finally:
         store.dispose()
+
+
+def test_a_draw_takes_each_nonce_once_and_keeps_a_loaded_seed_in_step(database_url: str) -> None:
+    """``draw`` takes the next nonce in the statement that reads it; a seed already loaded in
+    the same transaction (a group commit's earlier write) then holds the new next nonce."""
+    from d100.server.gametables import active_seed, draw
+    from d100.server.models import Member
+
+    store = Store(database_url)
+    try:
+        store.migrate()
+        table_id = _table(store)
+        with store.write() as session:
+            gm = session.query(Member).filter_by(table_id=table_id).one()
+            loaded = active_seed(session, table_id, blind=False)
+            first = draw(session, table_id, False, gm.id)
+            second = draw(session, table_id, False, gm.id)
+            assert (first.nonce, second.nonce) == (loaded.next_nonce - 2, loaded.next_nonce - 1)
+            assert first.seed_id == loaded.id and first.client_seed == gm.client_seed
+            blind = draw(session, table_id, True, gm.id)
+            assert blind.seed_id != loaded.id and blind.nonce == 0
+        with store.read() as session:
+            assert active_seed(session, table_id, blind=False).next_nonce == second.nonce + 1
+    finally:
+        store.dispose()

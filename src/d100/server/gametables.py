@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, bindparam, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 
 from ..errors import D100Error
 from ..fields import Field, read
@@ -268,22 +270,51 @@ def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
     return session.scalars(_ACTIVE_SEED[blind], {"table_id": table_id}).one()
 
 
-_CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("member_id"))
-_DRAWING = {
-    blind: query.add_columns(_CLIENT_SEED.scalar_subquery())
-    for blind, query in _ACTIVE_SEED.items()
+@dataclass(frozen=True)
+class Draw:
+    """What a roll draws with: the active seed's session (``active_seed``), the nonce it took
+    from it and the roller's client seed."""
+
+    seed_id: str
+    server_seed: str
+    commitment: str
+    nonce: int
+    client_seed: str
+
+
+# (An UPDATE's own column names are not to be bound: b_ for "by".)
+_CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("b_member_id"))
+_DRAW = {
+    blind: update(SeedSession)
+    .where(
+        SeedSession.table_id == bindparam("b_table_id"),
+        SeedSession.revealed_at.is_(None),
+        SeedSession.blind.is_(blind),
+    )
+    .values(next_nonce=SeedSession.next_nonce + 1)
+    .returning(
+        SeedSession.id,
+        SeedSession.server_seed,
+        SeedSession.commitment,
+        SeedSession.next_nonce,
+        _CLIENT_SEED.scalar_subquery(),
+    )
+    for blind in (False, True)
 }
 
 
-def drawing_seeds(
-    session: Session, table_id: str, blind: bool, member_id: str
-) -> tuple[SeedSession, str]:
-    """``active_seed`` and the roller's client seed, in one query: both are read under the
-    table's lock, so a client seed changed meanwhile is an event before this roll's."""
-    seed, client_seed = session.execute(
-        _DRAWING[blind], {"table_id": table_id, "member_id": member_id}
-    ).one()
-    return seed, client_seed
+def draw(session: Session, table_id: str, blind: bool, member_id: str) -> Draw:
+    """Take the next nonce of the table's active seed (blind rolls have their own) and read
+    the roller's client seed, in one statement. Made under the table's lock: a client seed
+    changed meanwhile is an event before this roll's."""
+    params = {"b_table_id": table_id, "b_member_id": member_id}
+    seed_id, server_seed, commitment, after, client_seed = (
+        session.connection().execute(_DRAW[blind], params).one()
+    )
+    loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
+    if loaded is not None:  # the same session's object, read before: kept in step
+        set_committed_value(loaded, "next_nonce", after)
+    return Draw(seed_id, server_seed, commitment, after - 1, client_seed)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,9 @@ from .access import Viewer, require_editor, sees_event, sheet_readers_see
 from .calculator import percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import append, get_table, lock_table
-from .gametables import drawing_seeds
+from .gametables import draw
 from .models import Event, GameTable
 from .rolls import RollSpec, Side, _with_dice
-from .store import write_columns
 
 # A reroll is decided on seeing the failure: one further back than this many events is
 # refused, which also bounds the search for a reroll already made.
@@ -126,10 +125,8 @@ def reroll(
     data = rolled.data
     row = characters.load(session, table.id, data["character"]["id"])
     resolved = _with_dice(table, request, RollSpec(Side(row.id, dice=dice)))
-    seed, client_seed = drawing_seeds(session, table.id, False, viewer.member_id)
-    nonce = seed.next_nonce
-    write_columns(session, seed, next_nonce=nonce + 1)
-    source = ProvableSource(bytes.fromhex(seed.server_seed), client_seed, nonce)
+    drawn = draw(session, table.id, False, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
         result = resolve(resolved, source)
     except D100Error as err:
@@ -149,10 +146,10 @@ def reroll(
         "reroll_number": number,
         "luck_spent": 1,
         "provable": {
-            "seed_id": seed.id,
-            "commitment": seed.commitment,
-            "client_seed": client_seed,
-            "nonce": nonce,
+            "seed_id": drawn.seed_id,
+            "commitment": drawn.commitment,
+            "client_seed": drawn.client_seed,
+            "nonce": drawn.nonce,
             "engine": __version__,
             "request": resolved,
         },

@@ -31,7 +31,7 @@ from .access import (
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
 from .events import append, get_table, lock_table
-from .gametables import drawing_seeds
+from .gametables import draw
 from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable
 from .store import write_columns
 
@@ -339,10 +339,8 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     lucks = _luck_before(prepared)
     request = _with_dice(table, prepared.request, spec)
     blind = visibility == "blind"
-    seed, client_seed = drawing_seeds(session, table.id, blind, viewer.member_id)
-    nonce = seed.next_nonce
-    write_columns(session, seed, next_nonce=nonce + 1)
-    source = ProvableSource(bytes.fromhex(seed.server_seed), client_seed, nonce)
+    drawn = draw(session, table.id, blind, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
         # Without dice typed in by hand the request is the one already parsed.
         result = resolve(prepared.parsed if request is prepared.request else request, source)
@@ -364,10 +362,10 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         "percent": percents(planned.odds),
         "manual": any(side.dice is not None for side in spec.sides),
         "provable": {
-            "seed_id": seed.id,
-            "commitment": seed.commitment,
-            "client_seed": client_seed,
-            "nonce": nonce,
+            "seed_id": drawn.seed_id,
+            "commitment": drawn.commitment,
+            "client_seed": drawn.client_seed,
+            "nonce": drawn.nonce,
             "engine": __version__,  # the engine that resolved it: verify says if it differs
             # What was resolved, dice typed in by hand included: with the revealed seed,
             # resolve(request, ProvableSource(...)) must give "result" again (d100 verify).
@@ -401,7 +399,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         prepared.target.status = "rolled"
         prepared.target.event_seq = event.seq
     if visibility == "blind":
-        session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=seed.id))
+        session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=drawn.seed_id))
     return event
 
 
