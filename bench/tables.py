@@ -144,23 +144,43 @@ def many_tables(report: Report, quick: bool) -> None:
                 for n, member in enumerate(members):
                     member.base = bases[n % processes]
                 name = f"{label}, {processes} process{'es' if processes > 1 else ''}"
-                for rate in RATES + (scale if 2 in counts else ()):
-                    raw = commit_rate(100)
-                    result = asyncio.run(_phase(members, rate, seconds, bases[0]))
-                    result.raw = raw
-                    _line(report, name, result, processes)
-                    measured.setdefault(processes, []).append(result)
+                rates = RATES + (scale if 2 in counts else ())
+                measured[processes] = asyncio.run(
+                    _rates(report, name, processes, members, rates, seconds, commit_rate)
+                )
                 if processes == 1 and label == "SQLite":
                     _idle(report, name, bases[0], members, seconds, commit_rate)
         if 2 in counts:
             _scaling(report, label, measured)
     report.note(
         f"(g) {TABLES} tables x {MEMBERS} members, each member's live stream open "
-        f"({TABLES * MEMBERS} streams); rolls open loop (Poisson) by random members; roll "
-        "latency from the due time to the answer; delivery from the event's time (stamped in "
+        f"({TABLES * MEMBERS} streams, held from one rate to the next); rolls open loop "
+        "(Poisson) by random members; roll latency from the due time to the answer; delivery "
+        "from the event's time (stamped in "
         "its transaction, before commit) to the last of its table's streams reading it; "
         f"{seconds:g} s per rate; raw commits/s as in (e), measured before each phase"
     )
+
+
+async def _rates(
+    report: Report, name: str, processes: int, members: list[Member], rates: tuple[int, ...],
+    seconds: float, commit_rate: Callable[[int], float],
+) -> list[Result]:
+    """A phase at each rate, reported as it ends; the members' streams stay open from one rate
+    to the next, as pages do (opening 300 took seconds before each phase)."""
+    streams = [await _Stream.open(m) for m in members]
+    out = []
+    try:
+        for rate in rates:
+            raw = commit_rate(100)
+            result = await _phase(members, rate, seconds, members[0].base, streams)
+            result.raw = raw
+            _line(report, name, result, processes)
+            out.append(result)
+        return out
+    finally:
+        for s in streams:
+            s.close()
 
 
 def _line(report: Report, name: str, r: Result, processes: int) -> None:
@@ -422,9 +442,13 @@ async def _chunked(reader: asyncio.StreamReader) -> bytes:
     return b"".join(chunks)
 
 
-async def _phase(members: list[Member], rate: int, seconds: float, health_base: str) -> Result:
+async def _phase(
+    members: list[Member], rate: int, seconds: float, health_base: str,
+    held: list[_Stream] | None = None,
+) -> Result:
+    """One rate's phase over the members' streams ``held`` open (else opened for it)."""
     result = Result(rate)
-    streams = [await _Stream.open(m) for m in members]
+    streams = held if held is not None else [await _Stream.open(m) for m in members]
     by_table: dict[str, list[_Stream]] = {}
     for m, s in zip(members, streams, strict=True):
         by_table.setdefault(m.table, []).append(s)
@@ -506,8 +530,9 @@ async def _phase(members: list[Member], rate: int, seconds: float, health_base: 
                 result.delivery.append(max(a for a in arrived if a is not None) - at)
         return result
     finally:
-        for s in streams:
-            s.close()
+        if held is None:
+            for s in streams:
+                s.close()
         connections.close()
 
 
