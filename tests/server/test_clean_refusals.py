@@ -44,3 +44,30 @@ def test_a_nul_byte_in_a_path_id_is_a_clean_4xx(api: Api, method: str, path: str
     error = r.json()["error"]  # the GM's: refused for the id
     assert error["field"].endswith(path.split("/")[1].rstrip("s") + "_id"), error
     assert table.req("GET", "", table.gm).status_code == 200  # and the server goes on
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "pool exhausted"])
+def test_a_database_that_fails_to_answer_is_a_503_to_retry(
+    api: Api, client: Any, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """A database that cannot be reached, or a pool with every connection in use, is a 503
+    with Retry-After in the error shape (nothing was written), not a 500."""
+    from fastapi.testclient import TestClient
+    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    table = api.table()
+    store = client.app.state.server.store
+
+    def fails(*_: Any, **__: Any) -> Any:
+        if failure == "unreachable":
+            raise OperationalError("SELECT 1", {}, Exception("connection refused"))
+        raise PoolTimeout("QueuePool limit of size 30 overflow 10 reached")
+
+    monkeypatch.setattr(store, "read", fails)
+    # Starlette raises the error again once answered (for the server's log): not into the test.
+    quiet = TestClient(client.app, raise_server_exceptions=False)
+    r = quiet.get(f"/api/tables/{table.id}", headers={"authorization": f"Bearer {table.gm}"})
+    assert r.status_code == 503, r.text
+    assert r.headers["retry-after"] == "1"
+    assert r.json()["error"]["field"] == "database"

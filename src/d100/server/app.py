@@ -13,6 +13,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 
 from .. import __version__
@@ -28,6 +30,7 @@ STATIC = Path(__file__).parent / "static"
 HOT = ("/api/tables/{table_id}/rolls", "/api/tables/{table_id}", "/health")
 PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
 log = logging.getLogger("d100.server")
+DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 def create_app(database_url: str, migrate: bool = True, limits: Limits | None = None) -> FastAPI:
@@ -110,6 +113,12 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, err: Exception) -> JSONResponse:
+        if isinstance(err, DATABASE_BUSY):  # also from the guard, outside the routes' handlers
+            # Unreachable, restarting, locked past the busy timeout, or every pooled
+            # connection in use: nothing was written (it rolled back), so a retry is safe.
+            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
+            busy = ApiError(503, "database", None, "a retry in a moment", "the database is busy")
+            return JSONResponse(busy.to_dict(), status_code=503, headers={"retry-after": "1"})
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         body = ApiError(500, "server", None, "", "internal error (logged on the server)")
         return JSONResponse(body.to_dict(), status_code=500)
