@@ -70,3 +70,49 @@ def test_concurrent_rolls_through_both_servers_form_one_gapless_log(
         assert seen == made
         nonces = sorted(e["provable"]["nonce"] for e in table.events(table.gm, start))
         assert nonces == list(range(12))
+
+
+def test_a_server_s_listener_skips_its_own_notifications() -> None:
+    """A server wakes its own streams as a write commits; the NOTIFY that write sends comes
+    back to its own listener too, and is skipped there (each roll read the log twice in the
+    process that made it), while another server's wakes its streams."""
+    import asyncio
+
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from d100.server.events import CHANNEL, payload
+    from d100.server.live import listen, pg_conninfo
+
+    need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
+
+    class Woken:
+        def __init__(self) -> None:
+            self.tables: list[str] = []
+            self.all = asyncio.Event()
+
+        def wake(self, table_id: str) -> None:
+            self.tables.append(table_id)
+
+        def wake_all(self) -> None:
+            self.all.set()
+
+    async def scene(url: str) -> list[str]:
+        hub = Woken()
+        listener = asyncio.create_task(listen(make_url(url), hub))  # type: ignore[arg-type]
+        try:
+            await asyncio.wait_for(hub.all.wait(), 10)  # listening
+            conninfo = pg_conninfo(make_url(url))
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+                for sent in (payload("mine"), "another-server:theirs"):
+                    await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, sent))
+            deadline = asyncio.get_running_loop().time() + 10
+            while not hub.tables and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.2)  # a wake for "mine", were it coming, would be in by now
+            return hub.tables
+        finally:
+            listener.cancel()
+
+    with postgres_database() as url:
+        assert asyncio.run(scene(url)) == ["theirs"]

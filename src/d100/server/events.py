@@ -7,6 +7,7 @@ and resuming "after n" neither skips nor repeats one.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, text
@@ -17,14 +18,17 @@ from .models import Event, GameTable, Logged
 from .store import touch, write_columns
 from .tokens import now
 
-CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is the table id
+CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is ORIGIN:table id
+# This server process, in its NOTIFYs: it wakes its own streams at commit already, so its
+# listener skips its own (each roll read the log twice in the process that made it).
+ORIGIN = secrets.token_hex(8)
 LOCKED = "d100_locked"  # session.info: (transaction, {table id: row locked in it})
 # Built once: a statement keeps its SQL cache key, so each request only binds the id.
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
 _TABLE_LOCKED = _TABLE.with_for_update()
 # PostgreSQL: the lock and the NOTIFY in one statement (one round trip, not two).
 _TABLE_LOCKED_ANNOUNCED = (
-    select(GameTable, func.pg_notify(CHANNEL, bindparam("table_id")))
+    select(GameTable, func.pg_notify(CHANNEL, bindparam("payload")))
     .where(GameTable.id == bindparam("table_id"))
     .with_for_update(of=GameTable)
 )
@@ -57,7 +61,8 @@ def lock_table(session: Session, table_id: str) -> GameTable:
         if known is not None:
             return known
     if _postgres(session) and touch(session, table_id):
-        found = session.execute(_TABLE_LOCKED_ANNOUNCED, {"table_id": table_id}).first()
+        params = {"table_id": table_id, "payload": payload(table_id)}
+        found = session.execute(_TABLE_LOCKED_ANNOUNCED, params).first()
         if found is None:
             raise not_found("table_id", table_id, "table")
         table: GameTable = found[0]
@@ -113,8 +118,13 @@ def announce(session: Session, table_id: str) -> None:
     if touch(session, table_id) and _postgres(session):
         # Delivered to every listening server process when (and only if) this commits.
         session.execute(
-            text("SELECT pg_notify(:channel, :table)"), {"channel": CHANNEL, "table": table_id}
+            text("SELECT pg_notify(:channel, :payload)"),
+            {"channel": CHANNEL, "payload": payload(table_id)},
         )
+
+
+def payload(table_id: str) -> str:
+    return f"{ORIGIN}:{table_id}"
 
 
 def _postgres(session: Session) -> bool:

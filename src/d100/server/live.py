@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 
 from .access import authenticate_all, view_event, view_key
 from .errors import ApiError, unauthorised
-from .events import CHANNEL, events_after
+from .events import CHANNEL, ORIGIN, events_after
 from .store import Store
 
 HEARTBEAT = 15.0  # seconds: keeps proxies from closing an idle stream, and re-reads the log
@@ -210,7 +210,9 @@ async def listen(url: URL, hub: Hub) -> None:
                 await conn.execute(f"LISTEN {CHANNEL}")
                 hub.wake_all()
                 async for note in conn.notifies():
-                    hub.wake(note.payload)
+                    origin, _, table_id = note.payload.rpartition(":")
+                    if origin != ORIGIN:  # this process woke its own streams at commit
+                        hub.wake(table_id)
         except psycopg.Error as err:
             log.warning("live updates: lost the PostgreSQL listener (%s); reconnecting", err)
             await asyncio.sleep(RECONNECT)
