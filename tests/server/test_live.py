@@ -190,3 +190,41 @@ def test_the_hub_forgets_members_whose_streams_ended_without_sweeping_on_every_o
     assert len(hub._streams) <= 2 * max(SWEEP, 10) + 1
     assert walked <= 2 * 1000  # entries visited: a few per open, not the map on every open
     assert all(hub._streams[f"kept{n}"] for n in range(10))
+
+
+def test_an_idle_stream_s_heartbeat_reads_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heartbeat is a comment line, with no read of the log: a thousand idle streams opened
+    together read it a thousand times at once every heartbeat. A wake still reads."""
+    import asyncio
+
+    from d100.server import live
+
+    monkeypatch.setattr(live, "HEARTBEAT", 0.02)
+    hub = Hub()
+    reads: list[int] = []
+
+    async def read(store: object, table: str, token: object, after: int) -> tuple[list[str], int]:
+        reads.append(after)
+        return [], after
+
+    monkeypatch.setattr(hub, "read", read)
+
+    async def scene() -> list[str]:
+        lines: list[str] = []
+        body = live.stream(None, hub, "t", "token", 0)  # type: ignore[arg-type]
+
+        async def take() -> None:
+            async for line in body:
+                lines.append(line)
+
+        task = asyncio.create_task(take())
+        await asyncio.sleep(0.3)  # many heartbeats
+        assert reads == [0]
+        hub._wake("t")
+        await asyncio.sleep(0.05)
+        task.cancel()
+        return lines
+
+    lines = asyncio.run(scene())
+    assert reads == [0, 0]  # the first read, then the wake's
+    assert sum(line == ": still here\n\n" for line in lines) >= 5

@@ -26,7 +26,11 @@ from .errors import ApiError, unauthorised
 from .events import CHANNEL, ORIGIN, events_after
 from .store import Store
 
-HEARTBEAT = 15.0  # seconds: keeps proxies from closing an idle stream, and re-reads the log
+# Seconds: a comment line keeps proxies from closing an idle stream. It reads nothing: a
+# stream reads the log only when woken (each read checks its token again), as re-reading on
+# every heartbeat made a thousand idle streams, opened together, read it a thousand times
+# at once every 15 s (wakes are not lost: set before the wait, and all at a reconnect).
+HEARTBEAT = 15.0
 STREAMS_PER_MEMBER = 8  # a member's open streams: a few tabs and devices, not a flood
 RECONNECT = 1.0
 BATCH = 200
@@ -190,10 +194,12 @@ async def stream(
                 yield text
             if len(texts) >= BATCH:
                 continue
-            try:
-                await asyncio.wait_for(waiter.wait(), HEARTBEAT)
-            except TimeoutError:
-                yield ": still here\n\n"
+            while True:
+                try:
+                    await asyncio.wait_for(waiter.wait(), HEARTBEAT)
+                    break
+                except TimeoutError:
+                    yield ": still here\n\n"
 
 
 def pg_conninfo(url: URL) -> str:
