@@ -92,6 +92,7 @@ class Result:
     raw: float = 0.0
     cpu: float = 0.0  # server processes' CPU seconds over the phase
     bench_cpu: float = 0.0  # this process's CPU seconds over the phase (clients and streams)
+    database_cpu: float = 0.0  # PostgreSQL's processes' CPU seconds over the phase (0: SQLite)
 
     def ok(self) -> bool:
         return (
@@ -193,7 +194,9 @@ def _line(report: Report, name: str, r: Result, processes: int) -> None:
         f"every stream p50 {_ms(_pct(r.delivery, 0.5))}, p99 {_ms(_pct(r.delivery, 0.99))}"
         + r.troubles(),
         f"server CPU {_ms(r.cpu / max(1, len(r.rolls)))} per roll (its delivery included), "
-        f"the bench's own {_ms(r.bench_cpu / max(1, len(r.rolls)))}; "
+        f"the bench's own {_ms(r.bench_cpu / max(1, len(r.rolls)))}"
+        + (f", PostgreSQL's {_ms(r.database_cpu / max(1, len(r.rolls)))}" if r.database_cpu else "")
+        + "; "
         f"/health p99 {_ms(_pct(r.health, 0.99))}; raw commits {r.raw:.0f}/s "
         f"(rolls offered = {r.rate / r.raw:.3f}x)",
         f"p99 < {P99_TARGET * 1e3:.0f} ms" if target else "",
@@ -509,6 +512,7 @@ async def _phase(
         pids = [_server_pid(base) for base in {m.base for m in members}]
         cpu = sum(_cpu(pid) for pid in pids)
         bench_cpu = time.process_time()
+        database_cpu = _postgres_cpu()
         start = time.perf_counter()
         end = start + seconds
         watcher = asyncio.create_task(health(end))
@@ -521,6 +525,8 @@ async def _phase(
         await asyncio.gather(*tasks, watcher)
         result.cpu = sum(_cpu(pid) for pid in pids) - cpu
         result.bench_cpu = time.process_time() - bench_cpu
+        ended = _postgres_cpu()
+        result.database_cpu = sum(t - database_cpu.get(pid, 0.0) for pid, t in ended.items())
         await asyncio.sleep(1.0)  # the last events reach their streams
         for table, seq, at in made:
             arrived = [s.seen.get(seq) for s in by_table[table]]
@@ -567,6 +573,20 @@ def _cpu(pid: int) -> float:
     """The process's user + system CPU seconds so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_cpu() -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL process on this machine (its server, a backend per
+    connection, its background workers): the database's share of the same CPUs."""
+    found: dict[int, float] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "comm").read_text().strip() == "postgres":
+                    found[int(proc.name)] = _cpu(int(proc.name))
+            except OSError:  # gone meanwhile
+                continue
+    return found
 
 
 def _rss(pid: int) -> int:
