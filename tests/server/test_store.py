@@ -70,6 +70,31 @@ def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> N
         store.dispose()
 
 
+def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Path) -> None:
+    """A COMMIT that fails may have landed (its answer lost on the way back): the streams of
+    the tables it touched look again, finding nothing new if it did not. Made to fail here by
+    a foreign key checked only at COMMIT."""
+    woken: list[str] = []
+    store = Store(f"sqlite:///{tmp_path}/d.sqlite3", on_commit=woken.append)
+    try:
+        store.migrate()
+        table_id = _table(store)
+        woken.clear()
+        with pytest.raises(IntegrityError), store.write() as session:
+            _append(table_id, "lost")(session)
+            session.execute(text("PRAGMA defer_foreign_keys = ON"))
+            session.execute(
+                text(
+                    "INSERT INTO events (table_id, seq, kind, visibility, data, created_at) "
+                    "VALUES ('no such table', 1, 'x', 'public', '{}', '')"
+                )
+            )
+        assert woken == [table_id]
+        assert [kind for _, kind in _log(store, table_id)] == ["table"]  # nothing landed here
+    finally:
+        store.dispose()
+
+
 # -- group commit (Store.together) -------------------------------------------------------------
 
 

@@ -116,3 +116,22 @@ def test_a_server_s_listener_skips_its_own_notifications() -> None:
 
     with postgres_database() as url:
         assert asyncio.run(scene(url)) == ["theirs"]
+
+
+def test_processes_forked_after_import_do_not_share_an_origin() -> None:
+    """Server processes forked from one that imported the server (a preloading process
+    manager) each name themselves apart in their NOTIFYs, or they would skip each other's."""
+    import os
+
+    from d100.server.events import origin
+
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child writes its origin and leaves at once
+        os.write(write, origin().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    theirs = os.read(read, 100).decode()
+    os.close(read)
+    assert theirs and theirs != origin()

@@ -115,9 +115,16 @@ def _errors(app: FastAPI) -> None:
     async def unexpected(request: Request, err: Exception) -> JSONResponse:
         if isinstance(err, DATABASE_BUSY):  # also from the guard, outside the routes' handlers
             # Unreachable, restarting, locked past the busy timeout, or every pooled
-            # connection in use: nothing was written (it rolled back), so a retry is safe.
+            # connection in use. Rolled back as a rule; a COMMIT lost on its way back may
+            # have landed, so a roll is retried with its Idempotency-Key.
             log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
-            busy = ApiError(503, "database", None, "a retry in a moment", "the database is busy")
+            busy = ApiError(
+                503,
+                "database",
+                None,
+                "a retry in a moment (a roll with its Idempotency-Key)",
+                "the database is busy",
+            )
             return JSONResponse(busy.to_dict(), status_code=503, headers={"retry-after": "1"})
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         body = ApiError(500, "server", None, "", "internal error (logged on the server)")

@@ -7,6 +7,7 @@ and resuming "after n" neither skips nor repeats one.
 
 from __future__ import annotations
 
+import os
 import secrets
 from typing import Any
 
@@ -19,9 +20,10 @@ from .store import touch, write_columns
 from .tokens import now
 
 CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is ORIGIN:table id
-# This server process, in its NOTIFYs: it wakes its own streams at commit already, so its
-# listener skips its own (each roll read the log twice in the process that made it).
-ORIGIN = secrets.token_hex(8)
+# This server process, in its NOTIFYs (``origin()``): it wakes its own streams at commit
+# already, so its listener skips its own (each roll read the log twice in the process that
+# made it). With the process id: processes forked after import must not share it.
+_ORIGIN = secrets.token_hex(8)
 LOCKED = "d100_locked"  # session.info: (transaction, {table id: row locked in it})
 # Built once: a statement keeps its SQL cache key, so each request only binds the id.
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
@@ -123,8 +125,12 @@ def announce(session: Session, table_id: str) -> None:
         )
 
 
+def origin() -> str:
+    return f"{_ORIGIN}-{os.getpid()}"
+
+
 def payload(table_id: str) -> str:
-    return f"{ORIGIN}:{table_id}"
+    return f"{origin()}:{table_id}"
 
 
 def _postgres(session: Session) -> bool:

@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 
 from .access import authenticate_all, view_event, view_key
 from .errors import ApiError, unauthorised
-from .events import CHANNEL, ORIGIN, events_after
+from .events import CHANNEL, events_after, origin
 from .store import Store
 
 # Seconds: a comment line keeps proxies from closing an idle stream. It reads nothing: a
@@ -215,9 +215,10 @@ async def listen(url: URL, hub: Hub) -> None:
             async with conn:
                 await conn.execute(f"LISTEN {CHANNEL}")
                 hub.wake_all()
+                mine = origin()
                 async for note in conn.notifies():
-                    origin, _, table_id = note.payload.rpartition(":")
-                    if origin != ORIGIN:  # this process woke its own streams at commit
+                    sender, _, table_id = note.payload.rpartition(":")
+                    if sender != mine:  # this process woke its own streams at commit
                         hub.wake(table_id)
         except psycopg.Error as err:
             log.warning("live updates: lost the PostgreSQL listener (%s); reconnecting", err)

@@ -81,12 +81,23 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One transaction, committed (durably) on leaving the block, rolled back on error."""
+        committing = False
         with self._writers, self._write() as session:
-            with session.begin():
-                yield session
-            touched: set[str] = session.info.get(TOUCHED, set())
+            try:
+                with session.begin():
+                    yield session
+                    committing = True
+            except BaseException:
+                # A COMMIT that failed on its way back may have landed: the tables' streams
+                # look again (finding nothing new if it did not). A failed write wakes nobody.
+                if committing:
+                    self._woken(session)
+                raise
+            self._woken(session)
+
+    def _woken(self, session: Session) -> None:
         if self.on_commit is not None:
-            for table_id in touched:
+            for table_id in session.info.get(TOUCHED, set()):
                 self.on_commit(table_id)
 
     def together(self, act: Callable[[Session], T]) -> T:
