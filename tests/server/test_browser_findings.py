@@ -63,6 +63,34 @@ def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list
     return [gc, pc], gm, pat, errors, invite
 
 
+def test_a_die_typed_for_a_reroll_stays_as_the_page_draws_again(base: str, browser: Any) -> None:
+    """A player types the die for a Luck reroll; an event arrives meanwhile and the page
+    draws again: the die is still there, and the reroll uses it (was drawn instead)."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "Typed dice")
+    try:
+        call_test(gm, "stealth", ["Alice"], "", "the guard hears you")
+        pat.get_by_role("button", name="With options…").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        called = pat.locator("#calls [data-call]", has_text="the guard hears you").locator("li")
+        die = called.get_by_label(re.compile("Your die for the reroll"))
+        die.fill("10")
+        call_test(gm, "rifle", ["Alice"])  # the page draws the calls again
+        expect(pat.locator("#calls [data-call]")).to_have_count(2)
+        expect(die).to_have_value("10")
+        called.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).click()
+        expect(called).to_contain_text("Luck reroll of roll #")
+        expect(called.locator(".dice")).to_contain_text("10")
+        expect(called.locator(".hazard")).to_have_count(0)
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
     contexts, gm, _, errors, invite = table(browser, base, "Quiet")
     try:

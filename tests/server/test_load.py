@@ -24,9 +24,11 @@ from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 
 BOUND = 1.5  # generous, on a loaded 2-core machine: measured at a few hundred ms at most
-JOB_SECONDS = 1.0
+# A job's share of a worker is wall time, and workers run at a lower priority than the
+# server: on a slow CI machine running a browser beside, a plain preview took 1.5 s once.
+JOB_SECONDS = 2.0
 MEMBERS, BURST = 3, Limits().burst  # each member's whole burst allowance
-CHART = {"request": EXPENSIVE, "low": 0, "high": 1000, "step": 10}  # a worker's whole second
+CHART = {"request": EXPENSIVE, "low": 0, "high": 1000, "step": 10}  # about a worker's second
 
 
 SHEET = """name = "{name}"
@@ -125,7 +127,7 @@ def test_one_address_flooding_charts_blocks_no_one_else_s_odds(
     # The flooder had its share (answered, or refused as too much work), then 429s: a few
     # more than its share once its first charts were done before its last were sent.
     assert statuses.count(429) >= 24 - 2 * work.PER_CLIENT, statuses
-    assert set(statuses) <= {422, 429}, statuses
+    assert set(statuses) <= {200, 422, 429}, statuses
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

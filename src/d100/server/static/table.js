@@ -24,6 +24,7 @@ let opposing = false;  // the roll panel rolls a contest against another charact
 const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
 const rerollOf = new Map();  // a rerolled check's event number -> its reroll's event
+const rerollDice = new Map();  // a die typed for a reroll, by event number: kept as the page draws again
 // The last of a roll's Luck rerolls: a card shows the final outcome (the reroll names its first).
 const final = (event) => rerollOf.has(event.seq) ? final(rerollOf.get(event.seq)) : event;
 
@@ -815,7 +816,8 @@ function rerollOffer(e) {
   const label = `Spend 1 Luck to reroll${exact ? ` (${e.percent.success} to succeed)` : ""}`;
   const box = el("div", { class: "reroll", "data-reroll": e.seq });
   const typed = state.table.settings.manual_dice
-    ? el("input", { type: "text", inputmode: "numeric", class: "small", "aria-label": `Your die for the reroll of roll #${e.seq} (blank: drawn)`, placeholder: "your die (blank: drawn)" })
+    ? el("input", { type: "text", inputmode: "numeric", class: "small", "aria-label": `Your die for the reroll of roll #${e.seq} (blank: drawn)`, placeholder: "your die (blank: drawn)",
+        value: rerollDice.get(e.seq), oninput: (ev) => rerollDice.set(e.seq, ev.target.value) })
     : null;
   const error = el("p", { class: "error", role: "alert" });
   box.append(el("button", { type: "button", class: "secondary small", onclick: async () => {
