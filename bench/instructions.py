@@ -137,15 +137,10 @@ def _total(dump: Path) -> int:
 
 @contextmanager
 def _database(kind: str) -> Iterator[str]:
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as work:
-            yield f"sqlite:///{Path(work) / 'count.sqlite3'}"
-        return
-    from tests.server.services import postgres_database
+    """A fresh database of section (e)'s (SQLite file, or PostgreSQL made and dropped)."""
+    from .server import _postgres_database, _sqlite_database
 
-    from .server import PG_ADMIN
-
-    with postgres_database(PG_ADMIN, "d100_count") as url:
+    with (_sqlite_database if kind == "sqlite" else _postgres_database)() as (url, _):
         yield url
 
 

@@ -63,6 +63,17 @@ def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list
     return [gc, pc], gm, pat, errors, invite
 
 
+def failed_called_stealth(gm: Any, pat: Any) -> Any:
+    """The GM calls Alice's stealth with a hazard; Pat rolls it, typing a failing 90 by hand.
+    The called test's line on Pat's page, where the failure and its reroll offer show."""
+    call_test(gm, "stealth", ["Alice"], "", "the guard hears you")
+    pat.get_by_role("button", name="With options…").click()
+    expand(pat, "#more-options")
+    pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+    pat.get_by_role("button", name="Roll", exact=True).click()
+    return pat.locator("#calls [data-call]", has_text="the guard hears you").locator("li")
+
+
 def test_a_die_typed_for_a_reroll_stays_as_the_page_draws_again(base: str, browser: Any) -> None:
     """A player types the die for a Luck reroll; an event arrives meanwhile and the page
     draws again: the die is still there, and the reroll uses it (was drawn instead)."""
@@ -70,12 +81,7 @@ def test_a_die_typed_for_a_reroll_stays_as_the_page_draws_again(base: str, brows
 
     contexts, gm, pat, _, _ = table(browser, base, "Typed dice")
     try:
-        call_test(gm, "stealth", ["Alice"], "", "the guard hears you")
-        pat.get_by_role("button", name="With options…").click()
-        expand(pat, "#more-options")
-        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
-        pat.get_by_role("button", name="Roll", exact=True).click()
-        called = pat.locator("#calls [data-call]", has_text="the guard hears you").locator("li")
+        called = failed_called_stealth(gm, pat)
         die = called.get_by_label(re.compile("Your die for the reroll"))
         die.fill("10")
         call_test(gm, "rifle", ["Alice"])  # the page draws the calls again
@@ -114,12 +120,7 @@ def test_a_luck_reroll_keeps_the_first_roll_s_place(base: str, browser: Any) -> 
 
     contexts, gm, pat, errors, _ = table(browser, base, "Second chances")
     try:
-        call_test(gm, "stealth", ["Alice"], "", "the guard hears you")
-        pat.get_by_role("button", name="With options…").click()
-        expand(pat, "#more-options")
-        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
-        pat.get_by_role("button", name="Roll", exact=True).click()
-        called = pat.locator("#calls [data-call]", has_text="the guard hears you").locator("li")
+        called = failed_called_stealth(gm, pat)
         expect(called).to_contain_text("Hazard: the guard hears you")
         called.get_by_label(re.compile("Your die for the reroll")).fill("10")
         called.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).click()

@@ -82,13 +82,7 @@ def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Pa
         woken.clear()
         with pytest.raises(IntegrityError), store.write() as session:
             _append(table_id, "lost")(session)
-            session.execute(text("PRAGMA defer_foreign_keys = ON"))
-            session.execute(
-                text(
-                    "INSERT INTO events (table_id, seq, kind, visibility, data, created_at) "
-                    "VALUES ('no such table', 1, 'x', 'public', '{}', '')"
-                )
-            )
+            _fail_at_commit(session)
         assert woken == [table_id]
         assert [kind for _, kind in _log(store, table_id)] == ["table"]  # nothing landed here
     finally:
@@ -118,6 +112,17 @@ def _log(store: Store, table_id: str) -> list[tuple[int, str]]:
             text("SELECT seq, kind FROM events WHERE table_id = :t ORDER BY seq"), {"t": table_id}
         )
         return [(seq, kind) for seq, kind in rows]
+
+
+def _fail_at_commit(session: Session) -> None:
+    """Make this SQLite transaction's COMMIT fail: a foreign key checked only then."""
+    session.execute(text("PRAGMA defer_foreign_keys = ON"))
+    session.execute(
+        text(
+            "INSERT INTO events (table_id, seq, kind, visibility, data, created_at) "
+            "VALUES ('no such table', 1, 'x', 'public', '{}', '')"
+        )
+    )
 
 
 def _queued(store: Store, count: int) -> None:
@@ -220,14 +225,7 @@ def test_a_failed_group_commit_fails_every_caller(tmp_path: Path) -> None:
             return _append(table_id, "alone")(session)
 
         def breaks_commit(session: Session) -> int:
-            # A foreign key checked only at COMMIT: the whole group's commit fails.
-            session.execute(text("PRAGMA defer_foreign_keys = ON"))
-            session.execute(
-                text(
-                    "INSERT INTO events (table_id, seq, kind, visibility, data, created_at) "
-                    "VALUES ('no such table', 1, 'x', 'public', '{}', '')"
-                )
-            )
+            _fail_at_commit(session)  # the whole group's commit fails
             return 0
 
         with ThreadPoolExecutor(4) as pool:
