@@ -189,7 +189,8 @@ def count_of(session: Session, model: Any, *where: Any) -> int:
     return int(found or 0)
 
 
-_UPDATES: dict[tuple[type, tuple[str, ...]], Update] = {}  # one statement per shape: SQL cached
+# One statement per shape, SQL cached, with its row's primary key attributes.
+_UPDATES: dict[tuple[type, tuple[str, ...]], tuple[Update, tuple[str, ...]]] = {}
 
 
 def write_columns(session: Session, row: Any, **values: Any) -> None:
@@ -197,13 +198,14 @@ def write_columns(session: Session, row: Any, **values: Any) -> None:
     the row's values in step as if loaded so: the unit of work, which would track and write
     them again at commit, stays out of the roll's path. The row must not be pending."""
     model, names = type(row), tuple(sorted(values))
-    statement = _UPDATES.get((model, names))
-    if statement is None:
-        mapper = inspect(model)
-        where = [column == bindparam(f"pk_{column.key}") for column in mapper.primary_key]
+    found = _UPDATES.get((model, names))
+    if found is None:
+        primary = tuple(str(column.key) for column in inspect(model).primary_key)
+        where = [getattr(model, key) == bindparam(f"pk_{key}") for key in primary]
         statement = update(model).where(*where).values({n: bindparam(n) for n in names})
-        _UPDATES[(model, names)] = statement
-    keys = {f"pk_{column.key}": getattr(row, column.key) for column in inspect(model).primary_key}
+        found = _UPDATES[(model, names)] = (statement, primary)
+    statement, primary = found
+    keys = {f"pk_{key}": getattr(row, key) for key in primary}
     session.connection().execute(statement, {**values, **keys})
     for name, value in values.items():
         set_committed_value(row, name, value)
