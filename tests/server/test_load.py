@@ -9,6 +9,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ from d100.server.guard import Limits
 from tests.conftest import FIGURES
 from tests.helpers import EXPENSIVE
 
+from .services import serve
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 
@@ -55,9 +57,11 @@ def served(database_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def limited(database_url: str) -> Iterator[str]:
-    """The server with its real rate limits."""
-    yield from serve_in_thread(create_app(database_url, limits=Limits(job_seconds=JOB_SECONDS)))
+def limited(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """``d100 serve`` with its real rate limits, in a process of its own: the burst's clients
+    in this one would otherwise take the server's interpreter lock from it."""
+    with serve(database_url, tmp_path / "server.log") as base:
+        yield base
 
 
 def from_address(base: str, address: str) -> httpx.Client:
