@@ -68,8 +68,9 @@ class Report:
              met: bool | None) -> None:
         """A row whose figures are not one time against baseline times (rates, latencies)."""
         self.rows.append(Row(section, case, 0.0, {}, target, met, text=(ours, baselines)))
-        print(f"  {section} {case}: {ours}; {baselines}  "
-              f"[{target}: {'met' if met else 'NOT met' if met is not None else '-'}]", flush=True)
+        word = "met" if met else "NOT met" if met is not None else "-"
+        verdict = f"  [{target}: {word}]" if target else ""  # a row with no target: no verdict
+        print(f"  {section} {case}: {ours}; {baselines}{verdict}", flush=True)
 
     def note(self, text: str) -> None:
         self.notes.append(text)

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     uvicorn.run(
-        create_app(url, limits=limits),
+        create_app(url, limits=limits, freeze=True),
         host=args.host,
         port=args.port,
         http=with_header_deadline(head_seconds),
