@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from d100.server.app import create_app
 from d100.server.guard import LOOPBACK, Buckets, Limits
+from d100.server.store import Store
 
 from .tablehelp import SHEETS, Api, Table, bearer, token_of
 
@@ -58,8 +59,9 @@ def test_a_token_is_limited_and_told_when_to_retry(tmp_path: Path) -> None:
         assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
         assert set(limited.json()["error"]) == {"kind", "field", "value", "allowed", "message"}
         assert table.req("GET", "", pat).status_code == 200  # another token: its own bucket
-        for _ in range(3):  # open routes count per client address: 2 spent above
-            assert client.get("/api/systems").status_code == 200
+        # Open routes count per client address: 2 spent above, and 1 by each token's first
+        # request (a token not seen yet is the address's till it is found real).
+        assert client.get("/api/systems").status_code == 200
         assert client.get("/api/systems", headers=bearer("made-up")).status_code == 429
         assert client.get("/health").status_code == 200  # outside the API
 
@@ -313,9 +315,38 @@ def test_made_up_tokens_share_their_address_s_bucket(tmp_path: Path) -> None:
     )
     with TestClient(app) as client:
         table = Api(client).table()  # 1 from this address
+        # 1 more: a token not seen yet counts against its address till it is found real
+        assert table.req("GET", "", table.gm).status_code == 200
         statuses = [table.req("GET", "", f"made-up-{i}").status_code for i in range(8)]
-        assert statuses[:5] == [401] * 5 and statuses[-1] == 429, statuses
+        assert statuses[:4] == [401] * 4 and statuses[-1] == 429, statuses
         assert table.req("GET", "", table.gm).status_code == 200  # the GM's own bucket
+
+
+def test_made_up_tokens_are_looked_up_only_within_their_address_s_allowance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token not seen yet costs a thread and a query to look up. It used to be looked up
+    before its address's bucket was asked, so a flood of made-up tokens cost one query each
+    however long refused; now a refused one is refused before its lookup."""
+    looked_up: list[str] = []
+    real = Store.member_table
+
+    def counted(self: Store, hashed: str) -> str | None:
+        looked_up.append(hashed)
+        return real(self, hashed)
+
+    monkeypatch.setattr(Store, "member_table", counted)
+    app = create_app(
+        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+    )
+    with TestClient(app) as client:
+        table = Api(client).table()  # 1 from this address
+        assert table.req("GET", "", table.gm).status_code == 200  # 1 more, and found real
+        statuses = [table.req("GET", "", f"made-up-{i}").status_code for i in range(30)]
+        assert statuses.count(401) == 4 and statuses.count(429) == 26, statuses
+        assert len(looked_up) == 1 + 4, looked_up
+        assert table.req("GET", "", table.gm).status_code == 200  # its own bucket, known
+        assert len(looked_up) == 1 + 4
 
 
 def test_revoke_keeps_them_out_and_the_gm_sees_it(api: Api) -> None:
@@ -438,7 +469,7 @@ def test_a_body_declared_over_the_cap_is_refused_at_once(declared: str) -> None:
         "headers": [(b"content-length", declared.encode()), (b"content-type", b"application/json")],
         "client": ("127.0.0.1", 1),
     }
-    guard = Guard(app, Limits(body_seconds=10), known=lambda _: False)
+    guard = Guard(app, Limits(body_seconds=10), member_table=lambda _: None)
     asyncio.run(asyncio.wait_for(guard(scope, receive, send), 2))
     assert answer[0]["status"] == 413
     assert b'"field":"body"' in answer[1]["body"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ BOUND = 1.5  # generous, on a loaded 2-core machine: measured at a few hundred m
 # server: on a slow CI machine running a browser beside, a plain preview took 1.5 s once.
 JOB_SECONDS = 2.0
 MEMBERS, BURST = 3, Limits().burst  # each member's whole burst allowance
+LOG, EXPORTS = 400, 60  # a long log, and each member's exports of it at once
 CHART = {"request": EXPENSIVE, "low": 0, "high": 1000, "step": 10}  # about a worker's second
 
 
@@ -61,6 +62,14 @@ def limited(database_url: str, tmp_path: Path) -> Iterator[str]:
     """``d100 serve`` with its real rate limits, in a process of its own: the burst's clients
     in this one would otherwise take the server's interpreter lock from it."""
     with serve(database_url, tmp_path / "server.log") as base:
+        yield base
+
+
+@pytest.fixture
+def unlimited(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """``d100 serve`` in a process of its own with the rate limit off."""
+    off = {"D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "1000000"}
+    with serve(database_url, tmp_path / "server.log", **off) as base:
         yield base
 
 
@@ -164,66 +173,93 @@ def test_anonymous_work_never_takes_every_worker_from_the_tables(
     assert sorted(t for _, t in took)[1] < max(t for _, t in quiet) + BOUND, (took, quiet)
 
 
+Member = tuple[str, dict[str, Any]]  # a member's token and a roll of its character's
+
+
+def busy_table(client: httpx.Client, members: int) -> tuple[str, list[Member]]:
+    """A table that ``members`` players joined from its invite, each with a character."""
+    made = client.post("/api/tables", json={"name": "Busy", "system": "brp"}).json()
+    busy, invite = made["table"]["id"], token_of(made["invite_link"])
+    client.cookies.clear()
+    joined = []
+    for i in range(members):
+        answer = client.post("/api/join", json={"invite": invite, "name": f"P{i}"})
+        assert answer.status_code == 201, answer.text
+        client.cookies.clear()
+        token = token_of(answer.json()["rejoin_link"])
+        sheet = {"sheet": SHEET.format(name=f"P{i}")}
+        character = client.post(
+            f"/api/tables/{busy}/characters", headers=bearer(token), json=sheet
+        ).json()["id"]
+        joined.append((token, {"actor": {"character_id": character, "skill": "stealth"}}))
+    return busy, joined
+
+
+def measure(
+    client: httpx.Client, calm: str, gm: str, character: str, times: int
+) -> tuple[list[float], list[float]]:
+    """``/health`` and a roll at the calm table, one after the other, ``times`` times."""
+    body = {"actor": {"character_id": character, "skill": "stealth"}}
+    health, rolls = [], []
+    for _ in range(times):
+        answer, took = timed(lambda: client.get("/health"))
+        assert answer.status_code == 200, answer.text
+        health.append(took)
+        answer, took = timed(
+            lambda: client.post(f"/api/tables/{calm}/rolls", headers=bearer(gm), json=body)
+        )
+        assert answer.status_code == 201, answer.text
+        rolls.append(took)
+    return health, rolls
+
+
+def bursts(
+    base: str,
+    members: list[Member],
+    send: Callable[[httpx.AsyncClient, Member], Awaitable[httpx.Response]],
+    at_once: int,
+    statuses: list[int],
+) -> list[threading.Thread]:
+    """Every member's whole burst allowance, ``at_once`` in flight each, all started together
+    once the threads are ready (the caller waits on the returned threads' barrier first)."""
+    ready = threading.Barrier(len(members) + 1)
+
+    def burst(member: Member) -> None:
+        async def run() -> None:
+            limits = httpx.Limits(max_connections=at_once)
+            async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as own:
+                ready.wait()
+                answers = await asyncio.gather(*(send(own, member) for _ in range(BURST)))
+                for answer in answers:
+                    statuses.append(answer.status_code)
+                    assert answer.status_code != 429 or answer.headers["retry-after"]
+
+        asyncio.run(run())
+
+    threads = [threading.Thread(target=burst, args=(member,)) for member in members]
+    for thread in threads:
+        thread.start()
+    ready.wait()
+    return threads
+
+
 def test_a_burst_of_rolls_at_one_table_stalls_neither_health_nor_another_table(
     limited: str, database_url: str, record_property: Any
 ) -> None:
     """Three members of one table send their whole burst allowance of rolls at once."""
-    base = limited
-    with httpx.Client(base_url=base, timeout=60) as client:
-        calm, calm_gm, calm_character = table(client, "Calm")
-        calm_roll = {"actor": {"character_id": calm_character, "skill": "stealth"}}
-        made = client.post("/api/tables", json={"name": "Busy", "system": "brp"}).json()
-        busy, invite = made["table"]["id"], token_of(made["invite_link"])
-        client.cookies.clear()
-        rollers = []
-        for i in range(MEMBERS):
-            joined = client.post("/api/join", json={"invite": invite, "name": f"P{i}"})
-            client.cookies.clear()
-            token = token_of(joined.json()["rejoin_link"])
-            sheet = {"sheet": SHEET.format(name=f"P{i}")}
-            character = client.post(
-                f"/api/tables/{busy}/characters", headers=bearer(token), json=sheet
-            ).json()["id"]
-            rollers.append((token, {"actor": {"character_id": character, "skill": "stealth"}}))
-
-        def measure(times: int) -> tuple[list[float], list[float]]:
-            health, rolls = [], []
-            for _ in range(times):
-                answer, took = timed(lambda: client.get("/health"))
-                assert answer.status_code == 200, answer.text
-                health.append(took)
-                answer, took = timed(
-                    lambda: client.post(
-                        f"/api/tables/{calm}/rolls", headers=bearer(calm_gm), json=calm_roll
-                    )
-                )
-                assert answer.status_code == 201, answer.text
-                rolls.append(took)
-            return health, rolls
-
-        quiet_health, quiet_rolls = measure(5)
+    with httpx.Client(base_url=limited, timeout=60) as client:
+        calm, gm, character = table(client, "Calm")
+        busy, members = busy_table(client, MEMBERS)
+        quiet_health, quiet_rolls = measure(client, calm, gm, character, 5)
         statuses: list[int] = []
-        ready = threading.Barrier(MEMBERS + 1)
 
-        def burst(token: str, body: dict[str, Any]) -> None:
-            async def send() -> None:
-                limits = httpx.Limits(max_connections=Limits().burst)
-                async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as own:
-                    path, headers = f"/api/tables/{busy}/rolls", bearer(token)
-                    ready.wait()
-                    sent = [own.post(path, headers=headers, json=body) for _ in range(BURST)]
-                    for answer in await asyncio.gather(*sent):
-                        statuses.append(answer.status_code)
-                        assert answer.status_code != 429 or answer.headers["retry-after"]
+        def roll(own: httpx.AsyncClient, member: Member) -> Awaitable[httpx.Response]:
+            token, body = member
+            return own.post(f"/api/tables/{busy}/rolls", headers=bearer(token), json=body)
 
-            asyncio.run(send())
-
-        threads = [threading.Thread(target=burst, args=roller) for roller in rollers]
-        for thread in threads:
-            thread.start()
-        ready.wait()
+        threads = bursts(limited, members, roll, BURST, statuses)
         time.sleep(0.3)  # the rolls are in
-        health, rolls = measure(5)
+        health, rolls = measure(client, calm, gm, character, 5)
         for thread in threads:
             thread.join(120)
     backend = database_url.partition(":")[0]
@@ -237,3 +273,41 @@ def test_a_burst_of_rolls_at_one_table_stalls_neither_health_nor_another_table(
     assert len(statuses) == MEMBERS * BURST and set(statuses) <= {201, 429}, statuses
     assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)
     assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)
+
+
+def test_one_table_s_requests_take_only_its_share_of_the_server_s_threads(
+    unlimited: str, database_url: str, record_property: Any
+) -> None:
+    """Every member of one table exports its long log at once, again and again (as many
+    members as a player likes can join from the invite, each with a rate limit of its own:
+    here the limit is off). Each export holds a thread for its whole read; before, they took
+    every thread in their turn, and another table's roll waited behind all of them."""
+    with httpx.Client(base_url=unlimited, timeout=120) as client:
+        calm, gm, character = table(client, "Calm")
+        busy, members = busy_table(client, MEMBERS)
+        token, roll = members[0]
+        for _ in range(LOG):
+            answer = client.post(f"/api/tables/{busy}/rolls", headers=bearer(token), json=roll)
+            assert answer.status_code == 201, answer.text
+        quiet_health, quiet_rolls = measure(client, calm, gm, character, 5)
+        statuses: list[int] = []
+
+        def export(own: httpx.AsyncClient, member: Member) -> Awaitable[httpx.Response]:
+            return own.get(f"/api/tables/{busy}/log.jsonl", headers=bearer(member[0]))
+
+        threads = bursts(unlimited, members, export, EXPORTS, statuses)
+        time.sleep(0.5)  # the exports are in
+        health, rolls = measure(client, calm, gm, character, 5)
+        for thread in threads:
+            thread.join(120)
+    backend = database_url.partition(":")[0]
+    record_property(
+        FIGURES,
+        f"share ({backend}): during {MEMBERS} members x {BURST} exports of a {LOG}-event log, "
+        f"another table's roll at most {max(rolls) * 1000:.0f} ms (quiet "
+        f"{max(quiet_rolls) * 1000:.0f}), /health at most {max(health) * 1000:.0f} ms; "
+        f"{statuses.count(200)} answered, {statuses.count(429)} asked to retry",
+    )
+    assert len(statuses) == MEMBERS * BURST and set(statuses) <= {200, 429}, set(statuses)
+    assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)
+    assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)

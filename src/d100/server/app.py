@@ -81,7 +81,7 @@ def create_app(
         app.add_api_route(path, _page(page), include_in_schema=False)
     app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
     _errors(app)
-    app.add_middleware(Guard, limits=limits, known=store.is_member_token)
+    app.add_middleware(Guard, limits=limits, member_table=store.member_table)
     return app
 
 

@@ -27,6 +27,7 @@ from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 
 from .access import cookie_name, foreign_origin
+from .admission import Admission
 from .errors import ApiError
 from .tokens import token_hash
 from .work import CLIENT
@@ -39,6 +40,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 API = "/api/"
 TABLES = "/api/tables/"
+STREAM = "/events/stream"
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -117,15 +119,16 @@ class Buckets:
 
 class Guard:
     """ASGI middleware in front of the app: the Host check and security headers everywhere,
-    the rest on the ``/api/`` routes. ``known(token hash)`` tells a member's token from a
-    made-up one (only a real token gets a bucket of its own)."""
+    the rest on the ``/api/`` routes. ``member_table(token hash)`` is the table of the member
+    whose token it is, None for a made-up one (only a real token gets a bucket of its own)."""
 
-    def __init__(self, app: App, limits: Limits, known: Callable[[str], bool]) -> None:
+    def __init__(self, app: App, limits: Limits, member_table: Callable[[str], str | None]) -> None:
         self.app = app
         self.limits = limits
         self.buckets = Buckets(limits)
-        self.known = known
-        self._members: OrderedDict[str, None] = OrderedDict()  # token hashes known real
+        self.admission = Admission()
+        self.member_table = member_table
+        self._members: OrderedDict[str, str] = OrderedDict()  # real tokens' hashes: table
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -157,9 +160,8 @@ class Guard:
             )
             await _answer(refusal, scope, receive, send)
             return
-        key = await self._key(scope, headers)
+        key, table, wait = await self._key(scope, headers)
         CLIENT.set(key)  # the worker pools' fair share is counted per bucket too
-        wait = self.buckets.take(key)
         if wait:
             seconds = math.ceil(wait)
             limited = ApiError(
@@ -182,23 +184,47 @@ class Guard:
                 await _answer(problem, scope, receive, send)
                 return
             receive = _replay(body, receive)
-        await self.app(scope, receive, send)
+        path: str = scope["path"]
+        # The open routes' work has its own fair share (server/work.py); a live stream is open
+        # for hours, its reads one per table woken.
+        if not path.startswith(TABLES) or path.endswith(STREAM):
+            await self.app(scope, receive, send)
+            return
+        # A member's requests queue with their table's, whoever's token: a player who joined
+        # again and again from the invite has that many buckets, but one table's share.
+        group = "table:" + table if table is not None else key
+        crowded = self.admission.refusal(group)
+        if crowded is not None:
+            await _answer(crowded, scope, receive, send, {"retry-after": "1"})
+            return
+        async with self.admission.turn(group):
+            await self.app(scope, receive, send)
 
-    async def _key(self, scope: Scope, headers: dict[str, str]) -> str:
-        """Whose bucket: a member's token where the request names a real one, else the client
-        address (a made-up token must not buy a fresh bucket, nor evict the real ones)."""
-        hashed = _token_hash(scope, headers)
-        if hashed is not None:
-            if hashed in self._members:
-                self._members.move_to_end(hashed)
-                return "token:" + hashed
-            if await anyio.to_thread.run_sync(self.known, hashed):
-                self._members[hashed] = None
-                while len(self._members) > self.limits.keys:
-                    self._members.popitem(last=False)
-                return "token:" + hashed
+    async def _key(self, scope: Scope, headers: dict[str, str]) -> tuple[str, str | None, float]:
+        """Whose bucket, the member's table, and the seconds to wait before the request is
+        allowed (0 when it is): a member's token where the request names a real one, else the
+        client address. A made-up token buys no fresh bucket nor evicts the real ones, and a
+        token not seen yet is looked up (a thread and a query) only within the address's own
+        allowance, so made-up tokens cost the server no more than any anonymous request."""
         client = scope.get("client")
-        return "address:" + (client[0] if client else "")
+        address = "address:" + (client[0] if client else "")
+        hashed = _token_hash(scope, headers)
+        if hashed is None:
+            return address, None, self.buckets.take(address)
+        table = self._members.get(hashed)
+        if table is not None:
+            self._members.move_to_end(hashed)
+            return "token:" + hashed, table, self.buckets.take("token:" + hashed)
+        wait = self.buckets.take(address)
+        if wait:
+            return address, None, wait
+        table = await anyio.to_thread.run_sync(self.member_table, hashed)
+        if table is None:
+            return address, None, 0.0
+        self._members[hashed] = table
+        while len(self._members) > self.limits.keys:
+            self._members.popitem(last=False)
+        return "token:" + hashed, table, self.buckets.take("token:" + hashed)
 
 
 def _hostname(host: str | None) -> str:

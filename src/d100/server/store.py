@@ -160,13 +160,13 @@ class Store:
                 job.done = True
                 job.turn.set()
 
-    def is_member_token(self, hashed: str) -> bool:
-        """Whether a token with this hash belongs to a member (revoked or not)."""
+    def member_table(self, hashed: str) -> str | None:
+        """The table of the member whose token has this hash (revoked or not), else None."""
         with self.read() as session:
             found = session.execute(
-                text("SELECT 1 FROM members WHERE token_hash = :h"), {"h": hashed}
+                text("SELECT table_id FROM members WHERE token_hash = :h"), {"h": hashed}
             ).first()
-        return found is not None
+        return None if found is None else str(found[0])
 
     def migrate(self) -> None:
         config = Config()

@@ -1,0 +1,117 @@
+"""Fair admission of requests to a table's routes (``/api/tables/{id}/...``). Each request
+in flight may hold one of the server's threads (a route's transaction), and they are one
+pool: a player who joined a table from its invite again and again has that many rate limits,
+and the members' exports of a long log took every thread in their turn, ahead of every other
+table's rolls (seconds).
+
+Here at most ``per_table`` of a table's requests are in flight (a member's requests count
+with their table's, an unknown token's with its address), at most ``at_once`` in all; a
+request beyond waits, holding no thread, and the free places go to the waiting tables in turn
+(round robin), so a table waits behind one request of each other busy table, not behind all
+of them. At most ``waiting`` requests wait per table (429 beyond). A live stream is not
+admitted here: it is open for hours, and its reads are one per table woken (``live.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from .errors import ApiError
+
+AT_ONCE = 40  # anyio's threads: beyond, the turns go round the tables, not first come
+PER_TABLE = 6  # a page load is a handful of requests; a table's rolls write one at a time
+WAITING = 64  # per table, beyond the ones in flight
+
+
+class Admission:
+    """One per app (its futures belong to the app's event loop)."""
+
+    def __init__(
+        self, at_once: int = AT_ONCE, per_table: int = PER_TABLE, waiting: int = WAITING
+    ) -> None:
+        self.at_once, self.per_table, self.waiting = at_once, per_table, waiting
+        self.in_flight = 0
+        self._running: dict[str, int] = {}  # tables with a request in flight: how many
+        # Tables with a request waiting, in the order their turn comes (round robin).
+        self._queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    def refusal(self, table: str) -> ApiError | None:
+        """Why ``table``'s next request may not wait its turn (429), None when it may."""
+        queue = self._queues.get(table)
+        if queue is None or len(queue) < self.waiting:
+            return None
+        return ApiError(
+            429,
+            "request",
+            None,
+            f"at most {self.per_table} requests at once and {self.waiting} waiting per table",
+            "too many requests at this table at once; try again in 1 s",
+        )
+
+    @asynccontextmanager
+    async def turn(self, table: str) -> AsyncIterator[None]:
+        """Hold one of ``table``'s places while the request runs (after ``refusal``)."""
+        queue = self._queues.get(table)
+        if queue is None and self._has_room(table):
+            self._enter(table)
+        else:
+            granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._queues.setdefault(table, deque()).append(granted)
+            try:
+                await granted
+            except asyncio.CancelledError:
+                if granted.cancelled():  # still in its queue, unless a turn passed it by
+                    self._withdraw(table, granted)
+                else:  # admitted just as its request was cancelled
+                    self._leave(table)
+                raise
+        try:
+            yield
+        finally:
+            self._leave(table)
+
+    def _has_room(self, table: str) -> bool:
+        return self.in_flight < self.at_once and self._running.get(table, 0) < self.per_table
+
+    def _enter(self, table: str) -> None:
+        self.in_flight += 1
+        self._running[table] = self._running.get(table, 0) + 1
+
+    def _leave(self, table: str) -> None:
+        self.in_flight -= 1
+        left = self._running[table] - 1
+        if left:
+            self._running[table] = left
+        else:
+            del self._running[table]
+        self._admit()
+
+    def _withdraw(self, table: str, granted: asyncio.Future[None]) -> None:
+        queue = self._queues.get(table)
+        if queue is not None and granted in queue:
+            queue.remove(granted)
+            if not queue:
+                del self._queues[table]
+
+    def _admit(self) -> None:
+        """Give the free places to the waiting tables in turn, one each a round, each table at
+        most its share."""
+        admitted = True
+        while admitted and self.in_flight < self.at_once:
+            admitted = False
+            for table in list(self._queues):
+                if self.in_flight >= self.at_once:
+                    return
+                if self._running.get(table, 0) >= self.per_table:
+                    continue
+                queue = self._queues.pop(table)
+                while queue and queue[0].cancelled():  # its request is gone
+                    queue.popleft()
+                if queue:
+                    queue.popleft().set_result(None)
+                    self._enter(table)
+                    admitted = True
+                if queue:
+                    self._queues[table] = queue  # to the end of the round
