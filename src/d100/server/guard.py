@@ -1,9 +1,9 @@
 """What every request passes before a route sees it: a ``Host`` from the configured names
 (DNS rebinding), a refusal of other sites' pages (the ``Origin`` header), a rate limit per
 member's token (per client address for anything else), a cap on the body's size and on the time
-it may take to arrive, and a JSON body that the routes can answer without a 5xx (no NaN,
-Infinity, numbers out of range, lone surrogates or deep nesting). Every answer carries the
-security headers.
+it may take to arrive, a JSON body that the routes can answer without a 5xx (no NaN,
+Infinity, numbers out of range, lone surrogates or deep nesting), and a table's turn among
+the others (``admission.py``). Every answer carries the security headers.
 
 The rate limit lives in this process's memory: each server process counts on its own, and a
 restart forgets the counts. Several processes behind one address therefore allow that many times
