@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from d100.server import calculator
 from d100.server.app import create_app
 from d100.server.guard import Limits
 from tests.conftest import FIGURES
@@ -27,6 +28,7 @@ from .test_access_matrix import serve_in_thread
 # Measured against the same requests before the burst, so a busy machine (a slow fsync) is
 # not counted against the server.
 BOUND = 1.0
+PREVIEW = calculator.preview
 LUCKY = """name = "{name}"
 system = "brp"
 luck = {{ current = 100, maximum = 100 }}
@@ -149,6 +151,69 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
     # (the charts of a hundred points), or, past its address's share of the odds page's
     # workers (eight from one address), told to retry: none got a 5xx, none was dropped.
     assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422, 429}, statuses
+
+
+def _slow_preview(*args: Any) -> Any:
+    """A preview that keeps its worker 1.5 s (in the worker: the fork has this module)."""
+    time.sleep(1.5)
+    return PREVIEW(*args)
+
+
+@pytest.fixture
+def slow_jobs(tmp_path: Path) -> Iterator[str]:
+    """A worker's share of 3 s, so a slow preview is answered."""
+    limits = Limits(burst=10**9, per_second=10**9, job_seconds=3.0)
+    yield from serve_in_thread(create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=limits))
+
+
+def test_previews_waiting_for_a_worker_hold_none_of_their_table_s_turns(
+    slow_jobs: str, record_property: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table's requests run 6 at once (server/admission.py); a preview waits for a worker
+    holding no thread, so it takes a turn only for its read of the sheet. Six slow previews
+    waiting for their worker (one at a time per table, 1.5 s each) leave the table's page
+    answering."""
+    with httpx.Client(base_url=slow_jobs, timeout=60) as client:
+        hot, gm, character = table(client, "Greedy", house_rules=EXPENSIVE["house_rules"])
+        invite = client.post(f"/api/tables/{hot}/invite", headers=bearer(gm)).json()
+        joined = client.post(
+            "/api/join", json={"invite": token_of(invite["invite_link"]), "name": "P"}
+        )
+        player = token_of(joined.json()["rejoin_link"])
+        client.cookies.clear()
+        sheet = {"sheet": LUCKY.format(name="P")}
+        mine = client.post(f"/api/tables/{hot}/characters", headers=bearer(player), json=sheet)
+        monkeypatch.setattr(calculator, "preview", _slow_preview)  # the workers start after
+
+        def state() -> float:
+            start = time.monotonic()
+            assert client.get(f"/api/tables/{hot}", headers=bearer(gm)).status_code == 200
+            return time.monotonic() - start
+
+        quiet = max(state() for _ in range(3))
+        statuses: list[int] = []
+
+        def ask(token: str, whose: str) -> None:
+            body = {"actor": {"character_id": whose, "skill": "stealth"}}
+            with httpx.Client(base_url=slow_jobs, timeout=60) as own:
+                path = f"/api/tables/{hot}/odds"
+                statuses.append(own.post(path, headers=bearer(token), json=body).status_code)
+
+        asking = [(gm, character)] * 4 + [(player, mine.json()["id"])] * 2  # 4 a client at most
+        askers = [threading.Thread(target=ask, args=who) for who in asking]
+        for thread in askers:
+            thread.start()
+        time.sleep(0.5)  # all six are in: one on a worker, five waiting for it
+        during = max(state() for _ in range(3))
+        for thread in askers:
+            thread.join(60)
+    record_property(
+        FIGURES,
+        f"turns: while 6 slow previews wait for a worker, the table's state in "
+        f"{during * 1000:.0f} ms (quiet {quiet * 1000:.0f})",
+    )
+    assert statuses == [200] * 6, statuses
+    assert during < quiet + BOUND, (during, quiet)
 
 
 def test_brp7_a_rest_prepared_before_the_lock_redoes_a_sheet_changed_meanwhile(

@@ -8,21 +8,32 @@ Here at most ``per_table`` of a table's requests are in flight (a member's reque
 with their table's, an unknown token's with its address), at most ``at_once`` in all; a
 request beyond waits, holding no thread, and the free places go to the waiting tables in turn
 (round robin), so a table waits behind one request of each other busy table, not behind all
-of them. At most ``waiting`` requests wait per table (429 beyond). A live stream is not
-admitted here: it is open for hours, and its reads are one per table woken (``live.py``)."""
+of them. At most ``waiting`` requests wait per table (429 beyond). A route that runs in a
+thread (a plain ``def``) takes its turn for its whole length; one that awaits (a roll, a
+preview, a reroll: they wait for a worker or for the table's write turn holding no thread)
+takes one for each of its own hops to a thread (``run_sync``). A live stream is not admitted
+here: it is open for hours, and its reads are one per table woken (``live.py``)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import anyio
 
 from .errors import ApiError
 
 AT_ONCE = 40  # anyio's threads: beyond, the turns go round the tables, not first come
 PER_TABLE = 6  # a page load is a handful of requests; a table's rolls write one at a time
 WAITING = 64  # per table, beyond the ones in flight
+# Whose turns a request takes (set by the guard): its table's, else its address's; None
+# outside the table routes.
+GROUP: contextvars.ContextVar[str | None] = contextvars.ContextVar("group", default=None)
+T = TypeVar("T")
 
 
 class Admission:
@@ -48,6 +59,7 @@ class Admission:
             None,
             f"at most {self.per_table} requests at once and {self.waiting} waiting per table",
             "too many requests at this table at once; try again in 1 s",
+            {"retry-after": "1"},
         )
 
     @asynccontextmanager
@@ -71,6 +83,17 @@ class Admission:
             yield
         finally:
             self._leave(table)
+
+    async def run_sync(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a thread, in a turn of the request's group."""
+        group = GROUP.get()
+        if group is None:
+            return await anyio.to_thread.run_sync(fn, *args)
+        crowded = self.refusal(group)
+        if crowded is not None:
+            raise crowded
+        async with self.turn(group):
+            return await anyio.to_thread.run_sync(fn, *args)
 
     def _has_room(self, table: str) -> bool:
         return self.in_flight < self.at_once and self._running.get(table, 0) < self.per_table

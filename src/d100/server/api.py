@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-import anyio
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
@@ -27,6 +26,7 @@ from .access import (
     view_call,
     view_event,
 )
+from .admission import Admission
 from .errors import ApiError, bad
 from .events import get_table
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
@@ -59,6 +59,7 @@ class Server:
     rolling: Pool  # a roll's odds
     previewing: Pool  # previews and the odds page: what-if questions never delay a roll
     writing: Writes  # rolls' transactions, queued per table without holding threads
+    admission: Admission  # a table's share of the threads (the guard's too)
 
 
 def _server(request: Request) -> Server:
@@ -349,7 +350,7 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
             asked, luck = rolls.preview(session, viewer, spec)
             return asked, luck, get_table(session, table_id).system
 
-    asked, luck, system = await anyio.to_thread.run_sync(prepare)
+    asked, luck, system = await server.admission.run_sync(prepare)
     contest = "opponent" in asked  # a called contest's opponent is the call's
     args = (asked, luck, contest, system)
     out = await server.previewing.run(f"table:{table_id}", calculator.preview, *args)
@@ -451,14 +452,14 @@ async def reroll(
             done = idempotency.once(session, viewer, idempotency_key, sent, act)
             return view_event(viewer, done.event), done.replayed
 
-    planned = await anyio.to_thread.run_sync(plan)
+    planned = await server.admission.run_sync(plan)
     chance = None
     if isinstance(planned, rerolls.Plan):
         chance = calculator.cheap_odds(planned.request)
         if chance is None:
             work = f"table:{table_id}"
             chance = await server.rolling.run(work, calculator.odds_of, planned.request)
-    view, replayed = await anyio.to_thread.run_sync(make, planned, chance)
+    view, replayed = await server.admission.run_sync(make, planned, chance)
     if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view

@@ -27,7 +27,7 @@ from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 
 from .access import cookie_name, foreign_origin
-from .admission import Admission
+from .admission import GROUP, Admission
 from .errors import ApiError
 from .tokens import token_hash
 from .work import CLIENT
@@ -122,11 +122,19 @@ class Guard:
     the rest on the ``/api/`` routes. ``member_table(token hash)`` is the table of the member
     whose token it is, None for a made-up one (only a real token gets a bucket of its own)."""
 
-    def __init__(self, app: App, limits: Limits, member_table: Callable[[str], str | None]) -> None:
+    def __init__(
+        self,
+        app: App,
+        limits: Limits,
+        member_table: Callable[[str], str | None],
+        admission: Admission,
+        awaits: Callable[[Scope], bool],
+    ) -> None:
         self.app = app
         self.limits = limits
         self.buckets = Buckets(limits)
-        self.admission = Admission()
+        self.admission = admission
+        self.awaits = awaits  # whether a request's route awaits (holds no thread throughout)
         self.member_table = member_table
         self._members: OrderedDict[str, str] = OrderedDict()  # real tokens' hashes: table
 
@@ -193,9 +201,13 @@ class Guard:
         # A member's requests queue with their table's, whoever's token: a player who joined
         # again and again from the invite has that many buckets, but one table's share.
         group = "table:" + table if table is not None else key
+        GROUP.set(group)
+        if self.awaits(scope):  # its hops to a thread take their turns (Admission.run_sync)
+            await self.app(scope, receive, send)
+            return
         crowded = self.admission.refusal(group)
         if crowded is not None:
-            await _answer(crowded, scope, receive, send, {"retry-after": "1"})
+            await _answer(crowded, scope, receive, send, crowded.headers)
             return
         async with self.admission.turn(group):
             await self.app(scope, receive, send)
