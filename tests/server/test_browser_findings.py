@@ -280,3 +280,41 @@ def test_a_new_character_by_form(base: str, browser: Any) -> None:
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_roll_refused_as_busy_or_cut_off_is_sent_again_and_made_once(
+    base: str, browser: Any
+) -> None:
+    """A roll tapped at a busy moment: its first try's connection drops, its second is told
+    to come back in a second (503, Retry-After), its third gets through. The page sends the
+    same Idempotency-Key each time, so the roll is made, once, and no error shows."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, _, _ = table(browser, base, "Busy night")
+    keys: list[str | None] = []
+
+    def flaky(route: Any, request: Any) -> None:
+        keys.append(request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.abort("connectionreset")
+        elif len(keys) == 2:
+            route.fulfill(status=503, headers={"retry-after": "1"}, content_type=
+                          "application/json", body='{"error": {"message": "busy"}}')
+        else:
+            route.continue_()
+
+    try:
+        call_test(gm, "stealth", ["Alice"])
+        pat.route(re.compile(r"/api/tables/[^/]+/rolls$"), flaky)
+        pat.get_by_role("button", name="Roll stealth for Alice").click()
+        expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth")
+        assert len(keys) == 3 and keys[0] and len(set(keys)) == 1, keys
+        expect(pat.locator("#page-error")).to_have_text("")
+        table_id = pat.url.split("/t/", 1)[1].split("#")[0]
+        rolls = pat.evaluate(
+            "async (t) => (await (await fetch(`/api/tables/${t}/events`)).json())"
+            ".filter((e) => e.kind === 'roll').length", table_id)
+        assert rolls == 1
+    finally:
+        for c in contexts:
+            c.close()

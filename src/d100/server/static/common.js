@@ -4,11 +4,13 @@
 "use strict";
 
 class ApiError extends Error {
-  constructor(message, status, detail) { super(message); this.status = status; this.detail = detail; }
+  constructor(message, status, detail, retryAfter) {
+    super(message); this.status = status; this.detail = detail; this.retryAfter = retryAfter;
+  }
 }
 
-async function api(method, path, body) {
-  const init = { method, headers: {}, credentials: "same-origin" };
+async function api(method, path, body, headers = {}) {
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -21,9 +23,28 @@ async function api(method, path, body) {
     const detail = data && data.error ? data.error : {};
     const fallback = response.status === 429 ? "Too many requests at once: wait a moment and try again."
       : `The server answered ${response.status}: try again.`;
-    throw new ApiError(detail.message ? plainError(detail.message) : fallback, response.status, detail);
+    // Told to come back (too busy, too many at once): how many seconds later.
+    const later = [429, 503].includes(response.status) ? Number(response.headers.get("retry-after")) : NaN;
+    throw new ApiError(detail.message ? plainError(detail.message) : fallback, response.status, detail,
+      Number.isFinite(later) && later >= 0 ? later : null);
   }
   return data;
+}
+
+// A roll must be made once however often it is sent: one Idempotency-Key for all its tries,
+// and a refusal that says when to come back, or a lost connection, is sent again (a few times,
+// a few seconds apart at most), so a roll tapped at a busy moment is made, once, not lost.
+const TRIES = 4;
+async function once(path, body) {
+  const key = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  for (let tried = 1; ; tried++) {
+    try { return await api("POST", path, body, { "idempotency-key": key }); } catch (err) {
+      // fetch rejects with a TypeError when no answer came at all.
+      const wait = err instanceof ApiError ? err.retryAfter : err instanceof TypeError ? 1 : null;
+      if (wait === null || tried >= TRIES) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(wait, 0.2), 5) * 1000));
+    }
+  }
 }
 
 // Rule numbers ("(BRP4)", "(OQ1, OQ2)") help whoever checks the code against the rules, not

@@ -23,6 +23,7 @@ const rolledHere = new Map();  // target id -> the roll made on this page for it
 let opposing = false;  // the roll panel rolls a contest against another character
 const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
+const rerolling = new Set();  // checks whose reroll is on its way: offered nowhere meanwhile
 const rerollOf = new Map();  // a rerolled check's event number -> its reroll's event
 const rerollDice = new Map();  // a die typed for a reroll, by event number: kept as the page draws again
 // The last of a roll's Luck rerolls: a card shows the final outcome (the reroll names its first).
@@ -360,7 +361,7 @@ function calledOdds(character, target) {
 
 async function quickRoll(character, target, button) {
   button.disabled = true;  // one roll per tap: a second would be refused
-  const event = await act(() => api("POST", `${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
+  const event = await act(() => once(`${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
   if (event) { rolledHere.set(target.id, event); renderCalls(); } else button.disabled = false;
 }
 
@@ -659,7 +660,7 @@ function wire() {
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const answered = answering;
-    const event = await act(() => api("POST", `${base}/rolls`, rollBody()), "roll-error");
+    const event = await act(() => once(`${base}/rolls`, rollBody()), "roll-error");
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
     $("roll-result").scrollIntoView({ block: "nearest" });
@@ -806,7 +807,7 @@ function extras(e, result) {
 function rerollOffer(e) {
   const l = rules.luck;
   const character = byId(e.character.id);
-  if (!l || e.hidden || e.result.success || e.actor_id !== state.me.id || rerolled.has(e.seq)) return null;
+  if (!l || e.hidden || e.result.success || e.actor_id !== state.me.id || rerolled.has(e.seq) || rerolling.has(e.seq)) return null;
   if (!["public", "gm"].includes(e.visibility) || !character || !character.luck || character.luck.current < 1) return null;
   const taken = e.reroll_number || (e.result.luck_spent || 0) - (e.request[l.boost_field] ? 1 : 0);
   const cap = l.reroll_cap_rule ? state.table.house_rules[l.reroll_cap_rule] : undefined;
@@ -828,13 +829,16 @@ function rerollOffer(e) {
     const here = el("div", { class: "muted", text: "Rerolling…" });
     const where = box.closest(".here");  // a reroll of a result shown where rolled shows there too
     box.replaceWith(here);
+    // The same roll may be offered in two places (its call, the roll panel): one tap is all.
+    rerolling.add(e.seq);
+    for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
     try {
-      const event = await api("POST", `${base}/rolls/${e.seq}/reroll`, body);
+      const event = await once(`${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
       showReroll(event);
       if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
       for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
-    } catch (err) { here.replaceWith(box); error.textContent = err.message; }
+    } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   } }, label), typed, error);
   return box;
 }
