@@ -350,6 +350,43 @@ def test_made_up_tokens_are_looked_up_only_within_their_address_s_allowance(
         assert len(looked_up) == 1 + 4
 
 
+@pytest.mark.parametrize("header", ["authorization", "cookie"])
+def test_a_repeated_header_is_read_as_the_routes_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header: str
+) -> None:
+    """The routes read the first of a repeated header (Starlette's ``headers.get``); the
+    guard read the last. A member sending their token, then a made-up one (or a cookie
+    header without the table's cookie), was answered as the member but counted with their
+    address: a share of the server's threads besides their table's (one per address they
+    send from), and their address's rate limit instead of their token's."""
+    groups: list[str] = []
+    turn = Admission.turn
+
+    def counted(self: Admission, table: str) -> Any:
+        groups.append(table)
+        return turn(self, table)
+
+    monkeypatch.setattr(Admission, "turn", counted)
+    app = create_app(
+        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+    )
+    with TestClient(app) as client:
+        table = Api(client).table()
+        assert table.req("GET", "", table.gm).status_code == 200  # the GM's token is known
+        for i in range(8):  # the address's allowance spent: made-up tokens are refused
+            table.req("GET", "", f"made-up-{i}")
+        assert table.req("GET", "", "made-up").status_code == 429
+        if header == "authorization":
+            sent = [("authorization", f"Bearer {table.gm}"), ("authorization", "Bearer made-up")]
+        else:
+            sent = [("cookie", f"d100_{table.id}={table.gm}"), ("cookie", "other=1")]
+        groups.clear()
+        answer = client.get(f"/api/tables/{table.id}", headers=sent)
+        assert answer.status_code == 200, answer.text  # the GM's request, on the GM's bucket
+        assert answer.json()["me"]["role"] == "gm"
+        assert groups == [f"table:{table.id}"], groups  # and in the GM's table's turn
+
+
 def test_revoke_keeps_them_out_and_the_gm_sees_it(api: Api) -> None:
     """The revoked player holds the invite link: it is renewed, the GM gets the new one, and
     the log says what happened."""

@@ -143,7 +143,11 @@ class Guard:
             await self.app(scope, receive, send)
             return
         send = _secured(scope, send)
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        # The first of a repeated header, as the routes read it (Starlette's headers.get): the
+        # last let a member's request be answered as theirs but counted with their address.
+        headers: dict[str, str] = {}
+        for k, v in scope["headers"]:
+            headers.setdefault(k.decode("latin-1"), v.decode("latin-1"))
         hosts = self.limits.hosts
         if hosts is not None and _hostname(headers.get("host")) not in hosts:
             wrong = ApiError(
