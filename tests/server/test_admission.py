@@ -35,7 +35,7 @@ async def settle() -> None:
 
 def test_a_table_with_many_waiting_waits_its_turn_behind_one_request_of_another() -> None:
     async def run() -> list[str]:
-        held = Holder(Admission(at_once=2, per_table=2, waiting=10))
+        held = Holder(Admission(at_once=2, per_group=2, waiting=10))
         tasks = [held.start(f"a{i}", "A") for i in range(6)]
         await settle()
         tasks.append(held.start("b0", "B"))
@@ -64,7 +64,7 @@ def test_a_table_with_many_waiting_waits_its_turn_behind_one_request_of_another(
 
 def test_a_table_holds_at_most_its_share_while_others_get_in_at_once() -> None:
     async def run() -> tuple[list[str], int]:
-        admission = Admission(at_once=10, per_table=2, waiting=10)
+        admission = Admission(at_once=10, per_group=2, waiting=10)
         held = Holder(admission)
         tasks = [held.start(f"a{i}", "A") for i in range(4)]
         tasks += [held.start("b0", "B")]
@@ -85,7 +85,7 @@ def test_a_table_holds_at_most_its_share_while_others_get_in_at_once() -> None:
 
 def test_a_table_s_wait_is_bounded_and_the_refusal_says_so() -> None:
     async def run() -> tuple[object, object]:
-        admission = Admission(at_once=1, per_table=1, waiting=3)
+        admission = Admission(at_once=1, per_group=1, waiting=3)
         held = Holder(admission)
         tasks = [held.start(f"a{i}", "A") for i in range(4)]  # one in, three waiting
         await settle()
@@ -105,7 +105,7 @@ def test_a_table_s_wait_is_bounded_and_the_refusal_says_so() -> None:
 
 def test_a_request_cancelled_while_waiting_or_as_admitted_holds_no_place() -> None:
     async def run() -> tuple[list[str], int]:
-        admission = Admission(at_once=1, per_table=1, waiting=10)
+        admission = Admission(at_once=1, per_group=1, waiting=10)
         held = Holder(admission)
         first = held.start("a0", "A")
         await settle()

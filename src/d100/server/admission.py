@@ -4,7 +4,7 @@ pool: a player who joined a table from its invite again and again has that many 
 and the members' exports of a long log took every thread in their turn, ahead of every other
 table's rolls (seconds).
 
-Here at most ``per_table`` of a table's requests are in flight (a member's requests count
+Here at most ``per_group`` of a table's requests are in flight (a member's requests count
 with their table's, an unknown token's with its address), at most ``at_once`` in all; a
 request beyond waits, holding no thread, and the free places go to the waiting tables in turn
 (round robin), so a table waits behind one request of each other busy table, not behind all
@@ -40,9 +40,11 @@ class Admission:
     """One per app (its futures belong to the app's event loop)."""
 
     def __init__(
-        self, at_once: int = AT_ONCE, per_table: int = PER_TABLE, waiting: int = WAITING
+        self, at_once: int = AT_ONCE, per_group: int = PER_TABLE, waiting: int = WAITING
     ) -> None:
-        self.at_once, self.per_table, self.waiting = at_once, per_table, waiting
+        """Turns for groups of requests (a table's, an address's): ``per_group`` of a group's
+        at once, ``at_once`` in all, ``waiting`` waiting per group."""
+        self.at_once, self.per_group, self.waiting = at_once, per_group, waiting
         self.in_flight = 0
         self._running: dict[str, int] = {}  # tables with a request in flight: how many
         # Tables with a request waiting, in the order their turn comes (round robin).
@@ -57,7 +59,7 @@ class Admission:
             429,
             "request",
             None,
-            f"at most {self.per_table} requests at once and {self.waiting} waiting per table",
+            f"at most {self.per_group} requests at once and {self.waiting} waiting per table",
             "too many requests at this table at once; try again in 1 s",
             {"retry-after": "1"},
         )
@@ -96,7 +98,7 @@ class Admission:
             return await anyio.to_thread.run_sync(fn, *args)
 
     def _has_room(self, table: str) -> bool:
-        return self.in_flight < self.at_once and self._running.get(table, 0) < self.per_table
+        return self.in_flight < self.at_once and self._running.get(table, 0) < self.per_group
 
     def _enter(self, table: str) -> None:
         self.in_flight += 1
@@ -127,7 +129,7 @@ class Admission:
             for table in list(self._queues):
                 if self.in_flight >= self.at_once:
                     return
-                if self._running.get(table, 0) >= self.per_table:
+                if self._running.get(table, 0) >= self.per_group:
                     continue
                 queue = self._queues.pop(table)
                 while queue and queue[0].cancelled():  # its request is gone

@@ -41,6 +41,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 API = "/api/"
 TABLES = "/api/tables/"
 STREAM = "/events/stream"
+LOOKUPS, LOOKUPS_WAITING = 8, 16  # unseen tokens' lookups: at once in all; waiting an address
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -134,6 +135,7 @@ class Guard:
         self.limits = limits
         self.buckets = Buckets(limits)
         self.admission = admission
+        self.lookups = Admission(at_once=LOOKUPS, per_group=1, waiting=LOOKUPS_WAITING)
         self.awaits = awaits  # whether a request's route awaits (holds no thread throughout)
         self.member_table = member_table
         self._members: OrderedDict[str, str] = OrderedDict()  # real tokens' hashes: table
@@ -219,9 +221,11 @@ class Guard:
     async def _key(self, scope: Scope, headers: dict[str, str]) -> tuple[str, str | None, float]:
         """Whose bucket, the member's table, and the seconds to wait before the request is
         allowed (0 when it is): a member's token where the request names a real one, else the
-        client address. A made-up token buys no fresh bucket nor evicts the real ones, and a
-        token not seen yet is looked up (a thread and a query) only within the address's own
-        allowance, so made-up tokens cost the server no more than any anonymous request."""
+        client address. A made-up token buys no fresh bucket nor evicts the real ones. A token
+        not seen yet is looked up (a thread and a query) one at a time per address, a few
+        waiting: made-up tokens hold one thread an address however fast they come, and a
+        member at the same address (a NAT, the table's wifi) is looked up in turn, never kept
+        out by the address's spent allowance."""
         client = scope.get("client")
         address = "address:" + (client[0] if client else "")
         hashed = _token_hash(scope, headers)
@@ -231,12 +235,13 @@ class Guard:
         if table is not None:
             self._members.move_to_end(hashed)
             return "token:" + hashed, table, self.buckets.take("token:" + hashed)
-        wait = self.buckets.take(address)
-        if wait:
-            return address, None, wait
-        table = await anyio.to_thread.run_sync(self.member_table, hashed)
+        lane = "lookup:" + address
+        if self.lookups.refusal(lane) is not None:
+            return address, None, 1.0
+        async with self.lookups.turn(lane):
+            table = await anyio.to_thread.run_sync(self.member_table, hashed)
         if table is None:
-            return address, None, 0.0
+            return address, None, self.buckets.take(address)
         self._members[hashed] = table
         while len(self._members) > self.limits.keys:
             self._members.popitem(last=False)
