@@ -204,8 +204,7 @@ def _measure(
         f"{label}, the dearest request the open routes take (a chart of 101 points, 2 bonus "
         f"dice, 100 Luck rerolls), {len(answered)} answered, {len(refused)} refused and "
         f"{busy} turned away busy (503) during the burst",
-        f"answered p50 {_ms(_pct(answered, 0.5))}, max {_ms(max(answered, default=0.0))}; "
-        f"refused p50 {_ms(_pct(refused, 0.5))}, max {_ms(max(refused, default=0.0))}",
+        f"{_spread('answered', answered)}; {_spread('refused', refused)}",
         f"{BURST_CLIENTS} clients asking it back to back; refused: 422 too much work, once it "
         "has had its share of a worker (server/work.py)",
         "",
@@ -419,3 +418,10 @@ def _serve(database_url: str, work: Path) -> Iterator[str]:
         D100_RATE_PER_SECOND="1000000",
     ) as base:
         yield base
+
+
+def _spread(what: str, times: list[float]) -> str:
+    """The median and the slowest of ``times``, or that there were none."""
+    if not times:
+        return f"none {what}"
+    return f"{what} p50 {_ms(_pct(times, 0.5))}, max {_ms(max(times))}"
