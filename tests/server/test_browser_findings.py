@@ -307,7 +307,8 @@ def test_a_roll_refused_as_busy_or_cut_off_is_sent_again_and_made_once(
         call_test(gm, "stealth", ["Alice"])
         pat.route(re.compile(r"/api/tables/[^/]+/rolls$"), flaky)
         pat.get_by_role("button", name="Roll stealth for Alice").click()
-        expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth")
+        # Two waits of a second each before the try that gets through.
+        expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth", timeout=15000)
         assert len(keys) == 3 and keys[0] and len(set(keys)) == 1, keys
         expect(pat.locator("#page-error")).to_have_text("")
         table_id = pat.url.split("/t/", 1)[1].split("#")[0]
