@@ -243,6 +243,25 @@ def bursts(
     return threads
 
 
+def during(
+    client: httpx.Client,
+    base: str,
+    calm: tuple[str, str, str],
+    members: list[Member],
+    send: Callable[[httpx.AsyncClient, Member], Awaitable[httpx.Response]],
+    at_once: int,
+) -> tuple[list[float], list[float], list[int]]:
+    """``/health`` and the calm table's rolls (its id, GM and character) while every member's
+    burst runs, and the bursts' statuses."""
+    statuses: list[int] = []
+    threads = bursts(base, members, send, at_once, statuses)
+    time.sleep(0.5)  # the bursts are in
+    health, rolls = measure(client, *calm, 5)
+    for thread in threads:
+        thread.join(120)
+    return health, rolls, statuses
+
+
 def test_a_burst_of_rolls_at_one_table_stalls_neither_health_nor_another_table(
     limited: str, database_url: str, record_property: Any
 ) -> None:
@@ -251,17 +270,13 @@ def test_a_burst_of_rolls_at_one_table_stalls_neither_health_nor_another_table(
         calm, gm, character = table(client, "Calm")
         busy, members = busy_table(client, MEMBERS)
         quiet_health, quiet_rolls = measure(client, calm, gm, character, 5)
-        statuses: list[int] = []
 
         def roll(own: httpx.AsyncClient, member: Member) -> Awaitable[httpx.Response]:
             token, body = member
             return own.post(f"/api/tables/{busy}/rolls", headers=bearer(token), json=body)
 
-        threads = bursts(limited, members, roll, BURST, statuses)
-        time.sleep(0.3)  # the rolls are in
-        health, rolls = measure(client, calm, gm, character, 5)
-        for thread in threads:
-            thread.join(120)
+        calm_table = (calm, gm, character)
+        health, rolls, statuses = during(client, limited, calm_table, members, roll, BURST)
     backend = database_url.partition(":")[0]
     record_property(
         FIGURES,
@@ -290,16 +305,12 @@ def test_one_table_s_requests_take_only_its_share_of_the_server_s_threads(
             answer = client.post(f"/api/tables/{busy}/rolls", headers=bearer(token), json=roll)
             assert answer.status_code == 201, answer.text
         quiet_health, quiet_rolls = measure(client, calm, gm, character, 5)
-        statuses: list[int] = []
 
         def export(own: httpx.AsyncClient, member: Member) -> Awaitable[httpx.Response]:
             return own.get(f"/api/tables/{busy}/log.jsonl", headers=bearer(member[0]))
 
-        threads = bursts(unlimited, members, export, EXPORTS, statuses)
-        time.sleep(0.5)  # the exports are in
-        health, rolls = measure(client, calm, gm, character, 5)
-        for thread in threads:
-            thread.join(120)
+        calm_table = (calm, gm, character)
+        health, rolls, statuses = during(client, unlimited, calm_table, members, export, EXPORTS)
     backend = database_url.partition(":")[0]
     record_property(
         FIGURES,
