@@ -46,13 +46,13 @@ class Admission:
         at once, ``at_once`` in all, ``waiting`` waiting per group."""
         self.at_once, self.per_group, self.waiting = at_once, per_group, waiting
         self.in_flight = 0
-        self._running: dict[str, int] = {}  # tables with a request in flight: how many
-        # Tables with a request waiting, in the order their turn comes (round robin).
+        self._running: dict[str, int] = {}  # groups with a request in flight: how many
+        # Groups with a request waiting, in the order their turn comes (round robin).
         self._queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
 
-    def refusal(self, table: str) -> ApiError | None:
-        """Why ``table``'s next request may not wait its turn (429), None when it may."""
-        queue = self._queues.get(table)
+    def refusal(self, group: str) -> ApiError | None:
+        """Why ``group``'s next request may not wait its turn (429), None when it may."""
+        queue = self._queues.get(group)
         if queue is None or len(queue) < self.waiting:
             return None
         return ApiError(
@@ -65,26 +65,26 @@ class Admission:
         )
 
     @asynccontextmanager
-    async def turn(self, table: str) -> AsyncIterator[None]:
-        """Hold one of ``table``'s places while the request runs (after ``refusal``)."""
-        queue = self._queues.get(table)
-        if queue is None and self._has_room(table):
-            self._enter(table)
+    async def turn(self, group: str) -> AsyncIterator[None]:
+        """Hold one of ``group``'s places while the request runs (after ``refusal``)."""
+        queue = self._queues.get(group)
+        if queue is None and self._has_room(group):
+            self._enter(group)
         else:
             granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._queues.setdefault(table, deque()).append(granted)
+            self._queues.setdefault(group, deque()).append(granted)
             try:
                 await granted
             except asyncio.CancelledError:
                 if granted.cancelled():  # still in its queue, unless a turn passed it by
-                    self._withdraw(table, granted)
+                    self._withdraw(group, granted)
                 else:  # admitted just as its request was cancelled
-                    self._leave(table)
+                    self._leave(group)
                 raise
         try:
             yield
         finally:
-            self._leave(table)
+            self._leave(group)
 
     async def run_sync(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a thread, in a turn of the request's group."""
@@ -97,46 +97,46 @@ class Admission:
         async with self.turn(group):
             return await anyio.to_thread.run_sync(fn, *args)
 
-    def _has_room(self, table: str) -> bool:
-        return self.in_flight < self.at_once and self._running.get(table, 0) < self.per_group
+    def _has_room(self, group: str) -> bool:
+        return self.in_flight < self.at_once and self._running.get(group, 0) < self.per_group
 
-    def _enter(self, table: str) -> None:
+    def _enter(self, group: str) -> None:
         self.in_flight += 1
-        self._running[table] = self._running.get(table, 0) + 1
+        self._running[group] = self._running.get(group, 0) + 1
 
-    def _leave(self, table: str) -> None:
+    def _leave(self, group: str) -> None:
         self.in_flight -= 1
-        left = self._running[table] - 1
+        left = self._running[group] - 1
         if left:
-            self._running[table] = left
+            self._running[group] = left
         else:
-            del self._running[table]
+            del self._running[group]
         self._admit()
 
-    def _withdraw(self, table: str, granted: asyncio.Future[None]) -> None:
-        queue = self._queues.get(table)
+    def _withdraw(self, group: str, granted: asyncio.Future[None]) -> None:
+        queue = self._queues.get(group)
         if queue is not None and granted in queue:
             queue.remove(granted)
             if not queue:
-                del self._queues[table]
+                del self._queues[group]
 
     def _admit(self) -> None:
-        """Give the free places to the waiting tables in turn, one each a round, each table at
+        """Give the free places to the waiting groups in turn, one each a round, each group at
         most its share."""
         admitted = True
         while admitted and self.in_flight < self.at_once:
             admitted = False
-            for table in list(self._queues):
+            for group in list(self._queues):
                 if self.in_flight >= self.at_once:
                     return
-                if self._running.get(table, 0) >= self.per_group:
+                if self._running.get(group, 0) >= self.per_group:
                     continue
-                queue = self._queues.pop(table)
+                queue = self._queues.pop(group)
                 while queue and queue[0].cancelled():  # its request is gone
                     queue.popleft()
                 if queue:
                     queue.popleft().set_result(None)
-                    self._enter(table)
+                    self._enter(group)
                     admitted = True
                 if queue:
-                    self._queues[table] = queue  # to the end of the round
+                    self._queues[group] = queue  # to the end of the round
