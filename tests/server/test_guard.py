@@ -412,20 +412,15 @@ def test_made_up_tokens_from_a_member_s_address_do_not_lock_the_member_out(
         assert table.req("GET", "", pat).status_code == 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an address's lookups wait 16 at most, then are refused: a flood from the address "
-    "keeps the queue full and a member's first request is refused with it",
-)
 def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_member(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Someone at a member's address (a NAT, the table's wifi) keeps more made-up tokens in
-    flight than the address's lookups may queue (16): the member's first request (after
-    joining, or after a restart) finds the queue full and is refused 429 before their token
-    is looked up, for as long as the flood goes on. Against a real server the member's first
-    requests were refused 4 to 5 times in 38 (SQLite and PostgreSQL, 48 connections from the
-    address); with a query as slow as here, every time."""
+    """Someone at a member's address (a NAT, the table's wifi) keeps made-up tokens in
+    flight. When an address's lookups could queue only 16, the member's first request (after
+    joining, or after a restart) found the queue full and was refused 429 before their token
+    was looked up: 4 to 5 times in 38 against a real server (SQLite and PostgreSQL, 48
+    connections from the address), every time with a query as slow as here. Now it waits
+    its turn behind the flood's lookups in flight."""
     real = Store.member_table
 
     def slow(self: Store, hashed: str) -> str | None:

@@ -41,7 +41,10 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 API = "/api/"
 TABLES = "/api/tables/"
 STREAM = "/events/stream"
-LOOKUPS, LOOKUPS_WAITING = 8, 16  # unseen tokens' lookups: at once in all; waiting an address
+# Unseen tokens' lookups: at once in all, and waiting per address. No real wait reaches the
+# second (each waiting request holds a connection of its own): a lower one was a refusal a
+# flood from a member's own address could keep full, the member's first request with it.
+LOOKUPS, LOOKUPS_WAITING = 8, 1024
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -222,10 +225,10 @@ class Guard:
         """Whose bucket, the member's table, and the seconds to wait before the request is
         allowed (0 when it is): a member's token where the request names a real one, else the
         client address. A made-up token buys no fresh bucket nor evicts the real ones. A token
-        not seen yet is looked up (a thread and a query) one at a time per address, a few
-        waiting: made-up tokens hold one thread an address however fast they come, and a
-        member at the same address (a NAT, the table's wifi) is looked up in turn, never kept
-        out by the address's spent allowance."""
+        not seen yet is looked up (a thread and a query) one at a time per address: made-up
+        tokens hold one thread an address however fast they come, and a member at the same
+        address (a NAT, the table's wifi) is looked up in turn, delayed by the flood's lookups
+        in flight, never kept out by it nor by the address's spent allowance."""
         client = scope.get("client")
         address = "address:" + (client[0] if client else "")
         hashed = _token_hash(scope, headers)
