@@ -459,7 +459,9 @@ async def reroll(
         if chance is None:
             work = f"table:{table_id}"
             chance = await server.rolling.run(work, calculator.odds_of, planned.request)
-    view, replayed = await server.admission.run_sync(make, planned, chance)
+    # In the table's write turn, as a roll's: one at a time per table, no thread held while
+    # it waits (else a table's rerolls held up to six threads waiting for the write lock).
+    view, replayed = await server.writing.run(f"table:{table_id}", make, planned, chance)
     if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view
