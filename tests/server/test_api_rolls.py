@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 
 from d100.engine import odds, resolve
 from d100.provable import ProvableSource
+from d100.server.work import Writes
 
 from .tablehelp import SHEETS, Api, Table
 
@@ -297,6 +299,27 @@ def test_brp7_a_failed_check_rerolled_for_1_luck_is_its_own_provable_roll(api: A
     # The reroll's odds are the first roll's, without rerolls: the exact gain the card shows.
     assert "luck_rerolls" not in drawn["request"]
     assert drawn["odds"] == odds(missed["request"]).to_dict() == missed["odds"]
+
+
+def test_brp7_a_reroll_is_made_in_its_table_s_write_turn(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Luck reroll writes as a roll does: in its table's turn (one at a time per table, no
+    thread held while it waits), not beside it (a table ran six at once, each thread waiting
+    for the write lock)."""
+    turns: list[str] = []
+    run = Writes.run
+
+    async def counted(self: Writes, key: str, fn: Any, *args: Any) -> Any:
+        turns.append(key)
+        return await run(self, key, fn, *args)
+
+    monkeypatch.setattr(Writes, "run", counted)
+    table, pat, alice, _ = setup(api)
+    first = table.roll(pat, alice, "stealth", actor={"dice": [90]})
+    turns.clear()
+    table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201, json={"dice": [30]})
+    assert turns == [f"table:{table.id}"], turns
 
 
 def test_brp7_reroll_refusals(api: Api) -> None:
