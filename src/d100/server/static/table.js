@@ -837,7 +837,6 @@ function rerollOffer(e) {
       rerolled.add(e.seq);
       showReroll(event);
       if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
-      for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   } }, label), typed, error);
   return box;
