@@ -224,6 +224,9 @@ class Declaration:
     synergy_field: str | None = None  # trained values of synergistic skills
     improvement: Literal["off", "failure", "success"] = "off"  # what marks a skill by default
     fast: FastPath | None = None
+    # the command forms players type into chat dice bots (``CC<=65/h``), read as a contract
+    # request with its ``system``, or None where the text is not one of this system's forms
+    commands: Callable[[str], dict[str, Any] | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The declaration as JSON for the web page and other clients (``/api/systems``)."""
