@@ -125,6 +125,20 @@ class Take:
     words: Mapping[int, str]  # what each means at the table
 
 
+Style = Literal["best", "good", "ok", "bad", "worst"]  # how a level is drawn, best to worst
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """One level of a system's results as every reader shows it."""
+
+    name: str
+    meaning: str  # what it means at the table
+    mark: str  # a short mark for cards and plain text
+    style: Style
+    success: bool
+
+
 @dataclass(frozen=True)
 class Words:
     """How a system's results read at the table."""
@@ -227,6 +241,7 @@ class Declaration:
     # the command forms players type into chat dice bots (``CC<=65/h``), read as a contract
     # request with its ``system``, or None where the text is not one of this system's forms
     commands: Callable[[str], dict[str, Any] | None] | None = None
+    levels: tuple[LevelSpec, ...] = ()  # best first
 
     def to_dict(self) -> dict[str, Any]:
         """The declaration as JSON for the web page and other clients (``/api/systems``)."""
