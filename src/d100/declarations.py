@@ -242,6 +242,9 @@ class Declaration:
     # request with its ``system``, or None where the text is not one of this system's forms
     commands: Callable[[str], dict[str, Any] | None] | None = None
     levels: tuple[LevelSpec, ...] = ()  # best first
+    # the levels that succeed for a check where the request decides them (CoC7's required
+    # level, C7-2), or None: the system's ``success_levels`` always
+    success: Callable[[Any], frozenset[str]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The declaration as JSON for the web page and other clients (``/api/systems``)."""

@@ -72,9 +72,11 @@ class CheckResult:
     note: str | None = None
     assist: CheckResult | None = None
     assisters: tuple[CheckResult, ...] = ()
+    luck_costs: Mapping[str, int] | None = None  # coc7: Luck each level on offer costs (C7-4)
+    combined: tuple[CheckResult, ...] = ()  # coc7: each skill judged on the same roll (C7-8)
 
     def __post_init__(self) -> None:
-        _freeze(self, "request")
+        _freeze(self, "request", "luck_costs")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -101,6 +103,10 @@ class CheckResult:
             out["assist"] = self.assist.to_dict()
         if self.assisters:
             out["assisters"] = [a.to_dict() for a in self.assisters]
+        if self.luck_costs is not None:
+            out["luck_costs"] = dict(self.luck_costs)
+        if self.combined:
+            out["combined"] = [c.to_dict() for c in self.combined]
         out["explanation"] = self.explanation
         out["request"] = thawed(self.request)
         return out

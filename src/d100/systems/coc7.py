@@ -1,0 +1,277 @@
+"""Call of Cthulhu 7th edition (and Pulp Cthulhu, whose skill roll is the same): levels from
+01 critical to fumble with no cap on the target (C7-1), difficulty as a required level (C7-2),
+bonus and penalty dice on the tens die (C7-3), Luck spent after the roll (C7-4), pushed rolls
+(C7-5), opposed rolls (C7-6), melee responses (C7-7) and combined rolls (C7-8), as
+EDITIONS.md states them. The check lives in ``coc7_check``, contests in ``coc7_contest``, the
+bare rules in ``coc7_rules``; this module is the edition as the rest of d100 sees it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..declarations import (
+    Declaration,
+    ExtraDice,
+    FastPath,
+    LevelSpec,
+    Option,
+    Roller,
+    Style,
+    Target,
+    Words,
+    frozen_map,
+)
+from ..fields import Field
+from ..results import CheckResult, ContestResult
+from ..system import Plan
+from .coc7_check import (
+    CHECK_FIELDS,
+    MAX_EXTRA_DICE,
+    NAME,
+    Coc7Check,
+    parse_check,
+    plan_of,
+)
+from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
+from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, winning
+
+__all__ = ["NAME", "SYSTEM", "Coc7", "Coc7Check", "Coc7Contest", "Level", "commands"]
+
+MEANINGS = {
+    "critical": "01: the best result there is; in combat, an extreme wound or an impale",
+    "extreme": "a fifth of the target or under: an exceptional success",
+    "hard": "half the target or under: a clear success",
+    "regular": "the target or under: it works",
+    "failure": "it does not work; the roll may be pushed, for a worse failure if it fails again",
+    "fumble": "00, or 96-00 where the value needed is under 50: a failure with a dire twist",
+}
+ICONS = {
+    "critical": "★",
+    "extreme": "✦",
+    "hard": "✚",
+    "regular": "✓",
+    "failure": "✗",
+    "fumble": "☠",
+}
+STYLES: dict[str, Style] = {
+    "critical": "best",
+    "extreme": "good",
+    "hard": "good",
+    "regular": "ok",
+    "failure": "bad",
+    "fumble": "worst",
+}
+REGULAR = winning("regular")
+UNKNOWN_LUCK = 50  # the Luck advice assumes when it does not know a character's (3D6x5 ~ 52)
+
+
+class Coc7:
+    name: str = NAME
+    declares: Declaration
+    title: str = "Call of Cthulhu 7th edition"
+    levels: tuple[str, ...] = LEVELS
+    success_levels: frozenset[str] = REGULAR  # at the default difficulty; a plan says its own
+    check_fields: tuple[Field, ...] = CHECK_FIELDS
+    contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+
+    def meaning(self, lvl: str) -> str:
+        return MEANINGS[lvl]
+
+    def parse_check(self, data: Mapping[str, Any]) -> Coc7Check:
+        return parse_check(data)
+
+    def parse_contest(self, data: Mapping[str, Any]) -> Coc7Contest:
+        return parse_contest(data)
+
+    def check_plan(self, check: Coc7Check) -> Plan[Any, CheckResult]:
+        return plan_of(check)
+
+    def contest_plan(self, contest: Coc7Contest) -> Plan[Any, ContestResult]:
+        return contest_plan(contest)
+
+
+# -- chat dice-bot commands (BCDice's Cthulhu7th) ----------------------------------------------
+
+_CC = re.compile(r"cc(?:\(([+-]?\d+)\)|([+-]?\d+))?(?:<=(\d+)([rhec])?)?", re.IGNORECASE)
+_CBR = re.compile(r"cbr\((\d+),(\d+)\)", re.IGNORECASE)
+_SUFFIX = {"r": "regular", "h": "hard", "e": "extreme", "c": "critical"}
+
+
+def commands(text: str) -> dict[str, Any] | None:
+    """BCDice's Cthulhu7th checks as contract requests: ``CC<=65``; a net pool as ``CC1<=65``,
+    ``CC+1``, ``CC-1`` or ``CC(2)`` (positive: bonus dice, negative: penalty dice); a required
+    level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``); and ``CBR(60,45)``,
+    one roll judged against both skills. Letters in either case; anything after a space is a
+    comment, as BCDice reads it. A pool BCDice accepts beyond Foundry's 2 dice comes back as
+    asked, for the request's own check to refuse. ``CC`` without a target is a bare roll, not
+    a check (None); ``CC<=0`` is a skill of 0, resolved as Foundry does (C7-1)."""
+    words = text.split()
+    if not words:
+        return None
+    word = words[0]
+    if m := _CBR.fullmatch(word):
+        return {"system": NAME, "skill": int(m[1]), "combined": [int(m[2])]}
+    m = _CC.fullmatch(word)
+    if m is None or m[3] is None:
+        return None
+    out: dict[str, Any] = {"system": NAME, "skill": int(m[3])}
+    pool = int(m[1] or m[2] or 0)
+    if pool > 0:
+        out["bonus_dice"] = pool
+    elif pool < 0:
+        out["penalty_dice"] = -pool
+    if m[4]:
+        out["difficulty"] = _SUFFIX[m[4].lower()]
+    return out
+
+
+# -- what the rest of d100 reads ----------------------------------------------------------------
+
+
+def _options(
+    base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
+) -> list[Option]:
+    """Luck against a push (C7-4, C7-5): spend the character's Luck as needed, push a failure,
+    or both (Luck first, then the push); and a bonus die the Keeper may grant. A combined roll
+    takes neither Luck nor a push (C7-8)."""
+    out: list[Option] = []
+    if not base.get("combined"):
+        asked_luck, asked_push = base.get("luck"), bool(base.get("push"))
+        lucks = [asked_luck]
+        if asked_luck is None or luck is not None:  # the Luck asked for stands unless known
+            have = UNKNOWN_LUCK if luck is None else luck
+            lucks += [have] if have > 1 and asked_luck != have else []
+        for with_luck in lucks:
+            for push in dict.fromkeys((asked_push, True)):
+                if (with_luck, push) != (asked_luck, asked_push):
+                    out.append(_luck_option(with_luck, push))
+    if base.get("bonus_dice", 0) - base.get("penalty_dice", 0) < MAX_EXTRA_DICE:
+        out.append(
+            Option(
+                "a bonus die",
+                "if the Keeper grants one",
+                lambda r: (
+                    {**r, "bonus_dice": r.get("bonus_dice", 0) + 1}
+                    if r.get("penalty_dice", 0) == 0
+                    else {**r, "penalty_dice": r["penalty_dice"] - 1}
+                ),
+                _most_luck,
+            )
+        )
+    return out
+
+
+def _luck_option(luck: int | None, push: bool) -> Option:
+    names, costs = [], []
+    if luck is not None:
+        names.append(f"spend Luck as needed (up to {luck - 1})")
+        costs.append("1 Luck per point the roll is lowered, only to reach the difficulty")
+    if push:
+        names.append("push if it fails" if luck is None else "else push")
+        costs.append("a pushed roll that fails again brings a dire consequence")
+
+    def change(r: dict[str, Any]) -> dict[str, Any]:
+        out = {**r, "push": push}
+        if luck is not None:
+            out["luck"] = luck
+        return out
+
+    return Option(", ".join(names), "; ".join(costs), change, _most_luck)
+
+
+def _most_luck(request: dict[str, Any]) -> int:
+    """The most a request may spend: Luck available must exceed the cost (C7-4)."""
+    luck = request.get("luck")
+    return 0 if luck is None else max(0, luck - 1)
+
+
+def _roller(check: Coc7Check) -> Roller | None:
+    """One kept tens-die roll decides a check without a push, Luck and all (C7-3, C7-4)."""
+    if check.dice is not None or check.push:
+        return None
+    return Roller(abs(check.net_dice) + 1, check.net_dice >= 0, True)
+
+
+def _shape(check: Coc7Check) -> tuple[int] | None:
+    """Without a push a check ends on its kept die, whatever the target, Luck or difficulty."""
+    if check.dice is not None or check.push:
+        return None
+    return (check.net_dice,)
+
+
+def _key(check: Coc7Check) -> tuple[Any, ...]:
+    h = check.house_rules.critical_difficulty_fumbles
+    return (check.targets, check.difficulty, h, check.luck)
+
+
+def _luck_key(check: Coc7Check) -> tuple[Any, ...] | None:
+    return None if check.luck is None else _key(check)
+
+
+def _bands(result: CheckResult) -> str:
+    return result.bands or ""
+
+
+DECLARATION = Declaration(
+    target=Target(
+        field="difficulty",
+        label="Difficulty",
+        presets=frozen_map({d: RANK[d] for d in DIFFICULTIES}),
+        default="regular",
+        harder=1,
+        example="hard, or extreme",
+    ),
+    skill_range=(0, None),
+    words=Words(
+        meanings=frozen_map(MEANINGS),
+        icons=frozen_map(ICONS),
+        target="target",
+        shortfall=None,
+        bands=_bands,
+    ),
+    options=_options,
+    sampler=_roller,
+    # Luck is spent after the roll (C7-4): the Luck record describes BRP7's boost and rerolls
+    luck=None,
+    extra_dice=ExtraDice(
+        "bonus_dice",
+        "penalty_dice",
+        MAX_EXTRA_DICE,
+        None,
+        "extra tens dice over one units die: a bonus die keeps the lower roll, a penalty die "
+        "the higher; they cancel one for one",
+    ),
+    improvement="success",
+    fast=FastPath(
+        inputs=frozenset(
+            {
+                "skill",
+                "modifiers",
+                "bonus_dice",
+                "penalty_dice",
+                "difficulty",
+                "luck",
+                "push",
+                "combined",
+                "dice",
+                "response",
+                "house_rules.critical_difficulty_fumbles",
+                "house_rules.allow_push_fumbles",
+            }
+        ),
+        shape=_shape,
+        key=_key,
+        luck_key=_luck_key,
+        ranking=ranking,
+    ),
+    commands=commands,
+    success=lambda check: winning(check.difficulty),
+    levels=tuple(
+        LevelSpec(lv, MEANINGS[lv], ICONS[lv], STYLES[lv], lv in REGULAR) for lv in LEVELS
+    ),
+)
+
+Coc7.declares = DECLARATION
+SYSTEM = Coc7()

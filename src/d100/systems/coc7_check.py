@@ -1,0 +1,428 @@
+"""A Call of Cthulhu 7th edition check: its request fields, the roll with bonus and penalty
+dice on the tens die (C7-3), Luck spent after it (C7-4), one push (C7-5) and a combined roll
+(C7-8), resolved by one machine whose enumeration gives the exact odds.
+
+Order after the first roll (decision 7, then decision 8): a roll that fails the required level
+is bought up to it with the least Luck that does, where the Luck given can buy it; otherwise,
+with ``push``, it is pushed, unless it fumbled (house rule ``allow_push_fumbles``). Luck is
+spent only when it buys the roll, so no Luck is ever carried into a push (Foundry's quirk of
+subtracting earlier Luck from the pushed roll cannot arise), and none is spent after a push."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..dice import show_roll
+from ..errors import RuleRefusal
+from ..fields import BIG, Field, read, validate
+from ..machine import Given, Repeat
+from ..memo import memoised
+from ..results import CheckResult
+from ..system import Plan, Record
+from .brp import Attempt, BrpCheck
+from .brp import HouseRules as BrpHouseRules
+from .coc7_rules import (
+    DIFFICULTIES,
+    RANK,
+    Level,
+    bands,
+    fumble_from,
+    level,
+    luck_buys,
+    luck_offers,
+    succeeds,
+)
+from .common import DICE, dice_stream, house_dict, modifiers_field, plain, rolls, system_field
+
+NAME = "coc7"
+MAX_EXTRA_DICE = 2  # Foundry's pool cap (C7-3)
+MAX_LUCK = 100
+MAX_COMBINED = 10
+
+HOUSE_RULES = Field(
+    "house_rules",
+    "object",
+    "named house-rule options (C7-2, C7-5)",
+    default={},
+    fields=(
+        Field(
+            "critical_difficulty_fumbles",
+            "bool",
+            "under critical difficulty 96-99 fumble too, as BCDice reads it (C7-2)",
+            default=False,
+        ),
+        Field(
+            "allow_push_fumbles",
+            "bool",
+            "a fumbled roll may be pushed (Foundry's allowPushFumbles, C7-5)",
+            default=False,
+        ),
+    ),
+)
+_POOL = (
+    Field(
+        "skill",
+        "int",
+        "skill or characteristic, the target; may exceed 100 (C7-1)",
+        low=0,
+        high=BIG,
+        required=True,
+    ),
+    modifiers_field("flat threshold modifiers, added to the target (C7 fields)"),
+    Field(
+        "bonus_dice",
+        "int",
+        "bonus dice on the tens die, net of penalty dice (C7-3)",
+        low=0,
+        high=MAX_EXTRA_DICE,
+        default=0,
+    ),
+    Field(
+        "penalty_dice",
+        "int",
+        "penalty dice on the tens die, net of bonus dice (C7-3)",
+        low=0,
+        high=MAX_EXTRA_DICE,
+        default=0,
+    ),
+)
+SIDE_FIELDS = (*_POOL, DICE)
+CHECK_FIELDS = (
+    system_field(NAME),
+    *_POOL,
+    Field(
+        "difficulty",
+        "choice",
+        "the level the roll must reach (C7-2)",
+        choices=DIFFICULTIES,
+        default="regular",
+    ),
+    Field(
+        "luck",
+        "int",
+        "Luck available: a roll that fails the difficulty is bought up to it with the least "
+        "Luck that does, where Luck may buy it (C7-4); absent: spend none",
+        low=0,
+        high=MAX_LUCK,
+    ),
+    Field(
+        "push",
+        "bool",
+        "push once after a failure that Luck did not buy and that is not a fumble (C7-5)",
+        default=False,
+    ),
+    Field(
+        "combined",
+        "int_list",
+        "other skills judged on the same roll; it succeeds iff every skill does (C7-8)",
+        low=0,
+        high=BIG,
+        default=(),
+        max_items=MAX_COMBINED,
+    ),
+    HOUSE_RULES,
+    DICE,
+)
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    critical_difficulty_fumbles: bool = False
+    allow_push_fumbles: bool = False
+
+    def __post_init__(self) -> None:
+        validate(self, HOUSE_RULES.fields)
+
+
+@dataclass(frozen=True)
+class Coc7Check:
+    """A check, or one side of a contest (whose sides take only the pool's fields)."""
+
+    skill: int
+    modifiers: tuple[int, ...] = ()
+    bonus_dice: int = 0
+    penalty_dice: int = 0
+    difficulty: str = "regular"
+    luck: int | None = None
+    push: bool = False
+    combined: tuple[int, ...] = ()
+    dice: tuple[int, ...] | None = None
+    house_rules: HouseRules = field(default_factory=HouseRules)
+    system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(self, CHECK_FIELDS, {"house_rules": HouseRules})
+        if self.combined:  # C7-8 is BCDice's, which has neither Luck nor pushes
+            for name in ("luck", "push"):
+                if getattr(self, name) not in (None, False):
+                    raise RuleRefusal(
+                        name,
+                        getattr(self, name),
+                        "none with a combined roll",
+                        "a combined roll (C7-8) is judged once: no Luck, no push",
+                    )
+
+    @property
+    def target(self) -> int:
+        """T: the skill with the flat threshold modifiers (C7 fields), not clamped."""
+        return self.skill + sum(self.modifiers)
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        """Every skill judged on the roll, this one first; the modifiers apply to each."""
+        bonus = sum(self.modifiers)
+        return (self.target, *(s + bonus for s in self.combined))
+
+    @property
+    def net_dice(self) -> int:
+        return self.bonus_dice - self.penalty_dice
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = plain(self)
+        del out["house_rules"]
+        return {**out, **house_dict(self.house_rules)}
+
+    def side_dict(self) -> dict[str, Any]:
+        """As a contest's side: the pool's fields and its dice."""
+        values: dict[str, Any] = plain(self)
+        return {k: v for k, v in values.items() if k in _SIDE_NAMES}
+
+
+_SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
+
+
+def check_of(values: Mapping[str, Any], house: HouseRules) -> Coc7Check:
+    """A request read by ``fields.read`` (a check, or a side without the check's fields)."""
+    return Coc7Check(
+        skill=values["skill"],
+        modifiers=values["modifiers"],
+        bonus_dice=values["bonus_dice"],
+        penalty_dice=values["penalty_dice"],
+        difficulty=values.get("difficulty", "regular"),
+        luck=values.get("luck"),
+        push=values.get("push", False),
+        combined=values.get("combined", ()),
+        dice=values["dice"],
+        house_rules=house,
+    )
+
+
+def house_of(values: Mapping[str, Any]) -> HouseRules:
+    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
+
+
+def parse_check(data: Mapping[str, Any]) -> Coc7Check:
+    values = read(data, CHECK_FIELDS)
+    return check_of(values, house_of(values))
+
+
+# -- the roll ---------------------------------------------------------------------------------
+
+_TENS = BrpHouseRules(bonus_dice_method="tens")
+
+
+@memoised(8)
+def _pool(net: int) -> BrpCheck:
+    """BRP's pool with the tens method forced on: C7-3 is that procedure exactly."""
+    return BrpCheck(skill=0, bonus_dice=max(net, 0), penalty_dice=max(-net, 0), house_rules=_TENS)
+
+
+def attempt_of(check: Coc7Check, stream: str) -> Attempt:
+    return Attempt(_pool(check.net_dice), stream)
+
+
+@dataclass(frozen=True)
+class Table:
+    """What each kept roll 1..100 comes to: the first roll's level after any Luck, the Luck
+    spent, whether it is pushed, and a pushed roll's level."""
+
+    first: tuple[str, ...]
+    spent: tuple[int, ...]
+    again: tuple[bool, ...]
+    pushed: tuple[str, ...]
+
+
+def judged(roll: int, targets: tuple[int, ...], difficulty: str, critical: bool) -> list[Level]:
+    """Each skill's level on one roll, its fumble range from its own required value."""
+    return [level(roll, t, fumble_from(t, difficulty, critical)) for t in targets]
+
+
+def worst(levels: list[Level]) -> Level:
+    """A combined roll stands at its weakest skill: it succeeds iff every skill does."""
+    return min(levels, key=RANK.__getitem__)
+
+
+@memoised(4096)
+def table(
+    targets: tuple[int, ...],
+    difficulty: str,
+    critical: bool,
+    luck: int | None,
+    push_fumbles: bool,
+) -> Table:
+    first: list[str] = []
+    spent: list[int] = []
+    again: list[bool] = []
+    pushed: list[str] = []
+    fumbles = fumble_from(targets[0], difficulty, critical)
+    for r in range(1, 101):
+        rolled = worst(judged(r, targets, difficulty, critical))
+        bought = luck_buys(r, targets[0], difficulty, fumbles, luck)
+        lvl, cost = (rolled, 0) if bought is None else (bought[1], bought[0])
+        first.append(lvl)
+        spent.append(cost)
+        again.append(not succeeds(lvl, difficulty) and (lvl != "fumble" or push_fumbles))
+        pushed.append(rolled)
+    return Table(tuple(first), tuple(spent), tuple(again), tuple(pushed))
+
+
+def table_of(check: Coc7Check) -> Table:
+    h = check.house_rules
+    return table(
+        check.targets,
+        check.difficulty,
+        h.critical_difficulty_fumbles,
+        check.luck,
+        h.allow_push_fumbles,
+    )
+
+
+Final = tuple[int, tuple[int, int], bool]  # (pushes taken, (-1, kept die), True)
+
+
+def machine_of(check: Coc7Check, attempt: Attempt) -> Repeat[tuple[int, int]]:
+    """The first roll, pushed once where ``push`` asks and the rules allow it (C7-5)."""
+    again = table_of(check).again
+    return Repeat(attempt, 1 if check.push else 0, lambda end: again[end[1] - 1])
+
+
+def outcome(tab: Table, state: Final) -> str:
+    pushes, (_, kept), _ = state
+    return tab.pushed[kept - 1] if pushes else tab.first[kept - 1]
+
+
+def spent(tab: Table, state: Final) -> int:
+    pushes, (_, kept), _ = state
+    return 0 if pushes else tab.spent[kept - 1]
+
+
+def given_of(check: Coc7Check, attempt: Attempt, stream: str) -> dict[str, Given]:
+    return {} if check.dice is None else {stream: attempt.encode(check.dice, stream)}
+
+
+def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
+    stream = dice_stream(where)
+    attempt = attempt_of(check, stream)
+    tab = table_of(check)
+    return Plan(
+        machine=machine_of(check, attempt),
+        given=given_of(check, attempt, stream),
+        outcome=lambda s: outcome(tab, s),
+        build=lambda s, rec: result(check, attempt, s, rec, side=False),
+        cost=attempt.cost * (2 if check.push else 1),
+        dear="bonus_dice",
+        luck_spent=None if check.luck is None else (lambda s: spent(tab, s)),
+    )
+
+
+# -- the result -------------------------------------------------------------------------------
+
+
+def result(
+    check: Coc7Check, attempt: Attempt, state: Final, record: Record, side: bool
+) -> CheckResult:
+    """One check (or a contest's side, ``side``) written up from its final state."""
+    pushes, (_, kept), _ = state
+    tab = table_of(check)
+    draws = record.get(attempt.stream, [])
+    dice = tuple(v for d in draws for v in attempt.values(d))
+    per = attempt.count
+    groups = [dice[i : i + per] for i in range(0, len(dice), per)]
+    kept_each = tuple(attempt.keep(g) for g in groups)
+    lvl = outcome(tab, state)
+    cost = spent(tab, state)
+    t, d = check.target, check.difficulty
+    fumbles = fumble_from(t, d, check.house_rules.critical_difficulty_fumbles)
+    shown = bands(t, fumbles)
+
+    def rolled(value: int, group: tuple[int, ...]) -> str:
+        how = f" ({'lower' if attempt.lower else 'higher'} of {rolls(group)})" if per > 1 else ""
+        return show_roll(value) + how
+
+    need = "" if d == "regular" else f", {d} difficulty"
+    if pushes:
+        first = tab.pushed[kept_each[0] - 1]
+        why = f"rolled {rolled(kept_each[0], groups[0])} vs {t}{need}: {first}; pushed: "
+        why += f"{rolled(kept, groups[-1])}: {lvl}"
+    elif check.combined:
+        levels = judged(kept, check.targets, d, check.house_rules.critical_difficulty_fumbles)
+        wins = sum(succeeds(v, d) for v in levels)
+        verdict = (
+            "success"
+            if wins == len(levels)
+            else "failure"
+            if wins == 0
+            else f"partial ({wins} of {len(levels)} succeed): failure"
+        )
+        targets = ", ".join(str(v) for v in check.targets)
+        why = f"rolled {rolled(kept, groups[-1])} vs {targets}{need}: "
+        why += f"{', '.join(levels)}: {verdict}"
+    else:
+        why = f"rolled {rolled(kept, groups[-1])} vs {t}{need}: {tab.pushed[kept - 1]}"
+        if cost:
+            why += f"; {cost} Luck lowers it to {show_roll(kept - cost)}: {lvl}"
+    single = not side and not check.combined
+    return CheckResult(
+        system=NAME,
+        level=as_level(lvl),
+        success=succeeds(lvl, d),
+        roll=kept,
+        dice=dice,
+        target=t,
+        margin=t - (kept - cost),
+        explanation=f"{why} ({shown})",
+        request=check.to_dict() if not side else check.side_dict(),
+        luck_spent=cost if single else None,
+        luck_costs=_costs(check, kept, fumbles, pushes) if single else None,
+        attempts=kept_each if pushes else (),
+        bands=shown,
+        combined=_combined(check, kept) if check.combined else (),
+    )
+
+
+def as_level(lvl: str) -> Any:
+    """A level as a result's ``level``: the package's ``Level`` union names the seeds' levels
+    until the editions join it (``systems/__init__.py``)."""
+    return lvl
+
+
+def _costs(check: Coc7Check, kept: int, fumbles: int, pushes: int) -> dict[str, int]:
+    """The levels C7-4 offers Luck for at the roll that stands, before any is spent: none
+    after a push; with the Luck given, those it can pay for (all, where none is given)."""
+    if pushes:
+        return {}
+    return luck_offers(kept, check.target, check.difficulty, fumbles, check.luck)
+
+
+def _combined(check: Coc7Check, kept: int) -> tuple[CheckResult, ...]:
+    """Each skill of a combined roll judged on the one roll (C7-8), this check's first."""
+    d, critical = check.difficulty, check.house_rules.critical_difficulty_fumbles
+    out = []
+    for t, lvl in zip(check.targets, judged(kept, check.targets, d, critical), strict=True):
+        shown = bands(t, fumble_from(t, d, critical))
+        out.append(
+            CheckResult(
+                system=NAME,
+                level=as_level(lvl),
+                success=succeeds(lvl, d),
+                roll=kept,
+                dice=(),
+                target=t,
+                margin=t - kept,
+                explanation=f"{show_roll(kept)} vs {t}: {lvl} ({shown})",
+                bands=shown,
+            )
+        )
+    return tuple(out)
