@@ -53,6 +53,18 @@ def _freeze(obj: Any, *names: str) -> None:
 
 
 @dataclass(frozen=True)
+class CombinedSkill:
+    """One skill judged on the die of a combined roll (coc6 C6-4): its target and its level."""
+
+    skill: int
+    level: Level
+    success: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "level": self.level, "success": self.success}
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """One check, resolved. ``roll`` is the deciding d100 (None for an OpenQuest master, OQ3)."""
 
@@ -72,6 +84,7 @@ class CheckResult:
     note: str | None = None
     assist: CheckResult | None = None
     assisters: tuple[CheckResult, ...] = ()
+    combined: tuple[CombinedSkill, ...] = ()  # a combined roll: every skill judged on its die
 
     def __post_init__(self) -> None:
         _freeze(self, "request")
@@ -101,6 +114,8 @@ class CheckResult:
             out["assist"] = self.assist.to_dict()
         if self.assisters:
             out["assisters"] = [a.to_dict() for a in self.assisters]
+        if self.combined:
+            out["combined"] = [c.to_dict() for c in self.combined]
         out["explanation"] = self.explanation
         out["request"] = thawed(self.request)
         return out

@@ -1,7 +1,7 @@
 """The registered rule systems."""
 
 from ..system import Registry
-from . import brp, chances, openquest
+from . import brp, chances, coc6, openquest, rqg
 from .brp import Brp, BrpCheck, BrpContest
 from .chances import Chances, ChancesCheck, ChancesContest
 from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
@@ -10,6 +10,8 @@ REGISTRY = Registry()
 REGISTRY.register(OpenQuest())
 REGISTRY.register(Brp())
 REGISTRY.register(Chances())
+REGISTRY.register(rqg.SYSTEM)
+REGISTRY.register(coc6.SYSTEM)
 
 # Every system's levels, for type checkers: a result's ``level`` is one of them
 Level = openquest.Level | brp.Level | chances.Level
