@@ -1,7 +1,7 @@
 """The registered rule systems."""
 
 from ..system import Registry
-from . import brp, chances, coc7, openquest
+from . import brp, chances, coc6, coc7, openquest, rqg
 from .brp import Brp, BrpCheck, BrpContest
 from .chances import Chances, ChancesCheck, ChancesContest
 from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
@@ -11,6 +11,8 @@ REGISTRY.register(OpenQuest())
 REGISTRY.register(Brp())
 REGISTRY.register(Chances())
 REGISTRY.register(coc7.SYSTEM)
+REGISTRY.register(rqg.SYSTEM)
+REGISTRY.register(coc6.SYSTEM)
 
 # Every system's levels, for type checkers: a result's ``level`` is one of them
 Level = openquest.Level | brp.Level | chances.Level
