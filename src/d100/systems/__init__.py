@@ -1,7 +1,7 @@
 """The registered rule systems."""
 
 from ..system import Registry
-from . import brp, chances, openquest
+from . import brp, brp_foundry, brp_uge, chances, openquest, oq_system
 from .brp import Brp, BrpCheck, BrpContest
 from .chances import Chances, ChancesCheck, ChancesContest
 from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
@@ -10,6 +10,9 @@ REGISTRY = Registry()
 REGISTRY.register(OpenQuest())
 REGISTRY.register(Brp())
 REGISTRY.register(Chances())
+REGISTRY.register(brp_foundry.SYSTEM)
+REGISTRY.register(brp_uge.SYSTEM)
+REGISTRY.register(oq_system.SYSTEM)
 
 # Every system's levels, for type checkers: a result's ``level`` is one of them
 Level = openquest.Level | brp.Level | chances.Level
