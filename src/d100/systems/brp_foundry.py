@@ -40,7 +40,7 @@ from ..declarations import (
 )
 from ..dice import show_roll
 from ..errors import D100Error, RuleRefusal
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, path, read, validate
 from ..machine import Machine, Then
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
@@ -274,6 +274,14 @@ def _side(values: Mapping[str, Any], house: HouseRules) -> FoundryCheck:
     )
 
 
+def _placed(where: str, values: Mapping[str, Any], house: HouseRules) -> FoundryCheck:
+    """A contest's side, its refusals named by where it sits (``opponent.difficulty``)."""
+    try:
+        return _side(values, house)
+    except D100Error as err:
+        raise err.at(path(where, err.field)) from None
+
+
 def _house(values: Mapping[str, Any]) -> HouseRules:
     return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
@@ -375,9 +383,8 @@ class BrpFoundry:
     def parse_contest(self, data: Mapping[str, Any]) -> FoundryContest:
         values = read(data, CONTEST_FIELDS)
         house = _house(values)
-        return FoundryContest(
-            _side(values["actor"], house), _side(values["opponent"], house), house
-        )
+        actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
+        return FoundryContest(actor, opponent, house)
 
     def _result(
         self, check: FoundryCheck, where: str, roll: int, record: Record, note: str | None = None
