@@ -312,10 +312,18 @@ def _check(values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
         permanent_modifiers=values["permanent_modifiers"],
         resistance=_pair(values.get("resistance")),
         versus=_pair(values.get("versus")),
-        assist=None if assist is None else _check(assist, HouseRules()),
+        assist=None if assist is None else _placed("assist", assist, HouseRules()),
         dice=values["dice"],
         house_rules=house,
     )
+
+
+def _placed(where: str, values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
+    """A nested check (a helper, a side), its refusals named by where it sits."""
+    try:
+        return _check(values, house)
+    except D100Error as err:
+        raise err.at(path(where, err.field)) from None
 
 
 def _house(values: Mapping[str, Any]) -> HouseRules:
@@ -394,7 +402,8 @@ class BrpUge:
     def parse_contest(self, data: Mapping[str, Any]) -> UgeContest:
         values = read(data, CONTEST_FIELDS)
         house = _house(values)
-        return UgeContest(_check(values["actor"], house), _check(values["opponent"], house), house)
+        actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
+        return UgeContest(actor, opponent, house)
 
     # -- checks ---------------------------------------------------------------------------
 
