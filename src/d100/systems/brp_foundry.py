@@ -250,7 +250,7 @@ class FoundryContest:
                 raise D100Error(
                     f"{name}.resistance",
                     plain(side.resistance),
-                    "a skill: an opposed card sides skill rolls",
+                    "a skill: opposed cards are skill rolls",
                     "a resistance roll in a contest",
                 )
 
