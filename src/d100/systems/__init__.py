@@ -1,7 +1,7 @@
 """The registered rule systems."""
 
 from ..system import Registry
-from . import brp, chances, coc6, coc7, openquest, rqg
+from . import brp, brp_foundry, brp_uge, chances, coc6, coc7, openquest, oq_system, rqg
 from .brp import Brp, BrpCheck, BrpContest
 from .chances import Chances, ChancesCheck, ChancesContest
 from .openquest import OpenQuest, OpenQuestCheck, OpenQuestContest
@@ -13,6 +13,9 @@ REGISTRY.register(Chances())
 REGISTRY.register(coc7.SYSTEM)
 REGISTRY.register(rqg.SYSTEM)
 REGISTRY.register(coc6.SYSTEM)
+REGISTRY.register(brp_foundry.SYSTEM)
+REGISTRY.register(brp_uge.SYSTEM)
+REGISTRY.register(oq_system.SYSTEM)
 
 # Every system's levels, for type checkers: a result's ``level`` is one of them
 Level = openquest.Level | brp.Level | chances.Level

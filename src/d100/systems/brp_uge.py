@@ -1,0 +1,624 @@
+"""Basic Roleplaying, Universal Game Engine, as the page-cited C++ port reads the rulebook
+(EDITIONS BU-1..BU-3): critical ⌈S/20⌉ and special ⌈S/5⌉, success iff r <= S (00 too at 100 or
+more), fumbles from 95 + ⌈S/20⌉ on failures only; difficulty, resistance, cooperation, and
+opposed rolls by OpposeSkillRoll.
+
+Decisions of this module (EDITIONS leaves them to the implementation):
+
+* ``automatic`` difficulty is a success without a roll (result ``roll`` null, no dice), as the
+  rulebook means it; the port's stand-in, S = 1,000,000, would make every roll a critical. It
+  takes no assist (nothing is rolled to help) and no part in a contest.
+* The chance S is one of: ``skill``; ``resistance`` {active, passive}, 50 + 5·(A - P)
+  (characteristics, p. 110); ``versus`` {active, passive}, 50 + (active - passive) (skill against
+  skill on the resistance table, p. 112). Then S = difficulty(S + permanent modifiers) +
+  modifiers + cooperation (BU-2), never clamped.
+* Cooperation (``assist``, one helper as in OpenQuest): the helper's own check adds -50, -10,
+  +20, +30 or +50 for a fumble, failure, success, special or critical.
+* Opposed (BU-3): the winner is the actor iff its level is higher, or the same and its roll
+  higher (equal rolls: the opponent). The contest's ``degree`` is the actor's result as the port's
+  OpposeSkillRoll gives it, as a level: the level difference in steps (critical +3, special +2,
+  success +1, fumble -1 or less; critical against fumble, +4 in the port, is held at critical),
+  or at the same level success (won) or failure (lost). House
+  rule ``same_level: larger_margin`` is the port's ``Roll::operator>`` reading: the same level
+  goes to the larger S - r, and equal margins tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ..declarations import (
+    Assistance,
+    Change,
+    Declaration,
+    FastPath,
+    Option,
+    RankedContest,
+    RankedSide,
+    Roller,
+    Target,
+    Words,
+    frozen_map,
+)
+from ..dice import show_roll
+from ..errors import D100Error, RuleRefusal
+from ..fields import BIG, Field, path, read, validate
+from ..machine import Fixed, Machine, Then
+from ..results import CheckResult, ContestResult, Winner
+from ..system import Plan, Record, replay
+from .brp import ICONS, LEVELS, MEANINGS, Level
+from .brp_foundry import LEVEL_SPECS
+from .common import (
+    DICE,
+    Roll,
+    dice_stream,
+    given,
+    house_dict,
+    modifiers_field,
+    plain,
+    shares_house_rules,
+    system_field,
+)
+
+NAME = "brp-uge"
+# The port's SkillResult: the steps OpposeSkillRoll subtracts
+STEP: Mapping[str, int] = {"fumble": -1, "failure": 0, "success": 1, "special": 2, "critical": 3}
+BY_STEP: Mapping[int, Level] = {
+    -1: "fumble",
+    0: "failure",
+    1: "success",
+    2: "special",
+    3: "critical",
+}
+AUTOMATIC = "automatic"
+DIFFICULTIES = ("average", "easy", "difficult", "impossible", AUTOMATIC)  # BU-2, p. 113
+COOPERATION: Mapping[str, int] = {  # BU-2, p. 112: what the helper's level adds
+    "fumble": -50,
+    "failure": -10,
+    "success": 20,
+    "special": 30,
+    "critical": 50,
+}
+RULES = ("higher_roll", "larger_margin")  # BU-3: OpposeSkillRoll, or Roll::operator>
+
+HOUSE_RULES = Field(
+    "house_rules",
+    "object",
+    "named house-rule options (BU-3)",
+    default={},
+    fields=(
+        Field(
+            "same_level",
+            "choice",
+            "an opposed roll at the same level: higher_roll wins (OpposeSkillRoll), or "
+            "larger_margin (the port's operator>, equal margins tie) (BU-3)",
+            choices=RULES,
+            default="higher_roll",
+        ),
+    ),
+)
+PAIR_FIELDS = (
+    Field("active", "int", "the active side's value", low=0, high=BIG, required=True),
+    Field("passive", "int", "the passive side's value", low=0, high=BIG, required=True),
+)
+_DIFFICULTY = Field(
+    "difficulty",
+    "choice",
+    "easy x2, difficult ⌈S/2⌉, impossible 1, automatic: success without a roll (BU-2)",
+    choices=DIFFICULTIES,
+    default="average",
+)
+_COMMON = (
+    _DIFFICULTY,
+    modifiers_field("modifiers added after the difficulty (BU-2, p. 114)"),
+    Field(
+        "permanent_modifiers",
+        "int_list",
+        "permanent modifiers, added before the difficulty (BU-2, p. 114)",
+        low=-BIG,
+        high=BIG,
+        default=(),
+    ),
+)
+_SKILL = Field("skill", "int", "skill %, may exceed 100 (BU-1)", low=0, high=BIG, required=True)
+ASSIST_FIELDS = (_SKILL, *_COMMON, DICE)
+SIDE_FIELDS = (_SKILL, *_COMMON, DICE)
+CHECK_FIELDS = (
+    system_field(NAME),
+    Field(
+        "skill", "int", "skill %, may exceed 100 (BU-1); or resistance, or versus", low=0, high=BIG
+    ),
+    *_COMMON,
+    Field(
+        "resistance",
+        "object",
+        "characteristic against characteristic: S = 50 + 5·(active - passive) (BU-2, p. 110)",
+        fields=PAIR_FIELDS,
+    ),
+    Field(
+        "versus",
+        "object",
+        "skill against skill: S = 50 + (active - passive) (BU-2, p. 112)",
+        fields=PAIR_FIELDS,
+    ),
+    Field(
+        "assist",
+        "object",
+        "a helper's check: -50, -10, +20, +30, +50 by its level (BU-2 cooperation, p. 112)",
+        fields=ASSIST_FIELDS,
+    ),
+    HOUSE_RULES,
+    DICE,
+)
+CONTEST_FIELDS = (
+    system_field(NAME),
+    Field("actor", "object", "the active side", required=True, fields=SIDE_FIELDS),
+    Field("opponent", "object", "the opposed side", required=True, fields=SIDE_FIELDS),
+    HOUSE_RULES,
+)
+_SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
+_ASSIST_NAMES = frozenset(f.name for f in ASSIST_FIELDS)
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    same_level: str = "higher_roll"
+
+    def __post_init__(self) -> None:
+        validate(self, HOUSE_RULES.fields)
+
+
+@dataclass(frozen=True)
+class Pair:
+    active: int
+    passive: int
+
+    def __post_init__(self) -> None:
+        validate(self, PAIR_FIELDS)
+
+
+@dataclass(frozen=True)
+class UgeCheck:
+    skill: int | None = None
+    difficulty: str = "average"
+    modifiers: tuple[int, ...] = ()
+    permanent_modifiers: tuple[int, ...] = ()
+    resistance: Pair | None = None
+    versus: Pair | None = None
+    assist: UgeCheck | None = None
+    dice: tuple[int, ...] | None = None
+    house_rules: HouseRules = field(default_factory=HouseRules)
+    system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(
+            self,
+            CHECK_FIELDS,
+            {"house_rules": HouseRules, "resistance": Pair, "versus": Pair, "assist": UgeCheck},
+        )
+        named = [n for n in ("skill", "resistance", "versus") if getattr(self, n) is not None]
+        if len(named) != 1:
+            raise D100Error(
+                named[1] if named else "skill",
+                plain(getattr(self, named[1])) if named else None,
+                "exactly one of skill, resistance, versus",
+                f"given with {named[0]}" if named else "none given",
+            )
+        if self.assist is not None:
+            helper = self.assist
+            if helper.assist is not None or helper.skill is None:
+                raise D100Error(
+                    "assist",
+                    helper.to_dict(),
+                    "a helper's skill check: " + ", ".join(f.name for f in ASSIST_FIELDS),
+                    "a helper with its own helper, or without a skill",
+                )
+            if self.automatic:
+                raise RuleRefusal(
+                    "assist",
+                    helper.side_dict(),
+                    "no assist with automatic difficulty",
+                    "nothing is rolled for the helper to help",
+                )
+
+    @property
+    def automatic(self) -> bool:
+        return self.difficulty == AUTOMATIC
+
+    @property
+    def base(self) -> int:
+        """S before modifiers: the skill, or the resistance table's chance."""
+        if self.resistance is not None:
+            return 50 + 5 * (self.resistance.active - self.resistance.passive)
+        if self.versus is not None:
+            return 50 + (self.versus.active - self.versus.passive)
+        assert self.skill is not None
+        return self.skill
+
+    def chance(self, cooperation: int = 0) -> int:
+        """S: permanent modifiers, the difficulty, then the other modifiers (BU-2)."""
+        s = self.base + sum(self.permanent_modifiers)
+        if self.difficulty == "easy":
+            s = 2 * s
+        elif self.difficulty == "difficult":
+            s = (s + 1) >> 1  # ⌈S/2⌉, as the port shifts
+        elif self.difficulty == "impossible":
+            s = 1
+        return s + sum(self.modifiers) + cooperation
+
+    def side_dict(self) -> dict[str, Any]:
+        """The request without ``system`` and ``house_rules``: a helper's or a side's part."""
+        out: dict[str, Any] = plain(self, nested=True)
+        out.pop("house_rules", None)
+        if self.assist is not None:
+            out["assist"] = self.assist.side_dict()
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"system": NAME, **self.side_dict(), **house_dict(self.house_rules)}
+
+
+@dataclass(frozen=True)
+class UgeContest:
+    actor: UgeCheck
+    opponent: UgeCheck
+    house_rules: HouseRules = field(default_factory=HouseRules)
+    system: str = NAME
+
+    def __post_init__(self) -> None:
+        validate(
+            self,
+            CONTEST_FIELDS,
+            {"actor": UgeCheck, "opponent": UgeCheck, "house_rules": HouseRules},
+        )
+        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
+            shares_house_rules(self, name, side)
+            extra = [n for n in ("resistance", "versus", "assist") if getattr(side, n) is not None]
+            if extra:
+                raise D100Error(
+                    f"{name}.{extra[0]}",
+                    plain(getattr(side, extra[0])),
+                    "a side's fields: " + ", ".join(sorted(_SIDE_NAMES)),
+                    "not a field of an opposed side",
+                )
+            if side.automatic:
+                raise RuleRefusal(
+                    f"{name}.difficulty",
+                    side.difficulty,
+                    "one of " + ", ".join(d for d in DIFFICULTIES if d != AUTOMATIC),
+                    "an opposed side rolls",
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        sides = {}
+        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
+            sides[name] = {k: v for k, v in side.side_dict().items() if k in _SIDE_NAMES}
+        return {"system": NAME, **sides, **house_dict(self.house_rules)}
+
+
+def _pair(values: Any) -> Pair | None:
+    return None if values is None else Pair(**values)
+
+
+def _check(values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
+    assist = values.get("assist")
+    return UgeCheck(
+        skill=values["skill"],
+        difficulty=values["difficulty"],
+        modifiers=values["modifiers"],
+        permanent_modifiers=values["permanent_modifiers"],
+        resistance=_pair(values.get("resistance")),
+        versus=_pair(values.get("versus")),
+        assist=None if assist is None else _placed("assist", assist, HouseRules()),
+        dice=values["dice"],
+        house_rules=house,
+    )
+
+
+def _placed(where: str, values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
+    """A nested check (a helper, a side), its refusals named by where it sits."""
+    try:
+        return _check(values, house)
+    except D100Error as err:
+        raise err.at(path(where, err.field)) from None
+
+
+def _house(values: Mapping[str, Any]) -> HouseRules:
+    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
+
+
+def thresholds(s: int) -> tuple[int, int, int]:
+    """(critical, special, fumble_from) of BU-1: ⌈S/20⌉, ⌈S/5⌉, 95 + ⌈S/20⌉ (no cap)."""
+    critical = -(-s // 20)
+    return critical, -(-s // 5), 95 + critical
+
+
+def level(roll: int, s: int) -> Level:
+    """BU-1 as the port's Classify: over S a fumble or a failure; else critical, special or
+    success."""
+    critical, special, fumble_from = thresholds(s)
+    if roll > s:
+        return "fumble" if roll >= fumble_from else "failure"
+    if roll <= critical:
+        return "critical"
+    return "special" if roll <= special else "success"
+
+
+def bands(s: int) -> str:
+    critical, special, fumble_from = thresholds(s)
+    success = max(min(s, 100), 0)
+    critical, special = max(min(critical, success), 0), max(min(special, success), 0)
+    return (
+        f"criticals {_span(1, critical)}, specials {_span(critical + 1, special)}, "
+        f"successes {_span(special + 1, success)}, "
+        f"fumbles {_span(max(fumble_from, success + 1), 100)}"
+    )
+
+
+def _span(lo: int, hi: int) -> str:
+    if lo > hi:
+        return "none"
+    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
+
+
+def opposed(
+    a: Level, a_roll: int, a_margin: int, o: Level, o_roll: int, o_margin: int, rule: str
+) -> tuple[Winner, Level | None]:
+    """BU-3: the winner and the actor's result (OpposeSkillRoll's, as a level), None on a tie.
+    Margins are S - r, read only under ``larger_margin``."""
+    if a != o:
+        # The port's operator- clamps at fumble only; critical against fumble (4) would be
+        # past its critical, so it is held at critical here.
+        steps = min(max(STEP[a] - STEP[o], STEP["fumble"]), STEP["critical"])
+        return ("actor" if STEP[a] > STEP[o] else "opponent"), BY_STEP[steps]
+    if rule == "higher_roll":
+        won = o_roll < a_roll  # equal rolls go to the opposed side
+    elif a_margin == o_margin:
+        return "tie", None
+    else:
+        won = a_margin > o_margin
+    return ("actor", "success") if won else ("opponent", "failure")
+
+
+class BrpUge:
+    name: str = NAME
+    declares: Declaration
+    title: str = "Basic Roleplaying (Universal Game Engine)"
+    levels: tuple[str, ...] = LEVELS
+    success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
+    check_fields: tuple[Field, ...] = CHECK_FIELDS
+    contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+
+    def meaning(self, lvl: str) -> str:
+        return MEANINGS[lvl]
+
+    def parse_check(self, data: Mapping[str, Any]) -> UgeCheck:
+        values = read(data, CHECK_FIELDS)
+        return _check(values, _house(values))
+
+    def parse_contest(self, data: Mapping[str, Any]) -> UgeContest:
+        values = read(data, CONTEST_FIELDS)
+        house = _house(values)
+        actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
+        return UgeContest(actor, opponent, house)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _machine(self, check: UgeCheck, where: str) -> Machine[Any]:
+        """Final state: (True, cooperation, roll); roll 0 for an automatic success."""
+        own: Machine[Any] = Fixed(0) if check.automatic else Roll(dice_stream(where))
+        helper = check.assist
+        if helper is None:
+            return Then(Fixed(None), lambda _: own, key=lambda _: 0)
+        first = self._machine(helper, path(where, "assist"))
+        return Then(first, lambda _: own, key=lambda s: COOPERATION[_level(helper, s)])
+
+    def _result(self, check: UgeCheck, where: str, state: Any, record: Record) -> CheckResult:
+        _, cooperation, roll = state
+        s = check.chance(cooperation)
+        lvl = _level(check, state)
+        band = None if check.automatic else bands(s)
+        if check.automatic:
+            why = "automatic: a success without a roll (BU-2)"
+        else:
+            why = f"rolled {show_roll(roll)} vs {s}: {lvl} ({band})"
+        assist = None
+        if check.assist is not None:
+            helper, at = check.assist, path(where, "assist")
+            assist = self._result(helper, at, replay(self._machine(helper, at), record), record)
+            why += f"; cooperation {cooperation:+d} for the helper's {assist.level}"
+        return CheckResult(
+            system=NAME,
+            level=lvl,
+            success=lvl in self.success_levels,
+            roll=None if check.automatic else roll,
+            dice=tuple(record.get(dice_stream(where), ())),
+            target=s,
+            margin=None if check.automatic else s - roll,
+            explanation=why,
+            request=check.to_dict(),
+            bands=band,
+            assist=assist,
+        )
+
+    def check_plan(self, check: UgeCheck) -> Plan[Any, CheckResult]:
+        return Plan(
+            machine=self._machine(check, ""),
+            given=_given(check, ""),
+            outcome=partial(_level, check),
+            build=lambda s, rec: self._result(check, "", s, rec),
+            cost=_cost(check),
+            dear="assist",
+        )
+
+    # -- contests (BU-3) --------------------------------------------------------------------
+
+    def contest_plan(self, contest: UgeContest) -> Plan[Any, ContestResult]:
+        actor, opponent = contest.actor, contest.opponent
+        sa, so = actor.chance(), opponent.chance()
+        rule = contest.house_rules.same_level
+        machine: Machine[Any] = Then(
+            self._machine(actor, "actor"), lambda _: self._machine(opponent, "opponent")
+        )
+
+        def decide(state: Any) -> tuple[Winner, Level | None]:
+            a, o = state[1][2], state[2][2]
+            return opposed(level(a, sa), a, sa - a, level(o, so), o, so - o, rule)
+
+        def build(state: Any, record: Record) -> ContestResult:
+            winner, degree = decide(state)
+            a = self._result(actor, "actor", state[1], record)
+            o = self._result(opponent, "opponent", state[2], record)
+            verdict = "tie (equal margins)" if winner == "tie" else f"{winner} wins"
+            if degree is not None:
+                verdict += f", the actor's result {degree}"
+            return ContestResult(
+                system=NAME,
+                winner=winner,
+                actor=a,
+                opponent=o,
+                explanation=f"{verdict} — actor {a.explanation}; opponent {o.explanation}",
+                request=contest.to_dict(),
+                degree=degree,
+            )
+
+        return Plan(
+            machine=machine,
+            given={**_given(actor, "actor"), **_given(opponent, "opponent")},
+            outcome=lambda s: decide(s)[0],
+            build=build,
+            cost=_cost(actor) + _cost(opponent),
+        )
+
+
+def _level(check: UgeCheck, state: Any) -> Level:
+    """The level of a final state (True, cooperation, roll)."""
+    if check.automatic:
+        return "success"
+    return level(state[2], check.chance(state[1]))
+
+
+def _cost(check: UgeCheck) -> int:
+    """A d100 for the check and one for a helper, over the few states the helper leaves."""
+    return 100 * 2 * (len(COOPERATION) if check.assist is not None else 1)
+
+
+def _given(check: UgeCheck, where: str) -> dict[str, Any]:
+    out = given(dice_stream(where), check.dice)
+    if check.assist is not None:
+        out.update(given(dice_stream(path(where, "assist")), check.assist.dice))
+    return out
+
+
+# -- what the rest of the code reads (declarations.py) -----------------------------------------
+
+
+def _options(
+    base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
+) -> list[Option]:
+    """Cooperation: one helper at a time tests a skill of theirs (BU-2)."""
+    if base.get("assist") or base.get("difficulty") == AUTOMATIC:
+        return []
+    return [
+        Option(f"assisted by {name}", f"{name}'s action; -50 if they fumble", _assisted(dict(h)))
+        for name, h in helpers.items()
+    ]
+
+
+def _assisted(helper: dict[str, Any]) -> Change:
+    return lambda r: {**r, "assist": helper}
+
+
+def _roller(check: UgeCheck) -> Roller | None:
+    return None if check.dice is not None or check.assist is not None else Roller()
+
+
+def _shape(check: UgeCheck) -> Hashable | None:
+    """An unhelped check ends on its roll, or on none when automatic."""
+    return None if check.dice is not None or check.assist is not None else (check.automatic,)
+
+
+def _shown(s: int, state: Any) -> tuple[Level, int]:
+    return (level(state[2], s), state[2])
+
+
+def _results() -> list[Hashable]:
+    return [(lvl, r) for lvl in LEVELS for r in range(1, 101)]
+
+
+def _beats(x: tuple[Level, int], y: tuple[Level, int]) -> tuple[Winner]:
+    return (opposed(x[0], x[1], 0, y[0], y[1], 0, "higher_roll")[0],)
+
+
+def _ranking(contest: UgeContest) -> RankedContest | None:
+    """Under OpposeSkillRoll the winner is an ordering of (level, roll); margins are not."""
+    if contest.house_rules.same_level != "higher_roll":
+        return None
+    sides = []
+    for check in (contest.actor, contest.opponent):
+        shape = _shape(check)
+        if shape is None:
+            return None
+        s = check.chance()
+        sides.append(RankedSide(check, shape, s, partial(_shown, s)))
+    return RankedContest(NAME, _results, _beats, (sides[0], sides[1]))
+
+
+DECLARATION = Declaration(
+    target=Target(
+        field="difficulty",
+        label="Difficulty",
+        # Multiplicative presets, declared as the chance a skill of 100 gets under each (the
+        # port's number for automatic)
+        presets=frozen_map(
+            {"average": 100, "easy": 200, "difficult": 50, "impossible": 1, AUTOMATIC: 1_000_000}
+        ),
+        default="average",
+        harder=-1,
+        example="difficult (half the skill)",
+    ),
+    skill_range=(0, BIG),
+    words=Words(
+        meanings=frozen_map(MEANINGS),
+        icons=frozen_map(ICONS),
+        target="chance",
+        shortfall=None,
+        bands=lambda result: result.bands or "a success without a roll",
+    ),
+    options=_options,
+    sampler=_roller,
+    assistance=Assistance(
+        field="assist",
+        many=False,
+        most=1,
+        cap_rule=None,
+        bonus=COOPERATION["success"],
+        helper_fields=("skill",),
+        summary="one helper tests a skill of theirs: +20 on a success, +30 special, +50 "
+        "critical, -10 on a failure, -50 on a fumble",
+    ),
+    fast=FastPath(
+        inputs=frozenset(
+            {
+                "skill",
+                "difficulty",
+                "modifiers",
+                "permanent_modifiers",
+                "resistance",
+                "versus",
+                "assist",
+                "dice",
+                "house_rules.same_level",
+            }
+        ),
+        shape=_shape,
+        key=lambda c: (c.chance(), c.automatic),
+        ranking=_ranking,
+    ),
+    levels=LEVEL_SPECS,
+)
+BrpUge.declares = DECLARATION
+SYSTEM = BrpUge()
