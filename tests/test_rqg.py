@@ -214,7 +214,7 @@ def test_rq1_zero_and_below_both_readings() -> None:
 # -- RQ-2 ----------------------------------------------------------------------------------------
 
 
-def test_rq2_ability_is_skill_plus_modifiers() -> None:
+def test_rq_2_ability_is_skill_plus_modifiers() -> None:
     assert check([50], skill=50, modifiers=[20, -5]).target == 65
     assert check([50], skill=10, modifiers=[-30]).target == 0
     assert check([50], FAIL, skill=10, modifiers=[-30]).target == -20
@@ -222,7 +222,7 @@ def test_rq2_ability_is_skill_plus_modifiers() -> None:
 
 
 @pytest.mark.parametrize("m", [0.5, 1, 2, 3, 4, 5, 6])
-def test_rq2_characteristic_times_multiplier_rounded_up(m: float) -> None:
+def test_rq_2_characteristic_times_multiplier_rounded_up(m: float) -> None:
     for char in range(26):
         for mods in ([], [-3], [7], [-200]):
             expected = math.ceil(max(0, char * Fraction(m) + sum(mods)))
@@ -230,7 +230,7 @@ def test_rq2_characteristic_times_multiplier_rounded_up(m: float) -> None:
             assert result.target == expected, (char, m, mods)
 
 
-def test_rq2_characteristic_defaults_to_times_5_and_reads_json_numbers() -> None:
+def test_rq_2_characteristic_defaults_to_times_5_and_reads_json_numbers() -> None:
     assert check([50], characteristic=15).target == 75
     assert check([50], characteristic=15, multiplier=0.5).target == 8  # 7.5 rounded up
     assert check([50], characteristic=15, multiplier=0.5, modifiers=[-3]).target == 5  # 4.5
@@ -239,12 +239,12 @@ def test_rq2_characteristic_defaults_to_times_5_and_reads_json_numbers() -> None
     assert isinstance(five.request["multiplier"], int)
 
 
-def test_rq2_characteristic_of_0_under_bcdice_fails_without_a_roll() -> None:
+def test_rq_2_characteristic_of_0_under_bcdice_fails_without_a_roll() -> None:
     result = check(None, FAIL, characteristic=0)
     assert result.roll is None and result.level == "failure"
 
 
-def test_rq2_resistance_is_50_plus_5_per_point_at_least_minus_10() -> None:
+def test_rq_2_resistance_is_50_plus_5_per_point_at_least_minus_10() -> None:
     for active in range(26):
         for passive in range(26):
             for mods in ([], [20]):
@@ -255,7 +255,7 @@ def test_rq2_resistance_is_50_plus_5_per_point_at_least_minus_10() -> None:
     assert check([50], resistance={"active": 3, "passive": 20}).target == 0
 
 
-def test_rq2_a_resistance_of_0_is_rolled_even_under_bcdice() -> None:
+def test_rq_2_a_resistance_of_0_is_rolled_even_under_bcdice() -> None:
     # BCDice's RES judges a chance of 0 like any other (only RQG<=0 fails unrolled)
     zero = {"active": 0, "passive": 10}
     assert check([1], FAIL, resistance=zero).level == "critical"

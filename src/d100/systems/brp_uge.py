@@ -21,6 +21,13 @@ Decisions of this module (EDITIONS leaves them to the implementation):
   or at the same level success (won) or failure (lost). House
   rule ``same_level: larger_margin`` is the port's ``Roll::operator>`` reading: the same level
   goes to the larger S - r, and equal margins tie.
+* Combat (BU-4, ``response``: ``parry`` or ``dodge``; the actor attacks): the port's combat
+  matrix. An attack that fails or fumbles has no effect (winner ``none``); one that succeeds
+  against a failed defence lands at its own level; against a successful defence it lands at
+  the level difference, held at failure (the defence holds: the opponent wins). A parried
+  attack's weapon takes the difference's size in damage when the defence was better, the
+  parrying weapon twice the difference when the attack was; a dodge damages no weapon. The
+  contest's ``degree`` is the attack's outcome; the note names fumbles and weapon damage.
 """
 
 from __future__ import annotations
@@ -153,10 +160,18 @@ CHECK_FIELDS = (
     HOUSE_RULES,
     DICE,
 )
+RESPONSES = ("parry", "dodge")
 CONTEST_FIELDS = (
     system_field(NAME),
     Field("actor", "object", "the active side", required=True, fields=SIDE_FIELDS),
     Field("opponent", "object", "the opposed side", required=True, fields=SIDE_FIELDS),
+    Field(
+        "response",
+        "choice",
+        "the defence against a melee attack by the actor: parry or dodge (BU-4)",
+        choices=(None, *RESPONSES),
+        default=None,
+    ),
     HOUSE_RULES,
 )
 _SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
@@ -266,6 +281,7 @@ class UgeContest:
     actor: UgeCheck
     opponent: UgeCheck
     house_rules: HouseRules = field(default_factory=HouseRules)
+    response: str | None = None
     system: str = NAME
 
     def __post_init__(self) -> None:
@@ -296,7 +312,8 @@ class UgeContest:
         sides = {}
         for name, side in (("actor", self.actor), ("opponent", self.opponent)):
             sides[name] = {k: v for k, v in side.side_dict().items() if k in _SIDE_NAMES}
-        return {"system": NAME, **sides, **house_dict(self.house_rules)}
+        response = {} if self.response is None else {"response": self.response}
+        return {"system": NAME, **sides, **response, **house_dict(self.house_rules)}
 
 
 def _pair(values: Any) -> Pair | None:
@@ -383,6 +400,52 @@ def opposed(
     return ("actor", "success") if won else ("opponent", "failure")
 
 
+@dataclass(frozen=True)
+class Blow:
+    """BU-4: what a melee attack does against a parry or a dodge."""
+
+    winner: Winner
+    outcome: Level
+    attacker_fumbles: bool = False
+    defender_fumbles: bool = False
+    attack_weapon: int = 0  # damage to the attacking weapon (a parry that was better)
+    parry_weapon: int = 0  # damage to the parrying weapon or shield (an attack that was better)
+
+    def note(self) -> str:
+        said = [
+            f"the attack lands as a {self.outcome}"
+            if self.winner == "actor"
+            else "the defence holds"
+            if self.winner == "opponent"
+            else ""
+        ]
+        said.append("the attacker fumbles" if self.attacker_fumbles else "")
+        said.append("the defender fumbles" if self.defender_fumbles else "")
+        if self.attack_weapon:
+            said.append(f"the attacking weapon takes {self.attack_weapon}")
+        if self.parry_weapon:
+            said.append(f"the parrying weapon takes {self.parry_weapon}")
+        return "; ".join(s for s in said if s) or "no damage, no effect"
+
+
+def blow(attack: Level, defence: Level, response: str) -> Blow:
+    """BU-4, the port's ``CombatResult(attacker, defender)``: a failed attack does nothing, one
+    against a failed defence lands at its level, and otherwise the difference decides."""
+    if STEP[attack] <= STEP["failure"]:
+        return Blow("none", attack, attacker_fumbles=attack == "fumble")
+    if STEP[defence] <= STEP["failure"]:
+        return Blow("actor", attack, defender_fumbles=defence == "fumble")
+    delta = STEP[attack] - STEP[defence]
+    parried = response == "parry"
+    outcome = BY_STEP[max(delta, STEP["failure"])]
+    return Blow(
+        "actor" if delta > 0 else "opponent",
+        outcome,
+        attack_weapon=-delta if parried and delta < 0 else 0,
+        parry_weapon=2 * delta if parried and delta > 0 else 0,
+    )
+
+
 class BrpUge:
     name: str = NAME
     declares: Declaration
@@ -403,7 +466,7 @@ class BrpUge:
         values = read(data, CONTEST_FIELDS)
         house = _house(values)
         actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
-        return UgeContest(actor, opponent, house)
+        return UgeContest(actor, opponent, house, values["response"])
 
     # -- checks ---------------------------------------------------------------------------
 
@@ -464,8 +527,13 @@ class BrpUge:
             self._machine(actor, "actor"), lambda _: self._machine(opponent, "opponent")
         )
 
+        response = contest.response
+
         def decide(state: Any) -> tuple[Winner, Level | None]:
             a, o = state[1][2], state[2][2]
+            if response is not None:
+                hit = blow(level(a, sa), level(o, so), response)
+                return hit.winner, hit.outcome
             return opposed(level(a, sa), a, sa - a, level(o, so), o, so - o, rule)
 
         def build(state: Any, record: Record) -> ContestResult:
@@ -473,7 +541,10 @@ class BrpUge:
             a = self._result(actor, "actor", state[1], record)
             o = self._result(opponent, "opponent", state[2], record)
             verdict = "tie (equal margins)" if winner == "tie" else f"{winner} wins"
-            if degree is not None:
+            if response is not None:
+                hit = blow(level(state[1][2], sa), level(state[2][2], so), response)
+                verdict = f"{response}: {hit.note()}"
+            elif degree is not None:
                 verdict += f", the actor's result {degree}"
             return ContestResult(
                 system=NAME,
