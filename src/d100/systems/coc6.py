@@ -14,7 +14,8 @@ Decisions (this module's):
 * a combined roll's ``level`` is the worst of its skills' levels, so that it is a success iff
   every skill succeeds; ``combined`` in the result lists every skill with its level, the
   ``skill`` of the request first. Each is judged by C6-1 as BCDice's ``CBR`` judges it, a
-  target of 0 included (no bare roll there); ``modifiers`` move the ``skill`` only;
+  target of 0 included (no bare roll there); ``modifiers`` move the ``skill`` only, and a
+  malfunction number breaks the roll for every skill;
 * a resistance roll's modifiers move its target before the automatic thresholds;
 * contests: BCDice has none for CoC6, which is Basic Roleplaying underneath, so they follow the
   seed's BRP6 on CoC6's levels: a fumble loses to anything but a fumble, then the higher level,

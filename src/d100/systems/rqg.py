@@ -349,7 +349,8 @@ def _house(values: Mapping[str, Any]) -> HouseRules:
 def reductions(actor: int, opponent: int, rule: str) -> tuple[int, int]:
     """What each side's chance loses before the levels (EDITIONS decision 4): the highest
     rating's excess over 100 comes off everyone's (the Q&A), or with ``other_side`` off the
-    other side's only, unless both are over 100 (RQG for Foundry)."""
+    other side's only, unless both are over 100 (RQG for Foundry). Ratings are the chances
+    after modifiers, as Foundry's ``getMasterOpponentModifier`` takes them."""
     over_a, over_o = max(0, actor - MASTERY), max(0, opponent - MASTERY)
     top = max(over_a, over_o)
     if rule == "everyone" or (over_a and over_o):
