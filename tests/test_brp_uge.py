@@ -101,12 +101,14 @@ def test_bu_2_permanent_modifiers_before_the_difficulty_others_after() -> None:
     assert check([50], skill=0, difficulty="difficult", permanent_modifiers=[-7]).target == -3
 
 
-def test_bu_2_automatic_is_a_success_without_a_roll() -> None:
-    result = check(None, skill=5, difficulty="automatic")
-    assert result.level == "success" and result.roll is None and result.dice == ()
-    assert odds_map({"system": NAME, "skill": 5, "difficulty": "automatic"})["success"] == 1
+def test_bu_2_automatic_is_the_port_s_chance_of_a_million() -> None:
+    # EDITIONS BU-2: Automatic (1,000,000): ⌈S/20⌉ = 50,000, so every roll is a critical
+    for r in (1, 50, 99, 100):
+        result = check([r], skill=5, difficulty="automatic", modifiers=[-10])
+        assert (result.level, result.target, result.roll) == ("critical", 999_990, r)
+    assert odds_map({"system": NAME, "skill": 5, "difficulty": "automatic"})["critical"] == 1
     with pytest.raises(d100.D100Error) as err:
-        check([40], skill=5, difficulty="automatic")
+        check(None, skill=5, difficulty="automatic")
     assert err.value.kind == "dice" and err.value.field == "dice"
 
 
@@ -272,10 +274,8 @@ PAIR, SIDE = {"active": 1, "passive": 1}, {"skill": 5}
         ({"skill": 50, "difficulty": "hard"}, "difficulty"),
         ({"skill": 50, "permanent_modifiers": [2000]}, "permanent_modifiers[0]"),
         ({"versus": {"active": 10}}, "versus.passive"),
-        ({"skill": 50, "difficulty": "automatic", "assist": {"skill": 40}}, "assist"),
         ({"skill": 50, "assist": {"skill": 40, "assist": {"skill": 3}}}, "assist.assist"),
         ({"skill": 50, "house_rules": {"same_level": "lower_roll"}}, "house_rules.same_level"),
-        ({"actor": {"skill": 5, "difficulty": "automatic"}, "opponent": SIDE}, "actor.difficulty"),
         ({"actor": SIDE, "opponent": {"skill": 5, "assist": {"skill": 3}}}, "opponent.assist"),
     ],
 )

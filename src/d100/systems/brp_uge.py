@@ -5,9 +5,8 @@ opposed rolls by OpposeSkillRoll.
 
 Decisions of this module (EDITIONS leaves them to the implementation):
 
-* ``automatic`` difficulty is a success without a roll (result ``roll`` null, no dice), as the
-  rulebook means it; the port's stand-in, S = 1,000,000, would make every roll a critical. It
-  takes no assist (nothing is rolled to help) and no part in a contest.
+* ``automatic`` difficulty is the port's S = 1,000,000 (EDITIONS BU-2), rolled as any other
+  chance: every roll is then a critical.
 * The chance S is one of: ``skill``; ``resistance`` {active, passive}, 50 + 5·(A - P)
   (characteristics, p. 110); ``versus`` {active, passive}, 50 + (active - passive) (skill against
   skill on the resistance table, p. 112). Then S = difficulty(S + permanent modifiers) +
@@ -51,7 +50,7 @@ from ..declarations import (
     frozen_map,
 )
 from ..dice import show_roll
-from ..errors import D100Error, RuleRefusal
+from ..errors import D100Error
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
@@ -81,6 +80,7 @@ BY_STEP: Mapping[int, Level] = {
     3: "critical",
 }
 AUTOMATIC = "automatic"
+AUTOMATIC_CHANCE = 1_000_000  # the port's S for automatic (BU-2)
 DIFFICULTIES = ("average", "easy", "difficult", "impossible", AUTOMATIC)  # BU-2, p. 113
 COOPERATION: Mapping[str, int] = {  # BU-2, p. 112: what the helper's level adds
     "fumble": -50,
@@ -114,7 +114,7 @@ PAIR_FIELDS = (
 _DIFFICULTY = Field(
     "difficulty",
     "choice",
-    "easy x2, difficult ⌈S/2⌉, impossible 1, automatic: success without a roll (BU-2)",
+    "easy x2, difficult ⌈S/2⌉, impossible 1, automatic 1,000,000 (BU-2)",
     choices=DIFFICULTIES,
     default="average",
 )
@@ -231,17 +231,6 @@ class UgeCheck:
                     "a helper's skill check: " + ", ".join(f.name for f in ASSIST_FIELDS),
                     "a helper with its own helper, or without a skill",
                 )
-            if self.automatic:
-                raise RuleRefusal(
-                    "assist",
-                    helper.side_dict(),
-                    "no assist with automatic difficulty",
-                    "nothing is rolled for the helper to help",
-                )
-
-    @property
-    def automatic(self) -> bool:
-        return self.difficulty == AUTOMATIC
 
     @property
     def base(self) -> int:
@@ -262,6 +251,8 @@ class UgeCheck:
             s = (s + 1) >> 1  # ⌈S/2⌉, as the port shifts
         elif self.difficulty == "impossible":
             s = 1
+        elif self.difficulty == AUTOMATIC:
+            s = AUTOMATIC_CHANCE
         return s + sum(self.modifiers) + cooperation
 
     def side_dict(self) -> dict[str, Any]:
@@ -299,13 +290,6 @@ class UgeContest:
                     plain(getattr(side, extra[0])),
                     "a side's fields: " + ", ".join(sorted(_SIDE_NAMES)),
                     "not a field of an opposed side",
-                )
-            if side.automatic:
-                raise RuleRefusal(
-                    f"{name}.difficulty",
-                    side.difficulty,
-                    "one of " + ", ".join(d for d in DIFFICULTIES if d != AUTOMATIC),
-                    "an opposed side rolls",
                 )
 
     def to_dict(self) -> dict[str, Any]:
@@ -471,8 +455,8 @@ class BrpUge:
     # -- checks ---------------------------------------------------------------------------
 
     def _machine(self, check: UgeCheck, where: str) -> Machine[Any]:
-        """Final state: (True, cooperation, roll); roll 0 for an automatic success."""
-        own: Machine[Any] = Fixed(0) if check.automatic else Roll(dice_stream(where))
+        """Final state: (True, cooperation, roll)."""
+        own: Machine[Any] = Roll(dice_stream(where))
         helper = check.assist
         if helper is None:
             return Then(Fixed(None), lambda _: own, key=lambda _: 0)
@@ -483,11 +467,8 @@ class BrpUge:
         _, cooperation, roll = state
         s = check.chance(cooperation)
         lvl = _level(check, state)
-        band = None if check.automatic else bands(s)
-        if check.automatic:
-            why = "automatic: a success without a roll (BU-2)"
-        else:
-            why = f"rolled {show_roll(roll)} vs {s}: {lvl} ({band})"
+        band = bands(s)
+        why = f"rolled {show_roll(roll)} vs {s}: {lvl} ({band})"
         assist = None
         if check.assist is not None:
             helper, at = check.assist, path(where, "assist")
@@ -497,10 +478,10 @@ class BrpUge:
             system=NAME,
             level=lvl,
             success=lvl in self.success_levels,
-            roll=None if check.automatic else roll,
+            roll=roll,
             dice=tuple(record.get(dice_stream(where), ())),
             target=s,
-            margin=None if check.automatic else s - roll,
+            margin=s - roll,
             explanation=why,
             request=check.to_dict(),
             bands=band,
@@ -567,8 +548,6 @@ class BrpUge:
 
 def _level(check: UgeCheck, state: Any) -> Level:
     """The level of a final state (True, cooperation, roll)."""
-    if check.automatic:
-        return "success"
     return level(state[2], check.chance(state[1]))
 
 
@@ -591,7 +570,7 @@ def _options(
     base: dict[str, Any], luck: int | None, helpers: Mapping[str, Mapping[str, Any]]
 ) -> list[Option]:
     """Cooperation: one helper at a time tests a skill of theirs (BU-2)."""
-    if base.get("assist") or base.get("difficulty") == AUTOMATIC:
+    if base.get("assist"):
         return []
     return [
         Option(f"assisted by {name}", f"{name}'s action; -50 if they fumble", _assisted(dict(h)))
@@ -608,8 +587,8 @@ def _roller(check: UgeCheck) -> Roller | None:
 
 
 def _shape(check: UgeCheck) -> Hashable | None:
-    """An unhelped check ends on its roll, or on none when automatic."""
-    return None if check.dice is not None or check.assist is not None else (check.automatic,)
+    """An unhelped check ends on its roll."""
+    return None if check.dice is not None or check.assist is not None else ()
 
 
 def _shown(s: int, state: Any) -> tuple[Level, int]:
@@ -645,7 +624,13 @@ DECLARATION = Declaration(
         # Multiplicative presets, declared as the chance a skill of 100 gets under each (the
         # port's number for automatic)
         presets=frozen_map(
-            {"average": 100, "easy": 200, "difficult": 50, "impossible": 1, AUTOMATIC: 1_000_000}
+            {
+                "average": 100,
+                "easy": 200,
+                "difficult": 50,
+                "impossible": 1,
+                AUTOMATIC: AUTOMATIC_CHANCE,
+            }
         ),
         default="average",
         harder=-1,
@@ -657,7 +642,7 @@ DECLARATION = Declaration(
         icons=frozen_map(ICONS),
         target="chance",
         shortfall=None,
-        bands=lambda result: result.bands or "a success without a roll",
+        bands=lambda result: result.bands or "",
     ),
     options=_options,
     sampler=_roller,
@@ -686,7 +671,7 @@ DECLARATION = Declaration(
             }
         ),
         shape=_shape,
-        key=lambda c: (c.chance(), c.automatic),
+        key=lambda c: c.chance(),
         ranking=_ranking,
     ),
     levels=LEVEL_SPECS,
