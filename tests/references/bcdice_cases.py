@@ -177,7 +177,7 @@ def combined_expect(out: dict[str, Any], levels: dict[str, str]) -> dict[str, An
     return {
         "roll": int(m.group(1)),
         "success": COMBINED[seg[-1]],
-        "combined_levels": [levels[m.group(2)], levels[m.group(3)]],
+        "combined": [{"level": levels[m.group(2)]}, {"level": levels[m.group(3)]}],
     }
 
 
@@ -297,7 +297,7 @@ def coc6_probes() -> Iterator[Probe]:
                 for r in range(1, 101):
                     yield Probe(broken, command, [r], request, coc6_expect, row=command, r=r)
         res = f"{PREFIX} Cthulhu RES{'B' if fives else ''}(A-P) grid"
-        for a, p in [(10, 10 + d) for d in range(-11, 12)] + [(3, 18), (18, 3), (1, 21)]:
+        for a, p in [(12 + d, 12) for d in range(-11, 12)] + [(3, 18), (18, 3), (1, 21)]:
             command = f"RES{'B' if fives else ''}({a}-{p})"
             request = {"system": "coc6", "resistance": {"active": a, "passive": p}, **rules}
             if not 5 <= 50 + 5 * (a - p) <= 95:  # automatic: no die is read
@@ -344,7 +344,7 @@ def rqg_probes() -> Iterator[Probe]:
         for r in range(1, 101):
             yield Probe(low, command, [r], request, rqg_expect, row=command, r=r)
     res = f"{PREFIX} RuneQuestRoleplayingInGlorantha RES(A-P)m grid"
-    pairs = [(10, 10 + d) for d in range(-12, 13)] + [(3, 18), (21, 1)]
+    pairs = [(13 + d, 13) for d in range(-12, 13)] + [(3, 18), (21, 1)]
     for (a, p), m in [(pair, 0) for pair in pairs] + [
         ((10, 10), 20),
         ((10, 10), -20),
@@ -474,7 +474,7 @@ def from_test_data(system: str, index: int, test: dict[str, Any]) -> Probe | Non
         return Probe(source, command, rands, request, read7)
     if system == "Cthulhu":
         fives = {"house_rules": {"fives": True}}
-        m = re.fullmatch(r"(CC|CCB|CBR|CBRB|RES|RESB)(.*)", plain)
+        m = re.fullmatch(r"(CCB|CC|CBRB|CBR|RESB|RES)(.*)", plain)
         if not m:
             return None
         kind, rest = m.groups()
