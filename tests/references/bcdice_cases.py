@@ -138,6 +138,9 @@ def d10(digit: int) -> int:
     return digit or 10
 
 
+D10_RANDS = "the tens d10 and the units d10 of r, a 0 digit as 10"
+
+
 def coc7_rands(values: list[int]) -> list[int]:
     """Cthulhu7th's calls for d100 values sharing their units: each tens d10, then the units."""
     units = {v % 10 for v in values}
@@ -620,7 +623,10 @@ def records(
         if key not in rows:
             rows[key] = {
                 "source": probe.source,
-                "reference": {"command": probe.command, "rands": "the d100 r as BCDice rolls it"},
+                "reference": {
+                    "command": probe.command,
+                    "rands": "[r]" if probe.rands == [probe.r] else D10_RANDS,
+                },
                 "request": probe.request,
                 "roll": "die",
                 "runs": [],
