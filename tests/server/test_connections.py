@@ -20,7 +20,6 @@ import pytest
 
 from d100.server.guard import Limits
 from d100.server.serving import RESERVE
-
 from tests.conftest import FIGURES
 
 from .services import serve
@@ -117,7 +116,7 @@ async def _attack(address: tuple[str, int], host: bytes, seconds: float) -> dict
 def attack(address: tuple[str, int], host: bytes, seconds: float, out: Any) -> None:
     """The attacker, in a process of its own so that its 2,000 sockets do not share the
     member's interpreter."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, HELD * 2), hard))
     found = asyncio.run(_attack(address, host, seconds))
     out.put(found)
