@@ -258,10 +258,13 @@ def test_past_the_cap_a_connection_is_told_503_and_accept_never_fails(
         with httpx.Client(base_url=base, timeout=10) as kept:
             _roll(kept, table, gm, alice)  # its connection is open before the flood
             told, held, rolled, fresh = asyncio.run(_flood(address, kept, table, gm, alice))
-        freed = time.monotonic() + 5  # the flood closed: its places come back as it is seen
+        # The flood closed. Hypercorn lets a connection go (its file, its place) only at its
+        # deadline, not when its client closes it: the places come back by then.
+        gone = time.monotonic()
         while httpx.get(f"{base}/health", timeout=5).status_code != 200:
-            assert time.monotonic() < freed, "the cap's places did not come back"
+            assert time.monotonic() < gone + 10 + SLACK, "the cap's places did not come back"
             time.sleep(0.1)
+        back = time.monotonic() - gone
     text = log.read_text(errors="replace")
     assert "out of system resource" not in text and "Too many open files" not in text
     assert held + told == HELD, (held, told)
@@ -273,7 +276,7 @@ def test_past_the_cap_a_connection_is_told_503_and_accept_never_fails(
         f"open files {DEPLOYMENT} (hard), cap {cap}: of {HELD} silent connections {held} "
         f"held, {told} answered 503 at once; a fresh request "
         f"{fresh['seconds'] * 1e3:.0f} ms to its 503; the kept-alive member's rolls max "
-        f"{max(rolled) * 1e3:.0f} ms"))
+        f"{max(rolled) * 1e3:.0f} ms; the places back {back:.1f} s after the flood closed"))
 
 
 async def _flood(address: tuple[str, int], kept: httpx.Client, table: str, gm: str,
