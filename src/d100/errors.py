@@ -17,10 +17,17 @@ from __future__ import annotations
 
 import copy
 import math
+import reprlib
+import sys
 from typing import Any, ClassVar
 
 # How much of a value an error echoes as text: enough to recognise it, not a copy of a body.
 SHOWN_CHARS = 200
+# The most decimal digits Python turns an integer into (its default, 4,300): past that, repr
+# and JSON fail, so an error about such a number says how long it is instead.
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_BRIEF = reprlib.Repr()  # a value nested too deep for repr (3,000 levels), shown shallowly
+_BRIEF.maxlevel, _BRIEF.maxstring, _BRIEF.maxother = 3, SHOWN_CHARS, SHOWN_CHARS
 
 
 class D100Error(ValueError):
@@ -125,23 +132,50 @@ def _show(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value)
+    return _repr(value)
+
+
+def _repr(value: Any) -> str:
+    """``repr``, or what can be said of a value it fails on: an integer of more digits than
+    Python writes out, or a value nested past the interpreter's recursion limit."""
+    if isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
+        return f"an integer of about {_digits(value):,} digits"
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):
+        try:
+            return _BRIEF.repr(value)
+        except (ValueError, RecursionError):
+            return f"a {type(value).__name__} nested too deep to show"
+
+
+def _too_long(value: int) -> bool:
+    return value.bit_length() > MAX_DIGITS * 3  # 3 bits a digit at least: 4,300 is safe
+
+
+def _digits(value: int) -> int:
+    return max(1, round(value.bit_length() * math.log10(2)))
 
 
 def echoed(value: Any) -> Any:
     """The value as an error answer carries it: as it is where JSON can carry it, else its
     ``repr`` cut to ``SHOWN_CHARS`` (NaN and infinity are no JSON, nor is an object), so
     rendering a refusal never fails on what was refused."""
-    if _jsonable(value):
-        return value
-    text = repr(value)
+    try:
+        if _jsonable(value):
+            return value
+    except RecursionError:  # nested deeper than the interpreter walks: no JSON writes it
+        pass
+    text = _repr(value)
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
 def _jsonable(value: Any) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
-    if value is None or isinstance(value, str | int | bool):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not _too_long(value)
+    if value is None or isinstance(value, str | bool):
         return True
     if isinstance(value, list | tuple):
         return all(_jsonable(v) for v in value)

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from .catalogue import OPPOSED_TASKS
 from .declarations import Declaration
-from .errors import D100Error
+from .errors import MAX_DIGITS, D100Error
 from .fields import BIG, is_int
 from .luck import Luck
 from .systems import REGISTRY
@@ -177,6 +177,9 @@ def loads(text: str) -> Sheet:
         raise D100Error("sheet", None, "a TOML file", f"not valid TOML: {err}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise D100Error("sheet", None, "a TOML file", "nested too deeply") from None
+    except ValueError:  # the one tomllib raises besides: a decimal integer Python will not read
+        allowed = f"a TOML file whose integers have at most {MAX_DIGITS:,} digits"
+        raise D100Error("sheet", None, allowed, "a number too long to read") from None
     if "name" in data:
         return Sheet((from_table(str(data.get("name")), data, ""),), "character")
     sheet = Sheet((), "party")

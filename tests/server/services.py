@@ -51,6 +51,12 @@ def postgres_database(admin: str = PG_ADMIN, prefix: str = "d100_test") -> Itera
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _limit_files(limits: tuple[int, int]) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,15 +65,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(database_url: str, log: Path, **env_vars: str) -> Iterator[str]:
+def serve(database_url: str, log: Path, open_files: tuple[int, int] | None = None,
+          **env_vars: str) -> Iterator[str]:
     """``d100 serve`` in its own process on a free port; the base address. Stopped on exit.
-    ``env_vars`` are set for the server (the benchmark raises the rate limits with them)."""
+    ``env_vars`` are set for the server (the benchmark raises the rate limits with them);
+    ``open_files``, its (soft, hard) limit on open files, as a deployment might have."""
     port = free_port()
     env = {**os.environ, "D100_DATABASE_URL": database_url, **env_vars}
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "d100", "serve", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+            preexec_fn=None if open_files is None else lambda: _limit_files(open_files))
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30

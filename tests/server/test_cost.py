@@ -252,10 +252,10 @@ def test_the_served_app_keeps_what_its_start_loaded_out_of_full_collections(
     """A full collection visits every tracked object while every request waits: over the
     modules and the migration's objects it took 65-150 ms, a roll's p99 under (g)'s load.
     ``d100 serve`` freezes them once started; an app made for tests or embedding does not."""
-    import uvicorn
     from fastapi.testclient import TestClient
 
     from d100.cli import main
+    from d100.server import serving
 
     frozen: dict[str, int] = {}
 
@@ -267,7 +267,7 @@ def test_the_served_app_keeps_what_its_start_loaded_out_of_full_collections(
     try:
         with TestClient(create_app(f"sqlite:///{tmp_path / 'embedded.sqlite3'}")):
             frozen["embedded"] = gc.get_freeze_count()
-        monkeypatch.setattr(uvicorn, "run", run)
+        monkeypatch.setattr(serving, "run", run)
         assert main(["serve", "--database", f"sqlite:///{tmp_path / 'd100.sqlite3'}"]) == 0
     finally:
         gc.unfreeze()  # the rest of this test process collects as usual

@@ -27,7 +27,9 @@ The database is --database, else ${DATABASE_ENV}, else a SQLite file in ./data
 Each token may make $D100_RATE_BURST API requests at once (default 120), then
 $D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
 A request's line and headers must arrive within $D100_HEADER_SECONDS seconds
-(default {HEADER_SECONDS:g}).
+(default {HEADER_SECONDS:g}) of the connection's opening or of its last answer; an idle
+connection closes then too. At most $D100_MAX_CONNECTIONS connections are open at
+once (default: the open-files limit, raised to its hard limit, less a reserve).
 """
 
 
@@ -43,18 +45,18 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn  # the server's dependencies load only for this command
     from sqlalchemy.engine import make_url
 
+    from ..server import serving  # the server's dependencies load only for this command
     from ..server.app import create_app
     from ..server.config import header_seconds, proxy_options
-    from ..server.connection import with_header_deadline
     from ..server.guard import Limits
 
     url = args.database or default_database_url()
     try:
         limits = Limits.from_env()
         head_seconds = header_seconds()
+        serving.connection_cap(1 << 20)  # a bad D100_MAX_CONNECTIONS is told before start
     except ValueError as err:
         print(f"d100: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -65,13 +67,12 @@ def run(args: argparse.Namespace) -> int:
         "(Ctrl+C stops it).",
         flush=True,
     )
-    uvicorn.run(
+    serving.run(
         create_app(url, limits=limits, freeze=True),
         host=args.host,
         port=args.port,
-        http=with_header_deadline(head_seconds),
-        timeout_graceful_shutdown=GRACE,
-        log_level="info",
-        **proxy_options(),
+        header_seconds=head_seconds,
+        grace=GRACE,
+        proxies=proxy_options()["forwarded_allow_ips"],
     )
     return 0

@@ -59,7 +59,28 @@ def foreign_origin(origin: str | None, host: str | None) -> bool:
     pass ``Host`` on)."""
     if origin is None:
         return False
-    return origin == "null" or urlsplit(origin).netloc.lower() != (host or "").lower()
+    try:
+        return origin == "null" or urlsplit(origin).netloc.lower() != (host or "").lower()
+    except ValueError:  # refused as unreadable before this is asked (``unreadable_origin``)
+        return True
+
+
+def unreadable_origin(origin: str | None) -> ApiError | None:
+    """Why an ``Origin`` header is no origin at all (``http://[::1``: an address opened and
+    never closed), None when it is one or absent: a 422 naming the header, not a 500."""
+    if origin is None or origin == "null":
+        return None
+    try:
+        urlsplit(origin)
+    except ValueError as err:
+        return ApiError(
+            422,
+            "origin",
+            origin[:200],
+            "an origin, scheme://host[:port] (or null)",
+            f"origin: not an origin ({err})",
+        )
+    return None
 
 
 def require_origin(by_cookie: bool, origin: str | None) -> None:

@@ -4,11 +4,10 @@ commit before the answer is sent."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
@@ -16,7 +15,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from . import bodies, calculator, characters, flow, gametables, idempotency, rerolls, rolls
+from . import bodies, calculator, characters, export, flow, gametables, idempotency, rerolls, rolls
 from .access import (
     Viewer,
     authenticate,
@@ -29,9 +28,10 @@ from .access import (
 from .admission import Admission
 from .errors import ApiError, bad
 from .events import get_table
+from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
-from .snapshot import log_views, snapshot
+from .snapshot import snapshot
 from .store import Store
 from .work import Pool, Writes
 
@@ -60,6 +60,7 @@ class Server:
     previewing: Pool  # previews and the odds page: what-if questions never delay a roll
     writing: Writes  # rolls' transactions, queued per table without holding threads
     admission: Admission  # a table's share of the threads (the guard's too)
+    exports: Exports = field(default_factory=Exports)  # the log exports running, per table
 
 
 def _server(request: Request) -> Server:
@@ -565,13 +566,17 @@ def event_stream(
     )
 
 
-@router.get("/api/tables/{table_id}/log.jsonl", tags=["log"], response_class=PlainTextResponse)
-def export_log(table_id: TableId, request: Request) -> PlainTextResponse:
-    """The log as JSON Lines, as this member may see it (the GM: everything but self rolls)."""
-    with _acting(request, table_id, write=False) as (session, viewer):
-        lines = [json.dumps(v, separators=(",", ":")) + "\n" for v in log_views(session, viewer)]
-    return PlainTextResponse(
-        "".join(lines),
-        media_type="application/jsonl",
-        headers={"content-disposition": f'attachment; filename="d100-{table_id}.jsonl"'},
-    )
+@router.get(
+    "/api/tables/{table_id}/log.jsonl",
+    tags=["log"],
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/jsonl": {}}}},
+)
+async def export_log(table_id: TableId, request: Request) -> StreamingResponse:
+    """The log as JSON Lines, as this member may see it (the GM: everything but self rolls),
+    streamed a batch at a time; at most two exports of a table at once (429 beyond)."""
+    server = _server(request)
+    token = _token(request, table_id)
+    last = await server.admission.run_sync(export.last_event, server.store, table_id, token)
+    server.exports.take(table_id)
+    return export.LogExport(server.store, server.admission, server.exports, table_id, token, last)

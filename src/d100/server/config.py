@@ -16,8 +16,8 @@ DATA_DIR_ENV = "D100_DATA_DIR"
 PROXIES_ENV = "D100_TRUSTED_PROXIES"
 HEADER_SECONDS_ENV = "D100_HEADER_SECONDS"
 # A request's head (request line and headers) is a few hundred bytes: one not all in within
-# this many seconds of its first byte (of the connection, for a connection's first request)
-# is a client holding the connection open, slowloris-style.
+# this many seconds of the connection's opening or of its last answer is a client holding the
+# connection open, slowloris-style (an idle kept-alive connection closes then too).
 HEADER_SECONDS = 10.0
 
 
@@ -41,9 +41,10 @@ class Settings:
 
 
 def proxy_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """uvicorn's handling of ``X-Forwarded-For``: trusted only from the addresses listed in
-    ``D100_TRUSTED_PROXIES`` (comma-separated); unset, never (uvicorn trusts loopback by
-    default, so any local process could pick the client address the rate limit counts)."""
+    """The handling of ``X-Forwarded-For`` (``serving.trusted_proxies``): trusted only from
+    the addresses listed in ``D100_TRUSTED_PROXIES`` (comma-separated); unset, never (a
+    server trusting loopback by default lets any local process pick the client address the
+    rate limit counts)."""
     env = os.environ if environ is None else environ
     proxies = env.get(PROXIES_ENV, "").strip()
     return {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or None}

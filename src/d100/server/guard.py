@@ -26,7 +26,7 @@ import anyio
 from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 
-from .access import cookie_name, foreign_origin
+from .access import cookie_name, foreign_origin, unreadable_origin
 from .admission import GROUP, Admission
 from .errors import ApiError
 from .tokens import token_hash
@@ -166,6 +166,10 @@ class Guard:
             return
         if not scope["path"].startswith(API):
             await self.app(scope, receive, send)
+            return
+        unreadable = unreadable_origin(headers.get("origin"))
+        if unreadable is not None:
+            await _answer(unreadable, scope, receive, send)
             return
         if foreign_origin(headers.get("origin"), headers.get("host")):
             refusal = ApiError(
