@@ -122,7 +122,10 @@ def test_g6_a_level_is_a_string_held_to_the_declared_levels(tmp_path: Path) -> N
     every system's names; at run time a system registers only if its declared level records
     are the levels it resolves to, and every level resolved is one of them."""
     # rule: BRP3 (the levels a BRP check can reach)
-    good = 'import d100\nr = d100.resolve({"system": "brp", "skill": 5})\nok: bool = r.level == "special"\n'
+    good = (
+        'import d100\nr = d100.resolve({"system": "brp", "skill": 5})\n'
+        'ok: bool = r.level == "special"\n'
+    )
     assert _mypy(tmp_path, good).returncode == 0
     for system in d100.REGISTRY:
         declared = system.declares.level_names
