@@ -222,13 +222,29 @@ def command(text: str) -> dict[str, Any] | None:
     return None
 
 
+def from_command(tokens: Sequence[str]) -> dict[str, Any] | None:
+    """A command form: the whole line, else its first word followed by quick words
+    (``CC<=65 @42``), whose fields may not repeat the command's."""
+    found = command(" ".join(tokens))
+    if found is not None or len(tokens) < 2:
+        return found
+    found = command(tokens[0])
+    if found is None:
+        return None
+    more = fields(tokens[1:], found["system"])
+    for key in more:
+        if key in found and key != HOUSE:
+            raise D100Error(key, more[key], f"{key} once: {tokens[0]} gives it", "given twice")
+    return merged(found, more)
+
+
 def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]:
     """The contract request ``text`` describes: ``[SYSTEM] SKILL WORDS...`` (``system`` is the
     one to use when the text names none), else a chat-bot command form a system declares."""
     tokens = text.split() if isinstance(text, str) else list(text)
     if not plain_form(tokens):
         line = text if isinstance(text, str) else " ".join(tokens)
-        found = command(line)
+        found = from_command(tokens)
         if found is not None:
             return found
         forms = [s.name for s in REGISTRY if s.declares.commands is not None]

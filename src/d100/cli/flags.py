@@ -24,7 +24,7 @@ from . import config
 if TYPE_CHECKING:
     from ..sheets import Character, Sheet
 
-Kind = Literal["value", "list", "bool", "assist"]
+Kind = Literal["value", "list", "bool", "helpers"]
 SKILL = "skill"  # the contract's skill field, common to every system
 # Namespace attributes the commands use themselves: a field of that name keeps its own.
 RESERVED = frozenset(
@@ -73,7 +73,7 @@ class Flag:
     contest: bool = False  # a contest's own field, beside its sides (a tie-break's flip)
 
 
-ASSIST = Flag("assist_text", "", ("--assist",), "assist", "")
+ASSIST = Flag("assist_text", "", ("--assist",), "helpers", "")
 
 
 def dest_of(field: str) -> str:
@@ -122,7 +122,7 @@ def _build() -> tuple[Flag, ...]:
         form = "SKILL[+ABILITY][@DIE]" if any(s.declares.ability_field for s in helpers) else ""
         text = f"a helper {form or 'SKILL[@DIE]'}, repeatable ({text}); "
         text += "with a sheet: NAME[/SKILL][@DIE]"
-        out.append(Flag(ASSIST.dest, "", ASSIST.names, "assist", _escape(text)))
+        out.append(Flag(ASSIST.dest, "", ASSIST.names, "helpers", _escape(text)))
     return tuple(out)
 
 
@@ -152,7 +152,7 @@ def _escape(text: str) -> str:
 def field_of(flag: Flag, system: str) -> str | None:
     """The request field a flag sets for a system: ``--assist`` sets the system's declared
     assistance field (None where the system has no assistance)."""
-    if flag.kind != "assist":
+    if flag.kind != "helpers":
         return flag.field
     assistance = REGISTRY.get(system).declares.assistance
     return None if assistance is None else assistance.field
@@ -174,7 +174,7 @@ def add_side_flags(
             p.add_argument(
                 *f.names,
                 dest=f.dest,
-                action="append" if f.kind in ("list", "assist") else "store",
+                action="append" if f.kind in ("list", "helpers") else "store",
                 metavar=f.names[0].lstrip("-").upper().replace("-", "_"),
                 help=f.help,
             )
@@ -372,7 +372,7 @@ def side_request(
                 f"one value for {field}: the flag or the word",
                 f"{field} is given by a word and by {f.names[0]}",
             )
-        if f.kind == "assist":
+        if f.kind == "helpers":
             fixed.update(
                 helpers(text, system, sheet, fixed.get("skill_name"), fixed.get("who_name"))
             )

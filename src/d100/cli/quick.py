@@ -134,7 +134,7 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     """The words given to a check's namespace: by numbers, by a sheet's names, or a system's
     command form."""
     if said and not quick.plain_form(said):
-        found = quick.command(" ".join(said))
+        found = quick.from_command(said)
         if found is not None:
             return _given(ns, dict(found))
     named = said.pop(0).lower() if said and said[0].lower() in REGISTRY else None
