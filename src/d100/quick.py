@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from .contract import CheckRequest
 from .engine import parse as parse_request
 from .errors import D100Error
 from .fields import Field, from_text, word_shape
@@ -265,10 +266,14 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
     return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
 
 
-def parse(text: str | Sequence[str], system: str | None = None) -> Any:
-    """The quick form as the system's typed check request (``BrpCheck``...), or what a
-    command form describes; the request is checked as any contract dict is."""
-    return parse_request(read(text, system))
+def parse(text: str | Sequence[str], system: str | None = None) -> CheckRequest:
+    """The quick form as the system's typed check request (``BrpCheck``...), or the check a
+    command form describes; the request is checked as any contract dict is. (``read`` gives
+    the contract dict, a contest's too.)"""
+    data = read(text, system)
+    if "actor" in data or "opponent" in data:
+        raise D100Error("quick", text, "a check (quick.read reads a contest)", "a contest")
+    return cast(CheckRequest, parse_request(data))  # a check's dict: checked above
 
 
 def merged(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:

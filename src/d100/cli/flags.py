@@ -127,10 +127,15 @@ def _build() -> tuple[Flag, ...]:
 
 
 def _help(declared: list[tuple[str, Field]]) -> str:
-    """The field's description (and its presets or choices), per system where they differ."""
+    """The field's description (and its presets or choices), each system's first (a check's
+    before a contest side's), named by system unless every system declares it alike."""
     by_text: dict[str, list[str]] = {}
     abilities = {s.declares.ability_field for s in REGISTRY}
+    done: set[str] = set()
     for system, f in declared:
+        if system in done:
+            continue
+        done.add(system)
         text = f.description
         if f.kind == "preset":
             text += ": " + " ".join(f.presets) + ", or an integer"
@@ -138,9 +143,8 @@ def _help(declared: list[tuple[str, Field]]) -> str:
             text += ": " + " ".join(str(c) for c in f.choices if c is not None)
         if f.name in abilities:
             text += " (with a sheet: its name)"
-        if system not in by_text.setdefault(text, []):
-            by_text[text].append(system)
-    if len(by_text) == 1:
+        by_text.setdefault(text, []).append(system)
+    if len(by_text) == 1 and len(done) == len(REGISTRY.names()):
         return _escape(next(iter(by_text)))
     return _escape("; ".join(f"{', '.join(s)}: {t}" for t, s in by_text.items()))
 
@@ -210,11 +214,13 @@ def add_check_flags(p: argparse.ArgumentParser) -> None:
 
 
 def add_house(p: argparse.ArgumentParser) -> None:
+    rules = [(s.name, [f.name for f in quick.house_fields(s)]) for s in REGISTRY]
+    named = "; ".join(f"{name}: {' '.join(r)}" for name, r in rules if r)
     p.add_argument(
         "--house",
         action="append",
         metavar="KEY=VALUE",
-        help="a house-rule option of the system, e.g. NAME=VALUE",
+        help=_escape(f"a house-rule option, repeatable ({named})"),
     )
 
 
