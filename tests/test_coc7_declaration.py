@@ -206,7 +206,7 @@ def test_c7_1_levels_are_declared_as_records_best_first() -> None:
     assert [lv.success for lv in DECLARES.levels] == [True] * 4 + [False] * 2
     assert [lv.style for lv in DECLARES.levels] == ["best", "good", "good", "ok", "bad", "worst"]
     assert all(lv.meaning and lv.mark for lv in DECLARES.levels)
-    assert set(DECLARES.words.meanings) == set(SYSTEM.levels) == set(DECLARES.words.icons)
+    assert set(DECLARES.level_names) == set(SYSTEM.levels)
 
 
 def test_c7_2_the_target_is_the_required_level() -> None:

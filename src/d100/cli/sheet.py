@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..declarations import Declaration
 from ..errors import D100Error
 from ..render.view import View, line, seg, table
 from ..sheets import Character, Sheet, from_table, keys_of, load, save, to_table
@@ -46,7 +48,7 @@ def register(sub: Any) -> None:
     )
     new.add_argument("path")
     new.add_argument("name")
-    new.add_argument("--system", "-s", required=True, help="openquest, brp or chances")
+    new.add_argument("--system", "-s", required=True, help=", ".join(REGISTRY.names()))
     new.add_argument("--skill", action="append", default=[], metavar="NAME=N")
     new.add_argument("--ability", action="append", default=[], metavar="NAME=N")
     new.add_argument(
@@ -54,16 +56,21 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="SKILL=ABILITY",
-        help="chances: the ability a skill adds",
+        help="the ability a skill adds: " + _having(lambda d: d.ability_field),
     )
     new.add_argument(
         "--synergy",
         action="append",
         default=[],
         metavar="SKILL=S1,S2",
-        help="chances: skills synergistic with SKILL (CH9)",
+        help="skills synergistic with SKILL: " + _having(lambda d: d.synergy_field),
     )
-    new.add_argument("--luck", type=int, metavar="N", help="brp: maximum (and current) Luck")
+    new.add_argument(
+        "--luck",
+        type=int,
+        metavar="N",
+        help="maximum (and current) Luck: " + _having(lambda d: d.luck),
+    )
     new.set_defaults(run=run_new)
     for verb, helptext, fn in (
         ("show", "print a sheet as tables", run_show),
@@ -87,6 +94,11 @@ def register(sub: Any) -> None:
     p.add_argument("names", nargs="*", metavar="WHO", help="default: everyone")
     flags.add_sheet(p)
     p.set_defaults(run=run_rest)
+
+
+def _having(part: Callable[[Declaration], object]) -> str:
+    """The systems that declare a part, for help."""
+    return ", ".join(s.name for s in REGISTRY if part(s.declares) is not None) or "none"
 
 
 def pairs(items: list[str], flag: str, numeric: bool = True) -> dict[str, Any]:

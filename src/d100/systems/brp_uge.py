@@ -55,7 +55,7 @@ from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record, replay
-from .brp import ICONS, LEVELS, MEANINGS, Level
+from .brp import LEVELS, MEANINGS, Level
 from .brp_foundry import LEVEL_SPECS
 from .common import (
     DICE,
@@ -638,8 +638,6 @@ DECLARATION = Declaration(
     ),
     skill_range=(0, BIG),
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="chance",
         shortfall=None,
         bands=lambda result: result.bands or "",

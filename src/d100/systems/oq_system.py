@@ -359,8 +359,6 @@ DECLARATION = Declaration(
     ),
     skill_range=(0, BIG),
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="total",
         shortfall=None,
         bands=lambda result: result.bands or "a master does not roll",

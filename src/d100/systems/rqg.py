@@ -580,8 +580,6 @@ DECLARATION = Declaration(
     ),
     skill_range=(0, None),
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="chance",
         shortfall=None,
         bands=lambda result: result.bands or "",
