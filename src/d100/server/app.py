@@ -6,6 +6,7 @@ import asyncio
 import gc
 import inspect
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -39,10 +40,16 @@ DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 def create_app(
-    database_url: str, migrate: bool = True, limits: Limits | None = None, freeze: bool = False
+    database_url: str,
+    migrate: bool = True,
+    limits: Limits | None = None,
+    freeze: bool = False,
+    discord: Any = None,
 ) -> FastAPI:
     """The table server's app. ``freeze``: a process serving only this app (``d100 serve``)
-    keeps what its start loaded out of the garbage collector's full sweeps."""
+    keeps what its start loaded out of the garbage collector's full sweeps. ``discord``: the
+    Discord endpoint's state (``d100.discord.router.Discord``), else made from the
+    environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint."""
     hub = Hub()
     store = Store(database_url, on_commit=hub.wake)
 
@@ -65,6 +72,8 @@ def create_app(
             rolling.close()
             previewing.close()
             store.dispose()
+            if discord is not None:
+                await discord.close()
 
     app = FastAPI(
         title="d100 table",
@@ -85,6 +94,14 @@ def create_app(
     for path, page in PAGES.items():
         app.add_api_route(path, _page(page), include_in_schema=False)
     app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
+    if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
+        from ..discord.router import Discord  # needs the server extra's cryptography
+
+        discord = Discord.from_env()
+    if discord is not None:
+        from ..discord.router import mount
+
+        mount(app, discord)
     _errors(app)
     awaiting = [r for r in router.routes if isinstance(r, APIRoute) and _awaits(r)]
 

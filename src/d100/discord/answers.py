@@ -1,0 +1,50 @@
+"""The quick commands' answers, pure: the words typed in, the message out. Run on the
+server's preview workers (``server/work.py``), as their odds may be dear.
+
+A roll's dice are drawn from HMAC-SHA256 keyed by the server's Discord secret over the
+interaction's id (``d100.provable``): the same interaction gives the same dice in any
+process, so a replayed payload answers the same roll without anything stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import quick
+from ..advise import advise
+from ..engine import is_contest, odds, resolve
+from ..errors import D100Error
+from ..provable import ProvableSource
+from .render import advice_message, error_message, odds_message, roll_message
+
+ROLL, ODDS, ADVISE = "roll", "odds", "advise"
+
+
+def dice_for(secret: bytes, interaction_id: str) -> ProvableSource:
+    return ProvableSource(secret, f"discord:{interaction_id}", 0)
+
+
+def quick_answer(
+    command: str,
+    words: str,
+    system: str | None,
+    private: bool,
+    who: str,
+    secret: bytes,
+    interaction_id: str,
+) -> dict[str, Any]:
+    """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words."""
+    try:
+        request = quick.read(words, system)
+        asked = {k: v for k, v in request.items() if k != "dice"}
+        if command == ROLL:
+            result = resolve(request, dice_for(secret, interaction_id))
+            return roll_message(who, result, odds(asked), private)
+        if command == ODDS:
+            return odds_message(request, odds(request), private)
+        if command == ADVISE:
+            if is_contest(request):
+                raise D100Error("words", words, "a check", "advice is for a single check")
+            return advice_message(request, advise(request), private)
+    except D100Error as err:
+        return error_message(err.message)
+    raise ValueError(f"not a quick command: {command!r}")

@@ -1,0 +1,73 @@
+"""The slash commands, made from the registered systems' declarations: the systems offered,
+their examples and the quick form's words are each system's own, so a new system is on
+Discord without a line here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..systems import REGISTRY
+from .interactions import BOOLEAN, CHAT_INPUT, STRING
+from .limits import CHOICE_MAX, DESCRIPTION_MAX, NAME_MAX, clip
+
+WORDS = "words"  # the quick form's words: ``[SYSTEM] SKILL WORDS...`` or a command form
+SYSTEM = "system"  # the system, when the words name none
+SECRET = "secret"  # answered to the roller only
+WORDS_MAX = 200  # the longest quick roll a person types; a modal or a sheet is for more
+# what each command does: (name, description, whether it rolls)
+QUICK = (
+    ("roll", "Roll a check, shown with its level, dice, target and exact odds", True),
+    ("odds", "The exact odds of every level of a check, without rolling", False),
+    ("advise", "Every option for a check, best chance first, with its cost", False),
+)
+
+
+def example() -> str:
+    """A quick roll of the first registered system, in its own words."""
+    first = next(iter(REGISTRY))
+    harder = first.declares.target.example.split(",")[0].split(" ")[0]
+    return f"{first.name} 65 {harder}".strip()
+
+
+def _forms() -> str:
+    with_forms = [s.name for s in REGISTRY if s.declares.commands is not None]
+    return f"; or a command form of {', '.join(with_forms)}" if with_forms else ""
+
+
+def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
+    words = {
+        "type": STRING,
+        "name": WORDS,
+        "description": clip(f"[system] skill words, e.g. {example()}{_forms()}", DESCRIPTION_MAX),
+        "required": True,
+        "autocomplete": True,
+        "max_length": WORDS_MAX,
+    }
+    options: list[dict[str, Any]] = [words]
+    systems = [(clip(s.title, NAME_MAX), s.name) for s in REGISTRY]
+    system: dict[str, Any] = {
+        "type": STRING,
+        "name": SYSTEM,
+        "description": "the rule system, when the words name none",
+        "required": False,
+    }
+    if len(systems) <= CHOICE_MAX:
+        system["choices"] = [{"name": title, "value": value} for title, value in systems]
+    else:  # more systems than a list holds: typed, with completion
+        system["autocomplete"] = True
+    options.append(system)
+    private = "answer to me only" + (" (nobody else sees the roll)" if rolls else "")
+    options.append({"type": BOOLEAN, "name": SECRET, "description": private, "required": False})
+    return {
+        "name": name,
+        "type": CHAT_INPUT,
+        "description": clip(description, DESCRIPTION_MAX),
+        "options": options,
+        "contexts": [0, 1, 2],  # a server's channels, the bot's DMs, private channels
+        "integration_types": [0],
+    }
+
+
+def definitions() -> list[dict[str, Any]]:
+    """Every command, as ``PUT /applications/{id}/commands`` takes the list."""
+    return [quick_command(name, description, rolls) for name, description, rolls in QUICK]

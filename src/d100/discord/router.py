@@ -1,0 +1,201 @@
+"""``POST /discord/interactions``: Discord's door into the table server, mounted when
+``D100_DISCORD_PUBLIC_KEY`` is set.
+
+Each request's signature is checked over its timestamp and raw body before anything else
+(401 otherwise); a PING is answered PONG. A command's answer comes within Discord's 3 s:
+worked out on the preview workers, it is sent at once when it is ready within
+``answer_seconds``, else the answer is deferred ("thinking...") and the message follows
+through the outbox. Rate limits count per verified guild and user (a Discord request's
+address is always Discord's); a refusal is a private "busy, try again in N s", as Discord
+ignores ``Retry-After``."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import math
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from ..server.errors import ApiError
+from ..server.guard import Buckets, Limits
+from ..server.work import ANONYMOUS, CLIENT, Pool
+from . import answers, interactions, outbox
+from .commands import QUICK, SECRET, SYSTEM, WORDS
+from .complete import suggest
+from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
+from .render import busy_message, error_message, failed_message
+from .signature import BadSignature, Verifier
+
+PUBLIC_KEY_ENV = "D100_DISCORD_PUBLIC_KEY"
+APPLICATION_ID_ENV = "D100_DISCORD_APPLICATION_ID"
+BOT_TOKEN_ENV = "D100_DISCORD_BOT_TOKEN"
+SECRET_ENV = "D100_DISCORD_SECRET"
+PATH = "/discord/interactions"
+BODY_BYTES = 64 * 1024  # an interaction is a few KB; the guard's cap, as it reads no body here
+ANSWER_SECONDS = 2.0  # of Discord's 3 s: past this, a deferred answer and a follow-up
+# A person's commands: a few at once, then one every two seconds.
+RATE = Limits(burst=5, per_second=0.5)
+log = logging.getLogger("d100.discord")
+
+
+@dataclass
+class Discord:
+    """The endpoint's state, one per app."""
+
+    verifier: Verifier
+    application_id: str
+    outbox: outbox.Outbox
+    secret: bytes  # the dice's key: the same interaction draws the same dice in any process
+    answer_seconds: float = ANSWER_SECONDS
+    buckets: Buckets = field(default_factory=lambda: Buckets(RATE))
+    pending: set[asyncio.Task[None]] = field(default_factory=set)  # deferred answers' work
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Discord | None:
+        """None unless ``D100_DISCORD_PUBLIC_KEY`` is set."""
+        env = os.environ if environ is None else environ
+        key = env.get(PUBLIC_KEY_ENV, "").strip()
+        if not key:
+            return None
+        token = env.get(BOT_TOKEN_ENV, "").strip() or None
+        return cls(
+            verifier=Verifier.from_hex(key),
+            application_id=env.get(APPLICATION_ID_ENV, "").strip(),
+            outbox=outbox.Outbox(httpx.AsyncClient(timeout=10.0), token),
+            secret=dice_secret(env.get(SECRET_ENV, "").strip() or None, token),
+        )
+
+    async def close(self) -> None:
+        for task in list(self.pending):
+            task.cancel()
+        await asyncio.gather(*self.pending, return_exceptions=True)
+        await self.outbox.close()
+
+
+def dice_secret(secret: str | None, bot_token: str | None) -> bytes:
+    """The dice's key: ``D100_DISCORD_SECRET``, else one derived from the bot token (secret,
+    and the same in every process of the deployment), else a fresh one for this process (a
+    payload replayed to another process, or after a restart, then rolls anew)."""
+    if secret:
+        return secret.encode()
+    if bot_token:
+        return hmac.new(bot_token.encode(), b"d100 discord dice", hashlib.sha256).digest()
+    log.warning("discord: neither %s nor %s set: dice keyed per process", SECRET_ENV, BOT_TOKEN_ENV)
+    return secrets.token_bytes(32)
+
+
+def _state(request: Request) -> tuple[Discord, Pool]:
+    discord: Discord = request.app.state.discord
+    pool: Pool = request.app.state.server.previewing
+    return discord, pool
+
+
+async def _body(request: Request) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > BODY_BYTES:
+        raise ApiError(413, "body", None, f"at most {BODY_BYTES} bytes", "request body too large")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > BODY_BYTES:
+            raise ApiError(
+                413, "body", None, f"at most {BODY_BYTES} bytes", "request body too large"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def interactions_endpoint(request: Request) -> JSONResponse:
+    discord, pool = _state(request)
+    body = await asyncio.wait_for(_body(request), 10.0)
+    try:
+        discord.verifier.verify(
+            request.headers.get("x-signature-ed25519"),
+            request.headers.get("x-signature-timestamp"),
+            body,
+        )
+    except BadSignature as why:
+        raise ApiError(401, "signature", None, "a request signed by Discord", str(why)) from None
+    try:
+        it = interactions.read(json.loads(body))
+    except (ValueError, BadPayload) as err:
+        raise ApiError(400, "body", None, "an interaction", str(err)) from None
+    if it.type == PING:
+        return JSONResponse({"type": PONG})
+    if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
+        options = it.options()
+        name, typed = it.focused()
+        found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
+        return JSONResponse(interactions.choices(found))
+    wait = discord.buckets.take(it.who)
+    if wait:
+        return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
+    return JSONResponse(await _command(discord, pool, it))
+
+
+async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
+    quick = {name for name, _, _ in QUICK}
+    if it.type != interactions.APPLICATION_COMMAND or it.command not in quick:
+        return interactions.answer(
+            interactions.message("Not a command of this server.", private=True)
+        )
+    options = it.options()
+    private = bool(options.get(SECRET))
+    CLIENT.set(it.who)
+    job = pool.run(
+        ANONYMOUS + it.who,
+        answers.quick_answer,
+        it.command,
+        str(options.get(WORDS) or ""),
+        options.get(SYSTEM),
+        private,
+        it.user_name,
+        discord.secret,
+        it.id,
+    )
+    task = asyncio.ensure_future(_settled(job))
+    done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
+    if done:
+        return interactions.answer(task.result())
+    later = asyncio.ensure_future(_follow(discord, it, task))
+    discord.pending.add(later)
+    later.add_done_callback(discord.pending.discard)
+    return interactions.deferred(private)
+
+
+async def _settled(job: Any) -> dict[str, Any]:
+    """The message a job answers, its refusals and failures included."""
+    try:
+        found: dict[str, Any] = await job
+        return found
+    except ApiError as err:
+        if err.status in (429, 503):
+            return busy_message(int(err.headers.get("retry-after", "1")) if err.headers else 1)
+        return error_message(err.message)
+    except Exception:
+        log.exception("discord: a command failed")
+        return failed_message()
+
+
+async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[str, Any]]) -> None:
+    body = await task
+    discord.outbox.put(
+        outbox.edit_original(discord.application_id or it.application_id, it.token, body)
+    )
+
+
+def mount(app: Any, discord: Discord) -> None:
+    """Put the endpoint in ``app`` (the table server's), with its state."""
+    app.state.discord = discord
+    app.add_api_route(PATH, interactions_endpoint, methods=["POST"], include_in_schema=False)
