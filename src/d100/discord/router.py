@@ -43,6 +43,7 @@ BOT_TOKEN_ENV = "D100_DISCORD_BOT_TOKEN"
 SECRET_ENV = "D100_DISCORD_SECRET"
 PATH = "/discord/interactions"
 BODY_BYTES = 64 * 1024  # an interaction is a few KB; the guard's cap, as it reads no body here
+BODY_SECONDS = 10.0  # as the guard's: a body trickling in holds a connection
 ANSWER_SECONDS = 2.0  # of Discord's 3 s: past this, a deferred answer and a follow-up
 # A person's commands: a few at once, then one every two seconds.
 RATE = Limits(burst=5, per_second=0.5)
@@ -118,7 +119,12 @@ async def _body(request: Request) -> bytes:
 
 async def interactions_endpoint(request: Request) -> JSONResponse:
     discord, pool = _state(request)
-    body = await asyncio.wait_for(_body(request), 10.0)
+    try:
+        body = await asyncio.wait_for(_body(request), BODY_SECONDS)
+    except TimeoutError:
+        raise ApiError(
+            408, "body", None, f"the body within {BODY_SECONDS:g} s", "too slow"
+        ) from None
     try:
         discord.verifier.verify(
             request.headers.get("x-signature-ed25519"),
