@@ -149,6 +149,7 @@ class Words:
     target: str  # what a result's target is called: "target", "risk"
     shortfall: str | None  # how a failed margin is counted, if in its own words
     bands: Callable[[CheckResult], str]  # which rolls give which level, for one result
+    again: str = "Luck reroll"  # what a result's later attempt is: a reroll, a push
 
 
 @dataclass(frozen=True)

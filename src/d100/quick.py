@@ -211,11 +211,13 @@ def plain_form(tokens: Sequence[str]) -> bool:
     return bool(tokens) and (tokens[0].lower() in REGISTRY or is_number(tokens[0]))
 
 
-def command(text: str) -> dict[str, Any] | None:
+def command(text: str, system: str | None = None) -> dict[str, Any] | None:
     """The request of the first system that reads ``text`` as one of its chat-bot command
-    forms (``Declaration.commands``), else None."""
+    forms (``Declaration.commands``), else None: only ``system``'s when one is given (a form
+    such as ``CC<=65`` means other things in other editions), else every system's in the
+    registry's order."""
     line = text.strip()
-    for spec in REGISTRY:
+    for spec in (REGISTRY.get(system),) if system is not None else REGISTRY:
         if spec.declares.commands is not None and line:
             found = spec.declares.commands(line)
             if found is not None:
@@ -223,15 +225,14 @@ def command(text: str) -> dict[str, Any] | None:
     return None
 
 
-def from_command(tokens: Sequence[str]) -> dict[str, Any] | None:
+def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
     """A command form: the whole line, else its first word followed by quick words
     (``CC<=65 @42``), whose fields may not repeat the command's."""
-    found = command(" ".join(tokens))
-    if found is not None or len(tokens) < 2:
-        return found
-    found = command(tokens[0])
-    if found is None:
-        return None
+    # The first word alone first: a form may take the rest of its line as a comment (BCDice
+    # does), which would drop the words after it. The whole line for forms with spaces.
+    found = command(tokens[0], system) if tokens else None
+    if found is None or len(tokens) < 2:
+        return found if found is not None else command(" ".join(tokens), system)
     more = fields(tokens[1:], found["system"])
     for key in more:
         if key in found and key != HOUSE:
@@ -243,9 +244,13 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
     """The contract request ``text`` describes: ``[SYSTEM] SKILL WORDS...`` (``system`` is the
     one to use when the text names none), else a chat-bot command form a system declares."""
     tokens = text.split() if isinstance(text, str) else list(text)
+    if len(tokens) > 1 and tokens[0].lower() in REGISTRY and not is_number(tokens[1]):
+        found = from_command(tokens[1:], tokens[0].lower())  # ``coc6 CC<=65``
+        if found is not None:
+            return found
     if not plain_form(tokens):
         line = text if isinstance(text, str) else " ".join(tokens)
-        found = from_command(tokens)
+        found = from_command(tokens, system)
         if found is not None:
             return found
         forms = [s.name for s in REGISTRY if s.declares.commands is not None]

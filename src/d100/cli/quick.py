@@ -138,6 +138,10 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
         if found is not None:
             return _given(ns, dict(found))
     named = said.pop(0).lower() if said and said[0].lower() in REGISTRY else None
+    if named is not None and said and not quick.is_number(said[0]):
+        found = quick.from_command(said, named)  # ``coc6 CC<=65``: that system's form
+        if found is not None:
+            return _given(ns, dict(found))
     if not said:
         raise D100Error(
             "SKILL",

@@ -127,7 +127,8 @@ def names_of(key: str, names: tuple[str, str]) -> str:
 
 
 def dice_segments(result: CheckResult) -> list[Segment]:
-    """Every die, the kept one in brackets; BRP groups split where a Luck reroll began."""
+    """Every die, the kept one in brackets; groups split where a later attempt began (a Luck
+    reroll, a push: the system's words)."""
     if not result.dice:
         return [seg("no roll (a master)" if result.roll is None else f"took {result.roll}")]
     groups = [result.dice]
@@ -135,9 +136,10 @@ def dice_segments(result: CheckResult) -> list[Segment]:
         per = len(result.dice) // len(result.attempts)
         groups = [result.dice[i : i + per] for i in range(0, len(result.dice), per)]
     out: list[Segment] = []
+    again = REGISTRY.get(result.system).declares.words.again if result.system in REGISTRY else ""
     for n, group in enumerate(groups):
         if n:
-            out.append(seg("  then Luck reroll: ", "warn"))
+            out.append(seg(f"  then {again or 'again'}: ", "warn"))
         kept = result.attempts[n] if result.attempts else result.roll
         marked = False
         for i, die in enumerate(group):

@@ -12,7 +12,19 @@ from ..system import Registry
 
 REGISTRY = Registry()
 # The seeds keep their place at the head of every list of systems; the rest follow by name.
-FIRST = ("openquest", "brp", "chances")
+# The editions follow in the order most tables play them, so that a chat-bot form two editions
+# read (``CC<=65``: CoC7's and CoC6's) means the commoner unless a system is named.
+FIRST = (
+    "openquest",
+    "brp",
+    "chances",
+    "coc7",
+    "rqg",
+    "coc6",
+    "brp_foundry",
+    "brp_uge",
+    "oq_system",
+)
 
 
 def discover() -> tuple[str, ...]:

@@ -131,6 +131,7 @@ CHECK_FIELDS = (
         "object",
         "a resistance roll instead of a skill: T = 5·(active + second) - 5·passive + 50 (BF-3)",
         fields=RESIST_FIELDS,
+        flags=("--resistance",),
     ),
     HOUSE_RULES,
     DICE,

@@ -144,12 +144,14 @@ CHECK_FIELDS = (
         "object",
         "characteristic against characteristic: S = 50 + 5·(active - passive) (BU-2, p. 110)",
         fields=PAIR_FIELDS,
+        flags=("--resistance",),
     ),
     Field(
         "versus",
         "object",
         "skill against skill: S = 50 + (active - passive) (BU-2, p. 112)",
         fields=PAIR_FIELDS,
+        flags=("--versus",),
     ),
     Field(
         "assist",

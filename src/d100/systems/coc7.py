@@ -224,11 +224,7 @@ DECLARATION = Declaration(
         example="hard, or extreme",
     ),
     skill_range=(0, None),
-    words=Words(
-        target="target",
-        shortfall=None,
-        bands=_bands,
-    ),
+    words=Words(target="target", shortfall=None, bands=_bands, again="pushed"),
     options=_options,
     sampler=_roller,
     # Luck is spent after the roll (C7-4): the Luck record describes BRP7's boost and rerolls

@@ -78,6 +78,8 @@ _POOL = (
         low=0,
         high=MAX_EXTRA_DICE,
         default=0,
+        flags=("--bonus", "-b"),
+        words=("b", "b#", "bonus", "bonus#"),
     ),
     Field(
         "penalty_dice",
@@ -86,6 +88,8 @@ _POOL = (
         low=0,
         high=MAX_EXTRA_DICE,
         default=0,
+        flags=("--penalty", "-p"),
+        words=("p", "p#", "penalty", "penalty#"),
     ),
 )
 SIDE_FIELDS = (*_POOL, DICE)
@@ -106,12 +110,14 @@ CHECK_FIELDS = (
         "Luck that does, where Luck may buy it (C7-4); absent: spend none",
         low=0,
         high=MAX_LUCK,
+        words=("luck#",),
     ),
     Field(
         "push",
         "bool",
         "push once after a failure that Luck did not buy and that is not a fumble (C7-5)",
         default=False,
+        words=("push",),
     ),
     Field(
         "combined",

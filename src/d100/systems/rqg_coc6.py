@@ -20,7 +20,9 @@ RESISTANCE_FIELDS = (
 
 
 def resistance_field(description: str) -> Field:
-    return Field("resistance", "object", description, fields=RESISTANCE_FIELDS)
+    return Field(
+        "resistance", "object", description, fields=RESISTANCE_FIELDS, flags=("--resistance",)
+    )
 
 
 @dataclass(frozen=True)
