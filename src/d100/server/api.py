@@ -267,7 +267,8 @@ def create_character(
 ) -> dict[str, Any]:
     sent = _upload(request, table_id, body.sheet)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.create(session, viewer, sent, body.member_id))
+        row = characters.create(session, viewer, sent, body.member_id)
+    return characters.full_view(row)  # after the commit: its text may be rewritten
 
 
 @router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -280,7 +281,8 @@ def update_character(
         )
     sent = _upload(request, table_id, body.sheet, character_id)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.update(session, viewer, character_id, sent))
+        row = characters.update(session, viewer, character_id, sent)
+    return characters.full_view(row)
 
 
 @router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -292,11 +294,12 @@ def edit_values(
         system = get_table(session, table_id).system
         row = characters.load(session, table_id, character_id)
         require_editor(viewer, row, "edit this character")
-        text = row.sheet
+    text = characters.current_text(row)  # with the Luck it has now
     luck = None if body.luck is None else (body.luck.current, body.luck.maximum)
     sent = characters.with_values(system, text, body.skills, body.abilities, luck)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.update(session, viewer, character_id, sent))
+        row = characters.update(session, viewer, character_id, sent)
+    return characters.full_view(row)
 
 
 @router.delete("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -316,7 +319,7 @@ def export_character(table_id: TableId, character_id: Id, request: Request) -> P
     with _acting(request, table_id, write=False) as (session, viewer):
         row = characters.export(session, viewer, character_id)
     return PlainTextResponse(
-        row.sheet,
+        characters.current_text(row),  # with the Luck it has now
         media_type="application/toml",
         headers={"content-disposition": f'attachment; filename="{character_id}.toml"'},
     )
@@ -325,14 +328,16 @@ def export_character(table_id: TableId, character_id: Id, request: Request) -> P
 @router.delete("/api/tables/{table_id}/characters/{character_id}/marks", tags=["characters"])
 def clear_marks(table_id: TableId, character_id: Id, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.clear_marks(session, viewer, character_id))
+        row = characters.clear_marks(session, viewer, character_id)
+    return characters.full_view(row)
 
 
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
 def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request) -> dict[str, Any]:
     """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(flow.aim(session, viewer, character_id, body.action))
+        row = flow.aim(session, viewer, character_id, body.action)
+    return characters.full_view(row)
 
 
 # -- rolls and the flow of play -------------------------------------------------------------
@@ -503,16 +508,15 @@ def assist(
 ) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.assist(session, viewer, target_id, body.character_id, body.skill)
-        return {"id": target.id, "status": target.status, "assists": target.assists}
+        helping = flow.assists_of(session, target.id)
+        return {"id": target.id, "status": target.status, "assists": helping}
 
 
 @router.post("/api/tables/{table_id}/rest", tags=["flow"])
 def rest(table_id: TableId, request: Request) -> dict[str, Any]:
     """A full night's rest: Luck back to maximum (BRP7)."""
-    with _acting(request, table_id, write=False) as (session, viewer):
-        ready = flow.rested(session, viewer)
     with _acting(request, table_id) as (session, viewer):
-        rows = flow.rest(session, viewer, ready)
+        rows = flow.rest(session, viewer)
         return {"characters": [characters.public_view(r) for r in rows]}
 
 
