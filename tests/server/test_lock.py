@@ -52,7 +52,7 @@ def limited(database_url: str, tmp_path: Path) -> Iterator[str]:
         yield base
 
 
-def lucky_table(client: httpx.Client, n: int) -> list[tuple[str, str, str, str]]:
+def lucky_table(client: httpx.Client, n: int) -> list[Seat]:
     """A table of two members (its GM and a player), each with a 20,000-character sheet:
     (table, the member's token, their character, the GM's token) for each."""
     made = client.post("/api/tables", json={"name": f"Lucky {n}", "system": "brp"}).json()
@@ -71,7 +71,10 @@ def lucky_table(client: httpx.Client, n: int) -> list[tuple[str, str, str, str]]
     return out
 
 
-def spend(base: str, members: list[tuple[str, str, str, str]], stop: float, counts: list[int]) -> None:
+Seat = tuple[str, str, str, str]  # a table, a member's token, their character, the GM's token
+
+
+def spend(base: str, members: list[Seat], stop: float, counts: list[int]) -> None:
     """Each member, one request at a time, spends Luck till ``stop``: a roll with a Luck boost
     and a reroll taken on failure, a ``/reroll`` of a failure; the GM rests the table when a
     character has spent it all. Every write changes a 20,000-character sheet's Luck."""
@@ -91,7 +94,8 @@ def spend(base: str, members: list[tuple[str, str, str, str]], stop: float, coun
             assert r.status_code == 201, r.text
             counts[0] += 1
             if not r.json()["result"]["success"]:
-                again = await own.post(f"{path}/rolls/{r.json()['seq']}/reroll", headers=bearer(token))
+                reroll = f"{path}/rolls/{r.json()['seq']}/reroll"
+                again = await own.post(reroll, headers=bearer(token))
                 assert again.status_code in (201, 409, 422, 429), again.text
                 counts[0] += again.status_code == 201
 
@@ -167,7 +171,8 @@ def test_deleting_a_character_finds_its_rows_by_index(api: Api) -> None:
     alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
     carl = table.character(table.gm, "Carl")
     called = {"skill": "perception", "character_ids": [alice, bob]}
-    targets = {t["character"]["id"]: t["id"] for t in table.ok("POST", "/calls", table.gm, 201, json=called)["targets"]}
+    made = table.ok("POST", "/calls", table.gm, 201, json=called)
+    targets = {t["character"]["id"]: t["id"] for t in made["targets"]}
     helped = table.ok(
         "POST", f"/targets/{targets[bob]}/assists", pat, 201,
         json={"character_id": alice, "skill": "perception"},

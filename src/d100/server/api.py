@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
@@ -18,15 +19,17 @@ from sqlalchemy.orm import Session
 
 from . import bodies, calculator, characters, flow, gametables, idempotency, rerolls, rolls
 from .access import (
+    CREDENTIAL,
+    Credential,
     Viewer,
     authenticate,
     cookie_name,
+    read_credential,
     require_editor,
     require_origin,
     view_call,
     view_event,
 )
-from .admission import Admission
 from .errors import ApiError, bad
 from .events import get_table
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
@@ -56,10 +59,8 @@ RequestBody = Annotated[
 class Server:
     store: Store
     hub: Hub
-    rolling: Pool  # a roll's odds
-    previewing: Pool  # previews and the odds page: what-if questions never delay a roll
+    pool: Pool  # odds, advice and charts: a roll's odds go ahead of its table's previews
     writing: Writes  # rolls' transactions, queued per table without holding threads
-    admission: Admission  # a table's share of the threads (the guard's too)
 
 
 def _server(request: Request) -> Server:
@@ -67,20 +68,21 @@ def _server(request: Request) -> Server:
     return server
 
 
-def _bearer(request: Request) -> str | None:
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+def _credential(request: Request, table_id: str) -> Credential:
+    """The request's token, as the guard read it from its headers."""
+    found = request.scope.get(CREDENTIAL)
+    return found if isinstance(found, Credential) else read_credential(table_id, request.headers)
 
 
 def _token(request: Request, table_id: str) -> str | None:
     """A bearer token (API clients) or the table's cookie (browsers)."""
-    return _bearer(request) or request.cookies.get(cookie_name(table_id))
+    return _credential(request, table_id).token
 
 
 def _writer_token(request: Request, table_id: str) -> str | None:
-    token = _token(request, table_id)
-    require_origin(token is not None and _bearer(request) is None, request.headers.get("origin"))
-    return token
+    credential = _credential(request, table_id)
+    require_origin(credential.by_cookie, request.headers.get("origin"))
+    return credential.token
 
 
 @contextmanager
@@ -143,14 +145,16 @@ def systems() -> list[dict[str, Any]]:
 )
 async def odds(body: RequestBody, request: Request) -> dict[str, Any]:
     """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
-    return await _server(request).previewing.run(_address(request), calculator.answer, body)
+    return await _server(request).pool.run(_address(request), calculator.answer, body)
 
 
 @router.post("/api/odds/chart", tags=["odds"])
 async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
-    work = _server(request).previewing
-    args = (body.request, body.low, body.high, body.step)
-    return await work.run(_address(request), calculator.chart, *args)
+    """A check's odds at each skill from ``low`` to ``high``: worked out a slice at a time,
+    each address's in turn."""
+    skills = calculator.chart_skills(body.request, body.low, body.high, body.step)
+    work = _server(request).pool
+    return await work.sliced(_address(request), calculator.chart_points, skills, body.request)
 
 
 # -- tables, sign-in ------------------------------------------------------------------------
@@ -355,10 +359,10 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
             asked, luck = rolls.preview(session, viewer, spec)
             return asked, luck, get_table(session, table_id).system
 
-    asked, luck, system = await server.admission.run_sync(prepare)
+    asked, luck, system = await anyio.to_thread.run_sync(prepare)  # in the table's turn
     contest = "opponent" in asked  # a called contest's opponent is the call's
     args = (asked, luck, contest, system)
-    out = await server.previewing.run(f"table:{table_id}", calculator.preview, *args)
+    out = await server.pool.run(f"table:{table_id}", calculator.preview, *args)
     return out | {"percent": calculator.percents(out["odds"])}
 
 
@@ -401,8 +405,9 @@ async def roll(
             return dear.request
 
     done = await server.writing.run(f"table:{table_id}", make, None)
-    if isinstance(done, dict):  # dear odds: a worker's, one at a time per table
-        chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, done)
+    if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
+        work = f"table:{table_id}"
+        chance = await server.pool.run(work, calculator.odds_of, done, urgent=True)
         done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done
@@ -457,13 +462,13 @@ async def reroll(
             done = idempotency.once(session, viewer, idempotency_key, sent, act)
             return view_event(viewer, done.event), done.replayed
 
-    planned = await server.admission.run_sync(plan)
+    planned = await anyio.to_thread.run_sync(plan)  # in the table's turn
     chance = None
     if isinstance(planned, rerolls.Plan):
         chance = calculator.cheap_odds(planned.request)
         if chance is None:
             work = f"table:{table_id}"
-            chance = await server.rolling.run(work, calculator.odds_of, planned.request)
+            chance = await server.pool.run(work, calculator.odds_of, planned.request, urgent=True)
     # In the table's write turn, as a roll's: one at a time per table, no thread held while
     # it waits (else a table's rerolls held up to six threads waiting for the write lock).
     view, replayed = await server.writing.run(f"table:{table_id}", make, planned, chance)

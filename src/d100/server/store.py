@@ -161,10 +161,12 @@ class Store:
                 job.turn.set()
 
     def member_table(self, hashed: str) -> str | None:
-        """The table of the member whose token has this hash (revoked or not), else None."""
+        """The table of the member whose token has this hash, None for any other (a revoked
+        member's included)."""
         with self.read() as session:
             found = session.execute(
-                text("SELECT table_id FROM members WHERE token_hash = :h"), {"h": hashed}
+                text("SELECT table_id FROM members WHERE token_hash = :h AND NOT revoked"),
+                {"h": hashed},
             ).first()
         return None if found is None else str(found[0])
 

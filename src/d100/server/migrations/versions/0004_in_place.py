@@ -68,8 +68,12 @@ def upgrade() -> None:
                 .values(luck_current=luck["current"], luck_maximum=luck["maximum"])
             )
     rows = [
-        {"target_id": target_id, "character_id": a["character_id"], "skill": a["skill"],
-         "position": n}
+        {
+            "target_id": target_id,
+            "character_id": a["character_id"],
+            "skill": a["skill"],
+            "position": n,
+        }
         for target_id, helpers in bind.execute(sa.select(targets.c.id, targets.c.assists))
         for n, a in enumerate(helpers or [])
     ]
@@ -95,8 +99,10 @@ def downgrade() -> None:
         helpers.setdefault(target_id, []).append({"character_id": character_id, "skill": skill})
     for target_id, listed in helpers.items():
         bind.execute(targets.update().where(targets.c.id == target_id).values(assists=listed))
-    stored = sa.select(characters.c.id, characters.c.sheet, characters.c.luck_current)
-    for character_id, sheet, current in bind.execute(stored.where(characters.c.luck_current.isnot(None))):
+    stored = sa.select(characters.c.id, characters.c.sheet, characters.c.luck_current).where(
+        characters.c.luck_current.isnot(None)
+    )
+    for character_id, sheet, current in bind.execute(stored):
         document = tomlkit.parse(sheet)
         luck = _luck_of(document)
         if luck["current"] != current:
