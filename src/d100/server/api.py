@@ -387,21 +387,18 @@ async def roll(
         """The roll and whether it was replayed, or the request whose odds are too dear to
         work out under the lock (only without ``planned``)."""
 
-        def act(session: Session) -> tuple[dict[str, Any], bool]:
-            viewer = authenticate(session, table_id, token)
-            done = idempotency.once(
-                session,
-                viewer,
-                idempotency_key,
-                sent,
-                lambda: rolls.roll(session, viewer, spec, planned),
-            )
-            return view_event(viewer, done.event), done.replayed
-
         try:
-            # Rolls commit in groups on SQLite: many rolls share one durable commit.
-            return server.store.together(act)
-        except rolls.Dear as dear:  # nothing was written: its savepoint was rolled back
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
+                done = idempotency.once(
+                    session,
+                    viewer,
+                    idempotency_key,
+                    sent,
+                    lambda: rolls.roll(session, viewer, spec, planned),
+                )
+                return view_event(viewer, done.event), done.replayed
+        except rolls.Dear as dear:  # nothing was written: its transaction was rolled back
             return dear.request
 
     done = await server.writing.run(f"table:{table_id}", make, None)

@@ -70,7 +70,9 @@ def create_app(
     )
     limits = limits or Limits()
     pool = Pool(job_seconds=limits.job_seconds)
-    app.state.server = Server(store, hub, pool, Writes())
+    # SQLite has one writer at a time: its rolls take their turns here, not at its lock.
+    writes = Writes() if store.is_postgres else Writes(writers=1)
+    app.state.server = Server(store, hub, pool, writes)
     # The routes join the app's own list: an included router is matched twice a request (once
     # to find it, once inside it), a tenth of a roll's server CPU on FastAPI 0.165. The
     # busiest come first, as routes are tried in order (no two match the same request).
