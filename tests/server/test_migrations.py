@@ -95,3 +95,46 @@ def test_an_empty_database_migrates_in_either_direction(tmp_path: Path) -> None:
         assert _rows(store)["tables"] == []
     finally:
         store.dispose()
+
+
+def test_luck_and_helpers_go_back_to_the_sheet_and_the_target_and_come_again(
+    database_url: str,
+) -> None:
+    """0004 keeps Luck in columns and a called test's helpers in rows of their own: taken back
+    to 0003, the Luck spent is written into the sheet and the helpers into the target, as the
+    older server reads them; forward again, the table reads as it did."""
+    with TestClient(create_app(database_url)) as client:
+        api = Api(client)
+        brp = api.table("brp")
+        pat = brp.join("Pat")
+        alice = brp.character(pat, "Alice")
+        brp.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})  # 3 -> 2
+        oq = api.table("openquest")
+        sam = oq.join("Sam")
+        bob, carl = oq.character(sam, "Bob"), oq.character(oq.gm, "Carl")
+        called = {"skill": "stealth", "character_ids": [bob]}
+        call = oq.ok("POST", "/calls", oq.gm, 201, json=called)
+        target = call["targets"][0]["id"]
+        oq.ok("POST", f"/targets/{target}/assists", oq.gm, 201,
+              json={"character_id": carl, "skill": "stealth"})
+        before = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
+    store = Store(database_url)
+    try:
+        _alembic(store, "downgrade", "0003")
+        with store.engine.connect() as c:
+            sheet = c.execute(text("SELECT sheet FROM characters WHERE id = :i"), {"i": alice})
+            assert "current = 2," in sheet.scalar_one()
+            query = text("SELECT assists FROM call_targets WHERE id = :i")
+            helpers = c.execute(query, {"i": target})
+            found = helpers.scalar_one()
+            assert (json.loads(found) if isinstance(found, str) else found) == [
+                {"character_id": carl, "skill": "stealth"}
+            ]
+        _alembic(store, "upgrade", "head")
+    finally:
+        store.dispose()
+    with TestClient(create_app(database_url)) as client:
+        brp.api = oq.api = Api(client)
+        after = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
+    assert after == before
+    assert after[0][0]["luck"] == {"current": 2, "maximum": 5}
