@@ -65,10 +65,9 @@ NICENESS = 10
 STARTING = 60.0
 T = TypeVar("T")
 _CONTEXT = multiprocessing.get_context("forkserver")
-# The fork server imports the engine once, and the server's main module (as a process started
-# by ``multiprocessing`` would, each on its own), so each worker forked from it starts with
-# them loaded: in milliseconds, not the seconds an interpreter of its own takes.
-_CONTEXT.set_forkserver_preload(["__main__", "d100.server.calculator"])
+# The fork server imports the engine once, so each worker forked from it starts with it
+# loaded, not in the second an interpreter of its own takes to import it.
+_CONTEXT.set_forkserver_preload(["d100.server.calculator"])
 
 
 def _serve(conn: Connection, systems: Sequence[System], budget: int) -> None:
