@@ -5,6 +5,7 @@ server goes on serving and rolling on it (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ def _alembic(store: Store, action: str, revision: str) -> None:
         getattr(command, action)(config, revision)
 
 
+def _character(character_id: str, sheet: str, luck: int | None) -> tuple[str, str]:
+    """A character as the server reads it: its sheet, with the Luck of its column. Going back
+    to the first revision writes the Luck spent into the sheet's text (the older server reads
+    it there); forward again, the column holds it and the text keeps it."""
+    if luck is not None and f"current = {luck}," not in sheet:
+        sheet = re.sub(r"current = \d+,", f"current = {luck},", sheet, count=1)
+    return character_id, sheet
+
+
 def _rows(store: Store) -> dict[str, Any]:
     """What the first revision already held, row by row, in a stable order."""
     with store.engine.connect() as c:
@@ -37,7 +47,12 @@ def _rows(store: Store) -> dict[str, Any]:
                 text("SELECT id, name, last_seq FROM game_tables ORDER BY id")
             ).all(),
             "members": c.execute(text("SELECT id, name, role FROM members ORDER BY id")).all(),
-            "characters": c.execute(text("SELECT id, sheet FROM characters ORDER BY id")).all(),
+            "characters": [
+                _character(*row)
+                for row in c.execute(
+                    text("SELECT id, sheet, luck_current FROM characters ORDER BY id")
+                )
+            ],
             "events": c.execute(
                 text("SELECT table_id, seq, kind FROM events ORDER BY table_id, seq")
             ).all(),
