@@ -328,6 +328,7 @@ def test_one_table_s_requests_take_only_its_share_of_the_server_s_threads(
 ADDRESSES = 32  # loopback addresses a flood comes from (any 127.x is loopback on Linux)
 
 
+@pytest.mark.slow
 def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
     limited: str, database_url: str, record_property: Any
 ) -> None:
