@@ -570,13 +570,7 @@ def test_a_body_declared_over_the_cap_is_refused_at_once(declared: str) -> None:
         "headers": [(b"content-length", declared.encode()), (b"content-type", b"application/json")],
         "client": ("127.0.0.1", 1),
     }
-    guard = Guard(
-        app,
-        Limits(body_seconds=10),
-        member_table=lambda _: None,
-        admission=Admission(),
-        awaits=lambda _: False,
-    )
+    guard = Guard(app, Limits(body_seconds=10), member_table=lambda _: None)
     asyncio.run(asyncio.wait_for(guard(scope, receive, send), 2))
     assert answer[0]["status"] == 413
     assert b'"field":"body"' in answer[1]["body"]

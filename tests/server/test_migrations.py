@@ -5,6 +5,7 @@ server goes on serving and rolling on it (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ def _alembic(store: Store, action: str, revision: str) -> None:
         getattr(command, action)(config, revision)
 
 
+def _character(character_id: str, sheet: str, luck: int | None) -> tuple[str, str]:
+    """A character as the server reads it: its sheet, with the Luck of its column. Going back
+    to the first revision writes the Luck spent into the sheet's text (the older server reads
+    it there); forward again, the column holds it and the text keeps it."""
+    if luck is not None and f"current = {luck}," not in sheet:
+        sheet = re.sub(r"current = \d+,", f"current = {luck},", sheet, count=1)
+    return character_id, sheet
+
+
 def _rows(store: Store) -> dict[str, Any]:
     """What the first revision already held, row by row, in a stable order."""
     with store.engine.connect() as c:
@@ -37,7 +47,12 @@ def _rows(store: Store) -> dict[str, Any]:
                 text("SELECT id, name, last_seq FROM game_tables ORDER BY id")
             ).all(),
             "members": c.execute(text("SELECT id, name, role FROM members ORDER BY id")).all(),
-            "characters": c.execute(text("SELECT id, sheet FROM characters ORDER BY id")).all(),
+            "characters": [
+                _character(*row)
+                for row in c.execute(
+                    text("SELECT id, sheet, luck_current FROM characters ORDER BY id")
+                )
+            ],
             "events": c.execute(
                 text("SELECT table_id, seq, kind FROM events ORDER BY table_id, seq")
             ).all(),
@@ -95,3 +110,46 @@ def test_an_empty_database_migrates_in_either_direction(tmp_path: Path) -> None:
         assert _rows(store)["tables"] == []
     finally:
         store.dispose()
+
+
+def test_luck_and_helpers_go_back_to_the_sheet_and_the_target_and_come_again(
+    database_url: str,
+) -> None:
+    """0004 keeps Luck in columns and a called test's helpers in rows of their own: taken back
+    to 0003, the Luck spent is written into the sheet and the helpers into the target, as the
+    older server reads them; forward again, the table reads as it did."""
+    with TestClient(create_app(database_url)) as client:
+        api = Api(client)
+        brp = api.table("brp")
+        pat = brp.join("Pat")
+        alice = brp.character(pat, "Alice")
+        brp.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})  # 3 -> 2
+        oq = api.table("openquest")
+        sam = oq.join("Sam")
+        bob, carl = oq.character(sam, "Bob"), oq.character(oq.gm, "Carl")
+        called = {"skill": "stealth", "character_ids": [bob]}
+        call = oq.ok("POST", "/calls", oq.gm, 201, json=called)
+        target = call["targets"][0]["id"]
+        oq.ok("POST", f"/targets/{target}/assists", oq.gm, 201,
+              json={"character_id": carl, "skill": "stealth"})
+        before = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
+    store = Store(database_url)
+    try:
+        _alembic(store, "downgrade", "0003")
+        with store.engine.connect() as c:
+            sheet = c.execute(text("SELECT sheet FROM characters WHERE id = :i"), {"i": alice})
+            assert "current = 2," in sheet.scalar_one()
+            query = text("SELECT assists FROM call_targets WHERE id = :i")
+            helpers = c.execute(query, {"i": target})
+            found = helpers.scalar_one()
+            assert (json.loads(found) if isinstance(found, str) else found) == [
+                {"character_id": carl, "skill": "stealth"}
+            ]
+        _alembic(store, "upgrade", "head")
+    finally:
+        store.dispose()
+    with TestClient(create_app(database_url)) as client:
+        brp.api = oq.api = Api(client)
+        after = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
+    assert after == before
+    assert after[0][0]["luck"] == {"current": 2, "maximum": 5}

@@ -1,11 +1,9 @@
 """The store on SQLite and PostgreSQL: migrations match the models, SQLite commits durably,
-the log is numbered without gaps, and writes committed together (group commit) are each
-answered only after their commit, with one failing write taking back only its own work."""
+the log is numbered without gaps, and concurrent writes are each answered only after their
+commit."""
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +16,6 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from d100.server.errors import ApiError, conflict
 from d100.server.events import append, lock_table
 from d100.server.models import Base
 from d100.server.store import Store
@@ -94,7 +91,7 @@ def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Pa
         store.dispose()
 
 
-# -- group commit (Store.together) -------------------------------------------------------------
+# -- concurrent writes -------------------------------------------------------------------------
 
 
 def _table(store: Store) -> str:
@@ -130,14 +127,6 @@ def _fail_at_commit(session: Session) -> None:
     )
 
 
-def _queued(store: Store, count: int) -> None:
-    """Wait until ``count`` callers wait for the next group."""
-    deadline = time.monotonic() + 10
-    while len(store._queue) < count:
-        assert time.monotonic() < deadline, "callers never queued"
-        time.sleep(0.001)
-
-
 def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url: str) -> None:
     store = Store(database_url)
     try:
@@ -147,13 +136,11 @@ def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url:
         seen_committed: list[bool] = []
         fresh = Store(database_url)  # another engine: sees only what is committed
 
-        def act(session: Session) -> int:
-            sessions.append(session)
-            time.sleep(0.002)  # others arrive meanwhile and queue for the next group
-            return _append(table_id, "x")(session)
-
         def caller() -> int:
-            seq = store.together(act)
+            with store.write() as session:
+                sessions.append(session)
+                time.sleep(0.002)  # others arrive meanwhile and wait for the table's lock
+                seq = _append(table_id, "x")(session)
             with fresh.read() as session:
                 seen_committed.append(
                     session.execute(
@@ -170,90 +157,13 @@ def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url:
         assert sorted(seqs) == list(range(2, 66))  # event 1 made the table
         assert [seq for seq, _ in _log(store, table_id)] == list(range(1, 66))
         assert all(seen_committed) and len(seen_committed) == 64
-        if not store.is_postgres:  # some callers shared a transaction
-            assert len({id(s) for s in sessions}) < len(sessions)
-    finally:
-        store.dispose()
-
-
-def test_a_failing_write_in_a_group_takes_back_only_its_own_work(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path}/d.sqlite3")
-    try:
-        store.migrate()
-        table_id = _table(store)
-        running, go = threading.Event(), threading.Event()
-
-        def blocker(session: Session) -> int:
-            running.set()
-            go.wait()  # a group runs while the others queue for the next one
-            return _append(table_id, "first")(session)
-
-        def failing(session: Session) -> int:
-            _append(table_id, "lost")(session)  # appended, then the caller fails
-            raise conflict("x", 1, "nothing", "this write fails after appending")
-
-        acts = [_append(table_id, "a"), failing, _append(table_id, "b")]
-        with ThreadPoolExecutor(4) as pool:
-            first = pool.submit(store.together, blocker)
-            running.wait()
-            futures = []
-            for count, act in enumerate(acts, start=1):
-                futures.append(pool.submit(store.together, act))
-                _queued(store, count)  # in this order, one group behind the blocker
-            go.set()
-            assert first.result() == 2
-            assert futures[0].result() == 3
-            with pytest.raises(ApiError):
-                futures[1].result()
-            assert futures[2].result() == 4  # the failed write's number is not skipped
-        assert [kind for _, kind in _log(store, table_id)] == ["table", "note", "note", "note"]
-        with store.read() as session:
-            notes = session.execute(
-                text("SELECT data FROM events WHERE table_id = :t AND seq > 1 ORDER BY seq"),
-                {"t": table_id},
-            ).scalars()
-            assert [json.loads(n)["note"] for n in notes] == ["first", "a", "b"]
-    finally:
-        store.dispose()
-
-
-def test_a_failed_group_commit_fails_every_caller(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path}/d.sqlite3")
-    try:
-        store.migrate()
-        table_id = _table(store)
-        running, go = threading.Event(), threading.Event()
-
-        def blocker(session: Session) -> int:
-            running.set()
-            go.wait()
-            return _append(table_id, "alone")(session)
-
-        def breaks_commit(session: Session) -> int:
-            _fail_at_commit(session)  # the whole group's commit fails
-            return 0
-
-        with ThreadPoolExecutor(4) as pool:
-            first = pool.submit(store.together, blocker)
-            running.wait()
-            good = pool.submit(store.together, _append(table_id, "lost with the group"))
-            _queued(store, 1)
-            bad = pool.submit(store.together, breaks_commit)
-            _queued(store, 2)
-            go.set()
-            assert first.result() == 2
-            for future in (good, bad):
-                with pytest.raises(IntegrityError):
-                    future.result()
-        assert [seq for seq, _ in _log(store, table_id)] == [1, 2]
-        assert store.together(_append(table_id, "after")) == 3  # the store goes on
     finally:
         store.dispose()
 
 
 def test_a_draw_takes_each_nonce_once_and_keeps_a_loaded_seed_in_step(database_url: str) -> None:
     """``draw`` takes the next nonce in the statement that reads it; a seed already loaded in
-    the same transaction (a group commit's earlier write) then holds the new next nonce."""
+    the same transaction (by an earlier write of it) then holds the new next nonce."""
     from d100.server.gametables import active_seed, draw
     from d100.server.models import Member
 

@@ -8,13 +8,14 @@ follows Foundry VTT's roll modes: ``public`` (everyone), ``gm`` (the roller and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
+from starlette.requests import cookie_parser
 
 from .errors import ApiError, forbidden, unauthorised
 from .models import Character, Event, Logged, Member
@@ -50,6 +51,31 @@ class Viewer:
 def cookie_name(table_id: str) -> str:
     """One cookie per table, so a browser can sit at several tables at once."""
     return f"d100_{table_id}"
+
+
+CREDENTIAL = "d100.credential"  # the request's scope key for its Credential (the guard's)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """The token a table request carries, read once from its headers (by the guard, for the
+    rate limit, the table's turn and the routes alike): a bearer token (API clients), else the
+    table's cookie (browsers). A repeated header counts by its first."""
+
+    token: str | None
+    by_cookie: bool
+
+    @property
+    def hashed(self) -> str | None:
+        return None if self.token is None else token_hash(self.token)
+
+
+def read_credential(table_id: str, headers: Mapping[str, str]) -> Credential:
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return Credential(value.strip(), False)
+    cookie = cookie_parser(headers.get("cookie", "")).get(cookie_name(table_id), "")
+    return Credential(cookie or None, bool(cookie))
 
 
 def foreign_origin(origin: str | None, host: str | None) -> bool:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Body, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
@@ -17,15 +18,17 @@ from sqlalchemy.orm import Session
 
 from . import bodies, calculator, characters, export, flow, gametables, idempotency, rerolls, rolls
 from .access import (
+    CREDENTIAL,
+    Credential,
     Viewer,
     authenticate,
     cookie_name,
+    read_credential,
     require_editor,
     require_origin,
     view_call,
     view_event,
 )
-from .admission import Admission
 from .errors import ApiError, bad
 from .events import get_table
 from .export import Exports
@@ -56,10 +59,8 @@ RequestBody = Annotated[
 class Server:
     store: Store
     hub: Hub
-    rolling: Pool  # a roll's odds
-    previewing: Pool  # previews and the odds page: what-if questions never delay a roll
+    pool: Pool  # odds, advice and charts: a roll's odds go ahead of its table's previews
     writing: Writes  # rolls' transactions, queued per table without holding threads
-    admission: Admission  # a table's share of the threads (the guard's too)
     exports: Exports = field(default_factory=Exports)  # the log exports running, per table
 
 
@@ -68,20 +69,21 @@ def _server(request: Request) -> Server:
     return server
 
 
-def _bearer(request: Request) -> str | None:
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+def _credential(request: Request, table_id: str) -> Credential:
+    """The request's token, as the guard read it from its headers."""
+    found = request.scope.get(CREDENTIAL)
+    return found if isinstance(found, Credential) else read_credential(table_id, request.headers)
 
 
 def _token(request: Request, table_id: str) -> str | None:
     """A bearer token (API clients) or the table's cookie (browsers)."""
-    return _bearer(request) or request.cookies.get(cookie_name(table_id))
+    return _credential(request, table_id).token
 
 
 def _writer_token(request: Request, table_id: str) -> str | None:
-    token = _token(request, table_id)
-    require_origin(token is not None and _bearer(request) is None, request.headers.get("origin"))
-    return token
+    credential = _credential(request, table_id)
+    require_origin(credential.by_cookie, request.headers.get("origin"))
+    return credential.token
 
 
 @contextmanager
@@ -144,14 +146,16 @@ def systems() -> list[dict[str, Any]]:
 )
 async def odds(body: RequestBody, request: Request) -> dict[str, Any]:
     """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
-    return await _server(request).previewing.run(_address(request), calculator.answer, body)
+    return await _server(request).pool.run(_address(request), calculator.answer, body)
 
 
 @router.post("/api/odds/chart", tags=["odds"])
 async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
-    work = _server(request).previewing
-    args = (body.request, body.low, body.high, body.step)
-    return await work.run(_address(request), calculator.chart, *args)
+    """A check's odds at each skill from ``low`` to ``high``: worked out a slice at a time,
+    each address's in turn."""
+    skills = calculator.chart_skills(body.request, body.low, body.high, body.step)
+    work = _server(request).pool
+    return await work.sliced(_address(request), calculator.chart_points, skills, body.request)
 
 
 # -- tables, sign-in ------------------------------------------------------------------------
@@ -268,7 +272,8 @@ def create_character(
 ) -> dict[str, Any]:
     sent = _upload(request, table_id, body.sheet)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.create(session, viewer, sent, body.member_id))
+        row = characters.create(session, viewer, sent, body.member_id)
+    return characters.full_view(row)  # after the commit: its text may be rewritten
 
 
 @router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -281,7 +286,8 @@ def update_character(
         )
     sent = _upload(request, table_id, body.sheet, character_id)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.update(session, viewer, character_id, sent))
+        row = characters.update(session, viewer, character_id, sent)
+    return characters.full_view(row)
 
 
 @router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -293,11 +299,12 @@ def edit_values(
         system = get_table(session, table_id).system
         row = characters.load(session, table_id, character_id)
         require_editor(viewer, row, "edit this character")
-        text = row.sheet
+    text = characters.current_text(row)  # with the Luck it has now
     luck = None if body.luck is None else (body.luck.current, body.luck.maximum)
     sent = characters.with_values(system, text, body.skills, body.abilities, luck)
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.update(session, viewer, character_id, sent))
+        row = characters.update(session, viewer, character_id, sent)
+    return characters.full_view(row)
 
 
 @router.delete("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
@@ -317,7 +324,7 @@ def export_character(table_id: TableId, character_id: Id, request: Request) -> P
     with _acting(request, table_id, write=False) as (session, viewer):
         row = characters.export(session, viewer, character_id)
     return PlainTextResponse(
-        row.sheet,
+        characters.current_text(row),  # with the Luck it has now
         media_type="application/toml",
         headers={"content-disposition": f'attachment; filename="{character_id}.toml"'},
     )
@@ -326,14 +333,16 @@ def export_character(table_id: TableId, character_id: Id, request: Request) -> P
 @router.delete("/api/tables/{table_id}/characters/{character_id}/marks", tags=["characters"])
 def clear_marks(table_id: TableId, character_id: Id, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(characters.clear_marks(session, viewer, character_id))
+        row = characters.clear_marks(session, viewer, character_id)
+    return characters.full_view(row)
 
 
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
 def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request) -> dict[str, Any]:
     """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
     with _acting(request, table_id) as (session, viewer):
-        return characters.full_view(flow.aim(session, viewer, character_id, body.action))
+        row = flow.aim(session, viewer, character_id, body.action)
+    return characters.full_view(row)
 
 
 # -- rolls and the flow of play -------------------------------------------------------------
@@ -351,10 +360,10 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
             asked, luck = rolls.preview(session, viewer, spec)
             return asked, luck, get_table(session, table_id).system
 
-    asked, luck, system = await server.admission.run_sync(prepare)
+    asked, luck, system = await anyio.to_thread.run_sync(prepare)  # in the table's turn
     contest = "opponent" in asked  # a called contest's opponent is the call's
     args = (asked, luck, contest, system)
-    out = await server.previewing.run(f"table:{table_id}", calculator.preview, *args)
+    out = await server.pool.run(f"table:{table_id}", calculator.preview, *args)
     return out | {"percent": calculator.percents(out["odds"])}
 
 
@@ -379,26 +388,24 @@ async def roll(
         """The roll and whether it was replayed, or the request whose odds are too dear to
         work out under the lock (only without ``planned``)."""
 
-        def act(session: Session) -> tuple[dict[str, Any], bool]:
-            viewer = authenticate(session, table_id, token)
-            done = idempotency.once(
-                session,
-                viewer,
-                idempotency_key,
-                sent,
-                lambda: rolls.roll(session, viewer, spec, planned),
-            )
-            return view_event(viewer, done.event), done.replayed
-
         try:
-            # Rolls commit in groups on SQLite: many rolls share one durable commit.
-            return server.store.together(act)
-        except rolls.Dear as dear:  # nothing was written: its savepoint was rolled back
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
+                done = idempotency.once(
+                    session,
+                    viewer,
+                    idempotency_key,
+                    sent,
+                    lambda: rolls.roll(session, viewer, spec, planned),
+                )
+                return view_event(viewer, done.event), done.replayed
+        except rolls.Dear as dear:  # nothing was written: its transaction was rolled back
             return dear.request
 
     done = await server.writing.run(f"table:{table_id}", make, None)
-    if isinstance(done, dict):  # dear odds: a worker's, one at a time per table
-        chance = await server.rolling.run(f"table:{table_id}", calculator.odds_of, done)
+    if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
+        work = f"table:{table_id}"
+        chance = await server.pool.run(work, calculator.odds_of, done, urgent=True)
         done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done
@@ -453,13 +460,13 @@ async def reroll(
             done = idempotency.once(session, viewer, idempotency_key, sent, act)
             return view_event(viewer, done.event), done.replayed
 
-    planned = await server.admission.run_sync(plan)
+    planned = await anyio.to_thread.run_sync(plan)  # in the table's turn
     chance = None
     if isinstance(planned, rerolls.Plan):
         chance = calculator.cheap_odds(planned.request)
         if chance is None:
             work = f"table:{table_id}"
-            chance = await server.rolling.run(work, calculator.odds_of, planned.request)
+            chance = await server.pool.run(work, calculator.odds_of, planned.request, urgent=True)
     # In the table's write turn, as a roll's: one at a time per table, no thread held while
     # it waits (else a table's rerolls held up to six threads waiting for the write lock).
     view, replayed = await server.writing.run(f"table:{table_id}", make, planned, chance)
@@ -504,16 +511,15 @@ def assist(
 ) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         target = flow.assist(session, viewer, target_id, body.character_id, body.skill)
-        return {"id": target.id, "status": target.status, "assists": target.assists}
+        helping = flow.assists_of(session, target.id)
+        return {"id": target.id, "status": target.status, "assists": helping}
 
 
 @router.post("/api/tables/{table_id}/rest", tags=["flow"])
 def rest(table_id: TableId, request: Request) -> dict[str, Any]:
     """A full night's rest: Luck back to maximum (BRP7)."""
-    with _acting(request, table_id, write=False) as (session, viewer):
-        ready = flow.rested(session, viewer)
     with _acting(request, table_id) as (session, viewer):
-        rows = flow.rest(session, viewer, ready)
+        rows = flow.rest(session, viewer)
         return {"characters": [characters.public_view(r) for r in rows]}
 
 
@@ -577,6 +583,6 @@ async def export_log(table_id: TableId, request: Request) -> StreamingResponse:
     streamed a batch at a time; at most two exports of a table at once (429 beyond)."""
     server = _server(request)
     token = _token(request, table_id)
-    last = await server.admission.run_sync(export.last_event, server.store, table_id, token)
+    last = await anyio.to_thread.run_sync(export.last_event, server.store, table_id, token)
     server.exports.take(table_id)
-    return export.LogExport(server.store, server.admission, server.exports, table_id, token, last)
+    return export.LogExport(server.store, server.exports, table_id, token, last)

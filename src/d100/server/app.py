@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -15,19 +14,16 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
-from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
-from starlette.routing import Match
 
 from .. import __version__
 from ..errors import D100Error
-from .admission import Admission
 from .api import Server, router
 from .errors import ApiError, invalid
-from .guard import TABLES, Guard, Limits
+from .guard import Guard, Limits
 from .live import Hub, cancel, listen
 from .store import Store
 from .work import Pool, Writes
@@ -69,8 +65,7 @@ def create_app(
         finally:
             if listener is not None:
                 await cancel(listener)
-            rolling.close()
-            previewing.close()
+            pool.close()
             store.dispose()
             if discord is not None:
                 await discord.close()
@@ -83,9 +78,10 @@ def create_app(
         "provable dice. Requests and results follow CONTRACT.md.",
     )
     limits = limits or Limits()
-    rolling, previewing = Pool(job_seconds=limits.job_seconds), Pool(job_seconds=limits.job_seconds)
-    admission = Admission()
-    app.state.server = Server(store, hub, rolling, previewing, Writes(), admission)
+    pool = Pool(job_seconds=limits.job_seconds)
+    # SQLite has one writer at a time: its rolls take their turns here, not at its lock.
+    writes = Writes() if store.is_postgres else Writes(writers=1)
+    app.state.server = Server(store, hub, pool, writes)
     # The routes join the app's own list: an included router is matched twice a request (once
     # to find it, once inside it), a tenth of a roll's server CPU on FastAPI 0.165. The
     # busiest come first, as routes are tried in order (no two match the same request).
@@ -103,20 +99,8 @@ def create_app(
 
         mount(app, discord)
     _errors(app)
-    awaiting = [r for r in router.routes if isinstance(r, APIRoute) and _awaits(r)]
-
-    def awaits(scope: Any) -> bool:
-        return any(route.matches(scope)[0] is Match.FULL for route in awaiting)
-
-    app.add_middleware(
-        Guard, limits=limits, member_table=store.member_table, admission=admission, awaits=awaits
-    )
+    app.add_middleware(Guard, limits=limits, member_table=store.member_table)
     return app
-
-
-def _awaits(route: APIRoute) -> bool:
-    """A table route whose endpoint awaits: it holds a thread only in its own hops to one."""
-    return route.path.startswith(TABLES) and inspect.iscoroutinefunction(route.endpoint)
 
 
 def _page(name: str) -> Any:

@@ -3,7 +3,8 @@ options as ``advise``, plus a chart across skills."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -132,15 +133,26 @@ def _cheap(parsed: Request) -> dict[str, Any] | None:
     return odds(parsed).to_dict()
 
 
-def chart(request: Mapping[str, Any], low: int, high: int, step: int) -> list[dict[str, Any]]:
-    """Success and every level's odds at each skill from ``low`` to ``high``."""
+def chart_skills(request: Mapping[str, Any], low: int, high: int, step: int) -> list[int]:
+    """The skills a chart has points at, checked: a check's, at most ``MAX_POINTS``."""
     if is_contest(request):
         raise bad("request", "a contest", "a check", "the chart varies one check's skill")
     skills = list(range(low, high + 1, step))
     if not 1 <= len(skills) <= MAX_POINTS:
         raise bad("step", step, f"low..high in 1..{MAX_POINTS} points", "too many points")
-    points = []
+    return skills
+
+
+def chart_points(
+    skills: Sequence[int], seconds: float, request: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The chart's points at the first of ``skills`` that are done within ``seconds`` (one at
+    least): the server asks for the rest in the requester's next turn of a worker."""
+    points: list[dict[str, Any]] = []
+    deadline = time.monotonic() + seconds
     for skill in skills:
+        if points and time.monotonic() >= deadline:
+            break
         chance = odds({**request, "skill": skill})
         assert isinstance(chance, CheckOdds)
         shown = chance.to_dict()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from sqlalchemy import delete as delete_rows
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -18,8 +19,8 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
-from .models import Call, CallTarget, Character, GameTable, Member
-from .store import count_of
+from .models import CallAssist, CallTarget, Character, GameTable, Member
+from .store import count_of, write_columns
 from .tokens import new_id, now
 
 MAX_CHARACTERS = 20  # per member: a party and its hirelings, not a flood of sheets
@@ -134,8 +135,30 @@ def load(
 
 
 def sheet_of(row: Character) -> sheets.Character:
-    (character,) = _parsed(row.sheet).characters
-    return character
+    """The character as it is now: its sheet, with the Luck of its columns (spent or restored
+    since the sheet was stored)."""
+    return _with_luck(row.sheet, row.luck_current)
+
+
+@lru_cache(maxsize=256)
+def _with_luck(text: str, current: int | None) -> sheets.Character:
+    (character,) = _parsed(text).characters
+    if current is None or character.luck is None or character.luck.current == current:
+        return character
+    return replace(character, luck=replace(character.luck, current=current))
+
+
+def current_text(row: Character) -> str:
+    """The sheet's text with the Luck the character has now, for its readers (the editor's
+    box, the export): its comments and layout stay. Rewriting a long sheet takes tens of
+    milliseconds, so it is done here, as it is read, and never in a write transaction."""
+    return _rewritten(row.sheet, row.luck_current)
+
+
+@lru_cache(maxsize=64)
+def _rewritten(text: str, current: int | None) -> str:
+    character = _with_luck(text, current)
+    return text if character is _parsed(text).characters[0] else sheet_text(character, text)
 
 
 @lru_cache(maxsize=256)
@@ -147,13 +170,17 @@ def _parsed(text: str) -> sheets.Sheet:
     return sheets.loads(text)
 
 
-def save_sheet(row: Character, character: sheets.Character, original: str | None) -> None:
-    row.sheet = sheet_text(character, original)
-    row.name = character.name
+def change_luck(session: Session, row: Character, luck: Luck) -> None:
+    """Luck spent: one column written in place (the sheet's text is not rewritten)."""
+    write_columns(session, row, luck_current=luck.current)
 
 
-def change_luck(row: Character, luck: Luck) -> None:
-    save_sheet(row, replace(sheet_of(row), luck=luck), row.sheet)
+def _store(row: Character, sent: Upload) -> None:
+    """A sheet as uploaded or edited: its text, its name and its Luck."""
+    luck = sent.character.luck
+    row.sheet, row.name = sent.text, sent.character.name
+    row.luck_current = None if luck is None else luck.current
+    row.luck_maximum = None if luck is None else luck.maximum
 
 
 def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None) -> Character:
@@ -184,7 +211,7 @@ def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None
         marks={},
         created_at=now(),
     )
-    row.sheet, row.name = sent.text, character.name
+    _store(row, sent)
     session.add(row)
     session.flush()
     _announce(session, table, viewer, row, "created")
@@ -197,25 +224,25 @@ def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) ->
     require_editor(viewer, row, "edit this character")
     _unique(session, table, viewer, sent.character.name, row.id)
     before = sheet_of(row)
-    row.sheet, row.name = sent.text, sent.character.name
+    _store(row, sent)
     _announce(session, table, viewer, row, "edited", changes(before, sent.character))
     return row
 
 
 def delete(session: Session, viewer: Viewer, character_id: str) -> Character:
     """The GM or the character's player removes it; the log keeps its rolls. Tests called for
-    it go with it, and it stops helping with any."""
+    it go with it, and it stops helping with any: its own rows, found by index (scanning every
+    target of every call the table made held the lock for most of a second)."""
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "delete this character")
-    calls = select(Call.id).where(Call.table_id == table.id)
-    targets = session.scalars(select(CallTarget).where(CallTarget.call_id.in_(calls))).all()
-    for target in targets:
-        if target.character_id == row.id:
-            session.delete(target)
-        elif any(a["character_id"] == row.id for a in target.assists):
-            target.assists = [a for a in target.assists if a["character_id"] != row.id]
-    session.flush()
+    own = select(CallTarget.id).where(CallTarget.character_id == row.id)
+    for statement in (
+        delete_rows(CallAssist).where(CallAssist.character_id == row.id),
+        delete_rows(CallAssist).where(CallAssist.target_id.in_(own)),
+        delete_rows(CallTarget).where(CallTarget.character_id == row.id),
+    ):
+        session.execute(statement, execution_options={"synchronize_session": False})
     _announce(session, table, viewer, row, "deleted")
     session.delete(row)
     return row
@@ -264,7 +291,7 @@ def clear_marks(session: Session, viewer: Viewer, character_id: str) -> Characte
     require_gm(viewer, "clear improvement marks")
     table = lock_table(session, viewer.table_id)
     row = load(session, table.id, character_id)
-    row.marks = {}
+    write_columns(session, row, marks={})
     _announce(session, table, viewer, row, "marks")
     return row
 
@@ -308,6 +335,8 @@ def public_view(row: Character) -> dict[str, Any]:
 
 
 def full_view(row: Character) -> dict[str, Any]:
+    """Everything of a character, for its sheet's readers. Its text may be rewritten here
+    (``current_text``): made outside write transactions."""
     c = sheet_of(row)
     luck = None if c.luck is None else {"current": c.luck.current, "maximum": c.luck.maximum}
     return {
@@ -320,5 +349,5 @@ def full_view(row: Character) -> dict[str, Any]:
         "synergy": {k: list(v) for k, v in c.synergy.items()},
         "aim_rounds": row.aim_rounds,
         "marks": row.marks,
-        "sheet": row.sheet,
+        "sheet": current_text(row),
     }

@@ -4,11 +4,10 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, load_only
 
 from ..errors import D100Error
 from ..systems import REGISTRY
@@ -24,7 +23,7 @@ from .access import (
 )
 from .errors import bad, conflict, not_found, renamed
 from .events import append, lock_table
-from .models import Call, CallTarget, Character, GameTable
+from .models import Call, CallAssist, CallTarget, Character, GameTable
 from .rolls import RollSpec, Side, pending_target, players_part, prepare
 from .tokens import new_id, now
 
@@ -102,7 +101,6 @@ def call_test(
                 call_id=call.id,
                 character_id=character_id,
                 status="pending",
-                assists=[],
             )
         )
     session.flush()
@@ -206,7 +204,10 @@ def assist(
         skill = characters.sheet_of(helper).skill(skill)
     except D100Error as err:
         raise renamed(err, "skill") from None
-    if any(a["character_id"] == helper.id for a in target.assists):
+    helping = session.scalars(
+        select(CallAssist).where(CallAssist.target_id == target.id).order_by(CallAssist.position)
+    ).all()
+    if any(a.character_id == helper.id for a in helping):
         raise conflict(
             "character_id",
             character_id,
@@ -216,14 +217,17 @@ def assist(
     # The system's cap, lowered by a house rule: one past the engine's would fail the roll for
     # good, so there is one even without the house rule.
     most = assistance.cap(table.house_rules)
-    if len(target.assists) >= most:
+    if len(helping) >= most:
         raise conflict(
             "target_id",
             target_id,
             f"at most {most} helper(s)",
             "this test already has all the help it may take",
         )
-    target.assists = [*target.assists, {"character_id": helper.id, "skill": skill}]
+    position = helping[-1].position + 1 if helping else 0
+    session.add(
+        CallAssist(target_id=target.id, character_id=helper.id, skill=skill, position=position)
+    )
     if call.audience is not None and helper.member_id not in call.audience:
         # The GM may attach anyone's character: its player must see what they help with.
         call.audience = sorted([*call.audience, helper.member_id])
@@ -272,36 +276,23 @@ def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Cha
     return row
 
 
-def rested(session: Session, viewer: Viewer) -> dict[str, tuple[str, str]]:
-    """Each sheet a rest changes, as (the sheet now, the sheet rested): worked out before the
-    write transaction, as rewriting many sheets is slow (BRP7)."""
-    require_gm(viewer, "call a rest")
-    rows = session.scalars(select(Character).where(Character.table_id == viewer.table_id))
-    out = {}
-    for row in rows:
-        luck = characters.sheet_of(row).luck
-        if luck is not None and luck.current != luck.maximum:
-            sheet = replace(characters.sheet_of(row), luck=luck.rest())
-            out[row.id] = (row.sheet, characters.sheet_text(sheet, row.sheet))
-    return out
-
-
-def rest(session: Session, viewer: Viewer, ready: dict[str, tuple[str, str]]) -> list[Character]:
-    """A full night's rest: every character's Luck back to its maximum (BRP7). ``ready``
-    holds the sheets rewritten beforehand (``rested``); one changed since is redone here."""
+def rest(session: Session, viewer: Viewer) -> list[Character]:
+    """A full night's rest: every character's Luck back to its maximum (BRP7), one statement
+    on the Luck columns (no sheet is rewritten); the table's characters, as named."""
     require_gm(viewer, "call a rest")
     table = lock_table(session, viewer.table_id)
-    rows = list(session.scalars(select(Character).where(Character.table_id == table.id)))
-    for row in rows:
-        before, after = ready.get(row.id, (None, None))
-        if before == row.sheet and after is not None:
-            row.sheet = after
-            continue
-        luck = characters.sheet_of(row).luck
-        if luck is not None and luck.current != luck.maximum:
-            characters.change_luck(row, luck.rest())
+    restored = (
+        update(Character)
+        .where(Character.table_id == table.id, Character.luck_current < Character.luck_maximum)
+        .values(luck_current=Character.luck_maximum)
+    )
+    session.execute(restored, execution_options={"synchronize_session": False})
+    named = load_only(Character.id, Character.name, Character.member_id)
+    rows = session.scalars(
+        select(Character).where(Character.table_id == table.id).options(named)
+    ).all()
     append(session, table, "rest", {}, actor_id=viewer.member_id)
-    return rows
+    return list(rows)
 
 
 def recent_calls(session: Session, viewer: Viewer) -> list[dict[str, Any]]:
@@ -344,6 +335,18 @@ def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]
     }
 
 
+def assists_of(session: Session, target_id: str) -> list[dict[str, str]]:
+    """The helpers attached to a called test, in the order they were: each one's character,
+    name and skill."""
+    found = session.execute(
+        select(CallAssist.character_id, CallAssist.skill, Character.name)
+        .join(Character, Character.id == CallAssist.character_id)
+        .where(CallAssist.target_id == target_id)
+        .order_by(CallAssist.position)
+    )
+    return [{"character_id": c, "skill": skill, "name": name} for c, skill, name in found]
+
+
 def _target_view(session: Session, target: CallTarget) -> dict[str, Any]:
     row = session.get_one(Character, target.character_id)
     return {
@@ -351,10 +354,7 @@ def _target_view(session: Session, target: CallTarget) -> dict[str, Any]:
         "character": characters.public_view(row),
         "status": target.status,
         "event_seq": target.event_seq,
-        "assists": [
-            {**a, "name": session.get_one(Character, a["character_id"]).name}
-            for a in target.assists
-        ],
+        "assists": assists_of(session, target.id),
     }
 
 

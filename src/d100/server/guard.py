@@ -5,6 +5,12 @@ it may take to arrive, a JSON body that the routes can answer without a 5xx (no 
 Infinity, numbers out of range, lone surrogates or deep nesting), and a table's turn among
 the others (``admission.py``). Every answer carries the security headers.
 
+A table's request takes its table's turn only once its token is known to be a member's of
+that table: any other (no token, a made-up one, a revoked one, another table's) is answered
+``401`` here, as the routes would, before it waits anywhere a member waits. A token not seen
+yet is looked up in its address's turn, apart from the tables'. The token is read once, here
+(``access.Credential``), and the routes take it from the request.
+
 The rate limit lives in this process's memory: each server process counts on its own, and a
 restart forgets the counts. Several processes behind one address therefore allow that many times
 the rate; nothing about a table's state depends on it.
@@ -23,13 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
 
-from .access import cookie_name, foreign_origin, unreadable_origin
-from .admission import GROUP, Admission
-from .errors import ApiError
-from .tokens import token_hash
+from .access import CREDENTIAL, Credential, foreign_origin, read_credential, unreadable_origin
+from .admission import AT_ONCE, PER_TABLE, WAITING, Admission, Share, holding
+from .errors import ApiError, unauthorised
 from .work import CLIENT
 
 Scope = MutableMapping[str, Any]
@@ -41,10 +45,12 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 API = "/api/"
 TABLES = "/api/tables/"
 STREAM = "/events/stream"
-# Unseen tokens' lookups: at once in all, and waiting per address. No real wait reaches the
-# second (each waiting request holds a connection of its own): a lower one was a refusal a
-# flood from a member's own address could keep full, the member's first request with it.
-LOOKUPS, LOOKUPS_WAITING = 8, 1024
+SIGN_OUT = "/session"  # DELETE: anyone may clear a table's cookie, signed in or not
+# An address's turns (unseen tokens' lookups, and its table requests without a member's
+# token): one at a time, and up to this many waiting. No real wait reaches it (each waiting
+# request holds a connection of its own): a lower one was a refusal a flood from a member's
+# own address could keep full, the member's first request with it.
+LOOKUPS_WAITING = 1024
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -121,27 +127,27 @@ class Buckets:
         return wait
 
 
+def server_turns() -> Admission:
+    """The server's threads: ``PER_TABLE`` of a table's requests at once, one of an
+    address's (its lookups, its requests without a member's token)."""
+    tables = Share(PER_TABLE, WAITING)
+    addresses = Share(1, LOOKUPS_WAITING, per="address")
+    return Admission(AT_ONCE, kinds={"table": tables, "address": addresses})
+
+
 class Guard:
     """ASGI middleware in front of the app: the Host check and security headers everywhere,
     the rest on the ``/api/`` routes. ``member_table(token hash)`` is the table of the member
-    whose token it is, None for a made-up one (only a real token gets a bucket of its own)."""
+    whose token it is (not revoked), None for any other (only a real token gets a bucket of
+    its own)."""
 
-    def __init__(
-        self,
-        app: App,
-        limits: Limits,
-        member_table: Callable[[str], str | None],
-        admission: Admission,
-        awaits: Callable[[Scope], bool],
-    ) -> None:
+    def __init__(self, app: App, limits: Limits, member_table: Callable[[str], str | None]) -> None:
         self.app = app
         self.limits = limits
         self.buckets = Buckets(limits)
-        self.admission = admission
-        self.lookups = Admission(at_once=LOOKUPS, per_group=1, waiting=LOOKUPS_WAITING)
-        self.awaits = awaits  # whether a request's route awaits (holds no thread throughout)
+        self.admission = server_turns()
         self.member_table = member_table
-        self._members: OrderedDict[str, str] = OrderedDict()  # real tokens' hashes: table
+        self._members: OrderedDict[str, str] = OrderedDict()  # members' tokens' hashes: table
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -181,8 +187,12 @@ class Guard:
             )
             await _answer(refusal, scope, receive, send)
             return
-        key, table, wait = await self._key(scope, headers)
-        CLIENT.set(key)  # the worker pools' fair share is counted per bucket too
+        path: str = scope["path"]
+        table_id = path[len(TABLES) :].split("/", 1)[0] if path.startswith(TABLES) else None
+        credential = None if table_id is None else read_credential(table_id, headers)
+        scope[CREDENTIAL] = credential  # read once: the routes take it from here
+        key, table, wait = await self._key(scope, credential)
+        CLIENT.set(key)  # the worker pool's fair share is counted per bucket too
         if wait:
             seconds = math.ceil(wait)
             limited = ApiError(
@@ -205,27 +215,48 @@ class Guard:
                 await _answer(problem, scope, receive, send)
                 return
             receive = _replay(body, receive)
-        path: str = scope["path"]
-        # The open routes' work has its own fair share (server/work.py); a live stream is open
-        # for hours, its reads one per table woken.
-        if not path.startswith(TABLES) or path.endswith(STREAM):
+        # The open routes' work has its own fair share (server/work.py).
+        if table_id is None:
+            await self.app(scope, receive, send)
+            return
+        signing_out = scope["method"] == "DELETE" and path == TABLES + table_id + SIGN_OUT
+        if table != table_id and not signing_out:
+            # Not a member of this table: the routes' own 401, before any turn is taken.
+            await _answer(unauthorised(), scope, receive, send)
+            return
+        assert credential is not None
+        send = self._forgetting(credential.hashed, send)
+        if path.endswith(STREAM):  # open for hours, its reads one per table woken
             await self.app(scope, receive, send)
             return
         # A member's requests queue with their table's, whoever's token: a player who joined
         # again and again from the invite has that many buckets, but one table's share.
-        group = "table:" + table if table is not None else key
-        GROUP.set(group)
-        if self.awaits(scope):  # its hops to a thread take their turns (Admission.run_sync)
-            await self.app(scope, receive, send)
-            return
+        group = "table:" + table_id if table == table_id else key
         crowded = self.admission.refusal(group)
         if crowded is not None:
             await _answer(crowded, scope, receive, send, crowded.headers)
             return
-        async with self.admission.turn(group):
-            await self.app(scope, receive, send)
+        # Held until it answers, or until it waits in the write queue or the worker pool.
+        async with self.admission.turn(group) as place:
+            with holding(place):
+                await self.app(scope, receive, send)
 
-    async def _key(self, scope: Scope, headers: dict[str, str]) -> tuple[str, str | None, float]:
+    def _forgetting(self, hashed: str | None, send: Send) -> Send:
+        """``send``, forgetting the member's token if the route refused it (revoked since it
+        was seen, perhaps by another server process): it is looked up again next time."""
+        if hashed is None or hashed not in self._members:
+            return send
+
+        async def forgetting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                self._members.pop(hashed, None)
+            await send(message)
+
+        return forgetting
+
+    async def _key(
+        self, scope: Scope, credential: Credential | None
+    ) -> tuple[str, str | None, float]:
         """Whose bucket, the member's table, and the seconds to wait before the request is
         allowed (0 when it is): a member's token where the request names a real one, else the
         client address. A made-up token buys no fresh bucket nor evicts the real ones. A token
@@ -235,17 +266,16 @@ class Guard:
         in flight, never kept out by it nor by the address's spent allowance."""
         client = scope.get("client")
         address = "address:" + (client[0] if client else "")
-        hashed = _token_hash(scope, headers)
+        hashed = None if credential is None else credential.hashed
         if hashed is None:
             return address, None, self.buckets.take(address)
         table = self._members.get(hashed)
         if table is not None:
             self._members.move_to_end(hashed)
             return "token:" + hashed, table, self.buckets.take("token:" + hashed)
-        lane = "lookup:" + address
-        if self.lookups.refusal(lane) is not None:
+        if self.admission.refusal(address) is not None:
             return address, None, 1.0
-        async with self.lookups.turn(lane):
+        async with self.admission.turn(address):
             table = await anyio.to_thread.run_sync(self.member_table, hashed)
         if table is None:
             return address, None, self.buckets.take(address)
@@ -278,19 +308,6 @@ def _secured(scope: Scope, send: Send) -> Send:
         await send(message)
 
     return secured
-
-
-def _token_hash(scope: Scope, headers: dict[str, str]) -> str | None:
-    """The hash of the token a table route authenticates with, parsed as the route will."""
-    path: str = scope["path"]
-    if not path.startswith(TABLES):
-        return None
-    table_id = path[len(TABLES) :].split("/", 1)[0]
-    scheme, _, value = headers.get("authorization", "").partition(" ")
-    token = value.strip() if scheme.lower() == "bearer" else ""
-    if not token:
-        token = cookie_parser(headers.get("cookie", "")).get(cookie_name(table_id), "")
-    return token_hash(token) if token else None  # the hash: no token kept in memory
 
 
 @dataclass(frozen=True)

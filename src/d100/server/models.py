@@ -55,6 +55,11 @@ class Character(Base):
     aim_rounds: Mapped[int] = mapped_column(Integer, default=0)
     marks: Mapped[dict[str, Any]]  # improvement marks per skill
     created_at: Mapped[str] = mapped_column(String(40))
+    # The sheet's Luck (None: it has none), written in place when spent or restored: the
+    # sheet's text keeps the Luck it was stored with, and is rewritten only to be read
+    # (``characters.current_text``), never under the table's lock.
+    luck_current: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    luck_maximum: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
 
 
 class SeedSession(Base):
@@ -152,7 +157,20 @@ class CallTarget(Base):
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     call_id: Mapped[str] = mapped_column(ForeignKey("calls.id"), index=True)
-    character_id: Mapped[str] = mapped_column(ForeignKey("characters.id"))
+    character_id: Mapped[str] = mapped_column(ForeignKey("characters.id"), index=True)
     status: Mapped[str] = mapped_column(String(12))  # pending, rolled, declined
     event_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    assists: Mapped[list[Any]]  # [{"character_id", "skill"}]: helpers attached (OQ11, CH8)
+
+
+class CallAssist(Base):
+    """A helper attached to a called test (OQ11, CH8), in the order they were attached: a row
+    of its own, so a character's deletion finds what it helps with by index."""
+
+    __tablename__ = "call_assists"
+
+    target_id: Mapped[str] = mapped_column(ForeignKey("call_targets.id"), primary_key=True)
+    character_id: Mapped[str] = mapped_column(
+        ForeignKey("characters.id"), primary_key=True, index=True
+    )
+    skill: Mapped[str] = mapped_column(String(80))
+    position: Mapped[int] = mapped_column(Integer)

@@ -133,7 +133,7 @@ def reroll(
         raise invalid(err) from None
     luck = characters.sheet_of(row).luck
     assert luck is not None  # _checked refuses a sheet without Luck
-    characters.change_luck(row, luck.spend(1))
+    characters.change_luck(session, row, luck.spend(1))
     out: dict[str, Any] = {
         "character": characters.public_view(row),
         "skill": data["skill"],

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import __version__
@@ -32,7 +33,7 @@ from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import draw
-from .models import BlindRoll, Call, CallTarget, Character, Event, GameTable
+from .models import BlindRoll, Call, CallAssist, CallTarget, Character, Event, GameTable
 from .store import write_columns
 
 SIDES = ("actor", "opponent")
@@ -349,7 +350,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     checks = _checks(result)
     for row, luck, check in zip(prepared.rows, lucks, checks, strict=True):
         if luck is not None and check.luck_spent:
-            characters.change_luck(row, luck.spend(check.luck_spent))
+            characters.change_luck(session, row, luck.spend(check.luck_spent))
     for row, side in zip(prepared.rows, spec.sides, strict=True):
         if side.aimed:
             row.aim_rounds = 0  # BRP5: firing spends the aim
@@ -510,12 +511,17 @@ def pending_target(
 def _assistance(session: Session, table: GameTable, target: CallTarget) -> dict[str, Any]:
     """The helpers attached to a called test, as the system's assistance field takes them."""
     assistance = REGISTRY.get(table.system).declares.assistance
-    if assistance is None or not target.assists:
+    if assistance is None:
+        return {}
+    found = session.scalars(
+        select(CallAssist).where(CallAssist.target_id == target.id).order_by(CallAssist.position)
+    ).all()
+    if not found:
         return {}
     helps = []
-    for help_ in target.assists:
-        row = characters.load(session, table.id, help_["character_id"])
-        side = characters.sheet_of(row).side(help_["skill"])
+    for help_ in found:
+        row = characters.load(session, table.id, help_.character_id)
+        side = characters.sheet_of(row).side(help_.skill)
         helps.append({k: v for k, v in side.items() if k in assistance.helper_fields})
     return assistance.as_request(helps)
 

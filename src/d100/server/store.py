@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -29,24 +29,6 @@ WRITE = "d100_write"
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
 # closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
 POOL, POOL_OVERFLOW = 30, 10
-T = TypeVar("T")
-
-
-class _Job(Generic[T]):
-    """One caller's part of a group commit, run by whichever caller leads the group."""
-
-    result: T
-    error: BaseException | None = None
-    done = False
-
-    def __init__(self, act: Callable[[Session], T]) -> None:
-        self.act = act
-        self.turn = threading.Event()  # set once done, or when this caller is to lead
-
-    def outcome(self) -> T:
-        if self.error is not None:
-            raise self.error
-        return self.result
 
 
 class Store:
@@ -62,12 +44,11 @@ class Store:
         # starts the moment the last commits; without it they wait in SQLite's busy handler,
         # which sleeps and polls (up to 100 ms a nap), leaving the database idle meanwhile.
         # Other processes on the same file still wait in the busy handler.
+        # (Rolls sharing one durable commit, a group commit, were measured to make no
+        # difference here: a roll's CPU, not its commit, bounds how many the server makes.)
         self._writers: AbstractContextManager[object] = (
             nullcontext() if self.is_postgres else threading.RLock()
         )
-        self._queue: list[_Job[Any]] = []  # SQLite group commit: callers waiting for a group
-        self._queue_lock = threading.Lock()
-        self._leading = False  # a caller is running a group now
 
     @property
     def is_postgres(self) -> bool:
@@ -100,71 +81,13 @@ class Store:
             for table_id in session.info.get(TOUCHED, set()):
                 self.on_commit(table_id)
 
-    def together(self, act: Callable[[Session], T]) -> T:
-        """``act(session)`` in a write transaction, and its result once that has committed.
-
-        On SQLite, callers that arrive while a group runs share the next transaction (group
-        commit): each runs ``act`` in a SAVEPOINT of its own, so one that raises takes back
-        only its own work; all are answered after their one durable commit, and if that
-        fails, all fail. One commit then serves many writes instead of one each. ``act`` may
-        run in another caller's thread, and the session ends there: it must return plain data,
-        not ORM objects."""
-        if self.is_postgres:
-            # Writers of one table already queue on its row lock; a group would hold the row
-            # locks of several tables at once, in an order other server processes do not share.
-            with self.write() as session:
-                return act(session)
-        job = _Job(act)
-        with self._queue_lock:
-            self._queue.append(job)
-            lead, self._leading = not self._leading, True
-        if not lead:
-            job.turn.wait()
-        if not job.done:
-            self._lead()
-        return job.outcome()
-
-    def _lead(self) -> None:
-        """Run everything queued as one group, then pass the lead to the next in line."""
-        with self._queue_lock:
-            group, self._queue = self._queue, []
-        self._commit(group)
-        with self._queue_lock:
-            if self._queue:
-                self._queue[0].turn.set()
-            else:
-                self._leading = False
-
-    def _commit(self, group: list[_Job[Any]]) -> None:
-        try:
-            with self.write() as session:
-                if len(group) == 1:  # alone, its errors roll back only its own work: no SAVEPOINT
-                    group[0].result = group[0].act(session)
-                    return
-                for job in group:
-                    try:
-                        with session.begin_nested():
-                            job.result = job.act(session)
-                    except Exception as err:
-                        job.error = err
-                        if not _in_transaction(session):
-                            raise  # SQLite ended the whole transaction (an I/O error, a full disk)
-                        # Rows it wrote with ``write_columns`` hold values its SAVEPOINT took
-                        # back: the next job reads them again.
-                        session.expire_all()
-        except BaseException as err:  # nothing of the group committed: each caller is told
-            for job in group:
-                job.error = err
-        finally:
-            for job in group:
-                job.done = True
-                job.turn.set()
-
     def member_table(self, hashed: str) -> str | None:
-        """The table of the member whose token has this hash (revoked or not), else None."""
+        """The table of the member whose token has this hash, None for any other (a revoked
+        member's included)."""
         with self.read() as session:
             found = session.execute(
-                text("SELECT table_id FROM members WHERE token_hash = :h"), {"h": hashed}
+                text("SELECT table_id FROM members WHERE token_hash = :h AND NOT revoked"),
+                {"h": hashed},
             ).first()
         return None if found is None else str(found[0])
 
@@ -218,11 +141,6 @@ def touch(session: Session, table_id: str) -> bool:
     first = table_id not in touched
     touched.add(table_id)
     return first
-
-
-def _in_transaction(session: Session) -> bool:
-    dbapi_connection: Any = session.connection().connection.dbapi_connection
-    return bool(dbapi_connection.in_transaction)
 
 
 def _engine(url: URL) -> Engine:
