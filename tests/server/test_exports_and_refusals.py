@@ -90,7 +90,7 @@ def test_an_export_to_a_reader_that_stops_reading_is_dropped(
     monkeypatch.setattr(export, "BATCH", 10)
     last = export.last_event(server.store, t.id, t.gm)
     server.exports.take(t.id)
-    response = export.LogExport(server.store, server.admission, server.exports, t.id, t.gm, last)
+    response = export.LogExport(server.store, server.exports, t.id, t.gm, last)
     sent: list[Any] = []
 
     async def stalls(message: Any) -> None:  # the first batch goes, then the socket is full
