@@ -9,7 +9,7 @@ Luck), and the readers then offer nothing for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
@@ -242,6 +242,18 @@ class Declaration:
     # request with its ``system``, or None where the text is not one of this system's forms
     commands: Callable[[str], dict[str, Any] | None] | None = None
     levels: tuple[LevelSpec, ...] = ()  # best first
+    # what its roller may do about a check once its result shows (``FollowUp``); None: the
+    # rerolls of the Luck rule, where it has them (``after``)
+    follow_ups: FollowUps | None = None
+
+    def after(self, rolled: Rolled) -> tuple[FollowUp, ...]:
+        """What may follow a check: the system's follow-ups, else its Luck rule's rerolls of
+        a failure, taken one at a time (BRP7), else nothing."""
+        if self.follow_ups is not None:
+            return self.follow_ups(rolled)
+        if self.luck is not None and self.luck.reroll_field:
+            return luck_rerolls(self.luck, rolled)
+        return ()
 
     def to_dict(self) -> dict[str, Any]:
         """The declaration as JSON for the web page and other clients (``/api/systems``)."""
@@ -292,6 +304,7 @@ class Declaration:
             out["luck"] = {
                 "boost_field": luck.boost_field,
                 "boost": luck.boost,
+                "boost_cost": luck.cost(True, 0),
                 "reroll_field": luck.reroll_field,
                 "reroll_cap_rule": luck.reroll_cap_rule,
                 "most": luck.most,
@@ -313,3 +326,60 @@ class Declaration:
                 "words": {str(k): v for k, v in take.words.items()},
             }
         return out
+
+
+@dataclass(frozen=True)
+class Rolled:
+    """A check as it was rolled at a table, for what may follow it: the request resolved
+    (with its dice and house rules), its result, the roller's Luck left (None: the sheet has
+    none), the Luck the check and what followed it spent, and the keys of the follow-ups
+    that led to this roll, first first."""
+
+    request: Mapping[str, Any]
+    result: CheckResult
+    luck: int | None
+    spent: int = 0
+    taken: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Something its roller may do about a check once its result shows (BRP7's Luck reroll
+    of a failure; CoC7's Luck spent after the roll, C7-4, and its push, C7-5): a request of
+    its own, made from the first one and resolved as a roll of its own, linked to it. It
+    draws its own dice unless ``request`` gives them (Luck spent on the roll already made).
+
+    The table checks that the roller has the Luck it spends; ``refused`` says why a rule
+    forbids it for this roll (``allowed``: what it would take), so a table can tell why."""
+
+    key: str  # what the roller sends to take it, one of a roll's offers: "reroll", "push"
+    label: str  # the offer on the card: "Spend 1 Luck to reroll"
+    done: str  # what the card of the roll it makes says it was: "Luck reroll"
+    luck: int  # the Luck it spends from the sheet
+    request: Mapping[str, Any]  # the contract request it resolves
+    refused: str | None = None
+    allowed: str = ""
+
+    def draws(self) -> bool:
+        return "dice" not in self.request
+
+
+FollowUps = Callable[[Rolled], tuple[FollowUp, ...]]
+
+
+def luck_rerolls(luck: Luck, rolled: Rolled) -> tuple[FollowUp, ...]:
+    """A failed check rerolled for a reroll's Luck with the same request, without its own
+    rerolls, while the house rule capping one check's rerolls allows."""
+    if rolled.result.success:
+        return ()
+    cost = luck.cost(False, 1)
+    again = {k: v for k, v in rolled.request.items() if k not in (luck.reroll_field, "dice")}
+    reroll = FollowUp("reroll", f"Spend {cost} Luck to reroll", "Luck reroll", cost, again)
+    boost = luck.cost(bool(rolled.request.get(luck.boost_field)), 0)
+    rule = luck.reroll_cap_rule
+    cap = rolled.request.get("house_rules", {}).get(rule) if rule else None
+    if cap is not None and (rolled.spent - boost) // cost >= cap:
+        allowed = f"at most {cap} Luck reroll(s) of one check (house rule {rule})"
+        why = "this check has had all the rerolls the table allows"
+        return (replace(reroll, refused=why, allowed=allowed),)
+    return (reroll,)

@@ -11,13 +11,14 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import __version__
+from ..declarations import Rolled
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..luck import Luck, luck_needed
 from ..provable import ProvableSource
 from ..results import CheckResult, Result
 from ..systems import REGISTRY
-from . import characters
+from . import characters, followups
 from .access import (
     VISIBILITIES,
     Viewer,
@@ -350,9 +351,11 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     for row, luck, check in zip(prepared.rows, lucks, checks, strict=True):
         if luck is not None and check.luck_spent:
             characters.change_luck(row, luck.spend(check.luck_spent))
+    aimed = {}
     for row, side in zip(prepared.rows, spec.sides, strict=True):
-        if side.aimed:
-            row.aim_rounds = 0  # BRP5: firing spends the aim
+        if side.aimed:  # firing spends the aim (BRP5): the card says what it added
+            aimed = {"aim": characters.aim_view(table.system, row.aim_rounds)}
+            row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared)
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
@@ -372,7 +375,14 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             "request": request,
         },
         "result": result.to_dict(),
+        **aimed,
     }
+    if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
+        luck = characters.sheet_of(prepared.rows[0]).luck
+        left = None if luck is None else luck.current
+        rolled = Rolled(request, result, left, result.luck_spent or 0)
+        if follow := followups.offers(rolled, table.system):
+            data["follow_ups"] = follow
     if spec.opponent is not None:
         data |= {
             "opponent": characters.public_view(prepared.rows[1]),

@@ -17,9 +17,14 @@ async function start() {
   houseRules();
 }
 
-// The chosen system's house rules, from its schema; each starts on "the usual".
+const MARKS = { off: "off", failure: "on failures", success: "on successes" };
+
+// The chosen system's house rules, from its schema; each starts on "the usual". The usual
+// improvement marks are what the system declares.
 function houseRules() {
   const system = all.find((s) => s.name === document.getElementById("table-system").value);
+  document.getElementById("improvement-usual").textContent =
+    `the system's usual (${MARKS[system.declares.improvement] || system.declares.improvement})`;
   const schema = system.check.properties.house_rules;
   const inputs = fieldInputs(schema, [], "house");
   for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) {
