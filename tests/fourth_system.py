@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from d100.declarations import Declaration, FastPath, Option, Roller, Target, Words
+from d100.declarations import Declaration, FastPath, LevelSpec, Option, Roller, Target, Words
 from d100.fields import Field, read
 from d100.machine import Then
 from d100.results import CheckResult, ContestResult, Winner
@@ -17,6 +17,7 @@ NAME = "percent"
 LEVELS = ("great", "success", "failure")
 PRESETS = {"easy": 10, "plain": 0, "hard": -10}
 MEANINGS = {"great": "and then some", "success": "it works", "failure": "it does not"}
+STYLES: Any = (("great", "!", "good"), ("success", "+", "ok"), ("failure", "-", "bad"))
 SHARE = Field("share", "choice", "great on 1/share", choices=(10, 5), default=10)
 HOUSE = Field("house_rules", "object", "house rules", default={}, fields=(SHARE,))
 SIDE = (
@@ -77,8 +78,7 @@ class Percent:
     success_levels = frozenset({"great", "success"})
     check_fields, contest_fields = CHECK_FIELDS, CONTEST_FIELDS
 
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
+    meaning = staticmethod(MEANINGS.__getitem__)
 
     def parse_check(self, data: Mapping[str, Any]) -> Check:
         values = read(data, CHECK_FIELDS)
@@ -137,7 +137,8 @@ def _options(base: dict[str, Any], luck: int | None, helpers: Any) -> list[Optio
 Percent.declares = Declaration(  # type: ignore[attr-defined]
     target=Target("difficulty", "Difficulty", PRESETS, "plain", -1, "hard, or -10"),
     skill_range=(0, 100),
-    words=Words(MEANINGS, {"great": "!", "success": "+", "failure": "-"}, "target", None, str),
+    words=Words("target", None, str),
+    levels=tuple(LevelSpec(n, MEANINGS[n], m, s, n != "failure") for n, m, s in STYLES),
     options=_options,
     sampler=lambda c: None if c.dice is not None else Roller(),
     fast=FastPath(

@@ -120,7 +120,8 @@ def test_advice_and_sampling_read_its_declaration() -> None:
 
 
 def _d100(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "D100_SYSTEMS": "tests.fourth_system", "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join((str(ROOT / "src"), str(ROOT)))  # this tree's d100, then tests
+    env = {**os.environ, "D100_SYSTEMS": "tests.fourth_system", "PYTHONPATH": path}
     return subprocess.run(
         [sys.executable, "-c", "from d100.cli import main; raise SystemExit(main())", *args],
         input=stdin,

@@ -141,13 +141,28 @@ class LevelSpec:
 
 @dataclass(frozen=True)
 class Words:
-    """How a system's results read at the table."""
+    """How a system's results read at the table (each level's meaning and mark: ``LevelSpec``)."""
 
-    meanings: Mapping[str, str]  # level -> what it means (best first)
-    icons: Mapping[str, str]  # level -> a short mark for cards and plain text
     target: str  # what a result's target is called: "target", "risk"
     shortfall: str | None  # how a failed margin is counted, if in its own words
     bands: Callable[[CheckResult], str]  # which rolls give which level, for one result
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """A contest field that gives a tie-break flip instead of drawing it (Taking Chances CH6):
+    the flip is one more die, face ``i`` (from 1) the winner ``faces[i - 1]``."""
+
+    field: str
+    faces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Cover:
+    """Cover a shot is aimed past, struck or not by the result (Taking Chances CH10)."""
+
+    summary: str  # in words, for help: what the number given is and when cover is struck
+    struck: Callable[[CheckResult, int], bool]  # a result and the cover's number
 
 
 @dataclass(frozen=True)
@@ -242,9 +257,26 @@ class Declaration:
     # request with its ``system``, or None where the text is not one of this system's forms
     commands: Callable[[str], dict[str, Any] | None] | None = None
     levels: tuple[LevelSpec, ...] = ()  # best first
+    tie_break: TieBreak | None = None
+    cover: Cover | None = None
     # what its roller may do about a check once its result shows (``FollowUp``); None: the
     # rerolls of the Luck rule, where it has them (``after``)
     follow_ups: FollowUps | None = None
+
+    def level(self, name: str) -> LevelSpec:
+        """The record of one of the system's levels."""
+        for spec in self.levels:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        return tuple(spec.name for spec in self.levels)
+
+    @property
+    def success_names(self) -> frozenset[str]:
+        return frozenset(spec.name for spec in self.levels if spec.success)
 
     def after(self, rolled: Rolled) -> tuple[FollowUp, ...]:
         """What may follow a check: the system's follow-ups, else its Luck rule's rerolls of
@@ -268,9 +300,19 @@ class Declaration:
                 "example": t.example,
             },
             "skill": {"low": self.skill_range[0], "high": self.skill_range[1]},
-            "words": {
-                "meanings": dict(self.words.meanings),
-                "icons": dict(self.words.icons),
+            "levels": [
+                {
+                    "name": spec.name,
+                    "meaning": spec.meaning,
+                    "mark": spec.mark,
+                    "style": spec.style,
+                    "success": spec.success,
+                }
+                for spec in self.levels
+            ],
+            "words": {  # as before the level records; the page may read either
+                "meanings": {spec.name: spec.meaning for spec in self.levels},
+                "icons": {spec.name: spec.mark for spec in self.levels},
                 "target": self.words.target,
                 "shortfall": self.words.shortfall,
             },
@@ -282,7 +324,13 @@ class Declaration:
             "luck": None,
             "extra_dice": None,
             "take": None,
+            "tie_break": None,
+            "cover": None,
         }
+        if (tie := self.tie_break) is not None:
+            out["tie_break"] = {"field": tie.field, "faces": list(tie.faces)}
+        if (cover := self.cover) is not None:
+            out["cover"] = {"summary": cover.summary}
         if (a := self.assistance) is not None:
             out["assistance"] = {
                 "field": a.field,

@@ -29,6 +29,31 @@ class Field:
     choices: tuple[Any, ...] = ()
     fields: tuple[Field, ...] = ()  # for nested objects
     max_items: int = MAX_LIST  # for lists: a bound on the work one request can ask for
+    # The command line's option strings for the field; None: ``--name-with-dashes`` for a
+    # field a flag can give (not an object), () none.
+    flags: tuple[str, ...] | None = None
+    # Quick-roll words (``d100 roll``, the shell, ``d100.quick``), matched in any case:
+    # ``"boost"`` a word (true for a bool, 1 for an int), ``"b#"`` a number after the word
+    # (``b2``), ``"+#"`` a signed number (``+20``, ``-5``), ``"@*"`` any text after it (read as
+    # the field's flag reads its value). A preset's names and a choice's strings are words too.
+    words: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for word in self.words:
+            shape = word_shape(word)
+            if shape is None or (shape[1] == "" and self.kind not in ("bool", "int")):
+                raise ValueError(
+                    f"field {self.name}: quick word {word!r} does not fit a {self.kind}"
+                )
+
+    @property
+    def option_strings(self) -> tuple[str, ...]:
+        """The command line's flags for the field (none for objects, unless declared)."""
+        if self.flags is not None:
+            return self.flags
+        if self.kind in ("object", "object_list"):
+            return ()
+        return ("--" + self.name.replace("_", "-"),)
 
     def allowed(self) -> str:
         span = _span(self.low, self.high)
@@ -50,6 +75,19 @@ class Field:
         return f"a list of at most {self.max_items} objects with fields " + ", ".join(
             f.name for f in self.fields
         )
+
+
+def word_shape(word: str) -> tuple[str, str] | None:
+    """A quick word's prefix and what follows it: ``"#"`` a number, ``"+#"`` a signed one,
+    ``"*"`` any text, ``""`` nothing (the word alone); None for a malformed word."""
+    if word == "+#":
+        return ("", "+#")
+    for tail in ("#", "*"):
+        if word.endswith(tail) and len(word) > 1 and tail not in word[:-1]:
+            return (word[:-1].lower(), tail)
+    if word and not any(c in word for c in "#*") and not word.lstrip("+-").isdigit():
+        return (word.lower(), "")
+    return None
 
 
 def _span(low: int | None, high: int | None) -> str:
@@ -273,3 +311,54 @@ def _schema(f: Field) -> dict[str, Any]:
     if f.kind == "object":
         return json_schema(f.fields)
     return {"type": "array", "items": json_schema(f.fields), "maxItems": f.max_items}
+
+
+def from_text(f: Field, text: str, at: str) -> Any:
+    """What a person typed for ``f`` (a flag's value, a quick word's, ``KEY=VALUE``) as the
+    contract value the field reads; ``read`` still holds it to the field's range."""
+    t = text.strip()
+    if f.kind == "int":
+        return _typed_int(t, at)
+    if f.kind == "preset":
+        return int(t) if _is_int_text(t) else t.lower()
+    if f.kind == "bool":
+        low = t.lower()
+        if low in ("true", "yes", "on", "1", ""):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        raise D100Error(at, text, "true or false (yes, no, on, off, 1, 0)", "not true or false")
+    if f.kind == "int_list":
+        return [_typed_int(p, at, "integers separated by ','") for p in t.split(",") if p.strip()]
+    if f.kind == "dice":
+        allowed = "d100 values 1..100 separated by ',' (00 is 100)"
+        return [
+            100 if p.strip() == "00" else _typed_int(p, at, allowed)
+            for p in t.split(",")
+            if p.strip()
+        ]
+    if f.kind == "choice":
+        for c in f.choices:
+            if (c is None and t.lower() in ("none", "null")) or str(c).lower() == t.lower():
+                return c
+        raise D100Error(at, text, f.allowed(), f"not allowed: {text!r}")
+    import json  # objects typed by hand are rare: JSON, or KEY=VALUE pairs for an object
+
+    try:
+        return json.loads(t)
+    except json.JSONDecodeError:
+        if f.kind == "object_list" or "=" not in t:
+            raise D100Error(at, text, f.allowed() + ", as JSON", "not JSON") from None
+    pairs = (p.partition("=") for p in t.split(",") if p.strip())
+    return {k.strip(): int(v) if _is_int_text(v.strip()) else v.strip() for k, _, v in pairs}
+
+
+def _is_int_text(text: str) -> bool:
+    return text.lstrip("+-").isdigit() and text.count("+") + text.count("-") <= 1
+
+
+def _typed_int(text: str, at: str, allowed: str = "an integer") -> int:
+    t = text.strip()
+    if not _is_int_text(t):
+        raise D100Error(at, text, allowed, f"not an integer: {text!r}")
+    return int(t)

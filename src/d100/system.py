@@ -60,6 +60,28 @@ class System(Protocol):
     def meaning(self, level: str) -> str: ...
 
 
+def complete(system: System) -> None:
+    """Refuse a system whose declared level records disagree with what it resolves to: the
+    readers (renderers, charts, the page) take a level's style, mark, meaning and success from
+    the records alone."""
+    declared = system.declares
+    where = f"rule system {system.name!r}"
+    if not declared.levels:
+        raise ValueError(f"{where} declares no levels (Declaration.levels, best first)")
+    if declared.level_names != tuple(system.levels):
+        raise ValueError(
+            f"{where}: declared levels {declared.level_names} are not its levels {system.levels}"
+        )
+    if declared.success_names != frozenset(system.success_levels):
+        raise ValueError(f"{where}: the levels declared successes are not its success_levels")
+    for spec in declared.levels:
+        if spec.style not in ("best", "good", "ok", "bad", "worst"):
+            raise ValueError(f"{where}: level {spec.name!r} has an unknown style {spec.style!r}")
+    tie = declared.tie_break
+    if tie is not None and tie.field not in {f.name for f in system.contest_fields}:
+        raise ValueError(f"{where}: the tie-break field {tie.field!r} is not a contest field")
+
+
 class Registry:
     """Rule systems by name; registering a name twice is a mistake, not an override."""
 
@@ -67,8 +89,14 @@ class Registry:
         self._systems: dict[str, System] = {}
 
     def register(self, system: System) -> System:
-        if system.name in self._systems:
+        """Add a system; the very same object again is already there (a module that registers
+        itself, then found by discovery), another of the same name a mistake."""
+        known = self._systems.get(system.name)
+        if known is system:
+            return system
+        if known is not None:
             raise ValueError(f"a rule system named {system.name!r} is already registered")
+        complete(system)
         self._systems[system.name] = system
         return system
 

@@ -13,11 +13,13 @@ from ..declarations import (
     Declaration,
     ExtraDice,
     FastPath,
+    LevelSpec,
     Luck,
     Option,
     RankedContest,
     RankedSide,
     Roller,
+    Style,
     Target,
     Words,
     frozen_map,
@@ -107,10 +109,29 @@ _COMMON = (
         high=BIG,
         default=0,
         presets=DIFFICULTIES,
+        flags=("--difficulty", "-d"),
     ),
     modifiers_field("other modifiers: situation and the like (BRP1)"),
-    Field("bonus_dice", "int", "bonus dice (BRP4)", low=0, high=MAX_EXTRA_DICE, default=0),
-    Field("penalty_dice", "int", "penalty dice (BRP4)", low=0, high=MAX_EXTRA_DICE, default=0),
+    Field(
+        "bonus_dice",
+        "int",
+        "bonus dice (BRP4)",
+        low=0,
+        high=MAX_EXTRA_DICE,
+        default=0,
+        flags=("--bonus", "-b"),
+        words=("b", "b#", "bonus", "bonus#"),
+    ),
+    Field(
+        "penalty_dice",
+        "int",
+        "penalty dice (BRP4)",
+        low=0,
+        high=MAX_EXTRA_DICE,
+        default=0,
+        flags=("--penalty", "-p"),
+        words=("p", "p#", "penalty", "penalty#"),
+    ),
     Field(
         "aim_rounds",
         "int",
@@ -118,8 +139,17 @@ _COMMON = (
         low=0,
         high=BIG,
         default=0,
+        flags=("--aim",),
+        words=("aim", "aim#"),
     ),
-    Field("luck_boost", "bool", "spend 1 Luck for +20 before rolling (BRP7)", default=False),
+    Field(
+        "luck_boost",
+        "bool",
+        "spend 1 Luck for +20 before rolling (BRP7)",
+        default=False,
+        flags=("--luck-boost", "--boost"),
+        words=("boost", "luck"),
+    ),
 )
 SIDE_FIELDS = (*_COMMON, DICE)
 CHECK_FIELDS = (
@@ -132,6 +162,8 @@ CHECK_FIELDS = (
         low=0,
         high=MAX_LUCK,
         default=0,
+        flags=("--luck-rerolls", "--reroll"),
+        words=("reroll", "reroll#"),
     ),
     HOUSE_RULES,
     DICE,
@@ -376,7 +408,7 @@ class Brp:
     declares: Declaration
     title: str = "Basic Roleplaying"
     levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
+    success_levels: frozenset[str] = frozenset(LEVELS) - FAILED
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
@@ -514,6 +546,16 @@ def opposed(a: str, a_roll: int, a_e: int, o: str, o_roll: int, o_e: int) -> Win
 # -- what the rest of the code reads (declarations.py) -----------------------------------------
 
 ICONS = {"critical": "★", "special": "✦", "success": "✓", "failure": "✗", "fumble": "☠"}
+STYLES: dict[str, Style] = {
+    "critical": "best",
+    "special": "good",
+    "success": "ok",
+    "failure": "bad",
+    "fumble": "worst",
+}
+LEVEL_RECORDS = tuple(
+    LevelSpec(lvl, MEANINGS[lvl], ICONS[lvl], STYLES[lvl], lvl not in FAILED) for lvl in LEVELS
+)
 
 
 def _options(
@@ -630,9 +672,8 @@ DECLARATION = Declaration(
         example="difficult, or -20",
     ),
     skill_range=(0, None),
+    levels=LEVEL_RECORDS,
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="effective skill",
         shortfall=None,
         bands=lambda result: result.bands or "",
@@ -674,3 +715,4 @@ DECLARATION = Declaration(
 )
 
 Brp.declares = DECLARATION
+SYSTEM = Brp()

@@ -11,14 +11,18 @@ from typing import Any, Literal, get_args
 from ..declarations import (
     Assistance,
     Change,
+    Cover,
     Declaration,
     FastPath,
+    LevelSpec,
     Option,
     RankedContest,
     RankedSide,
     Roller,
+    Style,
     Take,
     Target,
+    TieBreak,
     Words,
     frozen_map,
 )
@@ -74,7 +78,15 @@ MEANINGS = {
 
 _CHANCE = (
     Field("skill", "int", "trained skill % (CH1)", low=0, high=100, required=True),
-    Field("ability", "int", "the relevant ability factor (CH1)", low=-BIG, high=BIG, default=0),
+    Field(
+        "ability",
+        "int",
+        "the relevant ability factor (CH1)",
+        low=-BIG,
+        high=BIG,
+        default=0,
+        flags=("--ability", "-a"),
+    ),
     modifiers_field("chance modifiers: +10 favourable, -10 unfavourable (CH3)"),
 )
 ASSISTER_FIELDS = (
@@ -86,7 +98,13 @@ ASSISTER_FIELDS = (
 )
 _SHARED = (
     Field(
-        "risk_modifiers", "int_list", "+10 harder, -10 easier (CH3)", low=-BIG, high=BIG, default=()
+        "risk_modifiers",
+        "int_list",
+        "+10 harder, -10 easier (CH3)",
+        low=-BIG,
+        high=BIG,
+        default=(),
+        flags=("--risk-mod",),
     ),
     Field(
         "synergy",
@@ -119,10 +137,21 @@ CHECK_FIELDS = (
     system_field(NAME),
     *_CHANCE,
     Field(
-        "risk", "preset", "risk of failure % (CH2)", low=0, high=BIG, required=True, presets=RISKS
+        "risk",
+        "preset",
+        "risk of failure % (CH2)",
+        low=0,
+        high=BIG,
+        required=True,
+        presets=RISKS,
+        flags=("--risk", "-r"),
     ),
     Field(
-        "take", "choice", "take 50 or 100 instead of rolling luck (CH5)", choices=(None, 50, 100)
+        "take",
+        "choice",
+        "take 50 or 100 instead of rolling luck (CH5)",
+        choices=(None, 50, 100),
+        words=("take#",),
     ),
     *_SHARED,
     HOUSE_RULES,
@@ -134,6 +163,7 @@ SIDE_FIELDS = (
         "choice",
         "take 50 instead of rolling luck; 100 is not allowed (CH5)",
         choices=(None, 50, 100),
+        words=("take#",),
     ),
     *_SHARED,
 )
@@ -350,7 +380,7 @@ class Chances:
     declares: Declaration
     title: str = "Taking Chances"
     levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"perfect", "great", "success"})
+    success_levels: frozenset[str] = frozenset(LEVELS) - {"failure"}
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
@@ -610,6 +640,10 @@ def _sum(
 # -- what the rest of the code reads (declarations.py) -----------------------------------------
 
 ICONS = {"perfect": "★", "great": "✦", "success": "✓", "failure": "✗"}
+STYLES: dict[str, Style] = {"perfect": "best", "great": "good", "success": "ok", "failure": "bad"}
+LEVEL_RECORDS = tuple(
+    LevelSpec(lvl, MEANINGS[lvl], ICONS[lvl], STYLES[lvl], lvl != "failure") for lvl in LEVELS
+)
 ADVICE_GROUPS = 31  # groups of helpers advice weighs at most: every group of five helpers
 TAKE_WORDS = {
     50: "not rushed, threatened or distracted",
@@ -731,9 +765,8 @@ DECLARATION = Declaration(
         example="tough, or 80",
     ),
     skill_range=(0, 100),
+    levels=LEVEL_RECORDS,
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="risk",
         shortfall="failure points",
         bands=_bands,
@@ -750,6 +783,12 @@ DECLARATION = Declaration(
         summary=f"helpers roll against risk {ASSIST_RISK}; each success gives +{FACTOR} chance",
     ),
     take=Take("take", (50, 100), (50,), frozen_map(TAKE_WORDS)),
+    tie_break=TieBreak("coin", COIN),
+    cover=Cover(
+        "the cover's dodging factor: a failed shot with fewer failure points strikes the "
+        "cover (CH10)",
+        cover_struck,
+    ),
     ability_field="ability",
     synergy_field="synergy",
     improvement="failure",
@@ -778,3 +817,4 @@ DECLARATION = Declaration(
     ),
 )
 Chances.declares = DECLARATION
+SYSTEM = Chances()

@@ -13,17 +13,28 @@ from ..machine import Given, Need
 
 
 def system_field(name: str) -> Field:
-    return Field("system", "choice", "the rule system", choices=(name,), required=True)
+    return Field("system", "choice", "the rule system", choices=(name,), required=True, flags=())
 
 
 def modifiers_field(description: str) -> Field:
-    return Field("modifiers", "int_list", description, low=-BIG, high=BIG, default=())
+    return Field(
+        "modifiers",
+        "int_list",
+        description,
+        low=-BIG,
+        high=BIG,
+        default=(),
+        flags=("--mod", "-m"),
+        words=("+#",),
+    )
 
 
 DICE = Field(
     "dice",
     "dice",
     "d100 values 1..100 to use instead of drawing, consumed in order (G3)",
+    flags=("--dice",),
+    words=("@*",),
 )
 
 

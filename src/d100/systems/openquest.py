@@ -12,10 +12,12 @@ from ..declarations import (
     Change,
     Declaration,
     FastPath,
+    LevelSpec,
     Option,
     RankedContest,
     RankedSide,
     Roller,
+    Style,
     Target,
     Words,
     frozen_map,
@@ -32,6 +34,7 @@ NAME = "openquest"
 Level = Literal["critical", "success", "failure", "fumble"]  # best first
 LEVELS: tuple[Level, ...] = get_args(Level)
 RANK = {level: len(LEVELS) - i for i, level in enumerate(LEVELS)}
+SUCCESS = frozenset({"critical", "success"})
 # rule: OQ1 (the seed names a difficulty table it does not print; these are the usual values)
 DIFFICULTIES = {"very-easy": 50, "easy": 20, "normal": 0, "hard": -20, "very-hard": -50}
 ASSIST_BONUS = 20
@@ -55,6 +58,7 @@ _SIDE = (
         high=BIG,
         default=0,
         presets=DIFFICULTIES,
+        flags=("--difficulty", "-d"),
     ),
     modifiers_field("magic modifiers (OQ2)"),
 )
@@ -174,7 +178,7 @@ class OpenQuest:
     declares: Declaration
     title: str = "OpenQuest"
     levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"critical", "success"})
+    success_levels: frozenset[str] = SUCCESS
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
@@ -368,6 +372,15 @@ def _given(check: OpenQuestCheck, where: str) -> dict[str, Any]:
 # -- what the rest of the code reads (declarations.py) -----------------------------------------
 
 ICONS = {"critical": "★", "success": "✓", "failure": "✗", "fumble": "☠"}
+STYLES: dict[str, Style] = {
+    "critical": "best",
+    "success": "ok",
+    "failure": "bad",
+    "fumble": "worst",
+}
+LEVEL_RECORDS = tuple(
+    LevelSpec(lvl, MEANINGS[lvl], ICONS[lvl], STYLES[lvl], lvl in SUCCESS) for lvl in LEVELS
+)
 
 
 def _bands(result: CheckResult) -> str:
@@ -448,9 +461,8 @@ DECLARATION = Declaration(
         example="hard, or -20",
     ),
     skill_range=(0, MASTERY),
+    levels=LEVEL_RECORDS,
     words=Words(
-        meanings=frozen_map(MEANINGS),
-        icons=frozen_map(ICONS),
         target="modified skill",
         shortfall=None,
         bands=_bands,
@@ -474,3 +486,4 @@ DECLARATION = Declaration(
     ),
 )
 OpenQuest.declares = DECLARATION
+SYSTEM = OpenQuest()
