@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
+from .catalogue import OpposedTask
 from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
@@ -262,6 +263,9 @@ class Declaration:
     # what its roller may do about a check once its result shows (``FollowUp``); None: the
     # rerolls of the Luck rule, where it has them (``after``)
     follow_ups: FollowUps | None = None
+    # the rules' examples of opposed tasks, with the skill and ability each side uses (CH11):
+    # where a sheet does not say which ability a skill adds, its task's does
+    tasks: tuple[OpposedTask, ...] = ()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

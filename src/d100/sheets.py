@@ -26,10 +26,10 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from .catalogue import OPPOSED_TASKS
 from .declarations import Declaration
 from .errors import D100Error
 from .fields import BIG, Field, is_int
@@ -41,13 +41,6 @@ Layout = Literal["party", "character"]
 
 def _ability(d: Declaration) -> object:
     return d.ability_field
-
-
-# The seed's skill -> ability pairings, from both sides of its opposed tasks (CH11).
-_SEED_PAIRS = {
-    **{t.skill.lower(): t.ability for t in OPPOSED_TASKS},
-    **{t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS},
-}
 
 
 # How a sheet key's value is read: (value or None, where, the keys read before it, the
@@ -148,10 +141,11 @@ class Character:
         return lookup(query, self.abilities, f"{self.name}'s ability")
 
     def ability_for(self, skill: str) -> str | None:
-        """The ability a skill adds: the sheet's ``uses``, else the seed's pairing (CH11)."""
+        """The ability a skill adds: the sheet's ``uses``, else the one its system's opposed
+        tasks pair it with, on either side (``declares.tasks``, CH11)."""
         if skill in self.uses:
             return self.uses[skill]
-        paired = _SEED_PAIRS.get(skill.lower())
+        paired = _pairs(self.system).get(skill.lower())
         if paired is None:
             return None
         key = paired.rstrip(".").lower()
@@ -189,6 +183,16 @@ class Character:
     def request(self, skill: str, ability: str | None = None) -> dict[str, Any]:
         """A contract check request for one of this character's skills (CONTRACT.md)."""
         return {"system": self.system, **self.side(skill, ability)}
+
+
+@lru_cache(maxsize=64)
+def _pairs(system: str) -> dict[str, str]:
+    """Skill -> ability, from both sides of a system's opposed tasks."""
+    tasks = REGISTRY.get(system).declares.tasks
+    return {
+        **{t.skill.lower(): t.ability for t in tasks},
+        **{t.opposing_skill.lower(): t.opposing_ability for t in tasks},
+    }
 
 
 KEYS = tuple(f.name for f in fields(Character))[1:]  # a sheet's keys, in its order
