@@ -95,6 +95,10 @@ class Luck:
     reroll_cap_rule: str | None  # the house rule that caps rerolls
     most: int  # the Luck a character may have at most
     summary: str
+    # A system whose Luck is spent otherwise (CoC7's, after the roll) names no boost or reroll
+    # field (""); ``after_field`` is a request field of the Luck available to spend after the
+    # roll: filled by the system's follow-ups only, never by a player at a table.
+    after_field: str | None = None
 
     def cost(self, boost: bool, rerolls: int) -> int:
         """Points spent: one for the boost, one per reroll taken."""
@@ -359,6 +363,7 @@ class Declaration:
                 "boost_cost": luck.cost(True, 0),
                 "reroll_field": luck.reroll_field,
                 "reroll_cap_rule": luck.reroll_cap_rule,
+                "after_field": luck.after_field,
                 "most": luck.most,
                 "summary": luck.summary,
             }

@@ -53,7 +53,13 @@ def roll_chip(page: Any, skill: str, dice: str, peril: str = "") -> Any:
     page.locator("#roll-peril").fill(peril)
     expand(page, "#more-options")
     page.get_by_label("Dice rolled by hand (optional)").fill(dice)
+    here = page.locator("#roll-result > .card")
+    before = here.get_attribute("data-seq") if here.count() else None
     page.get_by_role("button", name="Roll", exact=True).click()
+    if before is not None:  # the card of this roll, not the last one's
+        from playwright.sync_api import expect
+
+        expect(here).not_to_have_attribute("data-seq", before)
     return shown(page)
 
 
@@ -193,5 +199,61 @@ def test_the_odds_page_shows_the_new_system(base: str, browser: Any) -> None:
         expect(page.locator("#odds-result")).to_contain_text("triumph")
         expect(page.locator("#odds-advice")).to_contain_text("read the omen")
         assert overflow(page) == 0
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def followed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose omens declare follow-ups of their own (tests/server/omens_follow.py)."""
+    where: Path = tmp_path_factory.mktemp("omens-follow")
+    url = f"sqlite:///{where / 'd100.sqlite3'}"
+    with serve(url, where / "server.log", D100_SYSTEMS="tests.server.omens_follow") as found:
+        yield found
+
+
+def test_a_failed_card_offers_what_the_system_declares_may_follow(
+    followed: str, browser: Any
+) -> None:
+    """On a phone: a miss offers reading the omen on the same die (no die asked for it) and
+    looking again (a roll with its chance); each taken shows where the first was rolled."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{followed}/")
+        page.get_by_label("Rule system").select_option("omens")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEET)
+        card = roll_chip(page, "augury", "55")  # 55 > 50: a miss
+        badge(card, "miss")
+        read = card.get_by_role("button", name="Read the omen now (+10)", exact=True)
+        again = card.get_by_role("button", name="Look again (50.00% to succeed)")
+        expect(read).to_be_visible()
+        expect(again).to_be_visible()
+        read.click()
+        expect(page.locator("#roll-result > .card")).to_contain_text(
+            "Omen read after the roll of roll #")
+        card = shown(page)
+        badge(card, "scrape")  # the same 55 against 60
+        expect(card).to_contain_text("1 Luck spent")
+        expect(card.get_by_role("button")).to_have_count(0)
+        expect(page.locator("#characters [data-character=Ada]")).to_contain_text("Luck 2 of 3")
+
+        card = roll_chip(page, "augury", "99")
+        card.get_by_label(re.compile("Your die for the reroll")).fill("97")
+        card.get_by_role("button", name=re.compile("^Look again")).click()
+        expect(page.locator("#roll-result > .card")).to_contain_text("Second look of roll #")
+        card = shown(page)
+        badge(card, "doom")
+        expect(card.get_by_role("button", name=re.compile("Look again|omen"))).to_have_count(0)
+        assert overflow(page) == 0
+        shot(page, "table-omens-follow-ups-phone")
+        assert not errors, errors
     finally:
         context.close()

@@ -20,6 +20,7 @@ from tests import new_names_system as omens
 from tests.cli.conftest import d100
 from tests.helpers import brute_force
 
+from . import omens_follow
 from .tablehelp import SHEETS, Api, Table
 
 SHEET = """name = "{name}"
@@ -160,3 +161,58 @@ def test_the_odds_api_and_the_systems_list_serve_the_new_system(api: Api) -> Non
     answer = client.post("/api/odds", json=request).json()
     assert fractions(answer["odds"]["levels"]) == brute_force(request)
     assert Fraction(answer["odds"]["success"]) == Fraction(40, 100)  # 70 - 40 + 10
+
+
+@pytest.fixture
+def followed() -> Iterator[None]:
+    """The system in its place with follow-ups of its own (tests/server/omens_follow.py)."""
+    REGISTRY.unregister(omens.NAME)
+    REGISTRY.register(omens_follow.SYSTEM)
+    yield
+    REGISTRY.unregister(omens.NAME)
+    REGISTRY.register(omens.SYSTEM)
+
+
+@pytest.mark.usefixtures("followed")
+def test_a_system_s_own_follow_ups_on_the_same_die_or_a_roll_that_ends_them(
+    api: Api, tmp_path: Path
+) -> None:
+    """As CoC7's Luck after the roll (no new dice) and its push (a roll after which nothing
+    follows) are shaped: the card lists what the declaration gives, each taken is a provable
+    roll of its own linked to the first, and the log verifies."""
+    table = api.table("omens")
+    pat = table.join("Pat")
+    ada = table.character(pat, "Ada")
+    missed = table.roll(pat, ada, "augury", actor={"dice": [55]})  # 55 > 50: a miss
+    offers = {o["key"]: o for o in missed["follow_ups"]}
+    assert list(offers) == [omens_follow.READ, omens_follow.AGAIN]
+    assert offers[omens_follow.READ]["luck"] == 1 and not offers[omens_follow.READ]["draws"]
+    assert "chance" not in offers[omens_follow.READ]  # no dice to come: nothing to chance
+    assert offers[omens_follow.AGAIN] == {"key": omens_follow.AGAIN, "label": "Look again",
+                                          "luck": 0, "draws": True, "chance": "50.00%"}
+    path = f"/rolls/{missed['seq']}/reroll"
+    r = table.req("POST", path, pat, json={"follow_up": omens_follow.READ, "dice": [5]})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "dice"  # it rolls none
+    read = table.ok("POST", path, pat, 201, json={"follow_up": omens_follow.READ})
+    # The same die against the target the omen raises: 55 <= 60.
+    assert read["result"]["dice"] == [55] and read["result"]["target"] == 60
+    assert read["result"]["level"] == "scrape" and read["odds"] is None
+    assert read["follow_up"]["done"] == "Omen read after the roll" and read["luck_spent"] == 1
+    assert read["provable"]["nonce"] == missed["provable"]["nonce"] + 1
+    assert "follow_ups" not in read and luck_of(table, pat, ada) == 1
+
+    doomed = table.roll(pat, ada, "augury", actor={"dice": [99]})
+    again = table.ok("POST", f"/rolls/{doomed['seq']}/reroll", pat, 201,
+                     json={"follow_up": omens_follow.AGAIN, "dice": [97]})
+    assert again["result"]["level"] == "doom" and again["taken"] == [omens_follow.AGAIN]
+    assert "follow_ups" not in again  # nothing follows a second look, even a failed one
+    r = table.req("POST", f"/rolls/{again['seq']}/reroll", pat)
+    assert r.status_code == 422 and "nothing may follow" in r.json()["error"]["message"]
+    assert luck_of(table, pat, ada) == 1  # looking again costs none
+
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = tmp_path / "log.jsonl"
+    log.write_text(table.req("GET", "/log.jsonl", pat).text)
+    run = d100("verify", "--json", str(log), env={"D100_SYSTEMS": "tests.server.omens_follow"})
+    report = json.loads(run.out)
+    assert run.status == 0 and report["verified"] == 4 and report["mismatch"] == 0, run

@@ -221,7 +221,8 @@ def follow(
         "result": result.to_dict(),
     }
     left = None if luck is None else luck.current
-    out["follow_ups"] = offers(Rolled(resolved, result, left, spent, tuple(taken)), table.system)
+    if more := offers(Rolled(resolved, result, left, spent, tuple(taken)), table.system):
+        out["follow_ups"] = more
     if "call" in data:
         out["call"] = data["call"]
     return append(

@@ -45,9 +45,12 @@ TABLE_FIELDS = frozenset({"system", "skill", "dice", "house_rules", "actor", "op
 def reserved(system: str) -> frozenset[str]:
     """The fields a roll may not set at a table of ``system``: the table's own, and those
     the system declares the table fills in from the sheet (ability, synergies), the aiming
-    state and the helpers attached to a called test (with what each takes from a sheet)."""
+    state, the helpers attached to a called test (with what each takes from a sheet) and the
+    Luck its follow-ups spend after the roll."""
     declares = REGISTRY.get(system).declares
     named = {declares.ability_field, declares.synergy_field}
+    if declares.luck is not None:  # Luck spent after the roll: its follow-ups' to fill in
+        named.add(declares.luck.after_field)
     if declares.aim is not None:
         named.add(declares.aim.field)
     if (helped := declares.assistance) is not None:
@@ -241,7 +244,8 @@ def players_part(system: str) -> frozenset[str]:
     system has Luck. Every other field of a called test is the GM's (difficulty, modifiers,
     bonus dice, taking 50 or 100...)."""
     luck = REGISTRY.get(system).declares.luck
-    return frozenset() if luck is None else frozenset({luck.boost_field, luck.reroll_field})
+    fields = () if luck is None else (luck.boost_field, luck.reroll_field)
+    return frozenset(f for f in fields if f)
 
 
 def _players_part(table: GameTable, call: Call, side: Side) -> None:

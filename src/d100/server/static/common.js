@@ -113,7 +113,7 @@ function setByPage(system) {
   const r = system.declares;
   return ["system", "skill", "dice", "house_rules", r.ability, r.synergy,
     r.assistance && r.assistance.field, r.aim && r.aim.field,
-    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field].filter(Boolean);
+    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field, r.luck && r.luck.after_field].filter(Boolean);
 }
 
 // The tables this browser has sat at, for the home page: names and roles only (the cookie
