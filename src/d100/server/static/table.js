@@ -167,9 +167,12 @@ function buildRollFields() {
   $("call-difficulty-label").textContent = target.label;
   $("call-difficulty").placeholder = `${target.default}; or e.g. ${target.example}`;
   $("call-presets").replaceChildren(...Object.keys(target.presets).map((v) => el("option", { value: v })));
-  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself.
+  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself;
+  // a target that is a choice of names (a required level) takes its names only.
   const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
-  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
+  const named = !!(system.check.properties[target.field] || {}).enum;
+  $("call-difficulty-help").textContent = named ? `${Object.keys(target.presets).join(", ")}.`
+    : `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
   if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
 }
 
