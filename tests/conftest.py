@@ -45,4 +45,3 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("-", "measured figures")
         for line in [*_figures, *(f"{label}: {n}" for label, n in _totals.items())]:
             terminalreporter.write_line(line)
-

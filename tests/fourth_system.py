@@ -77,7 +77,6 @@ class Percent:
     name, title, levels = NAME, "Percent", LEVELS
     success_levels = frozenset({"great", "success"})
     check_fields, contest_fields = CHECK_FIELDS, CONTEST_FIELDS
-
     meaning = staticmethod(MEANINGS.__getitem__)
 
     def parse_check(self, data: Mapping[str, Any]) -> Check:

@@ -11,6 +11,7 @@ better level wins, and equal levels are settled by drawing lots. Load it with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -272,13 +273,21 @@ def _options(base: dict[str, Any], luck: int | None, helpers: Any) -> list[Optio
     if not base.get("omen"):
         out.append(Option("read the omen", "1 Luck", lambda r: {**r, "omen": True}, LUCK.cost_of))
     if base.get("stake") is None and not base.get("second_sight"):
-        out.append(Option("stake 75", "no roll", lambda r: {**r, "stake": 75}, LUCK.cost_of))
+        out.append(Option("stake 25", "no roll", lambda r: {**r, "stake": 25}, LUCK.cost_of))
     return out
 
 
 def _roller(check: Check) -> Roller | None:
     plain = check.dice is None and not check.second_sight and check.stake is None
     return Roller() if plain else None
+
+
+def commands(text: str) -> dict[str, Any] | None:
+    """The chat-bot form ``OMEN<=60`` or ``OMEN<=60/dire``: a skill, then a peril."""
+    found = re.fullmatch(r"omen<=(\d+)(?:/([a-z]+))?", text.strip().lower())
+    if found is None:
+        return None
+    return {"system": NAME, "skill": int(found[1]), **({"peril": found[2]} if found[2] else {})}
 
 
 LUCK = Luck("omen", OMEN, "second_sight", None, 20, "1 Luck to read the omen (+10) or per reroll")
@@ -292,6 +301,7 @@ DECLARATION = Declaration(
     take=Take("stake", (25, 75), (25,), {25: "a small stake", 75: "a bold stake"}),
     levels=RECORDS,
     tie_break=TieBreak("lots", LOTS),
+    commands=commands,
     cover=Cover("a ward's strength: a miss by fewer points strikes the ward", lambda r, n: (
         not r.success and -(r.margin or 0) < n
     )),

@@ -19,8 +19,12 @@ REQUESTS: list[dict[str, Any]] = [
     {"system": "brp", "skill": 65},
     {"system": "brp", "skill": 65, "bonus_dice": 2},
     {"system": "brp", "skill": 30, "penalty_dice": 1, "house_rules": {"bonus_dice_method": "tens"}},
-    {"system": "brp", "skill": 50, "bonus_dice": 2, "house_rules": {"bonus_dice_method": "tens",
-                                                                    "threshold_rounding": "ceil"}},
+    {
+        "system": "brp",
+        "skill": 50,
+        "bonus_dice": 2,
+        "house_rules": {"bonus_dice_method": "tens", "threshold_rounding": "ceil"},
+    },
     {"system": "openquest", "skill": 65, "difficulty": "hard"},
     {"system": "openquest", "skill": 100},
     {"system": "chances", "skill": 40, "risk": "average", "modifiers": [10]},
@@ -62,22 +66,36 @@ def test_g2_seeded_and_reproducible() -> None:
 
 def test_progress_reaches_n() -> None:
     seen: list[int] = []
-    batch.sample({"system": "openquest", "skill": 50}, 3 * batch.CHUNK + 5, seed=1,
-                 progress=seen.append)
+    batch.sample(
+        {"system": "openquest", "skill": 50}, 3 * batch.CHUNK + 5, seed=1, progress=seen.append
+    )
     assert seen == sorted(seen) and seen[-1] == 3 * batch.CHUNK + 5
 
 
 WALKED: list[dict[str, Any]] = [
     {"system": "brp", "skill": 40, "luck_rerolls": 1},  # rule: BRP7
     {"system": "brp", "skill": 45, "luck_rerolls": 3, "bonus_dice": 2},  # rule: BRP4, BRP7
-    {"system": "brp", "skill": 45, "luck_rerolls": 2, "bonus_dice": 1,
-     "house_rules": {"bonus_dice_method": "tens"}},
+    {
+        "system": "brp",
+        "skill": 45,
+        "luck_rerolls": 2,
+        "bonus_dice": 1,
+        "house_rules": {"bonus_dice_method": "tens"},
+    },
     {"system": "openquest", "skill": 40, "assist": {"skill": 50}},  # rule: OQ11
     {"system": "chances", "skill": 40, "risk": 50, "assisters": [{"skill": 30}]},  # rule: CH8
-    {"system": "chances", "skill": 40, "ability": 10, "risk": "tough",
-     "assisters": [{"skill": 30, "ability": 5}, {"skill": 20}, {"skill": 50}]},
-    {"system": "chances", "actor": {"skill": 40, "assisters": [{"skill": 30}]},
-     "opponent": {"skill": 50}},  # rule: CH6 (the coin too)
+    {
+        "system": "chances",
+        "skill": 40,
+        "ability": 10,
+        "risk": "tough",
+        "assisters": [{"skill": 30, "ability": 5}, {"skill": 20}, {"skill": 50}],
+    },
+    {
+        "system": "chances",
+        "actor": {"skill": 40, "assisters": [{"skill": 30}]},
+        "opponent": {"skill": 50},
+    },  # rule: CH6 (the coin too)
 ]
 
 

@@ -256,8 +256,13 @@ def test_ch8_advice_weighs_every_group_of_helpers_the_cap_allows() -> None:
     from d100.advise import advise
 
     helpers = {"Ann": {"skill": 30}, "Bo": {"skill": 20}, "Cy": {"skill": 10}}
-    request = {"system": "chances", "skill": 40, "risk": 80, "take": 50,
-               "house_rules": {"max_assisters": 2}}
+    request = {
+        "system": "chances",
+        "skill": 40,
+        "risk": 80,
+        "take": 50,
+        "house_rules": {"max_assisters": 2},
+    }
     options = advise(request, helpers=helpers)
     groups = {tuple(a["skill"] for a in o.request.get("assisters", ())) for o in options}
     skills = [h["skill"] for h in helpers.values()]

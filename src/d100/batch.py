@@ -100,10 +100,12 @@ def _kept_by(roller: Roller, kept: int) -> tuple[int, ...]:
 
 def _sides(parsed: Any) -> list[Roller] | None:
     """Each side's roller, or None where a side's roll is not one kept value (the loop)."""
-    sampler = system_of(parsed).declares.sampler
+    declares = system_of(parsed).declares
+    sampler = declares.sampler
     if is_contest(parsed):
-        if getattr(parsed, "coin", None) is not None:
-            return None
+        tie = declares.tie_break
+        if tie is not None and getattr(parsed, tie.field, None) is not None:
+            return None  # a flip given: the loop takes it as given
         rollers = [sampler(parsed.actor), sampler(parsed.opponent)]
     else:
         rollers = [sampler(parsed)]
@@ -118,8 +120,9 @@ def _with_dice(parsed: Any, sides: list[Roller], kept: tuple[int, ...], coin: in
         name: dataclasses.replace(getattr(parsed, name), dice=_kept_by(roller, k))
         for name, roller, k in zip(("actor", "opponent"), sides, kept, strict=True)
     }
-    if hasattr(parsed, "coin"):  # CH6: the tie-break flip is one more die, 1..2
-        changes["coin"] = ("actor", "opponent")[coin]
+    tie = system_of(parsed).declares.tie_break
+    if tie is not None:  # the tie-break flip is one more die, a face per winner (CH6)
+        changes[tie.field] = tie.faces[coin]
     return dataclasses.replace(parsed, **changes)
 
 
@@ -136,7 +139,8 @@ def _vectorised(
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    coins = 2 if is_contest(parsed) and hasattr(parsed, "coin") else 1
+    tie = system_of(parsed).declares.tie_break
+    coins = len(tie.faces) if is_contest(parsed) and tie is not None else 1
     # One cell per (kept value of each side, coin): 100, 10,000 or 20,000 cells.
     shape = (*(101,) * len(sides), coins)
     cells = np.zeros(int(np.prod(shape)), dtype=np.int64)

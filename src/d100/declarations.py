@@ -8,7 +8,7 @@ Luck), and the readers then offer nothing for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
@@ -58,6 +58,9 @@ class Assistance:
     bonus: int  # what one successful helper adds
     helper_fields: tuple[str, ...]  # the fields a helper's request takes from a character
     summary: str  # in words, for help and the page
+    # who leads a group helped by the rest when nobody is named: the index among the members'
+    # parsed checks (CH8: the highest skill + ability + modifiers), None: the table names one
+    leader: Callable[[Sequence[Any]], int] | None = None
 
     def as_request(self, helpers: list[dict[str, Any]]) -> dict[str, Any]:
         """Helpers' requests as the request field the system takes."""

@@ -80,7 +80,7 @@ def odds(request: object) -> Odds:
     if tallies.is_contest(request):
         return ContestOdds(system.name, counts, request=inputs)
     # Summed as integer counts over the one denominator: a single Fraction at the end
-    wins = system.success_levels
+    wins = system.declares.success_names
     hits = sum(c for k, c in zip(found.keys, found.counts, strict=True) if k in wins)
     success = Fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all

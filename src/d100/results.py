@@ -7,15 +7,14 @@ the request a result echoes and the odds' tables are read-only mappings (lists a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from .systems import Level
-else:
-    Level = str  # at run time a level is a string; type checkers see each system's Literal
+# A level: a string, one of its system's declared levels (``Declaration.levels``, held to them
+# when the system registers); no union of every system's names, so a new one needs no edit.
+Level = str
 
 Winner = Literal["actor", "opponent", "tie", "none"]
 WINNERS: tuple[Winner, ...] = ("actor", "opponent", "tie", "none")
@@ -76,6 +75,11 @@ class CheckResult:
     def __post_init__(self) -> None:
         _freeze(self, "request")
 
+    @property
+    def helpers(self) -> tuple[CheckResult, ...]:
+        """The nested results of whoever helped, one or several."""
+        return self.assisters if self.assist is None else (self.assist, *self.assisters)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "system": self.system,
@@ -87,20 +91,7 @@ class CheckResult:
             "target": self.target,
             "margin": self.margin,
         }
-        if self.total is not None:
-            out["total"] = self.total
-        if self.luck_spent is not None:
-            out["luck_spent"] = self.luck_spent
-        if self.attempts:
-            out["attempts"] = list(self.attempts)
-        if self.bands is not None:
-            out["bands"] = self.bands
-        if self.note is not None:
-            out["note"] = self.note
-        if self.assist is not None:
-            out["assist"] = self.assist.to_dict()
-        if self.assisters:
-            out["assisters"] = [a.to_dict() for a in self.assisters]
+        out.update(_optional(self, _CHECK_OPTIONAL))
         out["explanation"] = self.explanation
         out["request"] = thawed(self.request)
         return out
@@ -131,16 +122,40 @@ class ContestResult:
             "actor": self.actor.to_dict(),
             "opponent": self.opponent.to_dict(),
         }
-        if self.degree is not None:
-            out["degree"] = self.degree
-        if self.coin is not None:
-            out["coin"] = self.coin
+        out.update(_optional(self, _CONTEST_OPTIONAL))
         out["explanation"] = self.explanation
         out["request"] = thawed(self.request)
         return out
 
 
 Result = CheckResult | ContestResult
+
+
+def _optional_names(cls: type, after: str) -> tuple[str, ...]:
+    """A result's optional fields, in the contract's order: every field declared after
+    ``after`` but the request, written only when set (G6)."""
+    names = [f.name for f in fields(cls)]
+    return tuple(n for n in names[names.index(after) + 1 :] if n != "request")
+
+
+_CHECK_OPTIONAL = _optional_names(CheckResult, "explanation")
+_CONTEST_OPTIONAL = _optional_names(ContestResult, "explanation")
+
+
+def _optional(result: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        value = getattr(result, name)
+        if value is None or value == ():
+            continue
+        if isinstance(value, CheckResult):
+            value = value.to_dict()
+        elif isinstance(value, tuple):
+            value = [v.to_dict() if isinstance(v, CheckResult) else thawed(v) for v in value]
+        else:
+            value = thawed(value)
+        out[name] = value
+    return out
 
 
 def fraction_text(p: Fraction) -> str:

@@ -23,9 +23,7 @@ def test_the_script_knows_every_command_and_flag(shell: str) -> None:
     checker = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "fish": ["fish", "--no-execute"]}
     if shutil.which(checker[shell][0]) is None:
         return  # the text checks above still ran; the syntax needs the shell itself
-    done = subprocess.run(
-        checker[shell], input=run.out, capture_output=True, text=True, timeout=30
-    )
+    done = subprocess.run(checker[shell], input=run.out, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
 
 

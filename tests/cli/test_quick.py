@@ -83,7 +83,11 @@ def test_no_system_names_the_four_ways() -> None:
     [
         (["brp", "65", "nasty"], "word: unknown word 'nasty'; allowed: difficulty routine"),
         (["chances", "40", "hard"], "allowed: risk very-easy, easy, average"),
-        (["openquest", "55", "b1"], "--bonus: not an input of openquest: '1'"),
+        (["openquest", "55", "b1"], "word: unknown word 'b1' (a word of brp's bonus_dice"),
+        (["openquest", "60", "hard", "easy"], "'hard' and 'easy' both set difficulty"),
+        (["brp", "65", "@10", "@20"], "'@10' and '@20' both set dice"),
+        (["chances", "40", "tough", "take50", "take100"], "'take50' and 'take100' both set"),
+        (["brp", "65", "hard", "difficulty=easy"], "given by a word and by --difficulty"),
         (["brp", "65", "@0"], "not a d100 value: 0"),
         (["brp", "65", "@"], "word: unknown word '@'"),
         (["brp", "65", "=3"], "word: unknown word '=3'"),
@@ -110,4 +114,3 @@ def test_the_readme_first_screen_is_a_quick_roll() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     first_screen = "\n".join(readme.splitlines()[:40])
     assert "d100 roll brp 65 hard b1" in first_screen
-

@@ -67,7 +67,11 @@ def serve(database_url: str, log: Path, **env_vars: str) -> Iterator[str]:
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "d100", "serve", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30

@@ -11,14 +11,16 @@ from .tablehelp import bearer
 
 
 class Stream:
-    def __init__(self, base: str, table_id: str, token: str, last_id: int | None = None,
-                 timeout: float = 10) -> None:
+    def __init__(
+        self, base: str, table_id: str, token: str, last_id: int | None = None, timeout: float = 10
+    ) -> None:
         headers = bearer(token)
         if last_id is not None:
             headers["last-event-id"] = str(last_id)
         self.client = httpx.Client(timeout=httpx.Timeout(timeout))
-        self._cm = self.client.stream("GET", f"{base}/api/tables/{table_id}/events/stream",
-                                      headers=headers)
+        self._cm = self.client.stream(
+            "GET", f"{base}/api/tables/{table_id}/events/stream", headers=headers
+        )
         self.response = self._cm.__enter__()
         self._lines = self.response.iter_lines()
 

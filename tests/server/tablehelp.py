@@ -39,13 +39,19 @@ class Api:
         self.client = client
 
     def table(self, system: str = "brp", **extra: Any) -> Table:
-        r = self.client.post("/api/tables", json={"name": "The Keep", "system": system,
-                                                  "gm_name": "Gina", **extra})
+        r = self.client.post(
+            "/api/tables", json={"name": "The Keep", "system": system, "gm_name": "Gina", **extra}
+        )
         assert r.status_code == 201, r.text
         body = r.json()
         self.client.cookies.clear()  # tests speak with bearer tokens, one per member
-        return Table(self, body["table"]["id"], system, token_of(body["gm_link"]),
-                     token_of(body["invite_link"]))
+        return Table(
+            self,
+            body["table"]["id"],
+            system,
+            token_of(body["gm_link"]),
+            token_of(body["invite_link"]),
+        )
 
 
 @dataclass
@@ -58,11 +64,11 @@ class Table:
 
     def req(self, method: str, path: str, token: str | None, **kw: Any) -> httpx.Response:
         headers = {**(bearer(token) if token else {}), **kw.pop("headers", {})}
-        return self.api.client.request(method, f"/api/tables/{self.id}{path}", headers=headers,
-                                       **kw)
+        return self.api.client.request(
+            method, f"/api/tables/{self.id}{path}", headers=headers, **kw
+        )
 
-    def ok(self, method: str, path: str, token: str | None, status: int = 200,
-           **kw: Any) -> Any:
+    def ok(self, method: str, path: str, token: str | None, status: int = 200, **kw: Any) -> Any:
         r = self.req(method, path, token, **kw)
         assert r.status_code == status, r.text
         return r.json() if r.content else None
@@ -79,8 +85,9 @@ class Table:
         cid: str = body["id"]
         return cid
 
-    def roll(self, token: str, character_id: str, skill: str | None, status: int = 201,
-             **extra: Any) -> Any:
+    def roll(
+        self, token: str, character_id: str, skill: str | None, status: int = 201, **extra: Any
+    ) -> Any:
         """Roll a check; ``skill`` None when answering a called test (it names the skill)."""
         actor = {"character_id": character_id, **extra.pop("actor", {})}
         if skill is not None:

@@ -8,8 +8,7 @@ from .tablehelp import Api, Table
 
 
 def call(table: Table, skill: str, characters: list[str], **extra: object) -> dict[str, object]:
-    body = {"skill": skill, "character_ids": characters, "hazard": "the guard hears you",
-            **extra}
+    body = {"skill": skill, "character_ids": characters, "hazard": "the guard hears you", **extra}
     out: dict[str, object] = table.ok("POST", "/calls", table.gm, 201, json=body)
     return out
 
@@ -25,20 +24,26 @@ def test_group_test_each_rolls_or_declines_alone(api: Api) -> None:  # rule: OQ1
     view = call(table, "stealth", [alice, bob], fields={"difficulty": "hard"})
     assert view["hazard"] == "the guard hears you"
     ids = targets(view)
-    assert table.req("POST", "/calls", pat, json={"skill": "stealth",
-                                                  "character_ids": [alice]}).status_code == 403
+    assert (
+        table.req(
+            "POST", "/calls", pat, json={"skill": "stealth", "character_ids": [alice]}
+        ).status_code
+        == 403
+    )
     event = table.roll(pat, alice, None, target_id=ids[alice])
     assert event["request"]["difficulty"] == "hard" and event["call"]["hazard"]
     assert event["result"]["target"] == 40
-    again = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice},
-                                                   "target_id": ids[alice]})
+    again = table.req(
+        "POST", "/rolls", pat, json={"actor": {"character_id": alice}, "target_id": ids[alice]}
+    )
     assert again.status_code == 409
     assert table.req("POST", f"/targets/{ids[bob]}/decline", pat).status_code == 403
     assert table.ok("POST", f"/targets/{ids[bob]}/decline", sam)["status"] == "declined"
     state = table.ok("GET", "", table.gm)["calls"][0]
     assert {t["status"] for t in state["targets"]} == {"rolled", "declined"}
-    wrong = table.req("POST", "/rolls", sam, json={"actor": {"character_id": bob},
-                                                   "target_id": ids[alice]})
+    wrong = table.req(
+        "POST", "/rolls", sam, json={"actor": {"character_id": bob}, "target_id": ids[alice]}
+    )
     assert wrong.status_code in (409, 422)
 
 
@@ -46,16 +51,17 @@ def test_call_errors(api: Api) -> None:
     table = api.table("brp")
     pat = table.join("Pat")
     alice = table.character(pat, "Alice")
-    for body, field in (({"skill": "flying", "character_ids": [alice]}, "actor.skill"),
-                        ({"skill": "stealth", "character_ids": []}, "character_ids"),
-                        ({"skill": "stealth", "character_ids": [alice, alice]},
-                         "character_ids"),
-                        ({"skill": "stealth", "character_ids": ["nope"]},
-                         "actor.character_id"),
-                        ({"skill": "stealth", "character_ids": [alice],
-                          "fields": {"difficulty": "silly"}}, "difficulty"),
-                        ({"skill": "stealth", "character_ids": [alice],
-                          "visibility": "loud"}, "visibility")):
+    for body, field in (
+        ({"skill": "flying", "character_ids": [alice]}, "actor.skill"),
+        ({"skill": "stealth", "character_ids": []}, "character_ids"),
+        ({"skill": "stealth", "character_ids": [alice, alice]}, "character_ids"),
+        ({"skill": "stealth", "character_ids": ["nope"]}, "actor.character_id"),
+        (
+            {"skill": "stealth", "character_ids": [alice], "fields": {"difficulty": "silly"}},
+            "difficulty",
+        ),
+        ({"skill": "stealth", "character_ids": [alice], "visibility": "loud"}, "visibility"),
+    ):
         r = table.req("POST", "/calls", table.gm, json=body)
         assert r.status_code in (404, 422), r.text
         assert r.json()["error"]["field"] == field, r.text
@@ -67,17 +73,41 @@ def test_openquest_assist_one_at_a_time(api: Api) -> None:  # rule: OQ11
     alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
     carl = table.character(table.gm, "Carl")
     ids = targets(call(table, "perception", [alice]))
-    assert table.req("POST", f"/targets/{ids[alice]}/assists", pat,
-                     json={"character_id": bob, "skill": "perception"}).status_code == 403
-    assert table.req("POST", f"/targets/{ids[alice]}/assists", pat,
-                     json={"character_id": alice, "skill": "perception"}).status_code == 422
-    table.ok("POST", f"/targets/{ids[alice]}/assists", sam, 201,
-             json={"character_id": bob, "skill": "stealth"})
-    r = table.req("POST", f"/targets/{ids[alice]}/assists", table.gm,
-                  json={"character_id": carl, "skill": "stealth"})
+    assert (
+        table.req(
+            "POST",
+            f"/targets/{ids[alice]}/assists",
+            pat,
+            json={"character_id": bob, "skill": "perception"},
+        ).status_code
+        == 403
+    )
+    assert (
+        table.req(
+            "POST",
+            f"/targets/{ids[alice]}/assists",
+            pat,
+            json={"character_id": alice, "skill": "perception"},
+        ).status_code
+        == 422
+    )
+    table.ok(
+        "POST",
+        f"/targets/{ids[alice]}/assists",
+        sam,
+        201,
+        json={"character_id": bob, "skill": "stealth"},
+    )
+    r = table.req(
+        "POST",
+        f"/targets/{ids[alice]}/assists",
+        table.gm,
+        json={"character_id": carl, "skill": "stealth"},
+    )
     assert r.status_code == 409
-    preview = table.ok("POST", "/odds", pat, json={"actor": {"character_id": alice},
-                                                   "target_id": ids[alice]})
+    preview = table.ok(
+        "POST", "/odds", pat, json={"actor": {"character_id": alice}, "target_id": ids[alice]}
+    )
     assert preview["request"]["assist"] == {"skill": 60}
     event = table.roll(pat, alice, None, target_id=ids[alice], actor={"dice": [50]})
     assert event["result"]["assist"]["success"] in (True, False)
@@ -90,10 +120,22 @@ def test_chances_assisters_and_cap(api: Api) -> None:  # rule: CH8
     alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
     carl = table.character(table.gm, "Carl")
     ids = targets(call(table, "sneaking", [alice], fields={"risk": "tough"}))
-    table.ok("POST", f"/targets/{ids[alice]}/assists", sam, 201,
-             json={"character_id": bob, "skill": "hear"})
-    assert table.req("POST", f"/targets/{ids[alice]}/assists", table.gm,
-                     json={"character_id": carl, "skill": "hearing"}).status_code == 409
+    table.ok(
+        "POST",
+        f"/targets/{ids[alice]}/assists",
+        sam,
+        201,
+        json={"character_id": bob, "skill": "hear"},
+    )
+    assert (
+        table.req(
+            "POST",
+            f"/targets/{ids[alice]}/assists",
+            table.gm,
+            json={"character_id": carl, "skill": "hearing"},
+        ).status_code
+        == 409
+    )
     event = table.roll(pat, alice, None, target_id=ids[alice])
     assert event["request"]["assisters"] == [{"skill": 30, "ability": 5}]
     assert len(event["result"]["assisters"]) == 1
@@ -104,8 +146,12 @@ def test_brp_has_no_assistance(api: Api) -> None:
     pat = table.join("Pat")
     alice, orc = table.character(pat, "Alice"), table.character(table.gm, "Orc")
     ids = targets(call(table, "stealth", [alice]))
-    r = table.req("POST", f"/targets/{ids[alice]}/assists", table.gm,
-                  json={"character_id": orc, "skill": "stealth"})
+    r = table.req(
+        "POST",
+        f"/targets/{ids[alice]}/assists",
+        table.gm,
+        json={"character_id": orc, "skill": "stealth"},
+    )
     assert r.status_code == 422
 
 
@@ -118,8 +164,7 @@ def test_log_export_is_json_lines_filtered_per_viewer(api: Api) -> None:
     gm_log = table.req("GET", "/log.jsonl", table.gm)
     assert gm_log.headers["content-type"].startswith("application/jsonl")
     gm_lines = [json.loads(line) for line in gm_log.text.splitlines()]
-    sam_lines = [json.loads(line) for line in table.req("GET", "/log.jsonl", sam).text
-                 .splitlines()]
+    sam_lines = [json.loads(line) for line in table.req("GET", "/log.jsonl", sam).text.splitlines()]
     assert [e["seq"] for e in gm_lines] == sorted(e["seq"] for e in gm_lines)
     assert sum(e["kind"] == "roll" for e in gm_lines) == 2
     assert sum(e["kind"] == "roll" for e in sam_lines) == 1
@@ -137,12 +182,15 @@ def test_the_gm_cancels_a_call_and_rolls_already_made_stand(api: Api) -> None:
     assert table.req("POST", f"/calls/{call_id}/cancel", pat).status_code == 403
     cancelled = table.ok("POST", f"/calls/{call_id}/cancel", table.gm)
     assert {t["character"]["name"]: t["status"] for t in cancelled["targets"]} == {  # type: ignore[index]
-        "Alice": "rolled", "Bob": "cancelled"}
+        "Alice": "rolled",
+        "Bob": "cancelled",
+    }
     assert table.events(sam)[-1]["kind"] == "cancel"
     again = table.req("POST", f"/calls/{call_id}/cancel", table.gm)
     assert again.status_code == 409 and "nobody is waiting" in again.json()["error"]["message"]
-    late = table.req("POST", "/rolls", sam, json={"actor": {"character_id": bob},
-                                                  "target_id": ids[bob]})
+    late = table.req(
+        "POST", "/rolls", sam, json={"actor": {"character_id": bob}, "target_id": ids[bob]}
+    )
     assert late.status_code == 409
     assert table.req("POST", "/calls/nope/cancel", table.gm).status_code == 404
 

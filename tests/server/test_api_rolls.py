@@ -31,8 +31,10 @@ def test_character_import_export_and_who_sees_what(api: Api) -> None:
     gm_view = {c["id"]: c for c in table.ok("GET", "", table.gm)["characters"]}
     assert "skills" in gm_view[orc] and "skills" in gm_view[alice]
     edited = sheet.text.replace("stealth = 65", "stealth = 70")
-    assert table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": edited}
-                    )["skills"]["stealth"] == 70
+    assert (
+        table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": edited})["skills"]["stealth"]
+        == 70
+    )
     assert table.req("PUT", f"/characters/{orc}", pat, json={"sheet": edited}).status_code == 403
 
 
@@ -67,16 +69,21 @@ def test_character_errors(api: Api) -> None:
     other = SHEETS["openquest"].format(name="Bo")
     r = table.req("POST", "/characters", pat, json={"sheet": other})
     assert r.status_code == 422 and r.json()["error"]["field"] == "sheet.system"
-    r = table.req("POST", "/characters", pat, json={"sheet": SHEETS["brp"].format(name="X"),
-                                                    "member_id": "someone"})
+    r = table.req(
+        "POST",
+        "/characters",
+        pat,
+        json={"sheet": SHEETS["brp"].format(name="X"), "member_id": "someone"},
+    )
     assert r.status_code == 403
     assert table.req("PUT", "/characters/nope", pat, json={"sheet": other}).status_code == 404
 
 
 def test_roll_keeps_odds_and_is_provable(api: Api) -> None:
     table, pat, alice, _ = setup(api)
-    preview = table.ok("POST", "/odds", pat, json={"actor": {"character_id": alice,
-                                                             "skill": "spot"}})
+    preview = table.ok(
+        "POST", "/odds", pat, json={"actor": {"character_id": alice, "skill": "spot"}}
+    )
     assert preview["odds"] == odds({"system": "brp", "skill": 50}).to_dict()
     assert any(o["name"] == "Luck boost" and o["gain"] != "0/1" for o in preview["advice"])
     event = table.roll(pat, alice, "spot")
@@ -98,12 +105,20 @@ def test_manual_dice_marked_and_switchable(api: Api) -> None:
     event = table.roll(pat, alice, "stealth", actor={"dice": [7]})
     assert event["manual"] is True and event["result"]["roll"] == 7
     assert event["result"]["level"] == "special"
-    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
-                                                         "skill": "stealth", "dice": [7, 8]}})
+    r = table.req(
+        "POST",
+        "/rolls",
+        pat,
+        json={"actor": {"character_id": alice, "skill": "stealth", "dice": [7, 8]}},
+    )
     assert r.status_code == 422 and "dice" in r.json()["error"]["field"]
     strict, pat2, bob, _ = setup(api, settings={"manual_dice": False})
-    r = strict.req("POST", "/rolls", pat2, json={"actor": {"character_id": bob,
-                                                           "skill": "stealth", "dice": [7]}})
+    r = strict.req(
+        "POST",
+        "/rolls",
+        pat2,
+        json={"actor": {"character_id": bob, "skill": "stealth", "dice": [7]}},
+    )
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.dice"
 
 
@@ -112,16 +127,34 @@ def test_roll_errors(api: Api) -> None:
     cases = [
         ({"actor": {"character_id": alice, "skill": "flying"}}, 422, "actor.skill"),
         ({"actor": {"character_id": alice}}, 422, "actor.skill"),
-        ({"actor": {"character_id": alice, "skill": "stealth",
-                    "fields": {"difficulty": "impossible"}}}, 422, "difficulty"),
-        ({"actor": {"character_id": alice, "skill": "stealth", "fields": {"skill": 99}}},
-         422, "actor.fields.skill"),
-        ({"actor": {"character_id": alice, "skill": "stealth"}, "visibility": "loud"},
-         422, "visibility"),
+        (
+            {
+                "actor": {
+                    "character_id": alice,
+                    "skill": "stealth",
+                    "fields": {"difficulty": "impossible"},
+                }
+            },
+            422,
+            "difficulty",
+        ),
+        (
+            {"actor": {"character_id": alice, "skill": "stealth", "fields": {"skill": 99}}},
+            422,
+            "actor.fields.skill",
+        ),
+        (
+            {"actor": {"character_id": alice, "skill": "stealth"}, "visibility": "loud"},
+            422,
+            "visibility",
+        ),
         ({"actor": {"character_id": "nope", "skill": "stealth"}}, 404, "actor.character_id"),
         ({"actor": {"character_id": orc, "skill": "stealth"}}, 403, "token"),
-        ({"actor": {"character_id": alice, "skill": "stealth", "dice": ["7"]}}, 422,
-         "actor.dice.0"),
+        (
+            {"actor": {"character_id": alice, "skill": "stealth", "dice": ["7"]}},
+            422,
+            "actor.dice.0",
+        ),
     ]
     for body, status, field in cases:
         r = table.req("POST", "/rolls", pat, json=body)
@@ -142,8 +175,10 @@ def test_visibility_modes(api: Api) -> None:
         event = table.roll(pat, alice, "stealth", visibility=mode)
         seq = event["seq"]
         assert ("result" in event) is roller, mode
-        views = {who: next((e for e in table.events(tok, seq - 1) if e["seq"] == seq), None)
-                 for who, tok in (("gm", table.gm), ("other", sam), ("roller", pat))}
+        views = {
+            who: next((e for e in table.events(tok, seq - 1) if e["seq"] == seq), None)
+            for who, tok in (("gm", table.gm), ("other", sam), ("roller", pat))
+        }
         assert (views["gm"] is not None and "result" in views["gm"]) is gm, mode
         # One who may not see a roll at all gets its stub: the number, seed and nonce only.
         assert other or set(views["other"]) == {"seq", "kind", "hidden", "provable"}, mode
@@ -151,8 +186,15 @@ def test_visibility_modes(api: Api) -> None:
         assert views["roller"] is not None and ("result" in views["roller"]) is roller
         if mode == "blind":
             assert views["roller"]["hidden"] is True and "odds" in views["roller"]
-    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
-                  "skill": "stealth", "fields": {"luck_rerolls": 1}}, "visibility": "blind"})
+    r = table.req(
+        "POST",
+        "/rolls",
+        pat,
+        json={
+            "actor": {"character_id": alice, "skill": "stealth", "fields": {"luck_rerolls": 1}},
+            "visibility": "blind",
+        },
+    )
     assert r.status_code == 422
 
 
@@ -164,8 +206,12 @@ def test_luck_boost_spends_and_rest_restores(api: Api) -> None:
     assert luck == {"current": 2, "maximum": 5}
     table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
     table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}})
-    r = table.req("POST", "/rolls", pat, json={"actor": {"character_id": alice,
-                  "skill": "stealth", "fields": {"luck_boost": True}}})
+    r = table.req(
+        "POST",
+        "/rolls",
+        pat,
+        json={"actor": {"character_id": alice, "skill": "stealth", "fields": {"luck_boost": True}}},
+    )
     assert r.status_code == 422 and "luck" in r.json()["error"]["field"]
     assert table.req("POST", "/rest", pat).status_code == 403
     table.ok("POST", "/rest", table.gm)
@@ -175,11 +221,11 @@ def test_luck_boost_spends_and_rest_restores(api: Api) -> None:
 
 def test_luck_reroll_spends_only_on_failure(api: Api) -> None:
     table, pat, alice, _ = setup(api)
-    event = table.roll(pat, alice, "stealth", actor={"dice": [90, 12],
-                                                     "fields": {"luck_rerolls": 2}})
+    event = table.roll(
+        pat, alice, "stealth", actor={"dice": [90, 12], "fields": {"luck_rerolls": 2}}
+    )
     assert event["result"]["luck_spent"] == 1 and event["result"]["roll"] == 12
-    event = table.roll(pat, alice, "stealth", actor={"dice": [12],
-                                                     "fields": {"luck_rerolls": 2}})
+    event = table.roll(pat, alice, "stealth", actor={"dice": [12], "fields": {"luck_rerolls": 2}})
     assert event["result"]["luck_spent"] == 0
     luck = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]["luck"]
     assert luck["current"] == 2
@@ -190,19 +236,22 @@ def test_aim_builds_ends_and_is_spent_by_firing(api: Api) -> None:
     for _ in range(4):
         state = table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
     assert state["aim"] == {"rounds": 3, "bonus": 60}  # +60 is the cap (BRP5)
-    assert table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "move"}
-                    )["aim"] == {"rounds": 0, "bonus": 0}
+    assert table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "move"})["aim"] == {
+        "rounds": 0,
+        "bonus": 0,
+    }
     table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
     event = table.roll(pat, alice, "rifle", actor={"aimed": True, "dice": [55]})
     assert event["request"]["aim_rounds"] == 1 and event["result"]["target"] == 60
     assert event["aim"] == {"rounds": 1, "bonus": 20}  # what the card says it added
     chars = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}
     assert chars[alice]["aim"]["rounds"] == 0
-    assert table.req("POST", f"/characters/{alice}/aim", pat, json={"action": "dance"}
-                     ).status_code == 422
+    assert (
+        table.req("POST", f"/characters/{alice}/aim", pat, json={"action": "dance"}).status_code
+        == 422
+    )
     oq, pat2, bo, _ = setup(api, "openquest")
-    assert oq.req("POST", f"/characters/{bo}/aim", pat2, json={"action": "aim"}
-                  ).status_code == 422
+    assert oq.req("POST", f"/characters/{bo}/aim", pat2, json={"action": "aim"}).status_code == 422
 
 
 def test_improvement_marks_follow_the_table_setting(api: Api) -> None:
@@ -220,16 +269,19 @@ def test_improvement_marks_follow_the_table_setting(api: Api) -> None:
 
 def test_contest_between_two_characters(api: Api) -> None:
     table, pat, alice, orc = setup(api, "openquest")
-    body = {"actor": {"character_id": alice, "skill": "stealth"},
-            "opponent": {"character_id": orc, "skill": "perception", "dice": [44]}}
+    body = {
+        "actor": {"character_id": alice, "skill": "stealth"},
+        "opponent": {"character_id": orc, "skill": "perception", "dice": [44]},
+    }
     r = table.req("POST", "/rolls", pat, json=body)
     assert r.status_code == 403  # the player may not type in the GM's dice for the orc
-    body = {"actor": {"character_id": alice, "skill": "stealth"},
-            "opponent": {"character_id": orc, "skill": "perception"}}
+    body = {
+        "actor": {"character_id": alice, "skill": "stealth"},
+        "opponent": {"character_id": orc, "skill": "perception"},
+    }
     assert table.req("POST", "/rolls", pat, json=body).status_code == 403  # the GM calls it
     event = table.ok("POST", "/rolls", table.gm, 201, json=body)
-    assert event["kind"] == "contest" and event["result"]["winner"] in ("actor", "opponent",
-                                                                         "none")
+    assert event["kind"] == "contest" and event["result"]["winner"] in ("actor", "opponent", "none")
     assert set(event["odds"]["winner"]) == {"actor", "opponent", "tie", "none"}
     assert event["opponent"]["id"] == orc and event["opponent_skill"] == "perception"
     # The contest's odds tell the orc's skill: the GM may preview them, not the player.
@@ -263,8 +315,7 @@ def test_a_roll_and_its_preview_carry_their_percentages(api: Api) -> None:
     table = api.table("brp")
     pat = table.join("Pat")
     alice = table.character(pat, "Alice")  # stealth 65
-    body = {"actor": {"character_id": alice, "skill": "stealth",
-                      "fields": {"difficulty": 20}}}
+    body = {"actor": {"character_id": alice, "skill": "stealth", "fields": {"difficulty": 20}}}
     preview = table.ok("POST", "/odds", pat, json=body)
     assert preview["percent"]["success"] == "85.00%"  # 65 + 20 (BRP1)
     event = table.roll(pat, alice, "stealth")
@@ -364,9 +415,7 @@ def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.aim_rounds"
 
 
-def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(
-    api: Api, client: Any
-) -> None:
+def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(api: Api, client: Any) -> None:
     """A roll whose odds are cheap is made in one write transaction: its token is looked up
     once (then, under the lock, only the roller's client seed, with the seed it draws from),
     its sheet once, and no read transaction plans it first. Counted on the database's own

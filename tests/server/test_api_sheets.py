@@ -11,20 +11,25 @@ def test_a_form_edit_sets_values_keeps_comments_and_says_what_changed(api: Api) 
     alice = table.character(pat, "Alice")
     sheet = table.ok("GET", "", pat)["characters"][0]["sheet"]
     table.ok("PUT", f"/characters/{alice}", pat, json={"sheet": "# my notes\n" + sheet})
-    body = {"skills": {"stealth": 80, "dodge": None, "climb": 35},
-            "luck": {"current": 5, "maximum": 5}}
+    body = {
+        "skills": {"stealth": 80, "dodge": None, "climb": 35},
+        "luck": {"current": 5, "maximum": 5},
+    }
     view = table.ok("PATCH", f"/characters/{alice}", pat, json=body)
     assert view["skills"] == {"stealth": 80, "spot hidden": 50, "rifle": 40, "climb": 35}
     assert view["luck"] == {"current": 5, "maximum": 5}
     assert view["sheet"].startswith("# my notes")
     edit = table.events(pat)[-1]
     assert edit["kind"] == "character" and edit["change"] == "edited"
-    assert edit["changes"] == {"luck.current": [3, 5], "skills.climb": [None, 35],
-                               "skills.dodge": [30, None], "skills.stealth": [65, 80]}
+    assert edit["changes"] == {
+        "luck.current": [3, 5],
+        "skills.climb": [None, 35],
+        "skills.dodge": [30, None],
+        "skills.stealth": [65, 80],
+    }
     assert table.events(sam)[-1]["kind"] == "hidden"  # a sheet's values are its readers'
     assert table.req("PATCH", f"/characters/{alice}", sam, json=body).status_code == 403
-    r = table.req("PATCH", f"/characters/{alice}", pat, json={"luck": {"current": 9,
-                                                                     "maximum": 5}})
+    r = table.req("PATCH", f"/characters/{alice}", pat, json={"luck": {"current": 9, "maximum": 5}})
     assert r.status_code == 422 and r.json()["error"]["field"].startswith("sheet")
     r = table.req("PATCH", f"/characters/{alice}", pat, json={"skills": {"stealth": "high"}})
     assert r.status_code == 422
@@ -35,8 +40,9 @@ def test_a_character_is_deleted_by_its_player_or_the_gm_and_the_log_keeps_it(api
     pat, sam = table.join("Pat"), table.join("Sam")
     alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
     rolled = table.roll(pat, alice, "stealth")
-    call = table.ok("POST", "/calls", table.gm, 201,
-                    json={"skill": "stealth", "character_ids": [alice, bob]})
+    call = table.ok(
+        "POST", "/calls", table.gm, 201, json={"skill": "stealth", "character_ids": [alice, bob]}
+    )
     assert table.req("DELETE", f"/characters/{alice}", sam).status_code == 403
     assert table.ok("DELETE", f"/characters/{alice}", pat)["name"] == "Alice"
     state = table.ok("GET", "", table.gm)

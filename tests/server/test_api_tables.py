@@ -22,9 +22,16 @@ def test_health_and_openapi(client: TestClient) -> None:
     assert client.get("/health").json()["status"] == "ok"
     spec = client.get("/openapi.json").json()
     paths = set(spec["paths"])
-    for path in ("/api/tables", "/api/join", "/api/session", "/api/odds",
-                 "/api/tables/{table_id}/rolls", "/api/tables/{table_id}/events/stream",
-                 "/api/tables/{table_id}/log.jsonl", "/api/tables/{table_id}/calls"):
+    for path in (
+        "/api/tables",
+        "/api/join",
+        "/api/session",
+        "/api/odds",
+        "/api/tables/{table_id}/rolls",
+        "/api/tables/{table_id}/events/stream",
+        "/api/tables/{table_id}/log.jsonl",
+        "/api/tables/{table_id}/calls",
+    ):
         assert path in paths
 
 
@@ -54,17 +61,24 @@ def test_tokens_are_stored_hashed(api: Api) -> None:
     assert all(len(h) == 64 for h in hashes)
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"name": "x", "system": "gurps"}, "system"),
-    ({"name": "", "system": "brp"}, "name"),
-    ({"name": "x", "system": "brp", "house_rules": {"nope": 1}}, "house_rules.nope"),
-    ({"name": "x", "system": "brp", "house_rules": {"threshold_rounding": "up"}},
-     "house_rules.threshold_rounding"),
-    ({"name": "x", "system": "brp", "settings": {"improvement": "always"}},
-     "settings.improvement"),
-    ({"name": "x", "system": "brp", "extra": 1}, "extra"),
-    ({"name": 5, "system": "brp"}, "name"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"name": "x", "system": "gurps"}, "system"),
+        ({"name": "", "system": "brp"}, "name"),
+        ({"name": "x", "system": "brp", "house_rules": {"nope": 1}}, "house_rules.nope"),
+        (
+            {"name": "x", "system": "brp", "house_rules": {"threshold_rounding": "up"}},
+            "house_rules.threshold_rounding",
+        ),
+        (
+            {"name": "x", "system": "brp", "settings": {"improvement": "always"}},
+            "settings.improvement",
+        ),
+        ({"name": "x", "system": "brp", "extra": 1}, "extra"),
+        ({"name": 5, "system": "brp"}, "name"),
+    ],
+)
 def test_create_table_errors(client: TestClient, body: dict[str, object], field: str) -> None:
     r = client.post("/api/tables", json=body)
     assert r.status_code == 422
@@ -72,8 +86,9 @@ def test_create_table_errors(client: TestClient, body: dict[str, object], field:
 
 
 def test_malformed_json_is_a_clean_422(client: TestClient) -> None:
-    r = client.post("/api/tables", content=b"{not json", headers={"content-type":
-                                                                  "application/json"})
+    r = client.post(
+        "/api/tables", content=b"{not json", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422
     error(r)
 
@@ -99,10 +114,12 @@ def test_join_and_sign_in(api: Api) -> None:
 
 def test_bad_tokens_are_401_and_never_echoed(api: Api) -> None:
     table = api.table()
-    for r in (api.client.post("/api/join", json={"invite": "forged", "name": "Eve"}),
-              api.client.post("/api/session", json={"token": "forged-token"}),
-              table.req("GET", "", "forged-token"),
-              table.req("GET", "", None)):
+    for r in (
+        api.client.post("/api/join", json={"invite": "forged", "name": "Eve"}),
+        api.client.post("/api/session", json={"token": "forged-token"}),
+        table.req("GET", "", "forged-token"),
+        table.req("GET", "", None),
+    ):
         assert r.status_code == 401
         assert "forged" not in r.text
     other = api.table()
@@ -111,8 +128,9 @@ def test_bad_tokens_are_401_and_never_echoed(api: Api) -> None:
 
 def test_missing_table_is_404_for_a_known_token(api: Api) -> None:
     table = api.table()
-    r = api.client.get("/api/tables/nope/log.jsonl", headers={
-        "authorization": f"Bearer {table.gm}"})
+    r = api.client.get(
+        "/api/tables/nope/log.jsonl", headers={"authorization": f"Bearer {table.gm}"}
+    )
     assert r.status_code == 401  # the token is not for that table: no table probing
 
 
@@ -131,8 +149,9 @@ def test_revoke(api: Api) -> None:
 def test_new_invite_retires_the_old_one(api: Api) -> None:
     table = api.table()
     link = table.ok("POST", "/invite", table.gm)["invite_link"]
-    assert api.client.post("/api/join", json={"invite": table.invite, "name": "A"}
-                           ).status_code == 401
+    assert (
+        api.client.post("/api/join", json={"invite": table.invite, "name": "A"}).status_code == 401
+    )
     table.invite = token_of(link)
     table.join("B")
     pat = table.join("Pat")
@@ -142,8 +161,10 @@ def test_new_invite_retires_the_old_one(api: Api) -> None:
 def test_client_seed_and_rotation_reveal(api: Api) -> None:
     table = api.table()
     pat = table.join("Pat")
-    assert table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "lucky"}
-                    )["client_seed"] == "lucky"
+    assert (
+        table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "lucky"})["client_seed"]
+        == "lucky"
+    )
     assert table.req("PUT", "/me/client-seed", pat, json={"client_seed": ""}).status_code == 422
     first = table.ok("GET", "", pat)["seeds"][0]
     assert table.req("POST", "/seeds/rotate", pat).status_code == 403
@@ -178,8 +199,15 @@ def test_lookalike_names_clash_and_only_the_gm_wears_the_gm_tag(api: Api) -> Non
     the check, and so did a player calling themselves "Gina (GM)"."""
     table = api.table("brp")  # the GM is Gina
     pat = table.join("Alice")
-    lookalikes = ("\u0410lice", "\u0391LICE", "Alice ", "ALICE", "\uff21lice", "G\u0456na",
-                  "\u0430\u04cf\u0456\u0441\u0435")  # Cyrillic, Greek, fullwidth letters
+    lookalikes = (
+        "\u0410lice",
+        "\u0391LICE",
+        "Alice ",
+        "ALICE",
+        "\uff21lice",
+        "G\u0456na",
+        "\u0430\u04cf\u0456\u0441\u0435",
+    )  # Cyrillic, Greek, fullwidth letters
     for lookalike in lookalikes:
         r = api.client.post("/api/join", json={"invite": table.invite, "name": lookalike})
         error = r.json()["error"]

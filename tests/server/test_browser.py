@@ -20,13 +20,21 @@ from .services import CHROMIUM, ROOT, chromium_available, serve
 pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "artifacts" / "browser"
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PHONE = {"width": 390, "height": 844}
 NARROW = {"width": 360, "height": 800}
 DESKTOP = {"width": 1280, "height": 800}
-SHEET = 'name = "{name}"\nsystem = "brp"\nluck = {{ current = 5, maximum = 5 }}\n' \
-        'skills = {{ stealth = 60, "spot hidden" = 55, rifle = 45 }}\n'
+SHEET = (
+    'name = "{name}"\nsystem = "brp"\nluck = {{ current = 5, maximum = 5 }}\n'
+    'skills = {{ stealth = 60, "spot hidden" = 55, rifle = 45 }}\n'
+)
 LONG = "A" * 400  # one word, no place to break
 LONG_SKILL = "A" * 80  # the longest skill name a sheet takes, no place to break either
 
@@ -58,19 +66,28 @@ def overflow(page: Any) -> int:
     """How many pixels the page is wider than its viewport (0: no horizontal scroll)."""
     width: int = page.evaluate(
         "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
-        " - document.documentElement.clientWidth")
+        " - document.documentElement.clientWidth"
+    )
     return width
 
 
 def serious_violations(page: Any) -> list[str]:
     page.add_script_tag(path=str(AXE))
     found: list[dict[str, Any]] = page.evaluate("async () => (await axe.run()).violations")
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-            for v in found if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
-def open_table(page: Any, base: str, name: str = "The Keep", gm: str = "Gina",
-               house: dict[str, str] | None = None) -> tuple[str, str]:
+def open_table(
+    page: Any,
+    base: str,
+    name: str = "The Keep",
+    gm: str = "Gina",
+    house: dict[str, str] | None = None,
+) -> tuple[str, str]:
     """A new BRP table from the home page; its address and invite link."""
     page.goto(f"{base}/")
     page.get_by_label("Table name").fill(name)
@@ -144,7 +161,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
     contexts = [browser.new_context(viewport=DESKTOP)] + [
-        browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True) for _ in range(2)]
+        browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True) for _ in range(2)
+    ]
     gm, pat, sam = (c.new_page() for c in contexts)
     errors: list[str] = []
     for page in (gm, pat, sam):
@@ -225,7 +243,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
 
         # Rolling by tapping a skill; "+20" is a difficulty and "00" a die (G1: 00 is 100).
         pat.locator("#characters [data-character=Alice]").get_by_role(
-            "button", name="Roll spot hidden 55 for Alice").click()
+            "button", name="Roll spot hidden 55 for Alice"
+        ).click()
         expect(pat.get_by_role("button", name="Roll", exact=True)).to_be_in_viewport()
         pat.locator("#roll-difficulty").fill("+20")
         expect(pat.locator("#roll-odds")).to_contain_text("Success 75.00%")
@@ -243,7 +262,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
         # Neither Sam's Bob nor the GM's Orc is offered for a contest: their sheets are not
         # Pat's to read, so the GM calls such a contest.
         pat.locator("#characters [data-character=Alice]").get_by_role(
-            "button", name="Roll stealth 60 for Alice").click()
+            "button", name="Roll stealth 60 for Alice"
+        ).click()
         pat.get_by_label("Dice rolled by hand (optional)").fill("")
         pat.get_by_role("button", name="Oppose…").click()
         expect(pat.get_by_label("Against").locator("option")).to_have_count(0)
@@ -252,7 +272,8 @@ def test_a_scene_between_a_gm_and_two_players(base: str, browser: Any) -> None:
 
         # A blind roll: the GM sees the result, the player only that they rolled.
         pat.locator("#characters [data-character=Alice]").get_by_role(
-            "button", name="Roll rifle 45 for Alice").click()
+            "button", name="Roll rifle 45 for Alice"
+        ).click()
         pat.get_by_label("Dice rolled by hand (optional)").fill("")
         pat.get_by_label("Who sees the result", exact=True).select_option("blind")
         pat.get_by_role("button", name="Roll", exact=True).click()
@@ -306,22 +327,29 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         table = where.split("/")[2]
         alice = pat.evaluate("mine()[0].id")
         bob = sam.evaluate("mine()[0].id")
-        gm.evaluate("""async ([t, alice]) => { for (let i = 0; i < 8; i++)
+        gm.evaluate(
+            """async ([t, alice]) => { for (let i = 0; i < 8; i++)
             await api("POST", `/api/tables/${t}/calls`,
                       { skill: "stealth", character_ids: [alice] }); }""",
-                    [table, alice])
+            [table, alice],
+        )
         expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_have_count(8)
         pat.wait_for_timeout(500)  # let the page settle
 
         asked: list[str] = []
         refused: list[str] = []
-        pat.on("request", lambda r: None if "/events/stream" in r.url
-               else asked.append(f"{r.method} {r.url}"))
+        pat.on(
+            "request",
+            lambda r: None if "/events/stream" in r.url else asked.append(f"{r.method} {r.url}"),
+        )
         pat.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
         rolls = 5
         for _ in range(rolls):  # one at a time: each is its own event on Pat's page
-            sam.evaluate("""async ([t, bob]) => api("POST", `/api/tables/${t}/rolls`,
-                { actor: { character_id: bob, skill: "stealth" } })""", [table, bob])
+            sam.evaluate(
+                """async ([t, bob]) => api("POST", `/api/tables/${t}/rolls`,
+                { actor: { character_id: bob, skill: "stealth" } })""",
+                [table, bob],
+            )
             pat.wait_for_timeout(300)
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(rolls)
         pat.wait_for_timeout(500)
@@ -329,8 +357,11 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         assert all(a == f"GET {base}/api/tables/{table}" for a in asked), asked
         # A new call for Pat: the state, and that call's odds once.
         asked.clear()
-        gm.evaluate("""async ([t, alice]) => api("POST", `/api/tables/${t}/calls`,
-            { skill: "rifle", character_ids: [alice] })""", [table, alice])
+        gm.evaluate(
+            """async ([t, alice]) => api("POST", `/api/tables/${t}/calls`,
+            { skill: "rifle", character_ids: [alice] })""",
+            [table, alice],
+        )
         expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
         expect(pat.locator("#calls")).to_contain_text("success 45.00%")
         pat.wait_for_timeout(500)
@@ -348,17 +379,21 @@ def hostile_table(gm: Any, base: str) -> tuple[str, str, str]:
     wired(gm)
     table = where.split("/")[2]
     sheet = SHEET.replace("rifle = 45", f'"{LONG_SKILL}" = 45')
-    gm.evaluate("""async ([t, sheet]) => api("POST", `/api/tables/${t}/characters`, { sheet })""",
-                [table, sheet.format(name="N" * 80)])
+    gm.evaluate(
+        """async ([t, sheet]) => api("POST", `/api/tables/${t}/characters`, { sheet })""",
+        [table, sheet.format(name="N" * 80)],
+    )
     npc = gm.evaluate(f"""async () => (await api("GET", "/api/tables/{table}")).characters[0].id""")
-    invite = gm.evaluate("""async ([t, id, hazard]) => {
+    invite = gm.evaluate(
+        """async ([t, id, hazard]) => {
         await api("POST", `/api/tables/${t}/calls`,
                   { skill: "stealth", character_ids: [id], hazard });
         await api("POST", `/api/tables/${t}/rolls`,
                   { actor: { character_id: id, skill: "stealth" } });
         await api("POST", `/api/tables/${t}/seeds/rotate`);
         return (await api("POST", `/api/tables/${t}/invite`)).invite_link; }""",
-        [table, npc, LONG])
+        [table, npc, LONG],
+    )
     return where, invite, table
 
 
@@ -376,8 +411,12 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
     where, invite, _ = hostile_table(setup.new_page(), base)
     faults: list[str] = []
     try:
-        for size, label, scheme in ((NARROW, "360", "light"), (PHONE, "phone", "light"),
-                                    (DESKTOP, "desktop", "light"), (PHONE, "phone-dark", "dark")):
+        for size, label, scheme in (
+            (NARROW, "360", "light"),
+            (PHONE, "phone", "light"),
+            (DESKTOP, "desktop", "light"),
+            (PHONE, "phone-dark", "dark"),
+        ):
             context = browser.new_context(viewport=size, color_scheme=scheme, bypass_csp=True)
             page = context.new_page()
             try:
@@ -392,7 +431,8 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
                 sheet = SHEET.replace("rifle = 45", f'"{LONG_SKILL}" = 45')
                 page.evaluate(
                     "async (sheet) => api('POST', `/api/tables/${tableId}/characters`, { sheet })",
-                    sheet.format(name=f"M{'m' * 60}{label}"))
+                    sheet.format(name=f"M{'m' * 60}{label}"),
+                )
                 expect(page.locator("#characters .chips button")).to_have_count(3)
                 for d in page.locator("details").all():
                     d.evaluate("d => d.open = true")
@@ -437,10 +477,10 @@ def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
 
 SHEETS = {
     "openquest": 'name = "{name}"\nsystem = "openquest"\n'
-                 'skills = {{ stealth = 60, perception = 45 }}\n',
+    "skills = {{ stealth = 60, perception = 45 }}\n",
     "chances": 'name = "{name}"\nsystem = "chances"\nskills = {{ sneaking = 40, hearing = 30 }}\n'
-               'abilities = {{ dex = 10, per = 5 }}\n'
-               'uses = {{ sneaking = "dex", hearing = "per" }}\n',
+    "abilities = {{ dex = 10, per = 5 }}\n"
+    'uses = {{ sneaking = "dex", hearing = "per" }}\n',
 }
 
 

@@ -263,8 +263,9 @@ def test_a_new_character_by_form(base: str, browser: Any) -> None:
         expand(pat, "#sheet-details")
         pat.get_by_label("Name", exact=True).fill('Bea "the Quiet"')
         pat.get_by_role("button", name="Another skill").click()  # several new skills at once
-        for i, (skill, value) in enumerate([("climb", "40"), ("spot hidden", "55"),
-                                            ("dodge", "30"), ("rifle", "25")], 1):
+        for i, (skill, value) in enumerate(
+            [("climb", "40"), ("spot hidden", "55"), ("dodge", "30"), ("rifle", "25")], 1
+        ):
             pat.get_by_label(f"Skill {i}", exact=True).fill(skill)
             pat.get_by_label(f"Skill {i} value", exact=True).fill(value)
         pat.get_by_label("Luck", exact=True).fill("4")  # BRP declares Luck
@@ -298,8 +299,12 @@ def test_a_roll_refused_as_busy_or_cut_off_is_sent_again_and_made_once(
         if len(keys) == 1:
             route.abort("connectionreset")
         elif len(keys) == 2:
-            route.fulfill(status=503, headers={"retry-after": "1"}, content_type=
-                          "application/json", body='{"error": {"message": "busy"}}')
+            route.fulfill(
+                status=503,
+                headers={"retry-after": "1"},
+                content_type="application/json",
+                body='{"error": {"message": "busy"}}',
+            )
         else:
             route.continue_()
 
@@ -314,7 +319,9 @@ def test_a_roll_refused_as_busy_or_cut_off_is_sent_again_and_made_once(
         table_id = pat.url.split("/t/", 1)[1].split("#")[0]
         rolls = pat.evaluate(
             "async (t) => (await (await fetch(`/api/tables/${t}/events`)).json())"
-            ".filter((e) => e.kind === 'roll').length", table_id)
+            ".filter((e) => e.kind === 'roll').length",
+            table_id,
+        )
         assert rolls == 1
     finally:
         for c in contexts:

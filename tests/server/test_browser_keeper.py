@@ -45,7 +45,8 @@ def open_keep(gm: Any, base: str) -> str:
 
 def roll(page: Any, character: str, skill: str, dice: str = "", visibility: str = "") -> Any:
     page.locator(f"#characters [data-character={character}]").get_by_role(
-        "button", name=re.compile(f"^Roll {skill} \\d+ for {character}")).click()
+        "button", name=re.compile(f"^Roll {skill} \\d+ for {character}")
+    ).click()
     expand(page, "#more-options")
     page.get_by_label("Dice rolled by hand (optional)").fill(dice)
     if visibility:
@@ -77,8 +78,7 @@ def test_brp7_a_failed_check_offers_its_roller_a_luck_reroll(base: str, browser:
         offer = card.get_by_role("button", name="Spend 1 Luck to reroll (60.00% to succeed)")
         expect(offer).to_be_visible()
         # Others see the failure, not the offer: it is the roller's Luck.
-        seq = card.locator("[data-reroll]").get_attribute(
-            "data-reroll")
+        seq = card.locator("[data-reroll]").get_attribute("data-reroll")
         gm_card = gm.locator(f"#log li[data-seq='{seq}']")
         expect(gm_card).to_contain_text("failure")
         expect(gm_card.get_by_role("button", name=re.compile("reroll"))).to_have_count(0)
@@ -108,12 +108,14 @@ def test_brp7_a_failed_check_offers_its_roller_a_luck_reroll(base: str, browser:
         gm_context.close()
 
 
-def contest(page: Any, actor: str, actor_skill: str, opponent: str, skill: str,
-            visibility: str) -> Any:
+def contest(
+    page: Any, actor: str, actor_skill: str, opponent: str, skill: str, visibility: str
+) -> Any:
     """A contest from the skill panel: ``actor``'s skill tapped, then Oppose..."""
     view(page, "characters")
     page.locator(f"#characters [data-character={actor}]").get_by_role(
-        "button", name=re.compile(f"^Roll {actor_skill} \\d+ for {actor}")).click()
+        "button", name=re.compile(f"^Roll {actor_skill} \\d+ for {actor}")
+    ).click()
     if page.locator("#oppose-box").is_hidden():
         page.get_by_role("button", name="Oppose…").click()
     page.get_by_label("Against").select_option(label=opponent)
@@ -156,7 +158,8 @@ def test_a_keepers_npc_and_hidden_contests_stay_the_gms(base: str, browser: Any)
         # The GM's own check in the open: the level, not the Orc's skill.
         gm.get_by_role("button", name="Roll a check instead").click()
         gm.locator("#characters [data-character=Orc]").get_by_role(
-            "button", name=re.compile("^Roll stealth")).click()
+            "button", name=re.compile("^Roll stealth")
+        ).click()
         # the GM's own characters start in the GM's mode: this one the GM rolls in public
         mode = gm.locator("#roll-visibility")
         expect(mode).to_have_value("gm")
@@ -207,7 +210,8 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
         edit = gm.locator("#log li[data-kind=character]").first
         expect(edit).to_contain_text("character edited")
         expect(edit).to_contain_text(
-            "climb none -> 35, rifle 45 -> none, stealth 60 -> 80, Luck 5 -> 3")
+            "climb none -> 35, rifle 45 -> none, stealth 60 -> 80, Luck 5 -> 3"
+        )
         # Deleted by its player; the log keeps that it was.
         pat.once("dialog", lambda d: d.accept())
         pat.get_by_role("button", name="Delete Alice").click()

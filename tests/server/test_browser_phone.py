@@ -53,14 +53,18 @@ def times_seen(page: Any, seq: str) -> int:
         """seq => [...document.querySelectorAll(`.card[data-seq="${seq}"]`)].filter((e) => {
             const r = e.getBoundingClientRect();
             return e.checkVisibility() && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
-        }).length""", seq)
+        }).length""",
+        seq,
+    )
     return seen
 
 
 def scene(browser: Any, base: str, size: dict[str, int]) -> tuple[list[Any], Any, Any, Any]:
     """A GM with an NPC and two players with a character each, all at one screen size."""
-    contexts = [browser.new_context(viewport=size, has_touch=size == PHONE,
-                                    is_mobile=size == PHONE) for _ in range(3)]
+    contexts = [
+        browser.new_context(viewport=size, has_touch=size == PHONE, is_mobile=size == PHONE)
+        for _ in range(3)
+    ]
     gm, pat, sam = (c.new_page() for c in contexts)
     where, invite = open_table(gm, base, "First screens")
     gm.goto(f"{base}{where}")
@@ -101,8 +105,11 @@ def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap
         assert on_screen(gm, result) and on_screen(gm, calls)
         # Each GM tool one tap from the first screen (on a wide one, already in view or
         # a scroll away beside the log); the call form's button at most a screen below.
-        tools = {"call": ["#call-skill"], "characters": ["#characters [data-character=Orc]"],
-                 "more": ["#rest-button", "#invite-button", "#table-rules"]}
+        tools = {
+            "call": ["#call-skill"],
+            "characters": ["#characters [data-character=Orc]"],
+            "more": ["#rest-button", "#invite-button", "#table-rules"],
+        }
         for name, wanted in tools.items():
             gm.evaluate("scrollTo(0, 0)")
             view(gm, name)
@@ -208,10 +215,12 @@ def test_a_contest_starts_from_the_skill_panel(base: str, browser: Any) -> None:
         # The GM opposes anyone from an NPC's skill, its odds shown (the GM reads every sheet).
         view(gm, "characters")
         gm.locator("#characters [data-character=Orc]").get_by_role(
-            "button", name=re.compile("^Roll stealth")).click()
+            "button", name=re.compile("^Roll stealth")
+        ).click()
         gm.get_by_role("button", name="Oppose…").click()
         expect(gm.get_by_label("Against").locator("option")).to_have_text(
-            ["Alice (Pat)", "Bob (Sam)", "Ann (Pat)"])
+            ["Alice (Pat)", "Bob (Sam)", "Ann (Pat)"]
+        )
         expect(gm.locator("#oppose-help")).to_be_empty()
         gm.get_by_label("Their skill").fill("spot")
         expect(gm.locator("#roll-odds")).to_contain_text("who wins")

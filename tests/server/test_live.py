@@ -62,9 +62,11 @@ def test_each_stream_sees_only_what_its_token_may(base: str, table: Table) -> No
     pat, sam = table.join("Pat"), table.join("Sam")
     alice = table.character(pat, "Alice")
     start = table.ok("GET", "", table.gm)["table"]["last_seq"]
-    with (Stream(base, table.id, pat, start) as pat_stream,
-          Stream(base, table.id, sam, start) as sam_stream,
-          Stream(base, table.id, table.gm, start) as gm_stream):
+    with (
+        Stream(base, table.id, pat, start) as pat_stream,
+        Stream(base, table.id, sam, start) as sam_stream,
+        Stream(base, table.id, table.gm, start) as gm_stream,
+    ):
         blind = table.roll(pat, alice, "stealth", visibility="blind")
         public = table.roll(pat, alice, "dodge")
         _, seq, gm_view = gm_stream.next()
@@ -81,11 +83,22 @@ def test_a_secret_call_reaches_a_member_outside_it_as_a_stub(base: str, table: T
     pat, sam = table.join("Pat"), table.join("Sam")
     alice = table.character(pat, "Alice")
     start = table.ok("GET", "", table.gm)["table"]["last_seq"]
-    with (Stream(base, table.id, pat, start) as pat_stream,
-          Stream(base, table.id, sam, start) as sam_stream):
-        call = table.ok("POST", "/calls", table.gm, 201, json={
-            "skill": "spot", "hazard": "the floor gives", "character_ids": [alice],
-            "visibility": "gm"})
+    with (
+        Stream(base, table.id, pat, start) as pat_stream,
+        Stream(base, table.id, sam, start) as sam_stream,
+    ):
+        call = table.ok(
+            "POST",
+            "/calls",
+            table.gm,
+            201,
+            json={
+                "skill": "spot",
+                "hazard": "the floor gives",
+                "character_ids": [alice],
+                "visibility": "gm",
+            },
+        )
         table.ok("POST", f"/calls/{call['id']}/cancel", table.gm)
         for kind in ("call", "cancel"):
             assert pat_stream.next()[2]["call"]["hazard"] == "the floor gives", kind
@@ -113,10 +126,12 @@ def test_streams_woken_together_are_each_answered_alone(base: str, table: Table)
     start = table.ok("GET", "", sam)["table"]["last_seq"]
     sam_id = table.ok("GET", "", sam)["me"]["id"]
     first = table.roll(pat, alice, "stealth")["seq"]
-    with (Stream(base, table.id, pat, start) as behind,
-          Stream(base, table.id, pat, first) as ahead,
-          Stream(base, table.id, sam, start) as revoked,
-          Stream(base, table.id, table.gm, first) as gm):
+    with (
+        Stream(base, table.id, pat, start) as behind,
+        Stream(base, table.id, pat, first) as ahead,
+        Stream(base, table.id, sam, start) as revoked,
+        Stream(base, table.id, table.gm, first) as gm,
+    ):
         assert behind.next()[1] == first
         assert revoked.next()[1] == first
         table.ok("POST", f"/members/{sam_id}/revoke", table.gm)
@@ -132,8 +147,9 @@ def test_streams_woken_together_are_each_answered_alone(base: str, table: Table)
 
 
 def test_stream_refuses_a_bad_token(base: str, table: Table) -> None:
-    r = httpx.get(f"{base}/api/tables/{table.id}/events/stream",
-                  headers={"authorization": "Bearer nope"})
+    r = httpx.get(
+        f"{base}/api/tables/{table.id}/events/stream", headers={"authorization": "Bearer nope"}
+    )
     assert r.status_code == 401 and r.json()["error"]["field"] == "token"
 
 

@@ -63,8 +63,13 @@ def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> N
         except RuntimeError:
             pass
         with store.read() as session:
-            seqs = session.execute(text("SELECT seq FROM events WHERE table_id = :t"),
-                                   {"t": made.table.id}).scalars().all()
+            seqs = (
+                session.execute(
+                    text("SELECT seq FROM events WHERE table_id = :t"), {"t": made.table.id}
+                )
+                .scalars()
+                .all()
+            )
         assert seqs == [1] and woken == [made.table.id]
     finally:
         store.dispose()

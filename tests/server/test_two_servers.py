@@ -23,13 +23,15 @@ pytestmark = pytest.mark.postgres
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
     need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
     where = tmp_path_factory.mktemp("two")
-    with (postgres_database() as url, serve(url, where / "a.log") as a,
-          serve(url, where / "b.log") as b):
+    with (
+        postgres_database() as url,
+        serve(url, where / "a.log") as a,
+        serve(url, where / "b.log") as b,
+    ):
         yield a, b, where
 
 
-def test_a_roll_on_one_server_is_seen_live_on_the_other(
-        servers: tuple[str, str, Path]) -> None:
+def test_a_roll_on_one_server_is_seen_live_on_the_other(servers: tuple[str, str, Path]) -> None:
     a, b, logs = servers
     with httpx.Client(base_url=a) as on_a, httpx.Client(base_url=b) as on_b:
         table = Api(on_a).table("brp")
@@ -37,8 +39,10 @@ def test_a_roll_on_one_server_is_seen_live_on_the_other(
         alice = table.character(pat, "Alice")
         start = table.ok("GET", "", pat)["table"]["last_seq"]
         via_b = Table(Api(on_b), table.id, "brp", table.gm, table.invite)
-        with Stream(b, table.id, pat, start) as on_b_stream, \
-                Stream(a, table.id, table.gm, start) as on_a_stream:
+        with (
+            Stream(b, table.id, pat, start) as on_b_stream,
+            Stream(a, table.id, table.gm, start) as on_a_stream,
+        ):
             made = table.roll(pat, alice, "stealth")  # through server A
             _, seq, data = on_b_stream.next()
             assert seq == made["seq"] and data["result"] == made["result"]
@@ -50,7 +54,8 @@ def test_a_roll_on_one_server_is_seen_live_on_the_other(
 
 
 def test_concurrent_rolls_through_both_servers_form_one_gapless_log(
-        servers: tuple[str, str, Path]) -> None:
+    servers: tuple[str, str, Path],
+) -> None:
     a, b, _ = servers
     with httpx.Client(base_url=a) as on_a, httpx.Client(base_url=b) as on_b:
         table = Api(on_a).table("brp")
@@ -59,6 +64,7 @@ def test_concurrent_rolls_through_both_servers_form_one_gapless_log(
         start = table.ok("GET", "", pat)["table"]["last_seq"]
         tables = [table, Table(Api(on_b), table.id, "brp", table.gm, table.invite)]
         with Stream(b, table.id, table.gm, start) as stream:
+
             def roll(i: int) -> int:
                 seq: int = tables[i % 2].roll(pat, alice, "stealth")["seq"]
                 return seq

@@ -239,9 +239,18 @@ def test_a_called_contest_verifies_from_the_gm_s_export_and_is_named_in_a_player
     pat = table.join("Pat")
     alice, orc = table.character(pat, "Alice"), table.character(table.gm, "Orc")
     for visibility in ("public", "gm"):
-        call = table.ok("POST", "/calls", table.gm, 201, json={
-            "skill": "spot", "character_ids": [alice], "visibility": visibility,
-            "opponent": {"character_id": orc, "skill": "stealth"}})
+        call = table.ok(
+            "POST",
+            "/calls",
+            table.gm,
+            201,
+            json={
+                "skill": "spot",
+                "character_ids": [alice],
+                "visibility": visibility,
+                "opponent": {"character_id": orc, "skill": "stealth"},
+            },
+        )
         table.roll(pat, alice, None, target_id=call["targets"][0]["id"])
     table.ok("POST", "/seeds/rotate", table.gm)
     log = tmp_path / "log.jsonl"

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import D100Error
+from ..systems import REGISTRY
 from .parser import ERRORS, EXIT_USAGE, Parser, fail
 
 # command: (the module that registers it, its line in d100 --help)
@@ -45,6 +46,8 @@ class _Commands:
 
     def add_parser(self, name: str, **kwargs: Any) -> Any:
         kwargs.setdefault("help", COMMANDS[name][1])
+        # a command's own option wins over a system's field flag of the same name
+        kwargs.setdefault("conflict_handler", "resolve")
         return self.sub.add_parser(name, **kwargs)
 
 
@@ -54,7 +57,7 @@ def build_parser(command: str | None = None) -> Parser:
     scripts, tests) every command in full."""
     parser = Parser(
         prog="d100",
-        description="Percentile skill tests for openquest, brp and chances, with exact odds.",
+        description=f"Percentile skill tests for {', '.join(REGISTRY.names())}, with exact odds.",
         epilog="Start with: d100 roll brp 65 hard  |  d100 demo  |  "
         'echo \'{"system":"brp","skill":65}\' | d100 odds',
     )

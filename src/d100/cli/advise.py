@@ -11,14 +11,15 @@ from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..render.odds_views import advice_view
 from ..results import CheckOdds
+from ..systems import REGISTRY
 from . import flags
 from .output import show
 from .roll import check_request
 
 HELP = """\
 For one check, each option with its exact chance of success and of each level, and its cost:
-as is, a Luck boost, Luck rerolls, a bonus die (brp); take 50 / take 100 (chances); help from
-another character (OQ11, CH8). Best first; options needing more Luck than is left are left out.
+as is, and whatever the system's rules offer (Luck, extra dice, taking a value, a helper's
+help). Best first; options needing more Luck than is left are left out.
 
 examples:
   d100 advise -s brp --skill 45 --difficulty difficult --luck 3
@@ -31,7 +32,10 @@ examples:
 
 def register(sub: Any) -> None:
     p = flags.check_parser(sub, "advise", HELP, dice=False)
-    p.add_argument("--luck", type=int, metavar="N", help="brp: Luck left (default: the sheet's)")
+    lucky = ", ".join(s.name for s in REGISTRY if s.declares.luck is not None)
+    p.add_argument(
+        "--luck", type=int, metavar="N", help=f"Luck left (default: the sheet's); {lucky}"
+    )
     p.add_argument(
         "--helper",
         action="append",

@@ -9,7 +9,6 @@ from typing import Any
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..render.view import LEVEL_STYLES
 from ..results import CheckOdds
 from ..systems import REGISTRY
 from . import flags
@@ -57,7 +56,7 @@ def series(ns: argparse.Namespace, system: str) -> list[tuple[str, str, dict[str
     ns.system = system
     out = []
     for request in table_requests(ns):
-        label = inputs_text({k: v for k, v in request.items() if k != "system"})
+        label = inputs_text({k: v for k, v in request.items() if k != "system"}, system)
         out.append((system, label, request))
     return out
 
@@ -82,9 +81,11 @@ def run(ns: argparse.Namespace) -> int:
             )
         _, label, request = variants[0]
         curves = [_odds(request, s) for s in skills]
-        stacks = [[float(c.levels[k]) * 100 for c in curves] for k in system.levels]
-        colours = [LEVEL_COLOURS[LEVEL_STYLES[k]] for k in system.levels]
-        ax.stackplot(skills, stacks, labels=list(system.levels), colors=colours, alpha=0.9)
+        levels = system.declares.levels
+        stacks = [[float(c.levels[lv.name]) * 100 for c in curves] for lv in levels]
+        colours = [LEVEL_COLOURS[lv.style] for lv in levels]
+        names = [lv.name for lv in levels]
+        ax.stackplot(skills, stacks, labels=names, colors=colours, alpha=0.9)
         ax.set_title(f"{system.title}: level bands" + (f", {label}" if label else ""))
         ax.set_ylabel("P(level) %")
     else:
@@ -94,8 +95,8 @@ def run(ns: argparse.Namespace) -> int:
             system = REGISTRY.get(name.strip(), "--compare")
             target = system.declares.target
             required = any(f.required for f in system.check_fields if f.name == target.field)
-            if required and getattr(ns, target.field, None) is None:
-                setattr(ns, target.field, target.default)  # the table's usual target
+            if required and getattr(ns, flags.dest_of(target.field), None) is None:
+                setattr(ns, flags.dest_of(target.field), target.default)  # the usual target
             lines += series(_only_inputs_of(ns, system.name), system.name)
         for name, label, request in lines:
             ys = [float(_odds(request, s).success) * 100 for s in skills]
@@ -119,10 +120,10 @@ def _only_inputs_of(ns: argparse.Namespace, system: str) -> argparse.Namespace:
     """In a comparison each system takes the flags that are its inputs and ignores the rest."""
     allowed = flags.fields_of(system, contest=False)
     copy = argparse.Namespace(**vars(ns))
-    for f in (*flags.SIDE_FLAGS, *flags.CHECK_FLAGS):
+    for f in flags.flag_table():
         field = flags.field_of(f, system)
         if field is None or field not in allowed:
-            setattr(copy, f.field, None)
+            setattr(copy, f.dest, None)
     return copy
 
 

@@ -1,8 +1,10 @@
 """Human flags for every input of CONTRACT.md, and how they become a contract request.
 
-One table, ``SIDE_FLAGS``, says which flag sets which field; argparse options, the shell's
-words and the contest's ``--vs`` side are all built from it. Values stay text until the system
-is known, then become contract values; a bad one is a D100Error naming the flag (G5)."""
+The flags are built from the registered systems' request fields: each field says its option
+strings (``Field.flags``) and its help (its description), so a system brings its own flags and
+none is restated here. A field several systems declare is one flag; ``--assist`` sets whatever
+field a system declares for its helpers. Values stay text until the system is known, then become
+contract values by that system's field; a bad one is a D100Error naming the flag (G5)."""
 
 from __future__ import annotations
 
@@ -12,105 +14,185 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import quick
 from ..declarations import Assistance
 from ..errors import D100Error
+from ..fields import Field, from_text
 from ..systems import REGISTRY
 from . import config
 
 if TYPE_CHECKING:
     from ..sheets import Character, Sheet
 
-Kind = Literal["int", "preset", "list", "bool", "dice", "assist"]
+Kind = Literal["value", "list", "bool", "helpers"]
+SKILL = "skill"  # the contract's skill field, common to every system
+# Namespace attributes the commands use themselves: a field of that name keeps its own.
+RESERVED = frozenset(
+    [
+        "names",
+        "system",
+        "sheet",
+        "json",
+        "plain",
+        "color",
+        "seed",
+        "house",
+        "vs",
+        "table",
+        "skills",
+        "step",
+        "run",
+        "command",
+        "rolls",
+        "luck",
+        "helper",
+        "output",
+        "compare",
+        "bands",
+        "who",
+        "lead",
+        "log",
+        "cover",
+        "words",
+        "verb",
+        "path",
+        "name",
+        "quick",
+    ]
+)
 
 
 @dataclass(frozen=True)
 class Flag:
-    field: str  # the contract field it sets ("assist" means assist or assisters, by system)
+    dest: str  # the namespace attribute argparse fills
+    field: str  # the request field it sets ("" for --assist: each system's declared field)
     names: tuple[str, ...]
     kind: Kind
     help: str
     variant: bool = False  # takes a comma list of alternatives in ``odds --table`` and charts
+    contest: bool = False  # a contest's own field, beside its sides (a tie-break's flip)
 
 
-SKILL = Flag("skill", ("--skill",), "int", "trained skill %%", variant=True)
-SIDE_FLAGS: tuple[Flag, ...] = (
-    Flag(
-        "difficulty",
-        ("--difficulty", "-d"),
-        "preset",
-        "openquest: very-easy easy normal hard very-hard; brp: routine standard difficult hard "
-        "extreme near-impossible; or an integer",
-        variant=True,
-    ),
-    Flag("modifiers", ("--mod", "-m"), "list", "modifiers, e.g. --mod 10 --mod -5 or 10,-5"),
-    Flag("bonus_dice", ("--bonus", "-b"), "int", "brp: bonus dice 0..2", variant=True),
-    Flag("penalty_dice", ("--penalty", "-p"), "int", "brp: penalty dice 0..2", variant=True),
-    Flag(
-        "aim_rounds",
-        ("--aim",),
-        "int",
-        "brp: full rounds aimed (+20 each, at most +60)",
-        variant=True,
-    ),
-    Flag("luck_boost", ("--luck-boost", "--boost"), "bool", "brp: spend 1 Luck for +20"),
-    Flag("ability", ("--ability", "-a"), "int", "chances: ability factor (with a sheet: its name)"),
-    Flag(
-        "risk",
-        ("--risk", "-r"),
-        "preset",
-        "chances: very-easy easy average tough challenging formidable heroic superheroic "
-        "impossible, or an integer",
-        variant=True,
-    ),
-    Flag("risk_modifiers", ("--risk-mod",), "list", "chances: risk modifiers, +10 harder"),
-    Flag("take", ("--take",), "int", "chances: take 50 or 100 instead of rolling", variant=True),
-    Flag("synergy", ("--synergy",), "list", "chances: trained %% of synergistic skills"),
-    Flag(
-        "assist",
-        ("--assist",),
-        "assist",
-        "openquest: an assister SKILL[@DIE]; chances: an assister SKILL[+ABILITY][@DIE], "
-        "repeatable; with a sheet: NAME[/SKILL][@DIE]",
-    ),
-    Flag("dice", ("--dice",), "dice", "dice rolled by hand, e.g. 42,7 (consumed in order)"),
-)
-CHECK_FLAGS: tuple[Flag, ...] = (
-    Flag(
-        "luck_rerolls",
-        ("--luck-rerolls", "--reroll"),
-        "int",
-        "brp: reroll a failed check, 1 Luck each, at most this many",
-        variant=True,
-    ),
-)
+ASSIST = Flag("assist_text", "", ("--assist",), "helpers", "")
+
+
+def dest_of(field: str) -> str:
+    return f"field_{field}" if field in RESERVED else field
+
+
+_TABLES: dict[tuple[int, ...], tuple[Flag, ...]] = {}
+
+
+def flag_table() -> tuple[Flag, ...]:
+    """Every flag of the registered systems' fields (built once per set of systems)."""
+    key = tuple(id(s) for s in REGISTRY)
+    if key not in _TABLES:
+        _TABLES[key] = _build()
+    return _TABLES[key]
+
+
+def _build() -> tuple[Flag, ...]:
+    seen: dict[str, list[tuple[str, Field]]] = {}
+    contest_only: set[str] = set()
+    for system in REGISTRY:
+        for contest in (False, True):
+            for f in quick.word_fields(system, contest):
+                if f.option_strings:
+                    seen.setdefault(f.name, []).append((system.name, f))
+        for f in system.contest_fields:
+            if f.kind not in ("object", "object_list") and f.option_strings:
+                seen.setdefault(f.name, []).append((system.name, f))
+                contest_only.add(f.name)
+    out = []
+    for name, declared in seen.items():
+        names = tuple(dict.fromkeys(o for _, f in declared for o in f.option_strings))
+        first = declared[0][1]
+        kind: Kind = (
+            "bool" if first.kind == "bool" else "list" if first.kind == "int_list" else "value"
+        )
+        variant = first.kind in ("int", "preset", "choice")
+        out.append(
+            Flag(dest_of(name), name, names, kind, _help(declared), variant, name in contest_only)
+        )
+    helpers = [s for s in REGISTRY if s.declares.assistance is not None]
+    if helpers:
+        text = "; ".join(
+            f"{s.name}: {s.declares.assistance.summary}" for s in helpers if s.declares.assistance
+        )
+        form = "SKILL[+ABILITY][@DIE]" if any(s.declares.ability_field for s in helpers) else ""
+        text = f"a helper {form or 'SKILL[@DIE]'}, repeatable ({text}); "
+        text += "with a sheet: NAME[/SKILL][@DIE]"
+        out.append(Flag(ASSIST.dest, "", ASSIST.names, "helpers", _escape(text)))
+    return tuple(out)
+
+
+def _help(declared: list[tuple[str, Field]]) -> str:
+    """The field's description (and its presets or choices), each system's first (a check's
+    before a contest side's), named by system unless every system declares it alike."""
+    by_text: dict[str, list[str]] = {}
+    abilities = {s.declares.ability_field for s in REGISTRY}
+    done: set[str] = set()
+    for system, f in declared:
+        if system in done:
+            continue
+        done.add(system)
+        text = f.description
+        if f.kind == "preset":
+            text += ": " + " ".join(f.presets) + ", or an integer"
+        elif f.kind == "choice":
+            text += ": " + " ".join(str(c) for c in f.choices if c is not None)
+        if f.name in abilities:
+            text += " (with a sheet: its name)"
+        by_text.setdefault(text, []).append(system)
+    if len(by_text) == 1 and len(done) == len(REGISTRY.names()):
+        return _escape(next(iter(by_text)))
+    return _escape("; ".join(f"{', '.join(s)}: {t}" for t, s in by_text.items()))
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%%")
 
 
 def field_of(flag: Flag, system: str) -> str | None:
     """The request field a flag sets for a system: ``--assist`` sets the system's declared
     assistance field (None where the system has no assistance)."""
-    if flag.kind != "assist":
+    if flag.kind != "helpers":
         return flag.field
     assistance = REGISTRY.get(system).declares.assistance
     return None if assistance is None else assistance.field
 
 
-def add_side_flags(p: argparse.ArgumentParser, skill: bool = True, dice: bool = True) -> None:
-    if skill:
-        p.add_argument(*SKILL.names, dest=SKILL.field, metavar="N", help=SKILL.help)
-    for f in SIDE_FLAGS:
-        if f.kind == "dice" and not dice:
+def add_side_flags(
+    p: argparse.ArgumentParser, skill: bool = True, dice: bool = True, contest: bool = False
+) -> None:
+    """The flags of every field a check or a contest side takes (``contest``: the contest's own
+    too); a command's own option of the same name wins over a field's (its parser resolves)."""
+    for f in flag_table():
+        if (f.field == SKILL and not skill) or (f.contest and not contest):
+            continue
+        if not dice and _is_dice(f):
             continue
         if f.kind == "bool":
-            p.add_argument(*f.names, dest=f.field, action="store_true", default=None, help=f.help)
+            p.add_argument(*f.names, dest=f.dest, action="store_true", default=None, help=f.help)
         else:
-            repeat = f.kind in ("list", "assist")
             p.add_argument(
                 *f.names,
-                dest=f.field,
-                action="append" if repeat else "store",
+                dest=f.dest,
+                action="append" if f.kind in ("list", "helpers") else "store",
                 metavar=f.names[0].lstrip("-").upper().replace("-", "_"),
                 help=f.help,
             )
+
+
+def _is_dice(flag: Flag) -> bool:
+    """A flag for given dice: every system declares that field as dice, never weighed."""
+    return any(
+        f.kind == "dice" for s in REGISTRY for f in quick.word_fields(s) if f.name == flag.field
+    )
+
+
+def contest_flags() -> tuple[Flag, ...]:
+    return tuple(f for f in flag_table() if f.contest)
 
 
 def check_parser(
@@ -128,22 +210,24 @@ def check_parser(
 
 
 def add_check_flags(p: argparse.ArgumentParser) -> None:
-    for f in CHECK_FLAGS:
-        p.add_argument(*f.names, dest=f.field, metavar="N", help=f.help)
     add_house(p)
 
 
 def add_house(p: argparse.ArgumentParser) -> None:
+    rules = [(s.name, [f.name for f in quick.house_fields(s)]) for s in REGISTRY]
+    named = "; ".join(f"{name}: {' '.join(r)}" for name, r in rules if r)
     p.add_argument(
         "--house",
         action="append",
         metavar="KEY=VALUE",
-        help="a house-rule option, e.g. threshold_rounding=nearest",
+        help=_escape(f"a house-rule option, repeatable ({named})"),
     )
 
 
 def add_system(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--system", "-s", help="openquest, brp or chances (not needed with a sheet)")
+    p.add_argument(
+        "--system", "-s", help=", ".join(REGISTRY.names()) + " (not needed with a sheet)"
+    )
 
 
 def add_sheet(p: argparse.ArgumentParser) -> None:
@@ -217,44 +301,41 @@ def alternatives(flag: Flag, text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()] or [text]
 
 
-def value(flag: Flag, text: Any) -> Any:
-    """One flag's text as a contract value (lists of texts for repeatable flags)."""
+def value(flag: Flag, f: Field, text: Any) -> Any:
+    """One flag's text as the contract value of the system's field ``f`` (a repeatable flag's
+    texts as one list)."""
     name = flag.names[0]
     if flag.kind == "bool":
         return bool(text)
-    if flag.kind == "int":
-        return number(name, text)
-    if flag.kind == "preset":
-        return preset(text)
     if flag.kind == "list":
-        return [n for t in text for n in numbers(name, t)]
-    if flag.kind == "dice":
-        return dice(name, text)
-    raise AssertionError(flag.kind)
+        return [v for t in text for v in from_text(f, t, name)]
+    return from_text(f, text, name)
 
 
 def assister(text: str, system: str) -> dict[str, Any]:
     """``SKILL[+ABILITY][@DIE,...]``: an assister given by numbers."""
     body, _, typed = text.partition("@")
     skill, sign, ability = body.replace("-", "+-").partition("+")
-    out: dict[str, Any] = {"skill": number("--assist", skill, "SKILL[+ABILITY][@DIE]")}
+    out: dict[str, Any] = {SKILL: number("--assist", skill, "SKILL[+ABILITY][@DIE]")}
     if sign:
-        if REGISTRY.get(system).declares.ability_field is None:
+        field = REGISTRY.get(system).declares.ability_field
+        if field is None:
             raise D100Error(
                 "--assist", text, f"SKILL[@DIE]: {system} has no abilities", "ability given"
             )
-        out["ability"] = number("--assist", ability, "SKILL[+ABILITY][@DIE]")
+        out[field] = number("--assist", ability, "SKILL[+ABILITY][@DIE]")
     if typed:
-        out["dice"] = dice("--assist", typed)
+        out[_dice_field(system)] = dice("--assist", typed)
     return out
 
 
+def _dice_field(system: str) -> str:
+    """The field of a system's given dice (the contract's, by its kind)."""
+    return next(f.name for f in REGISTRY.get(system).check_fields if f.kind == "dice")
+
+
 def fields_of(system: str, contest: bool) -> frozenset[str]:
-    spec = REGISTRY.get(system)
-    if not contest:
-        return frozenset(f.name for f in spec.check_fields)
-    actor = next(f for f in spec.contest_fields if f.name == "actor")
-    return frozenset(f.name for f in actor.fields)
+    return frozenset(f.name for f in quick.word_fields(REGISTRY.get(system), contest))
 
 
 def side_request(
@@ -266,48 +347,82 @@ def side_request(
 ) -> list[dict[str, Any]]:
     """Every alternative request the flags describe (one unless variant flags hold lists).
 
-    ``base`` holds fields from a sheet; flags add to its lists and replace its values."""
-    allowed = fields_of(system, contest)
+    ``base`` holds fields from a sheet; flags add to its lists and replace its values. Quick
+    words (``ns.quick``, from ``d100 roll`` and the shell) are fields too: a flag for a field a
+    word already set is an error naming both."""
+    spec = REGISTRY.get(system)
+    declared = {f.name: f for f in quick.word_fields(spec, contest)}
+    words: Mapping[str, Any] = getattr(ns, "quick", None) or {}
     fixed: dict[str, Any] = dict(base or {})
     options: list[list[tuple[str, Any]]] = []
-    flags = (SKILL, *SIDE_FLAGS, *(() if contest else CHECK_FLAGS))
-    for f in flags:
-        text = getattr(ns, f.field, None)
+    for f in flag_table():
+        if f.contest:
+            continue
+        text = getattr(ns, f.dest, None)
         if text is None:
             continue
         field = field_of(f, system)
-        if field is None or field not in allowed:
+        if field is None or field not in declared:
             raise D100Error(
                 f.names[0],
                 text if not isinstance(text, list) else text[0],
-                f"the inputs of {system}: " + ", ".join(sorted(allowed - {"system"})),
+                f"the inputs of {system}: " + ", ".join(sorted(set(declared) - {"system"})),
                 f"not an input of a {system} contest side"
                 if contest
                 else f"not an input of {system}",
             )
-        if f.kind == "assist":
+        if field in words and f.kind != "list":
+            raise D100Error(
+                f.names[0],
+                text if not isinstance(text, list) else text[0],
+                f"one value for {field}: the flag or the word",
+                f"{field} is given by a word and by {f.names[0]}",
+            )
+        if f.kind == "helpers":
             fixed.update(
                 helpers(text, system, sheet, fixed.get("skill_name"), fixed.get("who_name"))
             )
-        elif f.field == "ability" and sheet is not None and not is_number(text):
+        elif field == spec.declares.ability_field and sheet is not None and not is_number(text):
             continue  # a named ability was already read from the sheet
         elif f.variant:
-            options.append([(field, value(f, t)) for t in alternatives(f, text)])
+            options.append([(field, value(f, declared[field], t)) for t in alternatives(f, text)])
         elif f.kind == "list":
-            fixed[field] = [*fixed.get(field, []), *value(f, text)]
+            fixed[field] = [*fixed.get(field, []), *value(f, declared[field], text)]
         else:
-            fixed[field] = value(f, text)
+            fixed[field] = value(f, declared[field], text)
     fixed.pop("skill_name", None)
     fixed.pop("who_name", None)
+    fixed = quick.merged(fixed, words)
     if not contest and getattr(ns, "house", None):
-        fixed["house_rules"] = house_rules(ns.house)
+        fixed = quick.merged(fixed, {quick.HOUSE: house_rules(ns.house)})
     head = {} if contest else {"system": system}
-    return [{**head, **fixed, **dict(choice)} for choice in itertools.product(*options)]
+    order = {name: i for i, name in enumerate(declared)}  # the system's own order of fields
+    out = []
+    for choice in itertools.product(*options):
+        request = {**fixed, **dict(choice)}
+        ordered = sorted(request, key=lambda k: order.get(k, len(order)))
+        out.append({**head, **{k: request[k] for k in ordered}})
+    return out
+
+
+def contest_fields(ns: argparse.Namespace, system: str) -> dict[str, Any]:
+    """A contest's own fields (beside its sides) the flags give, as that system reads them."""
+    spec = REGISTRY.get(system)
+    declared = {f.name: f for f in spec.contest_fields}
+    out: dict[str, Any] = {}
+    for f in contest_flags():
+        text = getattr(ns, f.dest, None)
+        if text is None:
+            continue
+        if f.field not in declared:
+            raise D100Error(f.names[0], text, f"the contest inputs of {system}", "not an input")
+        out[f.field] = value(f, declared[f.field], text)
+    return out
 
 
 def asked(ns: argparse.Namespace) -> bool:
     """Whether any flag of a check was given (the system may then come from the config)."""
-    return any(getattr(ns, f.field, None) is not None for f in (SKILL, *SIDE_FLAGS, *CHECK_FLAGS))
+    return any(getattr(ns, f.dest, None) is not None for f in flag_table())
 
 
 def one(requests: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -341,7 +456,7 @@ def helper(
             )
         fields = assisting(who.side(skill_name or skill or ""), system)
         if at:
-            fields["dice"] = dice(flag, typed)
+            fields[_dice_field(system)] = dice(flag, typed)
         return who.name, fields
     return text, assister(text, system)
 
@@ -388,15 +503,24 @@ def helpers_request(out: list[dict[str, Any]], system: str) -> dict[str, Any]:
 
 
 def without_dice(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The same request for odds: every ``dice`` and the coin dropped, at any depth."""
+    """The same request for odds: every field of given dice and a given tie-break flip
+    dropped, at any depth (what the system declares them to be)."""
+    spec = REGISTRY.get(request.get("system"))
+    drop = {f.name for f in spec.check_fields if f.kind == "dice"}
+    if spec.declares.tie_break is not None:
+        drop.add(spec.declares.tie_break.field)
+    return _without(request, frozenset(drop))
+
+
+def _without(request: Mapping[str, Any], drop: frozenset[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, item in request.items():
-        if key in ("dice", "coin"):
+        if key in drop:
             continue
         if isinstance(item, Mapping):
-            item = without_dice(item)
+            item = _without(item, drop)
         elif isinstance(item, list) and item and isinstance(item[0], Mapping):
-            item = [without_dice(v) for v in item]
+            item = [_without(v, drop) for v in item]
         out[key] = item
     return out
 
@@ -406,7 +530,7 @@ def house_rules(items: Iterable[str]) -> dict[str, Any]:
     for item in items:
         key, eq, text = item.partition("=")
         if not eq:
-            raise D100Error("--house", item, "KEY=VALUE, e.g. threshold_rounding=nearest", "no '='")
+            raise D100Error("--house", item, "KEY=VALUE, a house rule and its value", "no '='")
         out[key.strip()] = preset(text.strip())
     return out
 
@@ -456,12 +580,20 @@ def open_sheet(ns: argparse.Namespace) -> Sheet:
     return load(ns.sheet)
 
 
-def pick(sheet: Sheet, who: str, skill: str, ability: str | None = None) -> Pick:
+def pick(sheet: Sheet, who: str, skill: str, ns: argparse.Namespace | None = None) -> Pick:
+    """A character's skill, with the ability ``ns`` names (where the system adds one)."""
     character = sheet.get(who)
     name = character.skill(skill)
+    ability = named_ability(ns, character.system) if ns is not None else None
     named = ability if ability is not None and not is_number(ability) else None
     side = character.side(name, named)
     return Pick(character, name, {**side, "skill_name": name, "who_name": character.name})
+
+
+def named_ability(ns: argparse.Namespace, system: str) -> str | None:
+    """The text the flag of the system's ability field holds, if any."""
+    field = REGISTRY.get(system).declares.ability_field
+    return None if field is None else getattr(ns, dest_of(field), None)
 
 
 def system_ways() -> str:

@@ -9,20 +9,24 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from .. import quick
 from ..engine import odds, resolve
 from ..errors import D100Error
 
 HELP_RESOLVE = """\
 Read one JSON request per line on standard input, write one JSON result per line.
-A bad line is answered with {"error": {...}} on its own line; the other lines are still
-answered and the exit status is 1 at the end.
+A line may also be {"quick": "TEXT"}: the quick form of d100 roll (brp 65 hard b1 @42,7) or a
+system's chat-bot command. A bad line is answered with {"error": {...}} on its own line; the
+other lines are still answered and the exit status is 1 at the end.
 
 examples:
   echo '{"system":"brp","skill":65,"dice":[42]}' | d100 resolve
+  echo '{"quick":"brp 65 hard b1 @42,7"}' | d100 resolve
   echo '{"system":"openquest","actor":{"skill":60},"opponent":{"skill":45}}' | d100 resolve --seed 7
 """
 HELP_ODDS = """\
-Read one JSON request per line (without dice), write its exact odds as reduced fractions.
+Read one JSON request per line (without dice), write its exact odds as reduced fractions;
+{"quick": "TEXT"} is the quick form, as d100 roll reads it.
 
 examples:
   echo '{"system":"brp","skill":65}' | d100 odds
@@ -55,13 +59,24 @@ def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, A
                     "one JSON object per line",
                     f"line {number} is not JSON: {err.msg}",
                 ) from None
-            reply = answer(data)
+            reply = answer(quick_line(data))
         except D100Error as err:
             reply = {"error": {**err.to_dict(), "line": number}}
             status = 1
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return status
+
+
+def quick_line(data: Any) -> Any:
+    """``{"quick": "brp 65 hard"}`` as the request it describes; any other line as it is."""
+    if isinstance(data, dict) and "quick" in data:
+        if set(data) != {"quick"} or not isinstance(data["quick"], str):
+            raise D100Error(
+                "quick", data.get("quick"), 'a line {"quick": "TEXT"} and nothing else', None
+            )
+        return quick.read(data["quick"])
+    return data
 
 
 def hint(command: str, example: str) -> None:

@@ -114,7 +114,10 @@ def run_table(ns: argparse.Namespace) -> int:
         asked = inputs_text(variant) or "as asked"
         views.append(
             odds_table_view(
-                f"{system.title}: P(level) in %, {asked}", skills, list(system.levels), rows
+                f"{system.title}: P(level) in %, {asked}",
+                skills,
+                list(system.declares.level_names),
+                rows,
             )
         )
         data.append(

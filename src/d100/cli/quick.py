@@ -1,26 +1,33 @@
 """``d100 roll``: the quick form for people who type fast, as in chat dice bots.
 
 ``d100 roll brp 65 hard b1`` is ``d100 check -s brp --skill 65 --difficulty hard --bonus 1``:
-the words become the flags of ``d100 check`` and the same code rolls, so the quick form can do
-nothing the full one cannot. With a sheet, ``d100 roll alice spot hidden hard``."""
+the words are read by ``d100.quick`` (each system's declared words) into the fields of the same
+request ``d100 check`` rolls, so the quick form can do nothing the full one cannot. Flags of
+``d100 check`` may come anywhere among the words. With a sheet,
+``d100 roll alice spot hidden hard``; text in a system's chat-bot command form (``CC<=65``)
+is that system's request."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
+from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import flags, words
-from .roll import run_check
+from .roll import add_cover, run_check
 
 HELP = """\
 A check in a few words: [SYSTEM] SKILL [WORDS...], or WHO SKILL [WORDS...] with a sheet.
 
-words: a difficulty or risk name (hard, tough), +N/-N (a modifier), bN or bonusN, pN or
-penaltyN (brp's bonus and penalty dice), aimN, boost or luck (a Luck boost), rerollN (Luck
-rerolls), take50/take100, @DICE (dice rolled by hand: @42,7; @00 is 100), KEY=VALUE (any flag
-of d100 check: ability=10 assist=40@33), or --flags of d100 check (--seed 7, --json).
+words (each system declares its own; a wrong one lists them): a difficulty or risk name (hard,
+tough), +N/-N (a modifier), the system's field words (brp: bN or bonusN, pN, aimN, boost or
+luck, rerollN; chances: take50), @DICE (dice rolled by hand: @42,7; @00 is 100), KEY=VALUE (a
+flag of d100 check, a field or a house rule: ability=10 assist=40@33), and any --flag of
+d100 check (--seed 7, --json), anywhere. Two words for one field are an error. A system's
+chat-bot command form is read as that system's check.
 
 The system is the first word, else --system, else $D100_SYSTEM, else system = "NAME" in
 $XDG_CONFIG_HOME/d100/config.toml (which may also name the default sheet: sheet = "FILE").
@@ -28,7 +35,7 @@ $XDG_CONFIG_HOME/d100/config.toml (which may also name the default sheet: sheet 
 examples:
   d100 roll brp 65 hard b1
   d100 roll openquest 55 +20 @33
-  d100 roll brp 50 @00
+  d100 roll --json brp 50 @00
   d100 roll chances 40 tough ability=10
   D100_SYSTEM=brp d100 roll 65
   d100 roll --sheet party.toml alice spot hidden hard
@@ -38,50 +45,138 @@ examples:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("roll", description=HELP)
-    flags.add_system(p)
     flags.add_sheet(p)
+    flags.add_system(p)
+    flags.add_side_flags(p)
+    flags.add_check_flags(p)
+    flags.add_roll(p)
+    flags.add_output(p)
+    add_cover(p)
     p.add_argument(
         "words",
         nargs=argparse.REMAINDER,
         metavar="[SYSTEM] SKILL WORDS",
-        help="a skill %% (or WHO SKILL with a sheet) and quick words",
+        help="a skill %% (or WHO SKILL with a sheet), quick words and flags, in any order",
     )
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, parser=p)
 
 
-def check_argv(typed: list[str], ns: argparse.Namespace) -> list[str]:
-    """The ``d100 check`` command line that quick words describe.
+def command_parser(command: str) -> argparse.ArgumentParser:
+    from . import build_parser  # here, not at the top: the package imports this module
 
-    ``ns`` holds ``system`` and ``sheet`` (either may be None: then the environment's, then
-    the config file's)."""
-    rest = list(typed)
-    named = rest.pop(0).lower() if rest and rest[0].lower() in REGISTRY else None
-    if not rest:
+    top = build_parser(command)
+    action = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    chosen: argparse.ArgumentParser = action.choices[command]
+    return chosen
+
+
+def split(tokens: Sequence[str], parser: argparse.ArgumentParser) -> tuple[list[str], list[str]]:
+    """Flags (with their values) and words, wherever the flags are; ``KEY=VALUE`` is a flag
+    where the command has ``--KEY``."""
+    options = parser._option_string_actions
+    flag_tokens: list[str] = []
+    said: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        key, eq, value = token.partition("=")
+        as_flag = "--" + key.replace("_", "-").lower()
+        if token.startswith("-") and not quick.is_number(token):
+            flag_tokens.append(token)
+            action = options.get(key)
+            if action is not None and action.nargs != 0 and not eq and i + 1 < len(tokens):
+                flag_tokens.append(tokens[i + 1])
+                i += 1
+        elif eq and key[:1].isalpha() and as_flag in options:
+            flag_tokens += [as_flag, value]
+        else:
+            said.append(token)
+        i += 1
+    return flag_tokens, said
+
+
+def dice_as_flags(said: Sequence[str], system: str) -> tuple[list[str], list[str]]:
+    """The words for given dice as their flag, for a group's dice split by ``/`` per member;
+    the other words as they are."""
+    loose: list[str] = []
+    rest: list[str] = []
+    for f in quick.word_fields(REGISTRY.get(system)):
+        if f.kind != "dice" or not f.option_strings:
+            continue
+        prefixes = [p[:-1] for p in f.words if p.endswith("*")]
+        for word in said:
+            hit = next((p for p in prefixes if word.startswith(p) and len(word) > len(p)), None)
+            if hit is None:
+                rest.append(word)
+            else:
+                loose += [f.option_strings[0], word[len(hit) :]]
+        return loose, rest
+    return [], list(said)
+
+
+def prepare(
+    tokens: Sequence[str],
+    sheet: str | None = None,
+    command: str = "check",
+    extra: Sequence[str] = (),
+) -> argparse.Namespace:
+    """The namespace of ``command`` (check, odds...) that a line of quick words and flags
+    describes (the shell's lines; ``extra``: its own flags)."""
+    from . import build_parser, parse  # here, not at the top: the package imports this module
+
+    flag_tokens, said = split(tokens, command_parser(command))
+    ns = parse(build_parser(command), [command, *flag_tokens, *extra])
+    ns.sheet = ns.sheet or sheet
+    return fill(ns, said, tokens)
+
+
+def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argparse.Namespace:
+    """The words given to a check's namespace: by numbers, by a sheet's names, or a system's
+    command form."""
+    if said and not quick.plain_form(said):
+        found = quick.from_command(said)
+        if found is not None:
+            return _given(ns, dict(found))
+    named = said.pop(0).lower() if said and said[0].lower() in REGISTRY else None
+    if not said:
         raise D100Error(
             "SKILL",
             " ".join(typed) or None,
             "a skill %, e.g. d100 roll brp 65 hard, or WHO SKILL with a sheet",
             "no skill given",
         )
-    if flags.is_number(rest[0]):
-        system = named or flags.system_of(ns)
-        return ["check", "--system", system, "--skill", rest[0], *words.translate(rest[1:], system)]
-    ns.names = rest
-    sheet = flags.open_sheet(ns)
-    who = sheet.get(rest[0])
+    if quick.is_number(said[0]):
+        ns.system = named or flags.system_of(ns)
+        return _given(ns, quick.read(said, ns.system))
+    ns.names = said
+    book = flags.open_sheet(ns)
+    who = book.get(said[0])
     if named is not None and named != who.system:
         raise D100Error(
             "SYSTEM", named, f"{who.name}'s system, {who.system}", f"{who.name} plays {who.system}"
         )
-    skill, after = words.split_skill(who, rest[1:])
-    return ["check", "--sheet", ns.sheet, who.name, skill, *words.translate(after, who.system)]
+    skill, after = words.split_skill(who, said[1:])
+    ns.names = [who.name, skill]
+    ns.quick = quick.fields(after, who.system)
+    return ns
 
 
-def parse_check(argv: list[str]) -> argparse.Namespace:
-    from . import build_parser, parse  # here, not at the top: the package imports this module
-
-    return parse(build_parser("check"), argv)
+def _given(ns: argparse.Namespace, request: dict[str, Any]) -> argparse.Namespace:
+    """A request read from words, given to the namespace: its system, its skill (never also a
+    flag's) and the rest as words."""
+    ns.system = request.pop("system")
+    skill = request.pop(flags.SKILL, None)
+    if skill is not None:
+        if getattr(ns, flags.SKILL, None) is not None:
+            raise D100Error("--skill", ns.skill, "a skill once: the word or --skill", "both given")
+        ns.skill = str(skill)
+    ns.names = []
+    ns.quick = request
+    return ns
 
 
 def run(ns: argparse.Namespace) -> int:
-    return run_check(parse_check(check_argv(ns.words, ns)))
+    typed = list(ns.words)
+    flag_tokens, said = split(typed, ns.parser)
+    ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
+    return run_check(fill(ns, said, typed))

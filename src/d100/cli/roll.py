@@ -18,7 +18,6 @@ from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
 from ..system import System
 from ..systems import REGISTRY
-from ..systems.chances import choose_leader, cover_struck
 from . import flags
 
 if TYPE_CHECKING:
@@ -75,13 +74,7 @@ def register(sub: Any) -> None:
     )
     _common(p)
     flags.add_check_flags(p)
-    p.add_argument(
-        "--cover",
-        type=int,
-        metavar="N",
-        help="chances: the cover's dodging factor; a failed shot with fewer failure points "
-        "strikes the cover (CH10)",
-    )
+    add_cover(p)
     p.set_defaults(run=run_check)
 
     p = sub.add_parser(
@@ -91,7 +84,7 @@ def register(sub: Any) -> None:
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="the actor, with a sheet")
     flags.add_sheet(p)
     flags.add_system(p)
-    flags.add_side_flags(p)
+    flags.add_side_flags(p, contest=True)
     _contest_flags(p)
     p.add_argument(
         "--vs",
@@ -130,11 +123,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     flags.add_output(p)
 
 
+def add_cover(p: argparse.ArgumentParser) -> None:
+    covers = [s for s in REGISTRY if s.declares.cover is not None]
+    if covers:
+        text = "; ".join(
+            f"{s.name}: {s.declares.cover.summary}" for s in covers if s.declares.cover
+        )
+        p.add_argument("--cover", type=int, metavar="N", help=text.replace("%", "%%"))
+
+
 def side_parser() -> argparse.ArgumentParser:
     """The opponent's flags; the contest's own flags may come after --vs too."""
-    p = Parser(prog="d100 contest --vs", add_help=False)
+    p = Parser(prog="d100 contest --vs", add_help=False, conflict_handler="resolve")
     p.add_argument("names", nargs="*")
-    flags.add_side_flags(p)
+    flags.add_side_flags(p, contest=True)
     _contest_flags(p)
     return p
 
@@ -143,10 +145,11 @@ def _contest_flags(p: argparse.ArgumentParser) -> None:
     flags.add_roll(p)
     flags.add_output(p)
     flags.add_house(p)
-    p.add_argument("--coin", choices=("actor", "opponent"), help="chances: the tie-break flip")
 
 
-CONTEST_LEVEL = ("seed", "json", "plain", "color", "house", "coin")
+def contest_level() -> tuple[str, ...]:
+    """What may come after --vs and still be the contest's: output, dice and its own fields."""
+    return ("seed", "json", "plain", "color", "house", *(f.dest for f in flags.contest_flags()))
 
 
 def rng_of(ns: argparse.Namespace) -> RandomSource:
@@ -172,7 +175,7 @@ def check_request(ns: argparse.Namespace, sheet: Sheet | None) -> tuple[str | No
             "a skill name from the sheet, or no sheet",
             "both a sheet skill and --skill",
         )
-    chosen = flags.pick(sheet, who, skill, ns.ability)
+    chosen = flags.pick(sheet, who, skill, ns)
     request = flags.one(flags.side_request(ns, chosen.character.system, chosen.side, sheet))
     return f"{chosen.character.name} · {chosen.skill}", request
 
@@ -212,15 +215,16 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     who = sheet.get(ns.names[0]).name if sheet is not None else None
     if sheet is not None and who is not None:
         ensure_luck(sheet, who, request)
-    cover = _cover(ns.cover, request)
+    cover = _cover(getattr(ns, "cover", None), request)
     result = resolve(request, rng_of(ns))
     assert isinstance(result, CheckResult)
     chance = odds(flags.without_dice(request))
     assert isinstance(chance, CheckOdds)
     view = check_view(result, chance, title)
     data = result.to_dict()
-    if cover is not None:
-        struck = cover_struck(result, cover)
+    rule = REGISTRY.get(result.system).declares.cover
+    if cover is not None and rule is not None:
+        struck = rule.struck(result, cover)
         view = view + View((cover_line(result, cover, struck),))
         data["cover"] = {"dodging_factor": cover, "struck": struck}
     if who is not None and result.luck_spent:
@@ -230,19 +234,18 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
 
 
 def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:
-    """Cover is struck by a failure with fewer failure points than its dodging factor, so it
-    needs a system that counts a failure in points of its own (the declared shortfall); a
-    dodging factor is never negative."""
+    """Cover a shot is aimed past, where the system declares a rule for it; its number is
+    never negative."""
     if dodging is None:
         return None
     system = REGISTRY.get(request.get("system"))
-    if system.declares.words.shortfall is None:
-        counting = [s.name for s in REGISTRY if s.declares.words.shortfall is not None]
+    if system.declares.cover is None:
+        having = [s for s in REGISTRY if s.declares.cover is not None]
         raise D100Error(
             "--cover",
             dodging,
-            "only with a system that counts failure points: " + ", ".join(counting),
-            f"cover is a Taking Chances rule; this check is {system.name}",
+            "only with a system that has a cover rule: " + ", ".join(s.name for s in having),
+            f"cover is a {' or '.join(s.title for s in having)} rule; this check is {system.name}",
         )
     if dodging < 0:
         raise D100Error("--cover", dodging, "a dodging factor 0 or more", f"negative: {dodging}")
@@ -254,8 +257,9 @@ def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:
 
 def ensure_luck(sheet: Sheet, who: str, request: dict[str, Any]) -> None:
     """Refuse before rolling a request that may spend more Luck than the character has."""
-    if not request.get("luck_boost") and not request.get("luck_rerolls"):
-        return  # spends no Luck (and may not parse alone: a contest side of chances has no risk)
+    rule = REGISTRY.get(request.get("system")).declares.luck
+    if rule is None or not (request.get(rule.boost_field) or request.get(rule.reroll_field)):
+        return  # spends no Luck (and may not parse alone: a contest side may lack a target)
     needed = luck_needed(parse(request))
     if not needed:
         return
@@ -307,8 +311,8 @@ def contest_request(
     """The contest the flags describe (the actor's, then ``--vs`` and the opponent's): the
     contract request, the two sides' names, and the sheet they come from, if any."""
     other = side_parser().parse_args(ns.vs)
-    for name in CONTEST_LEVEL:
-        if getattr(other, name) not in (None, False):
+    for name in contest_level():
+        if getattr(other, name, None) not in (None, False):
             setattr(ns, name, getattr(other, name))
     sheet = flags.open_sheet(ns) if ns.names or other.names else None
     sides: list[dict[str, Any]] = []
@@ -323,7 +327,7 @@ def contest_request(
             names.append(label)
         else:
             who, skill = _two(side_ns.names)
-            chosen = flags.pick(sheet, who, skill, side_ns.ability)
+            chosen = flags.pick(sheet, who, skill, side_ns)
             system = chosen.character.system
             sides.append(
                 flags.one(flags.side_request(side_ns, system, chosen.side, sheet, contest=True))
@@ -338,8 +342,7 @@ def contest_request(
             "both sides of a contest play the same system",
         )
     request: dict[str, Any] = {"system": systems[0], "actor": sides[0], "opponent": sides[1]}
-    if getattr(ns, "coin", None):
-        request["coin"] = ns.coin
+    request.update(flags.contest_fields(ns, systems[0]))
     if ns.house:
         request["house_rules"] = flags.house_rules(ns.house)
     return request, names, sheet
@@ -399,8 +402,10 @@ def _led(
         except D100Error as err:
             raise D100Error("--lead", lead, err.allowed, err.reason) from None
     else:
-        candidates: list[Any] = [parse(r) for _, r in members]  # group --lead is chances-only
-        i = choose_leader(candidates)
+        choose = flags.assistance(systems[0], lead).leader
+        if choose is None:
+            raise D100Error("--lead", None, "--lead WHO", f"{systems[0]} names no default leader")
+        i = choose([parse(r) for _, r in members])
     helpers = [(n, r) for j, (n, r) in enumerate(members) if j != i]
     request = {
         **members[i][1],
@@ -431,7 +436,7 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
         chosen = [sheet.get(w) for w in ns.who.split(",")] if ns.who else list(sheet.characters)
         for character in chosen:
             try:
-                picked = flags.pick(sheet, character.name, ns.names[0], ns.ability)
+                picked = flags.pick(sheet, character.name, ns.names[0], ns)
             except D100Error:
                 if ns.who:
                     raise

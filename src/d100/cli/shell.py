@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import quick as quick_words
 from ..errors import D100Error
 from ..sheets import Character, Sheet, load
 from ..systems import REGISTRY
@@ -42,9 +43,10 @@ lines:
   show [WHO]                    the sheet
   history | help | quit
 
-words: a difficulty or risk name (hard, tough), +N/-N (modifier), bN/bonusN, pN/penaltyN,
-aimN, boost or luck (Luck boost), rerollN, take50/take100, @DICE (dice rolled by hand, @00 is
-100), KEY=VALUE (any flag, e.g. risk=80 ability=dex assist=bob@20), or --flags.
+words: as d100 roll takes them, each system's own (a wrong one lists them): its target's
+presets (hard, tough), +N/-N (modifier), its field words (brp: b1, boost, reroll; chances:
+take50), @DICE (dice rolled by hand, @00 is 100), KEY=VALUE (a flag, a field or a house rule,
+e.g. risk=80 ability=dex assist=bob@20), or --flags.
 
 examples:
   d100 shell --sheet party.toml
@@ -114,17 +116,13 @@ class Shell(cmd.Cmd):
             raise D100Error(
                 "line", None, "WHO SKILL [words], [SYSTEM] SKILL [words], or `help`", "empty"
             )
-        by_numbers = typed[0].lower() in REGISTRY or flags.is_number(typed[0])
-        where = argparse.Namespace(system=None, sheet=self.sheet_path)
-        argv = quick.check_argv(typed, where)
-        argv[0] = command
-        ns = self._parse(argv)
+        ns = quick.prepare(typed, self.sheet_path, command, self._extra(command))
         if command == "odds":
             run_odds(ns)
             return
         view, data = check(ns)
         show(ns, view, data)
-        who, skill = ("", argv[4]) if by_numbers else (argv[3], argv[4])
+        who, skill = (ns.names[0], ns.names[1]) if ns.names else ("", str(ns.skill))
         self._log("check", who or data["system"], skill, data)
 
     def contest(self, typed: list[str], command: str = "contest") -> None:
@@ -139,18 +137,11 @@ class Shell(cmd.Cmd):
         actor, opponent = sheet.get(typed[0]), sheet.get(typed[2])
         skill, after = _contest_skills(actor, opponent, typed[3:])
         skill_name, _, opposing = skill.partition("/")
-        argv = [
-            command,
-            "--sheet",
-            str(self.sheet_path),
-            actor.name,
-            skill_name,
-            *words.translate(after, actor.system),
-            "--vs",
-            opponent.name,
-            opposing or opposed_skill(skill_name),
-        ]
+        loose, said = quick.split(after, quick.command_parser(command))
+        argv = [command, "--sheet", str(self.sheet_path), actor.name, skill_name, *loose]
+        argv += ["--vs", opponent.name, opposing or opposed_skill(skill_name)]
         ns = self._parse(argv)
+        ns.quick = quick_words.fields(said, actor.system, contest=True)
         if command == "odds":
             run_odds(ns)
             return
@@ -159,13 +150,18 @@ class Shell(cmd.Cmd):
         skills = f"{actor.skill(skill_name)}/{opponent.skill(argv[-1])}"
         self._log("contest", f"{actor.name} vs {opponent.name}", skills, data)
 
+    def _extra(self, command: str) -> list[str]:
+        """The shell's own flags for every line: its colour, and its seed moved on a step."""
+        extra = [f"--color={'never' if self.ns.plain else self.ns.color or 'auto'}"]
+        if self.ns.seed is not None and command != "odds":
+            extra += ["--seed", str(self.ns.seed + self.count)]  # repeatable, yet not equal
+        self.count += 1
+        return extra
+
     def _parse(self, argv: list[str]) -> argparse.Namespace:
         from . import build_parser, parse  # here, not at the top: the package imports this
 
-        extra = [f"--color={'never' if self.ns.plain else self.ns.color or 'auto'}"]
-        if self.ns.seed is not None and argv[0] != "odds":
-            extra += ["--seed", str(self.ns.seed + self.count)]  # repeatable, yet not equal
-        self.count += 1
+        extra = self._extra(argv[0])
         if "--vs" in argv:
             i = argv.index("--vs")
             argv = [*argv[:i], *extra, *argv[i:]]
@@ -212,14 +208,10 @@ class Shell(cmd.Cmd):
                 "nobody on the sheet has it",
             )
         skill, after = words.split_skill(members[0], typed)
-        argv = [
-            "group",
-            "--sheet",
-            str(self.sheet_path),
-            skill,
-            *words.translate(after, members[0].system),
-        ]
-        ns = self._parse(argv)
+        loose, said = quick.split(after, quick.command_parser("group"))
+        dice, said = quick.dice_as_flags(said, members[0].system)  # split by / per member
+        ns = self._parse(["group", "--sheet", str(self.sheet_path), skill, *loose, *dice])
+        ns.quick = quick_words.fields(said, members[0].system)
         view, data = group(ns)
         show(ns, view, data)
         self._log("group", ",".join(c.name for c in members), skill, data)
@@ -317,17 +309,8 @@ def _complete(sheet: Sheet | None, typed: list[str], text: str) -> list[str]:
 
 
 def _words(system: str) -> list[str]:
-    """The words worth completing after a skill: the system's target presets, and the dice and
-    Luck words of the rules it declares."""
-    declares = REGISTRY.get(system).declares
-    out = [f"{p} " for p in words.target(system).presets]
-    if declares.extra_dice is not None:
-        out += ["b1 ", "p1 "]
-    if declares.luck is not None:
-        out += ["luck ", "reroll "]
-    if declares.take is not None:
-        out += [f"take{v} " for v in declares.take.values]
-    return out
+    """The words worth completing after a skill: the system's presets, choices and field words."""
+    return [f"{w} " for w in quick_words.words_of(system)]
 
 
 def _has_skill(character: Character, typed: list[str]) -> bool:

@@ -89,5 +89,6 @@ def run(ns: argparse.Namespace) -> int:
     if ns.seed is not None:
         head += f", seed {ns.seed}"
     data = {"rolls": ns.rolls, "seed": ns.seed, "counts": counts, "odds": exact}
-    show(ns, simulate_view(head, counts, outcomes), data)
+    levels_of = request["system"] if ns.vs is None else None
+    show(ns, simulate_view(head, counts, outcomes, levels_of), data)
     return 0

@@ -25,11 +25,11 @@ def check_view(result: CheckResult, chance: CheckOdds, title: str | None = None)
     lines.append(
         _row(
             "level",
-            level_seg(result.level),
+            level_seg(result.level, result.system),
             seg(f"  margin {margin}" if margin[0] in "+-" else f"  {margin}"),
         )
     )
-    lines.append(_row("meaning", seg(system.meaning(result.level), "dim")))
+    lines.append(_row("meaning", seg(system.declares.level(result.level).meaning, "dim")))
     p = chance.levels[result.level]
     lines.append(
         _row(
@@ -46,10 +46,10 @@ def check_view(result: CheckResult, chance: CheckOdds, title: str | None = None)
             ),
         )
     )
-    if result.assist is not None:
-        lines.append(_row("assist", seg(result.assist.explanation)))
-    for i, helper in enumerate(result.assisters, 1):
-        lines.append(_row(f"helper {i}", seg(helper.explanation)))
+    declared = system.declares.assistance  # one helper is named as the field, several counted
+    for i, helper in enumerate(result.helpers, 1):
+        label = declared.field if declared is not None and not declared.many else f"helper {i}"
+        lines.append(_row(label, seg(helper.explanation)))
     if result.note:
         lines.append(_row("note", seg(result.note)))
     if result.luck_spent:
@@ -76,7 +76,7 @@ def contest_view(
                 seg(name, "bold"),
                 seg(dice_text(side)),
                 seg(str(side.total if side.total is not None else side.target)),
-                level_seg(side.level, upper=False),
+                level_seg(side.level, side.system, upper=False),
                 seg(margin_text(side)),
             ]
         )
@@ -101,7 +101,7 @@ def group_view(title: str, members: Sequence[tuple[str, CheckResult, CheckOdds]]
                 seg(name, "bold"),
                 seg(dice_text(result)),
                 seg(str(result.target)),
-                level_seg(result.level, upper=False),
+                level_seg(result.level, result.system, upper=False),
                 seg(margin_text(result)),
                 seg(pct(chance.success)),
             ]
@@ -174,26 +174,31 @@ def dice_text(result: CheckResult) -> str:
     return "no roll" if result.roll is None else f"took {result.roll}"
 
 
-def inputs_text(request: dict[str, object]) -> str:
-    """A request's inputs in words, defaults left out: "skill 65, difficulty -40"."""
+def inputs_text(request: dict[str, object], system: str | None = None) -> str:
+    """A request's inputs in words, defaults left out: "skill 65, difficulty -40". Numbers a
+    field lets go below zero are signed; helpers are counted (or, one, shown by skill)."""
+    name = system or request.get("system")
+    spec = REGISTRY.get(name) if isinstance(name, str) and name in REGISTRY else None
+    declared = {f.name: f for f in (spec.check_fields if spec else ())}
+    helpers = spec.declares.assistance if spec else None
     parts = []
     for key, value in request.items():
-        if key in {"system", "dice"} or value in (0, False, None, [], {}):
+        f = declared.get(key)
+        if key == "system" or (f and f.kind == "dice") or value in (0, False, None, [], {}):
             continue
         words = key.replace("_", " ")
-        if key == "assist" and isinstance(value, dict):
+        signed = f is not None and f.low is not None and f.low < 0
+        if helpers is not None and key == helpers.field and isinstance(value, dict):
             parts.append(f"assisted (skill {value.get('skill')})")
-        elif key == "assisters" and isinstance(value, list):
-            parts.append(f"{len(value)} assister{'s' if len(value) > 1 else ''}")
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            parts.append(f"{len(value)} {words[:-1] if len(value) == 1 else words}")
         elif isinstance(value, dict):
             parts.append(", ".join(f"{k}={v}" for k, v in value.items()))
         elif isinstance(value, list):
-            parts.append(
-                f"{words} " + ",".join(f"{v:+d}" if "modifiers" in key else str(v) for v in value)
-            )
+            parts.append(f"{words} " + ",".join(f"{v:+d}" if signed else str(v) for v in value))
         elif value is True:
             parts.append(words)
-        elif key in ("difficulty", "ability") and isinstance(value, int):
+        elif signed and isinstance(value, int):
             parts.append(f"{words} {value:+d}")
         else:
             parts.append(f"{words} {value}")

@@ -14,7 +14,8 @@ from .view import View, frac, level_seg, line, pct, seg, table
 def odds_view(title: str, chance: CheckOdds) -> View:
     """Every level's exact probability, as a percentage and as a fraction."""
     rows = [
-        [level_seg(k, upper=False), seg(pct(p)), seg(frac(p))] for k, p in chance.levels.items()
+        [level_seg(k, chance.system, upper=False), seg(pct(p)), seg(frac(p))]
+        for k, p in chance.levels.items()
     ]
     rows.append(
         [
@@ -83,8 +84,14 @@ def advice_view(title: str, options: Sequence[Option], base: CheckOdds) -> View:
     return View((line(seg(title, "title")),)) + table(header, rows)
 
 
-def simulate_view(title: str, counts: Mapping[str, int], exact: Mapping[str, Fraction]) -> View:
-    """Observed frequencies beside the exact odds, with the difference in percentage points."""
+def simulate_view(
+    title: str,
+    counts: Mapping[str, int],
+    exact: Mapping[str, Fraction],
+    system: str | None = None,
+) -> View:
+    """Observed frequencies beside the exact odds, with the difference in percentage points
+    (``system``: the levels' system, for their styles; None for a contest's winners)."""
     n = sum(counts.values())
     rows = []
     for key, p in exact.items():
@@ -92,7 +99,7 @@ def simulate_view(title: str, counts: Mapping[str, int], exact: Mapping[str, Fra
         observed = seen / n if n else 0.0
         rows.append(
             [
-                level_seg(key, upper=False),
+                level_seg(key, system, upper=False),
                 seg(str(seen)),
                 seg(pct(observed)),
                 seg(pct(p)),

@@ -14,17 +14,6 @@ NUMBER = re.compile(r"^[+-]?\d[\d.,/]*%?$")  # cells right-aligned in tables
 Segment = tuple[str, str]  # (text, style name; "" for none)
 Line = tuple[Segment, ...]
 
-# Style names a view may use; the terminal renderer maps each to a colour.
-LEVEL_STYLES = {
-    "critical": "best",
-    "perfect": "best",
-    "special": "good",
-    "great": "good",
-    "success": "ok",
-    "failure": "bad",
-    "fumble": "worst",
-}
-
 
 @dataclass(frozen=True)
 class View:
@@ -42,8 +31,21 @@ def line(*parts: Segment | str) -> Line:
     return tuple(p if isinstance(p, tuple) else (p, "") for p in parts)
 
 
-def level_seg(level: str, upper: bool = True) -> Segment:
-    return (level.upper() if upper else level, LEVEL_STYLES.get(level, "bold"))
+def level_seg(level: str, system: str | None, upper: bool = True) -> Segment:
+    """A level in its system's declared style (best..worst, which renderers colour); anything
+    else a view shows in a level's place (a contest's winner) is bold."""
+    return (level.upper() if upper else level, level_style(level, system))
+
+
+def level_style(level: str, system: str | None) -> str:
+    from ..systems import REGISTRY  # here: views of plain text need no system
+
+    if system is None or system not in REGISTRY:
+        return "bold"
+    try:
+        return REGISTRY.get(system).declares.level(level).style
+    except KeyError:
+        return "bold"
 
 
 def pct(p: Fraction | float) -> str:

@@ -41,10 +41,14 @@ Level = str
 
 class CheckRequest(Protocol):
     """A parsed check, for type checkers: what ``d100.parse`` answers and ``d100.resolve``
-    takes. Each system has its own frozen class (``BrpCheck``...); any of them fits."""
+    takes. Each system has its own frozen class (``BrpCheck``...); any of them fits. Its
+    ``dice`` (the contract's given dice, on every check) is what a contest has not."""
 
     @property
     def system(self) -> str: ...
+
+    @property
+    def dice(self) -> Any: ...
 
     def to_dict(self) -> dict[str, Any]: ...
 

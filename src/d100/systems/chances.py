@@ -782,6 +782,7 @@ DECLARATION = Declaration(
         bonus=FACTOR,
         helper_fields=("skill", "ability"),
         summary=f"helpers roll against risk {ASSIST_RISK}; each success gives +{FACTOR} chance",
+        leader=choose_leader,
     ),
     take=Take("take", (50, 100), (50,), frozen_map(TAKE_WORDS)),
     tie_break=TieBreak("coin", COIN),

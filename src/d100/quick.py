@@ -1,0 +1,291 @@
+"""The quick form, as chat dice bots take it: ``brp 65 hard b1 @42,7`` as a typed request.
+
+``[SYSTEM] SKILL WORDS...``: what each word means comes from the system's declared request
+fields (a preset's names, a choice's strings and each field's own ``words``), so a system's
+words are those of its module and no other. ``KEY=VALUE`` sets a field or a house rule by
+name. Strict: two words for one field (``hard easy``, ``@10 @20``) are an error naming both.
+Text that is not this form is offered to each system's chat-bot command forms
+(``Declaration.commands``: ``CC<=65``). ``d100 roll``, the shell and JSON Lines'
+``{"quick": ...}`` all read words here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from .contract import CheckRequest
+from .engine import parse as parse_request
+from .errors import D100Error
+from .fields import Field, from_text, word_shape
+from .system import System
+from .systems import REGISTRY
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What one word sets: a field (or a house rule) to a value."""
+
+    field: Field
+    value: Any
+    house: bool = False  # the field is a house rule
+
+
+def word_fields(system: System, contest: bool = False) -> tuple[Field, ...]:
+    """The fields words may set: a check's own, or a contest side's."""
+    if not contest:
+        return system.check_fields
+    side = next(f for f in system.contest_fields if f.kind == "object" and f.required)
+    return side.fields
+
+
+def house_fields(system: System) -> tuple[Field, ...]:
+    found = [f for f in system.check_fields if f.kind == "object" and not f.required]
+    return next((f.fields for f in found if f.name == HOUSE), ())
+
+
+HOUSE = "house_rules"  # the contract's object of named options, common to every system
+
+
+def _plain(f: Field) -> bool:
+    """Whether a field takes a value a word can give (not the system, objects, house rules)."""
+    return f.kind not in ("object", "object_list") and f.option_strings != ()
+
+
+def _matches(f: Field, word: str) -> Iterator[Any]:
+    """The values ``word`` gives ``f``, by the field's own words, presets and choices."""
+    low = word.lower()
+    for pattern in f.words:
+        shape = word_shape(pattern)
+        assert shape is not None  # checked when the field was built
+        prefix, tail = shape
+        if tail == "":
+            if low == prefix:
+                yield True if f.kind == "bool" else 1
+        elif tail == "+#":
+            if len(low) > 1 and low[0] in "+-" and low[1:].isdigit():
+                yield int(low)
+        elif low.startswith(prefix) and len(low) > len(prefix):
+            rest = word[len(prefix) :]
+            if tail == "*":
+                yield from_text(f, rest, f.name)
+            elif rest.isdigit():
+                number = int(rest)
+                if f.kind == "choice":
+                    if number in f.choices:
+                        yield number
+                else:
+                    yield number
+    key = low.replace("_", "-").replace(" ", "-")
+    if f.kind == "preset" and key in f.presets:
+        yield key
+    if f.kind == "choice":
+        for c in f.choices:
+            if isinstance(c, str) and c.lower() == low:
+                yield c
+
+
+def meaning(word: str, system: System, contest: bool = False) -> Meaning:
+    """What one quick word (or ``KEY=VALUE``) sets for a check of ``system``."""
+    fields = [f for f in word_fields(system, contest) if _plain(f)]
+    key, eq, value = word.partition("=")
+    if eq and key and key[0].isalpha():
+        name = key.strip().lower().replace("-", "_")
+        for f in fields:
+            flags = {o.lstrip("-").replace("-", "_") for o in f.option_strings}
+            if name == f.name or name in flags:
+                return Meaning(f, from_text(f, value, f.name))
+        for f in house_fields(system):
+            if name == f.name:
+                return Meaning(f, from_text(f, value, f"{HOUSE}.{f.name}"), house=True)
+        known = [f.name for f in fields] + [f.name for f in house_fields(system)]
+        raise D100Error("word", word, "KEY=VALUE with KEY one of " + ", ".join(known), None)
+    found = [(f, v) for f in fields for v in _matches(f, word)]
+    if len({f.name for f, _ in found}) > 1:
+        names = " and ".join(sorted({f.name for f, _ in found}))
+        raise D100Error("word", word, f"a word of one field; say KEY=VALUE for {names}", None)
+    if not found:
+        elsewhere = [
+            f"{s.name}'s {f.name}"
+            for s in REGISTRY
+            if s is not system
+            for f in word_fields(s, contest)
+            if _plain(f) and any(True for _ in _safe(f, word))
+        ]
+        reason = f"unknown word {word!r}"
+        if elsewhere:
+            reason += f" (a word of {', '.join(elsewhere[:3])}, not of {system.name})"
+        raise D100Error("word", word, allowed(system, contest), reason)
+    return Meaning(found[0][0], found[0][1])
+
+
+def _safe(f: Field, word: str) -> Iterator[Any]:
+    """``_matches`` where a bad value is no match: only to say whose word it is."""
+    try:
+        yield from _matches(f, word)
+    except D100Error:
+        return
+
+
+def fields(words: Sequence[str], system: str, contest: bool = False) -> dict[str, Any]:
+    """Quick words as the contract fields of a check (or a contest side) of ``system``;
+    a field two words set is an error naming both (a list, such as modifiers, adds up)."""
+    spec = REGISTRY.get(system)
+    out: dict[str, Any] = {}
+    house: dict[str, Any] = {}
+    said: dict[str, str] = {}  # field -> the word that set it
+    for word in words:
+        m = meaning(word, spec, contest)
+        where = f"{HOUSE}.{m.field.name}" if m.house else m.field.name
+        if m.field.kind == "int_list":
+            added = m.value if isinstance(m.value, list) else [m.value]
+            out[where] = [*out.get(where, []), *added]
+            continue
+        if where in said:
+            raise D100Error(
+                where,
+                word,
+                f"one word for {where}",
+                f"{said[where]!r} and {word!r} both set {where}",
+            )
+        said[where] = word
+        (house if m.house else out)[m.field.name] = m.value
+    if house:
+        out[HOUSE] = house
+    return out
+
+
+def allowed(system: System, contest: bool = False) -> str:
+    """The words a check of ``system`` takes, in words: its target's presets first."""
+    target = system.declares.target
+    parts: list[str] = []
+    for f in word_fields(system, contest):
+        if not _plain(f):
+            continue
+        names = list(f.presets) + [c for c in f.choices if isinstance(c, str)]
+        shapes = [_shown(f, w) for w in f.words]
+        if names or shapes:
+            parts.append(f"{f.name} " + ", ".join([*names, *shapes]))
+    parts.sort(key=lambda p: not p.startswith(target.field + " "))
+    return "; ".join([*parts, "KEY=VALUE (a field or a house rule)"])
+
+
+def _shown(f: Field, pattern: str) -> str:
+    shape = word_shape(pattern)
+    assert shape is not None
+    prefix, tail = shape
+    if tail == "+#":
+        return "+N/-N"
+    if tail == "#" and f.kind == "choice":
+        return ", ".join(f"{prefix}{c}" for c in f.choices if c is not None)
+    return prefix + {"#": "N", "*": f.name.upper(), "": ""}[tail]
+
+
+def words_of(system: str, contest: bool = False) -> list[str]:
+    """Words worth offering after a skill (completion): presets, choices and literal words."""
+    out: list[str] = []
+    for f in word_fields(REGISTRY.get(system), contest):
+        if not _plain(f):
+            continue
+        out += list(f.presets) + [c for c in f.choices if isinstance(c, str)]
+        for pattern in f.words:
+            prefix, tail = word_shape(pattern) or ("", "*")
+            if tail == "":
+                out.append(prefix)
+            elif tail == "#" and f.kind == "choice":
+                out += [f"{prefix}{c}" for c in f.choices if c is not None]
+            elif tail == "#":
+                out.append(f"{prefix}1")
+    return list(dict.fromkeys(out))
+
+
+# -- the whole form ------------------------------------------------------------------------
+
+
+def is_number(text: str) -> bool:
+    return text.lstrip("+-").isdigit()
+
+
+def plain_form(tokens: Sequence[str]) -> bool:
+    """Whether words are the quick form (a system's name or a skill first)."""
+    return bool(tokens) and (tokens[0].lower() in REGISTRY or is_number(tokens[0]))
+
+
+def command(text: str) -> dict[str, Any] | None:
+    """The request of the first system that reads ``text`` as one of its chat-bot command
+    forms (``Declaration.commands``), else None."""
+    line = text.strip()
+    for spec in REGISTRY:
+        if spec.declares.commands is not None and line:
+            found = spec.declares.commands(line)
+            if found is not None:
+                return dict(found)
+    return None
+
+
+def from_command(tokens: Sequence[str]) -> dict[str, Any] | None:
+    """A command form: the whole line, else its first word followed by quick words
+    (``CC<=65 @42``), whose fields may not repeat the command's."""
+    found = command(" ".join(tokens))
+    if found is not None or len(tokens) < 2:
+        return found
+    found = command(tokens[0])
+    if found is None:
+        return None
+    more = fields(tokens[1:], found["system"])
+    for key in more:
+        if key in found and key != HOUSE:
+            raise D100Error(key, more[key], f"{key} once: {tokens[0]} gives it", "given twice")
+    return merged(found, more)
+
+
+def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]:
+    """The contract request ``text`` describes: ``[SYSTEM] SKILL WORDS...`` (``system`` is the
+    one to use when the text names none), else a chat-bot command form a system declares."""
+    tokens = text.split() if isinstance(text, str) else list(text)
+    if not plain_form(tokens):
+        line = text if isinstance(text, str) else " ".join(tokens)
+        found = from_command(tokens)
+        if found is not None:
+            return found
+        forms = [s.name for s in REGISTRY if s.declares.commands is not None]
+        allowed = "[SYSTEM] SKILL [WORDS...], e.g. brp 65 hard b1"
+        if forms:
+            allowed += "; or a command form of " + ", ".join(forms)
+        raise D100Error("quick", line, allowed, "not a quick roll" if line.strip() else "empty")
+    named = tokens.pop(0).lower() if tokens[0].lower() in REGISTRY else None
+    chosen = named or system
+    if chosen is None:
+        raise D100Error("system", None, "one of " + ", ".join(REGISTRY.names()), "no system given")
+    spec = REGISTRY.get(chosen)
+    if not tokens or not is_number(tokens[0]):
+        raise D100Error(
+            "skill", tokens[0] if tokens else None, "a skill %, e.g. brp 65 hard", "no skill given"
+        )
+    skill = int(tokens.pop(0))
+    return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
+
+
+def parse(text: str | Sequence[str], system: str | None = None) -> CheckRequest:
+    """The quick form as the system's typed check request (``BrpCheck``...), or the check a
+    command form describes; the request is checked as any contract dict is. (``read`` gives
+    the contract dict, a contest's too.)"""
+    data = read(text, system)
+    if "actor" in data or "opponent" in data:
+        raise D100Error("quick", text, "a check (quick.read reads a contest)", "a contest")
+    return cast(CheckRequest, parse_request(data))  # a check's dict: checked above
+
+
+def merged(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with the fields of ``more``: lists add up, house rules merge by name, any other
+    value is replaced."""
+    out = dict(base)
+    for key, value in more.items():
+        old = out.get(key)
+        if isinstance(old, list) and isinstance(value, list):
+            out[key] = [*old, *value]
+        elif isinstance(old, Mapping) and isinstance(value, Mapping):
+            out[key] = {**old, **value}
+        else:
+            out[key] = value
+    return out
