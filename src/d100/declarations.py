@@ -330,6 +330,7 @@ class Declaration:
             "ability": self.ability_field,
             "synergy": self.synergy_field,
             "improvement": self.improvement,
+            "improvements": list(IMPROVEMENTS),
             "assistance": None,
             "aim": None,
             "luck": None,
@@ -443,3 +444,13 @@ def luck_rerolls(luck: Luck, rolled: Rolled) -> tuple[FollowUp, ...]:
         why = "this check has had all the rerolls the table allows"
         return (replace(reroll, refused=why, allowed=allowed),)
     return (reroll,)
+
+
+# What a table may mark a skill for improvement on (``Declaration.improvement`` its default).
+IMPROVEMENTS: tuple[str, ...] = ("off", "failure", "success")
+
+
+def marked(improvement: str, success: bool) -> bool:
+    """Whether a check marks its skill under a table's setting: never when off, else a failed
+    check under "failure" and a successful one under "success"."""
+    return improvement != IMPROVEMENTS[0] and (improvement == IMPROVEMENTS[2]) == success

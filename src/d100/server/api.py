@@ -16,6 +16,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from ..systems import REGISTRY
 from . import bodies, calculator, characters, flow, followups, gametables, idempotency, rolls
 from .access import (
     Viewer,
@@ -47,9 +48,9 @@ TableId = Id
 router = APIRouter()
 # /health's own thread: never one queued behind a burst of other requests (a sync route's).
 HEALTH = ThreadPoolExecutor(1, thread_name_prefix="health")
-RequestBody = Annotated[
-    dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
-]
+# A check of each built-in system, for /docs.
+EXAMPLES: dict[str, Any] = {s.name: {"value": {"system": s.name, "skill": 65}} for s in REGISTRY}
+RequestBody = Annotated[dict[str, Any], Body(openapi_examples=EXAMPLES)]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import __version__
-from ..declarations import Rolled
+from ..declarations import IMPROVEMENTS, Rolled, marked
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..luck import Luck, luck_needed
@@ -593,9 +593,9 @@ def _mark(
 ) -> None:
     """Improvement marks per skill, on what the table's setting counts (CH12: failures); only
     where every reader of the sheet may see the roll, as a mark tells how it went."""
-    trigger = table.settings.get("improvement", "off")
+    trigger = table.settings.get("improvement", IMPROVEMENTS[0])
     for row, skill, check, seen in zip(rows, skills, checks, shared, strict=True):
         if not seen:
             continue
-        if (trigger == "failure" and not check.success) or (trigger == "success" and check.success):
+        if marked(trigger, check.success):
             write_columns(session, row, marks={**row.marks, skill: row.marks.get(skill, 0) + 1})

@@ -116,6 +116,9 @@ function setByPage(system) {
     r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field, r.luck && r.luck.after_field].filter(Boolean);
 }
 
+// A table's improvement marks in words: "off", or "on failures", "on successes".
+const marksText = (setting) => setting === "off" ? setting : `on ${setting}s`;
+
 // The tables this browser has sat at, for the home page: names and roles only (the cookie
 // holding each table's token is HttpOnly and stays so).
 const MY_TABLES = "d100-my-tables";

@@ -17,14 +17,16 @@ async function start() {
   houseRules();
 }
 
-const MARKS = { off: "off", failure: "on failures", success: "on successes" };
-
-// The chosen system's house rules, from its schema; each starts on "the usual". The usual
-// improvement marks are what the system declares.
+// The chosen system's house rules, from its schema; each starts on "the usual". The
+// improvement marks to choose from, and the system's usual one, are what it declares.
 function houseRules() {
   const system = all.find((s) => s.name === document.getElementById("table-system").value);
-  document.getElementById("improvement-usual").textContent =
-    `the system's usual (${MARKS[system.declares.improvement] || system.declares.improvement})`;
+  const { improvement, improvements } = system.declares;
+  const select = document.getElementById("improvement");
+  const keep = select.value;
+  select.replaceChildren(el("option", { value: "", id: "improvement-usual", text: `the system's usual (${marksText(improvement)})` }),
+    ...improvements.map((v) => el("option", { value: v, text: marksText(v) })));
+  if (improvements.includes(keep)) select.value = keep;
   const schema = system.check.properties.house_rules;
   const inputs = fieldInputs(schema, [], "house");
   for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) {

@@ -492,7 +492,7 @@ function tableRules() {
   const settings = state.table.settings;
   return [`House rules: ${chosen.length ? chosen.join("; ") : "none, the rules as written"}.`,
     `Dice rolled by hand: ${settings.manual_dice ? "allowed" : "not allowed"}.`,
-    `Improvement marks: ${settings.improvement === "off" ? "off" : `on ${settings.improvement === "failure" ? "failures" : "successes"}`}.`].join(" ");
+    `Improvement marks: ${marksText(settings.improvement)}.`].join(" ");
 }
 
 function renderSeeds() {
