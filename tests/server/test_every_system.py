@@ -7,6 +7,7 @@ PostgreSQL)."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from fractions import Fraction
 from typing import Any
@@ -36,6 +37,15 @@ def sheet(system: System, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def typed(system: System, text: str) -> Any:
+    """What the page sends for a target typed as ``text``: a name or a number, or the numbers
+    typed where the target is a list (a modifier)."""
+    spec = next(f for f in system.check_fields if f.name == system.declares.target.field)
+    if spec.kind == "int_list":
+        return [int(n) for n in re.findall(r"[+-]?\d+", text)]
+    return int(text) if text.lstrip("+-").isdigit() else text
+
+
 def levels(answer: dict[str, Any]) -> dict[str, Fraction]:
     return {k: Fraction(v) for k, v in answer["odds"]["levels"].items() if Fraction(v)}
 
@@ -55,11 +65,14 @@ def test_every_registered_system_plays_at_a_table(api: Api, name: str) -> None:
                       json={"skills": {"watch": 55, "listen": 40}})
     assert edited["skills"]["listen"] == 40 and edited["system"] == name
 
-    rolled = table.roll(pat, ada, "watch", actor={"fields": {target.field: target.default}})
+    usual = typed(system, str(target.default))
+    rolled = table.roll(pat, ada, "watch", actor={"fields": {target.field: usual}})
     assert rolled["result"]["system"] == name and rolled["skill"] == "watch"
     assert rolled["result"]["level"] in system.declares.level_names
 
-    preset = next(p for p in target.presets if p != target.default)
+    # Another preset where there is one, else an example of what may be typed.
+    other = next((p for p in target.presets if p != target.default), None)
+    preset = typed(system, other or target.example.split(",")[0])
     call = table.ok("POST", "/calls", table.gm, 201, json={
         "skill": "climb", "character_ids": [ada], "fields": {target.field: preset}})
     answered = table.roll(pat, ada, None, target_id=call["targets"][0]["id"])

@@ -164,8 +164,9 @@ function fieldInputs(schema, skip, prefix) {
       out.push(el("div", {}, label, input, list, help));
       continue;
     }
-    if (spec.enum) {
-      input = el("select", { id, name, "aria-describedby": `${id}-help` },
+    if (spec.enum) {  // left on "the usual", the request leaves the field to its default
+      const usual = spec.enum.includes(null) ? [] : [el("option", { value: "", text: "the usual" })];
+      input = el("select", { id, name, "aria-describedby": `${id}-help` }, usual,
         spec.enum.map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
       input = el("input", { type: "text", id, name, inputmode: "text",
@@ -198,7 +199,10 @@ function fieldValues(container, schema) {
       if (bad !== undefined) throw new Error(`${fieldWords(input.name)}: "${bad}" is not a number; type numbers such as +10 -20.`);
       out[input.name] = parts.map(Number);
     } else if (spec.type === "integer") out[input.name] = Number(raw);
-    else if (spec.enum) out[input.name] = /^\d+$/.test(raw) ? Number(raw) : raw;
+    else if (spec.enum) {  // the choice itself, a number where it is one (0.5, 50)
+      const chosen = spec.enum.find((v) => v !== null && String(v) === raw);
+      out[input.name] = chosen === undefined ? raw : chosen;
+    }
     else out[input.name] = SIGNED.test(raw) ? Number(raw) : raw;
   }
   return out;

@@ -29,10 +29,7 @@ function houseRules() {
   if (improvements.includes(keep)) select.value = keep;
   const schema = system.check.properties.house_rules;
   const inputs = fieldInputs(schema, [], "house");
-  for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) {
-    select.prepend(el("option", { value: "", text: "the usual" }));
-    select.value = "";
-  }
+  for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) select.value = "";
   document.getElementById("house-rules").replaceChildren(...(inputs.length ? inputs
     : [el("p", { class: "muted", text: `${system.title} has no house rules to choose.` })]));
 }

@@ -171,9 +171,21 @@ function buildRollFields() {
   // a target that is a choice of names (a required level) takes its names only.
   const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
   const named = !!(system.check.properties[target.field] || {}).enum;
-  $("call-difficulty-help").textContent = named ? `${Object.keys(target.presets).join(", ")}.`
-    : `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
+  const presets = Object.entries(target.presets).map(([k, v]) => (named ? k : `${k} ${signed(v)}`));
+  $("call-difficulty-help").textContent = !presets.length ? `For example ${target.example}.`
+    : named ? `${presets.join(", ")}.` : `${presets.join(", ")}; or a number.`;
   if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
+}
+
+// What is typed for the target as its field takes it: a preset's name or a number, or, where
+// the target is a list (modifiers), the numbers typed.
+function targetValue(text) {
+  const spec = system.check.properties[rules.target.field] || {};
+  if (spec.type !== "array") return SIGNED.test(text) ? Number(text) : text;
+  const parts = text.split(/[ ,]+/).filter(Boolean);
+  const bad = parts.find((p) => !SIGNED.test(p));
+  if (bad !== undefined) throw new Error(`${rules.target.label}: "${bad}" is not a number; type numbers such as +10 -20.`);
+  return parts.map(Number);
 }
 
 function myPending() {
@@ -678,8 +690,8 @@ function wire() {
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fields = {};
-    const level = $("call-difficulty").value.trim();
-    fields[rules.target.field] = !level ? rules.target.default : SIGNED.test(level) ? Number(level) : level;
+    try { fields[rules.target.field] = targetValue($("call-difficulty").value.trim() || String(rules.target.default)); }
+    catch (err) { $("call-error").textContent = err.message; return; }
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
