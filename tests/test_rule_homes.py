@@ -37,8 +37,6 @@ ALLOWED = {
     ("declarations.py", "take"): "a key of Declaration.to_dict (/api/systems): the Take rule",
     ("declarations.py", "synergy"): "a key of Declaration.to_dict: synergy_field",
     ("declarations.py", "ability"): "a key of Declaration.to_dict: ability_field",
-    ("cli/sheet.py", "synergy"): "a key of the sheet's TOML (sheets.py), not a request field",
-    ("cli/sheet.py", "ability"): "a column heading of d100 sheet show",
     ("declarations.py", "failure"): "Declaration.improvement: a skill marked on a failed check",
 }
 # Whole files of examples: the tour of ``d100 demo`` is example requests of the seeds.

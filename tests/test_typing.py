@@ -17,7 +17,8 @@ import pytest
 import d100
 from d100.contract import CheckData, ContestData
 from d100.fields import Field
-from d100.systems import brp, chances, openquest
+from d100.schema import contract_source
+from d100.systems import REGISTRY, brp, chances, openquest
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT_IN = (openquest.OpenQuest(), brp.Brp(), chances.Chances())
@@ -85,8 +86,22 @@ def _names(fields: tuple[Field, ...]) -> set[str]:
 def test_contract_dict_types_name_the_declared_fields() -> None:
     check_keys = set(typing.get_type_hints(CheckData))
     contest_keys = set(typing.get_type_hints(ContestData))
-    assert check_keys == set().union(*(_names(s.check_fields) for s in BUILT_IN))
-    assert contest_keys == set().union(*(_names(s.contest_fields) for s in BUILT_IN))
+    built_in = list(REGISTRY)  # every system the package registers, editions included
+    assert {s.name for s in BUILT_IN} <= {s.name for s in built_in}
+    assert check_keys == set().union(*(_names(s.check_fields) for s in built_in))
+    assert contest_keys == set().union(*(_names(s.contest_fields) for s in built_in))
+    assert _required(CheckData) == {"system", "skill"}  # what every seed requires
+    assert _required(ContestData) == {"system", "actor", "opponent"}
+
+
+def _required(data: type) -> set[str]:
+    hints = typing.get_type_hints(data, include_extras=True)
+    return {k for k, v in hints.items() if typing.get_origin(v) is typing.Required}
+
+
+def test_contract_py_is_what_its_generator_writes() -> None:
+    text = (ROOT / "src" / "d100" / "contract.py").read_text()
+    assert text == contract_source(), "run: make schemas (python -m d100.schema --write)"
 
 
 @pytest.mark.parametrize(

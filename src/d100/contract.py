@@ -2,9 +2,10 @@
 
 They give ``resolve``, ``odds`` and ``parse`` their overloads: a dict written out as a check
 types as a check, one with ``actor`` and ``opponent`` as a contest. The keys are the fields the
-systems declare (``tests/test_typing.py`` holds them to the field tables); a dict that fits
-neither, or one held in a ``dict[str, Any]``, gets the union. Values are checked at run time by
-the field tables, as ever."""
+built-in systems declare, written here from their field tables by ``python -m d100.schema
+--write`` (``tests/test_typing.py`` holds them to the tables); a dict that fits neither, or one
+held in a ``dict[str, Any]``, gets the union. Values are checked at run time by the field
+tables, as ever."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ class CheckData(TypedDict, total=False):
     """A check as a contract dict: every field any system declares for a check."""
 
     system: Required[str]
-    skill: int
+    skill: Required[int]
     difficulty: int | str
     modifiers: Sequence[int]
     assist: Mapping[str, Any]
+    dice: Sequence[int]
+    house_rules: Mapping[str, Any]
     bonus_dice: int
     penalty_dice: int
     aim_rounds: int
@@ -37,8 +40,6 @@ class CheckData(TypedDict, total=False):
     risk_modifiers: Sequence[int]
     synergy: Sequence[int]
     assisters: Sequence[Mapping[str, Any]]
-    dice: Sequence[int]
-    house_rules: Mapping[str, Any]
 
 
 class ContestData(TypedDict, total=False):
@@ -47,5 +48,5 @@ class ContestData(TypedDict, total=False):
     system: Required[str]
     actor: Required[Mapping[str, Any]]
     opponent: Required[Mapping[str, Any]]
-    coin: str | None
     house_rules: Mapping[str, Any]
+    coin: str | None

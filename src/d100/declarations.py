@@ -9,10 +9,11 @@ Luck), and the readers then offer nothing for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
+from .catalogue import OpposedTask
 from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
@@ -97,6 +98,10 @@ class Luck:
     reroll_cap_rule: str | None  # the house rule that caps rerolls
     most: int  # the Luck a character may have at most
     summary: str
+    # A system whose Luck is spent otherwise (CoC7's, after the roll) names no boost or reroll
+    # field (""); ``after_field`` is a request field of the Luck available to spend after the
+    # roll: filled by the system's follow-ups only, never by a player at a table.
+    after_field: str | None = None
 
     def cost(self, boost: bool, rerolls: int) -> int:
         """Points spent: one for the boost, one per reroll taken."""
@@ -266,6 +271,12 @@ class Declaration:
     success: Callable[[Any], frozenset[str]] | None = None
     tie_break: TieBreak | None = None
     cover: Cover | None = None
+    # what its roller may do about a check once its result shows (``FollowUp``); None: the
+    # rerolls of the Luck rule, where it has them (``after``)
+    follow_ups: FollowUps | None = None
+    # the rules' examples of opposed tasks, with the skill and ability each side uses (CH11):
+    # where a sheet does not say which ability a skill adds, its task's does
+    tasks: tuple[OpposedTask, ...] = ()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""
@@ -281,6 +292,15 @@ class Declaration:
     @property
     def success_names(self) -> frozenset[str]:
         return frozenset(spec.name for spec in self.levels if spec.success)
+
+    def after(self, rolled: Rolled) -> tuple[FollowUp, ...]:
+        """What may follow a check: the system's follow-ups, else its Luck rule's rerolls of
+        a failure, taken one at a time (BRP7), else nothing."""
+        if self.follow_ups is not None:
+            return self.follow_ups(rolled)
+        if self.luck is not None and self.luck.reroll_field:
+            return luck_rerolls(self.luck, rolled)
+        return ()
 
     def to_dict(self) -> dict[str, Any]:
         """The declaration as JSON for the web page and other clients (``/api/systems``)."""
@@ -314,6 +334,7 @@ class Declaration:
             "ability": self.ability_field,
             "synergy": self.synergy_field,
             "improvement": self.improvement,
+            "improvements": list(IMPROVEMENTS),
             "assistance": None,
             "aim": None,
             "luck": None,
@@ -347,8 +368,10 @@ class Declaration:
             out["luck"] = {
                 "boost_field": luck.boost_field,
                 "boost": luck.boost,
+                "boost_cost": luck.cost(True, 0),
                 "reroll_field": luck.reroll_field,
                 "reroll_cap_rule": luck.reroll_cap_rule,
+                "after_field": luck.after_field,
                 "most": luck.most,
                 "summary": luck.summary,
             }
@@ -368,3 +391,70 @@ class Declaration:
                 "words": {str(k): v for k, v in take.words.items()},
             }
         return out
+
+
+@dataclass(frozen=True)
+class Rolled:
+    """A check as it was rolled at a table, for what may follow it: the request resolved
+    (with its dice and house rules), its result, the roller's Luck left (None: the sheet has
+    none), the Luck the check and what followed it spent, and the keys of the follow-ups
+    that led to this roll, first first."""
+
+    request: Mapping[str, Any]
+    result: CheckResult
+    luck: int | None
+    spent: int = 0
+    taken: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Something its roller may do about a check once its result shows (BRP7's Luck reroll
+    of a failure; CoC7's Luck spent after the roll, C7-4, and its push, C7-5): a request of
+    its own, made from the first one and resolved as a roll of its own, linked to it. It
+    draws its own dice unless ``request`` gives them (Luck spent on the roll already made).
+
+    The table checks that the roller has the Luck it spends; ``refused`` says why a rule
+    forbids it for this roll (``allowed``: what it would take), so a table can tell why."""
+
+    key: str  # what the roller sends to take it, one of a roll's offers: "reroll", "push"
+    label: str  # the offer on the card: "Spend 1 Luck to reroll"
+    done: str  # what the card of the roll it makes says it was: "Luck reroll"
+    luck: int  # the Luck it spends from the sheet
+    request: Mapping[str, Any]  # the contract request it resolves
+    refused: str | None = None
+    allowed: str = ""
+
+    def draws(self) -> bool:
+        return "dice" not in self.request
+
+
+FollowUps = Callable[[Rolled], tuple[FollowUp, ...]]
+
+
+def luck_rerolls(luck: Luck, rolled: Rolled) -> tuple[FollowUp, ...]:
+    """A failed check rerolled for a reroll's Luck with the same request, without its own
+    rerolls, while the house rule capping one check's rerolls allows."""
+    if rolled.result.success:
+        return ()
+    cost = luck.cost(False, 1)
+    again = {k: v for k, v in rolled.request.items() if k not in (luck.reroll_field, "dice")}
+    reroll = FollowUp("reroll", f"Spend {cost} Luck to reroll", "Luck reroll", cost, again)
+    boost = luck.cost(bool(rolled.request.get(luck.boost_field)), 0)
+    rule = luck.reroll_cap_rule
+    cap = rolled.request.get("house_rules", {}).get(rule) if rule else None
+    if cap is not None and (rolled.spent - boost) // cost >= cap:
+        allowed = f"at most {cap} Luck reroll(s) of one check (house rule {rule})"
+        why = "this check has had all the rerolls the table allows"
+        return (replace(reroll, refused=why, allowed=allowed),)
+    return (reroll,)
+
+
+# What a table may mark a skill for improvement on (``Declaration.improvement`` its default).
+IMPROVEMENTS: tuple[str, ...] = ("off", "failure", "success")
+
+
+def marked(improvement: str, success: bool) -> bool:
+    """Whether a check marks its skill under a table's setting: never when off, else a failed
+    check under "failure" and a successful one under "success"."""
+    return improvement != IMPROVEMENTS[0] and (improvement == IMPROVEMENTS[2]) == success

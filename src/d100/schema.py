@@ -117,6 +117,75 @@ def odds_schema() -> dict[str, Any]:
 
 SCHEMAS = {"request": request_schema, "result": result_schema, "odds": odds_schema}
 
+# The Python type of each kind of request field, for the contract's dict types.
+PYTHON = {
+    "int": "int",
+    "bool": "bool",
+    "int_list": "Sequence[int]",
+    "preset": "int | str",
+    "dice": "Sequence[int]",
+    "object": "Mapping[str, Any]",
+    "object_list": "Sequence[Mapping[str, Any]]",
+}
+CONTRACT_HEAD = '''"""The contract's request objects (CONTRACT.md) as type checkers see them.
+
+They give ``resolve``, ``odds`` and ``parse`` their overloads: a dict written out as a check
+types as a check, one with ``actor`` and ``opponent`` as a contest. The keys are the fields the
+built-in systems declare, written here from their field tables by ``python -m d100.schema
+--write`` (``tests/test_typing.py`` holds them to the tables); a dict that fits neither, or one
+held in a ``dict[str, Any]``, gets the union. Values are checked at run time by the field
+tables, as ever."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Required, TypedDict
+
+from .systems import CheckRequest, ContestRequest
+
+Request = CheckRequest | ContestRequest
+
+__all__ = ["CheckData", "CheckRequest", "ContestData", "ContestRequest", "Request"]
+'''
+
+
+def _python(fields: list[Any]) -> str:
+    """The type of one key across the systems that declare it: the union of theirs."""
+    types: list[str] = []
+    for f in fields:
+        if f.kind == "choice":
+            named = ["None" if c is None else type(c).__name__ for c in f.choices]
+        else:
+            named = PYTHON[f.kind].split(" | ")
+        types += [t for i, t in enumerate(named) if t not in types and t not in named[:i]]
+    none = ["None"] if "None" in types else []
+    return " | ".join([t for t in types if t != "None"] + none)
+
+
+def _typed_dict(name: str, doc: str, kind: str) -> str:
+    tables = [s.check_fields if kind == "check" else s.contest_fields for s in REGISTRY]
+    keys: dict[str, list[Any]] = {}
+    for table in tables:
+        for f in table:
+            keys.setdefault(f.name, []).append(f)
+    lines = [f"class {name}(TypedDict, total=False):", f'    """{doc}"""', ""]
+    for key, fields in keys.items():
+        required = len(fields) == len(tables) and all(f.required for f in fields)
+        shown = _python(fields)
+        lines.append(f"    {key}: {f'Required[{shown}]' if required else shown}")
+    return "\n".join(lines) + "\n"
+
+
+def contract_source() -> str:
+    """``contract.py``: the dict types of every built-in system's check and contest fields."""
+    check = _typed_dict(
+        "CheckData",
+        "A check as a contract dict: every field any system declares for a check.",
+        "check",
+    )
+    contest = _typed_dict("ContestData", "A contest as a contract dict: two sides.", "contest")
+    return f"{CONTRACT_HEAD}\n\n{check}\n\n{contest}"
+
 
 def generated() -> dict[str, str]:
     return {name: json.dumps(make(), indent=2) + "\n" for name, make in SCHEMAS.items()}
@@ -131,7 +200,9 @@ def shipped(name: str) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Print or write the contract's JSON Schemas.")
-    parser.add_argument("--write", action="store_true", help="rewrite src/d100/schemas/")
+    parser.add_argument(
+        "--write", action="store_true", help="rewrite src/d100/schemas/ and contract.py"
+    )
     args = parser.parse_args()
     texts = generated()
     if not args.write:
@@ -141,6 +212,7 @@ def main() -> None:
     folder.mkdir(exist_ok=True)
     for name, text in texts.items():
         (folder / f"{name}.schema.json").write_text(text)
+    (Path(__file__).parent / "contract.py").write_text(contract_source())
 
 
 if __name__ == "__main__":

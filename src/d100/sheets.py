@@ -25,45 +25,113 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from .catalogue import OPPOSED_TASKS
 from .declarations import Declaration
 from .errors import MAX_DIGITS, D100Error
-from .fields import BIG, is_int
+from .fields import BIG, Field, is_int
 from .luck import Luck
 from .systems import REGISTRY
 
 Layout = Literal["party", "character"]
-# The seed's skill -> ability pairings, from both sides of its opposed tasks (CH11).
-_SEED_PAIRS = {
-    **{t.skill.lower(): t.ability for t in OPPOSED_TASKS},
-    **{t.opposing_skill.lower(): t.opposing_ability for t in OPPOSED_TASKS},
-}
-_CHARACTER_KEYS = ("name", "system", "skills", "abilities", "luck", "uses", "synergy")
-# The sheet keys a system uses only if it declares the rule they feed.
-_NEEDS: dict[str, Callable[[Declaration], object]] = {
-    "abilities": lambda d: d.ability_field,
-    "uses": lambda d: d.ability_field,
-    "synergy": lambda d: d.synergy_field,
-    "luck": lambda d: d.luck,
-}
+
+
+def _ability(d: Declaration) -> object:
+    return d.ability_field
+
+
+# How a sheet key's value is read: (value or None, where, the keys read before it, the
+# system's skill field) -> the Character field's value.
+Reader = Callable[[Any, str, Mapping[str, Any], Field], Any]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How the command line sets a sheet key (``d100 sheet new``): its flag, what it takes,
+    and how its text reads: ``number`` NAME=N pairs, ``name`` NAME=OTHER, ``names``
+    NAME=A,B, ``count`` a single N."""
+
+    flag: str
+    metavar: str
+    shape: Literal["number", "name", "names", "count"]
+    help: str
+
+
+def _key(
+    read: Reader, flag: Flag, feeds: Callable[[Declaration], object] | None = None
+) -> dict[str, Any]:
+    """A sheet key's metadata: how it is read, its command-line flag, and the declared rule
+    it feeds, if any (a system without that rule refuses the key: a BRP sheet has no
+    abilities)."""
+    out: dict[str, Any] = {"read": read, "flag": flag}
+    return out if feeds is None else out | {"feeds": feeds}
+
+
+def _table(value: Any) -> Any:
+    return {} if value is None else value
+
+
+def _skills(value: Any, where: str, got: Mapping[str, Any], skill: Field) -> dict[str, int]:
+    return _numbers(_table(value), where, skill.low, skill.high)
+
+
+def _abilities(value: Any, where: str, *_: Any) -> dict[str, int]:
+    return _numbers(_table(value), where, -BIG, BIG)
+
+
+def _read_luck(value: Any, where: str, *_: Any) -> Luck | None:
+    return _luck(value, where)
+
+
+def _synergy(value: Any, where: str, got: Mapping[str, Any], _: Field) -> dict[str, Any]:
+    skills = got["skills"]
+    named = _names(_table(value), where, skills, skills, many=True)
+    return {k: tuple(v) for k, v in named.items()}
+
+
+def _uses(value: Any, where: str, got: Mapping[str, Any], _: Field) -> dict[str, str]:
+    return _names(_table(value), where, got["skills"], got["abilities"], what="abilities")
 
 
 @dataclass(frozen=True)
 class Character:
-    """One character: trained skills and ability factors by name, Luck (BRP7) if the sheet
-    tracks it, the ability each skill adds (``uses``, CH1) and synergistic skills (CH9)."""
+    """One character: trained skills and ability factors by name, Luck if the system has it,
+    synergistic skills and the ability each skill adds (``uses``). Each field after ``name``
+    is a key of the sheet's TOML table, in this order (a key is read after those it names)."""
 
     name: str
     system: str
-    skills: dict[str, int] = field(default_factory=dict)
-    abilities: dict[str, int] = field(default_factory=dict)
-    luck: Luck | None = None
-    synergy: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    uses: dict[str, str] = field(default_factory=dict)
+    skills: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_key(_skills, Flag("--skill", "NAME=N", "number", "a trained skill")),
+    )
+    abilities: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_key(_abilities, Flag("--ability", "NAME=N", "number", "an ability"), _ability),
+    )
+    luck: Luck | None = field(
+        default=None,
+        metadata=_key(
+            _read_luck, Flag("--luck", "N", "count", "maximum (and current) Luck"), lambda d: d.luck
+        ),
+    )
+    synergy: dict[str, tuple[str, ...]] = field(
+        default_factory=dict,
+        metadata=_key(
+            _synergy,
+            Flag("--synergy", "SKILL=S1,S2", "names", "skills synergistic with SKILL"),
+            lambda d: d.synergy_field,
+        ),
+    )
+    uses: dict[str, str] = field(
+        default_factory=dict,
+        metadata=_key(
+            _uses, Flag("--uses", "SKILL=ABILITY", "name", "the ability a skill adds"), _ability
+        ),
+    )
 
     def skill(self, query: str) -> str:
         """The skill's name as the sheet spells it, from a prefix or any letter case."""
@@ -73,10 +141,11 @@ class Character:
         return lookup(query, self.abilities, f"{self.name}'s ability")
 
     def ability_for(self, skill: str) -> str | None:
-        """The ability a skill adds: the sheet's ``uses``, else the seed's pairing (CH11)."""
+        """The ability a skill adds: the sheet's ``uses``, else the one its system's opposed
+        tasks pair it with, on either side (``declares.tasks``, CH11)."""
         if skill in self.uses:
             return self.uses[skill]
-        paired = _SEED_PAIRS.get(skill.lower())
+        paired = _pairs(self.system).get(skill.lower())
         if paired is None:
             return None
         key = paired.rstrip(".").lower()
@@ -98,7 +167,7 @@ class Character:
             chosen = self.ability_for(name)
             if chosen is None and self.abilities:
                 raise D100Error(
-                    "ability",
+                    declares.ability_field,
                     None,
                     "--ability NAME, one of " + ", ".join(self.abilities),
                     f"the sheet does not say which ability {self.name}'s {name} adds "
@@ -114,6 +183,26 @@ class Character:
     def request(self, skill: str, ability: str | None = None) -> dict[str, Any]:
         """A contract check request for one of this character's skills (CONTRACT.md)."""
         return {"system": self.system, **self.side(skill, ability)}
+
+
+@lru_cache(maxsize=64)
+def _pairs(system: str) -> dict[str, str]:
+    """Skill -> ability, from both sides of a system's opposed tasks."""
+    tasks = REGISTRY.get(system).declares.tasks
+    return {
+        **{t.skill.lower(): t.ability for t in tasks},
+        **{t.opposing_skill.lower(): t.opposing_ability for t in tasks},
+    }
+
+
+KEYS = tuple(f.name for f in fields(Character))[1:]  # a sheet's keys, in its order
+_FEEDS = {f.name: f.metadata["feeds"] for f in fields(Character) if "feeds" in f.metadata}
+FLAGS: dict[str, Flag] = {f.name: f.metadata["flag"] for f in fields(Character) if f.metadata}
+
+
+def feeds(key: str, system: str) -> bool:
+    """Whether a system's characters may have this sheet key (one feeding a rule it has)."""
+    return key not in _FEEDS or _FEEDS[key](REGISTRY.get(system).declares) is not None
 
 
 @dataclass(frozen=True)
@@ -289,26 +378,29 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def to_table(c: Character) -> dict[str, Any]:
-    """A character as its TOML table (what ``dumps`` writes under its name)."""
-    out: dict[str, Any] = {"system": c.system, "skills": dict(c.skills)}
-    if c.abilities:
-        out["abilities"] = dict(c.abilities)
-    if c.luck is not None:
-        out["luck"] = {"current": c.luck.current, "maximum": c.luck.maximum}
-    if c.uses:
-        out["uses"] = dict(c.uses)
-    if c.synergy:
-        out["synergy"] = {k: list(v) for k, v in c.synergy.items()}
+def values(c: Character) -> dict[str, Any]:
+    """Every sheet key of a character with its value as TOML and JSON write it (empty tables,
+    and None for a sheet without Luck), in the sheet's order."""
+    out: dict[str, Any] = {}
+    for key in KEYS:
+        value = getattr(c, key)
+        if isinstance(value, Luck):
+            value = {"current": value.current, "maximum": value.maximum}
+        elif isinstance(value, dict):
+            value = {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()}
+        out[key] = value
     return out
+
+
+def to_table(c: Character) -> dict[str, Any]:
+    """A character as its TOML table (what ``dumps`` writes under its name): the system and
+    skills, and each key feeding a rule where the sheet sets it."""
+    return {k: v for k, v in values(c).items() if k not in _FEEDS or v}
 
 
 def keys_of(system: str) -> tuple[str, ...]:
     """The sheet keys a system's characters may have: those feeding a rule it declares."""
-    declares = REGISTRY.get(system).declares
-    return tuple(
-        k for k in _CHARACTER_KEYS[1:] if k not in _NEEDS or _NEEDS[k](declares) is not None
-    )
+    return tuple(k for k in KEYS if feeds(k, system))
 
 
 def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> Character:
@@ -323,13 +415,11 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
     if not name.strip():
         raise D100Error(at("name"), name, "a non-empty name", "empty name")
     for key in data:
-        if key not in _CHARACTER_KEYS or (key == "name" and where):
-            raise D100Error(
-                at(key), data[key], "keys " + ", ".join(_CHARACTER_KEYS[1:]), "unknown key"
-            )
+        if key not in KEYS and (key != "name" or where):
+            raise D100Error(at(key), data[key], "keys " + ", ".join(KEYS), "unknown key")
     system = REGISTRY.get(data.get("system"), at("system"))
     used = keys_of(system.name)
-    for key in _NEEDS:
+    for key in _FEEDS:
         if data.get(key) and key not in used:
             raise D100Error(
                 at(key),
@@ -338,18 +428,10 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
                 f"{system.name} has no {key}",
             )
     skill_field = next(f for f in system.check_fields if f.name == "skill")
-    skills = _numbers(data.get("skills", {}), at("skills"), skill_field.low, skill_field.high)
-    abilities = _numbers(data.get("abilities", {}), at("abilities"), -BIG, BIG)
-    uses = _names(data.get("uses", {}), at("uses"), skills, abilities, what="abilities")
-    synergy = {
-        k: tuple(v)
-        for k, v in _names(
-            data.get("synergy", {}), at("synergy"), skills, skills, many=True
-        ).items()
-    }
-    return Character(
-        name, system.name, skills, abilities, _luck(data.get("luck"), at("luck")), synergy, uses
-    )
+    read: dict[str, Any] = {}
+    for f in fields(Character)[2:]:
+        read[f.name] = f.metadata["read"](data.get(f.name), at(f.name), read, skill_field)
+    return Character(name, system.name, **read)
 
 
 def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[str, int]:

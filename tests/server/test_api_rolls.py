@@ -235,16 +235,17 @@ def test_aim_builds_ends_and_is_spent_by_firing(api: Api) -> None:
     table, pat, alice, _ = setup(api)
     for _ in range(4):
         state = table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
-    assert state["aim_rounds"] == 3  # +60 is the cap (BRP5)
-    assert (
-        table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "move"})["aim_rounds"]
-        == 0
-    )
+    assert state["aim"] == {"rounds": 3, "bonus": 60}  # +60 is the cap (BRP5)
+    assert table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "move"})["aim"] == {
+        "rounds": 0,
+        "bonus": 0,
+    }
     table.ok("POST", f"/characters/{alice}/aim", pat, json={"action": "aim"})
     event = table.roll(pat, alice, "rifle", actor={"aimed": True, "dice": [55]})
     assert event["request"]["aim_rounds"] == 1 and event["result"]["target"] == 60
+    assert event["aim"] == {"rounds": 1, "bonus": 20}  # what the card says it added
     chars = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}
-    assert chars[alice]["aim_rounds"] == 0
+    assert chars[alice]["aim"]["rounds"] == 0
     assert (
         table.req("POST", f"/characters/{alice}/aim", pat, json={"action": "dance"}).status_code
         == 422
@@ -382,7 +383,7 @@ def test_brp7_reroll_refusals(api: Api) -> None:
     assert table.req("POST", f"/rolls/{lost['seq']}/reroll", table.gm).status_code == 403
     again = table.ok("POST", f"/rolls/{lost['seq']}/reroll", pat, 201, json={"dice": [95]})
     r = table.req("POST", f"/rolls/{lost['seq']}/reroll", pat, json={"dice": [5]})
-    assert r.status_code == 409 and "already rerolled" in r.json()["error"]["message"]
+    assert r.status_code == 409 and "already followed" in r.json()["error"]["message"]
     r = table.req("POST", f"/rolls/{again['seq']}/reroll", pat, json={"dice": [5]})
     assert r.status_code == 409 and "max_luck_rerolls" in r.json()["error"]["allowed"]
     hidden = table.roll(pat, alice, "stealth", actor={}, visibility="blind")

@@ -175,7 +175,7 @@ def test_a_secret_call_is_seen_by_the_gm_and_its_players_only(api: Api) -> None:
         json={"character_id": bob, "skill": "perception"},
     )
     assert [c["id"] for c in table.ok("GET", "", sam)["calls"]] == [call["id"]]
-    assert table.events(sam)[-1]["kind"] == "assist"
+    assert table.events(sam)[-1]["kind"] == "help"
     # Pat rolls it in the GM's mode: Sam, who helped, gets the stub with its seed and nonce.
     rolled = table.roll(pat, alice, None, target_id=target)
     assert rolled["call"]["hazard"] == "the guard turns round"

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..declarations import Declaration
 from ..errors import D100Error
 from ..render.view import View, line, seg, table
-from ..sheets import Character, Sheet, from_table, keys_of, load, save, to_table
+from ..sheets import FLAGS, Character, Flag, Sheet, feeds, from_table, keys_of, load, save, to_table
 from ..systems import REGISTRY
 from . import flags
 from .output import show
@@ -27,7 +25,7 @@ examples:
   d100 sheet validate party.toml
 """
 REST_HELP = """\
-A full night's rest: Luck back to its maximum (BRP7), for everyone or the characters named.
+A full night's rest: Luck back to its maximum, for everyone or the characters named.
 
 examples:
   d100 rest --sheet party.toml
@@ -49,28 +47,15 @@ def register(sub: Any) -> None:
     new.add_argument("path")
     new.add_argument("name")
     new.add_argument("--system", "-s", required=True, help=", ".join(REGISTRY.names()))
-    new.add_argument("--skill", action="append", default=[], metavar="NAME=N")
-    new.add_argument("--ability", action="append", default=[], metavar="NAME=N")
-    new.add_argument(
-        "--uses",
-        action="append",
-        default=[],
-        metavar="SKILL=ABILITY",
-        help="the ability a skill adds: " + _having(lambda d: d.ability_field),
-    )
-    new.add_argument(
-        "--synergy",
-        action="append",
-        default=[],
-        metavar="SKILL=S1,S2",
-        help="skills synergistic with SKILL: " + _having(lambda d: d.synergy_field),
-    )
-    new.add_argument(
-        "--luck",
-        type=int,
-        metavar="N",
-        help="maximum (and current) Luck: " + _having(lambda d: d.luck),
-    )
+    for key, f in FLAGS.items():  # one flag per sheet key, its help naming who has it
+        who = [name for name in REGISTRY.names() if feeds(key, name)]
+        only = "" if len(who) == len(REGISTRY.names()) else ", ".join(who) + ": "
+        if f.shape == "count":
+            new.add_argument(f.flag, type=int, metavar=f.metavar, help=only + f.help)
+        else:
+            new.add_argument(
+                f.flag, action="append", default=[], metavar=f.metavar, help=only + f.help
+            )
     new.set_defaults(run=run_new)
     for verb, helptext, fn in (
         ("show", "print a sheet as tables", run_show),
@@ -96,11 +81,6 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run_rest)
 
 
-def _having(part: Callable[[Declaration], object]) -> str:
-    """The systems that declare a part, for help."""
-    return ", ".join(s.name for s in REGISTRY if part(s.declares) is not None) or "none"
-
-
 def pairs(items: list[str], flag: str, numeric: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
@@ -111,7 +91,16 @@ def pairs(items: list[str], flag: str, numeric: bool = True) -> dict[str, Any]:
     return out
 
 
-SHEET_FLAGS = {"abilities": "--ability", "uses": "--uses", "synergy": "--synergy", "luck": "--luck"}
+def flag_value(ns: argparse.Namespace, f: Flag) -> Any:
+    """What a sheet key's flag gave, as the sheet's TOML table holds it (None: not given)."""
+    given = getattr(ns, f.flag.lstrip("-"))
+    if given in (None, []):
+        return None
+    if f.shape == "count":
+        return {"current": given, "maximum": given}
+    if f.shape == "names":
+        return {k: v.split(",") for k, v in pairs(given, f.flag, False).items()}
+    return pairs(given, f.flag, f.shape == "number")
 
 
 def run_new(ns: argparse.Namespace) -> int:
@@ -127,26 +116,20 @@ def run_new(ns: argparse.Namespace) -> int:
         )
     system = REGISTRY.get(ns.system, "--system").name
     used = keys_of(system)
-    for key, flag in SHEET_FLAGS.items():
-        given = getattr(ns, flag.lstrip("-"))
-        if given not in (None, []) and key not in used:
+    draft: dict[str, Any] = {"system": ns.system}
+    for key, f in FLAGS.items():
+        value = flag_value(ns, f)
+        if value is not None and key not in used:
+            given = getattr(ns, f.flag.lstrip("-"))
             raise D100Error(
-                flag,
+                f.flag,
                 given if not isinstance(given, list) else given[0],
-                f"the flags for {system} characters: --skill"
-                + "".join(f", {SHEET_FLAGS[k]}" for k in used if k in SHEET_FLAGS),
+                f"the flags for {system} characters: "
+                + ", ".join(FLAGS[k].flag for k in used if k in FLAGS),
                 f"{system} has no {key}",
             )
-    synergy = {k: v.split(",") for k, v in pairs(ns.synergy, "--synergy", False).items()}
-    draft = {
-        "system": ns.system,
-        "skills": pairs(ns.skill, "--skill"),
-        "abilities": pairs(ns.ability, "--ability"),
-        "uses": pairs(ns.uses, "--uses", False),
-        "synergy": synergy,
-    }
-    if ns.luck is not None:
-        draft["luck"] = {"current": ns.luck, "maximum": ns.luck}
+        if value is not None:
+            draft[key] = value
     character = from_table(ns.name, draft)
     save(path, sheet.put(character))
     print(
@@ -183,7 +166,7 @@ def character_view(c: Character) -> View:
     view = View((line(seg(head, "title")),)) + table(["skill", "%", ""], rows)
     if c.abilities:
         view = view + table(
-            ["ability", "factor"], [[seg(k), seg(f"{v:+d}")] for k, v in c.abilities.items()]
+            ["abilities", "factor"], [[seg(k), seg(f"{v:+d}")] for k, v in c.abilities.items()]
         )
     return view + View(((("", ""),),))
 

@@ -24,7 +24,7 @@ from .tokens import token_hash
 GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
-HIDDEN_IN_BLIND = ("result",)  # what a blind roller's own view leaves out
+HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view leaves out
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))

@@ -16,7 +16,18 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from . import bodies, calculator, characters, export, flow, gametables, idempotency, rerolls, rolls
+from ..systems import REGISTRY
+from . import (
+    bodies,
+    calculator,
+    characters,
+    export,
+    flow,
+    followups,
+    gametables,
+    idempotency,
+    rolls,
+)
 from .access import (
     CREDENTIAL,
     Credential,
@@ -50,9 +61,9 @@ TableId = Id
 router = APIRouter()
 # /health's own thread: never one queued behind a burst of other requests (a sync route's).
 HEALTH = ThreadPoolExecutor(1, thread_name_prefix="health")
-RequestBody = Annotated[
-    dict[str, Any], Body(openapi_examples={"brp": {"value": {"system": "brp", "skill": 65}}})
-]
+# A check of each built-in system, for /docs.
+EXAMPLES: dict[str, Any] = {s.name: {"value": {"system": s.name, "skill": 65}} for s in REGISTRY}
+RequestBody = Annotated[dict[str, Any], Body(openapi_examples=EXAMPLES)]
 
 
 @dataclass(frozen=True)
@@ -339,7 +350,8 @@ def clear_marks(table_id: TableId, character_id: Id, request: Request) -> dict[s
 
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
 def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request) -> dict[str, Any]:
-    """BRP5: ``aim`` adds a round; ``move``, ``damage`` or ``act`` end the aim."""
+    """``aim`` adds a round, up to the system's cap; each of what ends its aim (its
+    declaration's ``aim.ends``: BRP5's ``move``, ``damage``, ``act``) spends it."""
     with _acting(request, table_id) as (session, viewer):
         row = flow.aim(session, viewer, character_id, body.action)
     return characters.full_view(row)
@@ -432,41 +444,45 @@ async def reroll(
     body: bodies.Reroll | None = None,
     idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
 ) -> dict[str, Any]:
-    """Spend 1 Luck to reroll a failed check you rolled (BRP7): its own provable roll, with
-    the same request, linked to the first (``rerolls``). Not for a hidden roll. With an
-    ``Idempotency-Key`` a retry answers with the reroll already made, as a roll's does."""
+    """Follow up a check you rolled, as its card offers (``follow_up``, its key: BRP7's Luck
+    reroll of a failure, CoC7's Luck spent after the roll or its push): its own provable roll,
+    from the request the rules make of the first, linked to it (``followups``). Not for a
+    hidden roll. With an ``Idempotency-Key`` a retry answers with the roll already made, as a
+    roll's does."""
     server, token = _server(request), _writer_token(request, table_id)
     dice = None if body is None else body.dice
-    sent = {"reroll_of": seq, "dice": dice}  # the roll it rerolls is part of the request
+    key = None if body is None else body.follow_up
+    sent = {"reroll_of": seq, "follow_up": key, "dice": dice}  # the roll it follows is part
 
-    def plan() -> rerolls.Plan | ApiError:
+    def plan() -> followups.Plan | ApiError:
         try:
             with server.store.read() as session:
-                return rerolls.plan(session, authenticate(session, table_id, token), seq)
+                viewer = authenticate(session, table_id, token)
+                return followups.plan(session, viewer, seq, key)
         except ApiError as refused:
             if idempotency_key is None:
                 raise
-            return refused  # perhaps a retry of a reroll made: its answer, else the refusal
+            return refused  # perhaps a retry of a follow-up made: its answer, else the refusal
 
-    def make(planned: rerolls.Plan | ApiError, chance: Any) -> tuple[dict[str, Any], bool]:
+    def make(planned: followups.Plan | ApiError, chance: Any) -> tuple[dict[str, Any], bool]:
         with server.store.write() as session:
             viewer = authenticate(session, table_id, token)
 
             def act() -> Event:
                 if isinstance(planned, ApiError):
                     raise planned
-                return rerolls.reroll(session, viewer, planned, chance, dice)
+                return followups.follow(session, viewer, planned, chance, dice)
 
             done = idempotency.once(session, viewer, idempotency_key, sent, act)
             return view_event(viewer, done.event), done.replayed
 
     planned = await anyio.to_thread.run_sync(plan)  # in the table's turn
     chance = None
-    if isinstance(planned, rerolls.Plan):
-        chance = calculator.cheap_odds(planned.request)
+    if isinstance(planned, followups.Plan) and planned.odds is not None:
+        chance = calculator.cheap_odds(planned.odds)
         if chance is None:
             work = f"table:{table_id}"
-            chance = await server.pool.run(work, calculator.odds_of, planned.request, urgent=True)
+            chance = await server.pool.run(work, calculator.odds_of, planned.odds, urgent=True)
     # In the table's write turn, as a roll's: one at a time per table, no thread held while
     # it waits (else a table's rerolls held up to six threads waiting for the write lock).
     view, replayed = await server.writing.run(f"table:{table_id}", make, planned, chance)

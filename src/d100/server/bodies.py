@@ -101,6 +101,10 @@ class Roll(Body):
 
 
 class Reroll(Body):
+    """A follow-up of a check (its card's offers): which one (its key; none: the first the
+    rules give), and dice typed by hand for one that rolls."""
+
+    follow_up: Name | None = None
     dice: list[int] | None = Field(default=None, max_length=100)
 
 

@@ -68,8 +68,9 @@ def parse_sheet(system: str, text: str) -> sheets.Character:
             f"at most {MAX_SKILLS} skills",
             "too many skills on one sheet",
         )
-    # Skill names are shown in the log beside the GM's and players' words: one printable line.
-    named = [*character.skills, *character.abilities, *character.uses, *character.synergy]
+    # Skill names are shown in the log beside the GM's and players' words: one printable line
+    # (every table of the sheet is keyed by skill or ability names).
+    named = [k for v in sheets.values(character).values() if isinstance(v, dict) for k in v]
     for name in named:
         if not (1 <= len(name) <= NAME_LIMIT and name.isprintable() and name == name.strip()):
             raise bad(
@@ -277,13 +278,13 @@ def changes(before: sheets.Character, after: sheets.Character) -> dict[str, list
 
 
 def _flat(c: sheets.Character) -> dict[str, Any]:
+    """Each value of the sheet by its dotted key: ``skills.stealth``, ``luck.current``."""
     out: dict[str, Any] = {"name": c.name}
-    out |= {f"skills.{k}": v for k, v in c.skills.items()}
-    out |= {f"abilities.{k}": v for k, v in c.abilities.items()}
-    out |= {f"uses.{k}": v for k, v in c.uses.items()}
-    out |= {f"synergy.{k}": list(v) for k, v in c.synergy.items()}
-    if c.luck is not None:
-        out |= {"luck.current": c.luck.current, "luck.maximum": c.luck.maximum}
+    for key, value in sheets.values(c).items():
+        if isinstance(value, dict):
+            out |= {f"{key}.{k}": v for k, v in value.items()}
+        elif value is not None and key != "system":
+            out[key] = value
     return out
 
 
@@ -335,19 +336,19 @@ def public_view(row: Character) -> dict[str, Any]:
 
 
 def full_view(row: Character) -> dict[str, Any]:
-    """Everything of a character, for its sheet's readers. Its text may be rewritten here
-    (``current_text``): made outside write transactions."""
+    """What the sheet's readers see: every key of the sheet (``sheets.KEYS``), the aim built
+    up where the table's rules aim (rounds and the bonus they add), marks and the TOML. Its text
+    may be rewritten here (``current_text``): made outside write transactions."""
     c = sheet_of(row)
-    luck = None if c.luck is None else {"current": c.luck.current, "maximum": c.luck.maximum}
     return {
         **public_view(row),
-        "system": c.system,
-        "skills": dict(c.skills),
-        "abilities": dict(c.abilities),
-        "luck": luck,
-        "uses": dict(c.uses),
-        "synergy": {k: list(v) for k, v in c.synergy.items()},
-        "aim_rounds": row.aim_rounds,
+        **sheets.values(c),
+        "aim": aim_view(c.system, row.aim_rounds),
         "marks": row.marks,
         "sheet": current_text(row),
     }
+
+
+def aim_view(system: str, rounds: int) -> dict[str, int] | None:
+    rule = REGISTRY.get(system).declares.aim
+    return None if rule is None else {"rounds": rounds, "bonus": rule.bonus(rounds)}

@@ -234,7 +234,7 @@ def assist(
     append(
         session,
         table,
-        "assist",
+        "help",
         {
             "call_id": call.id,
             "target_id": target.id,
@@ -270,7 +270,11 @@ def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Cha
         session,
         table,
         "aim",
-        {"character": characters.public_view(row), "action": action, "aim_rounds": row.aim_rounds},
+        {
+            "character": characters.public_view(row),
+            "action": action,
+            "aim": characters.aim_view(table.system, row.aim_rounds),
+        },
         actor_id=viewer.member_id,
     )
     return row

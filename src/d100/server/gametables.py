@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
+from ..declarations import IMPROVEMENTS
 from ..errors import D100Error
 from ..fields import Field, read
 from ..provable import commitment
@@ -23,11 +24,10 @@ from .events import append, lock_table
 from .models import BlindRoll, GameTable, Member, SeedSession
 from .tokens import new_client_seed, new_id, new_seed, new_token, now, token_hash
 
-IMPROVEMENT = ("off", "failure", "success")
 SETTINGS_FIELDS = (
     Field("manual_dice", "bool", "players may type in dice they rolled by hand (G3)", default=True),
     Field(
-        "improvement", "choice", "what marks a skill for improvement (CH12)", choices=IMPROVEMENT
+        "improvement", "choice", "what marks a skill for improvement (CH12)", choices=IMPROVEMENTS
     ),
 )
 NAME_LIMIT = 80

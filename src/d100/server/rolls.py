@@ -12,13 +12,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import __version__
+from ..declarations import IMPROVEMENTS, Rolled, marked
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..luck import Luck, luck_needed
 from ..provable import ProvableSource
 from ..results import CheckResult, Result
 from ..systems import REGISTRY
-from . import characters
+from . import characters, followups
 from .access import (
     VISIBILITIES,
     Viewer,
@@ -45,9 +46,12 @@ TABLE_FIELDS = frozenset({"system", "skill", "dice", "house_rules", "actor", "op
 def reserved(system: str) -> frozenset[str]:
     """The fields a roll may not set at a table of ``system``: the table's own, and those
     the system declares the table fills in from the sheet (ability, synergies), the aiming
-    state and the helpers attached to a called test (with what each takes from a sheet)."""
+    state, the helpers attached to a called test (with what each takes from a sheet) and the
+    Luck its follow-ups spend after the roll."""
     declares = REGISTRY.get(system).declares
     named = {declares.ability_field, declares.synergy_field}
+    if declares.luck is not None:  # Luck spent after the roll: its follow-ups' to fill in
+        named.add(declares.luck.after_field)
     if declares.aim is not None:
         named.add(declares.aim.field)
     if (helped := declares.assistance) is not None:
@@ -241,7 +245,8 @@ def players_part(system: str) -> frozenset[str]:
     system has Luck. Every other field of a called test is the GM's (difficulty, modifiers,
     bonus dice, taking 50 or 100...)."""
     luck = REGISTRY.get(system).declares.luck
-    return frozenset() if luck is None else frozenset({luck.boost_field, luck.reroll_field})
+    fields = () if luck is None else (luck.boost_field, luck.reroll_field)
+    return frozenset(f for f in fields if f)
 
 
 def _players_part(table: GameTable, call: Call, side: Side) -> None:
@@ -351,9 +356,11 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     for row, luck, check in zip(prepared.rows, lucks, checks, strict=True):
         if luck is not None and check.luck_spent:
             characters.change_luck(session, row, luck.spend(check.luck_spent))
+    aimed = {}
     for row, side in zip(prepared.rows, spec.sides, strict=True):
-        if side.aimed:
-            row.aim_rounds = 0  # BRP5: firing spends the aim
+        if side.aimed:  # firing spends the aim (BRP5): the card says what it added
+            aimed = {"aim": characters.aim_view(table.system, row.aim_rounds)}
+            row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared)
     data: dict[str, Any] = {
         "character": characters.public_view(prepared.rows[0]),
@@ -373,7 +380,14 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             "request": request,
         },
         "result": result.to_dict(),
+        **aimed,
     }
+    if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
+        luck = characters.sheet_of(prepared.rows[0]).luck
+        left = None if luck is None else luck.current
+        rolled = Rolled(request, result, left, result.luck_spent or 0)
+        if follow := followups.offers(rolled, table.system):
+            data["follow_ups"] = follow
     if spec.opponent is not None:
         data |= {
             "opponent": characters.public_view(prepared.rows[1]),
@@ -585,9 +599,9 @@ def _mark(
 ) -> None:
     """Improvement marks per skill, on what the table's setting counts (CH12: failures); only
     where every reader of the sheet may see the roll, as a mark tells how it went."""
-    trigger = table.settings.get("improvement", "off")
+    trigger = table.settings.get("improvement", IMPROVEMENTS[0])
     for row, skill, check, seen in zip(rows, skills, checks, shared, strict=True):
         if not seen:
             continue
-        if (trigger == "failure" and not check.success) or (trigger == "success" and check.success):
+        if marked(trigger, check.success):
             write_columns(session, row, marks={**row.marks, skill: row.marks.get(skill, 0) + 1})

@@ -8,6 +8,7 @@ from functools import partial
 from itertools import combinations
 from typing import Any, Literal, get_args
 
+from ..catalogue import OPPOSED_TASKS
 from ..declarations import (
     Assistance,
     Change,
@@ -793,6 +794,7 @@ DECLARATION = Declaration(
     ability_field="ability",
     synergy_field="synergy",
     improvement="failure",
+    tasks=OPPOSED_TASKS,
     fast=FastPath(
         inputs=frozenset(
             {

@@ -113,8 +113,11 @@ function setByPage(system) {
   const r = system.declares;
   return ["system", "skill", "dice", "house_rules", r.ability, r.synergy,
     r.assistance && r.assistance.field, r.aim && r.aim.field,
-    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field].filter(Boolean);
+    r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field, r.luck && r.luck.after_field].filter(Boolean);
 }
+
+// A table's improvement marks in words: "off", or "on failures", "on successes".
+const marksText = (setting) => setting === "off" ? setting : `on ${setting}s`;
 
 // The tables this browser has sat at, for the home page: names and roles only (the cookie
 // holding each table's token is HttpOnly and stays so).
@@ -161,8 +164,9 @@ function fieldInputs(schema, skip, prefix) {
       out.push(el("div", {}, label, input, list, help));
       continue;
     }
-    if (spec.enum) {
-      input = el("select", { id, name, "aria-describedby": `${id}-help` },
+    if (spec.enum) {  // left on "the usual", the request leaves the field to its default
+      const usual = spec.enum.includes(null) ? [] : [el("option", { value: "", text: "the usual" })];
+      input = el("select", { id, name, "aria-describedby": `${id}-help` }, usual,
         spec.enum.map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
       input = el("input", { type: "text", id, name, inputmode: "text",
@@ -195,7 +199,10 @@ function fieldValues(container, schema) {
       if (bad !== undefined) throw new Error(`${fieldWords(input.name)}: "${bad}" is not a number; type numbers such as +10 -20.`);
       out[input.name] = parts.map(Number);
     } else if (spec.type === "integer") out[input.name] = Number(raw);
-    else if (spec.enum) out[input.name] = /^\d+$/.test(raw) ? Number(raw) : raw;
+    else if (spec.enum) {  // the choice itself, a number where it is one (0.5, 50)
+      const chosen = spec.enum.find((v) => v !== null && String(v) === raw);
+      out[input.name] = chosen === undefined ? raw : chosen;
+    }
     else out[input.name] = SIGNED.test(raw) ? Number(raw) : raw;
   }
   return out;

@@ -17,15 +17,19 @@ async function start() {
   houseRules();
 }
 
-// The chosen system's house rules, from its schema; each starts on "the usual".
+// The chosen system's house rules, from its schema; each starts on "the usual". The
+// improvement marks to choose from, and the system's usual one, are what it declares.
 function houseRules() {
   const system = all.find((s) => s.name === document.getElementById("table-system").value);
+  const { improvement, improvements } = system.declares;
+  const select = document.getElementById("improvement");
+  const keep = select.value;
+  select.replaceChildren(el("option", { value: "", id: "improvement-usual", text: `the system's usual (${marksText(improvement)})` }),
+    ...improvements.map((v) => el("option", { value: v, text: marksText(v) })));
+  if (improvements.includes(keep)) select.value = keep;
   const schema = system.check.properties.house_rules;
   const inputs = fieldInputs(schema, [], "house");
-  for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) {
-    select.prepend(el("option", { value: "", text: "the usual" }));
-    select.value = "";
-  }
+  for (const select of inputs.flatMap((i) => [...i.querySelectorAll("select")])) select.value = "";
   document.getElementById("house-rules").replaceChildren(...(inputs.length ? inputs
     : [el("p", { class: "muted", text: `${system.title} has no house rules to choose.` })]));
 }

@@ -45,8 +45,9 @@ async function refresh() {
       el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
         [el("dt", { text: k }), el("dd", { text: plain(v) })])));
     document.getElementById("odds-advice").replaceChildren(adviceList(answer.advice || []));
-    // The chart runs to the skill's maximum, or to 150 where skills have none.
-    const high = current.declares.skill.high === null ? 150 : current.declares.skill.high;
+    // The chart runs to the skill's maximum, or to 150 where skills have none; 200 at most
+    // (a system taking skills to 1000 has little to show past it).
+    const high = Math.min(current.declares.skill.high === null ? 150 : current.declares.skill.high, 200);
     const points = await api("POST", "/api/odds/chart", { request: req, low: 0, high, step: 5 });
     document.getElementById("odds-chart").replaceChildren(chart(points, req.skill));
   } catch (err) {

@@ -167,10 +167,25 @@ function buildRollFields() {
   $("call-difficulty-label").textContent = target.label;
   $("call-difficulty").placeholder = `${target.default}; or e.g. ${target.example}`;
   $("call-presets").replaceChildren(...Object.keys(target.presets).map((v) => el("option", { value: v })));
-  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself.
+  // A difficulty moves the skill (signed: +20 easier); a risk is the number to beat itself;
+  // a target that is a choice of names (a required level) takes its names only.
   const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
-  $("call-difficulty-help").textContent = `${Object.entries(target.presets).map(([k, v]) => `${k} ${signed(v)}`).join(", ")}; or a number.`;
+  const named = !!(system.check.properties[target.field] || {}).enum;
+  const presets = Object.entries(target.presets).map(([k, v]) => (named ? k : `${k} ${signed(v)}`));
+  $("call-difficulty-help").textContent = !presets.length ? `For example ${target.example}.`
+    : named ? `${presets.join(", ")}.` : `${presets.join(", ")}; or a number.`;
   if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;
+}
+
+// What is typed for the target as its field takes it: a preset's name or a number, or, where
+// the target is a list (modifiers), the numbers typed.
+function targetValue(text) {
+  const spec = system.check.properties[rules.target.field] || {};
+  if (spec.type !== "array") return SIGNED.test(text) ? Number(text) : text;
+  const parts = text.split(/[ ,]+/).filter(Boolean);
+  const bad = parts.find((p) => !SIGNED.test(p));
+  if (bad !== undefined) throw new Error(`${rules.target.label}: "${bad}" is not a number; type numbers such as +10 -20.`);
+  return parts.map(Number);
 }
 
 function myPending() {
@@ -196,7 +211,7 @@ function render() {
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
   $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
-  $("luck-options").hidden = !rules.luck || !allowed(rules.luck.boost_field);
+  $("luck-options").hidden = !boosts();
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
@@ -243,11 +258,9 @@ function options(select, pairs) {
 function skillOptions() {
   const character = byId($("roll-character").value);
   options($("roll-skill"), character ? Object.keys(character.skills).map((s) => [s, `${s} ${character.skills[s]}`]) : []);
-  $("aim-option").hidden = !(rules.aim && character && character.aim_rounds > 0);
-  if (rules.aim && character) {
-    const bonus = Math.min(character.aim_rounds * rules.aim.step, rules.aim.cap);
-    $("roll-aimed-text").textContent = `Fire with the aim built up: ${character.aim_rounds} round(s), +${bonus} (spends it)`;
-  }
+  const aim = character && character.aim;  // the server's: rounds aimed and what they add
+  $("aim-option").hidden = !(aim && aim.rounds > 0);
+  if (aim) $("roll-aimed-text").textContent = `Fire with the aim built up: ${aim.rounds} round(s), +${aim.bonus} (spends it)`;
 }
 
 // Skill names to pick from while typing, from the sheets this viewer may see; any name (or
@@ -392,9 +405,11 @@ function characterCard(c) {
   if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
   const marks = Object.entries(c.marks);
   if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
-  if (rules.aim) {
-    card.append(el("p", { text: `Aiming: ${c.aim_rounds} round(s)` }),
-      ...[["aim", "Aim a round"], ["move", "Move"], ["damage", "Took damage"]].map(([action, text]) =>
+  if (rules.aim && c.aim) {
+    // Aiming adds a round; each of what the system says ends it is a button of its own.
+    const actions = [["aim", "Aim a round"], ...rules.aim.ends.map((end) => [end, fieldWords(end)])];
+    card.append(el("p", { text: `Aiming: ${c.aim.rounds} round(s), +${c.aim.bonus}` }),
+      ...actions.map(([action, text]) =>
         el("button", { type: "button", class: "secondary small", "aria-label": `${text} (${c.name})`, onclick: () => act(() =>
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
   }
@@ -489,7 +504,7 @@ function tableRules() {
   const settings = state.table.settings;
   return [`House rules: ${chosen.length ? chosen.join("; ") : "none, the rules as written"}.`,
     `Dice rolled by hand: ${settings.manual_dice ? "allowed" : "not allowed"}.`,
-    `Improvement marks: ${settings.improvement === "off" ? "off" : `on ${settings.improvement === "failure" ? "failures" : "successes"}`}.`].join(" ");
+    `Improvement marks: ${marksText(settings.improvement)}.`].join(" ");
 }
 
 function renderSeeds() {
@@ -545,8 +560,11 @@ function answer(call, target) {
 const allowed = (field) => !answering || answering.call.players_fields.includes(field);
 function offerFields() {
   for (const input of $("roll-fields").querySelectorAll("[name]")) input.closest("#roll-fields > div").hidden = !allowed(input.name);
-  $("luck-options").hidden = !rules.luck || !allowed(rules.luck.boost_field);
+  $("luck-options").hidden = !boosts();
 }
+
+// A Luck boost before rolling, where the system's Luck has one and the roll may take it.
+const boosts = () => !!(rules.luck && rules.luck.boost_field && allowed(rules.luck.boost_field));
 
 function leaveAnswer() {
   if (!answering) return;
@@ -591,7 +609,7 @@ function preview() {
     try { body = rollBody(); } catch (err) { $("roll-error").textContent = err.message; return; }
     delete body.actor.dice;
     const character = byId(body.actor.character_id);
-    const key = JSON.stringify([body, character && [character.skills, character.luck, character.aim_rounds]]);
+    const key = JSON.stringify([body, character && [character.skills, character.luck, character.aim]]);
     if (key === previewed) return;
     previewed = key;
     if (body.opponent) {  // a contest's odds tell the opponent's skill: only its sheet's readers see them
@@ -611,14 +629,14 @@ function preview() {
         el("p", {}, el("strong", { text: `Success ${p.percent.success}` }), ` (${p.odds.success})`),
         el("details", {}, el("summary", { text: "Every outcome" }), oddsTable(p.odds, p.percent)));
       $("roll-error").textContent = "";
-      if (rules.luck) {
+      if (boosts()) {
         // Each button's exact gain: the advice option that adds just that spend to the roll.
         const { boost_field: boost, reroll_field: reroll } = rules.luck;
         const gain = (wantBoost, wantRerolls) => {
           const o = (p.advice || []).find((a) => !!a.request[boost] === wantBoost && (a.request[reroll] || 0) === wantRerolls);
           return o ? ` (${o.percent.gain} success)` : "";
         };
-        $("luck-boost").textContent = `Luck boost: spend 1 for +${rules.luck.boost}${luck.boost ? "" : gain(true, 0)}`;
+        $("luck-boost").textContent = `Luck boost: spend ${rules.luck.boost_cost} for +${rules.luck.boost}${luck.boost ? "" : gain(true, 0)}`;
       }
     } catch (err) {
       if (ticket !== previews) return;
@@ -672,8 +690,8 @@ function wire() {
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fields = {};
-    const level = $("call-difficulty").value.trim();
-    fields[rules.target.field] = !level ? rules.target.default : SIGNED.test(level) ? Number(level) : level;
+    try { fields[rules.target.field] = targetValue($("call-difficulty").value.trim() || String(rules.target.default)); }
+    catch (err) { $("call-error").textContent = err.message; return; }
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
@@ -744,17 +762,19 @@ function newSheet() {
 
 // -- the log: each roll a card ---------------------------------------------------------------
 
-// best: the system's top level; worst: its bottom one where failures have several levels.
-function levelKind(result) {
-  const failures = system.levels.filter((lv) => !system.success_levels.includes(lv));
-  if (result.success) return result.level === system.levels[0] && system.success_levels.length > 1 ? "best" : "win";
-  return failures.length > 1 && result.level === failures[failures.length - 1] ? "worst" : "lose";
+// A level as the system declares it (name, meaning, mark, style, success); a level it does
+// not list is drawn by its success alone.
+function levelSpec(result) {
+  return rules.levels.find((lv) => lv.name === result.level)
+    || { name: result.level, meaning: "", mark: "", style: result.success ? "ok" : "bad", success: result.success };
 }
 
+const levelKind = (result) => levelSpec(result).style;
+
 function levelBadge(result) {
+  const spec = levelSpec(result);
   const word = result.success ? "success" : "failure";
-  const kind = levelKind(result);
-  return el("span", { class: `level ${kind}`, "data-icon": rules.words.icons[result.level] || "",
+  return el("span", { class: `level ${spec.style}`, "data-icon": spec.mark, title: spec.meaning || null,
                       text: result.level === word ? word : `${result.level} (${word})` });
 }
 
@@ -792,57 +812,60 @@ function diceLine(result) {
 
 function extras(e, result) {
   const request = e.request || {};
-  const { luck: l, aim, extra_dice: extra } = rules;
+  const { luck: l, extra_dice: extra } = rules;
   const parts = [];
-  if (result.luck_spent && !e.reroll_of) parts.push(`Luck spent: ${result.luck_spent}`);  // a reroll says its own
-  if (l && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
-  if (aim && request[aim.field]) parts.push(`aimed ${request[aim.field]} round(s), +${Math.min(request[aim.field] * aim.step, aim.cap)}`);
+  if (result.luck_spent && !e.reroll_of) parts.push(`Luck spent: ${result.luck_spent}`);  // a follow-up says its own
+  if (l && l.boost_field && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
+  if (e.aim) parts.push(`aimed ${e.aim.rounds} round(s), +${e.aim.bonus}`);
   if (extra && request[extra.bonus_field]) parts.push(`bonus dice: ${request[extra.bonus_field]}`);
   if (extra && request[extra.penalty_field]) parts.push(`penalty dice: ${request[extra.penalty_field]}`);
   return parts.length ? el("p", { class: "muted", text: parts.join(" · ") }) : null;
 }
 
-// A failed check its roller saw may be rerolled for 1 Luck (the system's Luck rule), while
-// the sheet's Luck and the table's cap allow; the server decides, the page only offers.
-function rerollOffer(e) {
-  const l = rules.luck;
+// What a follow-up's card says it was: "Luck reroll of roll #12: 1 Luck spent".
+function followedText(e) {
+  const what = e.follow_up ? e.follow_up.done : "Follow-up";
+  return `${what} of roll #${e.reroll_of}${e.luck_spent ? `: ${e.luck_spent} Luck spent` : ""}`;
+}
+
+// What its roller may do about a check once its result shows, as the server listed it when
+// it was rolled (the system's follow-ups: a Luck reroll, Luck spent, a push), while the
+// sheet's Luck covers it; the server decides again at the tap, the page only offers.
+function followOffers(e) {
   const character = byId(e.character.id);
-  if (!l || e.hidden || e.result.success || e.actor_id !== state.me.id || rerolled.has(e.seq) || rerolling.has(e.seq)) return null;
-  if (!["public", "gm"].includes(e.visibility) || !character || !character.luck || character.luck.current < 1) return null;
-  const taken = e.reroll_number || (e.result.luck_spent || 0) - (e.request[l.boost_field] ? 1 : 0);
-  const cap = l.reroll_cap_rule ? state.table.house_rules[l.reroll_cap_rule] : undefined;
-  if (cap !== undefined && taken >= cap) return null;
-  // The reroll resolves this request without its own rerolls: these odds are its odds.
-  const exact = !e.request[l.reroll_field] && e.percent;
-  const label = `Spend 1 Luck to reroll${exact ? ` (${e.percent.success} to succeed)` : ""}`;
+  const offers = (e.follow_ups || []).filter((o) => !o.luck || (character && character.luck && character.luck.current >= o.luck));
+  if (e.hidden || e.actor_id !== state.me.id || rerolled.has(e.seq) || rerolling.has(e.seq) || !offers.length) return null;
+  if (!["public", "gm"].includes(e.visibility) || !character) return null;
   const box = el("div", { class: "reroll", "data-reroll": e.seq });
-  const typed = state.table.settings.manual_dice
+  const typed = state.table.settings.manual_dice && offers.some((o) => o.draws)
     ? el("input", { type: "text", inputmode: "numeric", class: "small", "aria-label": `Your die for the reroll of roll #${e.seq} (blank: drawn)`, placeholder: "your die (blank: drawn)",
         value: rerollDice.get(e.seq), oninput: (ev) => rerollDice.set(e.seq, ev.target.value) })
     : null;
   const error = el("p", { class: "error", role: "alert" });
-  box.append(el("button", { type: "button", class: "secondary small", onclick: async () => {
+  const take = async (offer) => {
     error.textContent = "";
-    let body = {};
-    try { if (typed && typed.value.trim()) body = { dice: parseDice(typed.value.trim()) }; } catch (err) { error.textContent = err.message; return; }
-    // Its result where it was asked: the reroll's own event, arriving first, removes offers.
-    const here = el("div", { class: "muted", text: "Rerolling…" });
-    const where = box.closest(".here");  // a reroll of a result shown where rolled shows there too
+    const body = { follow_up: offer.key };
+    try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
+    // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
+    const here = el("div", { class: "muted", text: `${offer.label}…` });
+    const where = box.closest(".here");  // a follow-up of a result shown where rolled shows there too
     box.replaceWith(here);
     // The same roll may be offered in two places (its call, the roll panel): one tap is all.
     rerolling.add(e.seq);
-    for (const offer of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) offer.remove();
+    for (const other of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) other.remove();
     try {
       const event = await once(`${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
       showReroll(event);
       if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
-  } }, label), typed, error);
+  };
+  box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
+    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), typed, error);
   return box;
 }
 
-// A reroll's outcome takes its first roll's place wherever that was shown where rolled, and
+// A follow-up's outcome takes its first roll's place wherever that was shown where rolled, and
 // keeps it when the page draws again (hereCard follows rerollOf).
 function showReroll(event) {
   rerollOf.set(event.reroll_of, event);
@@ -881,8 +904,8 @@ function describe(e) {
         diceLine(e.result), oddsLine(e), extras(e, e.result),
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
-        e.reroll_of ? el("p", { class: "muted", text: `Luck reroll of roll #${e.reroll_of}: 1 Luck spent` }) : null,
-        rerollOffer(e),
+        e.reroll_of ? el("p", { class: "muted", text: followedText(e) }) : null,
+        followOffers(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm()) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).
@@ -913,8 +936,8 @@ function describe(e) {
     }
     case "cancel": return el("p", { class: "head" }, `${memberName(e.actor_id)} cancels the ${e.call.skill} call`, time);
     case "decline": return el("p", { class: "head" }, `${e.character.name} declines the ${e.skill} test`, time);
-    case "assist": return el("p", { class: "head" }, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
-    case "aim": return el("p", { class: "head" }, `${e.character.name}: ${e.action} (aiming ${e.aim_rounds} round(s))`, time);
+    case "help": return el("p", { class: "head" }, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
+    case "aim": return el("p", { class: "head" }, `${e.character.name}: ${fieldWords(e.action).toLowerCase()}${e.aim ? ` (aiming ${e.aim.rounds} round(s), +${e.aim.bonus})` : ""}`, time);
     case "rest": return el("p", { class: "head" }, "A night's rest: Luck is restored", time);
     case "join": return el("p", { class: "head" }, `${e.member.name} joins the table`, time);
     case "revoke": return el("p", { class: "head" }, `${e.member.name} was removed from the table`, time);

@@ -1,0 +1,230 @@
+"""What may follow a check, taken by its roller once the result shows: the system's
+follow-ups (``Declaration.after``: BRP7's Luck reroll of a failure; CoC7's Luck spent after
+the roll and its push). Each is its own provable roll (the next nonce on the roller's seed)
+linked to the first, resolving the request the system makes from the first one, with the
+Luck it costs spent from the sheet. A check's card lists its offers (``offers``) when it is
+rolled; taking one asks the system again, with the Luck the sheet has then."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .. import __version__
+from ..declarations import FollowUp, Rolled
+from ..engine import resolve
+from ..errors import D100Error
+from ..provable import ProvableSource
+from ..results import CheckResult
+from ..systems import REGISTRY
+from . import characters
+from .access import Viewer, require_editor, sees_event, sheet_readers_see
+from .calculator import cheap_odds, percents
+from .errors import ApiError, bad, conflict, invalid, not_found
+from .events import append, get_table, lock_table
+from .gametables import draw
+from .models import Event, GameTable, SeedSession
+
+# A follow-up is decided on seeing the result: one further back than this many events is
+# refused, which also bounds the search for one already taken.
+WINDOW = 200
+
+
+def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
+    """What a check's card offers its roller, as the event keeps it: each follow-up the
+    system gives and no rule refuses, with its chance of success where it rolls anew and its
+    odds are cheap to work out."""
+    out = []
+    for f in REGISTRY.get(system).declares.after(rolled):
+        if f.refused is not None:
+            continue
+        offer: dict[str, Any] = {"key": f.key, "label": f.label, "luck": f.luck}
+        offer["draws"] = f.draws()
+        chance = cheap_odds(f.request) if offer["draws"] else None
+        if chance is not None:
+            offer["chance"] = percents(chance)["success"]
+        out.append(offer)
+    return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a follow-up would resolve (its odds are worked out from it before the write):
+    ``odds`` is the request whose odds the card shows, None where it rolls no dice."""
+
+    seq: int
+    key: str
+    request: dict[str, Any]
+    odds: dict[str, Any] | None
+
+
+def plan(session: Session, viewer: Viewer, seq: int, key: str | None) -> Plan:
+    table = get_table(session, viewer.table_id)
+    chosen = _checked(session, table, viewer, seq, key)[1]
+    request = dict(chosen.request)
+    return Plan(seq, chosen.key, request, request if chosen.draws() else None)
+
+
+def _checked(
+    session: Session, table: GameTable, viewer: Viewer, seq: int, key: str | None
+) -> tuple[Event, FollowUp]:
+    """The roll to follow and the follow-up taken; refused unless this viewer rolled it, it
+    is seen by every reader of the sheet, nothing followed it yet, the system offers that
+    follow-up for it now and the sheet has the Luck it costs."""
+    rolled = session.get(Event, (table.id, seq))
+    # An event the viewer may not see is answered as one that does not exist: a different
+    # refusal would tell them what kind of event it is.
+    if (
+        rolled is None
+        or rolled.kind != "roll"
+        or (rolled.actor_id != viewer.member_id and not sees_event(viewer, rolled))
+    ):
+        raise not_found("seq", seq, "check")
+    if rolled.actor_id != viewer.member_id:
+        raise ApiError(403, "seq", seq, "a check you rolled", "only its roller may follow it up")
+    data = rolled.data
+    row = characters.load(session, table.id, data["character"]["id"])
+    require_editor(viewer, row, "follow up this character's roll")
+    if not sheet_readers_see(session, rolled.visibility, viewer.member_id, row):
+        raise bad(
+            "seq",
+            seq,
+            "a roll whose result the character's player and the GM both see",
+            f"a {rolled.visibility} roll is hidden: following it up would tell how it went",
+        )
+    if table.last_seq - seq > WINDOW:
+        raise conflict(
+            "seq",
+            seq,
+            f"one of the last {WINDOW} events",
+            "too long ago: a follow-up is decided on seeing the result",
+        )
+    later = select(Event.seq, Event.data).where(
+        Event.table_id == table.id,
+        Event.seq > seq,
+        Event.kind == "roll",
+        Event.data["reroll_of"].as_integer() == seq,
+    )
+    done = session.execute(later.limit(1)).first()
+    if done is not None:
+        what = done.data.get("follow_up", {}).get("done", "a follow-up")
+        raise conflict(
+            "seq",
+            seq,
+            "a roll not followed up yet",
+            f"already followed by event {done.seq}: {what}",
+        )
+    luck = characters.sheet_of(row).luck
+    left = None if luck is None else luck.current
+    given = REGISTRY.get(table.system).declares.after(_rolled(session, data, left))
+    if not given:
+        reason = "this check succeeded" if data["result"]["success"] else "nothing may follow it"
+        raise bad("seq", seq, "a check its rules let its roller follow up", reason)
+    keys = [f.key for f in given]
+    chosen = next((f for f in given if f.key == key), given[0] if key is None else None)
+    if chosen is None:
+        raise bad("follow_up", key, "one of " + ", ".join(keys), "not offered for this roll")
+    if chosen.refused is not None:
+        raise conflict("seq", seq, chosen.allowed, chosen.refused)
+    if chosen.luck and (left or 0) < chosen.luck:
+        raise bad(
+            "seq",
+            seq,
+            f"a character with {chosen.luck} Luck to spend",
+            f"{row.name} has {left or 0} Luck",
+        )
+    return rolled, chosen
+
+
+def _rolled(session: Session, data: dict[str, Any], luck: int | None) -> Rolled:
+    """The check as the system sees it to say what may follow it: resolved again from its
+    seed, nonce and request, as ``d100 verify`` does, so the result is the one logged."""
+    p = data["provable"]
+    seed = session.get_one(SeedSession, p["seed_id"])
+    source = ProvableSource(bytes.fromhex(seed.server_seed), p["client_seed"], p["nonce"])
+    result = resolve(p["request"], source)
+    assert isinstance(result, CheckResult)  # only checks are followed up
+    taken = tuple(data.get("taken", ()))
+    return Rolled(p["request"], result, luck, spent_of(data), taken)
+
+
+def spent_of(data: dict[str, Any]) -> int:
+    """The Luck a check and what followed it spent, as far as this event."""
+    if "spent" in data:
+        return int(data["spent"])
+    return int(data["result"].get("luck_spent") or 0)
+
+
+def follow(
+    session: Session,
+    viewer: Viewer,
+    planned: Plan,
+    odds: dict[str, Any] | None,
+    dice: list[int] | None,
+) -> Event:
+    """The follow-up, made under the table's lock: its Luck spent, the next nonce drawn."""
+    table = lock_table(session, viewer.table_id)
+    rolled, chosen = _checked(session, table, viewer, planned.seq, planned.key)
+    data = rolled.data
+    row = characters.load(session, table.id, data["character"]["id"])
+    if dice is not None and not chosen.draws():
+        raise bad("dice", dice, "no dice: this follow-up rolls none", "it reads the roll made")
+    request = dict(chosen.request)
+    resolved = request
+    if dice is not None:
+        if not table.settings.get("manual_dice"):
+            raise bad(
+                "dice",
+                dice,
+                "no dice: this table draws every die",
+                "the GM has turned off dice rolled by hand",
+            )
+        resolved = {**request, "dice": dice}
+    drawn = draw(session, table.id, False, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
+    try:
+        result = resolve(resolved, source)
+    except D100Error as err:
+        raise invalid(err) from None
+    assert isinstance(result, CheckResult)
+    luck = characters.sheet_of(row).luck
+    if chosen.luck:
+        assert luck is not None  # _checked refuses a sheet without the Luck it costs
+        luck = luck.spend(chosen.luck)
+        characters.change_luck(session, row, luck)
+    taken = [*data.get("taken", ()), chosen.key]
+    spent = spent_of(data) + chosen.luck
+    out: dict[str, Any] = {
+        "character": characters.public_view(row),
+        "skill": data["skill"],
+        "request": request,
+        "odds": odds,
+        "percent": None if odds is None else percents(odds),
+        "manual": dice is not None,
+        "rerolls": data.get("rerolls", planned.seq),  # the first roll
+        "reroll_of": planned.seq,  # the roll it follows
+        "follow_up": {"key": chosen.key, "done": chosen.done},
+        "taken": taken,
+        "luck_spent": chosen.luck,
+        "spent": spent,
+        "provable": {
+            "seed_id": drawn.seed_id,
+            "commitment": drawn.commitment,
+            "client_seed": drawn.client_seed,
+            "nonce": drawn.nonce,
+            "engine": __version__,
+            "request": resolved,
+        },
+        "result": result.to_dict(),
+    }
+    left = None if luck is None else luck.current
+    if more := offers(Rolled(resolved, result, left, spent, tuple(taken)), table.system):
+        out["follow_ups"] = more
+    if "call" in data:
+        out["call"] = data["call"]
+    return append(
+        session, table, "roll", out, visibility=rolled.visibility, actor_id=viewer.member_id
+    )

@@ -1,0 +1,80 @@
+"""Call of Cthulhu 7th edition on the table page, phone and desktop: a failed card offers the
+Luck the edition's follow-ups price and a push with its chance (C7-4, C7-5); each taken shows
+where the roll was made. Skipped while the edition declares no follow-ups."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from d100 import REGISTRY
+
+from .services import serve
+from .test_browser import DESKTOP, PHONE, add_character, browser, overflow, shot, wired
+from .test_browser_new_names import shown
+
+READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet")]
+__all__ = ["browser"]
+SHEET = ('name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
+         'skills = {{ "library use" = 60, "spot hidden" = 45 }}\n')
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where: Path = tmp_path_factory.mktemp("coc7")
+    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
+        yield found
+
+
+def roll(page: Any, dice: str) -> Any:
+    from playwright.sync_api import expect
+
+    page.locator("#characters [data-character=Ada]").get_by_role(
+        "button", name=re.compile("^Roll library use")).click()
+    page.locator("#more-options").evaluate("d => { d.open = true; }")
+    page.get_by_label("Dice rolled by hand (optional)").fill(dice)
+    page.get_by_role("button", name="Roll", exact=True).click()
+    expect(page.locator("#roll-result > .card")).to_contain_text(f"Dice {dice}")
+    return shown(page)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any, size: str) -> None:
+    from playwright.sync_api import expect
+
+    phone = size == "phone"
+    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option("coc7")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEET)
+        card = roll(page, "70")  # 70 > 60: a failure, 10 Luck from a regular success
+        expect(card.get_by_role("button", name="Push the roll (60.00% to succeed)")).to_be_visible()
+        card.get_by_role("button", name=re.compile("^Spend 10 Luck")).click()
+        expect(page.locator("#roll-result > .card")).to_contain_text("10 Luck spent")
+        expect(shown(page).locator(".level")).to_contain_text("regular")
+        expect(page.locator("#characters")).to_contain_text("Luck 40 of 99")
+        card = roll(page, "80")
+        card.get_by_label(re.compile("Your die for the reroll")).fill("30")
+        card.get_by_role("button", name=re.compile("^Push the roll")).click()
+        expect(page.locator("#roll-result > .card")).to_contain_text("of roll #")
+        card = shown(page)
+        expect(card.locator(".level")).to_contain_text("hard")  # 30 <= 60 / 2
+        expect(card.get_by_role("button", name=re.compile("Luck|Push"))).to_have_count(0)
+        assert overflow(page) == 0
+        shot(page, f"table-coc7-{size}")
+        assert not errors, errors
+    finally:
+        context.close()

@@ -1,0 +1,83 @@
+"""Call of Cthulhu 7th edition at a table: a failed card offers Luck spent after the roll
+(C7-4) and a push (C7-5), each its own provable roll linked to the first, from what the edition
+declares (its ``luck`` with ``after_field`` and its ``follow_ups``); nothing follows a push or a
+fumble. Skipped while the edition declares no follow-ups (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from d100 import REGISTRY
+from tests.cli.conftest import d100
+
+from .tablehelp import SHEETS, Api, Table
+
+READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
+pytestmark = pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet")
+SHEET = """name = "{name}"
+system = "coc7"
+luck = {{ current = 50, maximum = 99 }}
+skills = {{ "library use" = 60, "spot hidden" = 45 }}
+"""
+
+
+@pytest.fixture(autouse=True)
+def sheets() -> Iterator[None]:
+    SHEETS["coc7"] = SHEET
+    yield
+    del SHEETS["coc7"]
+
+
+def luck_of(table: Table, token: str, character_id: str) -> int:
+    chars = {c["id"]: c for c in table.ok("GET", "", token)["characters"]}
+    current: int = chars[character_id]["luck"]["current"]
+    return current
+
+
+def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path) -> None:
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    ada = table.character(pat, "Ada")
+    first = table.roll(pat, ada, "library", actor={"dice": [70]})  # 70 > 60: a failure
+    assert first["result"]["level"] == "failure"
+    offers = {o["key"]: o for o in first["follow_ups"]}
+    assert offers["luck"]["luck"] == 70 - 60 and not offers["luck"]["draws"]  # rule: C7-4
+    assert offers["push"]["draws"] and offers["push"]["chance"] == "60.00%"  # rule: C7-5
+    bought = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201,
+                      json={"follow_up": "luck"})
+    assert bought["result"]["dice"] == [70] and bought["result"]["level"] == "regular"
+    assert bought["luck_spent"] == bought["result"]["luck_spent"] == 10
+    assert luck_of(table, pat, ada) == 40 and "follow_ups" not in bought
+
+    fumbled = table.roll(pat, ada, "spot", actor={"dice": [99]})  # 45 < 50: 96-00 fumble
+    assert fumbled["result"]["level"] == "fumble" and "follow_ups" not in fumbled
+
+    failed = table.roll(pat, ada, "library", actor={"dice": [80]})
+    pushed = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201,
+                      json={"follow_up": "push", "dice": [85]})
+    assert pushed["reroll_of"] == failed["seq"] and pushed["taken"] == ["push"]
+    assert pushed["result"]["level"] == "failure" and "follow_ups" not in pushed
+    r = table.req("POST", f"/rolls/{pushed['seq']}/reroll", pat, json={"follow_up": "luck"})
+    assert r.status_code == 422  # neither Luck nor a push after a push (C7-5)
+
+    # The Luck spent after the roll is its follow-ups' to set, never a player's at the table.
+    r = table.req("POST", "/rolls", pat, json={"actor": {
+        "character_id": ada, "skill": "library", "fields": {"luck": 30}}})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.luck"
+    call = table.ok("POST", "/calls", table.gm, 201, json={
+        "skill": "library use", "character_ids": [ada], "fields": {"difficulty": "hard"}})
+    hard = table.roll(pat, ada, None, target_id=call["targets"][0]["id"], actor={"dice": [40]})
+    assert hard["result"]["level"] == "regular" and not hard["result"]["success"]
+    offers = {o["key"]: o for o in hard["follow_ups"]}
+    assert offers["luck"]["luck"] == 40 - 30  # up to hard: half of 60 (C7-2, C7-4)
+
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = tmp_path / "log.jsonl"
+    log.write_text(table.req("GET", "/log.jsonl", pat).text)
+    run = d100("verify", "--json", str(log))
+    report = json.loads(run.out)
+    assert run.status == 0 and report["verified"] == 6 and report["mismatch"] == 0, run
