@@ -15,8 +15,11 @@ from ..declarations import (
     Declaration,
     ExtraDice,
     FastPath,
+    FollowUp,
     LevelSpec,
+    Luck,
     Option,
+    Rolled,
     Roller,
     Style,
     Target,
@@ -29,13 +32,14 @@ from ..system import Plan
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
+    MAX_LUCK,
     NAME,
     Coc7Check,
     parse_check,
     plan_of,
 )
 from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
-from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, winning
+from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, fumble_from, luck_buys, winning
 
 __all__ = ["NAME", "SYSTEM", "Coc7", "Coc7Check", "Coc7Contest", "Level", "commands"]
 
@@ -214,6 +218,47 @@ def _bands(result: CheckResult) -> str:
     return result.bands or ""
 
 
+# -- what may follow a roll at a table (C7-4, C7-5) ---------------------------------------
+
+LUCK = Luck(
+    boost_field="",  # no boost before the roll (BRP7's), no rerolls
+    boost=0,
+    reroll_field="",
+    reroll_cap_rule=None,
+    most=MAX_LUCK,
+    summary="spent after the roll, 1 Luck per point the roll is lowered, to reach the "
+    "difficulty; a failure may be pushed once instead",
+    after_field="luck",
+)
+
+
+def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
+    """What its roller may do about a failed check at a table: Luck to buy the difficulty on
+    the roll already made (C7-4: not on a fumble, Luck available greater than the cost,
+    decision 7's least cost), and a push, a roll of its own with the same pool (C7-5: not on
+    a fumble unless ``allow_push_fumbles``). Nothing follows a push, a combined roll or a
+    request that asked for Luck or a push itself."""
+    result, request = rolled.result, rolled.request
+    asked = request.get("luck") is not None or request.get("push") or request.get("combined")
+    if result.success or result.roll is None or asked or "push" in rolled.taken:
+        return ()
+    base = {k: v for k, v in request.items() if k not in ("luck", "push", "dice")}
+    check = parse_check(base)
+    critical = check.house_rules.critical_difficulty_fumbles
+    fumbles = fumble_from(check.target, check.difficulty, critical)
+    out = []
+    if rolled.luck is not None and not rolled.taken:
+        bought = luck_buys(result.roll, check.target, check.difficulty, fumbles, rolled.luck)
+        if bought is not None:
+            cost, lvl = bought
+            same = {**base, "luck": rolled.luck, "dice": list(result.dice)}
+            label = f"Spend {cost} Luck: {lvl}"
+            out.append(FollowUp("luck", label, "Luck spent after the roll", cost, same))
+    if result.level != "fumble" or check.house_rules.allow_push_fumbles:
+        out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base))
+    return tuple(out)
+
+
 DECLARATION = Declaration(
     target=Target(
         field="difficulty",
@@ -227,8 +272,8 @@ DECLARATION = Declaration(
     words=Words(target="target", shortfall=None, bands=_bands, again="pushed"),
     options=_options,
     sampler=_roller,
-    # Luck is spent after the roll (C7-4): the Luck record describes BRP7's boost and rerolls
-    luck=None,
+    luck=LUCK,
+    follow_ups=follow_ups,
     extra_dice=ExtraDice(
         "bonus_dice",
         "penalty_dice",
