@@ -142,6 +142,8 @@ def test_requests_round_trip_through_the_contract() -> None:
         ("CC2<=99c", {"skill": 99, "bonus_dice": 2, "difficulty": "critical"}),
         ("CC<=65 a comment", {"skill": 65}),
         ("  CC<=65h  ", {"skill": 65, "difficulty": "hard"}),
+        ("CC<=65/h", {"skill": 65, "difficulty": "hard"}),  # the chat habit the issue names
+        ("CC1<=65/E", {"skill": 65, "bonus_dice": 1, "difficulty": "extreme"}),
         ("CC<=0", {"skill": 0}),
         ("CBR(60,45)", {"skill": 60, "combined": [45]}),
         ("cbr(50,20)", {"skill": 50, "combined": [20]}),
@@ -159,7 +161,7 @@ def test_commands_read_bcdices_forms(text: str, want: dict[str, Any]) -> None:
         "CC",
         "CC1",
         "",
-        "CC<=65/h",
+        "CC<=65//h",
         "CC<=65x",
         "CCB<=65",
         "RES(13-10)",
