@@ -22,10 +22,13 @@ def check_view(result: CheckResult, chance: CheckOdds, title: str | None = None)
         _row("target", seg(str(result.target), "bold"), seg(f"   {bands_text(result)}", "dim"))
     )
     margin = margin_text(result)
+    # a level that succeeds at most difficulties but not at this one's (CoC7's required level)
+    short = not result.success and system.declares.level(result.level).success
     lines.append(
         _row(
             "level",
             level_seg(result.level, result.system),
+            seg("  short of the difficulty: a failure", "warn") if short else seg(""),
             seg(f"  margin {margin}" if margin[0] in "+-" else f"  {margin}"),
         )
     )
