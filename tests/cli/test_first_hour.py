@@ -3,6 +3,7 @@ cannot be written, answered with one clean line naming the file, never a traceba
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,25 @@ def test_sheet_new_into_a_missing_directory(tmp_path: Path) -> None:
     first = clean_error(run)
     assert str(target) in first and "directory" in first
     assert not target.parent.exists()
+
+
+@pytest.mark.parametrize("command", ["resolve", "odds"])
+def test_a_line_past_python_limits_does_not_end_the_stream(command: str) -> None:
+    good = (
+        '{"system":"brp","skill":65,"dice":[42]}'
+        if command == "resolve"
+        else ('{"system":"brp","skill":65}')
+    )
+    lines = [
+        good,
+        '{"system":"brp","skill":' + "9" * 5000 + "}",
+        "[" * 100_000 + "]" * 100_000,
+        '{"system":"brp","skill":' + "[" * 900 + "]" * 900 + "}",
+        good,
+    ]
+    run = d100(command, stdin="\n".join(lines) + "\n")
+    assert run.status == 1 and "Traceback" not in run.err, run.err[-400:]
+    out = [json.loads(text) for text in run.out.splitlines()]
+    assert len(out) == 5
+    assert "error" not in out[0] and "error" not in out[4]
+    assert [o["error"]["line"] for o in out[1:4]] == [2, 3, 4]

@@ -58,11 +58,26 @@ def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, A
                     "request", None, "one JSON object per line", f"line {number} nests too deeply"
                 ) from None
         except D100Error as err:
-            reply = {"error": {**err.to_dict(), "line": number}}
+            reply = {"error": {**error_body(err), "line": number}}
             status = 1
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return status
+
+
+def error_body(err: D100Error) -> dict[str, Any]:
+    """The error's JSON; a value nested too deeply to echo is left out rather than end the
+    stream (the message already names the field and what is allowed)."""
+    try:
+        return err.to_dict()
+    except RecursionError:
+        return {
+            "kind": err.kind,
+            "field": err.field,
+            "value": None,
+            "allowed": err.allowed,
+            "message": err.message,
+        }
 
 
 def parse_line(line: str, field: str, where: str = "") -> Any:
