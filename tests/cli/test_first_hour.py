@@ -69,3 +69,55 @@ def test_a_line_past_python_limits_does_not_end_the_stream(command: str) -> None
     assert len(out) == 5
     assert "error" not in out[0] and "error" not in out[4]
     assert [o["error"]["line"] for o in out[1:4]] == [2, 3, 4]
+
+
+def test_a_character_is_not_its_own_opponent(party: Path) -> None:
+    run = d100("contest", "--sheet", str(party), "alice", "stealth", "--vs", "ALICE", "dodge")
+    first = clean_error(run)
+    assert "--vs" in first and "alice" in first
+
+
+def test_a_contest_names_both_sides_skills(party: Path) -> None:
+    run = d100("contest", "--sheet", str(party), "alice", "stealth", "--vs", "bob", "listen")
+    assert run.status == 0, run.err
+    assert "stealth" in run.out and "listen" in run.out
+
+
+@pytest.mark.parametrize("value", ["0", "false"])
+def test_force_color_0_is_off(value: str) -> None:
+    run = d100("check", "-s", "brp", "--skill", "50", "--dice", "42", env={"FORCE_COLOR": value})
+    assert run.status == 0 and "\x1b[" not in run.out
+
+
+def test_force_color_1_is_on_and_no_color_wins() -> None:
+    args = ("check", "-s", "brp", "--skill", "50", "--dice", "42")
+    assert "\x1b[" in d100(*args, env={"FORCE_COLOR": "1"}).out
+    assert "\x1b[" not in d100(*args, env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).out
+
+
+def test_advise_says_the_luck_it_assumed() -> None:
+    run = d100("advise", "-s", "brp", "--skill", "60")
+    assert run.status == 0, run.err
+    head = run.out.splitlines()[0]
+    assert "Luck" in head and "--luck" in head
+    given = d100("advise", "-s", "brp", "--skill", "60", "--luck", "1").out.splitlines()[0]
+    assert "--luck" not in given and "Luck left 1" in given
+
+
+def test_a_sheet_roll_json_says_who_skill_and_luck_left(party: Path) -> None:
+    run = d100("check", "--sheet", str(party), "alice", "stealth", "--dice", "42", "--json")
+    data = json.loads(run.out)
+    assert data["who"] == "alice" and data["skill"] == "stealth" and data["luck_left"] == 2
+    spent = d100(
+        "check",
+        "--sheet",
+        str(party),
+        "bob",
+        "stealth",
+        "--luck-rerolls",
+        "1",
+        "--dice",
+        "90,20",
+        "--json",
+    )
+    assert json.loads(spent.out)["luck_left"] == 4, spent.err
