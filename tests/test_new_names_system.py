@@ -278,3 +278,46 @@ def test_shell(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
     entries = [json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert [e["result"]["target"] for e in entries] == [50, 60, 60]
+
+
+def test_a_system_registers_only_with_its_level_records() -> None:
+    """The readers take a level's style, mark and meaning from the records alone, so a system
+    whose records are not its levels is refused when it registers, not met at a chart."""
+    import dataclasses
+
+    class Unrecorded(omens.Omens):
+        declares = dataclasses.replace(omens.DECLARATION, levels=omens.RECORDS[:-1])
+
+    class Unknown(omens.Omens):
+        declares = dataclasses.replace(omens.DECLARATION, levels=())
+
+    for bad, needle in ((Unrecorded(), "are not its levels"), (Unknown(), "declares no levels")):
+        with pytest.raises(ValueError, match=needle):
+            REGISTRY.register(bad)
+        assert omens.NAME not in REGISTRY
+    REGISTRY.register(omens.SYSTEM)
+    try:
+        assert REGISTRY.register(omens.SYSTEM) is omens.SYSTEM  # the same one again: already in
+        with pytest.raises(ValueError, match="already registered"):
+            REGISTRY.register(omens.Omens())
+    finally:
+        REGISTRY.unregister(omens.NAME)
+
+
+def test_every_module_of_the_systems_package_with_a_system_is_registered() -> None:
+    """Discovery: a module of ``d100.systems`` that ends with ``SYSTEM = ...`` needs no line
+    anywhere else; helpers (``common``) have none; finding them again adds nothing."""
+    import importlib
+    import pkgutil
+
+    import d100.systems as package
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"d100.systems.{info.name}")
+        if hasattr(module, "SYSTEM"):
+            found[module.SYSTEM.name] = module.SYSTEM
+    assert {"openquest", "brp", "chances"} <= set(found)
+    assert all(REGISTRY.get(name) is system for name, system in found.items())
+    assert package.discover() == ()
+    assert REGISTRY.names()[:3] == package.FIRST

@@ -69,6 +69,9 @@ def load(environ: Mapping[str, str]) -> tuple[str, ...]:
     added = []
     for system in found:
         if system.name not in REGISTRY:
-            REGISTRY.register(system)
+            try:
+                REGISTRY.register(system)
+            except ValueError as err:  # a declaration that is not complete
+                raise D100Error(ENV, system.name, "a complete rule system", str(err)) from None
             added.append(system.name)
     return tuple(added)

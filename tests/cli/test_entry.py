@@ -110,3 +110,21 @@ def test_outside_systems_are_looked_for_only_where_declared(tmp_path: Path) -> N
         "    main(['roll', 'brp', '65', '@42'])"
     )
     assert "importlib.metadata" not in loaded
+
+
+def test_every_systems_words_and_flags_are_its_own() -> None:
+    """No quick word means two fields of one system, and no option string sets two fields:
+    a system's words and flags come from its fields alone (d100.quick, flags.flag_table)."""
+    from d100 import quick
+
+    for system in REGISTRY:
+        for contest in (False, True):
+            fields = [f for f in quick.word_fields(system, contest) if f.option_strings]
+            words = quick.words_of(system.name, contest)
+            for word in words:
+                quick.meaning(word, system, contest)  # raises when two fields take it
+    seen: dict[str, str] = {}
+    for flag in flags.flag_table():
+        for name in flag.names:
+            assert seen.setdefault(name, flag.dest) == flag.dest, (name, flag.dest)
+    assert fields  # the loop saw fields
