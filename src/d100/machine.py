@@ -90,6 +90,19 @@ class Dice:
             )
         else:
             value = self._rng.randint(need.low, need.high)
+            # the source is the caller's: a draw off the die would be read as a real roll
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not need.low <= value <= need.high
+            ):
+                raise DiceError(
+                    need.stream,
+                    repr(value),
+                    f"integers {need.low}..{need.high} from the random source",
+                    f"the random source {type(self._rng).__name__} drew {value!r} for a die "
+                    f"of {need.low}..{need.high}",
+                )
         self._used[need.stream] = used + 1
         self.record.setdefault(need.stream, []).append(value)
         return value

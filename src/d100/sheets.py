@@ -317,11 +317,26 @@ def _merge(old: MutableMapping[str, Any], new: Mapping[str, Any]) -> None:
             old[key] = value
 
 
+# A party's sheet is a few kilobytes; more than this is not a sheet (and would be read whole).
+MAX_SHEET_BYTES = 1 << 20
+
+
 def load(path: str | os.PathLike[str]) -> Sheet:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_SHEET_BYTES + 1)
     except OSError as err:
         raise D100Error("sheet", str(path), "a readable TOML sheet", err.strerror) from None
+    if len(raw) > MAX_SHEET_BYTES:
+        raise D100Error(
+            "sheet", str(path), f"a sheet of at most {MAX_SHEET_BYTES} bytes", "the file is larger"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise D100Error(
+            "sheet", str(path), "a TOML sheet in UTF-8 text", f"not UTF-8 text (byte {err.start})"
+        ) from None
     try:
         return loads(text)
     except D100Error as err:

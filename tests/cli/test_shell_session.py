@@ -103,3 +103,18 @@ def test_history_is_kept_between_sessions(tmp_path: Path) -> None:
     child.expect_exact(PROMPT)
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_cancels_the_line_and_ctrl_d_quits(tmp_path: Path) -> None:
+    child = spawn(tmp_path, env={"D100_SYSTEM": "brp"})
+    child.send("65 hard")
+    child.expect_exact("65 hard")  # echoed: the prompt is reading the line
+    child.sendintr()  # as bash: the line is dropped, the prompt comes back
+    child.expect_exact(PROMPT)
+    child.sendline("65 @42")
+    child.expect_exact("success")
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -72,7 +72,11 @@ def run(ns: argparse.Namespace) -> int:
     base = odds(request)
     assert isinstance(base, CheckOdds)
     head = f"{title or 'Options'} — {inputs_text(request)}"
+    rule = REGISTRY.get(request["system"]).declares.luck
     if luck is not None:
         head += f"; Luck left {luck}"
+    elif rule is not None:  # nobody said: the options assume some Luck, and say how much
+        most = max((rule.cost_of(o.request) for o in options), default=0)
+        head += f"; Luck not given, options spend up to {most} (give --luck N)"
     show(ns, advice_view(head, options, base), [o.to_dict() for o in options])
     return 0

@@ -65,6 +65,7 @@ def run(ns: argparse.Namespace) -> int:
     path = Path(ns.output)
     if path.suffix.lower() not in FORMATS:
         raise D100Error("--output", ns.output, "a file name ending .png or .svg", "unknown format")
+    flags.writable(path, "--output")
     skills = skill_range(ns.skills, ns.step)
     import matplotlib
 
@@ -110,8 +111,12 @@ def run(ns: argparse.Namespace) -> int:
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, format=path.suffix[1:].lower())
-    plt.close(fig)
+    try:
+        fig.savefig(path, format=path.suffix[1:].lower())
+    except OSError as err:
+        raise D100Error("--output", str(path), "a file d100 may write", err.strerror) from None
+    finally:
+        plt.close(fig)
     print(f"wrote {path}")
     return 0
 

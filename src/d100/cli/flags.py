@@ -12,6 +12,7 @@ import argparse
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import quick
@@ -564,6 +565,18 @@ def sheet_path(ns: argparse.Namespace) -> str | None:
     if not getattr(ns, "sheet", None):
         ns.sheet = config.sheet()
     return ns.sheet  # type: ignore[no-any-return]
+
+
+def writable(path: Path, flag: str) -> None:
+    """Before any work: the file's directory must exist (a sheet or a chart is not written
+    into a directory it would have to invent, nor over a directory)."""
+    parent = path.parent
+    if not parent.is_dir():
+        raise D100Error(
+            flag, str(path), "a file in an existing directory", f"no directory {str(parent)!r}"
+        )
+    if path.is_dir():
+        raise D100Error(flag, str(path), "a file name, not a directory", "is a directory")
 
 
 def open_sheet(ns: argparse.Namespace) -> Sheet:

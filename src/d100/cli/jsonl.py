@@ -50,22 +50,50 @@ def answer_lines(lines: TextIO, out: TextIO, answer: Callable[[Any], dict[str, A
         if not line.strip():
             continue
         try:
+            data = parse_line(line, "request", f"line {number} ")
             try:
-                data = json.loads(line)
-            except json.JSONDecodeError as err:
+                reply = answer(quick_line(data))
+            except RecursionError:  # nesting the parser took but a reader cannot walk
                 raise D100Error(
-                    "request",
-                    line.strip()[:80],
-                    "one JSON object per line",
-                    f"line {number} is not JSON: {err.msg}",
+                    "request", None, "one JSON object per line", f"line {number} nests too deeply"
                 ) from None
-            reply = answer(quick_line(data))
         except D100Error as err:
-            reply = {"error": {**err.to_dict(), "line": number}}
+            reply = {"error": {**error_body(err), "line": number}}
             status = 1
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return status
+
+
+def error_body(err: D100Error) -> dict[str, Any]:
+    """The error's JSON; a value nested too deeply to echo is left out rather than end the
+    stream (the message already names the field and what is allowed)."""
+    try:
+        return err.to_dict()
+    except RecursionError:
+        return {
+            "kind": err.kind,
+            "field": err.field,
+            "value": None,
+            "allowed": err.allowed,
+            "message": err.message,
+        }
+
+
+def parse_line(line: str, field: str, where: str = "") -> Any:
+    """One line's JSON, or a D100Error saying why not: not JSON, nested deeper than the parser
+    recurses, or a number longer than Python converts (its int digit limit)."""
+    allowed = "one JSON object per line"
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise D100Error(
+            field, line.strip()[:80], allowed, f"{where}is not JSON: {err.msg}"
+        ) from None
+    except RecursionError:
+        raise D100Error(field, None, allowed, f"{where}nests too deeply") from None
+    except ValueError as err:  # e.g. an integer of more digits than int() converts
+        raise D100Error(field, None, allowed, f"{where}is not JSON d100 reads: {err}") from None
 
 
 def quick_line(data: Any) -> Any:

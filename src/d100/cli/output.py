@@ -12,14 +12,15 @@ from ..render.view import View
 
 def colour(ns: argparse.Namespace) -> bool:
     """``--color`` first (``--plain`` is ``never``), then NO_COLOR (no-color.org), then
-    FORCE_COLOR (force-color.org), else colour only on a terminal."""
+    FORCE_COLOR (force-color.org; ``0``/``false`` mean off), else colour only on a terminal."""
     choice = "never" if getattr(ns, "plain", False) else getattr(ns, "color", None) or "auto"
     if choice != "auto":
         return bool(choice == "always")
     if os.environ.get("NO_COLOR"):
         return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
+    force = os.environ.get("FORCE_COLOR", "").strip().lower()
+    if force:  # 0 and false are the usual ways to say off (Node, chalk, many tools read it so)
+        return force not in ("0", "false", "no", "off")
     return sys.stdout.isatty()
 
 

@@ -230,6 +230,11 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     if who is not None and result.luck_spent:
         left = spend_luck(ns.sheet, [(who, result.luck_spent)])
         view = view + _luck_line(left)
+    if sheet is not None and who is not None and title is not None:
+        character = sheet.get(who)
+        data["who"], data["skill"] = who, character.skill(" ".join(ns.names[1:]))
+        if character.luck is not None:
+            data["luck_left"] = character.luck.current - (result.luck_spent or 0)
     return view, data
 
 
@@ -317,6 +322,7 @@ def contest_request(
     sheet = flags.open_sheet(ns) if ns.names or other.names else None
     sides: list[dict[str, Any]] = []
     names: list[str] = []
+    skills: list[str] = []  # each side's skill name, from the sheet
     systems: list[str] = []
     if sheet is not None and len(ns.names) >= 2 and len(other.names) == 1:
         other.names = [*other.names, opposed_skill(" ".join(ns.names[1:]))]
@@ -332,7 +338,15 @@ def contest_request(
             sides.append(
                 flags.one(flags.side_request(side_ns, system, chosen.side, sheet, contest=True))
             )
+            if names and names[0] == chosen.character.name:
+                raise D100Error(
+                    "--vs",
+                    who,
+                    f"an opponent other than {chosen.character.name}",
+                    f"{chosen.character.name} cannot oppose themselves",
+                )
             names.append(chosen.character.name)
+            skills.append(chosen.skill)
         systems.append(system)
     if systems[0] != systems[1]:
         raise D100Error(
@@ -345,6 +359,7 @@ def contest_request(
     request.update(flags.contest_fields(ns, systems[0]))
     if ns.house:
         request["house_rules"] = flags.house_rules(ns.house)
+    ns.skill_names = skills
     return request, names, sheet
 
 
@@ -359,6 +374,10 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     chance = odds(flags.without_dice(request))
     assert isinstance(chance, ContestOdds)
     view = contest_view(result, chance, (names[0], names[1]))
+    if ns.skill_names:  # from a sheet: say what each side rolled, the opponent's too
+        pairs = zip(names, ns.skill_names, strict=True)
+        said = " vs ".join(f"{who} {skill}" for who, skill in pairs)
+        view = view + View(((seg("  skills   ", "label"), seg(said)),))
     spent = [(names[0], result.actor.luck_spent or 0), (names[1], result.opponent.luck_spent or 0)]
     if sheet is not None and any(p for _, p in spent):
         view = view + _luck_line(spend_luck(ns.sheet, spent))

@@ -105,6 +105,7 @@ def flag_value(ns: argparse.Namespace, f: Flag) -> Any:
 
 def run_new(ns: argparse.Namespace) -> int:
     path = Path(ns.path)
+    flags.writable(path, "PATH")
     sheet = load(path) if path.exists() else Sheet((), "party")
     taken = sheet.clash(ns.name)
     if taken is not None:
@@ -131,7 +132,7 @@ def run_new(ns: argparse.Namespace) -> int:
         if value is not None:
             draft[key] = value
     character = from_table(ns.name, draft)
-    save(path, sheet.put(character))
+    saved(path, sheet.put(character))
     print(
         f"{path}: added {character.name} ({character.system}), "
         f"{len(sheet.characters) + 1} character(s)"
@@ -189,5 +190,13 @@ def run_rest(ns: argparse.Namespace) -> int:
             continue
         sheet = sheet.put(replace(c, luck=c.luck.rest()))
         print(f"{c.name}: Luck {c.luck.current} -> {c.luck.maximum}")
-    save(ns.sheet, sheet)
+    saved(Path(ns.sheet), sheet)
     return 0
+
+
+def saved(path: Path, sheet: Sheet) -> None:
+    """Save, or say in one line why the file could not be written (permissions, a full disk)."""
+    try:
+        save(path, sheet)
+    except OSError as err:
+        raise D100Error("sheet", str(path), "a file d100 may write", err.strerror) from None

@@ -351,8 +351,16 @@ def run(ns: argparse.Namespace) -> int:
         readline.set_completer_delims(" \t\n")
         with contextlib.suppress(OSError):  # the first session: no history yet
             readline.read_history_file(history)
+    shell = Shell(ns)
     try:
-        Shell(ns).cmdloop()
+        intro = None
+        while True:
+            try:
+                shell.cmdloop(intro)
+                break
+            except KeyboardInterrupt:  # as bash: Ctrl-C drops the line (or a roll), Ctrl-D quits
+                print("^C")
+                intro = ""
     finally:
         if readline is not None:
             os.makedirs(os.path.dirname(history), exist_ok=True)

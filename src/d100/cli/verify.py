@@ -19,6 +19,7 @@ from .. import __version__
 from ..engine import resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
+from .jsonl import parse_line
 
 HELP = """\
 Check a table's log, exported from the table page (or GET /api/tables/ID/log.jsonl): every
@@ -84,14 +85,18 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    if ns.log == "-":
-        audit = audit_log(sys.stdin)
-    else:
-        try:
+    try:
+        if ns.log == "-":
+            audit = audit_log(sys.stdin)
+        else:
             with Path(ns.log).open(encoding="utf-8") as lines:
                 audit = audit_log(lines)
-        except OSError as err:
-            raise D100Error("log", ns.log, "a readable file", err.strerror) from None
+    except OSError as err:
+        raise D100Error("log", ns.log, "a readable file", err.strerror) from None
+    except UnicodeDecodeError as err:
+        raise D100Error(
+            "log", ns.log, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
+        ) from None
     if ns.json:
         print(json.dumps(audit.to_dict()))
     else:
@@ -264,12 +269,7 @@ def _check_unblind(
 
 
 def _entry(number: int, line: str) -> dict[str, Any]:
-    try:
-        entry = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise D100Error(
-            f"line {number}", line.strip()[:80], "one JSON object per line", f"not JSON: {err.msg}"
-        ) from None
+    entry = parse_line(line, f"line {number}")
     if not isinstance(entry, dict):
         raise D100Error(f"line {number}", entry, "one JSON object per line", "not an object")
     return entry
