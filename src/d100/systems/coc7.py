@@ -107,11 +107,12 @@ _SUFFIX = {"r": "regular", "h": "hard", "e": "extreme", "c": "critical"}
 def commands(text: str) -> dict[str, Any] | None:
     """BCDice's Cthulhu7th checks as contract requests: ``CC<=65``; a net pool as ``CC1<=65``,
     ``CC+1``, ``CC-1`` or ``CC(2)`` (positive: bonus dice, negative: penalty dice); a required
-    level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``, or ``CC1<=60/h``); and ``CBR(60,45)``,
-    one roll judged against both skills. Letters in either case; anything after a space is a
-    comment, as BCDice reads it. A pool BCDice accepts beyond Foundry's 2 dice comes back as
-    asked, for the request's own check to refuse. ``CC`` without a target is a bare roll, not
-    a check (None); ``CC<=0`` is a skill of 0, resolved as Foundry does (C7-1)."""
+    level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``, or ``CC1<=60/h``);
+    and ``CBR(60,45)``, one roll judged against both skills. Letters in either case; anything
+    after a space is a comment, as BCDice reads it. A pool BCDice accepts beyond Foundry's 2
+    dice comes back as asked, for the request's own check to refuse. ``CC`` without a target
+    is a bare roll, not a check (None); ``CC<=0`` is a skill of 0, resolved as Foundry does
+    (C7-1)."""
     words = text.split()
     if not words:
         return None
