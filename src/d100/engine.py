@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from typing import Any, overload
 
 from . import tallies
@@ -13,7 +12,7 @@ from .errors import D100Error
 from .machine import Dice, run
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
 from .systems import REGISTRY
-from .tallies import plan_of, system_of, tally
+from .tallies import fraction, plan_of, system_of, tally
 
 
 def is_contest(request: Any) -> bool:
@@ -83,7 +82,7 @@ def odds(request: object) -> Odds:
     rule = system.declares.success  # where the request decides which levels succeed
     wins = system.success_levels if rule is None else rule(request)
     hits = sum(c for k, c in zip(found.keys, found.counts, strict=True) if k in wins)
-    success = Fraction(hits, found.denominator)
+    success = fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
-    luck = Fraction(found.luck, found.denominator) if found.luck else None
+    luck = fraction(found.luck, found.denominator) if found.luck else None
     return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)

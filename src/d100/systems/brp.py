@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
 from typing import Any, Literal, get_args
 
 from ..declarations import (
@@ -274,6 +275,24 @@ def _span(lo: int, hi: int) -> str:
 Final = tuple[int, tuple[int, int], bool]  # (Luck rerolls taken, (-1, kept die), True)
 
 
+@memoised(16)
+def tens_ends(count: int, lower: bool) -> tuple[tuple[int, int], ...]:
+    """Every tens-method draw's final state (-1, kept), indexed by the draw: ``count`` tens
+    digits read over one units digit (G1), the lowest or highest reading kept (BRP4), as
+    ``Attempt.values`` and ``keep`` read a draw. Built a tens die at a time, each reading
+    kept against the dice before it, so that a roll and the odds' enumeration of all
+    10^(count+1) draws look each one up rather than read it again."""
+    pick = min if lower else max
+    reads = [read_digits(t, u) for t in range(10) for u in range(10)]  # draw u + 10 t
+    kept = reads
+    for _ in range(1, count):  # the next digit t: draws t * len(kept) + earlier draw
+        more: list[int] = []
+        for t in range(10):
+            more.extend(map(pick, kept, reads[10 * t : 10 * t + 10] * (len(kept) // 10)))
+        kept = more
+    return tuple(zip(repeat(-1), kept))
+
+
 class Attempt:
     """One roll of a check: each of its dice in turn, keeping the lowest (bonus) or highest
     (penalty) (BRP4). States are (dice taken, kept so far); a final state is (-1, kept). Under
@@ -285,6 +304,7 @@ class Attempt:
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
         self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
+        self._ends = tens_ends(self.count, self.lower) if self.tens else ()
 
     def start(self) -> tuple[int, int]:
         return (0, 0)
@@ -303,9 +323,9 @@ class Attempt:
         return tuple(read_digits((tens // 10**i) % 10, units) for i in range(self.count))
 
     def advance(self, state: tuple[int, int], value: int) -> tuple[int, int]:
+        if self.tens:  # the kept reading of the draw (``tens_ends``: keep of its values)
+            return self._ends[value]
         taken, kept = state
-        if self.tens:
-            return (-1, self.keep(self.values(value)))
         if taken == 0:
             kept = value
         elif self.lower:  # as ``keep``: min and max, written out for the hot path

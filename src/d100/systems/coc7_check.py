@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from ..dice import show_roll
@@ -25,6 +26,7 @@ from .brp import Attempt, BrpCheck
 from .brp import HouseRules as BrpHouseRules
 from .coc7_rules import (
     DIFFICULTIES,
+    LEVELS,
     RANK,
     Level,
     bands,
@@ -233,15 +235,27 @@ def attempt_of(check: Coc7Check, stream: str) -> Attempt:
     return Attempt(_pool(check.net_dice), stream)
 
 
+Final = tuple[int, tuple[int, int], bool]  # (pushes taken, (-1, kept die), True)
+
+
 @dataclass(frozen=True)
 class Table:
     """What each kept roll 1..100 comes to: the first roll's level after any Luck, the Luck
-    spent, whether it is pushed, and a pushed roll's level."""
+    spent and a pushed roll's level; ``pushes`` says which first levels are pushed."""
 
     first: tuple[str, ...]
     spent: tuple[int, ...]
-    again: tuple[bool, ...]
+    pushes: Mapping[str, bool]
     pushed: tuple[str, ...]
+
+    def again(self, kept: int) -> bool:
+        """Whether a first roll that kept ``kept`` is pushed, where ``push`` asks (C7-5)."""
+        return self.pushes[self.first[kept - 1]]
+
+    def outcome(self, state: Final) -> str:
+        """A final state's level: ``outcome`` as one call, for the odds' naming of states."""
+        pushes, (_, kept), _ = state
+        return self.pushed[kept - 1] if pushes else self.first[kept - 1]
 
 
 def judged(roll: int, targets: tuple[int, ...], difficulty: str, critical: bool) -> list[Level]:
@@ -254,6 +268,9 @@ def worst(levels: list[Level]) -> Level:
     return min(levels, key=RANK.__getitem__)
 
 
+ROLLS = range(1, 101)
+
+
 @memoised(4096)
 def table(
     targets: tuple[int, ...],
@@ -262,20 +279,27 @@ def table(
     luck: int | None,
     push_fumbles: bool,
 ) -> Table:
-    first: list[str] = []
-    spent: list[int] = []
-    again: list[bool] = []
-    pushed: list[str] = []
     fumbles = fumble_from(targets[0], difficulty, critical)
-    for r in range(1, 101):
-        rolled = worst(judged(r, targets, difficulty, critical))
-        bought = luck_buys(r, targets[0], difficulty, fumbles, luck)
-        lvl, cost = (rolled, 0) if bought is None else (bought[1], bought[0])
-        first.append(lvl)
-        spent.append(cost)
-        again.append(not succeeds(lvl, difficulty) and (lvl != "fumble" or push_fumbles))
-        pushed.append(rolled)
-    return Table(tuple(first), tuple(spent), tuple(again), tuple(pushed))
+    if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, on ``fumbles``
+        rolled = tuple(map(level, ROLLS, repeat(targets[0]), repeat(fumbles)))
+    else:
+        rolled = tuple(worst(judged(r, targets, difficulty, critical)) for r in ROLLS)
+    if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
+        first, spent = rolled, NONE_SPENT
+    else:
+        bought = [luck_buys(r, targets[0], difficulty, fumbles, luck) for r in ROLLS]
+        first = tuple(lv if b is None else b[1] for lv, b in zip(rolled, bought, strict=True))
+        spent = tuple(0 if b is None else b[0] for b in bought)
+    return Table(first, spent, _pushes(difficulty, push_fumbles), rolled)
+
+
+NONE_SPENT = (0,) * len(ROLLS)
+
+
+@memoised(16)
+def _pushes(difficulty: str, push_fumbles: bool) -> Mapping[str, bool]:
+    """C7-5: a level that fails the difficulty is pushed, unless it fumbled (house rule)."""
+    return {lv: not succeeds(lv, difficulty) and (lv != "fumble" or push_fumbles) for lv in LEVELS}
 
 
 def table_of(check: Coc7Check) -> Table:
@@ -289,18 +313,14 @@ def table_of(check: Coc7Check) -> Table:
     )
 
 
-Final = tuple[int, tuple[int, int], bool]  # (pushes taken, (-1, kept die), True)
-
-
 def machine_of(check: Coc7Check, attempt: Attempt) -> Repeat[tuple[int, int]]:
     """The first roll, pushed once where ``push`` asks and the rules allow it (C7-5)."""
     again = table_of(check).again
-    return Repeat(attempt, 1 if check.push else 0, lambda end: again[end[1] - 1])
+    return Repeat(attempt, 1 if check.push else 0, lambda end: again(end[1]))
 
 
 def outcome(tab: Table, state: Final) -> str:
-    pushes, (_, kept), _ = state
-    return tab.pushed[kept - 1] if pushes else tab.first[kept - 1]
+    return tab.outcome(state)
 
 
 def spent(tab: Table, state: Final) -> int:
@@ -319,7 +339,7 @@ def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
     return Plan(
         machine=machine_of(check, attempt),
         given=given_of(check, attempt, stream),
-        outcome=lambda s: outcome(tab, s),
+        outcome=tab.outcome,
         build=lambda s, rec: result(check, attempt, s, rec, side=False),
         cost=attempt.cost * (2 if check.push else 1),
         dear="bonus_dice",
