@@ -12,7 +12,7 @@ from dyce import H, P
 from dyce.evaluation import HResult, expand
 
 from d100.dice import read_digits
-from d100.systems import brp, chances, coc7_rules, openquest
+from d100.systems import brp, chances, coc7_rules, openquest, rqg
 
 Levels = dict[str, Fraction]
 
@@ -80,10 +80,16 @@ def level_fn(check: Any) -> Callable[[int], str]:
         t, h = check.target, check.house_rules
         f = coc7_rules.fumble_from(t, check.difficulty, h.critical_difficulty_fumbles)
         return lambda r: coc7_rules.level(r, t, f)
-    if check.system == "rqg":  # RQ-1, RQ-2: the chance as judged
-        return check.judge().level  # type: ignore[no-any-return]
+    if check.system == "rqg":
+        return rqg_level_fn(check.judge())
     fixed = check.factors - check.total_risk  # CH1, CH4: luck + the rest against the risk
     return lambda r: chances.degree(r + fixed)
+
+
+def rqg_level_fn(judge: Any) -> Callable[[int], str]:
+    """RQ-1, RQ-2: the rule's level at the chance as judged; a check that does not roll fails."""
+    chance = judge.chance
+    return (lambda r: rqg.level(r, chance)) if judge.rolls else (lambda r: "failure")
 
 
 def net_of(check: Any) -> int:

@@ -12,7 +12,7 @@ import d100
 from d100 import tallies
 from d100.systems import brp, coc7_rules, openquest, rqg
 
-from .baselines import Levels, from_dyce
+from .baselines import Levels, from_dyce, rqg_level_fn
 from .report import Report, best, same
 
 
@@ -52,8 +52,8 @@ def _coc7(contest: Any) -> Levels:
 
 def _rqg(contest: Any) -> Levels:
     """RQ-3: each side judged at its chance (after any reduction over 100), then the ladder."""
-    ja, jo = contest.judges()
-    return from_dyce(H(100).apply(lambda x, y: rqg.decide(ja.level(x), jo.level(y)), H(100)))
+    la, lo = (rqg_level_fn(j) for j in contest.judges())
+    return from_dyce(H(100).apply(lambda x, y: rqg.decide(la(x), lo(y)), H(100)))
 
 
 DYCE = {"brp": _brp, "openquest": _openquest, "chances": _chances, "coc7": _coc7,
