@@ -70,9 +70,10 @@ def dyce_d100s(net: int, system: str = "brp") -> Any:
 
 def level_fn(check: Any) -> Callable[[int], str]:
     """The roll-to-level function of one check, from the system's own level function."""
-    if check.system == "brp":
-        e, rounding = check.effective, check.house_rules.threshold_rounding
-        return lambda r: brp.level(r, e, rounding)
+    if check.system == "brp":  # BRP3, the thresholds worked out once, as d100's plan does
+        e = check.effective
+        critical, special = brp.thresholds(e, check.house_rules.threshold_rounding)
+        return lambda r: brp.banded(r, critical, special, e)
     if check.system == "openquest":
         m, master = check.modified(False), check.master
         return lambda r: openquest.level(r, m, master)

@@ -13,8 +13,8 @@ import d100
 from d100 import tallies
 from d100.batch import _tens_kept
 from d100.systems import rqg
-from d100.systems.brp import Attempt, tens_ends
-from d100.systems.coc7_check import _pool
+from d100.systems.brp import Attempt, tens_ends, tens_kept
+from d100.systems.coc7_check import Pool, _pool
 from d100.systems.coc7_rules import DIFFICULTIES
 
 SKILLS = range(101)
@@ -51,10 +51,13 @@ def _by_hand(count: int, lower: bool) -> list[int]:
 def test_c7_3_every_tens_draw_is_kept_as_the_rule_reads_it(net: int) -> None:
     count, lower = abs(net) + 1, net > 0
     expected = _by_hand(count, lower)
+    assert list(tens_kept(count, lower)) == expected
     assert [kept for _, kept in tens_ends(count, lower)] == expected
     assert _tens_kept(count, lower).tolist() == expected  # the sampler's table
     attempt = Attempt(_pool(net), "dice")
     assert [attempt.advance((0, 0), d)[1] for d in range(len(expected))] == expected
+    pool = Pool(attempt)  # CoC7's machine over the same draw
+    assert [pool.advance(pool.start(), d) for d in range(len(expected))] == expected
 
 
 @pytest.mark.parametrize("net", range(-2, 3))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import compress
 from typing import Any, overload
 
 from . import tallies
@@ -81,7 +82,7 @@ def odds(request: object) -> Odds:
     # Summed as integer counts over the one denominator: a single Fraction at the end
     rule = system.declares.success  # where the request decides which levels succeed
     wins = system.success_levels if rule is None else rule(request)
-    hits = sum(c for k, c in zip(found.keys, found.counts, strict=True) if k in wins)
+    hits = sum(compress(found.counts, map(wins.__contains__, found.keys)))
     success = fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
     luck = fraction(found.luck, found.denominator) if found.luck else None

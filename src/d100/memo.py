@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -33,11 +34,11 @@ class Memo(Generic[K, V]):
         _ALL.append(self)
 
     def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
+        found = self._items.get(key)  # a miss, the cold path's usual answer, takes no lock
+        if found is not None:
+            with self._lock, suppress(KeyError):  # evicted meanwhile: still a good value
                 self._items.move_to_end(key)
-            return found
+        return found
 
     def put(self, key: K, value: V) -> V:
         with self._lock:

@@ -154,24 +154,19 @@ def _plain(value: Any) -> Any:
 
 
 # Keyed by the system object, not its name: a system registered again under the same name may
-# declare other fields (and unregistering clears every memo, so an id is never reused here).
-_UNKEYED: Memo[int, dict[str, Any]] = Memo(64)
-
-
-def _unkeyed(system: System, fast: FastPath) -> dict[str, Any]:
+# declare other fields (the memo holds the system, and unregistering clears every memo).
+@memoised(64)
+def _unkeyed(system: System) -> dict[str, Any]:
     """The fields the fast path does not account for, with their defaults (usually none)."""
-    found = _UNKEYED.get(id(system))
-    if found is None:
-        every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
-        found = _UNKEYED.put(
-            id(system), {k: v for k, v in every.items() if k not in fast.inputs and k != "dice"}
-        )
-    return found
+    fast = system.declares.fast
+    assert fast is not None
+    every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
+    return {k: v for k, v in every.items() if k not in fast.inputs and k != "dice"}
 
 
 def _memoisable(request: Any, system: System, fast: FastPath) -> bool:
     """False where the request sets a field the fast path does not know away from its default."""
-    unkeyed = _unkeyed(system, fast)
+    unkeyed = _unkeyed(system)
     if not unkeyed:
         return True
     data = request.to_dict()
@@ -193,12 +188,11 @@ def _memoisable(request: Any, system: System, fast: FastPath) -> bool:
 # rerolls ends on the kept die whatever the skill): the system's ``FastPath.shape`` names them,
 # ``key`` what the outcome reads, ``luck_key`` what the Luck spent reads.
 _FINALS: Memo[tuple[str, Hashable], Weights] = Memo(1024)
-_NAMES: Memo[tuple[str, Hashable, int], list[str]] = Memo(1 << 14)
 # A naming as runs (level index, first state, past the last) over the states in ``_Ends``
-# order: adjacent states mostly share a level (kept dice in order), so a shape whose states
-# weigh differently counts a run's weight as one difference of running sums.
+# order: adjacent states mostly share a level (kept dice in order), so a check of any shape
+# counts a run's weight as one difference of running sums.
 Runs = tuple[tuple[int, int, int], ...]
-_RUNS: Memo[tuple[str, Hashable, int], Runs] = Memo(1 << 14)
+_NAMES: Memo[tuple[str, Hashable, int], Runs] = Memo(1 << 14)
 _LUCK: Memo[tuple[str, Hashable, Hashable], tuple[int | None]] = Memo(1024)
 _TALLIES: Memo[tuple[str, Hashable, Hashable, Hashable], Tally] = Memo(1 << 16)
 
@@ -208,13 +202,11 @@ class _Ends:
     """The final states of one shape in one order per set of states (states are numbered
     as the system's shapes first reach them), so that shapes ending on the same states (BRP
     with 0, 1 or 2 extra dice ends on the same kept dice) share one ``group`` and the naming
-    of their states. ``uniform`` is the one weight every state has, or 0; ``below[i]`` is
-    the weight of ``states[:i]``."""
+    of their states. ``below[i]`` is the weight of ``states[:i]``."""
 
     states: tuple[Any, ...]
     group: int
     weights: tuple[int, ...]
-    uniform: int
     below: tuple[int, ...]
     denominator: int
 
@@ -252,13 +244,10 @@ def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
             numbers.setdefault(state, len(numbers))
         states = sorted(weights, key=numbers.__getitem__)
         ws = tuple(weights[s] for s in states)
-        uniform = ws[0] if len(set(ws)) == 1 else 0
         below = (0, *accumulate(ws))
         ids = tuple(numbers[s] for s in states)
         group = _GROUPS.setdefault((system, ids), len(_GROUPS))
-        found = _ENDS.put(
-            (system, shape), _Ends(tuple(states), group, ws, uniform, below, denominator)
-        )
+        found = _ENDS.put((system, shape), _Ends(tuple(states), group, ws, below, denominator))
     return found
 
 
@@ -282,22 +271,14 @@ def _check(check: Any) -> Tally | None:
     # each (kept die, key) once, whatever the extra dice.
     keys = system.levels
     named = (name, key, ends.group)
-    names = _NAMES.get(named)
-    if names is None:
+    runs = _NAMES.get(named)
+    if runs is None:
         plan = plan_of(check)
-        names = _NAMES.put(named, list(map(plan.outcome, ends.states)))
-    if ends.uniform:  # every state weighs the same: count the names in C
-        counts = [names.count(k) * ends.uniform for k in keys]
-        if sum(counts) != len(names) * ends.uniform:
-            _runs(name, names, keys)  # names the outcome that is not a level
-    else:
-        runs = _RUNS.get(named)
-        if runs is None:
-            runs = _RUNS.put(named, _runs(name, names, keys))
-        counts = [0] * len(keys)
-        below = ends.below
-        for i, first, past in runs:
-            counts[i] += below[past] - below[first]
+        runs = _NAMES.put(named, _runs(name, list(map(plan.outcome, ends.states)), keys))
+    counts = [0] * len(keys)
+    below = ends.below
+    for i, first, past in runs:
+        counts[i] += below[past] - below[first]
     # The Luck a state spends depends on the luck key, not on the outcome's key.
     luck_at = (name, shape, luck_key)
     spent = _LUCK.get(luck_at)

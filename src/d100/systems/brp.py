@@ -250,6 +250,11 @@ def thresholds(effective: int, rounding: str = "floor") -> tuple[int, int]:
 def level(roll: int, effective: int, rounding: str = "floor") -> Level:
     """BRP3, checked in order: a fumble first, even under the skill."""
     critical, special = thresholds(effective, rounding)
+    return banded(roll, critical, special, effective)
+
+
+def banded(roll: int, critical: int, special: int, effective: int) -> Level:
+    """``level`` with the thresholds already worked out: a plan names every state with it."""
     if roll >= FUMBLE_FROM:
         return "fumble"
     if roll <= critical:
@@ -276,9 +281,9 @@ Final = tuple[int, tuple[int, int], bool]  # (Luck rerolls taken, (-1, kept die)
 
 
 @memoised(16)
-def tens_ends(count: int, lower: bool) -> tuple[tuple[int, int], ...]:
-    """Every tens-method draw's final state (-1, kept), indexed by the draw: ``count`` tens
-    digits read over one units digit (G1), the lowest or highest reading kept (BRP4), as
+def tens_kept(count: int, lower: bool) -> tuple[int, ...]:
+    """Every tens-method draw's kept value, indexed by the draw: ``count`` tens digits read
+    over one units digit (G1), the lowest or highest reading kept (BRP4), as
     ``Attempt.values`` and ``keep`` read a draw. Built a tens die at a time, each reading
     kept against the dice before it, so that a roll and the odds' enumeration of all
     10^(count+1) draws look each one up rather than read it again."""
@@ -290,7 +295,13 @@ def tens_ends(count: int, lower: bool) -> tuple[tuple[int, int], ...]:
         for t in range(10):
             more.extend(map(pick, kept, reads[10 * t : 10 * t + 10] * (len(kept) // 10)))
         kept = more
-    return tuple(zip(repeat(-1), kept))
+    return tuple(kept)
+
+
+@memoised(16)
+def tens_ends(count: int, lower: bool) -> tuple[tuple[int, int], ...]:
+    """``tens_kept`` as the attempt's final states (-1, kept)."""
+    return tuple(zip(repeat(-1), tens_kept(count, lower)))
 
 
 class Attempt:
@@ -463,10 +474,11 @@ class Brp:
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
         attempt, attempts, given = self._side(check, "")
         e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
+        critical, special = thresholds(e, rounding)
         return Plan(
             machine=attempts,
             given=given,
-            outcome=lambda s: level(s[1][1], e, rounding),
+            outcome=lambda s: banded(s[1][1], critical, special, e),
             build=lambda s, rec: self._result(check, attempt, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
             cost=_cost(attempt, check),

@@ -206,7 +206,7 @@ class OpenQuest:
         return Then(first, lambda _: own, key=assisted)
 
     def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> Level:
-        return _state_level(state, _modified(check), master)
+        return _state_level(_modified(check), master, state)
 
     def _result(
         self,
@@ -247,7 +247,7 @@ class OpenQuest:
         return Plan(
             machine=self._machine(check, "", not check.master),
             given=_given(check, ""),
-            outcome=lambda s: _state_level(s, modified, master),
+            outcome=partial(_state_level, modified, master),
             build=lambda s, rec: self._result(check, "", s, rec, check.master),
             cost=_cost(check),
             dear="assist",
@@ -308,9 +308,9 @@ def _modified(check: OpenQuestCheck) -> tuple[int, int]:
     return check.modified(False), check.modified(True)
 
 
-def _state_level(state: Any, modified: tuple[int, int], master: bool) -> Level:
+def _state_level(modified: tuple[int, int], master: bool, state: Any) -> Level:
     """The level of a final state (True, assisted, roll): roll 0 when the character does not
-    roll."""
+    roll. The state comes last, so that a plan names states through ``partial``."""
     _, assisted, roll = state
     return level(roll or None, modified[assisted], master)
 
