@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -36,8 +35,11 @@ class Memo(Generic[K, V]):
     def get(self, key: K) -> V | None:
         found = self._items.get(key)  # a miss, the cold path's usual answer, takes no lock
         if found is not None:
-            with self._lock, suppress(KeyError):  # evicted meanwhile: still a good value
-                self._items.move_to_end(key)
+            with self._lock:
+                try:
+                    self._items.move_to_end(key)
+                except KeyError:  # evicted meanwhile: still a good value
+                    return found
         return found
 
     def put(self, key: K, value: V) -> V:

@@ -315,7 +315,7 @@ class Attempt:
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
         self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
-        self._ends = tens_ends(self.count, self.lower) if self.tens else ()
+        self._ends: tuple[tuple[int, int], ...] | None = None  # ``tens_ends``, when first read
 
     def start(self) -> tuple[int, int]:
         return (0, 0)
@@ -335,7 +335,10 @@ class Attempt:
 
     def advance(self, state: tuple[int, int], value: int) -> tuple[int, int]:
         if self.tens:  # the kept reading of the draw (``tens_ends``: keep of its values)
-            return self._ends[value]
+            ends = self._ends
+            if ends is None:
+                ends = self._ends = tens_ends(self.count, self.lower)
+            return ends[value]
         taken, kept = state
         if taken == 0:
             kept = value

@@ -232,7 +232,17 @@ def _pool(net: int) -> BrpCheck:
 
 
 def attempt_of(check: Coc7Check, stream: str) -> Attempt:
-    return Attempt(_pool(check.net_dice), stream)
+    return _attempt(check.net_dice, stream)
+
+
+@memoised(64)  # an attempt holds no state of a roll: one per pool and stream serves all
+def _attempt(net: int, stream: str) -> Attempt:
+    return Attempt(_pool(net), stream)
+
+
+@memoised(64)
+def _pool_machine(attempt: Attempt) -> Pool:
+    return Pool(attempt)
 
 
 class Pool:
@@ -343,7 +353,7 @@ def table_of(check: Coc7Check) -> Table:
 
 def machine_of(check: Coc7Check, attempt: Attempt) -> Machine[Any]:
     """The first roll, pushed once where ``push`` asks and the rules allow it (C7-5)."""
-    pool = Pool(attempt)
+    pool = _pool_machine(attempt)
     if not check.push:
         return pool
     return Repeat(pool, 1, table_of(check).again)

@@ -55,7 +55,8 @@ def plain(value: Any, nested: bool = False) -> Any:
             v = getattr(value, name)
             if v is None or (name == "house_rules" and not v) or name == "system":
                 continue
-            out[name] = v if type(v) in _SCALARS else plain(v, nested=True)
+            kind = type(v)
+            out[name] = v if kind in _SCALARS else [] if kind is tuple and not v else plain(v, True)
         return out
     if isinstance(value, tuple | list):
         return [v if type(v) in _SCALARS else plain(v, nested) for v in value]
