@@ -242,10 +242,12 @@ def named(chance: int, rolls: bool) -> tuple[Level, ...]:
     """A judge's level at every final state, ``level`` read for each roll 1..100 (one
     lookup for a roll and for the odds' naming of its states); a check that does not roll
     fails, and so does the state 0 of no roll."""
+    none: Level = "failure"
     if not rolls:
-        return ("failure",) * (len(ROLLS) + 1)
-    cuts = bands(chance)
-    return ("failure", *map(_level, ROLLS, *(repeat(c) for c in cuts)))
+        return (none,) * (len(ROLLS) + 1)
+    critical, special, success, fumble_from = bands(chance)
+    cuts = repeat(critical), repeat(special), repeat(success), repeat(fumble_from)
+    return (none, *map(_level, ROLLS, *cuts))
 
 
 def judge(raw: int, rule: str, resisted: bool) -> Judge:
