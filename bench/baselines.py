@@ -78,9 +78,10 @@ def level_fn(check: Any) -> Callable[[int], str]:
         m, master = check.modified(False), check.master
         return lambda r: openquest.level(r, m, master)
     if check.system == "coc7":  # C7-1, C7-2: the target's levels, fumbles from the required value
-        t, h = check.target, check.house_rules
+        t, h = check.target, check.house_rules  # the fifth and half worked out once
         f = coc7_rules.fumble_from(t, check.difficulty, h.critical_difficulty_fumbles)
-        return lambda r: coc7_rules.level(r, t, f)
+        fifth, half = t // 5, t // 2
+        return lambda r: coc7_rules.banded(r, f, fifth, half, t)
     if check.system == "rqg":
         return rqg_level_fn(check.judge())
     fixed = check.factors - check.total_risk  # CH1, CH4: luck + the rest against the risk

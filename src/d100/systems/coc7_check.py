@@ -29,6 +29,7 @@ from .coc7_rules import (
     LEVELS,
     RANK,
     Level,
+    banded,
     bands,
     fumble_from,
     level,
@@ -319,7 +320,9 @@ def table(
     fumbles = fumble_from(targets[0], difficulty, critical)
     rolled: tuple[str, ...]
     if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, on ``fumbles``
-        rolled = (NO_ROLL, *map(level, ROLLS, repeat(targets[0]), repeat(fumbles)))
+        t = targets[0]
+        cuts = repeat(fumbles), repeat(t // 5), repeat(t // 2), repeat(t)
+        rolled = (NO_ROLL, *map(banded, ROLLS, *cuts))
     else:
         rolled = (NO_ROLL, *(worst(judged(r, targets, difficulty, critical)) for r in ROLLS))
     if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
