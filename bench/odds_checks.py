@@ -9,7 +9,7 @@ from d100 import tallies
 from d100.systems import brp, chances, coc7_rules, openquest, rqg
 
 from . import baselines as B
-from .report import Report, best, same
+from .report import Report, best, best_each, same
 
 SKILLS = range(101)
 
@@ -37,7 +37,7 @@ def one_check(report: Report, quick: bool) -> None:
         ("coc7, 2 penalty dice, hard", _checks("coc7", penalty_dice=2, difficulty="hard")),
         ("rqg", _checks("rqg")),
     ]
-    repeat = 1 if quick else 3
+    repeat = 1 if quick else 5
     for label, checks in cases:
         _verify(label, checks)
         n = len(checks)
@@ -47,9 +47,12 @@ def one_check(report: Report, quick: bool) -> None:
             for c in checks:
                 d100.odds(c)
 
-        t, _ = best(ours, repeat)
-        ti, _ = best(lambda checks=checks: [B.icepool_check(c) for c in checks], repeat)
-        td, _ = best(lambda checks=checks: [B.dyce_check(c) for c in checks], repeat)
+        times = best_each({
+            "d100": ours,
+            "icepool": lambda checks=checks: [B.icepool_check(c) for c in checks],
+            "dyce": lambda checks=checks: [B.dyce_check(c) for c in checks],
+        }, repeat)
+        t, ti, td = times["d100"], times["icepool"], times["dyce"]
         report.add("a", label, t / n, {"icepool": ti / n, "dyce": td / n},
                    "> 1x fastest", lambda r: r > 1, "per check, skills 0..100, cold start")
 
@@ -104,7 +107,7 @@ def full_tables(report: Report, quick: bool) -> None:
                 B.dyce_check(c, hs[B.net_of(c)])
 
         repeat = 1 if quick else 3
-        t, _ = best(ours, repeat)
-        theirs = {"icepool": best(ice, 1)[0], "dyce": best(dy, repeat)[0]}  # dyce: quick
+        times = best_each({"d100": ours, "dyce": dy}, repeat)  # icepool, seconds a table: once
+        t, theirs = times["d100"], {"icepool": best(ice, 1)[0], "dyce": times["dyce"]}
         report.add("b", f"{system}, {len(checks)} checks", t, theirs, "> 1x fastest",
                    lambda r: r > 1)

@@ -408,6 +408,13 @@ def _shape(check: OpenQuestCheck) -> Hashable | None:
     return None if check.dice is not None or check.assist is not None else (check.master,)
 
 
+def _key(check: OpenQuestCheck) -> Hashable:
+    """What an unassisted check's levels read: its modified skill, and whether it is a master.
+    Every roll 1..100 meets a modified skill of 100 or more as it meets 100 (OQ5: all succeed
+    but 00) and one of 0 or less as it meets 0 (OQ6: none succeed), so those share a key."""
+    return (min(max(check.modified(False), 0), MASTERY), check.master)
+
+
 # OQ9 reads only who is a master: a side that rolls is judged as a non-master.
 _ROLLER = OpenQuestCheck(skill=0)
 
@@ -469,7 +476,7 @@ DECLARATION = Declaration(
     fast=FastPath(
         inputs=frozenset({"skill", "difficulty", "modifiers", "assist", "dice"}),
         shape=_shape,
-        key=lambda c: (c.modified(False), c.master),
+        key=_key,
         ranking=_ranking,
     ),
 )
