@@ -10,9 +10,9 @@ from dyce import H
 
 import d100
 from d100 import tallies
-from d100.systems import brp, openquest
+from d100.systems import brp, coc7_rules, openquest, rqg
 
-from .baselines import Levels, from_dyce
+from .baselines import Levels, from_dyce, rqg_level_fn
 from .report import Report, best, same
 
 
@@ -41,15 +41,34 @@ def _chances(contest: Any) -> Levels:
             "opponent": Fraction(2 * h.get(-1, 0) + h.get(0, 0), total)}
 
 
-DYCE = {"brp": _brp, "openquest": _openquest, "chances": _chances}
+def _coc7(contest: Any) -> Levels:
+    """C7-6 (no response) and C7-7 (a melee response): each side's level at regular
+    difficulty, the winner by the edition's own ladder."""
+    a, o, response = contest.actor.target, contest.opponent.target, contest.response
+    fa, fo = coc7_rules.fumble_from(a), coc7_rules.fumble_from(o)
+    return from_dyce(H(100).apply(lambda x, y: coc7_rules.contest_winner(
+        coc7_rules.level(x, a, fa), coc7_rules.level(y, o, fo), response), H(100)))
+
+
+def _rqg(contest: Any) -> Levels:
+    """RQ-3: each side judged at its chance (after any reduction over 100), then the ladder."""
+    la, lo = (rqg_level_fn(j) for j in contest.judges())
+    return from_dyce(H(100).apply(lambda x, y: rqg.decide(la(x), lo(y)), H(100)))
+
+
+DYCE = {"brp": _brp, "openquest": _openquest, "chances": _chances, "coc7": _coc7,
+        "coc7 dodge": _coc7, "rqg": _rqg}
+EXTRA = {"coc7 dodge": {"response": "dodge"}}  # one melee response (C7-7)
 
 
 def all_pairs(report: Report, quick: bool) -> None:
     print("(c) contest odds, every skill pair", flush=True)
     skills = range(0, 101, 5) if quick else range(101)
     sampled = 12 if quick else 120
-    for system, dyce_fn in DYCE.items():
-        contests = [d100.parse({"system": system, "actor": {"skill": a}, "opponent": {"skill": o}})
+    for label, dyce_fn in DYCE.items():
+        system = label.split()[0]
+        contests = [d100.parse({"system": system, "actor": {"skill": a}, "opponent": {"skill": o},
+                                **EXTRA.get(label, {})})
                     for a in skills for o in skills]
 
         def ours(contests: list[Any] = contests) -> None:
@@ -62,7 +81,7 @@ def all_pairs(report: Report, quick: bool) -> None:
         sample = [c for c in contests if c.actor.skill < 100 and c.opponent.skill < 100]
         sample = sample[:: max(1, len(sample) // sampled)]
         for c in sample[:5]:
-            same(f"{system} contest", d100.odds(c).winner, dyce_fn(c))
+            same(f"{label} contest", d100.odds(c).winner, dyce_fn(c))
         td, _ = best(lambda sample=sample, fn=dyce_fn: [fn(c) for c in sample], 1)
         scaled = td / len(sample) * len(contests)
         tallies.clear_caches()
@@ -70,7 +89,7 @@ def all_pairs(report: Report, quick: bool) -> None:
         ours()
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        report.add("c", f"{system}, {len(contests)} pairs", t, {"dyce": scaled},
+        report.add("c", f"{label}, {len(contests)} pairs", t, {"dyce": scaled},
                    ">= 20x dyce", lambda r: r >= 20,
                    f"dyce timed on {len(sample)} pairs, scaled; d100 memory peak "
                    f"{peak / 2**20:.1f} MiB")

@@ -19,6 +19,19 @@ def best(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
     return min(times), result
 
 
+def best_each(fns: dict[str, Callable[[], Any]], repeat: int = 1) -> dict[str, float]:
+    """The best wall time of each function over ``repeat`` rounds, the functions taking turns
+    within each round: a neighbour's burst of work then falls on all of them alike, not on
+    whichever happened to be timed during it."""
+    times = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name] = min(times[name], time.perf_counter() - start)
+    return times
+
+
 def same(label: str, ours: dict[str, Fraction], theirs: dict[str, Fraction]) -> None:
     """A baseline that does not give d100's numbers is not timed: the comparison would lie."""
     a = {k: v for k, v in ours.items() if v}

@@ -23,6 +23,7 @@ from .declarations import Roller
 from .dice import read_digits
 from .engine import parse, resolve
 from .machine import Dice, run
+from .memo import memoised
 from .results import CheckResult
 from .tallies import is_contest, plan_of, system_of
 
@@ -70,12 +71,16 @@ def _draw(roller: Roller, rng: np.random.Generator, n: int) -> NDArray[np.uint8]
     """The kept value 1..100 of ``n`` rolls as the system's roller declares them."""
     import numpy as np
 
-    if roller.tens:  # one units die shared by every tens die, each pair read as G1 reads it
-        units = rng.integers(0, 10, size=n, dtype=np.uint8)
-        tens = rng.integers(0, 10, size=(roller.count, n), dtype=np.uint8)
-        values = _digits_table()[10 * tens + units]
-    else:
-        values = rng.integers(1, 101, size=(roller.count, n), dtype=np.uint8)
+    if roller.tens and roller.count > 1:
+        # One units die shared by every tens die: all of a roll's digits drawn as one number
+        # below 10^(count+1) (each digit uniform and independent, as separate dice), its
+        # kept value looked up in a table of every such number (``_tens_kept``).
+        faces = 10 ** (roller.count + 1)
+        kind = np.uint16 if faces <= 1 << 16 else np.uint32
+        draws = rng.integers(0, faces, size=n, dtype=kind)
+        return np.take(_tens_kept(roller.count, roller.lower), draws)
+    # one tens die over its units die reads as one d100 (G1)
+    values = rng.integers(1, 101, size=(roller.count, n), dtype=np.uint8)
     kept: NDArray[np.uint8] = (
         values[0]
         if roller.count == 1
@@ -91,6 +96,22 @@ def _digits_table() -> NDArray[np.uint8]:
     import numpy as np
 
     return np.array([read_digits(t, u) for t in range(10) for u in range(10)], dtype=np.uint8)
+
+
+@memoised(8)
+def _tens_kept(count: int, lower: bool) -> NDArray[np.uint8]:
+    """The kept value of every draw ``units + 10 * tens`` of ``count`` tens digits (the i-th
+    the i-th decimal digit of ``tens``, as given dice encode them): each tens digit read with
+    the units as G1 reads a pair, the lowest (bonus) or highest (penalty) kept."""
+    import numpy as np
+
+    draws = np.arange(10 ** (count + 1))
+    units = draws % 10
+    tens = [(draws // 10 ** (i + 1)) % 10 for i in range(count)]
+    readings = _digits_table()[np.stack([10 * t + units for t in tens])]
+    kept: NDArray[np.uint8] = readings.min(axis=0) if lower else readings.max(axis=0)
+    kept.flags.writeable = False  # shared by every chunk and call
+    return kept
 
 
 def _kept_by(roller: Roller, kept: int) -> tuple[int, ...]:

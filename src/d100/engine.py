@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
+from itertools import compress
 from typing import Any, overload
 
 from . import tallies
@@ -13,7 +13,7 @@ from .errors import D100Error
 from .machine import Dice, run
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
 from .systems import REGISTRY
-from .tallies import plan_of, system_of, tally
+from .tallies import fraction, plan_of, system_of, tally
 
 
 def is_contest(request: Any) -> bool:
@@ -82,8 +82,8 @@ def odds(request: object) -> Odds:
     # Summed as integer counts over the one denominator: a single Fraction at the end
     rule = system.declares.success  # where the request decides which levels succeed
     wins = system.success_levels if rule is None else rule(request)
-    hits = sum(c for k, c in zip(found.keys, found.counts, strict=True) if k in wins)
-    success = Fraction(hits, found.denominator)
+    hits = sum(compress(found.counts, map(wins.__contains__, found.keys)))
+    success = fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
-    luck = Fraction(found.luck, found.denominator) if found.luck else None
+    luck = fraction(found.luck, found.denominator) if found.luck else None
     return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)

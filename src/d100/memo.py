@@ -33,11 +33,14 @@ class Memo(Generic[K, V]):
         _ALL.append(self)
 
     def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
+        found = self._items.get(key)  # a miss, the cold path's usual answer, takes no lock
+        if found is not None:
+            with self._lock:
+                try:
+                    self._items.move_to_end(key)
+                except KeyError:  # evicted meanwhile: still a good value
+                    return found
+        return found
 
     def put(self, key: K, value: V) -> V:
         with self._lock:

@@ -28,10 +28,22 @@ def _none() -> Any:
     return field(default_factory=lambda: _EMPTY)
 
 
+# Values ``frozen`` passes through as they are, by exact type: most of what it sees, and the
+# check costs far less than asking ``Mapping`` about each of them.
+_ATOMS = frozenset({str, int, bool, float, type(None), Fraction})
+
+
 def frozen(value: Any) -> Any:
     """JSON made read-only, all the way down: objects as mapping proxies, lists as tuples."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: frozen(v) for k, v in value.items()})
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list or kind is tuple:
+        return tuple([v if type(v) in _ATOMS else frozen(v) for v in value])
+    if kind is dict or isinstance(value, Mapping):
+        return MappingProxyType(
+            {k: v if type(v) in _ATOMS else frozen(v) for k, v in value.items()}
+        )
     if isinstance(value, list | tuple):
         return tuple(frozen(v) for v in value)
     return value

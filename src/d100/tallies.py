@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cmp_to_key
+from itertools import accumulate, groupby
 from math import lcm
 from typing import Any
 
@@ -29,7 +30,7 @@ from .declarations import FastPath
 from .errors import DiceError, TooMuchWork
 from .fields import Field
 from .machine import final_weights
-from .memo import Memo, clear_all
+from .memo import Memo, clear_all, memoised
 from .results import WINNERS, Winner
 from .system import Plan, System
 from .systems import REGISTRY
@@ -50,7 +51,14 @@ class Tally:
 
     def fractions(self) -> dict[str, Fraction]:
         pairs = zip(self.keys, self.counts, strict=True)
-        return {k: Fraction(c, self.denominator) for k, c in pairs}
+        return {k: fraction(c, self.denominator) for k, c in pairs}
+
+
+@memoised(1 << 12)
+def fraction(count: int, denominator: int) -> Fraction:
+    """``Fraction(count, denominator)``, shared: the checks of a table, or of one system, show
+    the same few counts over the same denominators, and a Fraction is dear to normalise."""
+    return Fraction(count, denominator)
 
 
 def system_of(request: Any) -> System:
@@ -146,24 +154,19 @@ def _plain(value: Any) -> Any:
 
 
 # Keyed by the system object, not its name: a system registered again under the same name may
-# declare other fields (and unregistering clears every memo, so an id is never reused here).
-_UNKEYED: Memo[int, dict[str, Any]] = Memo(64)
-
-
-def _unkeyed(system: System, fast: FastPath) -> dict[str, Any]:
+# declare other fields (the memo holds the system, and unregistering clears every memo).
+@memoised(64)
+def _unkeyed(system: System) -> dict[str, Any]:
     """The fields the fast path does not account for, with their defaults (usually none)."""
-    found = _UNKEYED.get(id(system))
-    if found is None:
-        every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
-        found = _UNKEYED.put(
-            id(system), {k: v for k, v in every.items() if k not in fast.inputs and k != "dice"}
-        )
-    return found
+    fast = system.declares.fast
+    assert fast is not None
+    every = {**_paths(system.check_fields), **_paths(system.contest_fields)}
+    return {k: v for k, v in every.items() if k not in fast.inputs and k != "dice"}
 
 
 def _memoisable(request: Any, system: System, fast: FastPath) -> bool:
     """False where the request sets a field the fast path does not know away from its default."""
-    unkeyed = _unkeyed(system, fast)
+    unkeyed = _unkeyed(system)
     if not unkeyed:
         return True
     data = request.to_dict()
@@ -185,7 +188,11 @@ def _memoisable(request: Any, system: System, fast: FastPath) -> bool:
 # rerolls ends on the kept die whatever the skill): the system's ``FastPath.shape`` names them,
 # ``key`` what the outcome reads, ``luck_key`` what the Luck spent reads.
 _FINALS: Memo[tuple[str, Hashable], Weights] = Memo(1024)
-_NAMES: Memo[tuple[str, Hashable, int], list[str]] = Memo(1 << 14)
+# A naming as runs (level index, first state, past the last) over the states in ``_Ends``
+# order: adjacent states mostly share a level (kept dice in order), so a check of any shape
+# counts a run's weight as one difference of running sums.
+Runs = tuple[tuple[int, int, int], ...]
+_NAMES: Memo[tuple[str, Hashable, int], Runs] = Memo(1 << 14)
 _LUCK: Memo[tuple[str, Hashable, Hashable], tuple[int | None]] = Memo(1024)
 _TALLIES: Memo[tuple[str, Hashable, Hashable, Hashable], Tally] = Memo(1 << 16)
 
@@ -195,12 +202,12 @@ class _Ends:
     """The final states of one shape in one order per set of states (states are numbered
     as the system's shapes first reach them), so that shapes ending on the same states (BRP
     with 0, 1 or 2 extra dice ends on the same kept dice) share one ``group`` and the naming
-    of their states. ``uniform`` is the one weight every state has, or 0."""
+    of their states. ``below[i]`` is the weight of ``states[:i]``."""
 
     states: tuple[Any, ...]
     group: int
     weights: tuple[int, ...]
-    uniform: int
+    below: tuple[int, ...]
     denominator: int
 
 
@@ -237,10 +244,10 @@ def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
             numbers.setdefault(state, len(numbers))
         states = sorted(weights, key=numbers.__getitem__)
         ws = tuple(weights[s] for s in states)
-        uniform = ws[0] if len(set(ws)) == 1 else 0
+        below = (0, *accumulate(ws))
         ids = tuple(numbers[s] for s in states)
         group = _GROUPS.setdefault((system, ids), len(_GROUPS))
-        found = _ENDS.put((system, shape), _Ends(tuple(states), group, ws, uniform, denominator))
+        found = _ENDS.put((system, shape), _Ends(tuple(states), group, ws, below, denominator))
     return found
 
 
@@ -262,21 +269,16 @@ def _check(check: Any) -> Tally | None:
     plan: Plan[Any, Any] | None = None
     # The states are named once per key and set of final states: a whole BRP table names
     # each (kept die, key) once, whatever the extra dice.
-    names = _NAMES.get((name, key, ends.group))
-    if names is None:
-        plan = plan_of(check)
-        names = _NAMES.put((name, key, ends.group), list(map(plan.outcome, ends.states)))
     keys = system.levels
-    if ends.uniform:  # every state weighs the same: count the names in C
-        counts = [names.count(k) * ends.uniform for k in keys]
-        known = sum(counts) == len(names) * ends.uniform
-    else:
-        by_level = dict.fromkeys(keys, 0)
-        for level, w in zip(names, ends.weights, strict=True):
-            by_level[level] += w
-        counts, known = list(by_level.values()), len(by_level) == len(keys)
-    if not known:  # an outcome that is not one of the system's levels: the system's bug
-        raise TypeError(f"{name}: outcomes {set(names) - set(keys)} are not levels {keys}")
+    named = (name, key, ends.group)
+    runs = _NAMES.get(named)
+    if runs is None:
+        plan = plan_of(check)
+        runs = _NAMES.put(named, _runs(name, list(map(plan.outcome, ends.states)), keys))
+    counts = [0] * len(keys)
+    below = ends.below
+    for i, first, past in runs:
+        counts[i] += below[past] - below[first]
     # The Luck a state spends depends on the luck key, not on the outcome's key.
     luck_at = (name, shape, luck_key)
     spent = _LUCK.get(luck_at)
@@ -293,6 +295,26 @@ def _check(check: Any) -> Tally | None:
         (name, shape, key, luck_key), Tally(keys, tuple(counts), ends.denominator, spent[0])
     )
     return found
+
+
+def _runs(system: str, names: list[str], keys: tuple[str, ...]) -> Runs:
+    """Names in runs of one level, as indices into the system's ``keys``."""
+    index = _index(keys)
+    runs = []
+    first = 0
+    for level, run in groupby(names):
+        past = first + len(list(run))
+        i = index.get(level)
+        if i is None:  # an outcome that is not one of the system's levels: the system's bug
+            raise TypeError(f"{system}: outcomes {set(names) - set(keys)} are not levels {keys}")
+        runs.append((i, first, past))
+        first = past
+    return tuple(runs)
+
+
+@memoised(64)
+def _index(keys: tuple[str, ...]) -> dict[str, int]:
+    return {k: i for i, k in enumerate(keys)}
 
 
 def check_table(requests: Iterable[Any]) -> list[Tally]:

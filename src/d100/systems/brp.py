@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
 from typing import Any, Literal, get_args
 
 from ..declarations import (
@@ -281,6 +282,11 @@ def thresholds(effective: int, rounding: str = "floor") -> tuple[int, int]:
 def level(roll: int, effective: int, rounding: str = "floor") -> Level:
     """BRP3, checked in order: a fumble first, even under the skill."""
     critical, special = thresholds(effective, rounding)
+    return banded(roll, critical, special, effective)
+
+
+def banded(roll: int, critical: int, special: int, effective: int) -> Level:
+    """``level`` with the thresholds already worked out: a plan names every state with it."""
     if roll >= FUMBLE_FROM:
         return "fumble"
     if roll <= critical:
@@ -306,6 +312,30 @@ def _span(lo: int, hi: int) -> str:
 Final = tuple[int, tuple[int, int], bool]  # (Luck rerolls taken, (-1, kept die), True)
 
 
+@memoised(16)
+def tens_kept(count: int, lower: bool) -> tuple[int, ...]:
+    """Every tens-method draw's kept value, indexed by the draw: ``count`` tens digits read
+    over one units digit (G1), the lowest or highest reading kept (BRP4), as
+    ``Attempt.values`` and ``keep`` read a draw. Built a tens die at a time, each reading
+    kept against the dice before it, so that a roll and the odds' enumeration of all
+    10^(count+1) draws look each one up rather than read it again."""
+    pick = min if lower else max
+    reads = [read_digits(t, u) for t in range(10) for u in range(10)]  # draw u + 10 t
+    kept = reads
+    for _ in range(1, count):  # the next digit t: draws t * len(kept) + earlier draw
+        more: list[int] = []
+        for t in range(10):
+            more.extend(map(pick, kept, reads[10 * t : 10 * t + 10] * (len(kept) // 10)))
+        kept = more
+    return tuple(kept)
+
+
+@memoised(16)
+def tens_ends(count: int, lower: bool) -> tuple[tuple[int, int], ...]:
+    """``tens_kept`` as the attempt's final states (-1, kept)."""
+    return tuple(zip(repeat(-1), tens_kept(count, lower)))
+
+
 class Attempt:
     """One roll of a check: each of its dice in turn, keeping the lowest (bonus) or highest
     (penalty) (BRP4). States are (dice taken, kept so far); a final state is (-1, kept). Under
@@ -317,6 +347,7 @@ class Attempt:
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
         self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
+        self._ends: tuple[tuple[int, int], ...] | None = None  # ``tens_ends``, when first read
 
     def start(self) -> tuple[int, int]:
         return (0, 0)
@@ -335,9 +366,12 @@ class Attempt:
         return tuple(read_digits((tens // 10**i) % 10, units) for i in range(self.count))
 
     def advance(self, state: tuple[int, int], value: int) -> tuple[int, int]:
+        if self.tens:  # the kept reading of the draw (``tens_ends``: keep of its values)
+            ends = self._ends
+            if ends is None:
+                ends = self._ends = tens_ends(self.count, self.lower)
+            return ends[value]
         taken, kept = state
-        if self.tens:
-            return (-1, self.keep(self.values(value)))
         if taken == 0:
             kept = value
         elif self.lower:  # as ``keep``: min and max, written out for the hot path
@@ -475,10 +509,11 @@ class Brp:
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
         attempt, attempts, given = self._side(check, "")
         e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
+        critical, special = thresholds(e, rounding)
         return Plan(
             machine=attempts,
             given=given,
-            outcome=lambda s: level(s[1][1], e, rounding),
+            outcome=lambda s: banded(s[1][1], critical, special, e),
             build=lambda s, rec: self._result(check, attempt, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
             cost=_cost(attempt, check),

@@ -489,7 +489,7 @@ class Chances:
         return Plan(
             machine=self._machine(check, ""),
             given=self._given(check, ""),
-            outcome=lambda s: degree(_state_total(factors, s) - risk),
+            outcome=partial(_state_degree, factors - risk),
             build=lambda s, rec: self._result(
                 check, "", s, rec, risk, degree(self._total(check, s) - risk)
             ),
@@ -618,6 +618,13 @@ def _state_total(factors: int, state: Any) -> int:
     _, helped, luck = state  # both ints: a luck die or take, a count of successes
     total: int = luck + factors + FACTOR * helped
     return total
+
+
+def _state_degree(margin: int, state: Any) -> Level:
+    """A final state's degree (CH4): ``_state_total`` with ``margin`` the factors less the
+    risk, written out, so that a plan names every state in two calls (through ``partial``)."""
+    _, helped, luck = state
+    return degree(luck + margin + FACTOR * helped)
 
 
 def _sum(

@@ -12,21 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from ..dice import show_roll
 from ..errors import RuleRefusal
 from ..fields import BIG, Field, read, validate
-from ..machine import Given, Repeat
+from ..machine import Given, Machine, Need, Repeat
 from ..memo import memoised
 from ..results import CheckResult
 from ..system import Plan, Record
-from .brp import Attempt, BrpCheck
+from .brp import Attempt, BrpCheck, tens_kept
 from .brp import HouseRules as BrpHouseRules
 from .coc7_rules import (
     DIFFICULTIES,
+    LEVELS,
     RANK,
     Level,
+    banded,
     bands,
     fumble_from,
     level,
@@ -236,18 +239,66 @@ def _pool(net: int) -> BrpCheck:
 
 
 def attempt_of(check: Coc7Check, stream: str) -> Attempt:
-    return Attempt(_pool(check.net_dice), stream)
+    return _attempt(check.net_dice, stream)
+
+
+@memoised(64)  # an attempt holds no state of a roll: one per pool and stream serves all
+def _attempt(net: int, stream: str) -> Attempt:
+    return Attempt(_pool(net), stream)
+
+
+@memoised(64)
+def _pool_machine(attempt: Attempt) -> Pool:
+    return Pool(attempt)
+
+
+class Pool:
+    """C7-3's roll as a machine: one draw of BRP's tens-method attempt, ending on the kept
+    value itself (1..100), so that a check's final states are its kept dice and a plan names
+    them with one lookup each. The state before the draw is 0."""
+
+    def __init__(self, attempt: Attempt) -> None:
+        self.attempt = attempt
+        self._need = attempt.need((0, 0))
+        self._kept = tens_kept(attempt.count, attempt.lower) if attempt.tens else None
+
+    def start(self) -> int:
+        return 0
+
+    def need(self, state: int) -> Need | None:
+        return self._need if state == 0 else None
+
+    def advance(self, state: int, value: int) -> int:
+        return value if self._kept is None else self._kept[value]
+
+
+# A final state: the kept die, or (pushes taken, kept die, True) where a push may follow
+Final = int | tuple[int, int, bool]
+
+
+def ends_of(state: Final) -> tuple[int, int]:
+    """(pushes taken, the kept die that stands) of a final state."""
+    return (0, state) if isinstance(state, int) else (state[0], state[1])
 
 
 @dataclass(frozen=True)
 class Table:
-    """What each kept roll 1..100 comes to: the first roll's level after any Luck, the Luck
-    spent, whether it is pushed, and a pushed roll's level."""
+    """What each kept roll 1..100 comes to, indexed by the roll (index 0, no roll, is never
+    read): the first roll's level after any Luck, the Luck spent and a pushed roll's level;
+    ``pushes`` says which first levels are pushed."""
 
     first: tuple[str, ...]
     spent: tuple[int, ...]
-    again: tuple[bool, ...]
+    pushes: Mapping[str, bool]
     pushed: tuple[str, ...]
+
+    def again(self, kept: int) -> bool:
+        """Whether a first roll that kept ``kept`` is pushed, where ``push`` asks (C7-5)."""
+        return self.pushes[self.first[kept]]
+
+    def outcome(self, state: Final) -> str:
+        pushes, kept = ends_of(state)
+        return self.pushed[kept] if pushes else self.first[kept]
 
 
 def judged(roll: int, targets: tuple[int, ...], difficulty: str, critical: bool) -> list[Level]:
@@ -260,6 +311,10 @@ def worst(levels: list[Level]) -> Level:
     return min(levels, key=RANK.__getitem__)
 
 
+ROLLS = range(1, 101)
+NO_ROLL = "failure"  # index 0 of a table: no roll has it, it is there so rolls index directly
+
+
 @memoised(4096)
 def table(
     targets: tuple[int, ...],
@@ -268,20 +323,30 @@ def table(
     luck: int | None,
     push_fumbles: bool,
 ) -> Table:
-    first: list[str] = []
-    spent: list[int] = []
-    again: list[bool] = []
-    pushed: list[str] = []
     fumbles = fumble_from(targets[0], difficulty, critical)
-    for r in range(1, 101):
-        rolled = worst(judged(r, targets, difficulty, critical))
-        bought = luck_buys(r, targets[0], difficulty, fumbles, luck)
-        lvl, cost = (rolled, 0) if bought is None else (bought[1], bought[0])
-        first.append(lvl)
-        spent.append(cost)
-        again.append(not succeeds(lvl, difficulty) and (lvl != "fumble" or push_fumbles))
-        pushed.append(rolled)
-    return Table(tuple(first), tuple(spent), tuple(again), tuple(pushed))
+    rolled: tuple[str, ...]
+    if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, on ``fumbles``
+        t = targets[0]
+        cuts = repeat(fumbles), repeat(t // 5), repeat(t // 2), repeat(t)
+        rolled = (NO_ROLL, *map(banded, ROLLS, *cuts))
+    else:
+        rolled = (NO_ROLL, *(worst(judged(r, targets, difficulty, critical)) for r in ROLLS))
+    if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
+        first, spent = rolled, NONE_SPENT
+    else:
+        bought = [None, *(luck_buys(r, targets[0], difficulty, fumbles, luck) for r in ROLLS)]
+        first = tuple(lv if b is None else b[1] for lv, b in zip(rolled, bought, strict=True))
+        spent = tuple(0 if b is None else b[0] for b in bought)
+    return Table(first, spent, _pushes(difficulty, push_fumbles), rolled)
+
+
+NONE_SPENT = (0,) * (len(ROLLS) + 1)
+
+
+@memoised(16)
+def _pushes(difficulty: str, push_fumbles: bool) -> Mapping[str, bool]:
+    """C7-5: a level that fails the difficulty is pushed, unless it fumbled (house rule)."""
+    return {lv: not succeeds(lv, difficulty) and (lv != "fumble" or push_fumbles) for lv in LEVELS}
 
 
 def table_of(check: Coc7Check) -> Table:
@@ -295,23 +360,21 @@ def table_of(check: Coc7Check) -> Table:
     )
 
 
-Final = tuple[int, tuple[int, int], bool]  # (pushes taken, (-1, kept die), True)
-
-
-def machine_of(check: Coc7Check, attempt: Attempt) -> Repeat[tuple[int, int]]:
+def machine_of(check: Coc7Check, attempt: Attempt) -> Machine[Any]:
     """The first roll, pushed once where ``push`` asks and the rules allow it (C7-5)."""
-    again = table_of(check).again
-    return Repeat(attempt, 1 if check.push else 0, lambda end: again[end[1] - 1])
+    pool = _pool_machine(attempt)
+    if not check.push:
+        return pool
+    return Repeat(pool, 1, table_of(check).again)
 
 
 def outcome(tab: Table, state: Final) -> str:
-    pushes, (_, kept), _ = state
-    return tab.pushed[kept - 1] if pushes else tab.first[kept - 1]
+    return tab.outcome(state)
 
 
 def spent(tab: Table, state: Final) -> int:
-    pushes, (_, kept), _ = state
-    return 0 if pushes else tab.spent[kept - 1]
+    pushes, kept = ends_of(state)
+    return 0 if pushes else tab.spent[kept]
 
 
 def given_of(check: Coc7Check, attempt: Attempt, stream: str) -> dict[str, Given]:
@@ -322,14 +385,22 @@ def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
     stream = dice_stream(where)
     attempt = attempt_of(check, stream)
     tab = table_of(check)
+    # Without a push a final state is the kept die: one lookup names it (and its Luck)
+    pushing = check.push
     return Plan(
         machine=machine_of(check, attempt),
         given=given_of(check, attempt, stream),
-        outcome=lambda s: outcome(tab, s),
+        outcome=tab.outcome if pushing else tab.first.__getitem__,
         build=lambda s, rec: result(check, attempt, s, rec, side=False),
         cost=attempt.cost * (2 if check.push else 1),
         dear="bonus_dice",
-        luck_spent=None if check.luck is None else (lambda s: spent(tab, s)),
+        luck_spent=(
+            None
+            if check.luck is None
+            else (lambda s: spent(tab, s))
+            if pushing
+            else tab.spent.__getitem__
+        ),
     )
 
 
@@ -340,7 +411,7 @@ def result(
     check: Coc7Check, attempt: Attempt, state: Final, record: Record, side: bool
 ) -> CheckResult:
     """One check (or a contest's side, ``side``) written up from its final state."""
-    pushes, (_, kept), _ = state
+    pushes, kept = ends_of(state)
     tab = table_of(check)
     draws = record.get(attempt.stream, [])
     dice = tuple(v for d in draws for v in attempt.values(d))
@@ -359,7 +430,7 @@ def result(
 
     need = "" if d == "regular" else f", {d} difficulty"
     if pushes:
-        first = tab.pushed[kept_each[0] - 1]
+        first = tab.pushed[kept_each[0]]
         why = f"rolled {rolled(kept_each[0], groups[0])} vs {t}{need}: {first}; pushed: "
         why += f"{rolled(kept, groups[-1])}: {lvl}"
     elif check.combined:
@@ -376,7 +447,7 @@ def result(
         why = f"rolled {rolled(kept, groups[-1])} vs {targets}{need}: "
         why += f"{', '.join(levels)}: {verdict}"
     else:
-        why = f"rolled {rolled(kept, groups[-1])} vs {t}{need}: {tab.pushed[kept - 1]}"
+        why = f"rolled {rolled(kept, groups[-1])} vs {t}{need}: {tab.pushed[kept]}"
         if cost:
             why += f"; {cost} Luck lowers it to {show_roll(kept - cost)}: {lvl}"
     single = not side and not check.combined

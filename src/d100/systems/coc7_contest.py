@@ -23,6 +23,7 @@ from .coc7_check import (
     HouseRules,
     attempt_of,
     check_of,
+    ends_of,
     given_of,
     house_of,
     machine_of,
@@ -106,8 +107,7 @@ def parse_contest(data: Mapping[str, Any]) -> Coc7Contest:
 
 def side_level(check: Coc7Check, state: Any) -> str:
     """A side's level: its roll against its target at regular difficulty."""
-    kept: int = state[1][1]
-    return table_of(check).first[kept - 1]
+    return table_of(check).first[ends_of(state)[1]]
 
 
 def contest_plan(contest: Coc7Contest) -> Plan[Any, ContestResult]:
@@ -179,7 +179,7 @@ def ranking(contest: Coc7Contest) -> RankedContest | None:
 
 def _shown(target: int, state: Any) -> str:
     """What a side shows the ranking: its level (C7-1, regular difficulty)."""
-    return level(state[1][1], target, fumble_from(target))
+    return level(ends_of(state)[1], target, fumble_from(target))
 
 
 def _results() -> list[Hashable]:

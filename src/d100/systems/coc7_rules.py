@@ -47,13 +47,18 @@ def fumble_from(target: int, difficulty: str = "regular", critical_fumbles: bool
 def level(roll: int, target: int, fumbles: int) -> Level:
     """C7-1, in its order: 01 is always critical, a fumble comes before any success (00
     fumbles even when the target is over 100), then fifths, halves and the whole target."""
+    return banded(roll, fumbles, target // 5, target // 2, target)
+
+
+def banded(roll: int, fumbles: int, extreme: int, hard: int, target: int) -> Level:
+    """``level`` with the target's fifth and half worked out: a table reads every roll."""
     if roll == 1:
         return "critical"
     if roll >= fumbles:
         return "fumble"
-    if roll <= target // 5:
+    if roll <= extreme:
         return "extreme"
-    if roll <= target // 2:
+    if roll <= hard:
         return "hard"
     if roll <= target:
         return "regular"

@@ -54,21 +54,23 @@ def _field_names(cls: type) -> tuple[str, ...] | None:
 
 def plain(value: Any, nested: bool = False) -> Any:
     """A request dataclass as contract JSON: tuples as lists, unset optional parts left out,
-    and ``system`` first at the top only (nested requests such as an assist do not name it)."""
+    and ``system`` first at the top only (nested requests such as an assist do not name it).
+    Scalars are taken as they are without a call: every odds answer echoes its request."""
     cls = type(value)
     if cls in _SCALARS:
         return value
-    names = _field_names(cls)
+    names = _FIELD_NAMES.get(cls) if cls in _FIELD_NAMES else _field_names(cls)
     if names is not None:
         out = {"system": value.system} if hasattr(value, "system") and not nested else {}
         for name in names:
             v = getattr(value, name)
             if v is None or (name == "house_rules" and not v) or name == "system":
                 continue
-            out[name] = plain(v, nested=True)
+            kind = type(v)
+            out[name] = v if kind in _SCALARS else [] if kind is tuple and not v else plain(v, True)
         return out
     if isinstance(value, tuple | list):
-        return [plain(v, nested) for v in value]
+        return [v if type(v) in _SCALARS else plain(v, nested) for v in value]
     if isinstance(value, Mapping):
         return {k: plain(v, nested) for k, v in value.items()}
     return value

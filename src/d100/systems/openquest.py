@@ -210,7 +210,7 @@ class OpenQuest:
         return Then(first, lambda _: own, key=assisted)
 
     def _level(self, check: OpenQuestCheck, state: Any, master: bool) -> Level:
-        return _state_level(state, _modified(check), master)
+        return _state_level(_modified(check), master, state)
 
     def _result(
         self,
@@ -251,7 +251,7 @@ class OpenQuest:
         return Plan(
             machine=self._machine(check, "", not check.master),
             given=_given(check, ""),
-            outcome=lambda s: _state_level(s, modified, master),
+            outcome=partial(_state_level, modified, master),
             build=lambda s, rec: self._result(check, "", s, rec, check.master),
             cost=_cost(check),
             dear="assist",
@@ -312,9 +312,9 @@ def _modified(check: OpenQuestCheck) -> tuple[int, int]:
     return check.modified(False), check.modified(True)
 
 
-def _state_level(state: Any, modified: tuple[int, int], master: bool) -> Level:
+def _state_level(modified: tuple[int, int], master: bool, state: Any) -> Level:
     """The level of a final state (True, assisted, roll): roll 0 when the character does not
-    roll."""
+    roll. The state comes last, so that a plan names states through ``partial``."""
     _, assisted, roll = state
     return level(roll or None, modified[assisted], master)
 
@@ -421,6 +421,13 @@ def _shape(check: OpenQuestCheck) -> Hashable | None:
     return None if check.dice is not None or check.assist is not None else (check.master,)
 
 
+def _key(check: OpenQuestCheck) -> Hashable:
+    """What an unassisted check's levels read: its modified skill, and whether it is a master.
+    Every roll 1..100 meets a modified skill of 100 or more as it meets 100 (OQ5: all succeed
+    but 00) and one of 0 or less as it meets 0 (OQ6: none succeed), so those share a key."""
+    return (min(max(check.modified(False), 0), MASTERY), check.master)
+
+
 # OQ9 reads only who is a master: a side that rolls is judged as a non-master.
 _ROLLER = OpenQuestCheck(skill=0)
 
@@ -481,7 +488,7 @@ DECLARATION = Declaration(
     fast=FastPath(
         inputs=frozenset({"skill", "difficulty", "modifiers", "assist", "dice"}),
         shape=_shape,
-        key=lambda c: (c.modified(False), c.master),
+        key=_key,
         ranking=_ranking,
     ),
 )

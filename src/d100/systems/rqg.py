@@ -26,6 +26,7 @@ import re
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import repeat
 from typing import Any, Literal, get_args
 
 from ..declarations import (
@@ -184,7 +185,10 @@ def bands(chance: int) -> tuple[int, int, int, int]:
 def level(roll: int, chance: int) -> Level:
     """RQ-1 in BCDice's order: critical, fumble, then the successes. Above a chance of 0 the
     fumble range starts above 95, so the order matters only for BCDice's chances below 0."""
-    critical, special, success, fumble_from = bands(chance)
+    return _level(roll, *bands(chance))
+
+
+def _level(roll: int, critical: int, special: int, success: int, fumble_from: int) -> Level:
     if roll <= critical:
         return "critical"
     if roll >= fumble_from:
@@ -222,7 +226,28 @@ class Judge:
     rolls: bool = True
 
     def level(self, state: int | None) -> Level:
-        return level(state, self.chance) if self.rolls and state else "failure"
+        return self.named[state or 0]
+
+    @property
+    def named(self) -> tuple[Level, ...]:
+        """The level of every final state: 0 (no roll) and each roll 1..100."""
+        return named(self.chance, self.rolls)
+
+
+ROLLS = range(1, 101)
+
+
+@memoised(4096)
+def named(chance: int, rolls: bool) -> tuple[Level, ...]:
+    """A judge's level at every final state, ``level`` read for each roll 1..100 (one
+    lookup for a roll and for the odds' naming of its states); a check that does not roll
+    fails, and so does the state 0 of no roll."""
+    none: Level = "failure"
+    if not rolls:
+        return (none,) * (len(ROLLS) + 1)
+    critical, special, success, fumble_from = bands(chance)
+    cuts = repeat(critical), repeat(special), repeat(success), repeat(fumble_from)
+    return (none, *map(_level, ROLLS, *cuts))
 
 
 def judge(raw: int, rule: str, resisted: bool) -> Judge:
@@ -259,6 +284,8 @@ class RqgCheck:
         mods = sum(self.modifiers)
         if self.characteristic is not None:
             m = MULTIPLIER if self.multiplier is None else self.multiplier
+            if type(m) is int:  # a whole multiplier: no rounding to do
+                return self.characteristic * m + mods
             return math.ceil(self.characteristic * Fraction(m) + mods)
         if self.resistance is not None:
             return 50 + 5 * max(self.resistance.difference, -10) + mods
@@ -449,7 +476,7 @@ class Rqg:
         return Plan(
             machine=_machine(j, stream),
             given=given(stream, check.dice),
-            outcome=j.level,
+            outcome=j.named.__getitem__,
             build=lambda s, rec: self._result(check, j, s, rec, stream, 0),
             cost=100,
         )
