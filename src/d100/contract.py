@@ -23,7 +23,7 @@ class CheckData(TypedDict, total=False):
     """A check as a contract dict: every field any system declares for a check."""
 
     system: Required[str]
-    skill: Required[int]
+    skill: int
     difficulty: int | str
     modifiers: Sequence[int]
     assist: Mapping[str, Any]
@@ -40,6 +40,15 @@ class CheckData(TypedDict, total=False):
     risk_modifiers: Sequence[int]
     synergy: Sequence[int]
     assisters: Sequence[Mapping[str, Any]]
+    luck: int
+    push: bool
+    combined: Sequence[int]
+    characteristic: int
+    multiplier: float | int
+    resistance: Mapping[str, Any]
+    malfunction: int
+    permanent_modifiers: Sequence[int]
+    versus: Mapping[str, Any]
 
 
 class ContestData(TypedDict, total=False):
@@ -50,3 +59,4 @@ class ContestData(TypedDict, total=False):
     opponent: Required[Mapping[str, Any]]
     house_rules: Mapping[str, Any]
     coin: str | None
+    response: str | None

@@ -98,7 +98,7 @@ def dice_secret(secret: str | None, bot_token: str | None) -> bytes:
 
 def _state(request: Request) -> tuple[Discord, Pool]:
     discord: Discord = request.app.state.discord
-    pool: Pool = request.app.state.server.previewing
+    pool: Pool = request.app.state.server.pool
     return discord, pool
 
 
@@ -160,7 +160,7 @@ async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, A
     private = bool(options.get(SECRET))
     CLIENT.set(it.who)
     job = pool.run(
-        ANONYMOUS + it.who,
+        f"{ANONYMOUS}:{it.who}",  # an open route's lane: with the addresses' share
         answers.quick_answer,
         it.command,
         str(options.get(WORDS) or ""),
