@@ -56,3 +56,10 @@ def is_doubles(value: int) -> bool:
 def show_roll(value: int) -> str:
     """Two digits, as the dice show them (07), with 100 written out."""
     return f"{value:02d}"
+
+
+def show_span(lo: int, hi: int) -> str:
+    """A run of d100 values as bands read (``01``, ``02-13``), or "none" when it is empty."""
+    if lo > hi:
+        return "none"
+    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"

@@ -25,7 +25,7 @@ from ..declarations import (
     Words,
     frozen_map,
 )
-from ..dice import read_digits, show_roll
+from ..dice import read_digits, show_roll, show_span
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Given, Machine, Need, Repeat, Then, d100
@@ -300,13 +300,7 @@ def banded(roll: int, critical: int, special: int, effective: int) -> Level:
 
 def bands(effective: int, rounding: str = "floor") -> str:
     critical, special = thresholds(effective, rounding)
-    return f"criticals {_span(1, critical)}, specials {_span(critical + 1, special)}"
-
-
-def _span(lo: int, hi: int) -> str:
-    if lo > hi:
-        return "none"
-    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
+    return f"criticals {show_span(1, critical)}, specials {show_span(critical + 1, special)}"
 
 
 Final = tuple[int, tuple[int, int], bool]  # (Luck rerolls taken, (-1, kept die), True)

@@ -38,7 +38,7 @@ from ..declarations import (
     Words,
     frozen_map,
 )
-from ..dice import show_roll
+from ..dice import show_roll, show_span
 from ..errors import D100Error, RuleRefusal
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Machine, Then
@@ -329,10 +329,7 @@ def bands(t: int, capped: bool = True, collapsed: bool = False) -> str:
 
 
 def _span(lo: int, hi: int) -> str:
-    hi = min(hi, 100)
-    if lo > hi:
-        return "none"
-    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
+    return show_span(lo, min(hi, 100))  # a target past 100 bands no roll past 00
 
 
 # -- opposed cards (BF-4) ----------------------------------------------------------------------

@@ -49,7 +49,7 @@ from ..declarations import (
     Words,
     frozen_map,
 )
-from ..dice import show_roll
+from ..dice import show_roll, show_span
 from ..errors import D100Error
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
@@ -355,16 +355,10 @@ def bands(s: int) -> str:
     success = max(min(s, 100), 0)
     critical, special = max(min(critical, success), 0), max(min(special, success), 0)
     return (
-        f"criticals {_span(1, critical)}, specials {_span(critical + 1, special)}, "
-        f"successes {_span(special + 1, success)}, "
-        f"fumbles {_span(max(fumble_from, success + 1), 100)}"
+        f"criticals {show_span(1, critical)}, specials {show_span(critical + 1, special)}, "
+        f"successes {show_span(special + 1, success)}, "
+        f"fumbles {show_span(max(fumble_from, success + 1), 100)}"
     )
-
-
-def _span(lo: int, hi: int) -> str:
-    if lo > hi:
-        return "none"
-    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
 
 
 def opposed(

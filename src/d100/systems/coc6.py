@@ -41,7 +41,7 @@ from ..declarations import (
     Words,
     frozen_map,
 )
-from ..dice import show_roll
+from ..dice import show_roll, show_span
 from ..errors import D100Error
 from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
@@ -379,11 +379,7 @@ def band_text(target: int, fives: bool, malfunction: int | None) -> str:
             runs[-1] = (lvl, runs[-1][1], roll)
         else:
             runs.append((lvl, roll, roll))
-    return ", ".join(f"{lvl} {_span(lo, hi)}" for lvl, lo, hi in runs)
-
-
-def _span(lo: int, hi: int) -> str:
-    return show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
+    return ", ".join(f"{lvl} {show_span(lo, hi)}" for lvl, lo, hi in runs)
 
 
 def _source(check: Coc6Check) -> str:

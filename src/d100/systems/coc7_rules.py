@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from ..dice import show_roll
+from ..dice import show_span
 from ..memo import memoised
 from ..results import Winner
 
@@ -156,6 +156,5 @@ def bands(target: int, fumbles: int) -> str:
     for lvl in LEVELS:
         if lvl in spans and lvl != "failure":
             lo, hi = spans[lvl][0], spans[lvl][-1]
-            shown = show_roll(lo) if lo == hi else f"{show_roll(lo)}-{show_roll(hi)}"
-            parts.append(f"{lvl} {shown}")
+            parts.append(f"{lvl} {show_span(lo, hi)}")
     return ", ".join(parts)
