@@ -34,6 +34,7 @@ from ..results import CheckResult, ContestResult, Winner
 from ..system import Plan, Record
 from .common import (
     DICE,
+    check_dict,
     dice_stream,
     house_dict,
     modifiers_field,
@@ -226,9 +227,7 @@ class BrpCheck:
         return self.bonus_dice - self.penalty_dice
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 @dataclass(frozen=True)

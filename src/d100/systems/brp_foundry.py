@@ -48,6 +48,7 @@ from .brp import ICONS, LEVELS, MEANINGS, Level
 from .common import (
     DICE,
     Roll,
+    check_dict,
     dice_stream,
     given,
     house_dict,
@@ -227,9 +228,7 @@ class FoundryCheck:
         return False, not self.house_rules.resist_levels
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ..system import Plan, Record, replay
 from .common import (
     DICE,
     Roll,
+    check_dict,
     dice_stream,
     given,
     house_dict,
@@ -247,9 +248,7 @@ class ChancesCheck:
         return self.risk + sum(self.risk_modifiers)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from ..system import Plan, Record
 from .common import (
     DICE,
     Roll,
+    check_dict,
     dice_stream,
     given,
     house_dict,
@@ -286,9 +287,7 @@ class Coc6Check:
         return Judge((t, *self.combined), fives, self.malfunction, bare)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 def check_shape(values: Mapping[str, Any]) -> None:

@@ -37,7 +37,7 @@ from .coc7_rules import (
     luck_offers,
     succeeds,
 )
-from .common import DICE, dice_stream, house_dict, modifiers_field, plain, rolls, system_field
+from .common import DICE, check_dict, dice_stream, modifiers_field, plain, rolls, system_field
 
 NAME = "coc7"
 MAX_EXTRA_DICE = 2  # Foundry's pool cap (C7-3)
@@ -189,9 +189,7 @@ class Coc7Check:
         return self.bonus_dice - self.penalty_dice
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
     def side_dict(self) -> dict[str, Any]:
         """As a contest's side: the pool's fields and its dice."""

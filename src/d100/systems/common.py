@@ -82,6 +82,14 @@ def house_dict(house: Any) -> dict[str, Any]:
     return {"house_rules": changed} if changed else {}
 
 
+def check_dict(check: Any) -> dict[str, Any]:
+    """A check as the request that makes it: ``plain``, its house rules said only where they
+    differ from the defaults."""
+    out: dict[str, Any] = plain(check)
+    del out["house_rules"]
+    return {**out, **house_dict(check.house_rules)}
+
+
 def shares_house_rules(contest: Any, where: str, side: Any) -> None:
     """A contest's house rules are both sides': a side built with others is refused."""
     if side.house_rules != contest.house_rules:

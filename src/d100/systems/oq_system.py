@@ -43,6 +43,7 @@ from . import openquest
 from .common import (
     DICE,
     Roll,
+    check_dict,
     dice_stream,
     given,
     house_dict,
@@ -141,9 +142,7 @@ class OqsCheck:
         return self.skill >= MASTERY and self.total >= MASTERY
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from ..system import Plan, Record
 from .common import (
     DICE,
     Roll,
+    check_dict,
     dice_stream,
     given,
     house_dict,
@@ -294,9 +295,7 @@ class RqgCheck:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(self)
-        del out["house_rules"]
-        return {**out, **house_dict(self.house_rules)}
+        return check_dict(self)
 
 
 def check_targets(
