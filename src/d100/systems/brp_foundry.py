@@ -53,6 +53,7 @@ from .common import (
     given,
     house_dict,
     modifiers_field,
+    one_of,
     plain,
     shares_house_rules,
     system_field,
@@ -183,13 +184,7 @@ class FoundryCheck:
 
     def __post_init__(self) -> None:
         validate(self, CHECK_FIELDS, {"house_rules": HouseRules, "resistance": Resistance})
-        if (self.skill is None) == (self.resistance is None):
-            raise D100Error(
-                "skill" if self.skill is None else "resistance",
-                None if self.skill is None else plain(self.resistance),
-                "a skill or a resistance, exactly one",
-                "neither given" if self.skill is None else "given with a skill",
-            )
+        one_of({"skill": self.skill, "resistance": plain(self.resistance)}, ("skill", "resistance"))
         if self.difficulty == IMPOSSIBLE and not self.house_rules.allow_impossible:
             raise RuleRefusal(
                 "difficulty",

@@ -64,6 +64,7 @@ from .common import (
     given,
     house_dict,
     modifiers_field,
+    one_of,
     plain,
     shares_house_rules,
     system_field,
@@ -216,14 +217,8 @@ class UgeCheck:
             CHECK_FIELDS,
             {"house_rules": HouseRules, "resistance": Pair, "versus": Pair, "assist": UgeCheck},
         )
-        named = [n for n in ("skill", "resistance", "versus") if getattr(self, n) is not None]
-        if len(named) != 1:
-            raise D100Error(
-                named[1] if named else "skill",
-                plain(getattr(self, named[1])) if named else None,
-                "exactly one of skill, resistance, versus",
-                f"given with {named[0]}" if named else "none given",
-            )
+        targets = ("skill", "resistance", "versus")
+        one_of({n: plain(getattr(self, n)) for n in targets}, targets)
         if self.assist is not None:
             helper = self.assist
             if helper.assist is not None or helper.skill is None:

@@ -90,6 +90,21 @@ def check_dict(check: Any) -> dict[str, Any]:
     return {**out, **house_dict(check.house_rules)}
 
 
+def one_of(values: Mapping[str, Any], names: tuple[str, ...], where: str = "") -> str:
+    """The one target field a request sets among ``names``; none or two is a mistake that
+    names the field."""
+    given = [n for n in names if values.get(n) is not None]
+    allowed = "exactly one of " + ", ".join(names)
+    if not given:
+        raise D100Error(path(where, names[0]), None, allowed, "required: the roll needs a target")
+    if len(given) > 1:
+        extra = given[1]
+        raise D100Error(
+            path(where, extra), values[extra], allowed, f"{given[0]} is already the target"
+        )
+    return given[0]
+
+
 def shares_house_rules(contest: Any, where: str, side: Any) -> None:
     """A contest's house rules are both sides': a side built with others is refused."""
     if side.house_rules != contest.house_rules:

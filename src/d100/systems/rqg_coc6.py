@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..errors import D100Error
-from ..fields import BIG, Field, path, validate
+from ..fields import BIG, Field, validate
 
 RESISTANCE_FIELDS = (
     Field("active", "int", "the active characteristic", low=0, high=BIG, required=True),
@@ -45,21 +44,6 @@ class Resistance:
 
 def resistance(values: Mapping[str, Any] | None) -> Resistance | None:
     return None if values is None else Resistance(values["active"], values["passive"])
-
-
-def one_of(values: Mapping[str, Any], names: tuple[str, ...], where: str = "") -> str:
-    """The one target field a request sets among ``names``; none or two is a mistake that
-    names the field."""
-    given = [n for n in names if values.get(n) is not None]
-    allowed = "exactly one of " + ", ".join(names)
-    if not given:
-        raise D100Error(path(where, names[0]), None, allowed, "required: the roll needs a target")
-    if len(given) > 1:
-        extra = given[1]
-        raise D100Error(
-            path(where, extra), values[extra], allowed, f"{given[0]} is already the target"
-        )
-    return given[0]
 
 
 # -- BCDice's command text ---------------------------------------------------------------------
