@@ -34,12 +34,16 @@ function request() {
            ...fieldValues(document.getElementById("odds-fields"), current.check) };
 }
 
+let asked = 0;  // the newest refresh's number: an older one's answer, arriving after, is dropped
+
 async function refresh() {
+  const mine = ++asked;
   const error = document.getElementById("odds-error");
   error.textContent = "";
   try {
     const req = request();
     const answer = await api("POST", "/api/odds", req);
+    if (mine !== asked) return;
     document.getElementById("odds-result").replaceChildren(
       oddsTable(answer.odds, answer.percent, `${current.title}, skill ${req.skill}`),
       el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
@@ -49,9 +53,10 @@ async function refresh() {
     // (a system taking skills to 1000 has little to show past it).
     const high = Math.min(current.declares.skill.high === null ? 150 : current.declares.skill.high, 200);
     const points = await api("POST", "/api/odds/chart", { request: req, low: 0, high, step: 5 });
+    if (mine !== asked) return;
     document.getElementById("odds-chart").replaceChildren(chart(points, req.skill));
   } catch (err) {
-    error.textContent = err.message;
+    if (mine === asked) error.textContent = err.message;
   }
 }
 
