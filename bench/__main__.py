@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bulk, contests, odds_checks, server, startup, tables, worst
+from . import bulk, contests, discord, odds_checks, server, startup, tables, worst
 from .report import Report
 
 SECTIONS = {
@@ -24,6 +24,7 @@ SECTIONS = {
     "f": startup.startup,
     "g": tables.many_tables,
     "h": worst.worst,
+    "i": discord.discord_load,
 }
 
 

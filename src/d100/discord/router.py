@@ -41,6 +41,7 @@ PUBLIC_KEY_ENV = "D100_DISCORD_PUBLIC_KEY"
 APPLICATION_ID_ENV = "D100_DISCORD_APPLICATION_ID"
 BOT_TOKEN_ENV = "D100_DISCORD_BOT_TOKEN"
 SECRET_ENV = "D100_DISCORD_SECRET"
+API_ENV = "D100_DISCORD_API"  # Discord's REST API base: a proxy's, or a stand-in under test
 PATH = "/discord/interactions"
 BODY_BYTES = 64 * 1024  # an interaction is a few KB; the guard's cap, as it reads no body here
 BODY_SECONDS = 10.0  # as the guard's: a body trickling in holds a connection
@@ -73,7 +74,9 @@ class Discord:
         return cls(
             verifier=Verifier.from_hex(key),
             application_id=env.get(APPLICATION_ID_ENV, "").strip(),
-            outbox=outbox.Outbox(httpx.AsyncClient(timeout=10.0), token),
+            outbox=outbox.Outbox(
+                httpx.AsyncClient(timeout=10.0), token, env.get(API_ENV, "").strip() or outbox.API
+            ),
             secret=dice_secret(env.get(SECRET_ENV, "").strip() or None, token),
         )
 
