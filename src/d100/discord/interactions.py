@@ -25,6 +25,7 @@ CHOICES = 8  # APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
 # Message flags
 EPHEMERAL = 1 << 6  # seen by the user who acted only
 # Option types of slash commands
+SUB_COMMAND = 1
 STRING = 3
 INTEGER = 4
 BOOLEAN = 5
