@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+import respx
 from fastapi.testclient import TestClient
 
 from d100.discord import interactions
@@ -107,3 +109,59 @@ def test_no_table_and_bad_house_rules_answer_privately(
 def test_the_table_commands_are_registered() -> None:
     names = {c["name"] for c in definitions()}
     assert {"table", "link"} <= names
+
+
+SHEET = 'name = "Alice"\nsystem = "brp"\nskills = { "spot hidden" = 55, dodge = 30 }\n'
+CDN = "https://cdn.discordapp.com/attachments/1/2/alice.toml"
+
+
+def sheet(url: str = CDN, size: int = len(SHEET), **kw: Any) -> dict[str, Any]:
+    data = {
+        "id": "4",
+        "name": "sheet",
+        "type": 1,
+        "options": [{"name": "file", "type": 11, "value": "900"}],
+        "resolved": {"attachments": {"900": {"id": "900", "url": url, "size": size}}},
+    }
+    return payload(interactions.APPLICATION_COMMAND, data, **kw)
+
+
+@respx.mock
+def test_sheet_sets_a_character_from_an_attached_toml_file(
+    client: TestClient, discord: Discord
+) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=SHEET))
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    made = said(discord.post(client, sheet(user=PLAYER, name="Pat")))
+    assert private(made) and "Alice" in made["content"]
+    seen = page_of(client, the_link(said(discord.post(client, link(user=PLAYER, name="Pat")))))
+    assert any(e["kind"] == "character" for e in seen["events"]), seen["events"]
+    again = said(discord.post(client, sheet(user=PLAYER, name="Pat")))  # the page's own check
+    assert private(again) and "Alice" in again["content"]
+
+
+@respx.mock
+def test_sheet_fetches_only_discord_s_files_and_only_small_ones(
+    client: TestClient, discord: Discord
+) -> None:
+    elsewhere = respx.get("https://evil.example/alice.toml").mock(
+        return_value=httpx.Response(200, text=SHEET)
+    )
+    said(discord.post(client, table_open("brp", user=GM)))
+    refused = said(discord.post(client, sheet("https://evil.example/alice.toml", user=PLAYER)))
+    assert private(refused) and not elsewhere.called
+    big = said(discord.post(client, sheet(size=10**6, user=PLAYER)))
+    assert private(big) and "bytes" in big["content"]
+    respx.get(CDN).mock(return_value=httpx.Response(200, text='name = "Bob"\nsystem = "coc7"\n'))
+    other = said(discord.post(client, sheet(user=PLAYER)))
+    assert private(other) and "system" in other["content"]
+
+
+@respx.mock
+def test_sheet_says_so_when_discord_s_file_cannot_be_read(
+    client: TestClient, discord: Discord
+) -> None:
+    respx.get(CDN).mock(side_effect=httpx.ConnectTimeout("slow"))
+    said(discord.post(client, table_open("brp", user=GM)))
+    failed = said(discord.post(client, sheet(user=PLAYER)))
+    assert private(failed) and "could not be read" in failed["content"]

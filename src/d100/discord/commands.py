@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..systems import REGISTRY
-from .interactions import BOOLEAN, CHAT_INPUT, STRING, SUB_COMMAND
+from .interactions import ATTACHMENT, BOOLEAN, CHAT_INPUT, STRING, SUB_COMMAND
 from .limits import CHOICE_MAX, DESCRIPTION_MAX, NAME_MAX, clip
 
 WORDS = "words"  # the quick form's words: ``[SYSTEM] SKILL WORDS...`` or a command form
@@ -61,6 +61,8 @@ def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
 
 TABLE = "table"  # the channel's table: ``/table open``
 OPEN = "open"
+SHEET = "sheet"  # a character from an attached TOML file
+FILE = "file"  # its attachment option
 LINK = "link"  # the user's own link to the table's page, privately
 NAME = "name"
 HOUSE_RULES = "house_rules"
@@ -82,7 +84,7 @@ def _system_option(required: bool) -> dict[str, Any]:
 
 
 def table_commands() -> list[dict[str, Any]]:
-    """``/table open`` and ``/link``: guild channels only (a table is a channel's)."""
+    """``/table open``, ``/sheet`` and ``/link``: guild channels only (a table is a channel's)."""
     opening = {
         "type": SUB_COMMAND,
         "name": OPEN,
@@ -104,6 +106,21 @@ def table_commands() -> list[dict[str, Any]]:
             "type": CHAT_INPUT,
             "description": "This channel's table",
             "options": [opening],
+            "contexts": [0],
+            "integration_types": [0],
+        },
+        {
+            "name": SHEET,
+            "type": CHAT_INPUT,
+            "description": "Your character at this channel's table, from a TOML sheet",
+            "options": [
+                {
+                    "type": ATTACHMENT,
+                    "name": FILE,
+                    "description": "the sheet: TOML, as d100's command line reads it",
+                    "required": True,
+                }
+            ],
             "contexts": [0],
             "integration_types": [0],
         },

@@ -29,6 +29,7 @@ SUB_COMMAND = 1
 STRING = 3
 INTEGER = 4
 BOOLEAN = 5
+ATTACHMENT = 11
 # Command types and contexts
 CHAT_INPUT = 1
 # JSON error codes of Discord's REST API that mean "give up on this message", not "retry"

@@ -31,8 +31,8 @@ from starlette.concurrency import run_in_threadpool
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, interactions, outbox, tables
-from .commands import LINK, OPEN, QUICK, SECRET, SYSTEM, TABLE, WORDS
+from . import answers, interactions, outbox, sheets, tables
+from .commands import FILE, LINK, OPEN, QUICK, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -148,12 +148,12 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
-    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK):
-        return JSONResponse(interactions.answer(await _table_command(request, it)))
+    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET):
+        return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
 
-async def _table_command(request: Request, it: Interaction) -> dict[str, Any]:
+async def _table_command(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
     """A command of the channel's table: a few rows written, on a worker thread as the web
     API's are."""
     store = request.app.state.server.store
@@ -161,6 +161,8 @@ async def _table_command(request: Request, it: Interaction) -> dict[str, Any]:
     try:
         if it.command == LINK:
             return await run_in_threadpool(tables.link, store, it, str(request.base_url))
+        if it.command == SHEET:
+            return await _sheet(store, discord, it, options)
         if options.get("subcommand") == OPEN:
             return await run_in_threadpool(tables.open_table, store, it, options)
     except ApiError as err:  # what was typed, named: the value is the user's own
@@ -218,6 +220,17 @@ async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[s
     discord.outbox.put(
         outbox.edit_original(discord.application_id or it.application_id, it.token, body)
     )
+
+
+async def _sheet(
+    store: Any, discord: Discord, it: Interaction, options: dict[str, Any]
+) -> dict[str, Any]:
+    system = await run_in_threadpool(sheets.table_system, store, it)
+    if system is None:
+        return tables.no_table()
+    found = sheets.attachment(it, options.get(FILE))
+    text = await sheets.fetch(discord.outbox.client, str(found["url"]))
+    return await run_in_threadpool(sheets.make, store, it, system, text)
 
 
 def mount(app: Any, discord: Discord) -> None:

@@ -94,7 +94,7 @@ def link(store: Store, it: Interaction, base_url: str) -> dict[str, Any]:
     with store.write() as session:
         found = member_of(session, it)
         if found is None:
-            return _no_table()
+            return no_table()
         table, member = found
         if member.revoked:
             return message("You were removed from this table.", private=True)
@@ -107,7 +107,7 @@ def link(store: Store, it: Interaction, base_url: str) -> dict[str, Any]:
     )
 
 
-def _no_table() -> dict[str, Any]:
+def no_table() -> dict[str, Any]:
     return message("This channel has no table: `/table open` makes one.", private=True)
 
 
