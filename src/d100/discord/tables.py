@@ -9,6 +9,7 @@ import tomllib
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..server import gametables
@@ -49,15 +50,20 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
         return message("A table is opened in a channel.", private=True)
     rules = house_rules(str(options.get(HOUSE_RULES) or ""))
     name = str(options.get(NAME) or f"#{it.channel_id}")
-    with store.write() as session:
-        if channel_table(session, it.channel_id) is not None:
-            return message("This channel already has a table.", private=True)
-        made = gametables.create_table(
-            session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
-        )
-        session.add(DiscordChannel(channel_id=it.channel_id, table_id=made.table.id))
-        session.add(DiscordMember(table_id=made.table.id, user_id=it.user_id, member_id=made.gm.id))
-        table = made.table
+    try:
+        with store.write() as session:
+            if channel_table(session, it.channel_id) is not None:
+                return message("This channel already has a table.", private=True)
+            made = gametables.create_table(
+                session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
+            )
+            session.add(DiscordChannel(channel_id=it.channel_id, table_id=made.table.id))
+            session.add(
+                DiscordMember(table_id=made.table.id, user_id=it.user_id, member_id=made.gm.id)
+            )
+            table = made.table
+    except IntegrityError:  # another /table open of this channel committed first
+        return message("This channel already has a table.", private=True)
     return message(
         clip(
             f"{escaped(it.user_name)} opened a table here: {escaped(table.name)} ({table.system}),"
