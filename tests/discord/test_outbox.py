@@ -188,10 +188,14 @@ def test_the_commands_fit_discord_s_limits_and_offer_every_system() -> None:
     for spec in definitions():
         assert 1 <= len(spec["name"]) <= 32 and spec["name"].islower()
         assert 1 <= len(spec["description"]) <= DESCRIPTION_MAX
-        for option in spec["options"]:
+        pending, systems = list(spec.get("options", [])), []
+        while pending:  # a subcommand's options too
+            option = pending.pop()
+            pending.extend(option.get("options", []))
             assert 1 <= len(option["description"]) <= DESCRIPTION_MAX
             choices = option.get("choices", [])
             assert len(choices) <= CHOICE_MAX
             assert all(len(c["name"]) <= NAME_MAX and len(c["value"]) <= NAME_MAX for c in choices)
-        offered = next(o for o in spec["options"] if o["name"] == "system")
-        assert [c["value"] for c in offered["choices"]] == list(REGISTRY.names())
+            if option["name"] == "system":
+                systems.append([c["value"] for c in choices])
+        assert all(offered == list(REGISTRY.names()) for offered in systems)

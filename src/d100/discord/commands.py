@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..systems import REGISTRY
-from .interactions import BOOLEAN, CHAT_INPUT, STRING
+from .interactions import ATTACHMENT, BOOLEAN, CHAT_INPUT, STRING, SUB_COMMAND
 from .limits import CHOICE_MAX, DESCRIPTION_MAX, NAME_MAX, clip
 
 WORDS = "words"  # the quick form's words: ``[SYSTEM] SKILL WORDS...`` or a command form
@@ -44,18 +44,9 @@ def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
         "max_length": WORDS_MAX,
     }
     options: list[dict[str, Any]] = [words]
-    systems = [(clip(s.title, NAME_MAX), s.name) for s in REGISTRY]
-    system: dict[str, Any] = {
-        "type": STRING,
-        "name": SYSTEM,
-        "description": "the rule system, when the words name none",
-        "required": False,
-    }
-    if len(systems) <= CHOICE_MAX:
-        system["choices"] = [{"name": title, "value": value} for title, value in systems]
-    else:  # more systems than a list holds: typed, with completion
-        system["autocomplete"] = True
-    options.append(system)
+    options.append(
+        _system_option(False) | {"description": "the rule system, when the words name none"}
+    )
     private = "answer to me only" + (" (nobody else sees the roll)" if rolls else "")
     options.append({"type": BOOLEAN, "name": SECRET, "description": private, "required": False})
     return {
@@ -68,6 +59,82 @@ def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
     }
 
 
+TABLE = "table"  # the channel's table: ``/table open``
+OPEN = "open"
+SHEET = "sheet"  # a character from an attached TOML file
+FILE = "file"  # its attachment option
+LINK = "link"  # the user's own link to the table's page, privately
+NAME = "name"
+HOUSE_RULES = "house_rules"
+
+
+def _system_option(required: bool) -> dict[str, Any]:
+    option: dict[str, Any] = {
+        "type": STRING,
+        "name": SYSTEM,
+        "description": "the rule system or edition",
+        "required": required,
+    }
+    systems = [(clip(s.title, NAME_MAX), s.name) for s in REGISTRY]
+    if len(systems) <= CHOICE_MAX:
+        option["choices"] = [{"name": title, "value": value} for title, value in systems]
+    else:  # more systems than a list holds: typed, with completion
+        option["autocomplete"] = True
+    return option
+
+
+def table_commands() -> list[dict[str, Any]]:
+    """``/table open``, ``/sheet`` and ``/link``: guild channels only (a table is a channel's)."""
+    opening = {
+        "type": SUB_COMMAND,
+        "name": OPEN,
+        "description": "Make this channel's table, with you as its GM",
+        "options": [
+            _system_option(True),
+            {"type": STRING, "name": NAME, "description": "the table's name", "max_length": 200},
+            {
+                "type": STRING,
+                "name": HOUSE_RULES,
+                "description": "house rules as TOML, e.g. key = true; other = 2",
+                "max_length": 1000,
+            },
+        ],
+    }
+    return [
+        {
+            "name": TABLE,
+            "type": CHAT_INPUT,
+            "description": "This channel's table",
+            "options": [opening],
+            "contexts": [0],
+            "integration_types": [0],
+        },
+        {
+            "name": SHEET,
+            "type": CHAT_INPUT,
+            "description": "Your character at this channel's table, from a TOML sheet",
+            "options": [
+                {
+                    "type": ATTACHMENT,
+                    "name": FILE,
+                    "description": "the sheet: TOML, as d100's command line reads it",
+                    "required": True,
+                }
+            ],
+            "contexts": [0],
+            "integration_types": [0],
+        },
+        {
+            "name": LINK,
+            "type": CHAT_INPUT,
+            "description": "Your own link to this channel's table's page (only you see it)",
+            "contexts": [0],
+            "integration_types": [0],
+        },
+    ]
+
+
 def definitions() -> list[dict[str, Any]]:
     """Every command, as ``PUT /applications/{id}/commands`` takes the list."""
-    return [quick_command(name, description, rolls) for name, description, rolls in QUICK]
+    quick = [quick_command(name, description, rolls) for name, description, rolls in QUICK]
+    return quick + table_commands()

@@ -25,9 +25,11 @@ CHOICES = 8  # APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
 # Message flags
 EPHEMERAL = 1 << 6  # seen by the user who acted only
 # Option types of slash commands
+SUB_COMMAND = 1
 STRING = 3
 INTEGER = 4
 BOOLEAN = 5
+ATTACHMENT = 11
 # Command types and contexts
 CHAT_INPUT = 1
 # JSON error codes of Discord's REST API that mean "give up on this message", not "retry"

@@ -26,12 +26,13 @@ from typing import Any
 import httpx
 from fastapi import Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, interactions, outbox
-from .commands import QUICK, SECRET, SYSTEM, WORDS
+from . import answers, interactions, outbox, sheets, tables
+from .commands import FILE, LINK, OPEN, QUICK, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -150,7 +151,27 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
+    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET):
+        return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
+
+
+async def _table_command(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
+    """A command of the channel's table: a few rows written, on a worker thread as the web
+    API's are."""
+    store = request.app.state.server.store
+    options = it.options()
+    try:
+        if it.command == LINK:
+            return await run_in_threadpool(tables.link, store, it, str(request.base_url))
+        if it.command == SHEET:
+            return await _sheet(store, discord, it, options)
+        if options.get("subcommand") == OPEN:
+            return await run_in_threadpool(tables.open_table, store, it, options)
+    except ApiError as err:  # what was typed, named: the value is the user's own
+        typed = "" if err.value is None or str(err.value) in err.message else f"{err.value}: "
+        return error_message(f"{typed}{err.message}")
+    return interactions.message("Not a command of this server.", private=True)
 
 
 async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
@@ -202,6 +223,17 @@ async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[s
     discord.outbox.put(
         outbox.edit_original(discord.application_id or it.application_id, it.token, body)
     )
+
+
+async def _sheet(
+    store: Any, discord: Discord, it: Interaction, options: dict[str, Any]
+) -> dict[str, Any]:
+    system = await run_in_threadpool(sheets.table_system, store, it)
+    if system is None:
+        return tables.no_table()
+    found = sheets.attachment(it, options.get(FILE))
+    text = await sheets.fetch(discord.outbox.client, str(found["url"]))
+    return await run_in_threadpool(sheets.make, store, it, system, text)
 
 
 def mount(app: Any, discord: Discord) -> None:

@@ -184,7 +184,12 @@ def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
     ).first()
     if table_id is None:
         raise unauthorised()
-    table = lock_table(session, table_id)
+    return add_player(session, lock_table(session, table_id), name)
+
+
+def add_player(session: Session, table: GameTable, name: str) -> tuple[Member, str]:
+    """A new player of a locked table (from the invite link, or a chat's door that has
+    verified who they are); the token returned is theirs alone."""
     name = text_field("name", name, NAME_LIMIT)
     taken = session.scalars(select(Member.name).where(Member.table_id == table.id)).all()
     not_the_gm_s("name", name)

@@ -174,3 +174,23 @@ class CallAssist(Base):
     )
     skill: Mapped[str] = mapped_column(String(80))
     position: Mapped[int] = mapped_column(Integer)
+
+
+class DiscordChannel(Base):
+    """A Discord channel's table: ``/table open`` binds it, one table per channel."""
+
+    __tablename__ = "discord_channels"
+
+    channel_id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+
+
+class DiscordMember(Base):
+    """A Discord user's member row at a table, made on their first use of its channel: the
+    user id is Discord's verified word, so it stands in for the member's token."""
+
+    __tablename__ = "discord_members"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    member_id: Mapped[str] = mapped_column(ForeignKey("members.id"), unique=True)
