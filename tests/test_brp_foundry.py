@@ -392,3 +392,13 @@ def test_bf_declares_its_levels_as_records() -> None:
     assert {s.name for s in specs if s.success} == system.success_levels
     assert [s.style for s in specs] == ["best", "good", "ok", "bad", "worst"]
     assert system.declares.commands is None  # BCDice 3.16.1 has no BRP game system
+
+
+def test_bf_2_presets_are_shown_as_factors() -> None:
+    """The page shows a multiplicative preset in the declaration's words, not as a number."""
+    # rule: BF-2
+    from d100 import REGISTRY
+
+    target = REGISTRY.get("brp-foundry").declares.to_dict()["target"]
+    assert target["shown"]["difficult"] == "x1/2" and target["shown"]["easy"] == "x2"
+    assert set(target["shown"]) == set(target["presets"])

@@ -188,6 +188,46 @@ def test_c7_4_a_success_is_not_raised_but_its_offers_are_shown() -> None:
     assert r.luck_costs == {"hard": 10, "extreme": 28, "critical": 39}
 
 
+def test_c7_4_luck_to_raises_a_success_or_buys_past_the_difficulty() -> None:
+    """``luck_to`` spends what its level costs, where C7-4 offers it: a success raised, a
+    failure bought above the difficulty; a level off offer (its cost not below the Luck, or
+    the roll already there) spends none."""
+    # rule: C7-4
+    hard = resolve(skill=60, luck=50, luck_to="hard", dice=[40])
+    assert (hard.level, hard.success, hard.luck_spent, hard.margin) == ("hard", True, 10, 30)
+    assert "10 Luck lowers it to 30" in hard.explanation
+    past = resolve(skill=60, luck=50, luck_to="hard", dice=[70])
+    assert (past.level, past.luck_spent) == ("hard", 40)
+    short = resolve(skill=60, luck=28, luck_to="extreme", dice=[40])  # costs 28: not > 28
+    assert (short.level, short.luck_spent) == ("regular", 0)
+    there = resolve(skill=60, luck=50, luck_to="hard", dice=[20])
+    assert (there.level, there.luck_spent) == ("hard", 0)
+    fumble = resolve(skill=40, luck=99, luck_to="regular", dice=[97])
+    assert (fumble.level, fumble.luck_spent) == ("fumble", 0)
+
+
+def test_c7_4_luck_to_odds_are_brute_force() -> None:
+    for request in (
+        check(skill=60, luck=30, luck_to="hard"),
+        check(skill=45, bonus_dice=1, luck=40, luck_to="extreme"),
+    ):
+        assert nonzero(odds_map(request)) == brute_force(request)
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "allowed"),
+    [
+        ({"luck_to": "hard"}, "luck_to", "none without luck"),
+        ({"luck": 9, "luck_to": "regular", "difficulty": "hard"}, "luck_to", "hard or above"),
+        ({"luck": 9, "luck_to": "failure"}, "luck_to", "regular"),
+    ],
+)
+def test_c7_4_a_bad_luck_to_names_the_field(fields: Any, field: str, allowed: str) -> None:
+    with pytest.raises(d100.D100Error) as err:
+        resolve(skill=60, dice=[50], **fields)
+    assert err.value.field == field and allowed in str(err.value)
+
+
 def test_c7_4_offers_without_luck_given_are_every_level_on_offer() -> None:
     r = resolve(skill=60, dice=[70])
     assert (r.luck_spent, r.luck_costs) == (

@@ -41,6 +41,7 @@ class CheckData(TypedDict, total=False):
     synergy: Sequence[int]
     assisters: Sequence[Mapping[str, Any]]
     luck: int
+    luck_to: str
     push: bool
     combined: Sequence[int]
     characteristic: int

@@ -8,6 +8,7 @@ Luck), and the readers then offer nothing for it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -39,6 +40,8 @@ class Target:
     default: str  # the preset a table uses when nobody names one
     harder: Literal[-1, 1]  # the sign that makes a test harder (-20 difficulty, +20 risk)
     example: str  # what a person may type: "hard, or -20"
+    # a preset in words where its number is no modifier (multiplicative presets): "x1/2"
+    shown: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def value(self, text: str | int) -> int:
         """A preset name or a number, as the request field reads it."""
@@ -313,6 +316,7 @@ class Declaration:
                 "default": t.default,
                 "harder": t.harder,
                 "example": t.example,
+                "shown": dict(t.shown),
             },
             "skill": {"low": self.skill_range[0], "high": self.skill_range[1]},
             "levels": [

@@ -1,6 +1,7 @@
 """Call of Cthulhu 7th edition on the table page, phone and desktop: a failed card offers the
-Luck the edition's follow-ups price and a push with its chance (C7-4, C7-5); each taken shows
-where the roll was made. Skipped while the edition declares no follow-ups."""
+Luck the edition's follow-ups price and a push with its chance (C7-4, C7-5), a success the Luck
+that raises it (C7-4); each taken shows where the roll was made. Skipped while the edition
+declares no follow-ups."""
 
 from __future__ import annotations
 
@@ -66,6 +67,13 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any, size
         expect(page.locator("#roll-result > .card")).to_contain_text("10 Luck spent")
         expect(shown(page).locator(".level")).to_contain_text("regular")
         expect(page.locator("#characters")).to_contain_text("Luck 40 of 99")
+        card = roll(page, "40")  # a regular success, raised by Luck (C7-4): no push on offer
+        expect(card.get_by_role("button", name=re.compile("^Push"))).to_have_count(0)
+        expect(card.get_by_role("button", name=re.compile("^Spend 28 Luck"))).to_be_visible()
+        card.get_by_role("button", name=re.compile("^Spend 10 Luck: hard")).click()
+        expect(page.locator("#roll-result > .card")).to_contain_text("10 Luck spent")
+        expect(shown(page).locator(".level")).to_contain_text("hard")
+        expect(page.locator("#characters")).to_contain_text("Luck 30 of 99")
         card = roll(page, "80")
         card.get_by_label(re.compile("Your die for the reroll")).fill("30")
         card.get_by_role("button", name=re.compile("^Push the roll")).click()

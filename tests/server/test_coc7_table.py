@@ -81,3 +81,21 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
     run = d100("verify", "--json", str(log))
     report = json.loads(run.out)
     assert run.status == 0 and report["verified"] == 6 and report["mismatch"] == 0, run
+
+
+def test_c7_4_a_success_card_offers_luck_to_raise_it(api: Api) -> None:
+    """Each level above a success that the Luck left can buy is its own offer; no push."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    ada = table.character(pat, "Ada")
+    first = table.roll(pat, ada, "library", actor={"dice": [40]})  # rule: C7-4
+    assert first["result"]["level"] == "regular"
+    offers = {o["key"]: o["luck"] for o in first["follow_ups"]}
+    assert offers == {"luck_hard": 10, "luck_extreme": 28, "luck_critical": 39}
+    raised = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201,
+                      json={"follow_up": "luck_hard"})
+    assert raised["result"]["dice"] == [40] and raised["result"]["level"] == "hard"
+    assert raised["luck_spent"] == 10 and luck_of(table, pat, ada) == 40
+    failed = table.roll(pat, ada, "library", actor={"dice": [70]})
+    keys = [o["key"] for o in failed["follow_ups"]]
+    assert keys == ["luck", "push"]  # hard costs 40: not below the 40 left

@@ -526,6 +526,10 @@ DECLARATION = Declaration(
         default="average",
         harder=-1,
         example="difficult (half the skill)",
+        shown=frozen_map(
+            {name: f"x{n}" if d == 1 else f"x{n}/{d}" for name, (n, d) in SCALES.items()}
+            | {IMPOSSIBLE: "target 1"}
+        ),
     ),
     skill_range=(0, BIG),
     words=Words(

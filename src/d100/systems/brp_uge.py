@@ -626,6 +626,15 @@ DECLARATION = Declaration(
         default="average",
         harder=-1,
         example="difficult (half the skill)",
+        shown=frozen_map(
+            {
+                "average": "x1",
+                "easy": "x2",
+                "difficult": "x1/2",
+                "impossible": "chance 1",
+                AUTOMATIC: "always succeeds",
+            }
+        ),
     ),
     skill_range=(0, BIG),
     words=Words(

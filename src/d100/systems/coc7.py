@@ -39,7 +39,7 @@ from .coc7_check import (
     plan_of,
 )
 from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
-from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, fumble_from, luck_buys, winning
+from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, fumble_from, luck_offers, winning
 
 __all__ = ["NAME", "SYSTEM", "Coc7", "Coc7Check", "Coc7Contest", "Level", "commands"]
 
@@ -209,7 +209,7 @@ def _shape(check: Coc7Check) -> tuple[int] | None:
 
 def _key(check: Coc7Check) -> tuple[Any, ...]:
     h = check.house_rules.critical_difficulty_fumbles
-    return (check.targets, check.difficulty, h, check.luck)
+    return (check.targets, check.difficulty, h, check.luck, check.luck_to)
 
 
 def _luck_key(check: Coc7Check) -> tuple[Any, ...] | None:
@@ -229,34 +229,37 @@ LUCK = Luck(
     reroll_cap_rule=None,
     most=MAX_LUCK,
     summary="spent after the roll, 1 Luck per point the roll is lowered, to reach the "
-    "difficulty; a failure may be pushed once instead",
+    "difficulty or raise a success; a failure may be pushed once instead",
     after_field="luck",
 )
 
 
 def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
-    """What its roller may do about a failed check at a table: Luck to buy the difficulty on
-    the roll already made (C7-4: not on a fumble, Luck available greater than the cost,
-    decision 7's least cost), and a push, a roll of its own with the same pool (C7-5: not on
-    a fumble unless ``allow_push_fumbles``). Nothing follows a push, a combined roll or a
-    request that asked for Luck or a push itself."""
+    """What its roller may do about a check at a table: Luck on the roll already made, one
+    offer per level C7-4 offers (a failure bought to the difficulty or higher, a success
+    raised; not on a fumble, Luck available greater than the cost), and after a failure a
+    push, a roll of its own with the same pool (C7-5: not on a fumble unless
+    ``allow_push_fumbles``). Nothing follows a push, a combined roll or a request that asked
+    for Luck or a push itself."""
     result, request = rolled.result, rolled.request
     asked = request.get("luck") is not None or request.get("push") or request.get("combined")
-    if result.success or result.roll is None or asked or "push" in rolled.taken:
+    if result.roll is None or asked or "push" in rolled.taken:
         return ()
-    base = {k: v for k, v in request.items() if k not in ("luck", "push", "dice")}
+    base = {k: v for k, v in request.items() if k not in ("luck", "luck_to", "push", "dice")}
     check = parse_check(base)
     critical = check.house_rules.critical_difficulty_fumbles
     fumbles = fumble_from(check.target, check.difficulty, critical)
     out = []
     if rolled.luck is not None and not rolled.taken:
-        bought = luck_buys(result.roll, check.target, check.difficulty, fumbles, rolled.luck)
-        if bought is not None:
-            cost, lvl = bought
-            same = {**base, "luck": rolled.luck, "dice": list(result.dice)}
+        offers = luck_offers(result.roll, check.target, check.difficulty, fumbles, rolled.luck)
+        for n, (lvl, cost) in enumerate(offers.items()):
+            # the cheapest offer on a failure is the plain "luck" one: the difficulty bought
+            least = n == 0 and not result.success
+            same = {**base, "luck": rolled.luck, "luck_to": lvl, "dice": list(result.dice)}
             label = f"Spend {cost} Luck: {lvl}"
-            out.append(FollowUp("luck", label, "Luck spent after the roll", cost, same))
-    if result.level != "fumble" or check.house_rules.allow_push_fumbles:
+            key = "luck" if least else f"luck_{lvl}"
+            out.append(FollowUp(key, label, "Luck spent after the roll", cost, same))
+    if not result.success and (result.level != "fumble" or check.house_rules.allow_push_fumbles):
         out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base))
     return tuple(out)
 
@@ -294,6 +297,7 @@ DECLARATION = Declaration(
                 "penalty_dice",
                 "difficulty",
                 "luck",
+                "luck_to",
                 "push",
                 "combined",
                 "dice",

@@ -25,6 +25,7 @@ from ..system import Plan, Record
 from .brp import Attempt, BrpCheck, tens_kept
 from .brp import HouseRules as BrpHouseRules
 from .coc7_rules import (
+    BUYABLE,
     DIFFICULTIES,
     LEVELS,
     RANK,
@@ -116,6 +117,14 @@ CHECK_FIELDS = (
         words=("luck#",),
     ),
     Field(
+        "luck_to",
+        "choice",
+        "the level Luck buys with the Luck available, a success raised too, where C7-4 offers "
+        "it (the difficulty or above, its cost above 0 and below the Luck); absent: the "
+        "difficulty, on a failure only",
+        choices=BUYABLE,
+    ),
+    Field(
         "push",
         "bool",
         "push once after a failure that Luck did not buy and that is not a fumble (C7-5)",
@@ -155,6 +164,7 @@ class Coc7Check:
     penalty_dice: int = 0
     difficulty: str = "regular"
     luck: int | None = None
+    luck_to: str | None = None
     push: bool = False
     combined: tuple[int, ...] = ()
     dice: tuple[int, ...] | None = None
@@ -172,6 +182,18 @@ class Coc7Check:
                         "none with a combined roll",
                         "a combined roll (C7-8) is judged once: no Luck, no push",
                     )
+        if self.luck_to is not None:
+            if self.luck is None:
+                raise RuleRefusal(
+                    "luck_to", self.luck_to, "none without luck", "it buys with the Luck available"
+                )
+            if not succeeds(self.luck_to, self.difficulty):
+                raise RuleRefusal(
+                    "luck_to",
+                    self.luck_to,
+                    f"{self.difficulty} or above",
+                    "Luck buys no level below the difficulty (C7-4)",
+                )
 
     @property
     def target(self) -> int:
@@ -209,6 +231,7 @@ def check_of(values: Mapping[str, Any], house: HouseRules) -> Coc7Check:
         penalty_dice=values["penalty_dice"],
         difficulty=values.get("difficulty", "regular"),
         luck=values.get("luck"),
+        luck_to=values.get("luck_to"),
         push=values.get("push", False),
         combined=values.get("combined", ()),
         dice=values["dice"],
@@ -320,6 +343,7 @@ def table(
     critical: bool,
     luck: int | None,
     push_fumbles: bool,
+    luck_to: str | None = None,
 ) -> Table:
     fumbles = fumble_from(targets[0], difficulty, critical)
     rolled: tuple[str, ...]
@@ -332,7 +356,8 @@ def table(
     if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
         first, spent = rolled, NONE_SPENT
     else:
-        bought = [None, *(luck_buys(r, targets[0], difficulty, fumbles, luck) for r in ROLLS)]
+        t = targets[0]
+        bought = [None, *(luck_buys(r, t, difficulty, fumbles, luck, luck_to) for r in ROLLS)]
         first = tuple(lv if b is None else b[1] for lv, b in zip(rolled, bought, strict=True))
         spent = tuple(0 if b is None else b[0] for b in bought)
     return Table(first, spent, _pushes(difficulty, push_fumbles), rolled)
@@ -355,6 +380,7 @@ def table_of(check: Coc7Check) -> Table:
         h.critical_difficulty_fumbles,
         check.luck,
         h.allow_push_fumbles,
+        check.luck_to,
     )
 
 

@@ -117,14 +117,24 @@ def luck_offers(
 
 
 def luck_buys(
-    roll: int, target: int, difficulty: str, fumbles: int, available: int | None
+    roll: int,
+    target: int,
+    difficulty: str,
+    fumbles: int,
+    available: int | None,
+    to: str | None = None,
 ) -> tuple[int, str] | None:
     """Decision 7: a roll that fails the required level and that Luck can buy up to it, as
     (the least Luck that does, the level it reaches); None where the roll already succeeds or
-    cannot be bought. The lowered roll is the top of the level bought, so the level is that."""
-    if available is None or succeeds(level(roll, target, fumbles), difficulty):
+    cannot be bought. With ``to``, that level bought where C7-4 offers it, a success raised
+    too. The lowered roll is the top of the level bought, so the level is that."""
+    if available is None:
         return None
     offers = luck_offers(roll, target, difficulty, fumbles, available)
+    if to is not None:
+        return (offers[to], to) if to in offers else None
+    if succeeds(level(roll, target, fumbles), difficulty):
+        return None
     if not offers:
         return None
     lvl = next(iter(offers))  # the lowest level on offer: every level on offer succeeds

@@ -171,7 +171,10 @@ function buildRollFields() {
   // a target that is a choice of names (a required level) takes its names only.
   const signed = (v) => (target.harder < 0 && v > 0 ? `+${v}` : String(v));
   const named = !!(system.check.properties[target.field] || {}).enum;
-  const presets = Object.entries(target.presets).map(([k, v]) => (named ? k : `${k} ${signed(v)}`));
+  // A multiplicative preset is shown in the words its declaration gives, not as a number.
+  const words = target.shown || {};
+  const presets = Object.entries(target.presets).map(([k, v]) =>
+    (words[k] ? `${k} (${words[k]})` : named ? k : `${k} ${signed(v)}`));
   $("call-difficulty-help").textContent = !presets.length ? `For example ${target.example}.`
     : named ? `${presets.join(", ")}.` : `${presets.join(", ")}; or a number.`;
   if (rules.luck) $("luck-help").textContent = `Luck: ${rules.luck.summary}.`;

@@ -1,0 +1,52 @@
+"""The table page shows a system's difficulty presets as its declaration gives them: a
+multiplicative preset in its declared words ("difficult (x1/2)"), never as a modifier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .services import serve
+from .test_browser import DESKTOP, PHONE, browser
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser"]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where: Path = tmp_path_factory.mktemp("presets")
+    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
+        yield found
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize(
+    ("system", "shown", "not_shown"),
+    [
+        ("brp-foundry", "difficult (x1/2)", "difficult +50"),
+        ("brp-uge", "easy (x2)", "easy +200"),
+        ("brp", "difficult -20", "difficult (x"),
+    ],
+)
+def test_presets_show_as_declared(
+    base: str, browser: Any, system: str, shown: str, not_shown: str, size: str
+) -> None:
+    from playwright.sync_api import expect
+
+    phone = size == "phone"
+    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone)
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option(system)
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        help_text = page.locator("#call-difficulty-help")
+        expect(help_text).to_contain_text(shown)
+        assert not_shown not in (help_text.text_content() or "")
+    finally:
+        context.close()
