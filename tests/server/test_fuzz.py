@@ -216,3 +216,46 @@ def test_hostile_values_in_every_field_get_a_4xx(
             )
             assert {"kind", "field", "value", "allowed", "message"} <= set(r.json()["error"])
     record_property(TOTALS, ("HTTP API fuzz (schemathesis): requests sent", sent))
+
+
+# The checks the description is held to so far (response bodies have no models yet, so
+# response_schema_conformance and positive_data_acceptance are not among them).
+HELD = (
+    schemathesis.checks.not_a_server_error,
+    schemathesis.checks.status_code_conformance,
+    schemathesis.checks.content_type_conformance,
+    schemathesis.checks.allow_header_conformance,
+)
+
+
+@pytest.mark.parametrize("operation", [o for o in OPERATIONS if not o.endswith(STREAM)])
+def test_every_answer_is_described(target: Target, operation: str) -> None:
+    method, path = operation.split(" ", 1)
+    api = target.schema[path][method]
+
+    @settings(
+        max_examples=10,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(api.as_strategy().flatmap(signed_in(target, path)))
+    def fuzz(case: Any) -> None:
+        response = case.call(session=target.client)
+        case.validate_response(response, checks=HELD)
+
+    fuzz()
+
+
+def test_an_undescribed_refusal_is_reported(target: Target) -> None:
+    """The checks above can fail: the description without its 401 for a table's state."""
+    described = APP.openapi()
+    del described["paths"]["/api/tables/{table_id}"]["get"]["responses"]["401"]
+    api = schemathesis.openapi.from_dict(described)["/api/tables/{table_id}"]["GET"]
+    case = api.Case(path_parameters={"table_id": target.ids["table_id"][0]})
+    response = case.call(session=target.client)
+    assert response.status_code == 401
+    with pytest.raises(BaseExceptionGroup) as failed:
+        case.validate_response(response, checks=HELD)
+    assert [type(e).__name__ for e in failed.value.exceptions] == ["UndefinedStatusCode"]
