@@ -1,8 +1,8 @@
 """Fuzzing the HTTP API from its own OpenAPI description (schemathesis): no request, valid or
 not, signed in or not, gets a 5xx; every refusal is the JSON error shape.
 
-Each operation gets generated requests, half as the GM of a real table whose ids are put in
-the path, so the fuzz reaches past sign-in into characters, rolls and calls."""
+Each operation gets generated requests, two in three as the GM or a player of a real table
+whose ids are put in the path, so the fuzz reaches past sign-in into characters, rolls and calls."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ class Target:
     client: Any
     ids: dict[str, list[str]]  # path parameter -> real ids at the table (and a made-up one)
     gm: str
+    player: str
 
 
 @pytest.fixture(scope="module")
@@ -88,20 +89,22 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             "seq": [str(roll["seq"]), "1", "999"],
         },
         gm,
+        token_of(joined["rejoin_link"]),
     )
 
 
 def signed_in(target: Target, path: str) -> Callable[[Any], st.SearchStrategy[Any]]:
-    """Half the cases as the GM at the real table, with real (or plainly unknown) ids."""
+    """Two cases in three at the real table, with real (or plainly unknown) ids, as its GM or
+    a player; the third signed out."""
 
     def adapt(case: Any) -> st.SearchStrategy[Any]:
         if path == STREAM:
             return st.just(case)
         params = case.path_parameters or {}
         choices = {k: st.sampled_from(target.ids[k]) for k in params if k in target.ids}
-        return st.booleans().flatmap(
-            lambda gm: st.fixed_dictionaries(choices).map(
-                lambda real: _with(case, real, target.gm) if gm else case
+        return st.sampled_from((target.gm, target.player, None)).flatmap(
+            lambda token: st.fixed_dictionaries(choices).map(
+                lambda real: _with(case, real, token) if token else case
             )
         )
 
