@@ -45,9 +45,21 @@ class Target:
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     where: Path = tmp_path_factory.mktemp("fuzz")
-    app = create_app(
-        f"sqlite:///{where / 'd100.sqlite3'}", limits=Limits(burst=10**9, per_second=10**9)
-    )
+    yield from _target(f"sqlite:///{where / 'd100.sqlite3'}")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def on_each_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Target]:
+    if request.param == "sqlite":
+        yield from _target(f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'd100.sqlite3'}")
+    else:
+        yield from _target(request.getfixturevalue("pg_url"))
+
+
+def _target(url: str) -> Iterator[Target]:
+    app = create_app(url, limits=Limits(burst=10**9, per_second=10**9))
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     client = asgi.get_client(app)
     made = client.post("/api/tables", json={"name": "Fuzz", "system": "chances"}).json()
@@ -232,7 +244,8 @@ HELD = (
 
 
 @pytest.mark.parametrize("operation", [o for o in OPERATIONS if not o.endswith(STREAM)])
-def test_every_answer_is_described(target: Target, operation: str) -> None:
+def test_every_answer_is_described(on_each_database: Target, operation: str) -> None:
+    target = on_each_database
     method, path = operation.split(" ", 1)
     api = target.schema[path][method]
 
