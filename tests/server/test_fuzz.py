@@ -6,6 +6,7 @@ whose ids are put in the path, so the fuzz reaches past sign-in into characters,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,13 +234,15 @@ def test_hostile_values_in_every_field_get_a_4xx(
     record_property(TOTALS, ("HTTP API fuzz (schemathesis): requests sent", sent))
 
 
-# The checks the description is held to so far (response bodies have no models yet, so
-# response_schema_conformance and positive_data_acceptance are not among them).
+# The checks the description is held to so far: successes' bodies have no models yet (their
+# schema is {}: only the error shape is checked), and positive_data_acceptance is not held.
 HELD = (
     schemathesis.checks.not_a_server_error,
     schemathesis.checks.status_code_conformance,
     schemathesis.checks.content_type_conformance,
     schemathesis.checks.allow_header_conformance,
+    schemathesis.checks.response_headers_conformance,
+    schemathesis.checks.response_schema_conformance,
 )
 
 
@@ -266,7 +269,7 @@ def test_every_answer_is_described(on_each_database: Target, operation: str) -> 
 
 def test_an_undescribed_refusal_is_reported(target: Target) -> None:
     """The checks above can fail: the description without its 401 for a table's state."""
-    described = APP.openapi()
+    described = copy.deepcopy(APP.openapi())  # the app's own is cached
     del described["paths"]["/api/tables/{table_id}"]["get"]["responses"]["401"]
     api = schemathesis.openapi.from_dict(described)["/api/tables/{table_id}"]["GET"]
     case = api.Case(path_parameters={"table_id": target.ids["table_id"][0]})
@@ -275,3 +278,14 @@ def test_an_undescribed_refusal_is_reported(target: Target) -> None:
     with pytest.raises(BaseExceptionGroup) as failed:
         case.validate_response(response, checks=HELD)
     assert [type(e).__name__ for e in failed.value.exceptions] == ["UndefinedStatusCode"]
+
+
+def test_a_wrong_error_shape_is_reported(target: Target) -> None:
+    """The error shape is checked: described with a numeric message, a 401 does not fit it."""
+    described = copy.deepcopy(APP.openapi())  # the app's own is cached
+    described["components"]["schemas"]["ErrorDetail"]["properties"]["message"]["type"] = "integer"
+    api = schemathesis.openapi.from_dict(described)["/api/tables/{table_id}"]["GET"]
+    case = api.Case(path_parameters={"table_id": target.ids["table_id"][0]})
+    with pytest.raises(BaseExceptionGroup) as failed:
+        case.validate_response(case.call(session=target.client), checks=HELD)
+    assert [type(e).__name__ for e in failed.value.exceptions] == ["JsonSchemaError"]
