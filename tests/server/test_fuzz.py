@@ -1,11 +1,12 @@
 """Fuzzing the HTTP API from its own OpenAPI description (schemathesis): no request, valid or
 not, signed in or not, gets a 5xx; every refusal is the JSON error shape.
 
-Each operation gets generated requests, half as the GM of a real table whose ids are put in
-the path, so the fuzz reaches past sign-in into characters, rolls and calls."""
+Each operation gets generated requests, two in three as the GM or a player of a real table
+whose ids are put in the path, so the fuzz reaches past sign-in into characters, rolls and calls."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,14 +40,27 @@ class Target:
     client: Any
     ids: dict[str, list[str]]  # path parameter -> real ids at the table (and a made-up one)
     gm: str
+    player: str
 
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     where: Path = tmp_path_factory.mktemp("fuzz")
-    app = create_app(
-        f"sqlite:///{where / 'd100.sqlite3'}", limits=Limits(burst=10**9, per_second=10**9)
-    )
+    yield from _target(f"sqlite:///{where / 'd100.sqlite3'}")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def on_each_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Target]:
+    if request.param == "sqlite":
+        yield from _target(f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'd100.sqlite3'}")
+    else:
+        yield from _target(request.getfixturevalue("pg_url"))
+
+
+def _target(url: str) -> Iterator[Target]:
+    app = create_app(url, limits=Limits(burst=10**9, per_second=10**9))
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     client = asgi.get_client(app)
     made = client.post("/api/tables", json={"name": "Fuzz", "system": "chances"}).json()
@@ -88,20 +102,22 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             "seq": [str(roll["seq"]), "1", "999"],
         },
         gm,
+        token_of(joined["rejoin_link"]),
     )
 
 
 def signed_in(target: Target, path: str) -> Callable[[Any], st.SearchStrategy[Any]]:
-    """Half the cases as the GM at the real table, with real (or plainly unknown) ids."""
+    """Two cases in three at the real table, with real (or plainly unknown) ids, as its GM or
+    a player; the third signed out."""
 
     def adapt(case: Any) -> st.SearchStrategy[Any]:
         if path == STREAM:
             return st.just(case)
         params = case.path_parameters or {}
         choices = {k: st.sampled_from(target.ids[k]) for k in params if k in target.ids}
-        return st.booleans().flatmap(
-            lambda gm: st.fixed_dictionaries(choices).map(
-                lambda real: _with(case, real, target.gm) if gm else case
+        return st.sampled_from((target.gm, target.player, None)).flatmap(
+            lambda token: st.fixed_dictionaries(choices).map(
+                lambda real: _with(case, real, token) if token else case
             )
         )
 
@@ -216,3 +232,60 @@ def test_hostile_values_in_every_field_get_a_4xx(
             )
             assert {"kind", "field", "value", "allowed", "message"} <= set(r.json()["error"])
     record_property(TOTALS, ("HTTP API fuzz (schemathesis): requests sent", sent))
+
+
+# The checks the description is held to so far: successes' bodies have no models yet (their
+# schema is {}: only the error shape is checked), and positive_data_acceptance is not held.
+HELD = (
+    schemathesis.checks.not_a_server_error,
+    schemathesis.checks.status_code_conformance,
+    schemathesis.checks.content_type_conformance,
+    schemathesis.checks.allow_header_conformance,
+    schemathesis.checks.response_headers_conformance,
+    schemathesis.checks.response_schema_conformance,
+)
+
+
+@pytest.mark.parametrize("operation", [o for o in OPERATIONS if not o.endswith(STREAM)])
+def test_every_answer_is_described(on_each_database: Target, operation: str) -> None:
+    target = on_each_database
+    method, path = operation.split(" ", 1)
+    api = target.schema[path][method]
+
+    @settings(
+        max_examples=10,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(api.as_strategy().flatmap(signed_in(target, path)))
+    def fuzz(case: Any) -> None:
+        response = case.call(session=target.client)
+        case.validate_response(response, checks=HELD)
+
+    fuzz()
+
+
+def test_an_undescribed_refusal_is_reported(target: Target) -> None:
+    """The checks above can fail: the description without its 401 for a table's state."""
+    described = copy.deepcopy(APP.openapi())  # the app's own is cached
+    del described["paths"]["/api/tables/{table_id}"]["get"]["responses"]["401"]
+    api = schemathesis.openapi.from_dict(described)["/api/tables/{table_id}"]["GET"]
+    case = api.Case(path_parameters={"table_id": target.ids["table_id"][0]})
+    response = case.call(session=target.client)
+    assert response.status_code == 401
+    with pytest.raises(BaseExceptionGroup) as failed:
+        case.validate_response(response, checks=HELD)
+    assert [type(e).__name__ for e in failed.value.exceptions] == ["UndefinedStatusCode"]
+
+
+def test_a_wrong_error_shape_is_reported(target: Target) -> None:
+    """The error shape is checked: described with a numeric message, a 401 does not fit it."""
+    described = copy.deepcopy(APP.openapi())  # the app's own is cached
+    described["components"]["schemas"]["ErrorDetail"]["properties"]["message"]["type"] = "integer"
+    api = schemathesis.openapi.from_dict(described)["/api/tables/{table_id}"]["GET"]
+    case = api.Case(path_parameters={"table_id": target.ids["table_id"][0]})
+    with pytest.raises(BaseExceptionGroup) as failed:
+        case.validate_response(case.call(session=target.client), checks=HELD)
+    assert [type(e).__name__ for e in failed.value.exceptions] == ["JsonSchemaError"]

@@ -40,6 +40,7 @@ from .access import (
     view_call,
     view_event,
 )
+from .described import ERRORS
 from .errors import ApiError, bad
 from .events import get_table
 from .export import Exports
@@ -58,7 +59,7 @@ Seq = Annotated[int, Query(ge=0, le=MAX_SEQ)]
 # on a NUL byte).
 Id = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 TableId = Id
-router = APIRouter()
+router = APIRouter(responses=ERRORS)
 # /health's own thread: never one queued behind a burst of other requests (a sync route's).
 HEALTH = ThreadPoolExecutor(1, thread_name_prefix="health")
 # A check of each built-in system, for /docs.
@@ -328,7 +329,9 @@ def delete_character(table_id: TableId, character_id: Id, request: Request) -> d
 @router.get(
     "/api/tables/{table_id}/characters/{character_id}/sheet",
     tags=["characters"],
-    response_class=PlainTextResponse,
+    # its refusals are JSON, as every route's: only the sheet itself is TOML
+    response_class=Response,
+    responses={200: {"content": {"application/toml": {"schema": {"type": "string"}}}}},
 )
 def export_character(table_id: TableId, character_id: Id, request: Request) -> PlainTextResponse:
     """The sheet in the command line's TOML format."""

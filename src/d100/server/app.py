@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from .. import __version__
 from ..errors import D100Error
@@ -110,6 +111,16 @@ def _page(name: str) -> Any:
     return page
 
 
+def _allowed(request: Request) -> str:
+    """Every method some route of this path takes (one route per method here)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "\x00"})
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return ", ".join(sorted(methods))
+
+
 def _errors(app: FastAPI) -> None:
     """Every error a JSON object {"error": {field, value, allowed, message}}."""
 
@@ -137,7 +148,10 @@ def _errors(app: FastAPI) -> None:
         else:
             allowed = "a path and method listed at /docs" if err.status_code in (404, 405) else ""
             body = ApiError(err.status_code, "path", request.url.path, allowed, str(err.detail))
-        return JSONResponse(body.to_dict(), status_code=err.status_code, headers=err.headers)
+        headers = err.headers
+        if err.status_code == 405:  # Starlette names only the first matching route's methods
+            headers = {"allow": _allowed(request)}
+        return JSONResponse(body.to_dict(), status_code=err.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, err: Exception) -> JSONResponse:

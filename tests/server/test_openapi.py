@@ -1,0 +1,62 @@
+"""The HTTP API as /openapi.json describes it: each operation lists the statuses the server
+refuses with, each with the one error shape; a 405's Allow names every method of its path."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from d100.server.app import create_app
+
+from .tablehelp import Api
+
+DESCRIBED = create_app("sqlite://", migrate=False).openapi()
+METHODS = ("get", "put", "post", "patch", "delete")
+
+
+def test_every_operation_lists_its_refusals_with_the_error_shape() -> None:
+    for path, ops in DESCRIBED["paths"].items():
+        for method, op in ops.items():
+            for status in ("401", "404", "422", "429", "503"):
+                if path == "/health" and status != "503":
+                    continue
+                content = op["responses"].get(status, {}).get("content", {})
+                ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+                assert ref.endswith("/ErrorBody"), (method, path, status)
+
+
+def test_a_refusal_fits_the_described_error_shape(api: Api) -> None:
+    table = api.table()
+    schema = {"$ref": "#/components/schemas/ErrorBody", **DESCRIBED}
+    for method, path, token in (
+        ("GET", "", None),  # 401
+        ("POST", "/rolls", table.gm),  # 422: no body
+        ("GET", "/characters/AAAAAAAAAAAA/sheet", table.gm),  # 404
+    ):
+        r = table.req(method, path, token)
+        assert r.status_code >= 400, r.text
+        jsonschema.validate(r.json(), schema)
+    wrong = {"error": {"kind": "x", "field": "y", "allowed": "z", "message": 1}}
+    with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: no value, a number
+        jsonschema.validate(wrong, schema)
+
+
+def test_a_405_allows_every_method_of_its_path(api: Api) -> None:
+    table = api.table()
+    ids = {"table_id": table.id, "character_id": "AAAAAAAAAAAA", "member_id": "AAAAAAAAAAAA"}
+    ids |= {"seq": "1", "call_id": "AAAAAAAAAAAA", "target_id": "AAAAAAAAAAAA"}
+    checked = 0
+    for path, ops in DESCRIBED["paths"].items():
+        taken = {m.upper() for m in ops}
+        url = path.format(**ids)
+        for method in METHODS:
+            if method in ops or (method == "get" and "head" in ops):
+                continue
+            r = api.client.request(
+                method.upper(), url, headers={"authorization": f"Bearer {table.gm}"}
+            )
+            assert r.status_code == 405, (method, path, r.status_code, r.text)
+            allow = {m.strip() for m in r.headers["allow"].split(",")}
+            assert taken <= allow, (method, path, allow)
+            checked += 1
+    assert checked > 30
