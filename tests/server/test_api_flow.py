@@ -205,3 +205,23 @@ def test_a_call_stores_the_full_skill_name_its_prefix_means(api: Api) -> None:
     # "sp" is spot hidden on one sheet and spear on the other: the GM is asked to say which.
     r = table.req("POST", "/calls", table.gm, json={"skill": "sp", "character_ids": [alice, bob]})
     assert r.status_code == 422 and "spear, spot hidden" in r.json()["error"]["message"]
+
+
+def test_a_call_matches_a_skill_spelt_with_other_capitals_on_each_sheet(api: Api) -> None:
+    # Sheets match names in any case; so must a group call ("Spot Hidden" and "spot hidden").
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")  # spot hidden, in lower case
+    sheet = 'name = "Bob"\nsystem = "brp"\nskills = { "Spot Hidden" = 40 }\n'
+    bob = table.ok("POST", "/characters", sam, 201, json={"sheet": sheet})["id"]
+    view = call(table, "Spot Hidden", [alice, bob])
+    assert str(view["skill"]).casefold() == "spot hidden"
+    assert len(targets(view)) == 2
+
+
+def test_a_no_break_space_in_a_name_is_a_space_not_a_control_character(api: Api) -> None:
+    # A name typed on a phone or pasted from a document often carries a no-break space.
+    table = api.table("brp")
+    r = api.client.post("/api/join", json={"invite": table.invite, "name": "Ann\u00a0Lee"})
+    assert r.status_code < 300, r.text
+    assert "Ann Lee" in r.text and "\u00a0" not in r.json().__repr__()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -13,7 +14,10 @@ OPTIONS = 50  # keys in an options object: every system has far fewer fields
 
 
 def _printable(value: str) -> str:
-    # Control characters have no place in a one-line text, and PostgreSQL refuses NUL outright.
+    # A no-break (or other Unicode) space is a space, not a control character: a phone or a
+    # pasted document brings them. Control characters have no place in a one-line text, and
+    # PostgreSQL refuses NUL outright.
+    value = "".join(" " if unicodedata.category(c) == "Zs" else c for c in value)
     if not value.isprintable():
         raise ValueError("control characters are not allowed")
     return value

@@ -64,7 +64,7 @@ def call_test(
         if opponent is not None:
             _faced(session, visibility, opponent, prepared.rows)
             against.append(prepared.skills[1])
-    if len(set(names)) > 1:
+    if len({name.casefold() for name in names}) > 1:  # sheets match names in any case
         raise bad(
             "skill",
             skill,
