@@ -104,8 +104,12 @@ def test_c7_7_a_called_melee_keeps_the_npc_skill_from_the_player(api: Api) -> No
     r = table.req("POST", "/rolls", pat, json=answer | {"fields": {"response": "maneuver"}})
     assert r.status_code == 422 and r.json()["error"]["field"] == "fields" and "47" not in r.text
     rolled = table.ok("POST", "/rolls", pat, 201, json=answer)
-    assert rolled["result"]["winner"] == "opponent"  # rule: C7-7 the Ghoul dodged: its tie
+    # rule: C7-7 Ada's regular beats a dodge only if the Ghoul fails: a regular dodge is its tie
+    failed = rolled["result"]["opponent"]["level"] in ("failure", "fumble")
+    assert rolled["result"]["winner"] == ("actor" if failed else "opponent")
     assert rolled["request"]["response"] == "dodge" and "opponent" not in rolled["request"]
-    assert "47" not in str(rolled) and "opponent_skill" not in rolled
+    assert (
+        set(rolled["result"]["opponent"]) == {"level", "success"} and "opponent_skill" not in rolled
+    )
     gm_view = next(e for e in table.events(table.gm) if e["seq"] == rolled["seq"])
     assert gm_view["request"]["opponent"]["skill"] == 47

@@ -121,7 +121,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         chosen = call.opponent
         opponent = Side(chosen["character_id"], chosen["skill"], None, chosen["fields"])
         spec = replace(spec, opponent=opponent, fields=chosen.get("contest", {}))
-    _contest_fields(spec)
+    _contest_fields(spec, table.system)
     if call is not None and spec.visibility not in ("public", call.visibility):
         # Silently rolling it in the call's mode would show a roll its roller asked to hide.
         raise bad(
@@ -191,19 +191,21 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     return Prepared(request, parsed, rows, skills, target, call, spec)
 
 
-def _contest_fields(spec: RollSpec) -> None:
+def _contest_fields(spec: RollSpec, system: str) -> None:
     """A contest's own fields (a melee response) go beside its two sides: only in a contest,
-    and none of the fields the table fills in itself."""
+    and none of the fields the table fills in itself (its tie-break flip is drawn, as dice are)."""
     if spec.fields and spec.opponent is None:
         raise bad(
             "fields", spec.fields, "none without an opponent", "a check has no contest fields"
         )
+    tie_break = REGISTRY.get(system).declares.tie_break
+    table_sets = TABLE_FIELDS | ({tie_break.field} if tie_break is not None else set())
     for key, value in spec.fields.items():
-        if key in TABLE_FIELDS:
+        if key in table_sets:
             raise bad(
                 f"fields.{key}",
                 value,
-                "contest fields other than " + ", ".join(sorted(TABLE_FIELDS)),
+                "contest fields other than " + ", ".join(sorted(table_sets)),
                 "the table sets this field itself",
             )
 

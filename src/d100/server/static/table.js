@@ -163,8 +163,8 @@ function buildRollFields() {
   $("roll-target").replaceChildren(...(at >= 0 ? fields.splice(at, 1) : []));
   $("roll-fields").replaceChildren(...fields);
   // a contest's own fields (a melee response), where the system declares any
-  $("oppose-fields").replaceChildren(...fieldInputs(system.contest, setByPage(system), "oppose"));
-  $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, setByPage(system), "call-contest"));
+  $("oppose-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "oppose"));
+  $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "call-contest"));
   $(`roll-${target.field}`).value = target.default;
   $(`roll-${target.field}`).placeholder = `e.g. ${target.example}`;
   $("call-difficulty-label").textContent = target.label;
@@ -402,8 +402,11 @@ function sideOnly(fields) {
 function contestOwn(values) {
   const declared = system.contest.properties;
   return Object.fromEntries(Object.entries(values || {}).filter(([k, v]) =>
-    v !== null && declared[k] && declared[k].type !== "object" && !setByPage(system).includes(k)));
+    v !== null && declared[k] && declared[k].type !== "object" && !contestSetByPage().includes(k)));
 }
+
+// A contest's fields the table fills in itself: a check's, and its tie-break flip (drawn).
+const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
   const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
