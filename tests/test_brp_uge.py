@@ -304,24 +304,18 @@ def test_bu_declares_its_levels_and_cooperation() -> None:
 # attacker fumbles, attacking weapon's damage, defender fumbles, parrying weapon's damage).
 PORT_MATRIX = {
     "critical": [
-        ("failure", False, 0, False, 0),
-        ("success", False, 0, False, 2),
-        ("special", False, 0, False, 4),
-        ("critical", False, 0, False, 0),
+        ("failure", False, 0, False, 0), ("success", False, 0, False, 2),
+        ("special", False, 0, False, 4), ("critical", False, 0, False, 0),
         ("critical", False, 0, True, 0),
     ],
     "special": [
-        ("failure", False, 1, False, 0),
-        ("failure", False, 0, False, 0),
-        ("success", False, 0, False, 2),
-        ("special", False, 0, False, 0),
+        ("failure", False, 1, False, 0), ("failure", False, 0, False, 0),
+        ("success", False, 0, False, 2), ("special", False, 0, False, 0),
         ("special", False, 0, True, 0),
     ],
     "success": [
-        ("failure", False, 2, False, 0),
-        ("failure", False, 1, False, 0),
-        ("failure", False, 0, False, 0),
-        ("success", False, 0, False, 0),
+        ("failure", False, 2, False, 0), ("failure", False, 1, False, 0),
+        ("failure", False, 0, False, 0), ("success", False, 0, False, 0),
         ("success", False, 0, True, 0),
     ],
     "failure": [("failure", False, 0, False, 0)] * 5,
@@ -336,54 +330,32 @@ DIE_FOR = {"critical": 2, "special": 8, "success": 40, "failure": 80, "fumble": 
 def test_bu_4_the_combat_matrix_of_the_port(attack: str) -> None:
     for defence, expected in zip(DEFENCES, PORT_MATRIX[attack], strict=True):
         hit = brp_uge.blow(attack, defence, "parry")
-        got = (
-            hit.outcome,
-            hit.attacker_fumbles,
-            hit.attack_weapon,
-            hit.defender_fumbles,
-            hit.parry_weapon,
-        )
+        got = (hit.outcome, hit.attacker_fumbles, hit.attack_weapon, hit.defender_fumbles,
+               hit.parry_weapon)
         assert got == expected, (attack, defence)
         dodged = brp_uge.blow(attack, defence, "dodge")
-        assert (dodged.outcome, dodged.attack_weapon, dodged.parry_weapon) == (expected[0], 0, 0), (
-            "a dodge damages no weapon"
-        )
-        result = d100.resolve(
-            {
-                "system": "brp-uge",
-                "response": "parry",
-                "actor": {"skill": 60, "dice": [DIE_FOR[attack]]},
-                "opponent": {"skill": 60, "dice": [DIE_FOR[defence]]},
-            }
-        )
-        won = (
-            "none"
-            if attack in ("failure", "fumble")
-            else ("actor" if expected[0] not in ("failure", "fumble") else "opponent")
-        )
+        assert (dodged.outcome, dodged.attack_weapon, dodged.parry_weapon) == (
+            expected[0], 0, 0), "a dodge damages no weapon"
+        result = d100.resolve({
+            "system": "brp-uge", "response": "parry",
+            "actor": {"skill": 60, "dice": [DIE_FOR[attack]]},
+            "opponent": {"skill": 60, "dice": [DIE_FOR[defence]]},
+        })
+        won = "none" if attack in ("failure", "fumble") else (
+            "actor" if expected[0] not in ("failure", "fumble") else "opponent")
         assert (result.winner, result.degree) == (won, expected[0])
 
 
 @pytest.mark.parametrize("response", ["parry", "dodge"])
 @pytest.mark.parametrize(("a", "o"), [(60, 60), (95, 30), (20, 110)])
 def test_bu_4_melee_odds_are_brute_force(response: str, a: int, o: int) -> None:
-    request = {
-        "system": "brp-uge",
-        "actor": {"skill": a},
-        "opponent": {"skill": o},
-        "response": response,
-    }
+    request = {"system": "brp-uge", "actor": {"skill": a}, "opponent": {"skill": o},
+               "response": response}
     assert {k: v for k, v in odds_map(request).items() if v} == brute_force(request)
 
 
 def test_bu_4_response_is_a_choice() -> None:
     with pytest.raises(d100.D100Error) as err:
-        d100.parse(
-            {
-                "system": "brp-uge",
-                "actor": {"skill": 60},
-                "opponent": {"skill": 60},
-                "response": "block",
-            }
-        )
+        d100.parse({"system": "brp-uge", "actor": {"skill": 60}, "opponent": {"skill": 60},
+                    "response": "block"})
     assert err.value.field == "response"

@@ -19,15 +19,11 @@ from .test_browser import DESKTOP, PHONE, add_character, browser, overflow, shot
 from .test_browser_new_names import shown
 
 READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet"),
-]
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet")]
 __all__ = ["browser"]
-SHEET = (
-    'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
-    'skills = {{ "library use" = 60, "spot hidden" = 45 }}\n'
-)
+SHEET = ('name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
+         'skills = {{ "library use" = 60, "spot hidden" = 45 }}\n')
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +37,7 @@ def roll(page: Any, dice: str) -> Any:
     from playwright.sync_api import expect
 
     page.locator("#characters [data-character=Ada]").get_by_role(
-        "button", name=re.compile("^Roll library use")
-    ).click()
+        "button", name=re.compile("^Roll library use")).click()
     page.locator("#more-options").evaluate("d => { d.open = true; }")
     page.get_by_label("Dice rolled by hand (optional)").fill(dice)
     page.get_by_role("button", name="Roll", exact=True).click()

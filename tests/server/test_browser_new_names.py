@@ -31,10 +31,8 @@ from .test_browser import (
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser"]  # the shared Chromium fixture
-SHEET = (
-    'name = "{name}"\nsystem = "omens"\nluck = {{ current = 3, maximum = 3 }}\n'
-    'skills = {{ augury = 50, "star lore" = 35 }}\n'
-)
+SHEET = ('name = "{name}"\nsystem = "omens"\nluck = {{ current = 3, maximum = 3 }}\n'
+         'skills = {{ augury = 50, "star lore" = 35 }}\n')
 STYLE = {r.name: r for r in omens.RECORDS}
 
 
@@ -51,8 +49,7 @@ def roll_chip(page: Any, skill: str, dice: str, peril: str = "") -> Any:
     was rolled."""
     view(page, "characters")
     page.locator("#characters [data-character=Ada]").get_by_role(
-        "button", name=re.compile(f"^Roll {skill} \\d+ for Ada")
-    ).click()
+        "button", name=re.compile(f"^Roll {skill} \\d+ for Ada")).click()
     page.locator("#roll-peril").fill(peril)
     expand(page, "#more-options")
     page.get_by_label("Dice rolled by hand (optional)").fill(dice)
@@ -105,8 +102,7 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
         page.get_by_label("Rule system").select_option("omens")
         usual = {"off": "off", "failure": "on failures", "success": "on successes"}
         expect(page.locator("#improvement-usual")).to_have_text(
-            f"the system's usual ({usual[omens.DECLARATION.improvement]})"
-        )
+            f"the system's usual ({usual[omens.DECLARATION.improvement]})")
         expand(page, "#house-rules-box")
         expect(page.locator("#house-rules")).to_contain_text("Doom from")
         page.get_by_role("button", name="Open the table").click()
@@ -152,8 +148,7 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
 
         # Reading the omen is the system's Luck boost: its cost and bonus as declared.
         page.locator("#characters [data-character=Ada]").get_by_role(
-            "button", name=re.compile("^Roll star lore")
-        ).click()
+            "button", name=re.compile("^Roll star lore")).click()
         boost = page.locator("#luck-boost")
         expect(boost).to_contain_text(f"spend {omens.LUCK.cost(True, 0)} for +{omens.OMEN}")
         boost.click()
@@ -168,8 +163,7 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
 
         # A contest between the GM's two characters (equal levels go to the lots).
         page.locator("#characters [data-character=Ada]").get_by_role(
-            "button", name=re.compile("^Roll augury")
-        ).click()
+            "button", name=re.compile("^Roll augury")).click()
         page.get_by_role("button", name="Oppose…").click()
         page.get_by_label("Against").select_option(label="Seer (NPC)")
         page.get_by_label("Their skill").fill("augury")
@@ -247,8 +241,7 @@ def test_a_failed_card_offers_what_the_system_declares_may_follow(
         expect(again).to_be_visible()
         read.click()
         expect(page.locator("#roll-result > .card")).to_contain_text(
-            "Omen read after the roll of roll #"
-        )
+            "Omen read after the roll of roll #")
         card = shown(page)
         badge(card, "scrape")  # the same 55 against 60
         expect(card).to_contain_text("1 Luck spent")

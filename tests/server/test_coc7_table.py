@@ -47,7 +47,8 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
     offers = {o["key"]: o for o in first["follow_ups"]}
     assert offers["luck"]["luck"] == 70 - 60 and not offers["luck"]["draws"]  # rule: C7-4
     assert offers["push"]["draws"] and offers["push"]["chance"] == "60.00%"  # rule: C7-5
-    bought = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201, json={"follow_up": "luck"})
+    bought = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201,
+                      json={"follow_up": "luck"})
     assert bought["result"]["dice"] == [70] and bought["result"]["level"] == "regular"
     assert bought["luck_spent"] == bought["result"]["luck_spent"] == 10
     assert luck_of(table, pat, ada) == 40 and "follow_ups" not in bought
@@ -56,29 +57,19 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
     assert fumbled["result"]["level"] == "fumble" and "follow_ups" not in fumbled
 
     failed = table.roll(pat, ada, "library", actor={"dice": [80]})
-    pushed = table.ok(
-        "POST", f"/rolls/{failed['seq']}/reroll", pat, 201, json={"follow_up": "push", "dice": [85]}
-    )
+    pushed = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201,
+                      json={"follow_up": "push", "dice": [85]})
     assert pushed["reroll_of"] == failed["seq"] and pushed["taken"] == ["push"]
     assert pushed["result"]["level"] == "failure" and "follow_ups" not in pushed
     r = table.req("POST", f"/rolls/{pushed['seq']}/reroll", pat, json={"follow_up": "luck"})
     assert r.status_code == 422  # neither Luck nor a push after a push (C7-5)
 
     # The Luck spent after the roll is its follow-ups' to set, never a player's at the table.
-    r = table.req(
-        "POST",
-        "/rolls",
-        pat,
-        json={"actor": {"character_id": ada, "skill": "library", "fields": {"luck": 30}}},
-    )
+    r = table.req("POST", "/rolls", pat, json={"actor": {
+        "character_id": ada, "skill": "library", "fields": {"luck": 30}}})
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.luck"
-    call = table.ok(
-        "POST",
-        "/calls",
-        table.gm,
-        201,
-        json={"skill": "library use", "character_ids": [ada], "fields": {"difficulty": "hard"}},
-    )
+    call = table.ok("POST", "/calls", table.gm, 201, json={
+        "skill": "library use", "character_ids": [ada], "fields": {"difficulty": "hard"}})
     hard = table.roll(pat, ada, None, target_id=call["targets"][0]["id"], actor={"dice": [40]})
     assert hard["result"]["level"] == "regular" and not hard["result"]["success"]
     offers = {o["key"]: o for o in hard["follow_ups"]}
@@ -101,9 +92,8 @@ def test_c7_4_a_success_card_offers_luck_to_raise_it(api: Api) -> None:
     assert first["result"]["level"] == "regular"
     offers = {o["key"]: o["luck"] for o in first["follow_ups"]}
     assert offers == {"luck_hard": 10, "luck_extreme": 28, "luck_critical": 39}
-    raised = table.ok(
-        "POST", f"/rolls/{first['seq']}/reroll", pat, 201, json={"follow_up": "luck_hard"}
-    )
+    raised = table.ok("POST", f"/rolls/{first['seq']}/reroll", pat, 201,
+                      json={"follow_up": "luck_hard"})
     assert raised["result"]["dice"] == [40] and raised["result"]["level"] == "hard"
     assert raised["luck_spent"] == 10 and luck_of(table, pat, ada) == 40
     failed = table.roll(pat, ada, "library", actor={"dice": [70]})

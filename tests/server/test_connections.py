@@ -49,14 +49,8 @@ def _more_files(at_least: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (at_least, hard))
 
 
-async def _hold(
-    address: tuple[str, int],
-    first: bytes,
-    drip: bytes,
-    pause: float,
-    until: float,
-    found: dict[str, Any],
-) -> None:
+async def _hold(address: tuple[str, int], first: bytes, drip: bytes, pause: float,
+                until: float, found: dict[str, Any]) -> None:
     """Keep one connection of this kind open till ``until``, opening another as the server
     closes each (``pause`` seconds after it, when it was answered): how long each lived,
     and the answers that were 503s."""
@@ -105,14 +99,14 @@ async def _attack(address: tuple[str, int], host: bytes, seconds: float) -> dict
     held = [n for n, (_, _, due) in kinds.items() if due != "answer"]
     slots = [n for n in kinds if n not in held] * ANSWERED
     slots += [held[i % len(held)] for i in range(HELD - len(slots))]
-    found = {n: {"lives": [], "after_answer": [], "busy": 0, "refused_connect": 0} for n in kinds}
+    found = {n: {"lives": [], "after_answer": [], "busy": 0, "refused_connect": 0}
+             for n in kinds}
     until = asyncio.get_running_loop().time() + seconds
     tasks = []
     for i, name in enumerate(slots):
         first, drip, _ = kinds[name]
-        tasks.append(
-            asyncio.create_task(_hold(address, first, drip, HEAD_SECONDS, until, found[name]))
-        )
+        tasks.append(asyncio.create_task(
+            _hold(address, first, drip, HEAD_SECONDS, until, found[name])))
         if i % 50 == 49:
             await asyncio.sleep(OPENING / (HELD / 50))  # opened over a few seconds
     await asyncio.gather(*tasks)
@@ -160,11 +154,8 @@ def _member(base: str) -> tuple[str, str, str]:
 
 def _roll(client: httpx.Client, table: str, gm: str, alice: str) -> float:
     start = time.monotonic()
-    answer = client.post(
-        f"/api/tables/{table}/rolls",
-        headers=bearer(gm),
-        json={"actor": {"character_id": alice, "skill": "stealth"}},
-    )
+    answer = client.post(f"/api/tables/{table}/rolls", headers=bearer(gm),
+                         json={"actor": {"character_id": alice, "skill": "stealth"}})
     assert answer.status_code == 201, answer.text
     return time.monotonic() - start
 
@@ -177,9 +168,8 @@ def test_2000_held_connections_leave_a_member_s_roll_fast(
     _more_files(HELD + 200)
     url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
     log = tmp_path / "server.log"
-    with serve(
-        url, log, open_files=(DEPLOYMENT, 4 * DEPLOYMENT), D100_HEADER_SECONDS=str(HEAD_SECONDS)
-    ) as base:
+    with serve(url, log, open_files=(DEPLOYMENT, 4 * DEPLOYMENT),
+               D100_HEADER_SECONDS=str(HEAD_SECONDS)) as base:
         where = urlsplit(base)
         address = (where.hostname or "", where.port or 0)
         pid = _server_pid(address[1])
@@ -190,10 +180,8 @@ def test_2000_held_connections_leave_a_member_s_roll_fast(
             rss_before = _rss_kib(pid)
             spawn = multiprocessing.get_context("spawn")
             out = spawn.Queue()
-            attacker = spawn.Process(
-                target=attack,
-                args=(address, f"Host: {where.netloc}\r\n".encode(), ATTACK_SECONDS, out),
-            )
+            attacker = spawn.Process(target=attack, args=(
+                address, f"Host: {where.netloc}\r\n".encode(), ATTACK_SECONDS, out))
             attacker.start()
             try:
                 time.sleep(OPENING + 1)  # the flood is in
@@ -244,15 +232,10 @@ def test_2000_held_connections_leave_a_member_s_roll_fast(
         f"server CPU {server_cpu:.2f} of a core while held; "
         f"server memory {rss_before / 1024:.0f} MiB before, {rss_held / 1024:.0f} MiB held "
         f"({(rss_held - rss_before) / HELD:.1f} KiB a connection)",
-        *(
-            f"  {name}: {n} closed, longest {longest:.1f} s"
-            + (
-                " after an answer"
-                if found[name]["after_answer"] and kinds[name][2] != "body"
-                else ""
-            )
-            for name, (n, longest) in lives.items()
-        ),
+        *(f"  {name}: {n} closed, longest {longest:.1f} s"
+          + (" after an answer" if found[name]["after_answer"] and kinds[name][2] != "body"
+             else "")
+          for name, (n, longest) in lives.items()),
     ]
     for line in figures:
         record_property(FIGURES, line)
@@ -290,20 +273,15 @@ def test_past_the_cap_a_connection_is_told_503_and_accept_never_fails(
     assert max(rolled) < 1.0, rolled
     assert fresh["status"] == 503 and fresh["field"] == "connections", fresh
     assert fresh["seconds"] < 1.0, fresh
-    record_property(
-        FIGURES,
-        (
-            f"open files {DEPLOYMENT} (hard), cap {cap}: of {HELD} silent connections {held} "
-            f"held, {told} answered 503 at once; a fresh request "
-            f"{fresh['seconds'] * 1e3:.0f} ms to its 503; the kept-alive member's rolls max "
-            f"{max(rolled) * 1e3:.0f} ms; the places back {back:.1f} s after the flood closed"
-        ),
-    )
+    record_property(FIGURES, (
+        f"open files {DEPLOYMENT} (hard), cap {cap}: of {HELD} silent connections {held} "
+        f"held, {told} answered 503 at once; a fresh request "
+        f"{fresh['seconds'] * 1e3:.0f} ms to its 503; the kept-alive member's rolls max "
+        f"{max(rolled) * 1e3:.0f} ms; the places back {back:.1f} s after the flood closed"))
 
 
-async def _flood(
-    address: tuple[str, int], kept: httpx.Client, table: str, gm: str, alice: str
-) -> tuple[int, int, list[float], dict[str, Any]]:
+async def _flood(address: tuple[str, int], kept: httpx.Client, table: str, gm: str,
+                 alice: str) -> tuple[int, int, list[float], dict[str, Any]]:
     opened = []
     for _ in range(HELD):
         opened.append(await asyncio.open_connection(*address))
@@ -319,13 +297,11 @@ async def _flood(
     rolled = [await asyncio.to_thread(_roll, kept, table, gm, alice) for _ in range(5)]
     start = time.monotonic()
     fresh_answer = await asyncio.to_thread(
-        httpx.get, f"http://{address[0]}:{address[1]}/health", timeout=5
-    )
-    fresh = {
-        "status": fresh_answer.status_code,
-        "seconds": time.monotonic() - start,
-        **fresh_answer.json().get("error", {}),
-    }
+        httpx.get, f"http://{address[0]}:{address[1]}/health", timeout=5)
+    fresh = {"status": fresh_answer.status_code, "seconds": time.monotonic() - start,
+             **fresh_answer.json().get("error", {})}
     for _, writer in opened:
         writer.close()
     return told, HELD - told, rolled, fresh
+
+

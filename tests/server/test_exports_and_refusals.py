@@ -113,20 +113,15 @@ def test_numbers_too_long_and_keys_too_deep_in_a_sheet_are_422s(api: Api) -> Non
     t = api.table()
     base = 'name = "Alice"\nsystem = "brp"\n'
     cases = {
-        "a skill of 5,000 digits": (base + "skills = { stealth = " + "1" * 5000 + " }\n", "sheet"),
-        "Luck of 5,000 digits": (
-            base + "luck = { current = " + "9" * 5000 + ", maximum = 5 }\n",
-            "sheet",
-        ),
-        "0x and 4,000 hex digits": (
-            base + "skills = { stealth = 0x" + "f" * 4000 + " }\n",
-            "sheet.skills.stealth",
-        ),
+        "a skill of 5,000 digits": (base + "skills = { stealth = " + "1" * 5000 + " }\n",
+                                    "sheet"),
+        "Luck of 5,000 digits": (base + "luck = { current = " + "9" * 5000 + ", maximum = 5 }\n",
+                                 "sheet"),
+        "0x and 4,000 hex digits": (base + "skills = { stealth = 0x" + "f" * 4000 + " }\n",
+                                    "sheet.skills.stealth"),
         "3,000 levels of dotted keys": (base + "x" + ".x" * 3000 + " = 1\n", "sheet.x"),
-        "3,000 levels in the skills": (
-            base + "skills.x" + ".x" * 3000 + " = 1\n",
-            "sheet.skills.x",
-        ),
+        "3,000 levels in the skills": (base + "skills.x" + ".x" * 3000 + " = 1\n",
+                                       "sheet.skills.x"),
     }
     for name, (sheet, field) in cases.items():
         answer = t.req("POST", "/characters", t.gm, json={"sheet": sheet})

@@ -174,20 +174,12 @@ def test_deleting_a_character_finds_its_rows_by_index(api: Api) -> None:
     made = table.ok("POST", "/calls", table.gm, 201, json=called)
     targets = {t["character"]["id"]: t["id"] for t in made["targets"]}
     helped = table.ok(
-        "POST",
-        f"/targets/{targets[bob]}/assists",
-        pat,
-        201,
+        "POST", f"/targets/{targets[bob]}/assists", pat, 201,
         json={"character_id": alice, "skill": "perception"},
     )
     assert [a["character_id"] for a in helped["assists"]] == [alice]
-    table.ok(
-        "POST",
-        f"/targets/{targets[alice]}/assists",
-        table.gm,
-        201,
-        json={"character_id": carl, "skill": "stealth"},
-    )
+    table.ok("POST", f"/targets/{targets[alice]}/assists", table.gm, 201,
+             json={"character_id": carl, "skill": "stealth"})
     store: Store = api.client.app.state.server.store  # type: ignore[attr-defined]
     statements: list[str] = []
 
@@ -230,30 +222,13 @@ def test_deleting_a_character_at_a_table_of_a_thousand_calls_is_quick(
     calls, targets = [], []
     for n in range(1000):
         call_id = new_id()
-        calls.append(
-            {
-                "id": call_id,
-                "table_id": table.id,
-                "skill": "stealth",
-                "fields": {},
-                "hazard": "",
-                "visibility": "public",
-                "created_at": now(),
-            }
-        )
+        calls.append({"id": call_id, "table_id": table.id, "skill": "stealth", "fields": {},
+                      "hazard": "", "visibility": "public", "created_at": now()})
         called = [*party, victims[n]] if n < len(victims) else party
-        targets += [
-            {"id": new_id(), "call_id": call_id, "character_id": cid, "status": "rolled"}
-            for cid in called
-        ]
-    helpers = [
-        {
-            "target_id": targets[0]["id"],
-            "character_id": victims[1],
-            "skill": "stealth",
-            "position": 0,
-        }
-    ]
+        targets += [{"id": new_id(), "call_id": call_id, "character_id": cid, "status": "rolled"}
+                    for cid in called]
+    helpers = [{"target_id": targets[0]["id"], "character_id": victims[1], "skill": "stealth",
+                "position": 0}]
     with store.engine.begin() as connection:
         connection.execute(insert(Call), calls)
         connection.execute(insert(CallTarget), targets)

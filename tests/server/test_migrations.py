@@ -130,13 +130,8 @@ def test_luck_and_helpers_go_back_to_the_sheet_and_the_target_and_come_again(
         called = {"skill": "stealth", "character_ids": [bob]}
         call = oq.ok("POST", "/calls", oq.gm, 201, json=called)
         target = call["targets"][0]["id"]
-        oq.ok(
-            "POST",
-            f"/targets/{target}/assists",
-            oq.gm,
-            201,
-            json={"character_id": carl, "skill": "stealth"},
-        )
+        oq.ok("POST", f"/targets/{target}/assists", oq.gm, 201,
+              json={"character_id": carl, "skill": "stealth"})
         before = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
     store = Store(database_url)
     try:

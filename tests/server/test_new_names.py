@@ -67,12 +67,8 @@ def test_a_table_of_the_new_system_rolls_calls_and_contests(api: Api) -> None:
     assert "follow_ups" not in dire  # a success: nothing to reroll
 
     # The preview's odds are exact: the naive count over every die (with the house rule).
-    preview = table.ok(
-        "POST",
-        "/odds",
-        pat,
-        json={"actor": {"character_id": ada, "skill": "star lore", "fields": {"peril": "calm"}}},
-    )
+    preview = table.ok("POST", "/odds", pat, json={"actor": {
+        "character_id": ada, "skill": "star lore", "fields": {"peril": "calm"}}})
     assert preview["request"]["house_rules"]["doom_from"] == 98
     expected = brute_force(preview["request"])
     assert fractions(preview["odds"]["levels"]) == expected
@@ -80,49 +76,36 @@ def test_a_table_of_the_new_system_rolls_calls_and_contests(api: Api) -> None:
     assert any(o["name"] == "read the omen" for o in preview["advice"])
 
     # A called roll: the GM's peril, the player's own Luck (reading the omen) and nothing else.
-    call = table.ok(
-        "POST",
-        "/calls",
-        table.gm,
-        201,
-        json={"skill": "augury", "character_ids": [ada], "fields": {"peril": "calm"}},
-    )
-    assert call["players_fields"] == sorted([omens.LUCK.boost_field, omens.LUCK.reroll_field])
+    call = table.ok("POST", "/calls", table.gm, 201, json={
+        "skill": "augury", "character_ids": [ada], "fields": {"peril": "calm"}})
+    assert call["players_fields"] == sorted(
+        [omens.LUCK.boost_field, omens.LUCK.reroll_field])
     target = call["targets"][0]["id"]
-    refused = table.roll(pat, ada, None, 422, target_id=target, actor={"fields": {"peril": "dire"}})
+    refused = table.roll(pat, ada, None, 422, target_id=target,
+                         actor={"fields": {"peril": "dire"}})
     assert refused["error"]["field"] == "actor.fields.peril"
-    answered = table.roll(
-        pat, ada, None, target_id=target, actor={"fields": {"omen": True}, "dice": [62]}
-    )
+    answered = table.roll(pat, ada, None, target_id=target,
+                          actor={"fields": {"omen": True}, "dice": [62]})
     assert answered["result"]["target"] == 50 + 10 + 10 and answered["result"]["level"] == "scrape"
     assert answered["call"]["target_id"] == target and luck_of(table, pat, ada) == 1
 
     # A contest: better level wins, equal levels go to the lots (the system's tie-break).
-    contest = table.roll(
-        table.gm, seer, "augury", opponent={"character_id": ada, "skill": "augury"}
-    )
+    contest = table.roll(table.gm, seer, "augury", opponent={"character_id": ada,
+                                                             "skill": "augury"})
     assert contest["kind"] == "contest" and contest["result"]["winner"] in ("actor", "opponent")
-    tied = table.roll(
-        table.gm,
-        seer,
-        "augury",
-        actor={"dice": [20]},
-        opponent={"character_id": ada, "skill": "augury", "dice": [21]},
-    )
+    tied = table.roll(table.gm, seer, "augury", actor={"dice": [20]},
+                      opponent={"character_id": ada, "skill": "augury", "dice": [21]})
     assert tied["result"]["actor"]["level"] == tied["result"]["opponent"]["level"] == "boon"
     assert tied["result"]["coin"] in ("actor", "opponent")  # drawn by lots
-    # The contest's own field, by its declaration: the lots named beside the two sides.
+    # The contest's own field, by its declaration: equal levels yield to the side named.
     named = {"character_id": ada, "skill": "augury", "dice": [21]}
-    lots = table.roll(
-        table.gm,
-        seer,
-        "augury",
-        actor={"dice": [20]},
-        opponent=named,
+    yielded = table.roll(
+        table.gm, seer, "augury", actor={"dice": [20]}, opponent=named,
         fields={"yield_to": "opponent"},
     )
-    assert lots["result"]["winner"] == "opponent" and lots["request"]["yield_to"] == "opponent"
-    assert lots["result"].get("coin") is None  # no lots drawn
+    assert yielded["result"]["winner"] == "opponent"
+    assert yielded["request"]["yield_to"] == "opponent"
+    assert yielded["result"].get("coin") is None  # no lots drawn
     both = {"actor": {"character_id": seer, "skill": "augury"}, "opponent": named}
     r = table.req("POST", "/rolls", table.gm, json=both | {"fields": {"yield_to": "nobody"}})
     assert r.status_code == 422 and r.json()["error"]["field"] == "fields.yield_to"
@@ -132,12 +115,8 @@ def test_a_table_of_the_new_system_rolls_calls_and_contests(api: Api) -> None:
     # What the system lacks, the table refuses by the declaration: aiming, helpers, abilities.
     aim = table.req("POST", f"/characters/{ada}/aim", pat, json={"action": "aim"})
     assert aim.status_code == 422 and "no aiming" in aim.json()["error"]["message"]
-    helped = table.req(
-        "POST",
-        f"/targets/{target}/assists",
-        table.gm,
-        json={"character_id": seer, "skill": "augury"},
-    )
+    helped = table.req("POST", f"/targets/{target}/assists", table.gm,
+                       json={"character_id": seer, "skill": "augury"})
     assert helped.status_code == 422
     with_abilities = SHEET.format(name="Bo") + "abilities = { wit = 3 }\n"
     r = table.req("POST", "/characters", pat, json={"sheet": with_abilities})
@@ -157,13 +136,8 @@ def test_the_new_system_s_luck_reroll_is_its_own_roll_and_the_sheet_exports(
     (offer,) = doomed["follow_ups"]
     assert offer["luck"] == cost and offer["draws"] and offer["label"].startswith("Spend")
     assert offer["chance"] == doomed["percent"]["success"] == "50.00%"  # the same request
-    again = table.ok(
-        "POST",
-        f"/rolls/{doomed['seq']}/reroll",
-        pat,
-        201,
-        json={"follow_up": offer["key"], "dice": [12]},
-    )
+    again = table.ok("POST", f"/rolls/{doomed['seq']}/reroll", pat, 201,
+                     json={"follow_up": offer["key"], "dice": [12]})
     assert again["reroll_of"] == doomed["seq"] and again["luck_spent"] == cost
     assert again["result"]["level"] == "boon" and again["manual"]
     assert omens.LUCK.reroll_field not in again["request"]
@@ -228,13 +202,8 @@ def test_a_system_s_own_follow_ups_on_the_same_die_or_a_roll_that_ends_them(
     assert list(offers) == [omens_follow.READ, omens_follow.AGAIN]
     assert offers[omens_follow.READ]["luck"] == 1 and not offers[omens_follow.READ]["draws"]
     assert "chance" not in offers[omens_follow.READ]  # no dice to come: nothing to chance
-    assert offers[omens_follow.AGAIN] == {
-        "key": omens_follow.AGAIN,
-        "label": "Look again",
-        "luck": 0,
-        "draws": True,
-        "chance": "50.00%",
-    }
+    assert offers[omens_follow.AGAIN] == {"key": omens_follow.AGAIN, "label": "Look again",
+                                          "luck": 0, "draws": True, "chance": "50.00%"}
     path = f"/rolls/{missed['seq']}/reroll"
     r = table.req("POST", path, pat, json={"follow_up": omens_follow.READ, "dice": [5]})
     assert r.status_code == 422 and r.json()["error"]["field"] == "dice"  # it rolls none
@@ -247,13 +216,8 @@ def test_a_system_s_own_follow_ups_on_the_same_die_or_a_roll_that_ends_them(
     assert "follow_ups" not in read and luck_of(table, pat, ada) == 1
 
     doomed = table.roll(pat, ada, "augury", actor={"dice": [99]})
-    again = table.ok(
-        "POST",
-        f"/rolls/{doomed['seq']}/reroll",
-        pat,
-        201,
-        json={"follow_up": omens_follow.AGAIN, "dice": [97]},
-    )
+    again = table.ok("POST", f"/rolls/{doomed['seq']}/reroll", pat, 201,
+                     json={"follow_up": omens_follow.AGAIN, "dice": [97]})
     assert again["result"]["level"] == "doom" and again["taken"] == [omens_follow.AGAIN]
     assert "follow_ups" not in again  # nothing follows a second look, even a failed one
     r = table.req("POST", f"/rolls/{again['seq']}/reroll", pat)

@@ -36,41 +36,22 @@ def attacks(host: bytes) -> dict[str, tuple[bytes, bytes, str]]:
         "a head trickled": (b"GET /health HTTP/1.1\r\n" + host, b"x", "head"),
         "kept alive, then a head trickled": (health + b"GET /health HTTP/1.1\r\n", b"x", "head"),
         "kept alive, then idle": (health, b"", "head"),
-        "GET /health, its body trickled": (
-            b"GET /health HTTP/1.1\r\n" + host + length,
-            b"a",
-            "answer",
-        ),
+        "GET /health, its body trickled": (b"GET /health HTTP/1.1\r\n" + host + length, b"a",
+                                           "answer"),
         "GET /, its body trickled": (b"GET / HTTP/1.1\r\n" + host + length, b"a", "answer"),
         "GET a table's state, its body trickled": (
-            b"GET /api/tables/AAAAAAAAAAAA HTTP/1.1\r\n" + host + length,
-            b"a",
-            "answer",
-        ),
+            b"GET /api/tables/AAAAAAAAAAAA HTTP/1.1\r\n" + host + length, b"a", "answer"),
         "GET /health chunked, trickled": (
             b"GET /health HTTP/1.1\r\n" + host + b"transfer-encoding: chunked\r\n\r\n",
-            b"1\r\na\r\n",
-            "answer",
-        ),
+            b"1\r\na\r\n", "answer"),
         "POST /static, its body trickled": (
-            b"POST /static/app.js HTTP/1.1\r\n" + host + length,
-            b"a",
-            "answer",
-        ),
+            b"POST /static/app.js HTTP/1.1\r\n" + host + length, b"a", "answer"),
         "kept alive, then a byte of the next body and silence": (
-            health + b"GET /health HTTP/1.1\r\n" + host + b"content-length: 5\r\n\r\na",
-            b"",
-            "answer",
-        ),
+            health + b"GET /health HTTP/1.1\r\n" + host + b"content-length: 5\r\n\r\na", b"",
+            "answer"),
         "POST /api/tables, its body trickled": (
-            b"POST /api/tables HTTP/1.1\r\n"
-            + host
-            + b"content-type: application/json\r\n"
-            + length
-            + b"{",
-            b" ",
-            "body",
-        ),
+            b"POST /api/tables HTTP/1.1\r\n" + host + b"content-type: application/json\r\n"
+            + length + b"{", b" ", "body"),
     }
 
 
@@ -121,10 +102,8 @@ def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> N
         address = (where.hostname or "", where.port or 0)
         kinds = attacks(f"Host: {where.netloc}\r\n".encode())
         with ThreadPoolExecutor(len(kinds)) as pool:
-            held = {
-                name: pool.submit(trickle, address, first, drip)
-                for name, (first, drip, _) in kinds.items()
-            }
+            held = {name: pool.submit(trickle, address, first, drip)
+                    for name, (first, drip, _) in kinds.items()}
             time.sleep(0.5)
             with httpx.Client(base_url=base, timeout=5) as client:
                 assert client.get("/health").status_code == 200  # others are still answered
@@ -157,10 +136,8 @@ def test_a_head_the_http_parser_refuses_is_answered_and_closed(tmp_path: Path) -
         address = (where.hostname or "", where.port or 0)
         host = f"Host: {where.netloc}\r\n".encode()
         for head, status in (
-            (
-                b"GET /health HTTP/1.1\r\n" + host + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n",
-                b"431",
-            ),
+            (b"GET /health HTTP/1.1\r\n" + host + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n",
+             b"431"),
             (b"NOT HTTP AT ALL\r\n\r\n", b"400"),
         ):
             with socket.create_connection(address, timeout=5.0) as sock:
