@@ -111,6 +111,12 @@ CONTEST_FIELDS = (
     system_field(NAME),
     *(Field(n, "object", f"the {n}", required=True, fields=SIDE_FIELDS) for n in LOTS),
     Field("lots", "choice", "the lots drawn on equal levels", choices=(None, *LOTS)),
+    Field(
+        "yield_to",
+        "choice",
+        "the side equal levels go to, no lots drawn; absent: lots are drawn",
+        choices=(None, *LOTS),
+    ),
     HOUSE,
 )
 
@@ -156,12 +162,14 @@ class Contest:
     actor: Check
     opponent: Check
     lots: str | None = None
+    yield_to: str | None = None
     system: str = NAME
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"system": NAME, "actor": self.actor.side()}
         out["opponent"] = self.opponent.side()
-        return {**out, **({"lots": self.lots} if self.lots else {}), **self.actor.house_dict()}
+        own = {k: v for k, v in (("lots", self.lots), ("yield_to", self.yield_to)) if v}
+        return {**out, **own, **self.actor.house_dict()}
 
 
 def level(roll: int, target: int, house: tuple[int, int]) -> str:
@@ -199,7 +207,7 @@ class Omens:
         if any(v[s]["stake"] == 75 for s in LOTS):
             raise RuleRefusal("stake", 75, "25 in a contest", "staked 75 in a contest")
         sides = (_check(v[s], v["house_rules"], f"{s}.") for s in LOTS)
-        return Contest(*sides, lots=v["lots"])
+        return Contest(*sides, lots=v["lots"], yield_to=v["yield_to"])
 
     def _machine(self, check: Check, stream: str) -> Machine[Any]:
         """Final state: (rerolls taken, roll, True)."""
@@ -241,12 +249,15 @@ class Omens:
 
         sides: Machine[Any] = Then(a_m, lambda _: o_m)
         lots = Roll("lots", high=len(LOTS))
-        machine = Then(sides, lambda tie: lots if tie else Fixed(None), route=tied)
+        drawn = contest.yield_to is None  # else equal levels go to the side named
+        machine = Then(sides, lambda tie: lots if tie and drawn else Fixed(None), route=tied)
 
         def decide(state: Any) -> Winner:
             ra, ro = rank(a, state[1][1]), rank(o, state[1][2])
             if ra != ro:
                 return "actor" if ra < ro else "opponent"
+            if contest.yield_to is not None:
+                return "actor" if contest.yield_to == "actor" else "opponent"
             return "actor" if state[2] == 1 else "opponent"
 
         def build(state: Any, rec: Record) -> ContestResult:

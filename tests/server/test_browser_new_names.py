@@ -167,10 +167,13 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
         page.get_by_role("button", name="Oppose…").click()
         page.get_by_label("Against").select_option(label="Seer (NPC)")
         page.get_by_label("Their skill").fill("augury")
+        expect(page.locator("#oppose-lots")).to_have_count(0)  # a tie-break flip: drawn
+        page.locator("#oppose-yield_to").select_option("opponent")  # the contest's own field
         expect(page.locator("#roll-odds")).to_contain_text("who wins")
         page.get_by_role("button", name="Roll the contest").click()
         expect(page.locator("#roll-result > .card")).to_contain_text("Winner:")
         expect(shown(page)).to_contain_text("Seer")
+        expect(shown(page).locator(".contest-fields")).to_have_text("Yield to: opponent")
         page.get_by_role("button", name="Roll a check instead").click()
 
         # The sheet exports with its system named, Luck spent at the table in it.

@@ -97,6 +97,20 @@ def test_a_table_of_the_new_system_rolls_calls_and_contests(api: Api) -> None:
                       opponent={"character_id": ada, "skill": "augury", "dice": [21]})
     assert tied["result"]["actor"]["level"] == tied["result"]["opponent"]["level"] == "boon"
     assert tied["result"]["coin"] in ("actor", "opponent")  # drawn by lots
+    # The contest's own field, by its declaration: equal levels yield to the side named.
+    named = {"character_id": ada, "skill": "augury", "dice": [21]}
+    yielded = table.roll(
+        table.gm, seer, "augury", actor={"dice": [20]}, opponent=named,
+        fields={"yield_to": "opponent"},
+    )
+    assert yielded["result"]["winner"] == "opponent"
+    assert yielded["request"]["yield_to"] == "opponent"
+    assert yielded["result"].get("coin") is None  # no lots drawn
+    both = {"actor": {"character_id": seer, "skill": "augury"}, "opponent": named}
+    r = table.req("POST", "/rolls", table.gm, json=both | {"fields": {"yield_to": "nobody"}})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "fields.yield_to"
+    r = table.req("POST", "/rolls", table.gm, json=both | {"fields": {"lots": "actor"}})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "fields.lots"  # drawn, as dice
 
     # What the system lacks, the table refuses by the declaration: aiming, helpers, abilities.
     aim = table.req("POST", f"/characters/{ada}/aim", pat, json={"action": "aim"})

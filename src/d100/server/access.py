@@ -225,11 +225,12 @@ def reads_sheet(viewer: Viewer, character: dict[str, Any]) -> bool:
 def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
     """A called test as this viewer may see it (``flow.call_view``, once they are in its
     audience): the opponent the GM chose for a contest is named, its skill and options only
-    for whoever reads its sheet."""
+    for whoever reads its sheet (the contest's own fields, a melee response, are no secret)."""
     opponent = call.get("opponent")
     if opponent is None or reads_sheet(viewer, opponent["character"]):
         return call
-    return call | {"opponent": {"character": opponent["character"]}}
+    shown = {k: v for k, v in opponent.items() if k in ("character", "contest")}
+    return call | {"opponent": shown}
 
 
 def _withheld_opponent(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:

@@ -506,6 +506,7 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.character_ids,
             body.visibility,
             None if body.opponent is None else body.opponent.spec(),
+            None if body.opponent is None else body.opponent.contest,
         )
         return view_call(viewer, flow.call_view(session, call))
 

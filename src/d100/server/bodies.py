@@ -98,10 +98,11 @@ class Roll(Body):
     opponent: SideBody | None = None
     visibility: Text = "public"
     target_id: Id | None = None
+    fields: Options = Field(default_factory=dict)  # a contest's own, beside its sides
 
     def spec(self) -> RollSpec:
         opponent = None if self.opponent is None else self.opponent.spec()
-        return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id)
+        return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id, self.fields)
 
 
 class Reroll(Body):
@@ -119,6 +120,7 @@ class CalledOpponent(Body):
     character_id: Id
     skill: Name
     fields: Options = Field(default_factory=dict)
+    contest: Options = Field(default_factory=dict)  # the contest's own fields (a response)
 
     def spec(self) -> Side:
         return Side(self.character_id, self.skill, fields=self.fields)

@@ -4,6 +4,7 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select, update
@@ -21,7 +22,7 @@ from .access import (
     sheet_readers_see,
     view_call,
 )
-from .errors import bad, conflict, not_found, renamed
+from .errors import ApiError, bad, conflict, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallAssist, CallTarget, Character, GameTable
 from .rolls import RollSpec, Side, pending_target, players_part, prepare
@@ -41,10 +42,12 @@ def call_test(
     character_ids: list[str],
     visibility: str,
     opponent: Side | None = None,
+    contest: dict[str, Any] | None = None,
 ) -> Call:
     """The GM asks for a test; the hazard for failure is declared before anyone rolls (OQ12).
     With an ``opponent`` it is a contest against the side the GM chose (an NPC's, whose
-    skill the players need not know)."""
+    skill the players need not know) and the ``contest``'s own fields the GM chose (a melee
+    response)."""
     require_gm(viewer, "call for a test")
     table = lock_table(session, viewer.table_id)
     if not character_ids or len(set(character_ids)) != len(character_ids):
@@ -59,7 +62,11 @@ def call_test(
     names, against = [], []
     for character_id in character_ids:  # each must be able to roll it as called
         spec = RollSpec(Side(character_id, skill, fields=fields), opponent, visibility)
-        prepared = prepare(session, table, spec, viewer)
+        spec = replace(spec, fields=contest or {})
+        try:
+            prepared = prepare(session, table, spec, viewer)
+        except ApiError as err:
+            raise _in_call(err) from None
         names.append(prepared.skills[0])
         if opponent is not None:
             _faced(session, visibility, opponent, prepared.rows)
@@ -78,6 +85,7 @@ def call_test(
             "character_id": opponent.character_id,
             "skill": against[0],
             "fields": dict(opponent.fields),
+            "contest": dict(contest or {}),
         }
     }
     everyone = [*character_ids, *([] if opponent is None else [opponent.character_id])]
@@ -107,6 +115,17 @@ def call_test(
     view = {"call": call_view(session, call)}
     append(session, table, "call", view, actor_id=viewer.member_id, audience=call.audience)
     return call
+
+
+def _in_call(err: ApiError) -> ApiError:
+    """An error about a contest's own fields, placed where the call's body has them."""
+    if err.field != "fields" and not err.field.startswith("fields."):
+        return err
+    where = "opponent.contest" + err.field.removeprefix("fields")
+    if err.error is not None:
+        return renamed(err.error, where)
+    message = err.message.replace(err.field, where, 1)
+    return ApiError(err.status, where, err.value, err.allowed, message)
 
 
 def _faced(session: Session, visibility: str, opponent: Side, rows: list[Character]) -> None:
@@ -336,6 +355,7 @@ def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]
         "character": characters.public_view(row),
         "skill": opponent["skill"],
         "fields": opponent["fields"],
+        "contest": opponent.get("contest", {}),
     }
 
 

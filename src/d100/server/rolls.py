@@ -78,6 +78,7 @@ class RollSpec:
     opponent: Side | None = None  # a contest between two characters
     visibility: str = "public"
     target_id: str | None = None  # the called test this roll answers
+    fields: Mapping[str, Any] = field(default_factory=dict)  # a contest's own (its response)
 
     @property
     def sides(self) -> list[Side]:
@@ -114,10 +115,13 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             if call.opponent is not None
             else "a called test is a check",
         )
+    if spec.fields and call is not None:
+        raise bad("fields", spec.fields, "none (leave it out)", "the GM's call sets the contest")
     if call is not None and call.opponent is not None:
         chosen = call.opponent
         opponent = Side(chosen["character_id"], chosen["skill"], None, chosen["fields"])
-        spec = replace(spec, opponent=opponent)
+        spec = replace(spec, opponent=opponent, fields=chosen.get("contest", {}))
+    _contest_fields(spec, table.system)
     if call is not None and spec.visibility not in ("public", call.visibility):
         # Silently rolling it in the call's mode would show a roll its roller asked to hide.
         raise bad(
@@ -176,13 +180,34 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         parts.append(part)
     request: dict[str, Any] = {"system": table.system}
     request |= parts[0] if len(parts) == 1 else {"actor": parts[0], "opponent": parts[1]}
+    request |= spec.fields
     if table.house_rules:
         request["house_rules"] = table.house_rules
     try:
         parsed = parse(request)
     except D100Error as err:
-        raise invalid(err) from None
+        own = err.field.split(".")[0] in spec.fields  # placed as the body has it
+        raise (invalid(err, "fields") if own else invalid(err)) from None
     return Prepared(request, parsed, rows, skills, target, call, spec)
+
+
+def _contest_fields(spec: RollSpec, system: str) -> None:
+    """A contest's own fields (a melee response) go beside its two sides: only in a contest,
+    and none of the fields the table fills in itself (its tie-break flip is drawn, as dice are)."""
+    if spec.fields and spec.opponent is None:
+        raise bad(
+            "fields", spec.fields, "none without an opponent", "a check has no contest fields"
+        )
+    tie_break = REGISTRY.get(system).declares.tie_break
+    table_sets = TABLE_FIELDS | ({tie_break.field} if tie_break is not None else set())
+    for key, value in spec.fields.items():
+        if key in table_sets:
+            raise bad(
+                f"fields.{key}",
+                value,
+                "contest fields other than " + ", ".join(sorted(table_sets)),
+                "the table sets this field itself",
+            )
 
 
 def _seen_by_readers(session: Session, viewer: Viewer, visibility: str, row: Character) -> None:

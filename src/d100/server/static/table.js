@@ -162,6 +162,9 @@ function buildRollFields() {
   const at = fields.findIndex((f) => f.querySelector(`[name=${target.field}]`));
   $("roll-target").replaceChildren(...(at >= 0 ? fields.splice(at, 1) : []));
   $("roll-fields").replaceChildren(...fields);
+  // a contest's own fields (a melee response), where the system declares any
+  $("oppose-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "oppose"));
+  $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "call-contest"));
   $(`roll-${target.field}`).value = target.default;
   $(`roll-${target.field}`).placeholder = `e.g. ${target.example}`;
   $("call-difficulty-label").textContent = target.label;
@@ -384,8 +387,26 @@ async function quickRoll(character, target, button) {
 // A called contest's other side: its skill only where the server sent it (the sheet's readers).
 function versus(call) {
   const o = call.opponent;
-  return o ? ` vs ${o.character.name}${o.skill ? ` (${o.skill}${fieldsText(o.fields)})` : ""}` : "";
+  return o ? ` vs ${o.character.name}${o.skill ? ` (${o.skill}${fieldsText(o.fields)})` : ""}${fieldsText(contestOwn(o.contest))}` : "";
 }
+
+// What a contest's sides take of a check's fields: a side may take fewer (no difficulty in a
+// system whose contests compare levels), and what it lacks is left out of a contest.
+function sideOnly(fields) {
+  const c = system.contest;
+  const known = new Set((c.required || []).flatMap((k) => Object.keys(c.properties[k].properties || {})));
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => known.has(k)));
+}
+
+// A contest's own fields (not its sides, nor what the table fills in) among ``values``.
+function contestOwn(values) {
+  const declared = system.contest.properties;
+  return Object.fromEntries(Object.entries(values || {}).filter(([k, v]) =>
+    v !== null && declared[k] && declared[k].type !== "object" && !contestSetByPage().includes(k)));
+}
+
+// A contest's fields the table fills in itself: a check's, and its tie-break flip (drawn).
+const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
   const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
@@ -590,6 +611,9 @@ function rollBody() {
   if (answering) return { actor, target_id: answering.target.id };
   const body = { actor, visibility: $("roll-visibility").value };
   if (opposing) body.opponent = { character_id: $("oppose-character").value, skill: $("oppose-skill").value.trim() };
+  if (opposing) actor.fields = sideOnly(fields);
+  const own = opposing ? fieldValues($("oppose-fields"), system.contest) : {};
+  if (Object.keys(own).length) body.fields = own;
   return body;
 }
 
@@ -671,8 +695,10 @@ function wire() {
   });
   $("oppose-character").addEventListener("change", renderOppose);
   addEventListener("hashchange", () => { showView(hashView()); scrollTo(0, 0); });
-  $("call-opponent").addEventListener("change", () =>
-    suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean)));
+  $("call-opponent").addEventListener("change", () => {
+    suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
+    $("call-contest-fields").hidden = !$("call-opponent").value;  // a contest's own, for a contest
+  });
   $("roll-form").addEventListener("input", preview);
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("answer-cancel").addEventListener("click", leaveAnswer);
@@ -699,11 +725,14 @@ function wire() {
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
       character_ids: ids, visibility: $("call-visibility").value };
-    if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value };
+    if ($("call-opponent").value) body.fields = sideOnly(fields);
+    if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value,
+      contest: fieldValues($("call-contest-fields"), system.contest) };
     $("call-done").replaceChildren();
     const made = await act(() => api("POST", `${base}/calls`, body), "call-error");
     if (!made) return;
     $("call-form").reset();
+    $("call-contest-fields").hidden = true;
     const names = ids.map((id) => byId(id).name).join(", ");
     $("call-done").replaceChildren(`Called ${body.skill} for ${names}. `,
       el("a", { href: "#view=table", text: "See the open calls" }));
@@ -927,7 +956,9 @@ function describe(e) {
       const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) || r.target === undefined ? null : diceLine(r));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
+      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
+        own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
         side(e.character, e.result.actor), side(e.opponent, e.result.opponent),
         lost ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];

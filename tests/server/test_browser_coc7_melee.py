@@ -1,0 +1,96 @@
+"""CoC7 melee on the table page, phone and desktop: the Keeper calls Ada's brawl against the
+Ghoul, which dodges (C7-7), from the response the edition declares for a contest; Ada's player
+rolls it and the card shows the response, never the Ghoul's skill; the Keeper's own contest
+form offers the response too, and its card shows it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .services import serve
+from .test_browser import DESKTOP, PHONE, add_character, browser, join, overflow, shot, view, wired
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser"]
+SHEET = (
+    'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
+    'skills = {{ "fighting (brawl)" = 50, dodge = 47 }}\n'
+)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where: Path = tmp_path_factory.mktemp("coc7-melee")
+    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
+        yield found
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_c7_7_a_called_melee_the_ghoul_dodges(base: str, browser: Any, size: str) -> None:
+    from playwright.sync_api import expect
+
+    phone = size == "phone"
+    contexts = [
+        browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone)
+        for _ in range(2)
+    ]
+    gm, pat = (c.new_page() for c in contexts)
+    errors: list[str] = []
+    for page in (gm, pat):
+        page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Rule system").select_option("coc7")
+        gm.get_by_role("button", name="Open the table").click()
+        expect(gm.locator("#invite-link")).to_contain_text("/join#")
+        invite = gm.locator("#invite-link").inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        add_character(gm, "Ghoul", SHEET)
+        join(pat, invite, "Pat")
+        add_character(pat, "Ada", SHEET)
+
+        view(gm, "call")  # rule: C7-7 the Keeper chooses the defender's response
+        expect(gm.locator("#call-contest-response")).to_be_hidden()  # a check has none
+        gm.locator("#call-skill").fill("fighting")
+        gm.locator("#call-characters").get_by_label("Ada", exact=True).check()
+        gm.get_by_label("Opposed by").select_option(label="Ghoul")
+        gm.get_by_label("Opposed with skill").fill("dodge")
+        gm.locator("#call-contest-response").select_option("dodge")
+        gm.get_by_role("button", name="Call for the test").click()
+        expect(pat.locator("#calls")).to_contain_text("vs Ghoul (response dodge)")
+        pat.locator("#calls").get_by_role(
+            "button", name="Roll fighting (brawl) for Ada vs Ghoul"
+        ).click()
+        card = pat.locator("#calls .card")
+        expect(card).to_contain_text("Winner")
+        expect(card.locator(".contest-fields")).to_have_text("Response: dodge")
+        assert "47" not in card.inner_text()
+        gm_card = gm.locator("#log li[data-kind=contest]").first
+        expect(gm_card.locator(".contest-fields")).to_have_text("Response: dodge")
+        expect(gm_card).to_contain_text("dodges")  # the explanation the core gives
+
+        # The Keeper's own contest: the response is offered beside the opponent, and the odds
+        # are worked out with it.
+        view(gm, "characters")
+        gm.locator("#characters [data-character=Ghoul]").get_by_role(
+            "button", name=re.compile("^Roll fighting")
+        ).click()
+        gm.get_by_role("button", name="Oppose…").click()
+        gm.locator("#oppose-character").select_option(label="Ada (Pat)")
+        gm.locator("#oppose-skill").fill("dodge")
+        gm.locator("#oppose-response").select_option("fight_back")
+        expect(gm.locator("#roll-odds")).to_contain_text("who wins")
+        gm.get_by_role("button", name="Roll the contest").click()
+        expect(gm.locator("#roll-result .contest-fields")).to_have_text("Response: fight_back")
+        assert overflow(gm) == 0 and overflow(pat) == 0
+        shot(pat, f"table-coc7-melee-{size}")
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
