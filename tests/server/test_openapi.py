@@ -60,3 +60,19 @@ def test_a_405_allows_every_method_of_its_path(api: Api) -> None:
             assert taken <= allow, (method, path, allow)
             checked += 1
     assert checked > 30
+
+
+def test_what_the_description_says_of_a_body_is_what_is_accepted(api: Api) -> None:
+    """JSON Schema counts 65.0 an integer: it is one here too (the core stays strict); a system
+    is one of the registry's names, and a name with a control character is refused."""
+    whole = api.client.post("/api/odds", json={"system": "brp", "skill": 65.0, "modifiers": [5.0]})
+    exact = api.client.post("/api/odds", json={"system": "brp", "skill": 65, "modifiers": [5]})
+    assert whole.status_code == exact.status_code == 200, whole.text
+    assert whole.json()["odds"] == exact.json()["odds"]
+    half = api.client.post("/api/odds", json={"system": "brp", "skill": 65.5})
+    assert half.status_code == 422 and half.json()["error"]["field"] == "skill"
+    new_table = DESCRIBED["components"]["schemas"]["NewTable"]["properties"]
+    assert "brp" in new_table["system"]["enum"]
+    assert "x" not in new_table["system"]["enum"]
+    r = api.client.post("/api/tables", json={"name": "A\u2028B", "system": "brp"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "name", r.text

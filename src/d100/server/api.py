@@ -158,7 +158,7 @@ def systems() -> list[dict[str, Any]]:
 )
 async def odds(body: RequestBody, request: Request) -> dict[str, Any]:
     """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
-    return await _server(request).pool.run(_address(request), calculator.answer, body)
+    return await _server(request).pool.run(_address(request), calculator.answer, bodies.whole(body))
 
 
 @router.post("/api/odds/chart", tags=["odds"])
