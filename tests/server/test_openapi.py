@@ -76,3 +76,20 @@ def test_what_the_description_says_of_a_body_is_what_is_accepted(api: Api) -> No
     assert "x" not in new_table["system"]["enum"]
     r = api.client.post("/api/tables", json={"name": "A\u2028B", "system": "brp"})
     assert r.status_code == 422 and r.json()["error"]["field"] == "name", r.text
+
+
+def test_a_table_s_state_fits_its_described_shape_and_keeps_secrets(api: Api) -> None:
+    """As the GM and as a player: the state fits TableState; the player's copy of the GM's
+    NPC names no value (the description makes them optional, never promised)."""
+    table = api.table()
+    npc = table.character(table.gm, "Guard")
+    player = table.join("Pat")
+    table.character(player, "Pat's")
+    schema = {"$ref": "#/components/schemas/TableState", **DESCRIBED}
+    for token in (table.gm, player):
+        jsonschema.validate(table.ok("GET", "", token), schema)
+    seen = {c["id"]: c for c in table.ok("GET", "", player)["characters"]}
+    assert "skills" not in seen[npc] and "sheet" not in seen[npc], seen[npc]
+    wrong = table.ok("GET", "", player) | {"members": [{"id": "x"}]}
+    with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: a member unnamed
+        jsonschema.validate(wrong, schema)

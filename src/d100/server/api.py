@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..systems import REGISTRY
 from . import (
+    answers,
     bodies,
     calculator,
     characters,
@@ -40,6 +41,7 @@ from .access import (
     view_call,
     view_event,
 )
+from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
 from .events import get_table
@@ -173,7 +175,9 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 # -- tables, sign-in ------------------------------------------------------------------------
 
 
-@router.post("/api/tables", status_code=201, tags=["tables"])
+@router.post(
+    "/api/tables", status_code=201, tags=["tables"], responses=documented(201, answers.CreatedTable)
+)
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:
         made = gametables.create_table(
@@ -215,7 +219,9 @@ def sign_out(table_id: TableId, response: Response) -> None:
     response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
 
 
-@router.get("/api/tables/{table_id}", tags=["tables"])
+@router.get(
+    "/api/tables/{table_id}", tags=["tables"], responses=documented(200, answers.TableState)
+)
 def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
     with _acting(request, table_id, write=False) as (session, viewer):
         return snapshot(session, viewer)
@@ -278,7 +284,12 @@ def _upload(
     return characters.upload(system, text)
 
 
-@router.post("/api/tables/{table_id}/characters", status_code=201, tags=["characters"])
+@router.post(
+    "/api/tables/{table_id}/characters",
+    status_code=201,
+    tags=["characters"],
+    responses=documented(201, answers.CharacterView),
+)
 def create_character(
     table_id: TableId, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
@@ -288,7 +299,11 @@ def create_character(
     return characters.full_view(row)  # after the commit: its text may be rewritten
 
 
-@router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+@router.put(
+    "/api/tables/{table_id}/characters/{character_id}",
+    tags=["characters"],
+    responses=documented(200, answers.CharacterView),
+)
 def update_character(
     table_id: TableId, character_id: Id, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
@@ -302,7 +317,11 @@ def update_character(
     return characters.full_view(row)
 
 
-@router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+@router.patch(
+    "/api/tables/{table_id}/characters/{character_id}",
+    tags=["characters"],
+    responses=documented(200, answers.CharacterView),
+)
 def edit_values(
     table_id: TableId, character_id: Id, body: bodies.SheetValues, request: Request
 ) -> dict[str, Any]:

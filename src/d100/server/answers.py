@@ -1,0 +1,76 @@
+"""What /openapi.json shows of the main success answers: documentation only (routes list them in
+``responses``, so no answer is validated or re-serialised on its way out). A field only some
+viewers get is optional; a field no viewer may see is never named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="allow")  # a later field is no breaking change
+
+
+class TableView(Answer):
+    id: str
+    name: str
+    system: str = Field(description="a name from /api/systems")
+    house_rules: dict[str, Any]
+    settings: dict[str, Any]
+    last_seq: int = Field(description="the last event's number: read the log from here")
+
+
+class MemberView(Answer):
+    id: str
+    name: str
+    role: str = Field(description="gm or player")
+    revoked: bool
+    client_seed: str | None = Field(None, description="mixed into this member's rolls")
+
+
+class CharacterView(Answer):
+    """A character; its values (skills, abilities, sheet ...) only to the GM and its player."""
+
+    id: str
+    name: str
+    member_id: str | None
+    system: str | None = None
+    skills: dict[str, int] | None = None
+    abilities: dict[str, int] | None = None
+    luck: Any = None
+    uses: dict[str, Any] | None = None
+    aim: Any = None
+    marks: dict[str, Any] | None = None
+    sheet: str | None = Field(None, description="the sheet's TOML")
+
+
+class SeedView(Answer):
+    id: str
+    commitment: str = Field(description="SHA-256 of the server seed, shown before its rolls")
+    rolls: int
+    blind: bool
+    created_at: str
+    server_seed: str | None = Field(None, description="once revealed (rotated)")
+    revealed_at: str | None = None
+
+
+class TableState(Answer):
+    table: TableView
+    me: MemberView
+    members: list[MemberView]
+    characters: list[CharacterView]
+    calls: list[dict[str, Any]] = Field(description="the open calls for a test")
+    seeds: list[SeedView] = Field(default_factory=list)
+
+
+class CreatedTable(Answer):
+    table: TableView
+    me: MemberView
+    gm_link: str = Field(description="the GM's link: keep it, it is the GM's only key")
+    invite_link: str
+
+
+def documented(status: int, model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": model}}
