@@ -93,3 +93,25 @@ def test_a_table_s_state_fits_its_described_shape_and_keeps_secrets(api: Api) ->
     wrong = table.ok("GET", "", player) | {"members": [{"id": "x"}]}
     with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: a member unnamed
         jsonschema.validate(wrong, schema)
+
+
+def test_a_played_table_s_events_fit_the_described_event(api: Api) -> None:
+    """Public, GM-only and blind rolls, as the GM, the roller and another player: each event
+    fits EventView, and what a viewer may not see is absent from it."""
+    table = api.table()
+    pat, sam = table.join("Pat"), table.join("Sam")
+    mine = table.character(pat, "Pat's")
+    for visibility in ("public", "gm", "blind"):
+        table.roll(pat, mine, "Spot Hidden", visibility=visibility)
+    schema = {"$ref": "#/components/schemas/EventView", **DESCRIBED}
+    seen = {}
+    for token in (table.gm, pat, sam):
+        events = table.events(token)
+        for event in events:
+            jsonschema.validate(event, schema)
+        seen[token] = [e for e in events if e["kind"] in ("roll", "hidden")]
+    assert all("result" in e for e in seen[table.gm])
+    assert "result" not in seen[pat][-1]  # a blind roller does not see the result
+    assert [e["kind"] for e in seen[sam]][-2:] == ["hidden", "hidden"]
+    with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: no number
+        jsonschema.validate({"kind": "roll"}, schema)

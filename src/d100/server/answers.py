@@ -72,5 +72,52 @@ class CreatedTable(Answer):
     invite_link: str
 
 
-def documented(status: int, model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+Fractions = dict[str, Any]  # exact chances as "p/q" strings: each level's, and success's
+
+
+class Advice(Answer):
+    name: str
+    cost: str
+    request: dict[str, Any]
+    odds: Fractions
+
+
+class OddsAnswer(Answer):
+    """Exact odds of a request (CONTRACT.md): the request as read, chances as fractions and
+    percentages; for a check, advice (ways to better them) and what each level means."""
+
+    request: dict[str, Any]
+    odds: Fractions
+    percent: dict[str, Any] | None = None
+    advice: list[Advice] | None = None
+    meanings: dict[str, str] | None = None
+
+
+class CharacterRef(Answer):
+    id: str
+    name: str
+    member_id: str | None
+
+
+class EventView(Answer):
+    """A logged event as this viewer sees it: what its visibility hides from this viewer is
+    absent (a blind roller's result; all but its number and seed for one who may not see it)."""
+
+    seq: int
+    kind: str = Field(description="roll, character, join, call, ...; hidden: a stub")
+    hidden: bool | None = Field(None, description="true: this viewer sees only a part, or a stub")
+    visibility: str | None = Field(None, description="public, gm, blind or self")
+    actor_id: str | None = None
+    at: str | None = None
+    character: CharacterRef | None = None
+    skill: str | None = None
+    request: dict[str, Any] | None = None
+    odds: Fractions | None = None
+    percent: dict[str, Any] | None = None
+    manual: bool | None = Field(None, description="dice typed by hand")
+    provable: dict[str, Any] | None = Field(None, description="seed, nonce: to verify the dice")
+    result: dict[str, Any] | None = Field(None, description="the result (result.schema.json)")
+
+
+def documented(status: int, model: Any) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": model}}

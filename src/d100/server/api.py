@@ -154,6 +154,7 @@ def systems() -> list[dict[str, Any]]:
 @router.post(
     "/api/odds",
     tags=["odds"],
+    responses=documented(200, answers.OddsAnswer),
     openapi_extra={
         "requestBody": {"content": {"application/json": {"schema": calculator.request_schema()}}}
     },
@@ -382,7 +383,9 @@ def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request)
 # -- rolls and the flow of play -------------------------------------------------------------
 
 
-@router.post("/api/tables/{table_id}/odds", tags=["rolls"])
+@router.post(
+    "/api/tables/{table_id}/odds", tags=["rolls"], responses=documented(200, answers.OddsAnswer)
+)
 async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
     """What a roll would be, before rolling: the request, exact odds (with their percentages)
     and the options."""
@@ -401,7 +404,12 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
     return out | {"percent": calculator.percents(out["odds"])}
 
 
-@router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
+@router.post(
+    "/api/tables/{table_id}/rolls",
+    status_code=201,
+    tags=["rolls"],
+    responses=documented(201, answers.EventView),
+)
 async def roll(
     table_id: TableId,
     body: bodies.Roll,
@@ -564,7 +572,11 @@ def rest(table_id: TableId, request: Request) -> dict[str, Any]:
 # -- the log --------------------------------------------------------------------------------
 
 
-@router.get("/api/tables/{table_id}/events", tags=["log"])
+@router.get(
+    "/api/tables/{table_id}/events",
+    tags=["log"],
+    responses=documented(200, list[answers.EventView]),
+)
 def events(table_id: TableId, request: Request, after: Seq = 0) -> list[dict[str, Any]]:
     """The next events after number ``after`` (a batch), as this member may see them: one
     they may not see is a stub (``kind: "hidden"``), so paging on from the last always
