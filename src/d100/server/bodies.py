@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from d100.systems import REGISTRY
 
+from . import calculator
 from .access import VISIBILITIES
 from .rolls import RollSpec, Side
 from .tokens import CONTROLS, UNPRINTABLE
@@ -163,7 +164,7 @@ class Assist(Body):
 
 
 class Chart(Body):
-    request: Options
+    request: Annotated[Options, Field(json_schema_extra=calculator.request_schema(("check",)))]
     low: Int = Field(default=0, ge=0, le=1000)
     high: Int = Field(default=100, ge=0, le=1000)
     step: Int = Field(default=5, ge=1, le=1000)
