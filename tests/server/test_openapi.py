@@ -84,12 +84,17 @@ def test_a_table_s_state_fits_its_described_shape_and_keeps_secrets(api: Api) ->
     table = api.table()
     npc = table.character(table.gm, "Guard")
     player = table.join("Pat")
-    table.character(player, "Pat's")
+    pats = table.character(player, "Pat's")
+    opponent = {"character_id": npc, "skill": "dodge"}
+    called = {"skill": "stealth", "character_ids": [pats], "opponent": opponent}
+    table.ok("POST", "/calls", table.gm, 201, json=called)
     schema = {"$ref": "#/components/schemas/TableState", **DESCRIBED}
     for token in (table.gm, player):
         jsonschema.validate(table.ok("GET", "", token), schema)
     seen = {c["id"]: c for c in table.ok("GET", "", player)["characters"]}
     assert "skills" not in seen[npc] and "sheet" not in seen[npc], seen[npc]
+    call = table.ok("GET", "", player)["calls"][0]
+    assert call["opponent"]["character"]["id"] == npc and "skill" not in call["opponent"], call
     wrong = table.ok("GET", "", player) | {"members": [{"id": "x"}]}
     with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: a member unnamed
         jsonschema.validate(wrong, schema)

@@ -56,12 +56,34 @@ class SeedView(Answer):
     revealed_at: str | None = None
 
 
+class CalledSide(Answer):
+    """The side a called contest is against: its skill and fields only to the GM."""
+
+    character: CharacterRef
+    skill: str | None = None
+    fields: dict[str, Any] | None = None
+
+
+class CallView(Answer):
+    """A GM's call for a test: whom it calls (targets: one each, answered by rolling)."""
+
+    id: str
+    targets: list[dict[str, Any]]
+    skill: str | None = None
+    fields: dict[str, Any] | None = None
+    hazard: str | None = None
+    visibility: str | None = None
+    at: str | None = None
+    opponent: CalledSide | None = None
+    players_fields: list[str] | None = Field(None, description="what a roller may add")
+
+
 class TableState(Answer):
     table: TableView
     me: MemberView
     members: list[MemberView]
     characters: list[CharacterView]
-    calls: list[dict[str, Any]] = Field(description="the open calls for a test")
+    calls: list[CallView] = Field(description="the open calls for a test")
     seeds: list[SeedView] = Field(default_factory=list)
 
 

@@ -521,7 +521,12 @@ async def reroll(
     return view
 
 
-@router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
+@router.post(
+    "/api/tables/{table_id}/calls",
+    status_code=201,
+    tags=["flow"],
+    responses=documented(201, answers.CallView),
+)
 def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         call = flow.call_test(
