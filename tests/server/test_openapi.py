@@ -60,3 +60,63 @@ def test_a_405_allows_every_method_of_its_path(api: Api) -> None:
             assert taken <= allow, (method, path, allow)
             checked += 1
     assert checked > 30
+
+
+def test_what_the_description_says_of_a_body_is_what_is_accepted(api: Api) -> None:
+    """JSON Schema counts 65.0 an integer: it is one here too (the core stays strict); a system
+    is one of the registry's names, and a name with a control character is refused."""
+    whole = api.client.post("/api/odds", json={"system": "brp", "skill": 65.0, "modifiers": [5.0]})
+    exact = api.client.post("/api/odds", json={"system": "brp", "skill": 65, "modifiers": [5]})
+    assert whole.status_code == exact.status_code == 200, whole.text
+    assert whole.json()["odds"] == exact.json()["odds"]
+    half = api.client.post("/api/odds", json={"system": "brp", "skill": 65.5})
+    assert half.status_code == 422 and half.json()["error"]["field"] == "skill"
+    new_table = DESCRIBED["components"]["schemas"]["NewTable"]["properties"]
+    assert "brp" in new_table["system"]["enum"]
+    assert "x" not in new_table["system"]["enum"]
+    r = api.client.post("/api/tables", json={"name": "A\u2028B", "system": "brp"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "name", r.text
+
+
+def test_a_table_s_state_fits_its_described_shape_and_keeps_secrets(api: Api) -> None:
+    """As the GM and as a player: the state fits TableState; the player's copy of the GM's
+    NPC names no value (the description makes them optional, never promised)."""
+    table = api.table()
+    npc = table.character(table.gm, "Guard")
+    player = table.join("Pat")
+    pats = table.character(player, "Pat's")
+    opponent = {"character_id": npc, "skill": "dodge"}
+    called = {"skill": "stealth", "character_ids": [pats], "opponent": opponent}
+    table.ok("POST", "/calls", table.gm, 201, json=called)
+    schema = {"$ref": "#/components/schemas/TableState", **DESCRIBED}
+    for token in (table.gm, player):
+        jsonschema.validate(table.ok("GET", "", token), schema)
+    seen = {c["id"]: c for c in table.ok("GET", "", player)["characters"]}
+    assert "skills" not in seen[npc] and "sheet" not in seen[npc], seen[npc]
+    call = table.ok("GET", "", player)["calls"][0]
+    assert call["opponent"]["character"]["id"] == npc and "skill" not in call["opponent"], call
+    wrong = table.ok("GET", "", player) | {"members": [{"id": "x"}]}
+    with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: a member unnamed
+        jsonschema.validate(wrong, schema)
+
+
+def test_a_played_table_s_events_fit_the_described_event(api: Api) -> None:
+    """Public, GM-only and blind rolls, as the GM, the roller and another player: each event
+    fits EventView, and what a viewer may not see is absent from it."""
+    table = api.table()
+    pat, sam = table.join("Pat"), table.join("Sam")
+    mine = table.character(pat, "Pat's")
+    for visibility in ("public", "gm", "blind"):
+        table.roll(pat, mine, "Spot Hidden", visibility=visibility)
+    schema = {"$ref": "#/components/schemas/EventView", **DESCRIBED}
+    seen = {}
+    for token in (table.gm, pat, sam):
+        events = table.events(token)
+        for event in events:
+            jsonschema.validate(event, schema)
+        seen[token] = [e for e in events if e["kind"] in ("roll", "hidden")]
+    assert all("result" in e for e in seen[table.gm])
+    assert "result" not in seen[pat][-1]  # a blind roller does not see the result
+    assert [e["kind"] for e in seen[sam]][-2:] == ["hidden", "hidden"]
+    with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: no number
+        jsonschema.validate({"kind": "roll"}, schema)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..systems import REGISTRY
 from . import (
+    answers,
     bodies,
     calculator,
     characters,
@@ -40,6 +41,7 @@ from .access import (
     view_call,
     view_event,
 )
+from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
 from .events import get_table
@@ -152,13 +154,14 @@ def systems() -> list[dict[str, Any]]:
 @router.post(
     "/api/odds",
     tags=["odds"],
+    responses=documented(200, answers.OddsAnswer),
     openapi_extra={
         "requestBody": {"content": {"application/json": {"schema": calculator.request_schema()}}}
     },
 )
 async def odds(body: RequestBody, request: Request) -> dict[str, Any]:
     """Exact odds of a contract request (CONTRACT.md), advice for a check, what levels mean."""
-    return await _server(request).pool.run(_address(request), calculator.answer, body)
+    return await _server(request).pool.run(_address(request), calculator.answer, bodies.whole(body))
 
 
 @router.post("/api/odds/chart", tags=["odds"])
@@ -173,7 +176,9 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 # -- tables, sign-in ------------------------------------------------------------------------
 
 
-@router.post("/api/tables", status_code=201, tags=["tables"])
+@router.post(
+    "/api/tables", status_code=201, tags=["tables"], responses=documented(201, answers.CreatedTable)
+)
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:
         made = gametables.create_table(
@@ -215,7 +220,9 @@ def sign_out(table_id: TableId, response: Response) -> None:
     response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
 
 
-@router.get("/api/tables/{table_id}", tags=["tables"])
+@router.get(
+    "/api/tables/{table_id}", tags=["tables"], responses=documented(200, answers.TableState)
+)
 def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
     with _acting(request, table_id, write=False) as (session, viewer):
         return snapshot(session, viewer)
@@ -278,7 +285,12 @@ def _upload(
     return characters.upload(system, text)
 
 
-@router.post("/api/tables/{table_id}/characters", status_code=201, tags=["characters"])
+@router.post(
+    "/api/tables/{table_id}/characters",
+    status_code=201,
+    tags=["characters"],
+    responses=documented(201, answers.CharacterView),
+)
 def create_character(
     table_id: TableId, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
@@ -288,7 +300,11 @@ def create_character(
     return characters.full_view(row)  # after the commit: its text may be rewritten
 
 
-@router.put("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+@router.put(
+    "/api/tables/{table_id}/characters/{character_id}",
+    tags=["characters"],
+    responses=documented(200, answers.CharacterView),
+)
 def update_character(
     table_id: TableId, character_id: Id, body: bodies.CharacterSheet, request: Request
 ) -> dict[str, Any]:
@@ -302,7 +318,11 @@ def update_character(
     return characters.full_view(row)
 
 
-@router.patch("/api/tables/{table_id}/characters/{character_id}", tags=["characters"])
+@router.patch(
+    "/api/tables/{table_id}/characters/{character_id}",
+    tags=["characters"],
+    responses=documented(200, answers.CharacterView),
+)
 def edit_values(
     table_id: TableId, character_id: Id, body: bodies.SheetValues, request: Request
 ) -> dict[str, Any]:
@@ -363,7 +383,9 @@ def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request)
 # -- rolls and the flow of play -------------------------------------------------------------
 
 
-@router.post("/api/tables/{table_id}/odds", tags=["rolls"])
+@router.post(
+    "/api/tables/{table_id}/odds", tags=["rolls"], responses=documented(200, answers.OddsAnswer)
+)
 async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> dict[str, Any]:
     """What a roll would be, before rolling: the request, exact odds (with their percentages)
     and the options."""
@@ -382,7 +404,12 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
     return out | {"percent": calculator.percents(out["odds"])}
 
 
-@router.post("/api/tables/{table_id}/rolls", status_code=201, tags=["rolls"])
+@router.post(
+    "/api/tables/{table_id}/rolls",
+    status_code=201,
+    tags=["rolls"],
+    responses=documented(201, answers.EventView),
+)
 async def roll(
     table_id: TableId,
     body: bodies.Roll,
@@ -494,7 +521,12 @@ async def reroll(
     return view
 
 
-@router.post("/api/tables/{table_id}/calls", status_code=201, tags=["flow"])
+@router.post(
+    "/api/tables/{table_id}/calls",
+    status_code=201,
+    tags=["flow"],
+    responses=documented(201, answers.CallView),
+)
 def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dict[str, Any]:
     with _acting(request, table_id) as (session, viewer):
         call = flow.call_test(
@@ -546,7 +578,11 @@ def rest(table_id: TableId, request: Request) -> dict[str, Any]:
 # -- the log --------------------------------------------------------------------------------
 
 
-@router.get("/api/tables/{table_id}/events", tags=["log"])
+@router.get(
+    "/api/tables/{table_id}/events",
+    tags=["log"],
+    responses=documented(200, list[answers.EventView]),
+)
 def events(table_id: TableId, request: Request, after: Seq = 0) -> list[dict[str, Any]]:
     """The next events after number ``after`` (a batch), as this member may see them: one
     they may not see is a stub (``kind: "hidden"``), so paging on from the last always

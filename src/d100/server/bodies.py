@@ -6,30 +6,53 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from d100.systems import REGISTRY
+
+from . import calculator
+from .access import VISIBILITIES
 from .rolls import RollSpec, Side
+from .tokens import CONTROLS, UNPRINTABLE
 
 OPTIONS = 50  # keys in an options object: every system has far fewer fields
 
 
 def _printable(value: str) -> str:
-    # A no-break (or other Unicode) space is a space, not a control character: a phone or a
-    # pasted document brings them. Control characters have no place in a one-line text, and
-    # PostgreSQL refuses NUL outright.
+    # A no-break (or other Unicode) space is a space: a phone or a pasted document brings them.
     value = "".join(" " if unicodedata.category(c) == "Zs" else c for c in value)
-    if not value.isprintable():
+    if UNPRINTABLE.search(value):
         raise ValueError("control characters are not allowed")
     return value
 
 
+def whole(value: Any) -> Any:
+    """JSON Schema counts 76.0 an integer, so a client may send one: whole floats become ints
+    here, at the boundary, and the core stays strict (it has no fractional field)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [whole(v) for v in value]
+    if isinstance(value, dict):
+        return {k: whole(v) for k, v in value.items()}
+    return value
+
+
 Printable = AfterValidator(_printable)
-Text = Annotated[str, Field(min_length=1, max_length=200), Printable]
-Name = Annotated[str, Field(min_length=1, max_length=80), Printable]  # a skill, as stored
-Token = Annotated[str, Field(min_length=1, max_length=200), Printable]
-Id = Annotated[str, Field(min_length=1, max_length=40), Printable]
+NoControl = Field(json_schema_extra={"pattern": f"^[^{CONTROLS}]*$"})
+# A name is more than its spaces (runs of them become one).
+NAMED = f"^[^{CONTROLS}]*[^{CONTROLS}\\s][^{CONTROLS}]*$"
+Named = Field(json_schema_extra={"pattern": NAMED})
+Int = Annotated[int, BeforeValidator(whole)]
+Text = Annotated[str, Field(min_length=1, max_length=200), Named, Printable]
+Name = Annotated[str, Field(min_length=1, max_length=80), Named, Printable]  # a skill, a member
+Token = Annotated[str, Field(min_length=1, max_length=200), NoControl, Printable]
+Id = Annotated[str, Field(min_length=1, max_length=40), NoControl, Printable]
 Sheet = Annotated[str, Field(min_length=1, max_length=20_000)]
-Options = Annotated[dict[str, Any], Field(max_length=OPTIONS)]
+Options = Annotated[dict[str, Any], Field(max_length=OPTIONS), AfterValidator(whole)]
+# The registry's names, described as the choices (the library still names them if refused).
+System = Annotated[str, Field(json_schema_extra={"enum": list(REGISTRY.names())})]
+Visibility = Annotated[str, Field(json_schema_extra={"enum": list(VISIBILITIES)})]
 
 
 class Body(BaseModel):
@@ -38,8 +61,8 @@ class Body(BaseModel):
 
 class NewTable(Body):
     name: Text
-    system: Text
-    gm_name: Text = "GM"
+    system: System
+    gm_name: Name = "GM"
     house_rules: Options = Field(default_factory=dict)
     settings: Options = Field(default_factory=dict)
 
@@ -50,11 +73,11 @@ class SignIn(Body):
 
 class JoinTable(Body):
     invite: Token
-    name: Text
+    name: Name
 
 
 class ClientSeed(Body):
-    client_seed: Annotated[str, Field(max_length=200), Printable]
+    client_seed: Annotated[str, Field(min_length=1, max_length=128), NoControl, Printable]
 
 
 class CharacterSheet(Body):
@@ -62,18 +85,23 @@ class CharacterSheet(Body):
     member_id: Id | None = None
 
 
+# pydantic describes no key's pattern: said here (a sheet's names are trimmed too, see characters).
+Values = Annotated[
+    dict[Name, Int | None],
+    Field(max_length=100, json_schema_extra={"propertyNames": {"pattern": NAMED}}),
+]
+
+
 class LuckValues(Body):
-    current: int
-    maximum: int
+    current: Int
+    maximum: Int
 
 
 class SheetValues(Body):
     """A form's edit of a sheet: each skill or ability set to a value, or removed (null)."""
 
-    skills: Annotated[dict[Name, int | None], Field(max_length=100)] = Field(default_factory=dict)
-    abilities: Annotated[dict[Name, int | None], Field(max_length=100)] = Field(
-        default_factory=dict
-    )
+    skills: Values = Field(default_factory=dict)
+    abilities: Values = Field(default_factory=dict)
     luck: LuckValues | None = None
 
 
@@ -86,7 +114,7 @@ class SideBody(Body):
     skill: Text | None = None
     ability: Text | None = None
     fields: Options = Field(default_factory=dict)
-    dice: list[int] | None = Field(default=None, max_length=100)
+    dice: list[Int] | None = Field(default=None, max_length=100)
     aimed: bool = False
 
     def spec(self) -> Side:
@@ -96,7 +124,7 @@ class SideBody(Body):
 class Roll(Body):
     actor: SideBody
     opponent: SideBody | None = None
-    visibility: Text = "public"
+    visibility: Visibility = "public"
     target_id: Id | None = None
     fields: Options = Field(default_factory=dict)  # a contest's own, beside its sides
 
@@ -110,7 +138,7 @@ class Reroll(Body):
     rules give), and dice typed by hand for one that rolls."""
 
     follow_up: Name | None = None
-    dice: list[int] | None = Field(default=None, max_length=100)
+    dice: list[Int] | None = Field(default=None, max_length=100)
 
 
 class CalledOpponent(Body):
@@ -129,9 +157,9 @@ class CalledOpponent(Body):
 class CallTest(Body):
     skill: Name
     fields: Options = Field(default_factory=dict)
-    hazard: Annotated[str, Field(max_length=500), Printable] = ""
+    hazard: Annotated[str, Field(max_length=500), NoControl, Printable] = ""
     character_ids: list[Id] = Field(min_length=1, max_length=50)
-    visibility: Text = "public"
+    visibility: Visibility = "public"
     opponent: CalledOpponent | None = None
 
 
@@ -141,7 +169,7 @@ class Assist(Body):
 
 
 class Chart(Body):
-    request: Options
-    low: int = Field(default=0, ge=0, le=1000)
-    high: int = Field(default=100, ge=0, le=1000)
-    step: int = Field(default=5, ge=1, le=1000)
+    request: Annotated[Options, Field(json_schema_extra=calculator.request_schema(("check",)))]
+    low: Int = Field(default=0, ge=0, le=1000)
+    high: Int = Field(default=100, ge=0, le=1000)
+    step: Int = Field(default=5, ge=1, le=1000)

@@ -43,13 +43,28 @@ def systems() -> list[dict[str, Any]]:
     ]
 
 
-def request_schema() -> dict[str, Any]:
+def request_schema(kinds: Sequence[str] = ("check", "contest")) -> dict[str, Any]:
+    """The requests odds are worked out for: without ``dice`` (odds cover every roll)."""
     variants = [
-        {"title": f"{s.name} {kind}", **json_schema(fields)}
+        {"title": f"{s.name} {kind}", **_without_dice(json_schema(fields))}
         for s in REGISTRY
         for kind, fields in (("check", s.check_fields), ("contest", s.contest_fields))
+        if kind in kinds
     ]
     return {"oneOf": variants}
+
+
+def _without_dice(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_without_dice(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _without_dice(v) for k, v in schema.items()}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: v for k, v in out["properties"].items() if k != "dice"}
+    if isinstance(out.get("required"), list):
+        out["required"] = [k for k in out["required"] if k != "dice"]
+    return out
 
 
 def answer(request: Mapping[str, Any]) -> dict[str, Any]:

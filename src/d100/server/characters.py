@@ -21,7 +21,7 @@ from .events import append, lock_table
 from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
 from .models import CallAssist, CallTarget, Character, GameTable, Member
 from .store import count_of, write_columns
-from .tokens import new_id, now
+from .tokens import UNPRINTABLE, new_id, now
 
 MAX_CHARACTERS = 20  # per member: a party and its hirelings, not a flood of sheets
 MAX_SKILLS = 100  # per sheet: every system's skill list fits several times over
@@ -72,7 +72,9 @@ def parse_sheet(system: str, text: str) -> sheets.Character:
     # (every table of the sheet is keyed by skill or ability names).
     named = [k for v in sheets.values(character).values() if isinstance(v, dict) for k in v]
     for name in named:
-        if not (1 <= len(name) <= NAME_LIMIT and name.isprintable() and name == name.strip()):
+        if not (
+            1 <= len(name) <= NAME_LIMIT and not UNPRINTABLE.search(name) and name == name.strip()
+        ):
             raise bad(
                 "sheet.skills",
                 name[:NAME_LIMIT],

@@ -22,7 +22,7 @@ from .access import GM, PLAYER, Viewer, member_by_token, require_gm
 from .errors import bad, conflict, invalid, not_found, unauthorised
 from .events import append, lock_table
 from .models import BlindRoll, GameTable, Member, SeedSession
-from .tokens import new_client_seed, new_id, new_seed, new_token, now, token_hash
+from .tokens import UNPRINTABLE, new_client_seed, new_id, new_seed, new_token, now, token_hash
 
 SETTINGS_FIELDS = (
     Field("manual_dice", "bool", "players may type in dice they rolled by hand (G3)", default=True),
@@ -45,7 +45,7 @@ class Created:
 def text_field(field: str, value: str, limit: int) -> str:
     """A one-line name: runs of whitespace become one space; control characters are refused."""
     cleaned = " ".join(value.split())
-    if not 1 <= len(cleaned) <= limit or not cleaned.isprintable():
+    if not 1 <= len(cleaned) <= limit or UNPRINTABLE.search(cleaned):
         raise bad(
             field, value, f"1..{limit} printable characters", "empty, too long or unprintable"
         )
@@ -239,7 +239,7 @@ def revoke(session: Session, viewer: Viewer, member_id: str) -> tuple[Member, st
 
 def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Member:
     table = lock_table(session, viewer.table_id)
-    if not 1 <= len(client_seed) <= CLIENT_SEED_LIMIT or not client_seed.isprintable():
+    if not 1 <= len(client_seed) <= CLIENT_SEED_LIMIT or UNPRINTABLE.search(client_seed):
         raise bad(
             "client_seed",
             client_seed,

@@ -4,6 +4,7 @@ of the database grants nothing; ids are public (they appear in addresses) and sh
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from datetime import UTC, datetime
 
@@ -33,3 +34,9 @@ def new_client_seed() -> str:
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+# Control, line-breaking and invisible format characters: refused in one-line texts (PostgreSQL
+# refuses NUL outright), and named so in the description's patterns (a regex class, both dialects).
+CONTROLS = "\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff"
+UNPRINTABLE = re.compile(f"[{CONTROLS}]")

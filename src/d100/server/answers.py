@@ -1,0 +1,145 @@
+"""What /openapi.json shows of the main success answers: documentation only (routes list them in
+``responses``, so no answer is validated or re-serialised on its way out). A field only some
+viewers get is optional; a field no viewer may see is never named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="allow")  # a later field is no breaking change
+
+
+class TableView(Answer):
+    id: str
+    name: str
+    system: str = Field(description="a name from /api/systems")
+    house_rules: dict[str, Any]
+    settings: dict[str, Any]
+    last_seq: int = Field(description="the last event's number: read the log from here")
+
+
+class MemberView(Answer):
+    id: str
+    name: str
+    role: str = Field(description="gm or player")
+    revoked: bool
+    client_seed: str | None = Field(None, description="mixed into this member's rolls")
+
+
+class CharacterView(Answer):
+    """A character; its values (skills, abilities, sheet ...) only to the GM and its player."""
+
+    id: str
+    name: str
+    member_id: str | None
+    system: str | None = None
+    skills: dict[str, int] | None = None
+    abilities: dict[str, int] | None = None
+    luck: Any = None
+    uses: dict[str, Any] | None = None
+    aim: Any = None
+    marks: dict[str, Any] | None = None
+    sheet: str | None = Field(None, description="the sheet's TOML")
+
+
+class SeedView(Answer):
+    id: str
+    commitment: str = Field(description="SHA-256 of the server seed, shown before its rolls")
+    rolls: int
+    blind: bool
+    created_at: str
+    server_seed: str | None = Field(None, description="once revealed (rotated)")
+    revealed_at: str | None = None
+
+
+class CalledSide(Answer):
+    """The side a called contest is against: its skill and fields only to the GM."""
+
+    character: CharacterRef
+    skill: str | None = None
+    fields: dict[str, Any] | None = None
+
+
+class CallView(Answer):
+    """A GM's call for a test: whom it calls (targets: one each, answered by rolling)."""
+
+    id: str
+    targets: list[dict[str, Any]]
+    skill: str | None = None
+    fields: dict[str, Any] | None = None
+    hazard: str | None = None
+    visibility: str | None = None
+    at: str | None = None
+    opponent: CalledSide | None = None
+    players_fields: list[str] | None = Field(None, description="what a roller may add")
+
+
+class TableState(Answer):
+    table: TableView
+    me: MemberView
+    members: list[MemberView]
+    characters: list[CharacterView]
+    calls: list[CallView] = Field(description="the open calls for a test")
+    seeds: list[SeedView] = Field(default_factory=list)
+
+
+class CreatedTable(Answer):
+    table: TableView
+    me: MemberView
+    gm_link: str = Field(description="the GM's link: keep it, it is the GM's only key")
+    invite_link: str
+
+
+Fractions = dict[str, Any]  # exact chances as "p/q" strings: each level's, and success's
+
+
+class Advice(Answer):
+    name: str
+    cost: str
+    request: dict[str, Any]
+    odds: Fractions
+
+
+class OddsAnswer(Answer):
+    """Exact odds of a request (CONTRACT.md): the request as read, chances as fractions and
+    percentages; for a check, advice (ways to better them) and what each level means."""
+
+    request: dict[str, Any]
+    odds: Fractions
+    percent: dict[str, Any] | None = None
+    advice: list[Advice] | None = None
+    meanings: dict[str, str] | None = None
+
+
+class CharacterRef(Answer):
+    id: str
+    name: str
+    member_id: str | None
+
+
+class EventView(Answer):
+    """A logged event as this viewer sees it: what its visibility hides from this viewer is
+    absent (a blind roller's result; all but its number and seed for one who may not see it)."""
+
+    seq: int
+    kind: str = Field(description="roll, character, join, call, ...; hidden: a stub")
+    hidden: bool | None = Field(None, description="true: this viewer sees only a part, or a stub")
+    visibility: str | None = Field(None, description="public, gm, blind or self")
+    actor_id: str | None = None
+    at: str | None = None
+    character: CharacterRef | None = None
+    skill: str | None = None
+    request: dict[str, Any] | None = None
+    odds: Fractions | None = None
+    percent: dict[str, Any] | None = None
+    manual: bool | None = Field(None, description="dice typed by hand")
+    provable: dict[str, Any] | None = Field(None, description="seed, nonce: to verify the dice")
+    result: dict[str, Any] | None = Field(None, description="the result (result.schema.json)")
+
+
+def documented(status: int, model: Any) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": model}}
