@@ -31,8 +31,8 @@ from starlette.concurrency import run_in_threadpool
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, interactions, outbox, sheets, tables
-from .commands import FILE, LINK, OPEN, QUICK, SECRET, SHEET, SYSTEM, TABLE, WORDS
+from . import answers, interactions, outbox, play, sheets, tables
+from .commands import FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -146,12 +146,16 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
         options = it.options()
         name, typed = it.focused()
-        found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
+        if it.command == ROLL_AS:
+            store = request.app.state.server.store
+            found = await run_in_threadpool(play.suggest, store, it, name, typed)
+        else:
+            found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
         return JSONResponse(interactions.choices(found))
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
-    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET):
+    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET, ROLL_AS):
         return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
@@ -166,6 +170,12 @@ async def _table_command(request: Request, discord: Discord, it: Interaction) ->
             return await run_in_threadpool(tables.link, store, it, str(request.base_url))
         if it.command == SHEET:
             return await _sheet(store, discord, it, options)
+        if it.command == ROLL_AS:
+            rolled = await run_in_threadpool(play.roll_as, store, it, options)
+            if rolled.own is not None:  # after the answer: a follow-up needs it sent
+                app = discord.application_id or it.application_id
+                discord.outbox.put(outbox.follow_up(app, it.token, rolled.own))
+            return rolled.public
         if options.get("subcommand") == OPEN:
             return await run_in_threadpool(tables.open_table, store, it, options)
     except ApiError as err:  # what was typed, named: the value is the user's own
