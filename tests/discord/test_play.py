@@ -115,3 +115,38 @@ def test_r_is_registered_within_discord_s_limits() -> None:
     (found,) = [c for c in definitions() if c["name"] == "r"]
     assert all(len(o["name"]) <= 32 and len(o["description"]) <= 100 for o in found["options"])
     assert [o["name"] for o in found["options"]][:2] == ["character", "skill"]
+
+
+LUCKY = (
+    'name = "Alice"\nsystem = "brp"\nskills = { "spot hidden" = 5 }\n'
+    "luck = { current = 3, maximum = 3 }\n"
+)
+
+
+def click(custom_id: str, **kw: Any) -> dict[str, Any]:
+    data = {"custom_id": custom_id, "component_type": 2}
+    return payload(interactions.MESSAGE_COMPONENT, data, **kw)
+
+
+@respx.mock
+def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
+    client: TestClient, discord: Discord
+) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=LUCKY))
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    said(discord.post(client, sheet(user=PLAYER, name="Pat")))
+    for _ in range(20):  # a skill of 5 fails nearly always: a failure offers its follow-ups
+        rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+        if rolled.get("components"):
+            break
+    (row,) = rolled["components"]
+    button = row["components"][0]
+    seq = rolled["embeds"][0]["title"].rsplit("#", 1)[1]
+    assert len(button["custom_id"]) <= 100 and button["custom_id"].split(":")[2] == seq
+    theirs = said(discord.post(client, click(button["custom_id"], user=GM, name="Gina")))
+    assert private(theirs) and "not yours" in theirs["content"]
+    again = said(discord.post(client, click(button["custom_id"], user=PLAYER, name="Pat")))
+    assert not private(again) and again["embeds"], again
+    events = page_of(client, the_link_of(client, discord))["events"]
+    rerolled = [e for e in events if e["kind"] == "roll" and e.get("reroll_of") == int(seq)]
+    assert len(rerolled) == 1, [e for e in events if e["kind"] == "roll"][-1]

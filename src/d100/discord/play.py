@@ -17,18 +17,23 @@ from sqlalchemy.orm import Session
 from .. import quick
 from ..errors import D100Error
 from ..render.view import frac, pct
-from ..server import characters, rolls
+from ..server import characters, followups, rolls
 from ..server.access import Viewer, may_edit, view_event
-from ..server.calculator import odds_of
+from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..systems import REGISTRY
 from .interactions import Interaction, message
+from .limits import clip
 from .render import colour, embed, escaped, level_words
 from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
+FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
+CUSTOM_ID_MAX = 100
+BUTTON_LABEL_MAX = 80
+ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
 
 @dataclass(frozen=True)
@@ -89,21 +94,67 @@ def roll_as(store: Store, it: Interaction, options: dict[str, Any]) -> Rolled:
                     raise ApiError(422, "words", None, "", err.message) from None
                 side = rolls.Side(row.id, skill=skill, fields=extra)
                 event = rolls.roll(session, viewer, rolls.RollSpec(side, None, visibility), planned)
-                own = view_event(viewer, event)
-                plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
-                public = view_event(plain, event)
+                own, public = _views(viewer, event)
                 break
         except rolls.Dear as dear:
             planned = rolls.Planned(dear.request, odds_of(dear.request))
     else:  # pragma: no cover - planned odds are never dear
         raise AssertionError("odds planned twice")
-    who = it.user_name or viewer.name
+    return _rolled(it.user_name or viewer.name, viewer.table_id, own, public)
+
+
+def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]) -> Rolled:
     if public.get("hidden"):
-        return Rolled(message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True))
-    return Rolled(roll_view(who, public, False))
+        return Rolled(
+            message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
+        )
+    return Rolled(roll_view(who, public, False, table_id))
 
 
-def roll_view(who: str, view: dict[str, Any], private: bool) -> dict[str, Any]:
+def _views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The event as its roller sees it, and as a plain player of the table (the channel)."""
+    plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
+    return view_event(viewer, event), view_event(plain, event)
+
+
+def buttons(table_id: str, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """A check's follow-ups as buttons: the ids hold only the table, the roll's number (both
+    seen by whoever sees the message) and the follow-up's key."""
+    out = []
+    for offer in view.get("follow_ups") or ():
+        custom = f"{FOLLOW}:{table_id}:{view['seq']}:{offer['key']}"
+        if len(custom) <= CUSTOM_ID_MAX:
+            label = clip(str(offer["label"]), BUTTON_LABEL_MAX)
+            out.append({"type": BUTTON, "style": SECONDARY, "label": label, "custom_id": custom})
+    return [{"type": ACTION_ROW, "components": out[:5]}] if out else []
+
+
+def follow_up(store: Store, it: Interaction) -> Rolled:
+    """A follow-up button clicked: the server's own follow-up of that roll, by its roller."""
+    parts = str(it.data.get("custom_id", "")).split(":")
+    if len(parts) != 4 or parts[0] != FOLLOW or not parts[2].isdigit():
+        return Rolled(message("Not a button of this server.", private=True))
+    _, table_id, seq, key = parts
+    with store.write() as session:
+        viewer = _viewer(session, it)
+        if viewer is None or viewer.table_id != table_id:
+            return Rolled(message("This button is not of this channel's table.", private=True))
+        try:
+            planned = followups.plan(session, viewer, int(seq), key)
+        except ApiError as err:
+            if err.status in (403, 404):  # not the roller's, or not theirs to see
+                return Rolled(message("This roll is not yours.", private=True))
+            raise
+    chance = None
+    if planned.odds is not None:
+        chance = cheap_odds(planned.odds) or odds_of(planned.odds)
+    with store.write() as session:
+        event = followups.follow(session, viewer, planned, chance, None)
+        own, public = _views(viewer, event)
+    return _rolled(it.user_name or viewer.name, table_id, own, public)
+
+
+def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
     """A roll's message from an event's view: only what that view holds is shown."""
     result = view.get("result")
     if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
@@ -125,7 +176,11 @@ def roll_view(who: str, view: dict[str, Any], private: bool) -> dict[str, Any]:
     if character.get("name"):
         head += f" as {escaped(str(character['name']))}"
     title = f"{level_words(system, level)} · #{view['seq']}"
-    return message(embeds=[embed(title, head, fields, hue=colour(system, level))], private=private)
+    return message(
+        embeds=[embed(title, head, fields, hue=colour(system, level))],
+        private=private,
+        components=buttons(table_id, view) if table_id else None,
+    )
 
 
 def _chance(text: str) -> str:

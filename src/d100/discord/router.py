@@ -155,7 +155,10 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
-    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET, ROLL_AS):
+    ours = it.command in (TABLE, LINK, SHEET, ROLL_AS)
+    if it.type == interactions.MESSAGE_COMPONENT or (
+        it.type == interactions.APPLICATION_COMMAND and ours
+    ):
         return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
@@ -170,18 +173,25 @@ async def _table_command(request: Request, discord: Discord, it: Interaction) ->
             return await run_in_threadpool(tables.link, store, it, str(request.base_url))
         if it.command == SHEET:
             return await _sheet(store, discord, it, options)
+        if it.type == interactions.MESSAGE_COMPONENT:
+            return _shown(discord, it, await run_in_threadpool(play.follow_up, store, it))
         if it.command == ROLL_AS:
-            rolled = await run_in_threadpool(play.roll_as, store, it, options)
-            if rolled.own is not None:  # after the answer: a follow-up needs it sent
-                app = discord.application_id or it.application_id
-                discord.outbox.put(outbox.follow_up(app, it.token, rolled.own))
-            return rolled.public
+            return _shown(discord, it, await run_in_threadpool(play.roll_as, store, it, options))
         if options.get("subcommand") == OPEN:
             return await run_in_threadpool(tables.open_table, store, it, options)
     except ApiError as err:  # what was typed, named: the value is the user's own
         typed = "" if err.value is None or str(err.value) in err.message else f"{err.value}: "
         return error_message(f"{typed}{err.message}")
     return interactions.message("Not a command of this server.", private=True)
+
+
+def _shown(discord: Discord, it: Interaction, rolled: play.Rolled) -> dict[str, Any]:
+    """The channel's message, answered now; the roller's own view follows privately (a
+    follow-up message needs the answer sent first, which the outbox's turn gives it)."""
+    if rolled.own is not None:
+        app = discord.application_id or it.application_id
+        discord.outbox.put(outbox.follow_up(app, it.token, rolled.own))
+    return rolled.public
 
 
 async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
