@@ -150,3 +150,17 @@ def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
     events = page_of(client, the_link_of(client, discord))["events"]
     rerolled = [e for e in events if e["kind"] == "roll" and e.get("reroll_of") == int(seq)]
     assert len(rerolled) == 1, [e for e in events if e["kind"] == "roll"][-1]
+
+
+@respx.mock
+def test_r_with_dear_odds_works_them_out_first_and_rolls(
+    client: TestClient, discord: Discord, monkeypatch: Any
+) -> None:
+    seated(client, discord)
+    monkeypatch.setattr("d100.server.rolls.cheap_odds", lambda request: None)  # every odds dear
+    rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    shown = {f["name"]: f["value"] for f in rolled["embeds"][0]["fields"]}
+    assert "/" in shown["Any success"]
+    assert [e["kind"] for e in page_of(client, the_link_of(client, discord))["events"]].count(
+        "roll"
+    ) == 1

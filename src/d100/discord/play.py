@@ -75,31 +75,27 @@ def _pick(rows: list[Character], name: str, skill: str) -> Character:
     return row
 
 
-def roll_as(store: Store, it: Interaction, options: dict[str, Any]) -> Rolled:
+def roll_as(
+    store: Store, it: Interaction, options: dict[str, Any], planned: rolls.Planned | None
+) -> Rolled:
+    """The roll, as the web API's: ``rolls.Dear`` when its odds are to be worked out first
+    (then asked again with them, ``planned``)."""
     name, skill = str(options.get("character") or ""), str(options.get("skill") or "")
     visibility = str(options.get("visibility") or "public")
-    planned: rolls.Planned | None = None
-    for _ in range(2):  # a second time with dear odds worked out first
+    with store.write() as session:
+        viewer = _viewer(session, it)
+        if viewer is None:
+            return Rolled(no_table())
+        row = _pick(_mine(session, viewer), name, skill)
+        table = session.get(GameTable, viewer.table_id)
+        assert table is not None  # the channel's binding's foreign key
         try:
-            with store.write() as session:
-                viewer = _viewer(session, it)
-                if viewer is None:
-                    return Rolled(no_table())
-                row = _pick(_mine(session, viewer), name, skill)
-                table = session.get(GameTable, viewer.table_id)
-                assert table is not None  # the channel's binding's foreign key
-                try:
-                    extra = quick.fields(str(options.get("words") or "").split(), table.system)
-                except D100Error as err:
-                    raise ApiError(422, "words", None, "", err.message) from None
-                side = rolls.Side(row.id, skill=skill, fields=extra)
-                event = rolls.roll(session, viewer, rolls.RollSpec(side, None, visibility), planned)
-                own, public = _views(viewer, event)
-                break
-        except rolls.Dear as dear:
-            planned = rolls.Planned(dear.request, odds_of(dear.request))
-    else:  # pragma: no cover - planned odds are never dear
-        raise AssertionError("odds planned twice")
+            extra = quick.fields(str(options.get("words") or "").split(), table.system)
+        except D100Error as err:
+            raise ApiError(422, "words", None, "", err.message) from None
+        side = rolls.Side(row.id, skill=skill, fields=extra)
+        event = rolls.roll(session, viewer, rolls.RollSpec(side, None, visibility), planned)
+        own, public = _views(viewer, event)
     return _rolled(it.user_name or viewer.name, viewer.table_id, own, public)
 
 

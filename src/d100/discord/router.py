@@ -28,6 +28,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from ..server import calculator, rolls
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
@@ -176,13 +177,25 @@ async def _table_command(request: Request, discord: Discord, it: Interaction) ->
         if it.type == interactions.MESSAGE_COMPONENT:
             return _shown(discord, it, await run_in_threadpool(play.follow_up, store, it))
         if it.command == ROLL_AS:
-            return _shown(discord, it, await run_in_threadpool(play.roll_as, store, it, options))
+            return _shown(discord, it, await _roll_as(request, it, options))
         if options.get("subcommand") == OPEN:
             return await run_in_threadpool(tables.open_table, store, it, options)
     except ApiError as err:  # what was typed, named: the value is the user's own
         typed = "" if err.value is None or str(err.value) in err.message else f"{err.value}: "
         return error_message(f"{typed}{err.message}")
     return interactions.message("Not a command of this server.", private=True)
+
+
+async def _roll_as(request: Request, it: Interaction, options: dict[str, Any]) -> play.Rolled:
+    """``/r``, as the web API's roll: dear odds worked out on the workers first."""
+    store, pool = request.app.state.server.store, request.app.state.server.pool
+    try:
+        return await run_in_threadpool(play.roll_as, store, it, options, None)
+    except rolls.Dear as dear:
+        lane = f"{ANONYMOUS}:{it.who}"
+        chance = await pool.run(lane, calculator.odds_of, dear.request, urgent=True)
+        planned = rolls.Planned(dear.request, chance)
+        return await run_in_threadpool(play.roll_as, store, it, options, planned)
 
 
 def _shown(discord: Discord, it: Interaction, rolled: play.Rolled) -> dict[str, Any]:
