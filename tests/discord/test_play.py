@@ -164,3 +164,18 @@ def test_r_with_dear_odds_works_them_out_first_and_rolls(
     assert [e["kind"] for e in page_of(client, the_link_of(client, discord))["events"]].count(
         "roll"
     ) == 1
+
+
+@respx.mock
+def test_r_blind_shows_nobody_but_the_gm_its_result(client: TestClient, discord: Discord) -> None:
+    seated(client, discord)
+    own = respx.post(re.compile(rf".*/webhooks/{APP}/.*")).respond(200, json={"id": "1"})
+    sent = r("Alice", "spot hidden", visibility="blind", user=PLAYER, name="Pat")
+    stub = said(discord.post(client, sent))
+    assert "secret" in stub["content"] and not re.search(r"\d", json.dumps(stub)), stub
+    for _ in range(100):
+        if own.called:
+            break
+        time.sleep(0.02)
+    mine = json.loads(own.calls.last.request.content)
+    assert "embeds" not in mine and not re.search(r"\d", mine["content"]), mine
