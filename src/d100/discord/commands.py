@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..server.access import VISIBILITIES
 from ..systems import REGISTRY
 from .interactions import ATTACHMENT, BOOLEAN, CHAT_INPUT, STRING, SUB_COMMAND
 from .limits import CHOICE_MAX, DESCRIPTION_MAX, NAME_MAX, clip
@@ -134,7 +135,42 @@ def table_commands() -> list[dict[str, Any]]:
     ]
 
 
+ROLL_AS = "r"  # ``/r character skill [words]``: a roll at the channel's table
+CHARACTER = "character"
+SKILL = "skill"
+VISIBILITY = "visibility"
+
+
+def roll_as_command() -> dict[str, Any]:
+    """``/r``: its visibilities are the server's roll modes."""
+    modes = [{"name": mode, "value": mode} for mode in VISIBILITIES]
+    typed = {"type": STRING, "required": True, "autocomplete": True, "max_length": 80}
+    return {
+        "name": ROLL_AS,
+        "type": CHAT_INPUT,
+        "description": "Roll as your character at this channel's table",
+        "options": [
+            typed | {"name": CHARACTER, "description": "one of your characters here"},
+            typed | {"name": SKILL, "description": "one of its sheet's skills"},
+            {
+                "type": STRING,
+                "name": WORDS,
+                "description": "more of the roll, as the quick form's words",
+                "max_length": WORDS_MAX,
+            },
+            {
+                "type": STRING,
+                "name": VISIBILITY,
+                "description": "who sees the result",
+                "choices": modes,
+            },
+        ],
+        "contexts": [0],
+        "integration_types": [0],
+    }
+
+
 def definitions() -> list[dict[str, Any]]:
     """Every command, as ``PUT /applications/{id}/commands`` takes the list."""
     quick = [quick_command(name, description, rolls) for name, description, rolls in QUICK]
-    return quick + table_commands()
+    return quick + table_commands() + [roll_as_command()]

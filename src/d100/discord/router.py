@@ -28,11 +28,12 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from ..server import calculator, rolls
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, interactions, outbox, sheets, tables
-from .commands import FILE, LINK, OPEN, QUICK, SECRET, SHEET, SYSTEM, TABLE, WORDS
+from . import answers, interactions, outbox, play, sheets, tables
+from .commands import FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -146,12 +147,19 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
         options = it.options()
         name, typed = it.focused()
-        found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
+        if it.command == ROLL_AS:
+            store = request.app.state.server.store
+            found = await run_in_threadpool(play.suggest, store, it, name, typed)
+        else:
+            found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
         return JSONResponse(interactions.choices(found))
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
-    if it.type == interactions.APPLICATION_COMMAND and it.command in (TABLE, LINK, SHEET):
+    ours = it.command in (TABLE, LINK, SHEET, ROLL_AS)
+    if it.type == interactions.MESSAGE_COMPONENT or (
+        it.type == interactions.APPLICATION_COMMAND and ours
+    ):
         return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
@@ -166,12 +174,37 @@ async def _table_command(request: Request, discord: Discord, it: Interaction) ->
             return await run_in_threadpool(tables.link, store, it, str(request.base_url))
         if it.command == SHEET:
             return await _sheet(store, discord, it, options)
+        if it.type == interactions.MESSAGE_COMPONENT:
+            return _shown(discord, it, await run_in_threadpool(play.follow_up, store, it))
+        if it.command == ROLL_AS:
+            return _shown(discord, it, await _roll_as(request, it, options))
         if options.get("subcommand") == OPEN:
             return await run_in_threadpool(tables.open_table, store, it, options)
     except ApiError as err:  # what was typed, named: the value is the user's own
         typed = "" if err.value is None or str(err.value) in err.message else f"{err.value}: "
         return error_message(f"{typed}{err.message}")
     return interactions.message("Not a command of this server.", private=True)
+
+
+async def _roll_as(request: Request, it: Interaction, options: dict[str, Any]) -> play.Rolled:
+    """``/r``, as the web API's roll: dear odds worked out on the workers first."""
+    store, pool = request.app.state.server.store, request.app.state.server.pool
+    try:
+        return await run_in_threadpool(play.roll_as, store, it, options, None)
+    except rolls.Dear as dear:
+        lane = f"{ANONYMOUS}:{it.who}"
+        chance = await pool.run(lane, calculator.odds_of, dear.request, urgent=True)
+        planned = rolls.Planned(dear.request, chance)
+        return await run_in_threadpool(play.roll_as, store, it, options, planned)
+
+
+def _shown(discord: Discord, it: Interaction, rolled: play.Rolled) -> dict[str, Any]:
+    """The channel's message, answered now; the roller's own view follows privately (a
+    follow-up message needs the answer sent first, which the outbox's turn gives it)."""
+    if rolled.own is not None:
+        app = discord.application_id or it.application_id
+        discord.outbox.put(outbox.follow_up(app, it.token, rolled.own))
+    return rolled.public
 
 
 async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:

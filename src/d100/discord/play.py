@@ -1,0 +1,216 @@
+"""``/r character skill [words]``: a roll as one of the user's characters at the channel's
+table, made by the server's own roll path (``server/rolls.py``: the same event, provable
+dice, log and refusals as the web page's). Its messages are built from the event as a viewer
+sees it (``access.view_event``): the channel gets what a plain player of the table sees, so a
+roll not made in public is there only as "X rolled in secret", and the roller's own view
+comes to them privately."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .. import quick
+from ..errors import D100Error
+from ..render.view import frac, pct
+from ..server import characters, followups, rolls
+from ..server.access import Viewer, may_edit, view_event
+from ..server.calculator import cheap_odds, odds_of
+from ..server.errors import ApiError
+from ..server.models import Character, DiscordMember, GameTable, Member
+from ..server.store import Store
+from ..systems import REGISTRY
+from .interactions import Interaction, message
+from .limits import clip
+from .render import colour, embed, escaped, level_words
+from .tables import channel_table, member_of, no_table
+
+SUGGESTIONS = 25  # Discord shows at most 25 choices
+FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
+CUSTOM_ID_MAX = 100
+BUTTON_LABEL_MAX = 80
+ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
+
+
+@dataclass(frozen=True)
+class Rolled:
+    """A roll's messages: the channel's, and the roller's own when the channel's hides it."""
+
+    public: dict[str, Any]
+    own: dict[str, Any] | None = None
+
+
+def _mine(session: Session, viewer: Viewer) -> list[Character]:
+    rows = session.scalars(
+        select(Character).where(Character.table_id == viewer.table_id).order_by(Character.name)
+    )
+    return [row for row in rows if may_edit(viewer, row)]
+
+
+def _viewer(session: Session, it: Interaction) -> Viewer | None:
+    found = member_of(session, it)
+    if found is None:
+        return None
+    table, member = found
+    return Viewer(member.id, table.id, member.role, member.name)
+
+
+def _pick(rows: list[Character], name: str, skill: str) -> Character:
+    """The character and skill asked for, checked again: a completion's value is typed by
+    the client, and may be anything."""
+    row = next((r for r in rows if r.name == name), None)
+    if row is None:
+        allowed = ", ".join(r.name for r in rows) or "none yet (/sheet makes one)"
+        raise ApiError(422, "character", name, allowed, f"character: not yours; yours: {allowed}")
+    skills = characters.sheet_of(row).skills
+    if skill not in skills:
+        allowed = ", ".join(skills) or "none"
+        raise ApiError(
+            422, "skill", skill, allowed, f"skill: {name} has no such skill; has: {allowed}"
+        )
+    return row
+
+
+def roll_as(
+    store: Store, it: Interaction, options: dict[str, Any], planned: rolls.Planned | None
+) -> Rolled:
+    """The roll, as the web API's: ``rolls.Dear`` when its odds are to be worked out first
+    (then asked again with them, ``planned``)."""
+    name, skill = str(options.get("character") or ""), str(options.get("skill") or "")
+    visibility = str(options.get("visibility") or "public")
+    with store.write() as session:
+        viewer = _viewer(session, it)
+        if viewer is None:
+            return Rolled(no_table())
+        row = _pick(_mine(session, viewer), name, skill)
+        table = session.get(GameTable, viewer.table_id)
+        assert table is not None  # the channel's binding's foreign key
+        try:
+            extra = quick.fields(str(options.get("words") or "").split(), table.system)
+        except D100Error as err:
+            raise ApiError(422, "words", None, "", err.message) from None
+        side = rolls.Side(row.id, skill=skill, fields=extra)
+        event = rolls.roll(session, viewer, rolls.RollSpec(side, None, visibility), planned)
+        own, public = _views(viewer, event)
+    return _rolled(it.user_name or viewer.name, viewer.table_id, own, public)
+
+
+def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]) -> Rolled:
+    if public.get("hidden"):
+        return Rolled(
+            message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
+        )
+    return Rolled(roll_view(who, public, False, table_id))
+
+
+def _views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The event as its roller sees it, and as a plain player of the table (the channel)."""
+    plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
+    return view_event(viewer, event), view_event(plain, event)
+
+
+def buttons(table_id: str, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """A check's follow-ups as buttons: the ids hold only the table, the roll's number (both
+    seen by whoever sees the message) and the follow-up's key."""
+    out = []
+    for offer in view.get("follow_ups") or ():
+        custom = f"{FOLLOW}:{table_id}:{view['seq']}:{offer['key']}"
+        if len(custom) <= CUSTOM_ID_MAX:
+            label = clip(str(offer["label"]), BUTTON_LABEL_MAX)
+            out.append({"type": BUTTON, "style": SECONDARY, "label": label, "custom_id": custom})
+    return [{"type": ACTION_ROW, "components": out[:5]}] if out else []
+
+
+def follow_up(store: Store, it: Interaction) -> Rolled:
+    """A follow-up button clicked: the server's own follow-up of that roll, by its roller."""
+    parts = str(it.data.get("custom_id", "")).split(":")
+    if len(parts) != 4 or parts[0] != FOLLOW or not parts[2].isdigit():
+        return Rolled(message("Not a button of this server.", private=True))
+    _, table_id, seq, key = parts
+    with store.write() as session:
+        viewer = _viewer(session, it)
+        if viewer is None or viewer.table_id != table_id:
+            return Rolled(message("This button is not of this channel's table.", private=True))
+        try:
+            planned = followups.plan(session, viewer, int(seq), key)
+        except ApiError as err:
+            if err.status in (403, 404):  # not the roller's, or not theirs to see
+                return Rolled(message("This roll is not yours.", private=True))
+            raise
+    chance = None
+    if planned.odds is not None:
+        chance = cheap_odds(planned.odds) or odds_of(planned.odds)
+    with store.write() as session:
+        event = followups.follow(session, viewer, planned, chance, None)
+        own, public = _views(viewer, event)
+    return _rolled(it.user_name or viewer.name, table_id, own, public)
+
+
+def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
+    """A roll's message from an event's view: only what that view holds is shown."""
+    result = view.get("result")
+    if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
+        return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
+    system, level = str(result["system"]), str(result["level"])
+    odds = view.get("odds") or {}
+    fields = [
+        ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
+        (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
+        ("Level", level_words(system, level)),
+    ]
+    if level in odds.get("levels", {}):
+        fields.append(("This level", _chance(odds["levels"][level])))
+    if "success" in odds:
+        fields.append(("Any success", _chance(odds["success"])))
+    fields.append(("Why", str(result.get("explanation", ""))))
+    character = view.get("character") or {}
+    head = f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))}"
+    if character.get("name"):
+        head += f" as {escaped(str(character['name']))}"
+    title = f"{level_words(system, level)} · #{view['seq']}"
+    return message(
+        embeds=[embed(title, head, fields, hue=colour(system, level))],
+        private=private,
+        components=buttons(table_id, view) if table_id else None,
+    )
+
+
+def _chance(text: str) -> str:
+    """An exact probability as the log holds it ("11/20"), shown as the quick rolls' are."""
+    p = Fraction(text)
+    return f"{pct(p)} ({frac(p)})"
+
+
+def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tuple[str, str]]:
+    """Completions for ``/r``: the user's characters, and the chosen one's skills."""
+    with store.read() as session:
+        table_id = channel_table(session, it.channel_id)
+        if table_id is None:
+            return []
+        rows = _readable(session, it, table_id)
+        if focused == "character":
+            names = [r.name for r in rows]
+        else:
+            chosen = str(it.options().get("character") or "")
+            row = next((r for r in rows if r.name == chosen), None)
+            names = [] if row is None else list(characters.sheet_of(row).skills)
+    typed = typed.casefold()
+    return [(n, n) for n in names if typed in n.casefold()][:SUGGESTIONS]
+
+
+def _readable(session: Session, it: Interaction, table_id: str) -> list[Character]:
+    """The user's characters, without making them a member (a read: completions write
+    nothing)."""
+    member_id = session.scalars(
+        select(DiscordMember.member_id).where(
+            DiscordMember.table_id == table_id, DiscordMember.user_id == it.user_id
+        )
+    ).first()
+    member = None if member_id is None else session.get(Member, member_id)
+    if member is None:
+        return []
+    return _mine(session, Viewer(member.id, table_id, member.role, member.name))

@@ -1,0 +1,181 @@
+"""``/r character skill [words]``: a roll as the user's character at the channel's table,
+by the server's own roll path; the channel sees what a plain player sees."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import httpx
+import respx
+from fastapi.testclient import TestClient
+
+from d100.discord import interactions
+from d100.discord.commands import definitions
+from d100.discord.limits import problems
+
+from .signing import APP, Discord, payload
+from .test_tables import CDN, GM, PLAYER, SHEET, link, page_of, private, said, sheet, table_open
+
+
+def r(
+    character: str, skill: str, words: str = "", visibility: str = "", **kw: Any
+) -> dict[str, Any]:
+    options = [
+        {"name": "character", "type": 3, "value": character},
+        {"name": "skill", "type": 3, "value": skill},
+    ]
+    if words:
+        options.append({"name": "words", "type": 3, "value": words})
+    if visibility:
+        options.append({"name": "visibility", "type": 3, "value": visibility})
+    return payload(
+        interactions.APPLICATION_COMMAND,
+        {"id": "6", "name": "r", "type": 1, "options": options},
+        **kw,
+    )
+
+
+def typing(focused: str, typed: str, character: str = "", **kw: Any) -> dict[str, Any]:
+    options = [{"name": focused, "type": 3, "value": typed, "focused": True}]
+    if character and focused != "character":
+        options.append({"name": "character", "type": 3, "value": character})
+    data = {"id": "6", "name": "r", "type": 1, "options": options}
+    return payload(interactions.AUTOCOMPLETE, data, **kw)
+
+
+def seated(client: TestClient, discord: Discord) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=SHEET))
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    said(discord.post(client, sheet(user=PLAYER, name="Pat")))
+
+
+@respx.mock
+def test_r_rolls_through_the_table_s_log_with_level_and_odds(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    assert not private(rolled)
+    shown = {f["name"]: f["value"] for f in rolled["embeds"][0]["fields"]}
+    assert "55" in shown.values()  # the sheet's skill is the target
+    assert "Level" in shown and "Any success" in shown and "/" in shown["Any success"]
+    seen = page_of(client, the_link_of(client, discord))
+    rolls = [e for e in seen["events"] if e["kind"] == "roll"]
+    assert len(rolls) == 1 and rolls[0]["skill"] == "spot hidden"
+    assert str(rolls[0]["result"]["roll"]).zfill(2) in shown["Dice"]
+
+
+def the_link_of(client: TestClient, discord: Discord) -> str:
+    gm = said(discord.post(client, link(user=PLAYER, name="Pat")))
+    return next(w for w in gm["content"].split() if "/t/" in w)
+
+
+@respx.mock
+def test_r_in_secret_shows_the_channel_nothing_and_the_roller_their_roll(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    own = respx.post(re.compile(rf".*/webhooks/{APP}/.*")).respond(200, json={"id": "1"})
+    stub = said(
+        discord.post(client, r("Alice", "spot hidden", visibility="gm", user=PLAYER, name="Pat"))
+    )
+    assert not private(stub) and "secret" in stub["content"] and "embeds" not in stub
+    assert not re.search(r"\d", json.dumps(stub)), stub  # no dice, skill nor seq
+    for _ in range(100):
+        if own.called:
+            break
+        time.sleep(0.02)
+    sent = json.loads(own.calls.last.request.content)
+    assert sent["flags"] & interactions.EPHEMERAL and not problems(sent)
+    assert "Dice" in {f["name"] for f in sent["embeds"][0]["fields"]}
+
+
+@respx.mock
+def test_r_completes_the_user_s_characters_and_skills_and_refuses_a_forged_value(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    names = discord.post(client, typing("character", "al", user=PLAYER, name="Pat")).json()
+    assert [c["value"] for c in names["data"]["choices"]] == ["Alice"]
+    skills = discord.post(client, typing("skill", "sp", "Alice", user=PLAYER, name="Pat")).json()
+    assert [c["value"] for c in skills["data"]["choices"]] == ["spot hidden"]
+    # The GM's completion shows the table's characters; a stranger's shows none.
+    other = discord.post(client, typing("character", "", user="400000000000000444")).json()
+    assert other["data"]["choices"] == []
+    forged = said(discord.post(client, r("Alice", "lockpicking", user=PLAYER, name="Pat")))
+    assert private(forged) and "skill" in forged["content"]
+    theirs = said(discord.post(client, r("Alice", "spot hidden", user="400000000000000444")))
+    assert private(theirs) and "character" in theirs["content"]
+
+
+def test_r_is_registered_within_discord_s_limits() -> None:
+    (found,) = [c for c in definitions() if c["name"] == "r"]
+    assert all(len(o["name"]) <= 32 and len(o["description"]) <= 100 for o in found["options"])
+    assert [o["name"] for o in found["options"]][:2] == ["character", "skill"]
+
+
+LUCKY = (
+    'name = "Alice"\nsystem = "brp"\nskills = { "spot hidden" = 5 }\n'
+    "luck = { current = 3, maximum = 3 }\n"
+)
+
+
+def click(custom_id: str, **kw: Any) -> dict[str, Any]:
+    data = {"custom_id": custom_id, "component_type": 2}
+    return payload(interactions.MESSAGE_COMPONENT, data, **kw)
+
+
+@respx.mock
+def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
+    client: TestClient, discord: Discord
+) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=LUCKY))
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    said(discord.post(client, sheet(user=PLAYER, name="Pat")))
+    for _ in range(20):  # a skill of 5 fails nearly always: a failure offers its follow-ups
+        rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+        if rolled.get("components"):
+            break
+    (row,) = rolled["components"]
+    button = row["components"][0]
+    seq = rolled["embeds"][0]["title"].rsplit("#", 1)[1]
+    assert len(button["custom_id"]) <= 100 and button["custom_id"].split(":")[2] == seq
+    theirs = said(discord.post(client, click(button["custom_id"], user=GM, name="Gina")))
+    assert private(theirs) and "not yours" in theirs["content"]
+    again = said(discord.post(client, click(button["custom_id"], user=PLAYER, name="Pat")))
+    assert not private(again) and again["embeds"], again
+    events = page_of(client, the_link_of(client, discord))["events"]
+    rerolled = [e for e in events if e["kind"] == "roll" and e.get("reroll_of") == int(seq)]
+    assert len(rerolled) == 1, [e for e in events if e["kind"] == "roll"][-1]
+
+
+@respx.mock
+def test_r_with_dear_odds_works_them_out_first_and_rolls(
+    client: TestClient, discord: Discord, monkeypatch: Any
+) -> None:
+    seated(client, discord)
+    monkeypatch.setattr("d100.server.rolls.cheap_odds", lambda request: None)  # every odds dear
+    rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    shown = {f["name"]: f["value"] for f in rolled["embeds"][0]["fields"]}
+    assert "/" in shown["Any success"]
+    assert [e["kind"] for e in page_of(client, the_link_of(client, discord))["events"]].count(
+        "roll"
+    ) == 1
+
+
+@respx.mock
+def test_r_blind_shows_nobody_but_the_gm_its_result(client: TestClient, discord: Discord) -> None:
+    seated(client, discord)
+    own = respx.post(re.compile(rf".*/webhooks/{APP}/.*")).respond(200, json={"id": "1"})
+    sent = r("Alice", "spot hidden", visibility="blind", user=PLAYER, name="Pat")
+    stub = said(discord.post(client, sent))
+    assert "secret" in stub["content"] and not re.search(r"\d", json.dumps(stub)), stub
+    for _ in range(100):
+        if own.called:
+            break
+        time.sleep(0.02)
+    mine = json.loads(own.calls.last.request.content)
+    assert "embeds" not in mine and not re.search(r"\d", mine["content"]), mine
