@@ -37,6 +37,9 @@ class Field:
     # (``b2``), ``"+#"`` a signed number (``+20``, ``-5``), ``"@*"`` any text after it (read as
     # the field's flag reads its value). A preset's names and a choice's strings are words too.
     words: tuple[str, ...] = ()
+    # Whether a choice's strings are quick words too: not where another field's words claim
+    # them (a level to buy beside a difficulty named by the same levels); KEY=VALUE sets it.
+    choice_words: bool = True
 
     def __post_init__(self) -> None:
         for word in self.words:

@@ -79,7 +79,7 @@ def _matches(f: Field, word: str) -> Iterator[Any]:
     key = low.replace("_", "-").replace(" ", "-")
     if f.kind == "preset" and key in f.presets:
         yield key
-    if f.kind == "choice":
+    if f.kind == "choice" and f.choice_words:
         for c in f.choices:
             if isinstance(c, str) and c.lower() == low:
                 yield c
@@ -162,7 +162,7 @@ def allowed(system: System, contest: bool = False) -> str:
     for f in word_fields(system, contest):
         if not _plain(f):
             continue
-        names = list(f.presets) + [c for c in f.choices if isinstance(c, str)]
+        names = list(f.presets) + _choice_words(f)
         shapes = [_shown(f, w) for w in f.words]
         if names or shapes:
             parts.append(f"{f.name} " + ", ".join([*names, *shapes]))
@@ -181,13 +181,17 @@ def _shown(f: Field, pattern: str) -> str:
     return prefix + {"#": "N", "*": f.name.upper(), "": ""}[tail]
 
 
+def _choice_words(f: Field) -> list[str]:
+    return [c for c in f.choices if isinstance(c, str)] if f.choice_words else []
+
+
 def words_of(system: str, contest: bool = False) -> list[str]:
     """Words worth offering after a skill (completion): presets, choices and literal words."""
     out: list[str] = []
     for f in word_fields(REGISTRY.get(system), contest):
         if not _plain(f):
             continue
-        out += list(f.presets) + [c for c in f.choices if isinstance(c, str)]
+        out += list(f.presets) + _choice_words(f)
         for pattern in f.words:
             prefix, tail = word_shape(pattern) or ("", "*")
             if tail == "":

@@ -123,6 +123,7 @@ CHECK_FIELDS = (
         "it (the difficulty or above, its cost above 0 and below the Luck); absent: the "
         "difficulty, on a failure only",
         choices=BUYABLE,
+        choice_words=False,  # the difficulty's words: luck_to=hard
     ),
     Field(
         "push",
