@@ -215,8 +215,9 @@ def test_a_called_contest_against_an_npc_keeps_its_skill_the_gm_s(api: Api) -> N
     assert call["opponent"]["skill"] == "sneak attack"
     target = call["targets"][0]["id"]
     seen = table.ok("GET", "", pat)["calls"][0]["opponent"]
-    assert seen == {
-        "character": {"id": ghoul, "name": "Ghoul", "member_id": seen["character"]["member_id"]}
+    assert seen == {  # the contest's own fields (none here) are the players', its sides not
+        "character": {"id": ghoul, "name": "Ghoul", "member_id": seen["character"]["member_id"]},
+        "contest": {},
     }
     odds = table.req(
         "POST", "/odds", pat, json={"actor": {"character_id": alice}, "target_id": target}
