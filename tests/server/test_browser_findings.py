@@ -96,6 +96,32 @@ def test_a_die_typed_for_a_reroll_stays_as_the_page_draws_again(base: str, brows
             c.close()
 
 
+def test_a_called_test_rolled_before_its_odds_come_back_logs_no_error(
+    base: str, browser: Any
+) -> None:
+    """On a slow phone network a called test's odds are still on their way when its roller
+    taps Roll: the roll waits for them, so they are not asked of a test already rolled (which
+    the server refuses with a 409, logged as a console error)."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat, errors, _ = table(browser, base, "Slow odds")
+    try:
+        table_id = pat.evaluate("tableId")
+        pat.evaluate(SLOW, [f"/api/tables/{table_id}/odds .*target_id", "POST", 800])
+        call_test(gm, "stealth", ["Alice"])
+        pat.get_by_role("button", name="Roll stealth for Alice").click()  # the call's own odds
+        expect(pat.locator("#calls [data-call] li")).to_contain_text("Alice: rolled")
+        call_test(gm, "stealth", ["Alice"])
+        pat.get_by_role("button", name="With options…").click()  # the roll box's odds
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
+        pat.wait_for_timeout(1200)  # any odds held back have arrived
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
+
+
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
     contexts, gm, _, errors, invite = table(browser, base, "Quiet")
     try:

@@ -369,18 +369,41 @@ function targetItem(call, target) {
 const callOdds = new Map();
 function calledOdds(character, target) {
   const key = `${target.id} ${JSON.stringify(character.skills)}`;
-  if (!callOdds.has(key)) {
+  if (!callOdds.has(key) && !rolling) {
     callOdds.set(key, null);
-    api("POST", `${base}/odds`, { actor: { character_id: character.id }, target_id: target.id })
+    askOdds({ actor: { character_id: character.id }, target_id: target.id })
       .then((p) => callOdds.set(key, p), (err) => callOdds.set(key, { error: err.message }))
       .then(renderCalls);
   }
   return callOdds.get(key);
 }
 
+// Odds on their way when a called test is rolled arrive first: asked after, they would be
+// refused (the test is no longer pending). While a roll is on its way none are asked.
+const oddsAsked = new Set();
+let rolling = 0;
+function askOdds(body) {
+  const asked = api("POST", `${base}/odds`, body);
+  oddsAsked.add(asked);
+  const settled = () => oddsAsked.delete(asked);
+  asked.then(settled, settled);
+  return asked;
+}
+async function roll(body) {
+  rolling += 1;
+  clearTimeout(previewing);
+  try {
+    await Promise.allSettled([...oddsAsked]);
+    return await once(`${base}/rolls`, body);
+  } finally {
+    rolling -= 1;
+    if (!rolling) preview();  // what a live event meanwhile would have asked
+  }
+}
+
 async function quickRoll(character, target, button) {
   button.disabled = true;  // one roll per tap: a second would be refused
-  const event = await act(() => once(`${base}/rolls`, { actor: { character_id: character.id }, target_id: target.id }), "page-error");
+  const event = await act(() => roll({ actor: { character_id: character.id }, target_id: target.id }), "page-error");
   if (event) { rolledHere.set(target.id, event); renderCalls(); } else button.disabled = false;
 }
 
@@ -631,6 +654,7 @@ function preview() {
     $("roll-odds").replaceChildren(el("p", { class: "muted", text: "Working out the odds…" }));
   }
   previewing = setTimeout(async () => {
+    if (rolling) return;
     if (!$("roll-character").value) { $("roll-odds").replaceChildren(el("p", { class: "muted", text: "Add a character first." })); return; }
     let body;
     try { body = rollBody(); } catch (err) { $("roll-error").textContent = err.message; return; }
@@ -649,7 +673,7 @@ function preview() {
     }
     const ticket = ++previews;
     try {
-      const p = await api("POST", `${base}/odds`, body);
+      const p = await askOdds(body);
       if (ticket !== previews) return;
       if (body.opponent) { $("roll-odds").replaceChildren(oddsTable(p.odds, p.percent, "who wins")); $("roll-error").textContent = ""; return; }
       $("roll-odds").replaceChildren(
@@ -707,7 +731,7 @@ function wire() {
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const answered = answering;
-    const event = await act(() => once(`${base}/rolls`, rollBody()), "roll-error");
+    const event = await act(() => roll(rollBody()), "roll-error");
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
     $("roll-result").scrollIntoView({ block: "nearest" });
