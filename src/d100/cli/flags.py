@@ -326,11 +326,11 @@ def assister(text: str, system: str) -> dict[str, Any]:
             )
         out[field] = number("--assist", ability, "SKILL[+ABILITY][@DIE]")
     if typed:
-        out[_dice_field(system)] = dice("--assist", typed)
+        out[dice_field(system)] = dice("--assist", typed)
     return out
 
 
-def _dice_field(system: str) -> str:
+def dice_field(system: str) -> str:
     """The field of a system's given dice (the contract's, by its kind)."""
     return next(f.name for f in REGISTRY.get(system).check_fields if f.kind == "dice")
 
@@ -457,7 +457,7 @@ def helper(
             )
         fields = assisting(who.side(skill_name or skill or ""), system)
         if at:
-            fields[_dice_field(system)] = dice(flag, typed)
+            fields[dice_field(system)] = dice(flag, typed)
         return who.name, fields
     return text, assister(text, system)
 

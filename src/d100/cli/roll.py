@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..declarations import Assistance
+from ..declarations import Assistance, Rolled
 from ..dice import RandomSource
 from ..engine import odds, parse, resolve
 from ..errors import D100Error
@@ -210,6 +210,12 @@ def run_check(ns: argparse.Namespace) -> int:
 
 def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     """Roll the check the flags describe: the view to show and the contract result."""
+    view, data, _ = rolled_check(ns)
+    return view, data
+
+
+def rolled_check(ns: argparse.Namespace) -> tuple[View, dict[str, Any], Rolled]:
+    """``check``, and the check as rolled, for what may follow it (the shell's follow-ups)."""
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
     who = sheet.get(ns.names[0]).name if sheet is not None else None
@@ -229,13 +235,13 @@ def check(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
         data["cover"] = {"dodging_factor": cover, "struck": struck}
     if who is not None and result.luck_spent:
         left = spend_luck(ns.sheet, [(who, result.luck_spent)])
-        view = view + _luck_line(left)
+        view = view + luck_line(left)
     if sheet is not None and who is not None and title is not None:
         character = sheet.get(who)
         data["who"], data["skill"] = who, character.skill(" ".join(ns.names[1:]))
         if character.luck is not None:
             data["luck_left"] = character.luck.current - (result.luck_spent or 0)
-    return view, data
+    return view, data, Rolled(request, result, data.get("luck_left"), result.luck_spent or 0)
 
 
 def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:
@@ -298,7 +304,7 @@ def spend_luck(path: str, spent: Sequence[tuple[str, int]]) -> list[str]:
     return lines
 
 
-def _luck_line(lines: list[str]) -> View:
+def luck_line(lines: list[str]) -> View:
     return View(tuple((seg("  sheet    ", "label"), seg(text, "warn")) for text in lines))
 
 
@@ -380,7 +386,7 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
         view = view + View(((seg("  skills   ", "label"), seg(said)),))
     spent = [(names[0], result.actor.luck_spent or 0), (names[1], result.opponent.luck_spent or 0)]
     if sheet is not None and any(p for _, p in spent):
-        view = view + _luck_line(spend_luck(ns.sheet, spent))
+        view = view + luck_line(spend_luck(ns.sheet, spent))
     return view, result.to_dict()
 
 
@@ -514,5 +520,5 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
     view = group_view(title, rows)
     spent = [(name, r.luck_spent or 0) for name, r, _ in rows]
     if sheet is not None and any(p for _, p in spent):
-        view = view + _luck_line(spend_luck(ns.sheet, spent))
+        view = view + luck_line(spend_luck(ns.sheet, spent))
     return view, data

@@ -11,6 +11,7 @@ import cmd
 import contextlib
 import json
 import os
+import random
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,10 +22,11 @@ from ..errors import D100Error
 from ..sheets import Character, Sheet, load
 from ..systems import REGISTRY
 from . import config, flags, quick, words
+from .follow import Followable, offers_view, take
 from .odds import run as run_odds
 from .output import show
 from .parser import describe
-from .roll import check, contest, group, opposed_skill
+from .roll import contest, group, opposed_skill, rolled_check
 from .sheet import run_rest, run_show
 
 HELP = """\
@@ -39,6 +41,8 @@ lines:
   bob vs alice sneaking/hearing  a contest: ACTOR vs OPPONENT SKILL[/OPPOSING SKILL]
   group stealth hard            everyone with the skill tests it (OQ10, CH8)
   odds alice stealth hard       the exact odds, no roll (also: odds bob vs alice stealth)
+  reroll | push | luck ...      what may follow the last check, as its `then` line offers
+                                (the key, then @DICE if rolled by hand)
   rest [WHO]                    a full night's rest: Luck back to maximum (BRP7)
   show [WHO]                    the sheet
   history | help | quit
@@ -77,6 +81,8 @@ class Shell(cmd.Cmd):
         self.log = Path(ns.log)
         self.lines: list[str] = []
         self.count = 0
+        self.last: Followable | None = None  # the last check, for what may follow it
+        self.keys: set[str] = set()  # every follow-up offered: one typed later is refused
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -105,10 +111,33 @@ class Shell(cmd.Cmd):
 
     def default(self, line: str) -> None:
         typed = shlex.split(line)
-        if len(typed) >= 3 and typed[1].lower() == "vs":
+        if typed and self._follows(typed[0]):
+            self.follow(typed)
+        elif len(typed) >= 3 and typed[1].lower() == "vs":
             self.contest(typed)
         else:
             self.roll(typed)
+
+    def _follows(self, word: str) -> bool:
+        """Whether a line's first word takes a follow-up of the last check: a key it offers,
+        and no character's name (a name is a roll, as ever)."""
+        if word.lower() in (n.lower() for n in self._names()):
+            return False
+        return word.lower() in self.keys
+
+    def _offered(self, last: Followable) -> None:
+        self.keys.update(f.key for f in last.offers())
+
+    def follow(self, typed: list[str]) -> None:
+        if self.last is None:
+            raise D100Error(typed[0], typed[0], "a check first", "no check to follow up")
+        seed = self.ns.seed
+        self.count += 1
+        rng = random.SystemRandom() if seed is None else random.Random(seed + self.count)
+        view, data, self.last = take(self.last, typed[0].lower(), typed[1:], self.sheet_path, rng)
+        self._offered(self.last)
+        show(self.ns, view + offers_view(self.last), data)
+        self._log("follow_up", self.last.who or str(data["system"]), typed[0], data)
 
     def roll(self, typed: list[str], command: str = "check") -> None:
         """WHO SKILL [words] from the sheet, or [SYSTEM] SKILL [words] by numbers."""
@@ -120,8 +149,10 @@ class Shell(cmd.Cmd):
         if command == "odds":
             run_odds(ns)
             return
-        view, data = check(ns)
-        show(ns, view, data)
+        view, data, rolled = rolled_check(ns)
+        self.last = Followable(data.get("who"), rolled)
+        self._offered(self.last)
+        show(ns, view + offers_view(self.last), data)
         who, skill = (ns.names[0], ns.names[1]) if ns.names else ("", str(ns.skill))
         self._log("check", who or data["system"], skill, data)
 
@@ -145,6 +176,7 @@ class Shell(cmd.Cmd):
         if command == "odds":
             run_odds(ns)
             return
+        self.last = None
         view, data = contest(ns)
         show(ns, view, data)
         skills = f"{actor.skill(skill_name)}/{opponent.skill(argv[-1])}"
@@ -212,6 +244,7 @@ class Shell(cmd.Cmd):
         dice, said = quick.dice_as_flags(said, members[0].system)  # split by / per member
         ns = self._parse(["group", "--sheet", str(self.sheet_path), skill, *loose, *dice])
         ns.quick = quick_words.fields(said, members[0].system)
+        self.last = None
         view, data = group(ns)
         show(ns, view, data)
         self._log("group", ",".join(c.name for c in members), skill, data)
