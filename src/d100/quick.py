@@ -63,8 +63,9 @@ def _matches(f: Field, word: str) -> Iterator[Any]:
             if low == prefix:
                 yield True if f.kind == "bool" else 1
         elif tail == "+#":
-            if len(low) > 1 and low[0] in "+-" and low[1:].isdigit():
-                yield int(low)
+            signed = low.removesuffix("%")  # +20% as +20
+            if len(signed) > 1 and signed[0] in "+-" and signed[1:].isdigit():
+                yield int(signed)
         elif low.startswith(prefix) and len(low) > len(prefix):
             rest = word[len(prefix) :]
             if tail == "*":
@@ -207,7 +208,8 @@ def words_of(system: str, contest: bool = False) -> list[str]:
 
 
 def is_number(text: str) -> bool:
-    return text.lstrip("+-").isdigit()
+    """A number as players type it: ``65``, ``+20``, ``65%`` (a percentile skill's sign)."""
+    return text.removesuffix("%").lstrip("+-").isdigit()
 
 
 def plain_form(tokens: Sequence[str]) -> bool:
@@ -271,7 +273,7 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
         raise D100Error(
             "skill", tokens[0] if tokens else None, "a skill %, e.g. brp 65 hard", "no skill given"
         )
-    skill = int(tokens.pop(0))
+    skill = int(tokens.pop(0).removesuffix("%"))
     return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
 
 

@@ -33,6 +33,15 @@ def test_brp_hard_with_a_bonus_die() -> None:  # rule: BRP2, BRP4
     assert rolled("brp", "65", "p1", "@42,7")["roll"] == 42  # rule: BRP4 (penalty: higher)
 
 
+def test_a_percent_sign_after_a_skill_or_a_modifier_is_read_as_players_type_it() -> None:
+    from d100 import quick
+
+    data = rolled("brp", "65%", "-20%", "@30")
+    assert data["target"] == 45 and data["request"]["modifiers"] == [-20]  # type: ignore[index]
+    assert quick.read("rqg 80% +10%") == {"system": "rqg", "skill": 80, "modifiers": [10]}
+    assert "'%'" in clean_error(d100("roll", "brp", "%"))  # a sign alone is no skill
+
+
 def test_openquest_modifier_and_typed_die() -> None:  # rule: OQ1
     data = rolled("openquest", "55", "+20", "@33")
     assert data["target"] == 75 and data["roll"] == 33

@@ -431,3 +431,15 @@ def test_ch9_synergy_counts_on_her_own_check_not_when_she_assists(party: Path) -
     assert json.loads(helped.out)["request"]["assisters"] == [
         {"skill": 40, "ability": 10, "modifiers": [], "dice": [60]}
     ]
+
+
+def test_a_field_s_flag_given_twice_is_an_error_naming_both() -> None:
+    for args in (
+        ("check", "-s", "brp", "--skill", "50", "--dice", "10", "--dice", "20"),
+        ("odds", "-s", "brp", "--skill", "50", "--skill", "60"),
+        ("contest", "-s", "brp", "--skill", "50", "--vs", "--skill", "40",
+         "--dice", "5", "--dice", "6"),
+    ):  # fmt: skip
+        line = clean_error(d100(*args))
+        flag, first, second = (a for a in args[-4::2]), args[-3], args[-1]
+        assert f"{next(flag)}: given twice: '{first}' and '{second}'" in line, line

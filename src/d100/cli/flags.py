@@ -179,10 +179,28 @@ def add_side_flags(
             p.add_argument(
                 *f.names,
                 dest=f.dest,
-                action="append" if f.kind in ("list", "helpers") else "store",
+                action="append" if f.kind in ("list", "helpers") else _Once,
                 metavar=f.names[0].lstrip("-").upper().replace("-", "_"),
                 help=f.help,
             )
+
+
+class _Once(argparse.Action):
+    """A field's flag given twice is an error naming both values (``--dice 10 --dice 20``):
+    the last one silently winning hid a slip of the fingers."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None:
+            flag = option_string or self.dest
+            raise D100Error(flag, values, f"{flag} once", f"given twice: {before!r} and {values!r}")
+        setattr(namespace, self.dest, values)
 
 
 def _is_dice(flag: Flag) -> bool:
