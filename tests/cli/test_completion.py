@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from d100.cli import COMMANDS
 
 from .conftest import clean_error, d100
+
+HERE = Path(__file__).parent
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
@@ -42,3 +45,30 @@ def test_bash_completes_a_command_and_its_flags() -> None:
 
 def test_an_unknown_shell_is_a_clean_error() -> None:
     assert "did you mean bash?" in clean_error(d100("completion", "bsh"))
+
+
+def bash_completes(*typed: str) -> list[str]:
+    """What bash offers for the last of ``typed`` after ``d100``."""
+    words = ["d100", *typed]
+    line = " ".join(words)
+    probe = (
+        d100("completion", "bash").out
+        + f"\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
+        + f"COMP_POINT={len(line)}\n"
+        + f"_shtab_d100 d100 '{typed[-1]}' '{words[-2]}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"\n"
+    )
+    done = subprocess.run(
+        ["bash", "-c", probe], capture_output=True, text=True, timeout=30, cwd=HERE
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_bash_completes_systems_presets_and_sheet_files() -> None:
+    from d100.systems import REGISTRY
+
+    assert set(bash_completes("check", "--system", "")) == set(REGISTRY.names())
+    assert {"hard", "extreme", "regular"} <= set(bash_completes("check", "-d", ""))
+    assert "coc7" in bash_completes("roll", "co")  # the quick form's first word
+    assert {"tough", "take50"} & set(bash_completes("roll", "chances", "40", "t"))
+    assert "test_completion.py" in bash_completes("check", "--sheet", "test_comp")
