@@ -322,6 +322,7 @@ def contest_request(
     """The contest the flags describe (the actor's, then ``--vs`` and the opponent's): the
     contract request, the two sides' names, and the sheet they come from, if any."""
     other = side_parser().parse_args(ns.vs)
+    other.quick = getattr(ns, "vs_quick", None)  # the opponent's quick words (the shell's)
     for name in contest_level():
         if getattr(other, name, None) not in (None, False):
             setattr(ns, name, getattr(other, name))

@@ -39,6 +39,7 @@ lines:
   alice spot hidden +10 b1 boost reroll @42,7
   brp 65 hard b1                a quick roll by numbers: [SYSTEM] SKILL and words
   bob vs alice sneaking/hearing  a contest: ACTOR vs OPPONENT SKILL[/OPPOSING SKILL]
+  bob vs alice sneaking @42 vs @17 hard   the actor's words, then the opponent's after vs
   group stealth hard            everyone with the skill tests it (OQ10, CH8)
   odds alice stealth hard       the exact odds, no roll (also: odds bob vs alice stealth)
   reroll | push | luck ...      what may follow the last check, as its `then` line offers
@@ -168,18 +169,23 @@ class Shell(cmd.Cmd):
         actor, opponent = sheet.get(typed[0]), sheet.get(typed[2])
         skill, after = _contest_skills(actor, opponent, typed[3:])
         skill_name, _, opposing = skill.partition("/")
-        loose, said = quick.split(after, quick.command_parser(command))
+        # The opponent's own words after a second ``vs``: ``... sneaking @42 vs @17 hard``.
+        at = next((i for i, w in enumerate(after) if w.lower() == "vs"), len(after))
+        loose, said = quick.split(after[:at], quick.command_parser(command))
+        theirs, they_said = quick.split(after[at + 1 :], quick.command_parser(command))
         argv = [command, "--sheet", str(self.sheet_path), actor.name, skill_name, *loose]
-        argv += ["--vs", opponent.name, opposing or opposed_skill(skill_name)]
+        opposing = opposing or opposed_skill(skill_name)
+        argv += ["--vs", opponent.name, opposing, *theirs]
         ns = self._parse(argv)
         ns.quick = quick_words.fields(said, actor.system, contest=True)
+        ns.vs_quick = quick_words.fields(they_said, opponent.system, contest=True)
         if command == "odds":
             run_odds(ns)
             return
         self.last = None
         view, data = contest(ns)
         show(ns, view, data)
-        skills = f"{actor.skill(skill_name)}/{opponent.skill(argv[-1])}"
+        skills = f"{actor.skill(skill_name)}/{opponent.skill(opposing)}"
         self._log("contest", f"{actor.name} vs {opponent.name}", skills, data)
 
     def _extra(self, command: str) -> list[str]:
