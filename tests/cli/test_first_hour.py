@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from d100.sheets import load
+
 from .conftest import clean_error, d100
 
 BINARY = b"\xff\xfe\x00\x9c binary \x80\x81"
@@ -121,3 +123,15 @@ def test_a_sheet_roll_json_says_who_skill_and_luck_left(party: Path) -> None:
         "--json",
     )
     assert json.loads(spent.out)["luck_left"] == 4, spent.err
+
+
+def test_a_sheet_contest_json_says_each_side_s_who_skill_and_luck_left(party: Path) -> None:
+    run = d100(
+        "contest", "--sheet", str(party), "alice", "stealth", "--luck-boost",
+        "--dice", "20", "--vs", "bob", "listen", "--dice", "30", "--json",
+    )  # fmt: skip
+    data = json.loads(run.out)
+    actor, opponent = data["actor"], data["opponent"]
+    assert (actor["who"], actor["skill"], actor["luck_left"]) == ("alice", "stealth", 1)
+    assert (opponent["who"], opponent["skill"], opponent["luck_left"]) == ("bob", "listen", 5)
+    assert load(party).get("alice").luck.current == 1  # type: ignore[union-attr]

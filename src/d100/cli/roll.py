@@ -388,7 +388,15 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     spent = [(names[0], result.actor.luck_spent or 0), (names[1], result.opponent.luck_spent or 0)]
     if sheet is not None and any(p for _, p in spent):
         view = view + luck_line(spend_luck(ns.sheet, spent))
-    return view, result.to_dict()
+    data = result.to_dict()
+    if sheet is not None and ns.skill_names:  # who rolled what, as a sheet's check says it
+        sides = zip(("actor", "opponent"), spent, ns.skill_names, strict=True)
+        for side, (who, points), skill in sides:
+            data[side] |= {"who": who, "skill": skill}
+            luck = sheet.get(who).luck
+            if luck is not None:
+                data[side]["luck_left"] = luck.current - points
+    return view, data
 
 
 # -- group -------------------------------------------------------------------------------------
