@@ -211,6 +211,6 @@ def _readable(session: Session, it: Interaction, table_id: str) -> list[Characte
         )
     ).first()
     member = None if member_id is None else session.get(Member, member_id)
-    if member is None:
+    if member is None or member.revoked:
         return []
     return _mine(session, Viewer(member.id, table_id, member.role, member.name))

@@ -73,6 +73,9 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
     )
 
 
+REMOVED = "You were removed from this table."
+
+
 def member_of(session: Session, it: Interaction) -> tuple[GameTable, Member] | None:
     """The channel's table and the user's member row there, made on first use (None: the
     channel has no table)."""
@@ -88,6 +91,8 @@ def member_of(session: Session, it: Interaction) -> tuple[GameTable, Member] | N
     if member_id is not None:
         member = session.get(Member, member_id)
         assert member is not None  # a foreign key
+        if member.revoked:  # as a revoked token is: nothing more at this table
+            raise ApiError(403, "member", None, "a member of this table", REMOVED)
         return table, member
     member, _ = gametables.add_player(session, table, _name(it))
     session.add(DiscordMember(table_id=table_id, user_id=it.user_id, member_id=member.id))
@@ -102,8 +107,6 @@ def link(store: Store, it: Interaction, base_url: str) -> dict[str, Any]:
         if found is None:
             return no_table()
         table, member = found
-        if member.revoked:
-            return message("You were removed from this table.", private=True)
         token = new_token()
         member.token_hash = token_hash(token)
     # The token rides in the fragment, which browsers never send: it stays out of logs.

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import delete as delete_rows
 from sqlalchemy import select
+from sqlalchemy import update as update_rows
 from sqlalchemy.orm import Session
 
 from .. import sheets
@@ -19,7 +20,7 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
-from .models import CallAssist, CallTarget, Character, GameTable, Member
+from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
 from .store import count_of, write_columns
 from .tokens import UNPRINTABLE, new_id, now
 
@@ -240,10 +241,17 @@ def delete(session: Session, viewer: Viewer, character_id: str) -> Character:
     row = load(session, table.id, character_id)
     require_editor(viewer, row, "delete this character")
     own = select(CallTarget.id).where(CallTarget.character_id == row.id)
+    # A called contest against it can no longer be rolled: whoever waits on one need not.
+    against = select(Call.id).where(
+        Call.table_id == table.id, Call.opponent["character_id"].as_string() == row.id
+    )
     for statement in (
         delete_rows(CallAssist).where(CallAssist.character_id == row.id),
         delete_rows(CallAssist).where(CallAssist.target_id.in_(own)),
         delete_rows(CallTarget).where(CallTarget.character_id == row.id),
+        update_rows(CallTarget)
+        .where(CallTarget.call_id.in_(against), CallTarget.status == "pending")
+        .values(status="cancelled"),
     ):
         session.execute(statement, execution_options={"synchronize_session": False})
     _announce(session, table, viewer, row, "deleted")

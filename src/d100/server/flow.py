@@ -350,9 +350,11 @@ def call_view(session: Session, call: Call) -> dict[str, Any]:
 
 
 def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]:
-    row = session.get_one(Character, opponent["character_id"])
+    row = session.get(Character, opponent["character_id"])
+    # One deleted since (its waiting tests were cancelled with it) is named as such.
+    gone = {"id": opponent["character_id"], "name": "a deleted character", "member_id": None}
     return {
-        "character": characters.public_view(row),
+        "character": gone if row is None else characters.public_view(row),
         "skill": opponent["skill"],
         "fields": opponent["fields"],
         "contest": opponent.get("contest", {}),

@@ -122,6 +122,13 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
         opponent = Side(chosen["character_id"], chosen["skill"], None, chosen["fields"])
         spec = replace(spec, opponent=opponent, fields=chosen.get("contest", {}))
     _contest_fields(spec, table.system)
+    if spec.opponent is not None and spec.opponent.character_id == spec.actor.character_id:
+        raise bad(
+            "opponent.character_id",
+            spec.opponent.character_id,
+            "another character than the actor",
+            "a character cannot contest themselves",
+        )
     if call is not None and spec.visibility not in ("public", call.visibility):
         # Silently rolling it in the call's mode would show a roll its roller asked to hide.
         raise bad(
