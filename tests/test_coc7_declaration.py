@@ -354,3 +354,22 @@ def test_advice_lists_each_option_once() -> None:
         assert len(names) == len(set(names)), names
     kept = [o.request.get("luck") for o in advise({"system": "coc7", "skill": 60, "luck": 30})]
     assert set(kept) == {30}  # Luck not known: the Luck asked for is not second-guessed
+
+
+def test_c7_4_c7_5_no_luck_on_a_luck_or_sanity_roll_and_no_push_of_a_weapon_roll() -> None:
+    from d100.declarations import Rolled
+    from d100.engine import resolve
+    from d100.results import CheckResult
+    from d100.systems import REGISTRY
+
+    after = REGISTRY.get("coc7").declares.after
+    request = {"system": "coc7", "skill": 60, "dice": [70]}
+    result = resolve(request, None)  # type: ignore[arg-type]  # the dice are given
+    assert isinstance(result, CheckResult) and result.level == "failure"
+
+    def keys(skill: str) -> set[str]:
+        return {f.key for f in after(Rolled(request, result, 50, 0, (), skill))}
+
+    assert keys("Library Use") == {"luck", "luck_hard", "push"}
+    assert keys("Sanity") == keys("luck") == set()  # neither Luck nor a push
+    assert keys("Fighting (Brawl)") == keys("firearms (handgun)") == {"luck", "luck_hard"}

@@ -401,14 +401,15 @@ class Declaration:
 class Rolled:
     """A check as it was rolled at a table, for what may follow it: the request resolved
     (with its dice and house rules), its result, the roller's Luck left (None: the sheet has
-    none), the Luck the check and what followed it spent, and the keys of the follow-ups
-    that led to this roll, first first."""
+    none), the Luck the check and what followed it spent, the keys of the follow-ups that
+    led to this roll, first first, and the name of the skill rolled."""
 
     request: Mapping[str, Any]
     result: CheckResult
     luck: int | None
     spent: int = 0
     taken: tuple[str, ...] = ()
+    skill: str | None = None  # the sheet's skill rolled, where a sheet's was (a rule may ask)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,14 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
                       json={"follow_up": "luck"})
     assert bought["result"]["dice"] == [70] and bought["result"]["level"] == "regular"
     assert bought["luck_spent"] == bought["result"]["luck_spent"] == 10
-    assert luck_of(table, pat, ada) == 40 and "follow_ups" not in bought
+    assert luck_of(table, pat, ada) == 40
+    # Luck may be spent more than once (C7-4), from the roll as lowered: 60 -> 30 is hard.
+    assert {o["key"]: o["luck"] for o in bought["follow_ups"]} == {"luck_hard": 30}
+    raised = table.ok("POST", f"/rolls/{bought['seq']}/reroll", pat, 201,
+                      json={"follow_up": "luck_hard"})
+    assert raised["result"]["level"] == "hard" and raised["result"]["dice"] == [70]
+    assert raised["luck_spent"] == 30 and raised["spent"] == raised["result"]["luck_spent"] == 40
+    assert luck_of(table, pat, ada) == 10 and "follow_ups" not in raised  # 10 buys no more
 
     fumbled = table.roll(pat, ada, "spot", actor={"dice": [99]})  # 45 < 50: 96-00 fumble
     assert fumbled["result"]["level"] == "fumble" and "follow_ups" not in fumbled
@@ -70,17 +77,17 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.luck"
     call = table.ok("POST", "/calls", table.gm, 201, json={
         "skill": "library use", "character_ids": [ada], "fields": {"difficulty": "hard"}})
-    hard = table.roll(pat, ada, None, target_id=call["targets"][0]["id"], actor={"dice": [40]})
+    hard = table.roll(pat, ada, None, target_id=call["targets"][0]["id"], actor={"dice": [35]})
     assert hard["result"]["level"] == "regular" and not hard["result"]["success"]
     offers = {o["key"]: o for o in hard["follow_ups"]}
-    assert offers["luck"]["luck"] == 40 - 30  # up to hard: half of 60 (C7-2, C7-4)
+    assert offers["luck"]["luck"] == 35 - 30  # up to hard: half of 60 (C7-2, C7-4)
 
     table.ok("POST", "/seeds/rotate", table.gm)
     log = tmp_path / "log.jsonl"
     log.write_text(table.req("GET", "/log.jsonl", pat).text)
     run = d100("verify", "--json", str(log))
     report = json.loads(run.out)
-    assert run.status == 0 and report["verified"] == 6 and report["mismatch"] == 0, run
+    assert run.status == 0 and report["verified"] == 7 and report["mismatch"] == 0, run
 
 
 def test_c7_4_a_success_card_offers_luck_to_raise_it(api: Api) -> None:

@@ -92,5 +92,6 @@ def take(
     }
     taken = (*last.rolled.taken, chosen.key)
     spent = last.rolled.spent + chosen.luck
-    now = Rolled(request, result, None if luck is None else luck.current, spent, taken)
+    left = None if luck is None else luck.current
+    now = Rolled(request, result, left, spent, taken, last.rolled.skill)
     return view, data, Followable(last.who, now)

@@ -241,7 +241,8 @@ def rolled_check(ns: argparse.Namespace) -> tuple[View, dict[str, Any], Rolled]:
         data["who"], data["skill"] = who, character.skill(" ".join(ns.names[1:]))
         if character.luck is not None:
             data["luck_left"] = character.luck.current - (result.luck_spent or 0)
-    return view, data, Rolled(request, result, data.get("luck_left"), result.luck_spent or 0)
+    spent = result.luck_spent or 0
+    return view, data, Rolled(request, result, data.get("luck_left"), spent, (), data.get("skill"))
 
 
 def _cover(dodging: int | None, request: dict[str, Any]) -> int | None:

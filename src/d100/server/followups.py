@@ -148,7 +148,7 @@ def _rolled(session: Session, data: dict[str, Any], luck: int | None) -> Rolled:
     result = resolve(p["request"], source)
     assert isinstance(result, CheckResult)  # only checks are followed up
     taken = tuple(data.get("taken", ()))
-    return Rolled(p["request"], result, luck, spent_of(data), taken)
+    return Rolled(p["request"], result, luck, spent_of(data), taken, data.get("skill"))
 
 
 def spent_of(data: dict[str, Any]) -> int:
@@ -221,7 +221,8 @@ def follow(
         "result": result.to_dict(),
     }
     left = None if luck is None else luck.current
-    if more := offers(Rolled(resolved, result, left, spent, tuple(taken)), table.system):
+    again = Rolled(resolved, result, left, spent, tuple(taken), data.get("skill"))
+    if more := offers(again, table.system):
         out["follow_ups"] = more
     if "call" in data:
         out["call"] = data["call"]

@@ -417,7 +417,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
         luck = characters.sheet_of(prepared.rows[0]).luck
         left = None if luck is None else luck.current
-        rolled = Rolled(request, result, left, result.luck_spent or 0)
+        rolled = Rolled(request, result, left, result.luck_spent or 0, (), prepared.skills[0])
         if follow := followups.offers(rolled, table.system):
             data["follow_ups"] = follow
     if spec.opponent is not None:

@@ -39,7 +39,16 @@ from .coc7_check import (
     plan_of,
 )
 from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
-from .coc7_rules import DIFFICULTIES, LEVELS, RANK, Level, fumble_from, luck_offers, winning
+from .coc7_rules import (
+    BUYABLE,
+    DIFFICULTIES,
+    LEVELS,
+    RANK,
+    Level,
+    fumble_from,
+    luck_offers,
+    winning,
+)
 
 __all__ = ["NAME", "SYSTEM", "Coc7", "Coc7Check", "Coc7Contest", "Level", "commands"]
 
@@ -234,32 +243,56 @@ LUCK = Luck(
 )
 
 
+# Rolls Luck may not be spent on, nor pushed (C7-4, C7-5: a Luck or Sanity roll), and skills
+# never pushed (weapon rolls), by the sheet's skill name in any case; a prefix names a family
+# ("fighting (brawl)").
+UNLUCKY = ("luck", "sanity", "san")
+UNPUSHABLE = ("fighting", "firearms")
+LUCK_KEYS = ("luck", *(f"luck_{lvl}" for lvl in BUYABLE))
+
+
+def _named(skill: str | None, names: tuple[str, ...]) -> bool:
+    key = (skill or "").casefold().strip()
+    return any(key == n or key.startswith(f"{n} ") for n in names)
+
+
 def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
     """What its roller may do about a check at a table: Luck on the roll already made, one
     offer per level C7-4 offers (a failure bought to the difficulty or higher, a success
-    raised; not on a fumble, Luck available greater than the cost), and after a failure a
-    push, a roll of its own with the same pool (C7-5: not on a fumble unless
-    ``allow_push_fumbles``). Nothing follows a push, a combined roll or a request that asked
-    for Luck or a push itself."""
+    raised; not on a fumble, nor a Luck or Sanity roll; Luck available greater than the cost),
+    again after Luck was spent (C7-4: more than once, from the roll as lowered), and after a
+    failure a push, a roll of its own with the same pool (C7-5: not on a fumble unless
+    ``allow_push_fumbles``, nor a Sanity or weapon roll). Nothing follows a push, a combined
+    roll or a request that asked for Luck or a push itself.
+
+    A spend's request gives the least Luck that buys it (one more than its whole cost, as
+    C7-4 wants more than the cost), never the Luck the sheet holds: whoever sees the roll sees
+    what was spent, not what is left."""
     result, request = rolled.result, rolled.request
     asked = request.get("luck") is not None or request.get("push") or request.get("combined")
-    if result.roll is None or asked or "push" in rolled.taken:
+    lucky = all(key in LUCK_KEYS for key in rolled.taken)  # only Luck spent after it so far
+    if result.roll is None or request.get("combined") or not lucky or (asked and not rolled.taken):
         return ()
     base = {k: v for k, v in request.items() if k not in ("luck", "luck_to", "push", "dice")}
     check = parse_check(base)
     critical = check.house_rules.critical_difficulty_fumbles
     fumbles = fumble_from(check.target, check.difficulty, critical)
     out = []
-    if rolled.luck is not None and not rolled.taken:
-        offers = luck_offers(result.roll, check.target, check.difficulty, fumbles, rolled.luck)
+    if rolled.luck is not None and not _named(rolled.skill, UNLUCKY):
+        spent = result.luck_spent or 0  # the roll as lowered by Luck spent on it already
+        lowered = result.roll - spent
+        offers = luck_offers(lowered, check.target, check.difficulty, fumbles, rolled.luck)
         for n, (lvl, cost) in enumerate(offers.items()):
             # the cheapest offer on a failure is the plain "luck" one: the difficulty bought
             least = n == 0 and not result.success
-            same = {**base, "luck": rolled.luck, "luck_to": lvl, "dice": list(result.dice)}
+            whole = spent + cost  # from the roll as first made
+            same = {**base, "luck": whole + 1, "luck_to": lvl, "dice": list(result.dice)}
             label = f"Spend {cost} Luck: {lvl}"
-            key = "luck" if least else f"luck_{lvl}"
+            key = LUCK_KEYS[0] if least else f"luck_{lvl}"
             out.append(FollowUp(key, label, "Luck spent after the roll", cost, same))
-    if not result.success and (result.level != "fumble" or check.house_rules.allow_push_fumbles):
+    pushable = not _named(rolled.skill, UNLUCKY + UNPUSHABLE) and not rolled.taken
+    allowed = result.level != "fumble" or check.house_rules.allow_push_fumbles
+    if not result.success and allowed and pushable:
         out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base))
     return tuple(out)
 
