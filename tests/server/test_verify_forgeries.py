@@ -39,6 +39,13 @@ def played(api: Api) -> tuple[Table, dict[str, str]]:
     blind = table.roll(pat, alice, "stealth", visibility="blind")
     table.roll(sam, bob, "dodge")
     table.roll(table.gm, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
+    typed_side = {"character_id": alice, "skill": "dodge", "dice": [7]}
+    table.roll(table.gm, orc, "spot hidden", opponent=typed_side)
+    secret = table.ok(
+        "POST", "/calls", table.gm, 201,
+        json={"skill": "spot", "character_ids": [alice], "visibility": "gm"},
+    )  # fmt: skip
+    table.roll(pat, alice, None, target_id=secret["targets"][0]["id"])
     call = table.ok(
         "POST",
         "/calls",
@@ -133,8 +140,9 @@ def test_every_member_s_honest_export_passes(logs: dict[str, Log], tmp_path: Pat
         counts[who] = (out["verified"], out["typed"], out["hidden"])
     # (verified, typed, hidden): the GM sees all but Pat's and Sam's self rolls (and checks a
     # blind roll twice, made and shown); Pat the called contest's own side only, none of the
-    # GM's gm and self rolls, nor Sam's self roll; Sam none of Pat's either, nor the contest's.
-    assert counts == {"gm": (16, 2, 2), "pat": (11, 2, 7), "sam": (10, 2, 8)}, counts
+    # GM's gm and self rolls, nor Sam's self roll; Sam none of Pat's either (the secret call's
+    # included), nor the contest's. Three typed: two checks and a contest's opponent side.
+    assert counts == {"gm": (17, 3, 2), "pat": (12, 3, 7), "sam": (10, 3, 9)}, counts
     path = tmp_path / "log.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in logs["sam"]))
     run = d100("verify", str(path))
@@ -144,7 +152,9 @@ def test_every_member_s_honest_export_passes(logs: dict[str, Log], tmp_path: Pat
 def test_a_typed_roll_is_reported_as_typed_not_drawn(logs: dict[str, Log]) -> None:
     """Rule G3: dice typed by hand are the typist's, not the seed's: verify says so."""
     typed = [c for c in audit(logs["pat"])["checks"] if c["status"] == "typed"]
-    assert len(typed) == 2 and all("typed by hand" in c["reason"] for c in typed)
+    assert [c["kind"] for c in typed] == ["roll", "contest", "roll"], typed
+    assert all("typed by hand" in c["reason"] for c in typed)
+    assert "opponent.dice" in typed[1]["reason"]
 
 
 def test_the_opening_and_each_rotation_announce_the_seeds(logs: dict[str, Log]) -> None:
@@ -186,7 +196,7 @@ def test_a_whole_seed_replaced_after_its_announcement_fails(
 def test_a_typed_roll_relabelled_as_drawn_fails(logs: dict[str, Log]) -> None:
     log = copy(logs["pat"])
     typed = [e for e in log if e.get("manual")]
-    assert len(typed) == 2
+    assert len(typed) == 3
     for entry in typed:
         entry["manual"] = False
     bad = failed(log)

@@ -359,7 +359,9 @@ class _Auditor:
                 f"drawn from the blind seed {seed_id}, yet shown as a "
                 f"{entry.get('visibility')} roll"
             )
-        if "result" not in entry and "withheld" not in entry and not (blind and seed.chain != OPEN):
+        # Blind rolls made before blind seeds (an older table's) drew from the open seed.
+        blind_seed = seed.chain != OPEN or self.older
+        if "result" not in entry and "withheld" not in entry and not (blind and blind_seed):
             return "shows no result, yet it is not a blind roll drawn from a blind seed"
         return None
 
@@ -373,7 +375,7 @@ class _Auditor:
         seed = self.seeds.get(drawn[0])
         if seed is None:
             return MISMATCH, f"shows roll #{rolled}, drawn from a seed the log never announced"
-        if seed.chain == OPEN:
+        if seed.chain == OPEN and not self.older:
             return MISMATCH, f"shows roll #{rolled} as blind, yet it drew from the open seed"
         self.shown.setdefault(rolled, number)
         return self._check(
