@@ -18,7 +18,7 @@ from d100.engine import resolve
 from d100.provable import ProvableSource, commitment
 from tests.cli.conftest import clean_error, d100
 
-from .tablehelp import Api, Table
+from .tablehelp import SHEETS, Api, Table
 
 Log = list[dict[str, Any]]
 DRAWN = ("roll", "contest")
@@ -308,6 +308,43 @@ def test_an_older_table_s_log_says_what_it_cannot_check(logs: dict[str, Log]) ->
     rotation = [e for e in log if e["kind"] == "seed"][1]
     rotation["revealed"]["commitment"] = commitment(b"another")
     assert rotation["seq"] in failed(log)
+
+
+COC7 = """name = "{name}"
+system = "coc7"
+luck = {{ current = 50, maximum = 99 }}
+skills = {{ "library use" = 60 }}
+"""
+
+
+def test_c7_4_luck_spent_on_a_drawn_roll_verifies_as_drawn(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Luck spent after the roll reads the roll made: its request gives that roll's dice,
+    drawn by the seed, so it verifies as drawn; dice of its own there are typed, and caught."""
+    monkeypatch.setitem(SHEETS, "coc7", COC7)
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    ada = table.character(pat, "Ada")
+    for _ in range(100):
+        rolled = table.roll(pat, ada, "library")
+        if "luck" in {o["key"] for o in rolled.get("follow_ups", ())}:
+            break
+    else:
+        pytest.fail("no failed roll Luck could buy in 100 rolls")
+    luck = {"follow_up": "luck"}  # rule: C7-4
+    bought = table.ok("POST", f"/rolls/{rolled['seq']}/reroll", pat, 201, json=luck)
+    assert bought["provable"]["request"]["dice"] == rolled["result"]["dice"]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = export(table, pat)
+    out = audit(log)
+    assert out["ok"] and out["typed"] == 0 and out["verified"] == out["rolls"], out
+    forged = copy(log)
+    entry = next(e for e in forged if e["seq"] == bought["seq"])
+    other = [rolled["result"]["dice"][0] % 100 + 1]
+    entry["provable"]["request"]["dice"] = entry["request"]["dice"] = other
+    entry["result"] = json.loads(json.dumps(resolve(entry["provable"]["request"]).to_dict()))
+    assert "typed by hand" in failed(forged)[bought["seq"]]
 
 
 def test_human_report_names_the_forged_roll(logs: dict[str, Log], tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
 UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
 NOT_A_ROLL = ("seed", "log")  # checks of a seed or of the log as a whole, not of one roll
+_MISSING = object()  # what a path reaches in a value that does not have it
 OPEN, BLIND = "open", "blind"  # a table's two chains of seeds: blind rolls draw from their own
 
 
@@ -194,6 +195,8 @@ class _Auditor:
         self.due: dict[str, int] = {}  # seed id -> the next nonce in order
         self.blind: dict[str, list[Check]] = {}  # blind seed id -> the rolls drawn from it
         self.shown: dict[int, int] = {}  # a blind roll's number -> the line showing it
+        self.results: dict[int, Any] = {}  # a roll's number -> its result, as shown
+        self.status: dict[int, str] = {}  # a roll's number -> how it checked
 
     def run(self) -> Audit:
         self._numbers()
@@ -320,6 +323,21 @@ class _Auditor:
         roller = _in_force(self.history, entry.get("actor_id"), seq)
         assert seed is not None  # else _bound gave the reason
         check.status, check.reason = self._check(number, entry, seed, roller)
+        self.status[seq] = check.status
+
+    def _followed(self, entry: Mapping[str, Any], request: Any, given: list[str]) -> int | None:
+        """The roll a follow-up reads the dice of (Luck spent on the roll already made,
+        C7-4), when every die its request gives is that roll's, as this log shows it."""
+        seq = entry.get("reroll_of")
+        earlier = self.results.get(seq) if isinstance(seq, int) else None
+        if earlier is None:
+            return None
+        for stream in given:
+            mine, theirs = _at(request, _path(stream)), _at(earlier, _path(stream))
+            if mine is _MISSING or mine != theirs:
+                return None
+        assert isinstance(seq, int)
+        return seq
 
     def _seed_of(self, seed_id: str) -> Seed | None:
         """The seed a roll drew from; an older log's first seeds (at most one open and one
@@ -419,14 +437,18 @@ class _Auditor:
         except D100Error as err:
             return MISMATCH, f"the logged request does not resolve: {err.message}"
         manual = entry.get("manual")
-        if given and manual is not True:
+        followed = self._followed(entry, request, given) if given and manual is not True else None
+        if given and manual is not True and followed is None:
             return MISMATCH, (
                 f"its request gives its dice ({', '.join(given)}): typed by hand, yet it is "
                 f"shown as drawn (manual: {json.dumps(manual)})"
             )
         if not given and manual is True:
             return MISMATCH, "shown as typed by hand (manual), yet its request gives no dice"
-        shown = _without(request, given)
+        shown = request
+        if followed is None:  # the dice typed by hand are in the provable record only
+            for stream in given:
+                shown = _without(shown, _path(stream))
         if entry.get("request") != shown:
             return MISMATCH, (
                 f"its request differs from the one its provable record resolved "
@@ -434,6 +456,7 @@ class _Auditor:
             )
         if "result" not in entry:
             return HIDDEN, "a blind roll: this export does not show its result"
+        self.results[entry["seq"]] = entry["result"]
         roll = {"request": request, "client_seed": client_seed, "result": entry["result"]}
         first = self.made.setdefault((str(seed_id), nonce), (number, roll))
         if first[1] != roll:  # an unblind event repeats its roll; anything else reuses a nonce
@@ -461,6 +484,10 @@ class _Auditor:
                 else ""
             )
             return MISMATCH, f"recomputed {_dice(again)}, logged {_dice(entry['result'])}{other}"
+        if followed is not None:  # Luck spent on the roll made (C7-4): that roll's dice
+            if self.status.get(followed) != TYPED:
+                return VERIFIED, ""
+            return TYPED, f"the dice of roll #{followed}, which were typed by hand"
         if given:
             return TYPED, (
                 f"dice typed by hand ({', '.join(given)}): its outcome is recomputed from them, "
@@ -517,22 +544,33 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
-def _without(request: Any, given: list[str]) -> Any:
-    """The request as the roll shows it: the dice typed by hand are in the provable record."""
-    if not isinstance(request, Mapping):
-        return request
-    out = dict(request)
-    for stream in given:
-        *path, last = stream.split(".")
-        part = out
-        for key in path:
-            inner = part.get(key)
-            if not isinstance(inner, Mapping):
-                break
-            part[key] = part = dict(inner)
-        else:
-            part.pop(last, None)
-    return out
+def _path(stream: str) -> list[str | int]:
+    """A stream's name as the keys that reach its dice: "assisters[0].dice"."""
+    keys = stream.replace("[", ".").replace("]", "").split(".")
+    return [int(k) if k.isdigit() else k for k in keys]
+
+
+def _at(value: Any, path: list[str | int]) -> Any:
+    for key in path:
+        listed = isinstance(key, int) and isinstance(value, list) and key < len(value)
+        if not (listed or (isinstance(key, str) and isinstance(value, Mapping) and key in value)):
+            return _MISSING
+        value = value[key]
+    return value
+
+
+def _without(value: Any, path: list[str | int]) -> Any:
+    """``value`` without what ``path`` reaches: a request without the dice typed into it."""
+    if not path:
+        return value
+    key, rest = path[0], path[1:]
+    if isinstance(key, str) and isinstance(value, Mapping) and key in value:
+        if not rest:
+            return {k: v for k, v in value.items() if k != key}
+        return {**value, key: _without(value[key], rest)}
+    if isinstance(key, int) and isinstance(value, list) and key < len(value) and rest:
+        return [*value[:key], _without(value[key], rest), *value[key + 1 :]]
+    return value
 
 
 def _differing(shown: Any, resolved: Any) -> str:
