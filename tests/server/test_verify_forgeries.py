@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 
 from d100.cli.verify import audit_log
 from d100.engine import resolve
+from d100.errors import D100Error
 from d100.provable import ProvableSource, commitment
 from tests.cli.conftest import clean_error, d100
 
@@ -355,6 +358,69 @@ def test_human_report_names_the_forged_roll(logs: dict[str, Log], tmp_path: Path
     path.write_text("".join(json.dumps(e) + "\n" for e in log))
     run = d100("verify", str(path))
     assert run.status == 1 and f"#{roll['seq']} roll" in run.out and "request" in run.out, run
+
+
+ODD = (None, [], {}, "x", "", -1, 0, 2**70, True, 1.5, {"a": []}, [{}], "00" * 32)
+# What a roll's provable record binds, in the GM's export (every roll whole but the players'
+# self rolls): a change there is caught. The rest (names, times, odds, offers) is the
+# server's words about it.
+BOUND = re.compile(
+    r"^#\d+ (roll|contest|unblind)\.(result|request|provable\.(request|commitment|nonce|"
+    r"seed_id|client_seed))\b(?!.*\b(explanation|bands)\b)"
+)
+
+
+def _mutate(log: Log, rng: random.Random) -> str | None:
+    """One random change somewhere in the log: a key dropped, a value of another kind, an
+    event left out. What it changed, said; None if it changed nothing."""
+    if rng.random() < 0.1:
+        gone = log.pop(rng.randrange(1, len(log)))
+        return f"#{gone['seq']} {gone['kind']} left out"
+    node: Any = rng.choice(log)
+    where = f"#{node['seq']} {node['kind']}"
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            return None
+        key = rng.choice(keys)
+        where += f".{key}"
+        inner = node[key]
+        if isinstance(inner, dict | list) and inner and rng.random() < 0.6:
+            node = inner
+            continue
+        if rng.random() < 0.3:
+            del node[key]
+            return f"{where} dropped"
+        value = rng.choice(ODD)
+        if value == inner and type(value) is type(inner):
+            return None
+        node[key] = value
+        return f"{where} = {value!r}"
+
+
+def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) -> None:
+    """Whatever is changed, verify answers: a report, or the error naming the line (exit 2),
+    never another exception (a traceback). In the GM's export, a change to what a roll's
+    provable record binds, or an event left out (but the last), is never a clean report."""
+    rng = random.Random(20)
+    passed: list[str] = []
+    tried = 0
+    for who, log in logs.items():
+        for _ in range(600 if who == "gm" else 150):
+            forged = copy(log)
+            change = _mutate(forged, rng)
+            if change is None:
+                continue
+            tried += who == "gm" and bool(BOUND.match(change))
+            try:
+                clean = audit(forged)["ok"]
+            except D100Error:
+                continue
+            last = f"#{log[-1]['seq']} "
+            left_out = change.endswith("left out") and not change.startswith(last)
+            if clean and who == "gm" and (BOUND.match(change) or left_out):
+                passed.append(change)
+    assert passed == [] and tried >= 40, (passed, tried)
 
 
 DEEP = 100_000

@@ -188,7 +188,7 @@ class _Auditor:
         self.seeds: dict[str, Seed] = {}
         self.chains: dict[str, Seed | None] = {OPEN: None, BLIND: None}
         # An older table's opening announces no seed: its first seeds are taken as they come.
-        self.older = not isinstance(entries[0][1].get("active"), Mapping)
+        self.older = "active" not in entries[0][1]
         self.history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from, client seed)
         self.made: dict[tuple[str, int], tuple[int, Any]] = {}  # (seed, nonce) -> line, roll
         self.drawn: dict[int, tuple[str, int]] = {}  # event number -> (seed, nonce) it drew
@@ -532,6 +532,8 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     """A called contest against a side whose sheet this viewer may not read: its level words
     only, without the request that resolved it. Anything else saying so is not that."""
     side = entry["withheld"]
+    if not isinstance(side, str):
+        return MISMATCH, f"says {_brief(side)} is withheld, which names no side"
     call = entry.get("call")
     contest = entry.get("kind") == "contest" or entry.get("roll_kind") == "contest"
     if not (contest and isinstance(call, Mapping) and side in call and side in entry):
