@@ -51,9 +51,12 @@ def test_every_kind_of_roll_verifies_after_the_reveal(api: Api, tmp_path: Path) 
     export(table, table.gm, log)
     status, out = report(log)
     assert status == 0 and out["ok"] and out["seeds_revealed"] == 2  # the open and blind seeds
-    assert out["verified"] == 5 and out["mismatch"] == out["unverifiable"] == 0
+    # The roll whose dice were typed by hand is told apart: no seed drew its dice.
+    assert out["verified"] == 4 and out["typed"] == 1
+    assert out["mismatch"] == out["unverifiable"] == 0 and out["unchecked"] == []
     human = d100("verify", str(log))
-    assert human.status == 0 and human.out.startswith("5 rolls: 5 verified, 0 mismatched")
+    assert human.status == 0
+    assert human.out.startswith("5 rolls: 4 verified, 0 mismatched, 1 typed by hand")
 
 
 def test_a_changed_die_seed_or_client_seed_is_a_mismatch(api: Api, tmp_path: Path) -> None:
@@ -103,7 +106,7 @@ def test_unrevealed_rolls_are_named_not_failed(api: Api, tmp_path: Path) -> None
     log = tmp_path / "log.jsonl"
     export(table, pat, log)
     status, out = report(log)
-    assert status == 0 and out["unverifiable"] == 1 and out["verified"] == 5
+    assert status == 0 and out["unverifiable"] == 1 and out["verified"] == 4 and out["typed"] == 1
     waiting = next(c for c in out["checks"] if c["status"] == "unverifiable")
     assert waiting["seq"] == later["seq"] and "not revealed" in waiting["reason"]
     human = d100("verify", str(log)).out
@@ -222,7 +225,7 @@ def test_brp7_a_luck_reroll_verifies_as_its_own_roll(api: Api, tmp_path: Path) -
     log = tmp_path / "log.jsonl"
     entries = export(table, pat, log)
     status, out = report(log)
-    assert status == 0 and out["verified"] == 2 and out["mismatch"] == 0
+    assert status == 0 and out["typed"] == 1 and out["verified"] == 1 and out["mismatch"] == 0
     (shown,) = [e for e in entries if e.get("reroll_of") == failed["seq"]]
     shown["result"]["roll"] = 101 - shown["result"]["roll"]  # a changed die is caught
     write(log, entries)

@@ -1,7 +1,9 @@
 """``d100 verify``: recompute every roll of a table's exported log (no server needed).
 
-A roll is checked against the seed the log reveals for it: the seed must hash to the
-commitment the roll was made under, the client seed must be the roller's, and resolving the
+A roll is checked against the seed the log announces and reveals for it: the table's opening
+announces the first seeds' commitments and each rotation the next ones, revealing the last
+with its roll count; a roll must be made under the commitment announced for its seed, the
+revealed seed must hash to it, the client seed must be the roller's, and resolving the
 logged request with ``ProvableSource(seed, client seed, nonce)`` must give the logged result.
 """
 
@@ -16,21 +18,28 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..engine import resolve
+from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
+from ..tallies import plan_of
 from .jsonl import parse_line
 
 HELP = """\
 Check a table's log, exported from the table page (or GET /api/tables/ID/log.jsonl): every
-roll made with a server seed the log reveals is recomputed and compared. Rolls whose seed is
-not revealed yet are listed as not yet verifiable (the GM reveals it with "Reveal and
-rotate"); rolls this export does not show (blind, or another's gm or self roll, or a
-called contest against a side whose sheet its viewer may not read) are listed as hidden,
-and their seeds and nonces are still checked: each nonce once, in order.
+roll made with a server seed the log reveals is recomputed and compared. The table's opening
+announces its first seeds' commitments and each rotation ("Reveal and rotate") the next ones,
+revealing the last with its roll count: each roll must be made under the commitment announced
+for its seed, each reveal must match its announcement, each seed's nonces must be used once
+each, in order, and every event must be there (numbered from 1 with no gap). A roll whose
+dice were typed by hand is listed as typed: its outcome is recomputed from those dice, which
+no seed drew. Rolls whose seed is not revealed yet are listed as not yet verifiable; rolls
+this export does not show (blind, or another's gm or self roll, or a called contest against
+a side whose sheet its viewer may not read) are listed as hidden, and their seeds and nonces
+are still checked.
 
-exit status: 0 every verifiable roll verifies, 1 a roll or seed does not, 2 unreadable log
-(or not a d100 log: empty, or not a table's events from its opening).
+exit status: 0 every verifiable roll verifies, 1 a roll, seed or event does not, 2 unreadable
+log (or not a d100 log: empty, binary, nested too deeply, or not a table's events from its
+opening).
 
 A log can come straight from the server: curl -s -H "authorization: Bearer $TOKEN"
 $SERVER/api/tables/$ID/log.jsonl piped into d100 verify -.
@@ -43,7 +52,12 @@ examples:
 ROLL_KINDS = ("roll", "contest", "unblind")
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
-VERIFIED, MISMATCH, UNVERIFIABLE, HIDDEN = "verified", "mismatch", "unverifiable", "hidden"
+VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
+UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
+STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
+NOT_A_ROLL = ("seed", "log")  # checks of a seed or of the log as a whole, not of one roll
+_MISSING = object()  # what a path reaches in a value that does not have it
+OPEN, BLIND = "open", "blind"  # a table's two chains of seeds: blind rolls draw from their own
 
 
 @dataclass
@@ -59,18 +73,45 @@ class Check:
 class Audit:
     checks: list[Check] = field(default_factory=list)
     seeds: int = 0  # seeds revealed in the log
+    unchecked: list[str] = field(default_factory=list)  # what this log cannot show, and why
 
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
+
+    @property
+    def rolls(self) -> int:
+        return sum(1 for c in self.checks if c.kind not in NOT_A_ROLL)
 
     @property
     def ok(self) -> bool:
         return self.count(MISMATCH) == 0
 
     def to_dict(self) -> dict[str, Any]:
-        counts = {s: self.count(s) for s in (VERIFIED, MISMATCH, UNVERIFIABLE, HIDDEN)}
+        counts = {s: self.count(s) for s in STATUSES}
         checks = [asdict(c) for c in self.checks]
-        return {"ok": self.ok, "seeds_revealed": self.seeds, **counts, "checks": checks}
+        return {
+            "ok": self.ok,
+            "rolls": self.rolls,
+            "seeds_revealed": self.seeds,
+            **counts,
+            "unchecked": self.unchecked,
+            "checks": checks,
+        }
+
+
+@dataclass
+class Seed:
+    """A server seed as the log tells it: announced (its commitment, before any roll drawn
+    from it) by the table's opening or a rotation, revealed (the seed and how many rolls it
+    made) by a later rotation."""
+
+    id: str
+    chain: str | None  # OPEN or BLIND; None: an older log's first seed, seen in a roll only
+    commitment: str | None  # the one announced (an older log's first seed: its reveal's)
+    announced: int = 0  # the line announcing it; 0: announced nowhere (an older log)
+    revealed: int = 0  # the line revealing it; 0: not revealed yet
+    seed: bytes | None = None
+    rolls: int | None = None
 
 
 def register(sub: Any) -> None:
@@ -101,6 +142,8 @@ def run(ns: argparse.Namespace) -> int:
         print(json.dumps(audit.to_dict()))
     else:
         print(summary(audit))
+        for note in audit.unchecked:
+            print(f"  not checked: {note}")
         for check in audit.checks:
             if check.status != VERIFIED:
                 print(f"  #{check.seq} {check.kind} (line {check.line}): {check.reason}")
@@ -109,10 +152,10 @@ def run(ns: argparse.Namespace) -> int:
 
 def summary(audit: Audit) -> str:
     return (
-        f"{len(audit.checks)} rolls: {audit.count(VERIFIED)} verified, "
-        f"{audit.count(MISMATCH)} mismatched, {audit.count(UNVERIFIABLE)} not yet verifiable "
-        f"(seed not revealed), {audit.count(HIDDEN)} hidden from this viewer; "
-        f"{audit.seeds} seeds revealed"
+        f"{audit.rolls} rolls: {audit.count(VERIFIED)} verified, "
+        f"{audit.count(MISMATCH)} mismatched, {audit.count(TYPED)} typed by hand, "
+        f"{audit.count(UNVERIFIABLE)} not yet verifiable (seed not revealed), "
+        f"{audit.count(HIDDEN)} hidden from this viewer; {audit.seeds} seeds revealed"
     )
 
 
@@ -120,64 +163,436 @@ def audit_log(lines: Iterable[str]) -> Audit:
     """Every roll in the log, checked; D100Error if the input is not a d100 log.
 
     Beyond recomputing each roll it checks what a dishonest server could otherwise choose:
-    each seed's nonces are used once each, in order from 0, and (once the seed is revealed
-    with its roll count) none is missing or past the count, so a roll cannot have been moved to
-    a nonce the server liked better; and each roll used the client seed its roller had set when
-    it was made (the GM's is bound when the table opens, a change is an event)."""
+    each seed is the one announced before its rolls (a seed swapped for another after its
+    commitment was published is caught, by its reveal and by each roll made under it); each
+    seed's nonces are used once each, in order from 0, and (once the seed is revealed with
+    its roll count) none is missing or past the count, so a roll cannot have been moved to a
+    nonce the server liked better; no event is missing (a roll left out with its seed's count
+    lowered leaves a gap in the numbers); each roll used the client seed its roller had set
+    when it was made (the GM's is bound when the table opens, a change is an event); what the
+    roll shows (its request, whether its dice were typed, its result) is what its provable
+    record resolved; and a roll said to be hidden from this viewer has the form only a hidden
+    roll has (a blind roll drawn from a blind seed, a called contest's withheld side)."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
-    audit = Audit()
-    seeds: dict[str, bytes] = {}
-    counts: dict[str, int] = {}  # seed id -> the rolls it made, as its reveal says
-    for number, entry in entries:  # seeds revealed later in the log count for earlier rolls
-        for revealed in _revealed(entry):
-            seed = _seed(number, revealed)
-            audit.seeds += 1
-            if commitment(seed) != revealed.get("commitment"):
-                audit.checks.append(
-                    Check(
-                        number,
-                        entry.get("seq"),
-                        "seed",
-                        MISMATCH,
-                        "revealed seed does not hash to its commitment",
-                    )
+    return _Auditor(entries).run()
+
+
+class _Auditor:
+    """One pass for the seeds (announced, revealed), one for the rolls, then what only the
+    whole log tells (each seed's roll count, every blind roll shown before its seed)."""
+
+    def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
+        self.entries = entries
+        self.audit = Audit()
+        self.seeds: dict[str, Seed] = {}
+        self.chains: dict[str, Seed | None] = {OPEN: None, BLIND: None}
+        # An older table's opening announces no seed: its first seeds are taken as they come.
+        self.older = "active" not in entries[0][1]
+        self.history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from, client seed)
+        self.made: dict[tuple[str, int], tuple[int, Any]] = {}  # (seed, nonce) -> line, roll
+        self.drawn: dict[int, tuple[str, int]] = {}  # event number -> (seed, nonce) it drew
+        self.due: dict[str, int] = {}  # seed id -> the next nonce in order
+        self.blind: dict[str, list[Check]] = {}  # blind seed id -> the rolls drawn from it
+        self.shown: dict[int, int] = {}  # a blind roll's number -> the line showing it
+        self.results: dict[int, Any] = {}  # a roll's number -> its result, as shown
+        self.status: dict[int, str] = {}  # a roll's number -> how it checked
+
+    def run(self) -> Audit:
+        self._numbers()
+        for number, entry in self.entries:
+            try:
+                self._seed_event(number, entry)
+            except RecursionError:
+                raise _too_deep(number) from None
+        if self.older:
+            self.audit.unchecked.append(
+                "the table's opening announces no seed (a table opened before d100 announced "
+                "its first seeds there): its first open and blind seeds are checked against "
+                "their own reveal, not against a commitment announced before their rolls"
+            )
+        for number, entry in self.entries:
+            try:
+                self._roll_event(number, entry)
+            except RecursionError:
+                raise _too_deep(number) from None
+        self._counts()
+        self._blind_rolls_shown()
+        return self.audit
+
+    def _fail(self, line: int, seq: Any, kind: str, reason: str) -> None:
+        self.audit.checks.append(Check(line, seq, kind, MISMATCH, reason))
+
+    def _numbers(self) -> None:
+        """Every event numbered from 1, none missing: an export holds every event, as a
+        stub when its viewer may not see it, so a gap is an event left out."""
+        last = 0
+        for number, entry in self.entries:
+            seq = entry["seq"]
+            if seq != last + 1:
+                missing = f"#{last + 1}" if seq == last + 2 else f"#{last + 1} to #{seq - 1}"
+                self._fail(
+                    number,
+                    last + 1,
+                    "log",
+                    f"event {missing} missing: the log goes from #{last} to #{seq} (an export "
+                    "holds every event, as a stub if its viewer may not see it)",
                 )
-            seeds[str(revealed.get("id"))] = seed
-            if isinstance(revealed.get("rolls"), int):
-                counts[str(revealed.get("id"))] = revealed["rolls"]
-    history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from event, client seed)
-    made: dict[tuple[str, int], tuple[int, Any]] = {}  # (seed, nonce) -> first line, roll
-    drawn: dict[int, tuple[str, int]] = {}  # event number -> (seed, nonce) it drew
-    due: dict[str, int] = {}  # seed id -> the next nonce in order
-    for number, entry in entries:
+            last = seq
+
+    # -- seeds ------------------------------------------------------------------------------
+
+    def _seed_event(self, number: int, entry: Mapping[str, Any]) -> None:
+        kind, seq = entry.get("kind"), entry.get("seq")
+        if kind == "table" and number == self.entries[0][0]:
+            if not self.older:
+                self._announce(OPEN, number, seq, entry.get("active"))
+                blind = entry.get("blind")
+                if isinstance(blind, Mapping) and "active" in blind:
+                    self._announce(BLIND, number, seq, blind["active"])
+            return
+        if kind != "seed":
+            return
+        self._reveal(OPEN, number, seq, entry.get("revealed"))
+        self._announce(OPEN, number, seq, entry.get("active"))
+        blind = entry.get("blind")
+        if isinstance(blind, Mapping):
+            self._reveal(BLIND, number, seq, blind.get("revealed"))
+            self._announce(BLIND, number, seq, blind.get("active"))
+
+    def _announce(self, chain: str, number: int, seq: Any, record: Any) -> None:
+        seed_id, promised = _named(number, chain, "active", record)
+        if seed_id in self.seeds:
+            self._fail(number, seq, "seed", f"seed {seed_id} announced a second time")
+            return
+        self.seeds[seed_id] = self.chains[chain] = Seed(seed_id, chain, promised, number)
+
+    def _reveal(self, chain: str, number: int, seq: Any, record: Any) -> None:
+        seed_id, stated = _named(number, chain, "revealed", record)
+        assert isinstance(record, Mapping)
+        seed = _seed(number, record)
+        self.audit.seeds += 1
+        if commitment(seed) != stated:
+            self._fail(
+                number, seq, "seed", f"revealed seed {seed_id} does not hash to its commitment"
+            )
+        current = self.chains[chain]
+        self.chains[chain] = None  # until the rotation announces the next
+        if current is None and self.older and seed_id not in self.seeds:
+            current = self.seeds[seed_id] = Seed(seed_id, chain, stated)
+        elif current is None:
+            self._fail(number, seq, "seed", f"reveals {chain} seed {seed_id}, never announced")
+            current = self.seeds.setdefault(seed_id, Seed(seed_id, chain, None))
+        elif (current.id, current.commitment) != (seed_id, stated):
+            self._fail(
+                number,
+                seq,
+                "seed",
+                f"reveals {chain} seed {seed_id} under commitment {stated}, where line "
+                f"{current.announced} announced seed {current.id} under {current.commitment}",
+            )
+            if current.id != seed_id:
+                current = self.seeds.setdefault(seed_id, Seed(seed_id, chain, None))
+        current.revealed, current.seed = number, seed
+        rolls = record.get("rolls")
+        if isinstance(rolls, int) and not isinstance(rolls, bool):
+            current.rolls = rolls
+
+    # -- rolls ------------------------------------------------------------------------------
+
+    def _roll_event(self, number: int, entry: Mapping[str, Any]) -> None:
         kind, seq = entry["kind"], entry["seq"]
         for member_id, client_seed in _client_seeds(entry):
-            history.setdefault(member_id, []).append((seq, client_seed))
+            self.history.setdefault(member_id, []).append((seq, client_seed))
         if kind not in ROLL_KINDS and not isinstance(entry.get("provable"), Mapping):
-            continue
+            return
+        check = Check(number, seq, str(kind), VERIFIED)
+        self.audit.checks.append(check)
         if kind == "unblind":
-            status, reason = _check_unblind(number, entry, seeds, history, made, drawn)
-        else:
-            out_of_order = _order(number, entry, counts, due, drawn)
-            if out_of_order is not None:
-                status, reason = MISMATCH, out_of_order
-            else:
-                roller = _in_force(history, entry.get("actor_id"), seq)
-                status, reason = _check(number, entry, seeds, roller, made)
-        audit.checks.append(Check(number, seq, str(kind), status, reason))
-    for seed_id, rolls in counts.items():
-        if due.get(seed_id, 0) != rolls:
-            audit.checks.append(
-                Check(
-                    0,
+            check.status, check.reason = self._unblind(number, entry)
+            return
+        seed_id, nonce = _drawn(number, entry)
+        self.drawn[seq] = (seed_id, nonce)
+        seed = self._seed_of(seed_id)
+        if seed is not None and seed.chain == BLIND:
+            self.blind.setdefault(seed_id, []).append(check)
+        reason = self._order(seed_id, nonce) or self._bound(number, entry, seed_id, seed)
+        if reason is not None:
+            check.status, check.reason = MISMATCH, reason
+            return
+        roller = _in_force(self.history, entry.get("actor_id"), seq)
+        assert seed is not None  # else _bound gave the reason
+        check.status, check.reason = self._check(number, entry, seed, roller)
+        self.status[seq] = check.status
+
+    def _followed(self, entry: Mapping[str, Any], request: Any, given: list[str]) -> int | None:
+        """The roll a follow-up reads the dice of (Luck spent on the roll already made,
+        C7-4), when every die its request gives is that roll's, as this log shows it."""
+        seq = entry.get("reroll_of")
+        earlier = self.results.get(seq) if isinstance(seq, int) else None
+        if earlier is None:
+            return None
+        for stream in given:
+            mine, theirs = _at(request, _path(stream)), _at(earlier, _path(stream))
+            if mine is _MISSING or mine != theirs:
+                return None
+        assert isinstance(seq, int)
+        return seq
+
+    def _seed_of(self, seed_id: str) -> Seed | None:
+        """The seed a roll drew from; an older log's first seeds (at most one open and one
+        blind) are taken as they come, announced nowhere."""
+        seed = self.seeds.get(seed_id)
+        if seed is None and self.older and sum(not s.announced for s in self.seeds.values()) < 2:
+            seed = self.seeds[seed_id] = Seed(seed_id, None, None)
+        return seed
+
+    def _order(self, seed_id: str, nonce: int) -> str | None:
+        """Each seed's nonces once each, in order from 0: a reason if not."""
+        expected = self.due.get(seed_id, 0)
+        self.due[seed_id] = max(expected, nonce + 1)
+        if nonce != expected:
+            return f"seed {seed_id} nonce {nonce} where nonce {expected} was due"
+        return None
+
+    def _bound(
+        self, number: int, entry: Mapping[str, Any], seed_id: str, seed: Seed | None
+    ) -> str | None:
+        """Drawn from a seed announced before it and revealed after, below its roll count,
+        and shown in a form its seed allows: a reason if not."""
+        if seed is None:
+            return f"drawn from seed {seed_id}, which the log never announced"
+        if seed.announced > number:
+            return f"drawn from seed {seed_id} before line {seed.announced} announced it"
+        if seed.revealed and seed.revealed < number:
+            return f"drawn from seed {seed_id} after line {seed.revealed} revealed it"
+        nonce = entry["provable"]["nonce"]
+        if seed.rolls is not None and nonce >= seed.rolls:
+            return f"seed {seed_id} nonce {nonce} past its {seed.rolls} rolls"
+        if entry["kind"] == HIDDEN_KIND:
+            return None
+        blind = entry.get("visibility") == "blind"
+        if seed.chain == BLIND and not blind:
+            return (
+                f"drawn from the blind seed {seed_id}, yet shown as a "
+                f"{entry.get('visibility')} roll"
+            )
+        # Blind rolls made before blind seeds (an older table's) drew from the open seed.
+        blind_seed = seed.chain != OPEN or self.older
+        if "result" not in entry and "withheld" not in entry and not (blind and blind_seed):
+            return "shows no result, yet it is not a blind roll drawn from a blind seed"
+        return None
+
+    def _unblind(self, number: int, entry: Mapping[str, Any]) -> tuple[str, str]:
+        """A blind roll shown: the roll it repeats, drawn from a blind seed, checked as of
+        when it was made."""
+        rolled = entry.get("unblinds")
+        drawn = _drawn(number, entry)
+        if not isinstance(rolled, int) or self.drawn.get(rolled) != drawn:
+            return MISMATCH, f"shows roll #{rolled}, which the log does not have with this nonce"
+        seed = self.seeds.get(drawn[0])
+        if seed is None:
+            return MISMATCH, f"shows roll #{rolled}, drawn from a seed the log never announced"
+        if seed.chain == OPEN and not self.older:
+            return MISMATCH, f"shows roll #{rolled} as blind, yet it drew from the open seed"
+        self.shown.setdefault(rolled, number)
+        return self._check(
+            number, entry, seed, _in_force(self.history, entry.get("roller_id"), rolled)
+        )
+
+    def _check(
+        self, number: int, entry: Mapping[str, Any], seed: Seed, roller_seed: str | None
+    ) -> tuple[str, str]:
+        provable = entry["provable"]
+        if entry["kind"] == HIDDEN_KIND:
+            return HIDDEN, "not shown to this viewer: its seed and nonce are checked in order"
+        seed_id, client_seed, nonce = (provable.get(k) for k in ("seed_id", "client_seed", "nonce"))
+        if not isinstance(client_seed, str):
+            raise D100Error(
+                f"line {number}.provable.client_seed",
+                client_seed,
+                "the roller's client seed (a string)",
+                "missing or not a string",
+            )
+        made_under = provable.get("commitment")
+        if seed.commitment is None:  # an older log's first seed, not revealed: its first roll's
+            seed.commitment = made_under
+        if made_under != seed.commitment:
+            where = f"line {seed.announced}" if seed.announced else "its reveal"
+            return MISMATCH, (
+                f"made under commitment {made_under}, not the one {where} gives seed {seed_id}"
+            )
+        if "withheld" in entry:
+            return _withheld(entry)
+        if "request" not in provable:
+            if self.older and "engine" not in provable:
+                return (
+                    UNVERIFIABLE,
+                    "logged without its resolved request (made before d100 kept it)",
+                )
+            return MISMATCH, "its provable record has no request: nothing binds what it shows"
+        request = provable["request"]
+        try:
+            given = sorted(plan_of(parse(request)).given)
+        except D100Error as err:
+            return MISMATCH, f"the logged request does not resolve: {err.message}"
+        manual = entry.get("manual")
+        followed = self._followed(entry, request, given) if given and manual is not True else None
+        if given and manual is not True and followed is None:
+            return MISMATCH, (
+                f"its request gives its dice ({', '.join(given)}): typed by hand, yet it is "
+                f"shown as drawn (manual: {json.dumps(manual)})"
+            )
+        if not given and manual is True:
+            return MISMATCH, "shown as typed by hand (manual), yet its request gives no dice"
+        shown = request
+        if followed is None:  # the dice typed by hand are in the provable record only
+            for stream in given:
+                shown = _without(shown, _path(stream))
+        if entry.get("request") != shown:
+            return MISMATCH, (
+                f"its request differs from the one its provable record resolved "
+                f"({_differing(entry.get('request'), shown)})"
+            )
+        if "result" not in entry:
+            return HIDDEN, "a blind roll: this export does not show its result"
+        self.results[entry["seq"]] = entry["result"]
+        roll = {"request": request, "client_seed": client_seed, "result": entry["result"]}
+        first = self.made.setdefault((str(seed_id), nonce), (number, roll))
+        if first[1] != roll:  # an unblind event repeats its roll; anything else reuses a nonce
+            return MISMATCH, f"seed {seed_id} nonce {nonce} also gave line {first[0]} another roll"
+        if roller_seed is None:
+            return MISMATCH, "the log does not say which client seed its roller had set"
+        if roller_seed != client_seed:
+            return MISMATCH, f"client seed {client_seed!r} is not the roller's ({roller_seed!r})"
+        if seed.seed is None:
+            return UNVERIFIABLE, f"seed {seed_id} not revealed yet (the GM reveals it by rotating)"
+        if commitment(seed.seed) != seed.commitment:
+            return MISMATCH, (
+                f"seed {seed_id} as line {seed.revealed} reveals it does not hash to the "
+                f"commitment it was announced under, {seed.commitment}"
+            )
+        try:
+            again = resolve(request, ProvableSource(seed.seed, client_seed, nonce)).to_dict()
+        except D100Error as err:
+            return MISMATCH, f"the logged request does not resolve: {err.message}"
+        if _outcome(json.loads(json.dumps(again))) != _outcome(entry["result"]):
+            engine = provable.get("engine")
+            other = (
+                f" (logged by engine {engine}, this is {__version__})"
+                if engine != __version__
+                else ""
+            )
+            return MISMATCH, f"recomputed {_dice(again)}, logged {_dice(entry['result'])}{other}"
+        if followed is not None:  # Luck spent on the roll made (C7-4): that roll's dice
+            if self.status.get(followed) != TYPED:
+                return VERIFIED, ""
+            return TYPED, f"the dice of roll #{followed}, which were typed by hand"
+        if given:
+            return TYPED, (
+                f"dice typed by hand ({', '.join(given)}): its outcome is recomputed from them, "
+                "but no seed drew them"
+            )
+        return VERIFIED, ""
+
+    # -- what only the whole log tells ------------------------------------------------------
+
+    def _counts(self) -> None:
+        for seed in self.seeds.values():
+            if seed.rolls is not None and self.due.get(seed.id, 0) != seed.rolls:
+                self._fail(
+                    seed.revealed,
                     None,
                     "seed",
-                    MISMATCH,
-                    f"seed {seed_id} made {rolls} rolls; the log shows {due.get(seed_id, 0)}",
+                    f"seed {seed.id} made {seed.rolls} rolls; the log shows "
+                    f"{self.due.get(seed.id, 0)}",
                 )
-            )
-    return audit
+
+    def _blind_rolls_shown(self) -> None:
+        """A blind seed is revealed only once every roll drawn from it has been shown: one
+        not shown by then was no blind roll (or its showing was left out)."""
+        for seed_id, checks in self.blind.items():
+            seed = self.seeds[seed_id]
+            if not seed.revealed:
+                continue
+            for check in checks:
+                shown = self.shown.get(check.seq)
+                if shown is None or shown > seed.revealed:
+                    check.status, check.reason = (
+                        MISMATCH,
+                        (
+                            f"drawn from the blind seed {seed_id}, which line {seed.revealed} "
+                            "revealed, yet never shown before (a blind seed is revealed only once "
+                            "every roll drawn from it is shown)"
+                        ),
+                    )
+
+
+def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A called contest against a side whose sheet this viewer may not read: its level words
+    only, without the request that resolved it. Anything else saying so is not that."""
+    side = entry["withheld"]
+    if not isinstance(side, str):
+        return MISMATCH, f"says {_brief(side)} is withheld, which names no side"
+    call = entry.get("call")
+    contest = entry.get("kind") == "contest" or entry.get("roll_kind") == "contest"
+    if not (contest and isinstance(call, Mapping) and side in call and side in entry):
+        return MISMATCH, f"says its {side}'s side is withheld, yet no call chose that side"
+    if "request" in entry["provable"] or f"{side}_skill" in entry:
+        return MISMATCH, f"says its {side}'s side is withheld, yet shows it"
+    return HIDDEN, (
+        f"its {side}'s side is not shown to this viewer (the GM's export has it): its seed "
+        "and nonce are checked in order"
+    )
+
+
+def _path(stream: str) -> list[str | int]:
+    """A stream's name as the keys that reach its dice: "assisters[0].dice"."""
+    keys = stream.replace("[", ".").replace("]", "").split(".")
+    return [int(k) if k.isdigit() else k for k in keys]
+
+
+def _at(value: Any, path: list[str | int]) -> Any:
+    for key in path:
+        listed = isinstance(key, int) and isinstance(value, list) and key < len(value)
+        if not (listed or (isinstance(key, str) and isinstance(value, Mapping) and key in value)):
+            return _MISSING
+        value = value[key]
+    return value
+
+
+def _without(value: Any, path: list[str | int]) -> Any:
+    """``value`` without what ``path`` reaches: a request without the dice typed into it."""
+    if not path:
+        return value
+    key, rest = path[0], path[1:]
+    if isinstance(key, str) and isinstance(value, Mapping) and key in value:
+        if not rest:
+            return {k: v for k, v in value.items() if k != key}
+        return {**value, key: _without(value[key], rest)}
+    if isinstance(key, int) and isinstance(value, list) and key < len(value) and rest:
+        return [*value[:key], _without(value[key], rest), *value[key + 1 :]]
+    return value
+
+
+def _differing(shown: Any, resolved: Any) -> str:
+    if not (isinstance(shown, Mapping) and isinstance(resolved, Mapping)):
+        return "none shown" if shown is None else "not an object"
+    keys = sorted(k for k in {*shown, *resolved} if shown.get(k) != resolved.get(k))
+    return ", ".join(map(str, keys))
+
+
+def _too_deep(number: int) -> D100Error:
+    return D100Error(f"line {number}", None, "a table's event", "nests too deeply")
+
+
+def _brief(value: Any) -> str:
+    """A value for an error message: its start, whatever its depth."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, TypeError, ValueError):
+        text = "a value nested too deeply to show"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _is_a_log(entries: list[tuple[int, dict[str, Any]]]) -> None:
@@ -189,7 +604,10 @@ def _is_a_log(entries: list[tuple[int, dict[str, Any]]]) -> None:
         seq, kind = entry.get("seq"), entry.get("kind")
         if not (isinstance(seq, int) and not isinstance(seq, bool) and isinstance(kind, str)):
             raise D100Error(
-                f"line {number}", entry, "an event with a number (seq) and a kind", "not an event"
+                f"line {number}",
+                _brief(entry),
+                "an event with a number (seq) and a kind",
+                "not an event",
             )
         if seq <= last:
             raise D100Error(
@@ -198,8 +616,26 @@ def _is_a_log(entries: list[tuple[int, dict[str, Any]]]) -> None:
         last = seq
     if entries[0][1]["kind"] != "table":
         raise D100Error(
-            "line 1", entries[0][1], "the table's opening event first", "not a whole table log"
+            "line 1",
+            _brief(entries[0][1]),
+            "the table's opening event first",
+            "not a whole table log",
         )
+
+
+def _named(number: int, chain: str, what: str, record: Any) -> tuple[str, str]:
+    """A seed's id and commitment as an announcement or a reveal gives them."""
+    seed_id = record.get("id") if isinstance(record, Mapping) else None
+    promised = record.get("commitment") if isinstance(record, Mapping) else None
+    if not (isinstance(seed_id, str) and isinstance(promised, str)):
+        where = f"line {number}.{'blind.' if chain == BLIND else ''}{what}"
+        raise D100Error(
+            where,
+            _brief(record),
+            "a seed: its id and commitment (strings)",
+            "missing or incomplete",
+        )
+    return seed_id, promised
 
 
 def _client_seeds(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -220,25 +656,6 @@ def _in_force(history: Mapping[str, list[tuple[int, str]]], member_id: Any, seq:
     return earlier[-1] if earlier else None
 
 
-def _order(
-    number: int,
-    entry: Mapping[str, Any],
-    counts: Mapping[str, int],
-    due: dict[str, int],
-    drawn: dict[int, tuple[str, int]],
-) -> str | None:
-    """Each seed's nonces once each, in order from 0, below its roll count: a reason if not."""
-    seed_id, nonce = _drawn(number, entry)
-    drawn[entry["seq"]] = (seed_id, nonce)
-    expected = due.get(seed_id, 0)
-    due[seed_id] = max(expected, nonce + 1)
-    if nonce != expected:
-        return f"seed {seed_id} nonce {nonce} where nonce {expected} was due"
-    if seed_id in counts and nonce >= counts[seed_id]:
-        return f"seed {seed_id} nonce {nonce} past its {counts[seed_id]} rolls"
-    return None
-
-
 def _drawn(number: int, entry: Mapping[str, Any]) -> tuple[str, int]:
     provable = entry.get("provable")
     seed_id = provable.get("seed_id") if isinstance(provable, Mapping) else None
@@ -246,42 +663,20 @@ def _drawn(number: int, entry: Mapping[str, Any]) -> tuple[str, int]:
     if not (isinstance(seed_id, str) and isinstance(nonce, int) and not isinstance(nonce, bool)):
         raise D100Error(
             f"line {number}.provable",
-            provable,
+            _brief(provable),
             "the roll's provable-dice record: seed_id (string) and nonce (integer)",
             "missing or incomplete",
         )
     return seed_id, nonce
 
 
-def _check_unblind(
-    number: int,
-    entry: Mapping[str, Any],
-    seeds: Mapping[str, bytes],
-    history: Mapping[str, list[tuple[int, str]]],
-    made: dict[tuple[str, int], tuple[int, Any]],
-    drawn: Mapping[int, tuple[str, int]],
-) -> tuple[str, str]:
-    """A blind roll shown: the roll it repeats, checked as of when it was made."""
-    rolled = entry.get("unblinds")
-    if not isinstance(rolled, int) or drawn.get(rolled) != _drawn(number, entry):
-        return MISMATCH, f"shows roll #{rolled}, which the log does not have with this nonce"
-    return _check(number, entry, seeds, _in_force(history, entry.get("roller_id"), rolled), made)
-
-
 def _entry(number: int, line: str) -> dict[str, Any]:
     entry = parse_line(line, f"line {number}")
     if not isinstance(entry, dict):
-        raise D100Error(f"line {number}", entry, "one JSON object per line", "not an object")
+        raise D100Error(
+            f"line {number}", _brief(entry), "one JSON object per line", "not an object"
+        )
     return entry
-
-
-def _revealed(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The seeds a rotation event reveals: the open one, and the blind one when shown."""
-    if entry.get("kind") != "seed":
-        return []
-    blind = entry.get("blind")
-    found = [entry.get("revealed"), blind.get("revealed") if isinstance(blind, Mapping) else None]
-    return [s for s in found if isinstance(s, Mapping)]
 
 
 def _seed(number: int, revealed: Mapping[str, Any]) -> bytes:
@@ -294,63 +689,6 @@ def _seed(number: int, revealed: Mapping[str, Any]) -> bytes:
             "the revealed seed in hex",
             "missing or not hex",
         ) from None
-
-
-def _check(
-    number: int,
-    entry: Mapping[str, Any],
-    seeds: Mapping[str, bytes],
-    roller_seed: str | None,
-    made: dict[tuple[str, int], tuple[int, Any]],
-) -> tuple[str, str]:
-    provable = entry.get("provable")
-    if not isinstance(provable, Mapping):
-        raise D100Error(
-            f"line {number}.provable", provable, "the roll's provable-dice record", "missing"
-        )
-    if entry.get("kind") == HIDDEN_KIND:
-        return HIDDEN, "not shown to this viewer: its seed and nonce are checked in order"
-    if "withheld" in entry:  # a contest against a side whose sheet this viewer may not read
-        return HIDDEN, (
-            f"its {entry['withheld']}'s side is not shown to this viewer (the GM's export has "
-            "it): its seed and nonce are checked in order"
-        )
-    seed_id, client_seed, nonce = (provable.get(k) for k in ("seed_id", "client_seed", "nonce"))
-    if not (isinstance(seed_id, str) and isinstance(client_seed, str) and isinstance(nonce, int)):
-        raise D100Error(
-            f"line {number}.provable",
-            dict(provable),
-            "seed_id, client_seed (strings) and nonce (integer)",
-            "incomplete",
-        )
-    if "request" not in provable:
-        return UNVERIFIABLE, "logged without its resolved request (made before d100 kept it)"
-    if "result" not in entry:
-        return HIDDEN, "a blind roll: this export does not show its result"
-    roll = {"request": provable["request"], "client_seed": client_seed, "result": entry["result"]}
-    first = made.setdefault((seed_id, nonce), (number, roll))
-    if first[1] != roll:  # an unblind event repeats its roll; anything else reuses a nonce
-        return MISMATCH, f"seed {seed_id} nonce {nonce} also gave line {first[0]} another roll"
-    if roller_seed is None:
-        return MISMATCH, "the log does not say which client seed its roller had set"
-    if roller_seed != client_seed:
-        return MISMATCH, f"client seed {client_seed!r} is not the roller's ({roller_seed!r})"
-    seed = seeds.get(seed_id)
-    if seed is None:
-        return UNVERIFIABLE, f"seed {seed_id} not revealed yet (the GM reveals it by rotating)"
-    if commitment(seed) != provable.get("commitment"):
-        return MISMATCH, f"made under commitment {provable.get('commitment')}, not seed {seed_id}'s"
-    try:
-        again = resolve(provable["request"], ProvableSource(seed, client_seed, nonce)).to_dict()
-    except D100Error as err:
-        return MISMATCH, f"the logged request does not resolve: {err.message}"
-    if _outcome(json.loads(json.dumps(again))) != _outcome(entry["result"]):
-        engine = provable.get("engine")
-        other = (
-            f" (logged by engine {engine}, this is {__version__})" if engine != __version__ else ""
-        )
-        return MISMATCH, f"recomputed {_dice(again)}, logged {_dice(entry['result'])}{other}"
-    return VERIFIED, ""
 
 
 def _outcome(value: Any) -> Any:

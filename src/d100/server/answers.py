@@ -139,6 +139,19 @@ class EventView(Answer):
     manual: bool | None = Field(None, description="dice typed by hand")
     provable: dict[str, Any] | None = Field(None, description="seed, nonce: to verify the dice")
     result: dict[str, Any] | None = Field(None, description="the result (result.schema.json)")
+    active: SeedView | None = Field(
+        None,
+        description="the table's opening and each rotation (seed): the seed the next rolls draw "
+        "from, announced by its commitment before any of them",
+    )
+    revealed: SeedView | None = Field(
+        None, description="a rotation (seed): the last seed, revealed, with its roll count"
+    )
+    blind: dict[str, SeedView] | None = Field(
+        None,
+        description="the blind rolls' seeds: at the opening, active; at a rotation that reveals "
+        "the blind seed (every blind roll of it shown), revealed and active",
+    )
 
 
 def documented(status: int, model: Any) -> dict[int | str, dict[str, Any]]:

@@ -169,10 +169,19 @@ def create_table(
     gm_token = new_token()
     gm = _member(table, GM, text_field("gm_name", gm_name, NAME_LIMIT), gm_token)
     session.add(gm)
-    session.add_all([_seed_session(table.id, blind=False), _seed_session(table.id, blind=True)])
+    opened, blind = _seed_session(table.id, blind=False), _seed_session(table.id, blind=True)
+    session.add_all([opened, blind])
     session.flush()
     # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
-    data = {"name": table.name, "system": system, "gm": member_view(gm)}
+    # So are the first seeds' commitments, as each rotation announces the next: verify checks
+    # each roll's commitment, and each reveal, against the one announced for its seed.
+    data = {
+        "name": table.name,
+        "system": system,
+        "gm": member_view(gm),
+        "active": seed_view(opened),
+        "blind": {"active": seed_view(blind)},
+    }
     append(session, table, "table", data, actor_id=gm.id)
     return Created(table, gm, gm_token, invite)
 
