@@ -316,12 +316,16 @@ function pendingTarget(targetId) {
   return null;
 }
 
-// Calls still waiting on someone; a player sees those for their characters (and what they
-// rolled for one here); resolved and cancelled calls leave the box.
+// Calls still waiting on someone, first; a player sees those for their characters. The last
+// test rolled here stays below them with its result until another is rolled (each answered
+// call stayed till a reload, pushing the pending ones away); resolved and cancelled calls leave.
+let lastRolled = null;  // the target id of the called test last rolled on this page
 function renderCalls() {
   const box = $("calls");
-  const calls = state.calls.filter((call) => call.targets.some((t) => rolledHere.has(t.id)
-    || (t.status === "pending" && (isGm() || byId(t.character.id)?.skills))));
+  const waits = (call) => call.targets.some((t) => !rolledHere.has(t.id)
+    && t.status === "pending" && (isGm() || byId(t.character.id)?.skills));
+  const last = (call) => call.targets.some((t) => t.id === lastRolled);
+  const calls = [...state.calls.filter(waits), ...state.calls.filter((call) => !waits(call) && last(call))];
   if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })); return; }
   rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "called", "data-call": call.id },
     el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields), versus(call),
@@ -404,7 +408,7 @@ async function roll(body) {
 async function quickRoll(character, target, button) {
   button.disabled = true;  // one roll per tap: a second would be refused
   const event = await act(() => roll({ actor: { character_id: character.id }, target_id: target.id }), "page-error");
-  if (event) { rolledHere.set(target.id, event); renderCalls(); } else button.disabled = false;
+  if (event) { rolledHere.set(target.id, event); lastRolled = target.id; renderCalls(); } else button.disabled = false;
 }
 
 // A called contest's other side: its skill only where the server sent it (the sheet's readers).
@@ -735,7 +739,7 @@ function wire() {
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
     $("roll-result").scrollIntoView({ block: "nearest" });
-    if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
+    if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
