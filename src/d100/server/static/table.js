@@ -316,12 +316,16 @@ function pendingTarget(targetId) {
   return null;
 }
 
-// Calls still waiting on someone; a player sees those for their characters (and what they
-// rolled for one here); resolved and cancelled calls leave the box.
+// Calls still waiting on someone, first; a player sees those for their characters. The last
+// test rolled here stays below them with its result until another is rolled (each answered
+// call stayed till a reload, pushing the pending ones away); resolved and cancelled calls leave.
+let lastRolled = null;  // the target id of the called test last rolled on this page
 function renderCalls() {
   const box = $("calls");
-  const calls = state.calls.filter((call) => call.targets.some((t) => rolledHere.has(t.id)
-    || (t.status === "pending" && (isGm() || byId(t.character.id)?.skills))));
+  const waits = (call) => call.targets.some((t) => !rolledHere.has(t.id)
+    && t.status === "pending" && (isGm() || byId(t.character.id)?.skills));
+  const last = (call) => call.targets.some((t) => t.id === lastRolled);
+  const calls = [...state.calls.filter(waits), ...state.calls.filter((call) => !waits(call) && last(call))];
   if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })); return; }
   rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "called", "data-call": call.id },
     el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields), versus(call),
@@ -347,7 +351,7 @@ function targetItem(call, target) {
   if (chance && chance.percent) item.append(el("span", { class: "muted", text: ` · success ${chance.percent.success} (${chance.odds.success})` }));
   if (chance && chance.error) item.append(el("span", { class: "error", text: ` ${chance.error}` }));
   item.append(el("div", {},
-    el("button", { type: "button", "data-target": target.id, onclick: (e) => quickRoll(own, target, e.currentTarget) },
+    el("button", { type: "button", "data-target": target.id, disabled: quickRolling.has(target.id), onclick: (e) => quickRoll(own, target, e.currentTarget) },
       `Roll ${call.skill} for ${own.name}${call.opponent ? ` vs ${call.opponent.character.name}` : ""}`),
     el("button", { type: "button", class: "secondary", onclick: () => answer(call, target) }, "With options…"),
     el("button", { type: "button", class: "secondary", onclick: () => act(() => api("POST",
@@ -401,10 +405,17 @@ async function roll(body) {
   }
 }
 
+// One roll per tap or click: a double click, or a second tap on the button drawn again by a
+// live event meanwhile, rolls nothing more (a second roll of a free check would be made).
+const quickRolling = new Set();  // target ids whose roll is on its way
 async function quickRoll(character, target, button) {
-  button.disabled = true;  // one roll per tap: a second would be refused
-  const event = await act(() => roll({ actor: { character_id: character.id }, target_id: target.id }), "page-error");
-  if (event) { rolledHere.set(target.id, event); renderCalls(); } else button.disabled = false;
+  if (quickRolling.has(target.id) || rolledHere.has(target.id)) return;
+  quickRolling.add(target.id);
+  button.disabled = true;
+  try {
+    const event = await act(() => roll({ actor: { character_id: character.id }, target_id: target.id }), "page-error");
+    if (event) { rolledHere.set(target.id, event); lastRolled = target.id; }
+  } finally { quickRolling.delete(target.id); renderCalls(); }
 }
 
 // A called contest's other side: its skill only where the server sent it (the sheet's readers).
@@ -728,14 +739,20 @@ function wire() {
   $("answer-cancel").addEventListener("click", leaveAnswer);
   $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
   $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
+  let submitting = false;  // a double click on Roll makes one roll
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    if (submitting) return;
+    submitting = true;
+    $("roll-button").disabled = true;
     const answered = answering;
-    const event = await act(() => roll(rollBody()), "roll-error");
+    let event;
+    try { event = await act(() => roll(rollBody()), "roll-error"); }
+    finally { submitting = false; $("roll-button").disabled = false; }
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
     $("roll-result").scrollIntoView({ block: "nearest" });
-    if (answered) { rolledHere.set(answered.target.id, event); leaveAnswer(); renderCalls(); }
+    if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
     $("roll-dice").value = "";
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");

@@ -1,0 +1,158 @@
+"""What a GM and two players hit in their first hour at the table page (desktop 1280x800 and
+phone 390x844): a call's Roll button stays in view however long the log, one tap or click
+makes one roll, follow-ups are offered only while they can be taken, errors read as
+sentences, and the page is usable from the keyboard."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .test_browser import (
+    DESKTOP,
+    PHONE,
+    SHEET,
+    add_character,
+    base,
+    browser,
+    call_test,
+    expand,
+    join,
+    open_table,
+    wired,
+)
+from .test_browser_findings import SLOW
+from .test_browser_phone import on_screen
+
+pytestmark = pytest.mark.browser
+__all__ = ["base", "browser"]  # the shared server and Chromium
+
+SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+
+
+def two(browser: Any, base: str, name: str, size: dict[str, int]) -> tuple[list[Any], Any, Any]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size."""
+    touch = size == PHONE
+    contexts = [
+        browser.new_context(viewport=size, has_touch=touch, is_mobile=touch) for _ in range(2)
+    ]
+    gm, pat = (c.new_page() for c in contexts)
+    where, invite = open_table(gm, base, name)
+    gm.goto(f"{base}{where}")
+    wired(gm)
+    add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
+    join(pat, invite, "Pat")
+    add_character(pat, "Alice")
+    return contexts, gm, pat
+
+
+def rolls_made(page: Any) -> int:
+    """How many rolls (checks and their follow-ups) the table's log holds, as its page reads it."""
+    count: int = page.evaluate(
+        "async () => (await api('GET', `${base}/events`)).filter((e) => e.kind === 'roll').length"
+    )
+    return count
+
+
+def free_rolls(page: Any, count: int, skill: str = "rifle") -> None:
+    """``count`` rolls of the page's first character, made through the API (log entries)."""
+    page.evaluate(
+        """async ([n, skill]) => { const id = mine()[0].id; for (let i = 0; i < n; i++)
+        await api("POST", `${base}/rolls`, { actor: { character_id: id, skill } }); }""",
+        [count, skill],
+    )
+
+
+def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, browser: Any) -> None:
+    """On a wide screen the calls sit above the log in a column that stays in view: the log
+    growing to 40 entries must not squeeze the call's Roll button out of its box."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Long night", DESKTOP)
+    try:
+        free_rolls(pat, 40)
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(40)
+        call_test(gm, "stealth", ["Alice"], hazard="the guard hears you")
+        button = pat.get_by_role("button", name="Roll stealth for Alice")
+        expect(button).to_be_visible()
+        pat.evaluate("scrollTo(0, 0)")
+        assert on_screen(pat, "#calls [data-call] button[data-target]")
+        # Wholly inside its box, not cut off by the box's own scroll (looked at once the
+        # page settles: the call's odds arriving draw the calls again).
+        pat.wait_for_function(
+            """() => { const b = document.querySelector('#calls button[data-target]');
+            const box = document.getElementById('calls-box').getBoundingClientRect();
+            if (!b) return false; const r = b.getBoundingClientRect();
+            return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; }""",
+            timeout=3000,
+        )
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_answered_calls_do_not_pile_up_where_they_were_rolled(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """Each answered call showed its result in the calls box until the page was reloaded:
+    after four, only the last answered one stays beside what is still pending."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Many calls", size)
+    try:
+        for skill in ("stealth", "rifle", "spot hidden", "stealth"):
+            call_test(gm, skill, ["Alice"])
+            button = pat.get_by_role("button", name=f"Roll {skill} for Alice")
+            button.click()
+            expect(pat.locator("#calls [data-call] .card").first).to_contain_text(skill)
+        call_test(gm, "rifle", ["Alice"])
+        expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
+        pat.wait_for_timeout(300)
+        expect(pat.locator("#calls [data-call]")).to_have_count(2)  # the pending one, the last
+        # what is pending first
+        expect(pat.locator("#calls [data-call]").first).to_contain_text("Alice: pending")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_a_double_click_on_roll_makes_one_roll(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """The roll form's Roll, a call's quick Roll and a reroll offer, each double-clicked:
+    one roll each."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Twitchy", size)
+    try:
+        table_id = pat.evaluate("tableId")
+        # The answers come back slowly, as on a busy night: a second click has time to land.
+        pat.evaluate(SLOW, [f"/api/tables/{table_id}/rolls", "POST", 400])
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expect(pat.locator("#roll-odds")).to_contain_text("Success")
+        pat.get_by_role("button", name="Roll", exact=True).dblclick()
+        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
+        pat.wait_for_timeout(1200)
+        assert rolls_made(pat) == 1
+        call_test(gm, "rifle", ["Alice"])
+        pat.get_by_role("button", name="Roll rifle for Alice").dblclick()
+        expect(pat.locator("#calls [data-call] .card")).to_contain_text("rifle")
+        pat.wait_for_timeout(1200)
+        assert rolls_made(pat) == 2
+        # A failure typed by hand, then its Luck reroll offer double-clicked.
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        offer = pat.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).first
+        expect(offer).to_be_visible()
+        offer.dblclick()
+        pat.wait_for_timeout(1500)
+        assert rolls_made(pat) == 4
+    finally:
+        for c in contexts:
+            c.close()
