@@ -11,7 +11,6 @@ import cmd
 import contextlib
 import json
 import os
-import random
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from .follow import Followable, offers_view, take
 from .odds import run as run_odds
 from .output import show
 from .parser import describe
-from .roll import contest, group, opposed_skill, rolled_check
+from .roll import contest, group, opposed_skill, rng_of, rolled_check
 from .sheet import run_rest, run_show
 
 HELP = """\
@@ -132,9 +131,7 @@ class Shell(cmd.Cmd):
     def follow(self, typed: list[str]) -> None:
         if self.last is None:
             raise D100Error(typed[0], typed[0], "a check first", "no check to follow up")
-        seed = self.ns.seed
-        self.count += 1
-        rng = random.SystemRandom() if seed is None else random.Random(seed + self.count)
+        rng = rng_of(argparse.Namespace(seed=self._seed()))
         view, data, self.last = take(self.last, typed[0].lower(), typed[1:], self.sheet_path, rng)
         self._offered(self.last)
         show(self.ns, view + offers_view(self.last), data)
@@ -191,10 +188,16 @@ class Shell(cmd.Cmd):
     def _extra(self, command: str) -> list[str]:
         """The shell's own flags for every line: its colour, and its seed moved on a step."""
         extra = [f"--color={'never' if self.ns.plain else self.ns.color or 'auto'}"]
-        if self.ns.seed is not None and command != "odds":
-            extra += ["--seed", str(self.ns.seed + self.count)]  # repeatable, yet not equal
-        self.count += 1
+        seed = self._seed()
+        if seed is not None and command != "odds":
+            extra += ["--seed", str(seed)]
         return extra
+
+    def _seed(self) -> int | None:
+        """The shell's seed moved on a step per line: repeatable, yet never the same twice."""
+        seed = None if self.ns.seed is None else self.ns.seed + self.count
+        self.count += 1
+        return seed
 
     def _parse(self, argv: list[str]) -> argparse.Namespace:
         from . import build_parser, parse  # here, not at the top: the package imports this
