@@ -199,19 +199,23 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
         gm.reload()
         wired(gm)
         view(gm, "more")
-        expect(gm.locator("#invite-out")).to_contain_text(invite)
+        expect(gm.locator("#invite-out code")).to_have_text(invite)
         gm.once("dialog", lambda d: d.dismiss())
         gm.get_by_role("button", name="Remove Pat").click()
         expect(gm.locator("#members")).not_to_contain_text("removed")
         gm.once("dialog", lambda d: d.accept())
         gm.get_by_role("button", name="Remove Pat").click()
         expect(gm.locator("#members")).to_contain_text("Pat (player, removed)")
-        renewed = gm.locator("#invite-out")
-        expect(renewed).to_contain_text("/join#")
-        assert invite not in renewed.inner_text()
+        expect(gm.locator("#revoke-out")).to_contain_text("/join#")
+        renewed = gm.locator("#revoke-out code").inner_text()
+        assert "/join#" in renewed and renewed != invite
         view(gm, "call")
         expect(gm.locator("#call-characters")).to_contain_text("Orc")
         expect(gm.locator("#call-characters")).not_to_contain_text("Alice")
+        gm.reload()  # the renewed invite is the one shown again
+        wired(gm)
+        view(gm, "more")
+        expect(gm.locator("#invite-out code")).to_have_text(renewed)
     finally:
         for c in contexts:
             c.close()

@@ -559,15 +559,15 @@ async function revoke(m) {
   if (!confirm(`Remove ${m.name} from the table? Their link stops working and the invite link is renewed.${theirs}`)) return;
   const out = await act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error");
   if (out) {
-    $("revoke-out").replaceChildren(el("p", { text: `${m.name} was removed.` }));
-    showInvite(out.invite_link, "New invite link (the old one no longer works):");
+    $("invite-out").replaceChildren();
+    showInvite(out.invite_link, `${m.name} was removed. New invite link (the old one no longer works):`, "revoke-out");
   }
 }
 
 // The invite link to share, kept in this browser to show again (see keepInvite).
-function showInvite(link, words) {
+function showInvite(link, words, box = "invite-out") {
   keepInvite(state.table.id, link);
-  $("invite-out").replaceChildren(el("p", { text: words }), copyable(link, "the invite link"));
+  $(box).replaceChildren(el("p", { text: words }), copyable(link, "the invite link"));
 }
 
 // The invite this browser made, shown again while it still opens the table (another of the
