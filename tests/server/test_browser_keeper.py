@@ -220,6 +220,7 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
         expect(deleted).to_contain_text("character deleted")
         # Removing Pat gives the GM the renewed invite link at once.
         view(gm, "more")
+        gm.once("dialog", lambda d: d.accept())
         gm.get_by_role("button", name="Remove Pat").click()
         out = gm.locator("#revoke-out")
         expect(out).to_contain_text("New invite link")

@@ -32,6 +32,8 @@ const final = (event) => rerollOf.has(event.seq) ? final(rerollOf.get(event.seq)
 const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
 const byId = (id) => state.characters.find((c) => c.id === id);
+// Characters a test may be called for: none of a removed player's (nobody could roll them).
+const callable = () => state.characters.filter((c) => !state.members.some((m) => m.id === c.member_id && m.revoked));
 const isGm = () => state.me.role === "gm";
 const RESULTS = ["roll", "contest", "unblind"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
@@ -60,6 +62,7 @@ async function start() {
   $("table-page").inert = false;
   connect();
   showMyLink();
+  if (isGm()) showKeptInvite();
 }
 
 // The member's own link (GM link or rejoin link), asked once: the cookie holding it is
@@ -225,7 +228,7 @@ function render() {
   suggest($("call-skills"), state.characters);
   options($("call-opponent"), [["", "nobody: a check"], ...state.characters.map((c) => [c.id, c.name])]);
   suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
-  rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
+  rerender($("call-characters"), callable().map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
   if (answering && !pendingTarget(answering.target.id)) leaveAnswer();
   renderOppose();
@@ -551,9 +554,38 @@ function renderMembers() {
 
 // Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
 async function revoke(m) {
+  const plays = state.characters.filter((c) => c.member_id === m.id).map((c) => c.name);
+  const theirs = plays.length ? ` ${plays.join(", ")} can then no longer be called.` : "";
+  if (!confirm(`Remove ${m.name} from the table? Their link stops working and the invite link is renewed.${theirs}`)) return;
   const out = await act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error");
-  if (out) $("revoke-out").replaceChildren(el("p", { text: `${m.name} was removed. New invite link (the old one no longer works):` }),
-    copyable(out.invite_link, "the new invite link"));
+  if (out) {
+    $("invite-out").replaceChildren();
+    showInvite(out.invite_link, `${m.name} was removed. New invite link (the old one no longer works):`, "revoke-out");
+  }
+}
+
+// The invite link to share, kept in this browser to show again (see keepInvite).
+function showInvite(link, words, box = "invite-out") {
+  keepInvite(state.table.id, link);
+  $(box).replaceChildren(el("p", { text: words }), copyable(link, "the invite link"));
+}
+
+// The invite this browser made, shown again while it still opens the table (another of the
+// GM's devices may have renewed it since): the join page's own question tells.
+async function showKeptInvite() {
+  const link = keptInvites()[state.table.id];
+  if (!link) {
+    $("invite-out").replaceChildren(el("p", { class: "muted", text: "The invite link was made on another device or before this page kept it: make a new one to share here." }));
+    return;
+  }
+  try {
+    await api("POST", "/api/invitation", { invite: link.split("#")[1] || "" });
+    $("invite-out").replaceChildren(el("p", { text: "Invite link for players:" }), copyable(link, "the invite link"));
+  } catch (err) {
+    if (err.status !== 401) return;
+    keepInvite(state.table.id, null);
+    $("invite-out").replaceChildren(el("p", { class: "muted", text: "The invite link was renewed elsewhere: make a new one to share here." }));
+  }
 }
 
 // The table's house rules and settings, as the GM chose them when opening it.
@@ -781,9 +813,9 @@ function wire() {
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "tools-error"));
   $("invite-button").addEventListener("click", async () => {
+    if (keptInvites()[state.table.id] && !confirm("Make a new invite link? The one you shared stops working (players already in stay in).")) return;
     const made = await act(() => api("POST", `${base}/invite`), "tools-error");
-    if (made) $("invite-out").replaceChildren(el("p", { text: "New invite link (the old one no longer works):" }),
-      copyable(made.invite_link, "the invite link"));
+    if (made) showInvite(made.invite_link, "New invite link (the old one no longer works):");
   });
   $("sheet-form").addEventListener("submit", async (e) => {
     e.preventDefault();
