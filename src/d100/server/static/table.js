@@ -911,6 +911,8 @@ function diceLine(result) {
   return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
     el("span", { class: i === kept ? "die kept" : "die", title: i === kept ? "the die that counts" : "", text: d === 100 ? "00" : String(d) }))),
     kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
+    // Luck spent after the roll lowers it a point a Luck point (the system's declaration).
+    rules.luck && rules.luck.after_field && result.luck_spent ? ` · ${result.luck_spent} Luck lowers it to ${result.roll - result.luck_spent}` : "",
     result.total !== undefined ? ` · total ${result.total}` : "", ` · vs ${rules.words.target} ${result.target}`,
     result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
 }
@@ -949,6 +951,9 @@ function followOffers(e) {
   const error = el("p", { class: "error", role: "alert" });
   const take = async (offer) => {
     error.textContent = "";
+    // A spend of several points is one tap on a phone: say what it leaves first.
+    const left = character.luck ? character.luck.current - offer.luck : 0;
+    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} keeps ${left} Luck of ${character.luck.current}.`)) return;
     const body = { follow_up: offer.key };
     try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
@@ -1010,6 +1015,7 @@ function describe(e) {
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
         e.reroll_of ? el("p", { class: "muted", text: followedText(e) }) : null,
+        e.follow_up && e.follow_up.failed ? el("p", { class: "hazard", text: `${e.follow_up.failed[0].toUpperCase()}${e.follow_up.failed.slice(1)}.` }) : null,
         followOffers(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm()) {
@@ -1020,7 +1026,7 @@ function describe(e) {
       return out;
     }
     case "contest": {
-      const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), e.opponent_skill ? ` (${e.opponent_skill})` : "", tag, time);
+      const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill} vs `, who(e.opponent), e.opponent_skill ? ` · ${e.opponent_skill}` : "", tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
       // An NPC's dice and target tell its skill: a player reads its name and level only (and
