@@ -219,3 +219,38 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
     finally:
         for c in contexts:
             c.close()
+
+
+@SIZES
+def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """"Luck reroll of roll #8" and "Blind roll #12 shown" name the log's numbers: every card
+    shows its own, beside its time."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Numbers", size)
+    try:
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        pat.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).first.click()
+        followed = pat.locator("#log li[data-kind=roll]").first
+        expect(followed).to_contain_text("Luck reroll of roll #")
+        first = re.search(r"of roll #(\d+)", followed.inner_text())
+        assert first is not None
+        card = pat.locator(f"#log li[data-seq='{first[1]}']")
+        expect(card.locator(".stamp").first).to_have_text(re.compile(f"^#{first[1]} · "))
+        seq = gm.evaluate(
+            """async () => (await api("POST", `${base}/rolls`, { actor: { character_id:
+            state.characters.find((c) => c.name === "Orc").id, skill: "stealth" },
+            visibility: "blind" })).seq"""
+        )
+        gm.evaluate("async (seq) => api('POST', `${base}/rolls/${seq}/unblind`)", seq)
+        expect(pat.locator("#log li[data-kind=unblind]").first).to_contain_text(
+            f"Blind roll #{seq} shown"
+        )
+    finally:
+        for c in contexts:
+            c.close()

@@ -287,7 +287,7 @@ def test_a_called_contest_against_the_keeper_s_ghoul_keeps_its_skill(
         expect(card.locator(".level")).to_have_count(2)
         expect(card.locator(".dice")).to_have_count(1)  # Alice's only
         gm_card = gm.locator("#log li[data-kind=contest]").first
-        expect(gm_card).to_contain_text("(stealth)")
+        expect(gm_card).to_contain_text("vs Ghoul (NPC) · stealth")
         expect(gm_card.locator(".dice")).to_have_count(2)
         expect(sam.locator("#log li").first).to_have_text("Someone rolled in secret")
         expect(sam.locator("#calls")).to_contain_text("No test called for you.")

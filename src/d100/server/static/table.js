@@ -888,9 +888,12 @@ function cardClass(e) {
   return "";
 }
 
-function clock(at) {
+// An entry's number (the log's, which a follow-up, a shown blind roll and `d100 verify` name)
+// and its time.
+function clock(at, seq) {
   const when = new Date(at);
-  return el("time", { class: "muted", datetime: at, text: Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+  const hour = Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return el("span", { class: "muted stamp" }, `#${seq}`, hour ? " · " : "", hour ? el("time", { datetime: at, text: hour }) : null);
 }
 
 // The GM's own character (an NPC) as a player sees it: its dice, target and odds would tell
@@ -1003,7 +1006,7 @@ function oddsLine(e) {
 
 function describe(e) {
   const tag = e.visibility && e.visibility !== "public" ? el("span", { class: "tag", text: SEEN_BY[e.visibility] }) : null;
-  const time = clock(e.at);
+  const time = clock(e.at, e.seq);
   switch (e.kind) {
     case "roll": {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
@@ -1061,7 +1064,7 @@ function describe(e) {
       e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
-      return [el("p", { class: "head" }, levelBadge(result), `Blind roll shown: `, who(e.character), ` · ${e.skill}`, time),
+      return [el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, time),
         diceLine(result), el("p", { class: "explanation muted", text: e.result.explanation })];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
