@@ -254,3 +254,42 @@ def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
     finally:
         for c in contexts:
             c.close()
+
+
+@SIZES
+def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """A character who is not aiming shows one "Aim a round" button, not "Aiming: 0 round(s)"
+    and three buttons ending nothing (BRP's aim, declared with its ends); and the GM, who sees
+    every roll, is not offered a blind roll or one "only me" apart from a secret one."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Sights", size)
+    try:
+        card = pat.locator("#characters [data-character=Alice]")
+        expect(card.get_by_role("button", name="Aim a round (Alice)")).to_be_visible()
+        expect(card).not_to_contain_text("Aiming")
+        expect(card.get_by_role("button", name="Move (Alice)")).to_have_count(0)
+        card.get_by_role("button", name="Aim a round (Alice)").click()
+        expect(card).to_contain_text("Aiming: 1 round, +20")
+        for end in ("Move", "Damage", "Act"):
+            expect(card.get_by_role("button", name=f"{end} (Alice)")).to_be_visible()
+        card.get_by_role("button", name="Aim a round (Alice)").click()
+        expect(card).to_contain_text("Aiming: 2 rounds, +40")
+        card.get_by_role("button", name="Move (Alice)").click()
+        expect(card).not_to_contain_text("Aiming")
+        modes = (
+            "() => [...document.querySelectorAll('#roll-visibility option')]"
+            ".filter((o) => !o.hidden).map((o) => o.textContent)"
+        )
+        assert gm.evaluate(modes) == ["everyone", "only me (a secret roll)"]
+        assert pat.evaluate(modes) == [
+            "everyone",
+            "only me and the GM",
+            "only the GM (blind: I do not see it)",
+            "only me",
+        ]
+    finally:
+        for c in contexts:
+            c.close()

@@ -591,7 +591,7 @@ def _options(
 ) -> list[Option]:
     """Every combination BRP7 and BRP4 leave a player: the boost or not, and any number of
     rerolls the character's Luck and the house rule's cap allow (3 when the Luck is not known),
-    and a bonus die the Keeper may grant."""
+    and a bonus die the gamemaster may grant."""
     cap = base.get("house_rules", {}).get("max_luck_rerolls")
     have = UNKNOWN_LUCK if luck is None else luck
     asked_boost, asked_rerolls = bool(base.get("luck_boost")), base.get("luck_rerolls", 0)
@@ -607,7 +607,7 @@ def _options(
         out.append(
             Option(
                 "a bonus die",
-                "if the Keeper grants one",
+                "if the gamemaster grants one",
                 lambda r: {**r, "bonus_dice": r.get("bonus_dice", 0) + 1},
                 LUCK.cost_of,
             )

@@ -35,6 +35,7 @@ const byId = (id) => state.characters.find((c) => c.id === id);
 // Characters a test may be called for: none of a removed player's (nobody could roll them).
 const callable = () => state.characters.filter((c) => !state.members.some((m) => m.id === c.member_id && m.revoked));
 const isGm = () => state.me.role === "gm";
+const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
 const RESULTS = ["roll", "contest", "unblind"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
@@ -220,6 +221,7 @@ function render() {
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
   $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
+  gmModes();
   $("luck-options").hidden = !boosts();
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
@@ -269,7 +271,7 @@ function skillOptions() {
   options($("roll-skill"), character ? Object.keys(character.skills).map((s) => [s, `${s} ${character.skills[s]}`]) : []);
   const aim = character && character.aim;  // the server's: rounds aimed and what they add
   $("aim-option").hidden = !(aim && aim.rounds > 0);
-  if (aim) $("roll-aimed-text").textContent = `Fire with the aim built up: ${aim.rounds} round(s), +${aim.bonus} (spends it)`;
+  if (aim) $("roll-aimed-text").textContent = `Fire with the aim built up: ${rounds(aim.rounds)}, +${aim.bonus} (spends it)`;
 }
 
 // Skill names to pick from while typing, from the sheets this viewer may see; any name (or
@@ -467,9 +469,10 @@ function characterCard(c) {
   const marks = Object.entries(c.marks);
   if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
   if (rules.aim && c.aim) {
-    // Aiming adds a round; each of what the system says ends it is a button of its own.
-    const actions = [["aim", "Aim a round"], ...rules.aim.ends.map((end) => [end, fieldWords(end)])];
-    card.append(el("p", { text: `Aiming: ${c.aim.rounds} round(s), +${c.aim.bonus}` }),
+    // Aiming adds a round; what the system says ends it shows once there is an aim to end.
+    const aiming = c.aim.rounds > 0;
+    const actions = [["aim", "Aim a round"], ...(aiming ? rules.aim.ends.map((end) => [end, fieldWords(end)]) : [])];
+    card.append(aiming ? el("p", { text: `Aiming: ${rounds(c.aim.rounds)}, +${c.aim.bonus}` }) : null,
       ...actions.map(([action, text]) =>
         el("button", { type: "button", class: "secondary small", "aria-label": `${text} (${c.name})`, onclick: () => act(() =>
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
@@ -618,6 +621,16 @@ function openRoll(characterId, skill) {
   reveal("roll-box");
   $("roll-title").focus({ preventScroll: true });
   preview();
+}
+
+// The GM sees every roll: for their own, "only me and the GM" is a secret roll, and a blind
+// roll or one for the roller alone would mean the same.
+const MODE_WORDS = { public: "everyone", gm: "only me and the GM", blind: "only the GM (blind: I do not see it)", self: "only me" };
+function gmModes() {
+  for (const option of $("roll-visibility").options) {
+    option.hidden = option.disabled = isGm() && ["blind", "self"].includes(option.value);
+    option.textContent = isGm() && option.value === "gm" ? "only me (a secret roll)" : MODE_WORDS[option.value];
+  }
 }
 
 // The GM's own characters are the Keeper's: their rolls start hidden from the players (the GM
@@ -926,7 +939,7 @@ function extras(e, result) {
   const parts = [];
   if (result.luck_spent && !e.reroll_of) parts.push(`Luck spent: ${result.luck_spent}`);  // a follow-up says its own
   if (l && l.boost_field && request[l.boost_field]) parts.push(`Luck boost +${l.boost}`);
-  if (e.aim) parts.push(`aimed ${e.aim.rounds} round(s), +${e.aim.bonus}`);
+  if (e.aim) parts.push(`aimed ${rounds(e.aim.rounds)}, +${e.aim.bonus}`);
   if (extra && request[extra.bonus_field]) parts.push(`bonus dice: ${request[extra.bonus_field]}`);
   if (extra && request[extra.penalty_field]) parts.push(`penalty dice: ${request[extra.penalty_field]}`);
   return parts.length ? el("p", { class: "muted", text: parts.join(" · ") }) : null;
@@ -1053,7 +1066,7 @@ function describe(e) {
     case "cancel": return el("p", { class: "head" }, `${memberName(e.actor_id)} cancels the ${e.call.skill} call`, time);
     case "decline": return el("p", { class: "head" }, `${e.character.name} declines the ${e.skill} test`, time);
     case "help": return el("p", { class: "head" }, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
-    case "aim": return el("p", { class: "head" }, `${e.character.name}: ${fieldWords(e.action).toLowerCase()}${e.aim ? ` (aiming ${e.aim.rounds} round(s), +${e.aim.bonus})` : ""}`, time);
+    case "aim": return el("p", { class: "head" }, `${e.character.name}: ${fieldWords(e.action).toLowerCase()}${e.aim ? ` (aiming ${rounds(e.aim.rounds)}, +${e.aim.bonus})` : ""}`, time);
     case "rest": return el("p", { class: "head" }, "A night's rest: Luck is restored", time);
     case "join": return el("p", { class: "head" }, `${e.member.name} joins the table`, time);
     case "revoke": return el("p", { class: "head" }, `${e.member.name} was removed from the table`, time);
