@@ -293,3 +293,27 @@ def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something
     finally:
         for c in contexts:
             c.close()
+
+
+@SIZES
+def test_a_called_test_carries_the_gm_s_bonus_or_penalty_dice(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """BRP declares bonus and penalty dice (BRP4): the GM's call form offers them, and the
+    player's roll of the call is made with them (two dice, the kept one marked)."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Vantage", size)
+    try:
+        view(gm, "call")
+        expand(gm, "#call-extra-box")
+        gm.locator("#call-form").get_by_label("Penalty dice").fill("1")
+        call_test(gm, "stealth", ["Alice"], hazard="the dogs wake")
+        expect(pat.locator("#calls")).to_contain_text("penalty dice 1")
+        pat.get_by_role("button", name="Roll stealth for Alice").click()
+        card = pat.locator("#log li[data-kind=roll]").first
+        expect(card).to_contain_text("penalty dice: 1")
+        expect(card.locator(".dice .die")).to_have_count(2)
+    finally:
+        for c in contexts:
+            c.close()

@@ -158,6 +158,14 @@ function hereCard(first) {
 
 // -- rendering ------------------------------------------------------------------------------
 
+// The check's bonus and penalty dice fields, as a schema of their own (none where the system
+// has no extra dice).
+function extraDice() {
+  const extra = rules.extra_dice;
+  const fields = extra ? [extra.bonus_field, extra.penalty_field] : [];
+  return { properties: Object.fromEntries(fields.map((f) => [f, system.check.properties[f]]).filter(([, spec]) => spec)) };
+}
+
 // The check's inputs: the target (difficulty or risk) in view, the rest under "More options";
 // fields the sheet, the call or the page's buttons fill in are left out.
 function buildRollFields() {
@@ -166,6 +174,9 @@ function buildRollFields() {
   const at = fields.findIndex((f) => f.querySelector(`[name=${target.field}]`));
   $("roll-target").replaceChildren(...(at >= 0 ? fields.splice(at, 1) : []));
   $("roll-fields").replaceChildren(...fields);
+  // bonus and penalty dice on a called test are the GM's, where the system declares them
+  $("call-extra").replaceChildren(...fieldInputs(extraDice(), [], "call"));
+  $("call-extra-box").hidden = !rules.extra_dice;
   // a contest's own fields (a melee response), where the system declares any
   $("oppose-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "oppose"));
   $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "call-contest"));
@@ -805,8 +816,10 @@ function wire() {
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fields = {};
-    try { fields[rules.target.field] = targetValue($("call-difficulty").value.trim() || String(rules.target.default)); }
-    catch (err) { $("call-error").textContent = err.message; return; }
+    try {
+      fields[rules.target.field] = targetValue($("call-difficulty").value.trim() || String(rules.target.default));
+      Object.assign(fields, fieldValues($("call-extra"), extraDice()));
+    } catch (err) { $("call-error").textContent = err.message; return; }
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
