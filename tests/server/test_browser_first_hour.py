@@ -317,3 +317,40 @@ def test_a_called_test_carries_the_gm_s_bonus_or_penalty_dice(
     finally:
         for c in contexts:
             c.close()
+
+
+@SIZES
+def test_the_first_tab_stops_skip_past_the_log(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """From the keyboard the log comes before the sheets (45 tabs to a first skill with 66
+    entries): the first stop skips to the characters, whose first skill is then one tab away."""
+    from playwright.sync_api import expect
+
+    contexts, _, pat = two(browser, base, "Keys", size)
+    try:
+        free_rolls(pat, 20)
+        pat.reload()
+        wired(pat)
+        pat.keyboard.press("Tab")
+        skip = pat.get_by_role("link", name="Skip to the characters")
+        expect(skip).to_be_focused()
+        expect(skip).to_be_in_viewport()
+        pat.keyboard.press("Enter")
+        expect(pat.locator("#chars-title")).to_be_focused()
+        expect(pat.locator("#chars-title")).to_be_in_viewport()
+        for _ in range(3):
+            pat.keyboard.press("Tab")
+            if pat.evaluate("document.activeElement.dataset.skill"):
+                break
+        assert pat.evaluate("document.activeElement.dataset.skill") is not None
+        pat.reload()  # from the top again: the second stop skips to the results
+        wired(pat)
+        pat.keyboard.press("Tab")
+        pat.keyboard.press("Tab")
+        expect(pat.get_by_role("link", name="Skip to the results")).to_be_focused()
+        pat.keyboard.press("Enter")
+        expect(pat.locator("#log-title")).to_be_focused()
+    finally:
+        for c in contexts:
+            c.close()

@@ -786,6 +786,15 @@ function wire() {
   });
   $("oppose-character").addEventListener("change", renderOppose);
   addEventListener("hashchange", () => { showView(hashView()); scrollTo(0, 0); });
+  for (const link of document.querySelectorAll("[data-skip]")) {
+    link.addEventListener("click", (e) => {
+      e.preventDefault();  // the address keeps naming a view, not a section
+      const heading = $(link.dataset.skip);
+      reveal(heading.closest("section").id);
+      heading.setAttribute("tabindex", "-1");
+      heading.focus();
+    });
+  }
   $("call-opponent").addEventListener("change", () => {
     suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
     $("call-contest-fields").hidden = !$("call-opponent").value;  // a contest's own, for a contest
