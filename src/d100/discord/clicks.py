@@ -25,7 +25,9 @@ from ..server.store import Store
 from .calls import CALLED, call_buttons
 from .interactions import Interaction, message
 from .play import FOLLOW, Rolled, buttons, key_of, rolled_messages, viewer_of, views
+from .tables import NO_TABLE, REMOVED
 
+BUTTON = "custom_id"
 NOT_YOURS = "This roll is not yours."
 ELSEWHERE = "This button is not of this channel's table."
 
@@ -49,6 +51,10 @@ def click(store: Store, it: Interaction, planned: rolls.Planned | None) -> Rolle
         if len(parts) == 3 and parts[0] == CALLED:
             return _called(store, it, parts[1], parts[2], planned)
     except ApiError as err:
+        if err.message == REMOVED:
+            raise
+        if err.field == BUTTON:  # no such table or test here: said as it is
+            return Rolled(message(err.message, private=True))
         if err.status in (403, 404):  # not the clicker's, or not theirs to see: alike
             return Rolled(message(NOT_YOURS, private=True))
         if err.status == 409:  # taken already (here, on the page, by a double click)
@@ -60,7 +66,8 @@ def click(store: Store, it: Interaction, planned: rolls.Planned | None) -> Rolle
 def _seated(session: Session, it: Interaction, table_id: str) -> Viewer:
     viewer = viewer_of(session, it)
     if viewer is None or viewer.table_id != table_id:
-        raise ApiError(404, "custom_id", None, "a button of this channel's table", ELSEWHERE)
+        why = NO_TABLE if viewer is None else ELSEWHERE
+        raise ApiError(404, BUTTON, None, "a button of this channel's table", why)
     return viewer
 
 
@@ -99,7 +106,7 @@ def _called(
         target = session.get(CallTarget, target_id)
         call = None if target is None else session.get(Call, target.call_id)
         if target is None or call is None or call.table_id != table_id:
-            raise ApiError(404, "custom_id", None, "a called test of this table", ELSEWHERE)
+            raise ApiError(404, BUTTON, None, "a called test of this table", ELSEWHERE)
         row = session.get(Character, target.character_id)
         if row is None or not in_audience(viewer, call.audience) or not may_edit(viewer, row):
             return Rolled(message("This test is not yours to roll.", private=True))

@@ -184,11 +184,14 @@ async def _guarded(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
 
 def refusal(err: ApiError) -> str:
     """An API error as the words a Discord user reads: its message, led by the value typed
-    when that is a short text the message does not already hold (a person's own words)."""
-    value = err.value
-    if isinstance(value, str) and value and value not in err.message and len(value) <= 100:
-        return f"{value}: {err.message}"
-    return err.message
+    when that is a short text the message does not already hold (a person's own words), and
+    followed by what is allowed when the message does not say it ("not allowed: ...")."""
+    text, value = err.message, err.value
+    if err.allowed and err.allowed not in text and "; allowed:" not in text:
+        text = f"{text}; allowed: {err.allowed}"
+    if isinstance(value, str) and value and value not in text and len(value) <= 100:
+        return f"{value}: {text}"
+    return text
 
 
 async def _table_command(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
