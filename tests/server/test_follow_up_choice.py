@@ -51,7 +51,8 @@ def test_an_unnamed_follow_up_of_a_roll_offering_one_takes_it(api: Api) -> None:
     pat = table.join("Pat")
     ada = table.character(pat, "Ada")
     failed = table.roll(pat, ada, "library", actor={"dice": [70]})
-    bought = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201, json={"follow_up": "luck"})
+    luck = {"follow_up": "luck"}
+    bought = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201, json=luck)
     (only,) = bought["follow_ups"]  # Luck once more, to hard: the one offer
     taken = table.ok("POST", f"/rolls/{bought['seq']}/reroll", pat, 201)
     assert taken["taken"][-1] == only["key"] and taken["reroll_of"] == bought["seq"]
