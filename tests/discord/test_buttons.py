@@ -4,6 +4,8 @@ once) is answered privately "already used", never acting twice."""
 
 from __future__ import annotations
 
+import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -114,3 +116,44 @@ def test_two_clicks_at_once_follow_up_once(
     assert private(refused) and "Already used" in refused["content"]
     drained(client, endpoint)
     assert len(follow_ups_of(client, discord, seq_of(rolled))) == 1
+
+
+@respx.mock
+def test_a_secret_roll_s_follow_up_shows_the_channel_only_that_it_happened(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:  # rule: BRP7
+    seated(client, discord, "brp", LUCKY)
+    posted, edited = webhooks()
+    for _ in range(20):  # the roller's own view, privately, carries the follow-ups
+        said(discord.post(client, r("Alice", "spot hidden", visibility="gm", user=PLAYER)))
+        drained(client, endpoint)
+        own = bodies(posted)[-1]
+        if offered(own):
+            break
+    assert private(own)
+    before = len(posted.calls)
+    taken = discord.post(client, click(offered(own)[0]["custom_id"], user=PLAYER, name="Pat"))
+    assert taken.json() == {"type": interactions.DEFERRED_UPDATE}
+    drained(client, endpoint)
+    stub, mine = bodies(posted)[before:]
+    assert not private(stub) and "secret" in stub["content"] and "embeds" not in stub
+    assert not re.search(r"\d", json.dumps(stub)), stub  # no dice, skill nor number
+    assert private(mine) and mine["embeds"]
+    assert all(b["disabled"] for b in offered(bodies(edited)[-1]))
+
+
+@respx.mock
+def test_a_failure_of_the_server_is_answered_without_its_words(
+    client: TestClient, discord: Discord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seated(client, discord, "brp", LUCKY)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("internal detail {'key': 1}")
+
+    monkeypatch.setattr("d100.discord.play.roll_as", broken)
+    monkeypatch.setattr("d100.discord.clicks.click", broken)
+    for sent in (r("Alice", "spot hidden", user=PLAYER), click("f:x:1:luck", user=PLAYER)):
+        answer = said(discord.post(client, sent))
+        assert private(answer) and "went wrong" in answer["content"]
+        assert "internal" not in answer["content"]

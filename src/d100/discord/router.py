@@ -160,8 +160,7 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == interactions.MESSAGE_COMPONENT:
         return JSONResponse(await _guarded(_click(request, discord, it)))
     if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
-        done = await _guarded(_table_command(request, discord, it))
-        return JSONResponse(done if "type" in done else interactions.answer(done))
+        return JSONResponse(await _guarded(_table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
 
@@ -195,6 +194,10 @@ def refusal(err: ApiError) -> str:
 
 
 async def _table_command(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
+    return interactions.answer(await _table_message(request, discord, it))
+
+
+async def _table_message(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
     """A command of the channel's table: a few rows written, on a worker thread as the web
     API's are."""
     store = request.app.state.server.store
@@ -239,8 +242,9 @@ async def _click(request: Request, discord: Discord, it: Interaction) -> dict[st
         return interactions.answer(_shown(discord, it, done))
     app = discord.application_id or it.application_id
     discord.outbox.put(outbox.edit_original(app, it.token, {"components": done.components}))
-    discord.outbox.put(outbox.follow_up(app, it.token, done.rolled.public))
-    _shown(discord, it, done.rolled)
+    for body in (done.rolled.public, done.rolled.own):
+        if body is not None:
+            discord.outbox.put(outbox.follow_up(app, it.token, body))
     return {"type": interactions.DEFERRED_UPDATE}
 
 
