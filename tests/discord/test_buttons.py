@@ -19,7 +19,7 @@ from d100.discord.router import Discord as Endpoint
 from d100.server.guard import Buckets, Limits
 
 from .signing import Discord
-from .test_play import LUCKY, bodies, click, drained, failed_roll, r, webhooks
+from .test_play import LUCKY, bodies, click, clicked, drained, failed_roll, r, webhooks
 from .test_tables import CDN, GM, PLAYER, link, private, said, sheet, table_open
 
 COC7 = (
@@ -64,7 +64,8 @@ def test_taking_one_follow_up_disables_every_button_and_the_rest_are_already_use
     client: TestClient, discord: Discord, endpoint: Endpoint
 ) -> None:  # rule: C7-4, C7-5
     seated(client, discord, "coc7", COC7)
-    _, edited = webhooks()
+    routes = webhooks()
+    _, edited = routes
     for _ in range(30):  # 41..95 fails with Luck to buy it and a push: two offers at least
         rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
         found = [b["custom_id"] for b in offered(rolled)]
@@ -79,23 +80,28 @@ def test_taking_one_follow_up_disables_every_button_and_the_rest_are_already_use
     assert {b["custom_id"] for b in offered(now)} == set(keys.values())
     assert all(b["disabled"] for b in offered(now))
     for custom in keys.values():  # stale now, the push's own button as much as Luck's
-        stale = said(discord.post(client, click(custom, user=PLAYER, name="Pat")))
+        sent = click(custom, user=PLAYER, name="Pat")
+        stale, again = clicked(client, discord, endpoint, sent, routes)
         assert private(stale) and "Already used" in stale["content"], stale
+        assert again == now
     assert len(follow_ups_of(client, discord, seq_of(rolled))) == 1
 
 
 @respx.mock
-def test_a_follow_up_taken_on_the_page_leaves_discord_s_button_already_used(
-    client: TestClient, discord: Discord
+def test_a_follow_up_taken_on_the_page_makes_discord_s_button_already_used_and_disabled(
+    client: TestClient, discord: Discord, endpoint: Endpoint
 ) -> None:  # rule: BRP7
     seated(client, discord, "brp", LUCKY)
+    routes = webhooks()
     rolled = failed_roll(client, discord)
     base, headers = pats_page(client, discord)
     page = client.post(f"{base}/rolls/{seq_of(rolled)}/reroll", headers=headers, json={})
     assert page.status_code == 201, page.text
     custom = offered(rolled)[0]["custom_id"]
-    stale = said(discord.post(client, click(custom, user=PLAYER, name="Pat")))
+    sent = click(custom, user=PLAYER, name="Pat")
+    stale, now = clicked(client, discord, endpoint, sent, routes)
     assert private(stale) and "Already used" in stale["content"]
+    assert offered(now) and all(b["disabled"] for b in offered(now))  # set right by the click
     assert len(follow_ups_of(client, discord, seq_of(rolled))) == 1
 
 
@@ -104,17 +110,18 @@ def test_two_clicks_at_once_follow_up_once(
     client: TestClient, discord: Discord, endpoint: Endpoint
 ) -> None:  # rule: BRP7
     seated(client, discord, "brp", LUCKY)
-    webhooks()
+    posted, _ = webhooks()
     rolled = failed_roll(client, discord)
     custom = offered(rolled)[0]["custom_id"]
     clicks = [click(custom, user=PLAYER, name="Pat") for _ in range(2)]  # two interactions
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(lambda sent: discord.post(client, sent).json(), clicks))
-    kinds = sorted(a["type"] for a in answers)
-    assert kinds == [interactions.MESSAGE, interactions.DEFERRED_UPDATE], answers
-    (refused,) = [a["data"] for a in answers if a["type"] == interactions.MESSAGE]
-    assert private(refused) and "Already used" in refused["content"]
+    assert answers == [{"type": interactions.DEFERRED_UPDATE}] * 2, answers
     drained(client, endpoint)
+    messages = bodies(posted)
+    (refused,) = [m for m in messages if "Already used" in m["content"]]
+    (made,) = [m for m in messages if m.get("embeds")]  # one roll, one "already used"
+    assert private(refused) and not private(made)
     assert len(follow_ups_of(client, discord, seq_of(rolled))) == 1
 
 

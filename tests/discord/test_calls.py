@@ -20,7 +20,7 @@ from d100.discord.router import Discord as Endpoint
 from d100.server.guard import Buckets, Limits
 
 from .signing import Discord, payload
-from .test_play import bodies, click, drained, webhooks
+from .test_play import bodies, click, clicked, drained, webhooks
 from .test_tables import CDN, GM, PLAYER, link, page_of, private, said, sheet, table_open
 
 QUINN = "400000000000000055"
@@ -110,8 +110,9 @@ def test_a_click_rolls_the_called_test_for_its_player_or_the_gm_only(
         ("Alice: rolled", True),
         ("Roll: Bob", False),
     ]
-    again = said(discord.post(client, click(alice, user=PLAYER, name="Pat")))
-    assert private(again) and "Already used" in again["content"]
+    stale = click(alice, user=PLAYER, name="Pat")
+    again, same = clicked(client, discord, endpoint, stale, (posted, edited))
+    assert private(again) and "Already used" in again["content"] and same == now
     assert discord.post(client, sent).json() == {"type": interactions.DEFERRED_UPDATE}  # replay
     by_gm = discord.post(client, click(bob, user=GM, name="Gina"))
     assert by_gm.json() == {"type": interactions.DEFERRED_UPDATE}

@@ -147,6 +147,22 @@ def bodies(route: respx.Route) -> list[dict[str, Any]]:
     return out
 
 
+def clicked(
+    client: TestClient,
+    discord: Discord,
+    endpoint: Endpoint,
+    sent: dict[str, Any],
+    routes: tuple[respx.Route, respx.Route],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A click acknowledged (a deferred update): the last message it posted and the last
+    edit of the message clicked."""
+    answer = discord.post(client, sent)
+    assert answer.json() == {"type": interactions.DEFERRED_UPDATE}, answer.text
+    drained(client, endpoint)
+    posted, edited = routes
+    return bodies(posted)[-1], bodies(edited)[-1]
+
+
 def failed_roll(client: TestClient, discord: Discord) -> dict[str, Any]:
     """A roll of Alice's skill of 5, rolled until it fails and offers its follow-ups."""
     for _ in range(20):  # a skill of 5 fails nearly always

@@ -5,11 +5,15 @@ with the roll it made.
 
 A click that acts is acknowledged at once (a deferred update); the message it was on then
 gets its buttons as they now are (a used one disabled, so nobody takes it twice) and the new
-roll follows, both through the outbox. A click that may not act (not theirs, already used)
-is answered to the clicker alone."""
+roll follows, both through the outbox. A click on a button already used (on the page, by a
+second click, or the edit came too late for Discord) sets its message's buttons the same way
+and tells the clicker alone "Already used". A click that may not act (not theirs, not this
+table's) is answered to the clicker alone."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +61,31 @@ def click(store: Store, it: Interaction, planned: rolls.Planned | None) -> Rolle
             return Rolled(message(err.message, private=True))
         if err.status in (403, 404):  # not the clicker's, or not theirs to see: alike
             return Rolled(message(NOT_YOURS, private=True))
-        if err.status == 409:  # taken already (here, on the page, by a double click)
-            return Rolled(message(f"Already used: {err.message}", private=True))
         raise
+    except Used as stale:  # taken already (here, on the page, by a double click)
+        said = message(f"Already used: {stale.why}", private=True)
+        return Clicked(Rolled(said), stale.components)
     return Rolled(message("Not a button of this server.", private=True))
+
+
+class Used(Exception):
+    """A button whose work was done already (409): why, and its message's buttons as they
+    are now, so a message the outbox could not edit then is set right by this click."""
+
+    def __init__(self, why: str, components: list[dict[str, Any]]) -> None:
+        super().__init__(why)
+        self.why = why
+        self.components = components
+
+
+@contextmanager
+def _once_only(components: list[dict[str, Any]]) -> Iterator[None]:
+    try:
+        yield
+    except ApiError as err:
+        if err.status == 409 and err.field in ("seq", "target_id"):  # the roll's or test's
+            raise Used(err.message, components) from None
+        raise
 
 
 def _seated(session: Session, it: Interaction, table_id: str) -> Viewer:
@@ -90,11 +115,13 @@ def _follow_up(store: Store, it: Interaction, table_id: str, seq: int, key: str)
                 raise planned
             return followups.follow(session, viewer, planned, chance, None)
 
-        done = once(session, viewer, key_of(it), {"reroll_of": seq, "follow_up": key}, act)
+        rolled = session.get(Event, (table_id, seq))
+        used = [] if rolled is None else buttons(table_id, view_event(viewer, rolled), True)
+        with _once_only(used):
+            done = once(session, viewer, key_of(it), {"reroll_of": seq, "follow_up": key}, act)
         own, public = views(viewer, done.event)
-        first = view_event(viewer, session.get_one(Event, (table_id, seq)))
     made = rolled_messages(it.user_name or viewer.name, table_id, own, public)
-    return Clicked(made, buttons(table_id, first, used=True))
+    return Clicked(made, used)
 
 
 def _called(
@@ -112,13 +139,14 @@ def _called(
             return Rolled(message("This test is not yours to roll.", private=True))
         side = rolls.Side(row.id)
         spec = rolls.RollSpec(side, None, call.visibility, target.id)
-        done = once(
-            session,
-            viewer,
-            key_of(it),
-            {"target_id": target.id},
-            lambda: rolls.roll(session, viewer, spec, planned),
-        )
+        with _once_only(call_buttons(session, table_id, call)):
+            done = once(
+                session,
+                viewer,
+                key_of(it),
+                {"target_id": target.id},
+                lambda: rolls.roll(session, viewer, spec, planned),
+            )
         own, public = views(viewer, done.event)
         session.flush()
         now = call_buttons(session, table_id, call)
