@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from d100.cli import main
 from d100.discord import interactions
 from d100.discord.commands import definitions
-from d100.discord.limits import CUSTOM_ID_MAX, problems
+from d100.discord.limits import CUSTOM_ID_MAX, choice_problems, problems
 from d100.discord.router import Discord as Endpoint
 from d100.server.guard import Buckets, Limits
 
@@ -142,3 +142,31 @@ def test_every_call_message_fits_discord_s_limits(client: TestClient, discord: D
     long = "x" * 500
     called = said(discord.post(client, call("spot hidden", "Alice, Bob", long, user=GM)))
     assert not problems(called)
+
+
+def typing(focused: str, typed: str, characters: str = "", **kw: Any) -> dict[str, Any]:
+    options = [{"name": focused, "type": 3, "value": typed, "focused": True}]
+    if characters:
+        options.append({"name": "characters", "type": 3, "value": characters})
+    data = {"id": "8", "name": "call", "type": 1, "options": options}
+    return payload(interactions.AUTOCOMPLETE, data, **kw)
+
+
+@respx.mock
+def test_call_completes_the_table_s_characters_and_their_skills(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+
+    def offered(sent: dict[str, Any]) -> list[str]:
+        body = discord.post(client, sent).json()
+        assert not choice_problems(body)
+        return [c["value"] for c in body["data"]["choices"]]
+
+    assert offered(typing("characters", "", user=GM)) == ["Alice", "Bob"]
+    assert offered(typing("characters", "Alice, b", user=GM)) == ["Alice, Bob"]
+    assert offered(typing("characters", "alice,", user=GM)) == ["alice, Bob"]  # not twice
+    assert offered(typing("skill", "sp", "Alice, Bob", user=GM)) == ["spot hidden"]
+    assert offered(typing("skill", "", "Bob", user=GM)) == ["spot hidden", "dodge"]
+    assert offered(typing("characters", "", user=PLAYER)) == ["Alice"]  # a player: their own
+    assert offered(typing("characters", "", user="400000000000000999")) == []  # no member

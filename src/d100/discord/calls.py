@@ -19,15 +19,16 @@ from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..server import flow
 from ..server.access import Viewer, require_gm, view_call
+from ..server.characters import sheet_of
 from ..server.errors import ApiError
 from ..server.models import Call, Character, GameTable
 from ..server.store import Store
 from .commands import CHARACTERS, HAZARD, SKILL, WORDS
 from .interactions import Interaction, message
-from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX
-from .play import button, button_rows, viewer_of
+from .limits import BUTTONS_PER_ROW, CHOICE_MAX, CUSTOM_ID_MAX, NAME_MAX, ROWS_MAX
+from .play import button, button_rows, readable, viewer_of
 from .render import embed, escaped
-from .tables import no_table
+from .tables import channel_table, no_table
 
 CALLED = "c"  # a called test's Roll button: ``c:{table_id}:{target_id}``
 MOST_CALLED = BUTTONS_PER_ROW * ROWS_MAX  # one button each, in one message
@@ -90,7 +91,7 @@ def call_buttons(session: Session, table_id: str, call: Call) -> list[dict[str, 
     """One Roll button per character called, as its test now is: only a pending one takes a
     click."""
     found = []
-    for target in flow.call_view(session, call)["targets"]:
+    for target in _by_name(flow.call_view(session, call)["targets"]):
         custom = f"{CALLED}:{table_id}:{target['id']}"
         name = str(target["character"]["name"])
         pending = target["status"] == "pending"
@@ -100,10 +101,15 @@ def call_buttons(session: Session, table_id: str, call: Call) -> list[dict[str, 
     return button_rows(found)
 
 
+def _by_name(targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A call's targets in the order of their names: the same order in every edit."""
+    return sorted(targets, key=lambda t: str(t["character"]["name"]).casefold())
+
+
 def _call_message(
     who: str, call: dict[str, Any], components: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    names = ", ".join(str(t["character"]["name"]) for t in call["targets"])
+    names = ", ".join(str(t["character"]["name"]) for t in _by_name(call["targets"]))
     fields = [("Called", escaped(names))]
     asked = inputs_text(dict(call["fields"]))
     if asked:
@@ -116,3 +122,28 @@ def _call_message(
         fields,
     )
     return message(embeds=[body], components=components)
+
+
+def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tuple[str, str]]:
+    """Completions for ``/call``: the characters the user may roll for (the GM: every one),
+    each added to the names typed before it; and the skills of the characters named. Both
+    are checked again when the call is sent."""
+    with store.read() as session:
+        table_id = channel_table(session, it.channel_id)
+        rows = [] if table_id is None else readable(session, it, table_id)
+        if focused == CHARACTERS:
+            *before, last = typed.split(",")
+            done = [n.strip() for n in before if n.strip()]
+            head, taken = ", ".join([*done, ""]), {n.casefold() for n in done}
+            part = last.strip().casefold()
+            found = [
+                head + row.name
+                for row in rows
+                if row.name.casefold() not in taken and part in row.name.casefold()
+            ]
+        else:
+            named = str(it.options().get(CHARACTERS) or "").split(",")
+            chosen = {n.strip().casefold() for n in named}
+            skills = (s for r in rows if r.name.casefold() in chosen for s in sheet_of(r).skills)
+            found = [s for s in dict.fromkeys(skills) if typed.casefold() in s.casefold()]
+    return [(n, n) for n in found if len(n) <= NAME_MAX][:CHOICE_MAX]

@@ -188,6 +188,7 @@ def call_command() -> dict[str, Any]:
                 "name": SKILL,
                 "description": "the skill tested (or the start of its name)",
                 "required": True,
+                "autocomplete": True,
                 "max_length": 80,
             },
             {
@@ -195,6 +196,7 @@ def call_command() -> dict[str, Any]:
                 "name": CHARACTERS,
                 "description": "the characters called, by name, separated by commas",
                 "required": True,
+                "autocomplete": True,
                 "max_length": WORDS_MAX,
             },
             {

@@ -194,7 +194,7 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
         table_id = channel_table(session, it.channel_id)
         if table_id is None:
             return []
-        rows = _readable(session, it, table_id)
+        rows = readable(session, it, table_id)
         if focused == "character":
             names = [r.name for r in rows]
         else:
@@ -205,7 +205,7 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
     return [(n, n) for n in names if typed in n.casefold()][:SUGGESTIONS]
 
 
-def _readable(session: Session, it: Interaction, table_id: str) -> list[Character]:
+def readable(session: Session, it: Interaction, table_id: str) -> list[Character]:
     """The user's characters, without making them a member (a read: completions write
     nothing)."""
     member_id = session.scalars(

@@ -148,9 +148,10 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
         options = it.options()
         name, typed = it.focused()
-        if it.command == ROLL_AS:
-            store = request.app.state.server.store
-            found = await run_in_threadpool(play.suggest, store, it, name, typed)
+        store = request.app.state.server.store
+        if it.command in (ROLL_AS, CALL):
+            complete = play.suggest if it.command == ROLL_AS else calls.suggest
+            found = await run_in_threadpool(complete, store, it, name, typed)
         else:
             found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
         return JSONResponse(interactions.choices(found))
