@@ -88,10 +88,11 @@ def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
 
 
 def call_buttons(session: Session, table_id: str, call: Call) -> list[dict[str, Any]]:
-    """One Roll button per character called, as its test now is: only a pending one takes a
-    click."""
+    """One Roll button per character called, as its test now is (only a pending one takes a
+    click), from the call as the channel sees it."""
     found = []
-    for target in _by_name(flow.call_view(session, call)["targets"]):
+    shown = view_call(_plain(table_id), flow.call_view(session, call))
+    for target in _by_name(shown["targets"]):
         custom = f"{CALLED}:{table_id}:{target['id']}"
         name = str(target["character"]["name"])
         pending = target["status"] == "pending"

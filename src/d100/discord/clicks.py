@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..server import followups, rolls
-from ..server.access import Viewer, in_audience, may_edit, view_event
+from ..server.access import Viewer, in_audience, may_edit
 from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
 from ..server.idempotency import once
@@ -116,12 +116,19 @@ def _follow_up(store: Store, it: Interaction, table_id: str, seq: int, key: str)
             return followups.follow(session, viewer, planned, chance, None)
 
         rolled = session.get(Event, (table_id, seq))
-        used = [] if rolled is None else buttons(table_id, view_event(viewer, rolled), True)
+        used = [] if rolled is None else buttons(table_id, _shown(viewer, rolled), True)
         with _once_only(used):
             done = once(session, viewer, key_of(it), {"reroll_of": seq, "follow_up": key}, act)
         own, public = views(viewer, done.event)
     made = rolled_messages(it.user_name or viewer.name, table_id, own, public)
     return Clicked(made, used)
+
+
+def _shown(viewer: Viewer, event: Event) -> dict[str, Any]:
+    """The roll as its message showed it: the channel's view, or the roller's own where the
+    channel's hides it (``play.rolled_messages``)."""
+    own, public = views(viewer, event)
+    return own if public.get("hidden") else public
 
 
 def _called(
