@@ -18,7 +18,7 @@ from .. import quick
 from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..server import flow
-from ..server.access import Viewer, require_gm, view_call
+from ..server.access import require_gm, view_call
 from ..server.characters import sheet_of
 from ..server.errors import ApiError
 from ..server.models import Call, Character, GameTable
@@ -26,7 +26,7 @@ from ..server.store import Store
 from .commands import CHARACTERS, HAZARD, SKILL, WORDS
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CHOICE_MAX, CUSTOM_ID_MAX, NAME_MAX, ROWS_MAX
-from .play import button, button_rows, readable, viewer_of
+from .play import button, button_rows, channel, readable, viewer_of
 from .render import embed, escaped
 from .tables import channel_table, no_table
 
@@ -51,13 +51,9 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
             raise ApiError(422, WORDS, None, "", err.message) from None
         hazard = str(options.get(HAZARD) or "")
         call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public")
-        shown = view_call(_plain(table.id), flow.call_view(session, call))
+        shown = view_call(channel(table.id), flow.call_view(session, call))
         components = call_buttons(session, table.id, call)
     return _call_message(it.user_name or viewer.name, shown, components)
-
-
-def _plain(table_id: str) -> Viewer:
-    return Viewer("", table_id, "player", "")  # a player of nothing here: the channel
 
 
 def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
@@ -82,7 +78,7 @@ def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
             CHARACTERS,
             unknown[0],
             allowed,
-            f"characters: no character {unknown[0]!s} at this table; at this table: {allowed}",
+            f"characters: no character {unknown[0]} at this table; at this table: {allowed}",
         )
     return list(dict.fromkeys(by_name[n.casefold()] for n in names))
 
@@ -91,7 +87,7 @@ def call_buttons(session: Session, table_id: str, call: Call) -> list[dict[str, 
     """One Roll button per character called, as its test now is (only a pending one takes a
     click), from the call as the channel sees it."""
     found = []
-    shown = view_call(_plain(table_id), flow.call_view(session, call))
+    shown = view_call(channel(table_id), flow.call_view(session, call))
     for target in _by_name(shown["targets"]):
         custom = f"{CALLED}:{table_id}:{target['id']}"
         name = str(target["character"]["name"])

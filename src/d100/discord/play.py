@@ -117,10 +117,14 @@ def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[s
     return Rolled(roll_view(who, public, False, table_id))
 
 
+def channel(table_id: str) -> Viewer:
+    """The channel as a viewer of its table: a plain player, of nothing there."""
+    return Viewer("", table_id, "player", "")
+
+
 def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The event as its roller sees it, and as a plain player of the table (the channel)."""
-    plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
-    return view_event(viewer, event), view_event(plain, event)
+    """The event as its roller sees it, and as the channel does."""
+    return view_event(viewer, event), view_event(channel(viewer.table_id), event)
 
 
 def buttons(table_id: str, view: dict[str, Any], used: bool = False) -> list[dict[str, Any]]:
