@@ -28,6 +28,11 @@ COC7 = (
 )
 
 
+@pytest.fixture
+def client(on_both: TestClient) -> TestClient:
+    return on_both
+
+
 @pytest.fixture(autouse=True)
 def unlimited(endpoint: Endpoint) -> None:
     endpoint.buckets = Buckets(Limits(burst=1000, per_second=1000.0))

@@ -30,6 +30,11 @@ from .test_play import (
 from .test_tables import CDN, GM, PLAYER, page_of, said, sheet, table_open
 
 
+@pytest.fixture
+def client(on_both: TestClient) -> TestClient:
+    return on_both
+
+
 @pytest.fixture(autouse=True)
 def unlimited(endpoint: Endpoint) -> None:
     """Many commands of one person: the rate limit is not what these test."""
