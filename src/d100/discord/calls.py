@@ -18,7 +18,7 @@ from .. import quick
 from ..errors import D100Error
 from ..render.checks import inputs_text
 from ..server import flow
-from ..server.access import require_gm, view_call
+from ..server.access import Viewer, require_gm, view_call
 from ..server.characters import sheet_of
 from ..server.errors import ApiError
 from ..server.models import Call, Character, GameTable
@@ -26,7 +26,7 @@ from ..server.store import Store
 from .commands import CHARACTERS, HAZARD, SKILL, WORDS
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CHOICE_MAX, CUSTOM_ID_MAX, NAME_MAX, ROWS_MAX
-from .play import button, button_rows, channel, readable, viewer_of
+from .play import button, button_rows, channel, readable, viewer_at
 from .render import embed, escaped
 from .tables import channel_table, no_table
 
@@ -39,7 +39,7 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
     skill = str(options.get(SKILL) or "").strip()
     names = [n.strip() for n in str(options.get(CHARACTERS) or "").split(",") if n.strip()]
     with store.write() as session:
-        viewer = viewer_of(session, it)
+        viewer = viewer_at(session, it)
         if viewer is None:
             return no_table()
         require_gm(viewer, "call for a test")  # before the table's characters are named
@@ -51,8 +51,8 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
             raise ApiError(422, WORDS, None, "", err.message) from None
         hazard = str(options.get(HAZARD) or "")
         call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public")
-        shown = view_call(channel(table.id), flow.call_view(session, call))
-        components = call_buttons(session, table.id, call)
+        shown = view_call(channel(viewer), flow.call_view(session, call))
+        components = call_buttons(session, viewer, call)
     return _call_message(it.user_name or viewer.name, shown, components)
 
 
@@ -83,13 +83,13 @@ def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
     return list(dict.fromkeys(by_name[n.casefold()] for n in names))
 
 
-def call_buttons(session: Session, table_id: str, call: Call) -> list[dict[str, Any]]:
+def call_buttons(session: Session, viewer: Viewer, call: Call) -> list[dict[str, Any]]:
     """One Roll button per character called, as its test now is (only a pending one takes a
     click), from the call as the channel sees it."""
     found = []
-    shown = view_call(channel(table_id), flow.call_view(session, call))
+    shown = view_call(channel(viewer), flow.call_view(session, call))
     for target in _by_name(shown["targets"]):
-        custom = f"{CALLED}:{table_id}:{target['id']}"
+        custom = f"{CALLED}:{call.table_id}:{target['id']}"
         name = str(target["character"]["name"])
         pending = target["status"] == "pending"
         label = f"Roll: {name}" if pending else f"{name}: {target['status']}"

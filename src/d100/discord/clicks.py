@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..server import followups, rolls
-from ..server.access import Viewer, in_audience, may_edit
+from ..server.access import Viewer, in_audience, may_edit, view_event
 from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
 from ..server.idempotency import once
@@ -28,7 +28,7 @@ from ..server.models import Call, CallTarget, Character, Event
 from ..server.store import Store
 from .calls import CALLED, call_buttons
 from .interactions import Interaction, message
-from .play import FOLLOW, Rolled, buttons, key_of, rolled_messages, viewer_of, views
+from .play import FOLLOW, Rolled, buttons, key_of, rolled_messages, viewer_at, views
 from .tables import NO_TABLE, REMOVED
 
 BUTTON = "custom_id"
@@ -89,7 +89,7 @@ def _once_only(components: list[dict[str, Any]]) -> Iterator[None]:
 
 
 def _seated(session: Session, it: Interaction, table_id: str) -> Viewer:
-    viewer = viewer_of(session, it)
+    viewer = viewer_at(session, it)
     if viewer is None or viewer.table_id != table_id:
         why = NO_TABLE if viewer is None else ELSEWHERE
         raise ApiError(404, BUTTON, None, "a button of this channel's table", why)
@@ -116,19 +116,14 @@ def _follow_up(store: Store, it: Interaction, table_id: str, seq: int, key: str)
             return followups.follow(session, viewer, planned, chance, None)
 
         rolled = session.get(Event, (table_id, seq))
-        used = [] if rolled is None else buttons(table_id, _shown(viewer, rolled), True)
+        # The clicker is its roller (else it is refused before this is used): their own view
+        # holds every button the clicked message had.
+        used = [] if rolled is None else buttons(table_id, view_event(viewer, rolled), True)
         with _once_only(used):
             done = once(session, viewer, key_of(it), {"reroll_of": seq, "follow_up": key}, act)
         own, public = views(viewer, done.event)
     made = rolled_messages(it.user_name or viewer.name, table_id, own, public)
     return Clicked(made, used)
-
-
-def _shown(viewer: Viewer, event: Event) -> dict[str, Any]:
-    """The roll as its message showed it: the channel's view, or the roller's own where the
-    channel's hides it (``play.rolled_messages``)."""
-    own, public = views(viewer, event)
-    return own if public.get("hidden") else public
 
 
 def _called(
@@ -146,7 +141,7 @@ def _called(
             return Rolled(message("This test is not yours to roll.", private=True))
         side = rolls.Side(row.id)
         spec = rolls.RollSpec(side, None, call.visibility, target.id)
-        with _once_only(call_buttons(session, table_id, call)):
+        with _once_only(call_buttons(session, viewer, call)):
             done = once(
                 session,
                 viewer,
@@ -156,5 +151,5 @@ def _called(
             )
         own, public = views(viewer, done.event)
         session.flush()
-        now = call_buttons(session, table_id, call)
+        now = call_buttons(session, viewer, call)
     return Clicked(rolled_messages(it.user_name or viewer.name, table_id, own, public), now)

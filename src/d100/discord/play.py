@@ -50,7 +50,7 @@ def _mine(session: Session, viewer: Viewer) -> list[Character]:
     return [row for row in rows if may_edit(viewer, row)]
 
 
-def viewer_of(session: Session, it: Interaction) -> Viewer | None:
+def viewer_at(session: Session, it: Interaction) -> Viewer | None:
     found = member_of(session, it)
     if found is None:
         return None
@@ -82,7 +82,7 @@ def roll_as(
     name, skill = str(options.get("character") or ""), str(options.get("skill") or "")
     visibility = str(options.get("visibility") or "public")
     with store.write() as session:
-        viewer = viewer_of(session, it)
+        viewer = viewer_at(session, it)
         if viewer is None:
             return Rolled(no_table())
         row = _pick(_mine(session, viewer), name, skill)
@@ -117,14 +117,14 @@ def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[s
     return Rolled(roll_view(who, public, False, table_id))
 
 
-def channel(table_id: str) -> Viewer:
-    """The channel as a viewer of its table: a plain player, of nothing there."""
-    return Viewer("", table_id, "player", "")
+def channel(viewer: Viewer) -> Viewer:
+    """The channel as a viewer of ``viewer``'s table: a plain player, of nothing there."""
+    return Viewer("", viewer.table_id, "player", "")
 
 
 def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The event as its roller sees it, and as the channel does."""
-    return view_event(viewer, event), view_event(channel(viewer.table_id), event)
+    return view_event(viewer, event), view_event(channel(viewer), event)
 
 
 def buttons(table_id: str, view: dict[str, Any], used: bool = False) -> list[dict[str, Any]]:
