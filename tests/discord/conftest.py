@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -11,6 +12,8 @@ from d100.discord import outbox
 from d100.discord.router import Discord as Endpoint
 from d100.discord.signature import Verifier
 from d100.server.app import create_app
+from tests.conftest import need_service
+from tests.server.services import postgres_available, postgres_database
 
 from .signing import APP, Discord
 
@@ -36,3 +39,18 @@ def client(tmp_path: Path, endpoint: Endpoint) -> Iterator[TestClient]:
     app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", discord=endpoint)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def on_both(
+    request: pytest.FixtureRequest, tmp_path: Path, endpoint: Endpoint
+) -> Iterator[TestClient]:
+    """The table server on SQLite and on PostgreSQL, where several processes share tables:
+    for the tests of what two requests at once do."""
+    with ExitStack() as stack:
+        url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+        if request.param == "postgresql":
+            need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
+            url = stack.enter_context(postgres_database())
+        app = create_app(url, discord=endpoint)
+        yield stack.enter_context(TestClient(app, base_url="http://127.0.0.1"))

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from d100.discord import interactions
 from d100.discord.commands import definitions
 from d100.discord.limits import problems
+from d100.discord.router import Discord as Endpoint
 
 from .signing import APP, Discord, payload
 from .test_tables import CDN, GM, PLAYER, SHEET, link, page_of, private, said, sheet, table_open
@@ -128,25 +129,74 @@ def click(custom_id: str, **kw: Any) -> dict[str, Any]:
     return payload(interactions.MESSAGE_COMPONENT, data, **kw)
 
 
-@respx.mock
-def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
-    client: TestClient, discord: Discord
-) -> None:
-    respx.get(CDN).mock(return_value=httpx.Response(200, text=LUCKY))
-    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
-    said(discord.post(client, sheet(user=PLAYER, name="Pat")))
-    for _ in range(20):  # a skill of 5 fails nearly always: a failure offers its follow-ups
+def webhooks() -> tuple[respx.Route, respx.Route]:
+    """Discord's webhook routes, mocked: follow-up messages posted, and messages edited."""
+    posted = respx.post(re.compile(rf".*/webhooks/{APP}/[^/]+$")).respond(200, json={"id": "1"})
+    edited = respx.patch(re.compile(rf".*/webhooks/{APP}/.*/messages/.*")).respond(200, json={})
+    return posted, edited
+
+
+def drained(client: TestClient, endpoint: Endpoint) -> None:
+    """Wait until the outbox has sent everything queued."""
+    client.portal.call(endpoint.outbox.flush)  # type: ignore[union-attr]
+
+
+def bodies(route: respx.Route) -> list[dict[str, Any]]:
+    out = [json.loads(call.request.content) for call in route.calls]
+    assert all(not problems(body) for body in out), [problems(b) for b in out]
+    return out
+
+
+def clicked(
+    client: TestClient,
+    discord: Discord,
+    endpoint: Endpoint,
+    sent: dict[str, Any],
+    routes: tuple[respx.Route, respx.Route],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A click acknowledged (a deferred update): the last message it posted and the last
+    edit of the message clicked."""
+    answer = discord.post(client, sent)
+    assert answer.json() == {"type": interactions.DEFERRED_UPDATE}, answer.text
+    drained(client, endpoint)
+    posted, edited = routes
+    return bodies(posted)[-1], bodies(edited)[-1]
+
+
+def failed_roll(client: TestClient, discord: Discord) -> dict[str, Any]:
+    """A roll of Alice's skill of 5, rolled until it fails and offers its follow-ups."""
+    for _ in range(20):  # a skill of 5 fails nearly always
         rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
         if rolled.get("components"):
-            break
+            return rolled
+    raise AssertionError("no failure in 20 rolls of 5%")
+
+
+@respx.mock
+def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:  # rule: BRP7
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=LUCKY))
+    posted, edited = webhooks()
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    said(discord.post(client, sheet(user=PLAYER, name="Pat")))
+    rolled = failed_roll(client, discord)
     (row,) = rolled["components"]
     button = row["components"][0]
     seq = rolled["embeds"][0]["title"].rsplit("#", 1)[1]
     assert len(button["custom_id"]) <= 100 and button["custom_id"].split(":")[2] == seq
     theirs = said(discord.post(client, click(button["custom_id"], user=GM, name="Gina")))
     assert private(theirs) and "not yours" in theirs["content"]
-    again = said(discord.post(client, click(button["custom_id"], user=PLAYER, name="Pat")))
-    assert not private(again) and again["embeds"], again
+    again = discord.post(client, click(button["custom_id"], user=PLAYER, name="Pat"))
+    assert again.json() == {"type": interactions.DEFERRED_UPDATE}
+    drained(client, endpoint)
+    (new,) = bodies(posted)  # the new roll, in the channel
+    assert not private(new) and new["embeds"], new
+    (disabled,) = bodies(edited)  # and the clicked message's buttons, disabled
+    assert "/messages/@original" in str(edited.calls.last.request.url)
+    offered = [b for r in disabled["components"] for b in r["components"]]
+    assert offered and all(b["disabled"] for b in offered)
+    assert button["custom_id"] in {b["custom_id"] for b in offered}
     events = page_of(client, the_link_of(client, discord))["events"]
     rerolled = [e for e in events if e["kind"] == "roll" and e.get("reroll_of") == int(seq)]
     assert len(rerolled) == 1, [e for e in events if e["kind"] == "roll"][-1]

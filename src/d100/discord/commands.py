@@ -170,7 +170,54 @@ def roll_as_command() -> dict[str, Any]:
     }
 
 
+CALL = "call"  # ``/call skill characters [hazard] [words]``: the GM calls a test
+CHARACTERS = "characters"
+HAZARD = "hazard"
+HAZARD_MAX = 500  # as the page's call takes it
+
+
+def call_command() -> dict[str, Any]:
+    """``/call``: public (a channel shows a message to all its members)."""
+    return {
+        "name": CALL,
+        "type": CHAT_INPUT,
+        "description": "Call a test (GM): a Roll button for each character called",
+        "options": [
+            {
+                "type": STRING,
+                "name": SKILL,
+                "description": "the skill tested (or the start of its name)",
+                "required": True,
+                "autocomplete": True,
+                "max_length": 80,
+            },
+            {
+                "type": STRING,
+                "name": CHARACTERS,
+                "description": "the characters called, by name, separated by commas",
+                "required": True,
+                "autocomplete": True,
+                "max_length": WORDS_MAX,
+            },
+            {
+                "type": STRING,
+                "name": HAZARD,
+                "description": "what failure costs, said before anyone rolls",
+                "max_length": HAZARD_MAX,
+            },
+            {
+                "type": STRING,
+                "name": WORDS,
+                "description": "more of the test, as the quick form's words (e.g. hard)",
+                "max_length": WORDS_MAX,
+            },
+        ],
+        "contexts": [0],
+        "integration_types": [0],
+    }
+
+
 def definitions() -> list[dict[str, Any]]:
     """Every command, as ``PUT /applications/{id}/commands`` takes the list."""
     quick = [quick_command(name, description, rolls) for name, description, rolls in QUICK]
-    return quick + table_commands() + [roll_as_command()]
+    return quick + table_commands() + [roll_as_command(), call_command()]

@@ -17,21 +17,20 @@ from sqlalchemy.orm import Session
 from .. import quick
 from ..errors import D100Error
 from ..render.view import frac, pct
-from ..server import characters, followups, rolls
+from ..server import characters, rolls
 from ..server.access import Viewer, may_edit, view_event
-from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
+from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..systems import REGISTRY
 from .interactions import Interaction, message
-from .limits import clip
+from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
 from .render import colour, embed, escaped, level_words
 from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
 FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
-CUSTOM_ID_MAX = 100
 BUTTON_LABEL_MAX = 80
 ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
@@ -51,7 +50,7 @@ def _mine(session: Session, viewer: Viewer) -> list[Character]:
     return [row for row in rows if may_edit(viewer, row)]
 
 
-def _viewer(session: Session, it: Interaction) -> Viewer | None:
+def viewer_at(session: Session, it: Interaction) -> Viewer | None:
     found = member_of(session, it)
     if found is None:
         return None
@@ -83,7 +82,7 @@ def roll_as(
     name, skill = str(options.get("character") or ""), str(options.get("skill") or "")
     visibility = str(options.get("visibility") or "public")
     with store.write() as session:
-        viewer = _viewer(session, it)
+        viewer = viewer_at(session, it)
         if viewer is None:
             return Rolled(no_table())
         row = _pick(_mine(session, viewer), name, skill)
@@ -94,12 +93,23 @@ def roll_as(
         except D100Error as err:
             raise ApiError(422, "words", None, "", err.message) from None
         side = rolls.Side(row.id, skill=skill, fields=extra)
-        event = rolls.roll(session, viewer, rolls.RollSpec(side, None, visibility), planned)
-        own, public = _views(viewer, event)
-    return _rolled(it.user_name or viewer.name, viewer.table_id, own, public)
+        spec = rolls.RollSpec(side, None, visibility)
+        asked = {"command": it.command, **options}
+        done = once(
+            session, viewer, key_of(it), asked, lambda: rolls.roll(session, viewer, spec, planned)
+        )
+        own, public = views(viewer, done.event)
+    return rolled_messages(it.user_name or viewer.name, viewer.table_id, own, public)
 
 
-def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]) -> Rolled:
+def key_of(it: Interaction) -> str:
+    """The roll's idempotency key: Discord's id of the interaction, so a payload sent again
+    (Discord's retry, or anyone's replay of it) answers with the roll it made. Keys are the
+    member's own (``idempotency``), and this prefix keeps them apart from a web client's."""
+    return f"discord:{it.id}"
+
+
+def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]) -> Rolled:
     if public.get("hidden"):
         return Rolled(
             message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
@@ -107,47 +117,44 @@ def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]
     return Rolled(roll_view(who, public, False, table_id))
 
 
-def _views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The event as its roller sees it, and as a plain player of the table (the channel)."""
-    plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
-    return view_event(viewer, event), view_event(plain, event)
+def channel(viewer: Viewer) -> Viewer:
+    """The channel as a viewer of ``viewer``'s table: a plain player, of nothing there."""
+    return Viewer("", viewer.table_id, "player", "")
 
 
-def buttons(table_id: str, view: dict[str, Any]) -> list[dict[str, Any]]:
+def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The event as its roller sees it, and as the channel does."""
+    return view_event(viewer, event), view_event(channel(viewer), event)
+
+
+def buttons(table_id: str, view: dict[str, Any], used: bool = False) -> list[dict[str, Any]]:
     """A check's follow-ups as buttons: the ids hold only the table, the roll's number (both
-    seen by whoever sees the message) and the follow-up's key."""
+    seen by whoever sees the message) and the follow-up's key. ``used``: disabled, as once
+    one is taken (or the roll is followed up elsewhere) none may be taken again."""
     out = []
     for offer in view.get("follow_ups") or ():
         custom = f"{FOLLOW}:{table_id}:{view['seq']}:{offer['key']}"
         if len(custom) <= CUSTOM_ID_MAX:
-            label = clip(str(offer["label"]), BUTTON_LABEL_MAX)
-            out.append({"type": BUTTON, "style": SECONDARY, "label": label, "custom_id": custom})
-    return [{"type": ACTION_ROW, "components": out[:5]}] if out else []
+            out.append(button(str(offer["label"]), custom, used))
+    return button_rows(out)
 
 
-def follow_up(store: Store, it: Interaction) -> Rolled:
-    """A follow-up button clicked: the server's own follow-up of that roll, by its roller."""
-    parts = str(it.data.get("custom_id", "")).split(":")
-    if len(parts) != 4 or parts[0] != FOLLOW or not parts[2].isdigit():
-        return Rolled(message("Not a button of this server.", private=True))
-    _, table_id, seq, key = parts
-    with store.write() as session:
-        viewer = _viewer(session, it)
-        if viewer is None or viewer.table_id != table_id:
-            return Rolled(message("This button is not of this channel's table.", private=True))
-        try:
-            planned = followups.plan(session, viewer, int(seq), key)
-        except ApiError as err:
-            if err.status in (403, 404):  # not the roller's, or not theirs to see
-                return Rolled(message("This roll is not yours.", private=True))
-            raise
-    chance = None
-    if planned.odds is not None:
-        chance = cheap_odds(planned.odds) or odds_of(planned.odds)
-    with store.write() as session:
-        event = followups.follow(session, viewer, planned, chance, None)
-        own, public = _views(viewer, event)
-    return _rolled(it.user_name or viewer.name, table_id, own, public)
+def button(label: str, custom_id: str, disabled: bool = False) -> dict[str, Any]:
+    found = {
+        "type": BUTTON,
+        "style": SECONDARY,
+        "label": clip(label, BUTTON_LABEL_MAX),
+        "custom_id": custom_id,
+    }
+    return found | {"disabled": True} if disabled else found
+
+
+def button_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Buttons in Discord's rows: five a row, five rows."""
+    return [
+        {"type": ACTION_ROW, "components": found[i : i + BUTTONS_PER_ROW]}
+        for i in range(0, min(len(found), BUTTONS_PER_ROW * ROWS_MAX), BUTTONS_PER_ROW)
+    ]
 
 
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
@@ -191,7 +198,7 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
         table_id = channel_table(session, it.channel_id)
         if table_id is None:
             return []
-        rows = _readable(session, it, table_id)
+        rows = readable(session, it, table_id)
         if focused == "character":
             names = [r.name for r in rows]
         else:
@@ -202,7 +209,7 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
     return [(n, n) for n in names if typed in n.casefold()][:SUGGESTIONS]
 
 
-def _readable(session: Session, it: Interaction, table_id: str) -> list[Character]:
+def readable(session: Session, it: Interaction, table_id: str) -> list[Character]:
     """The user's characters, without making them a member (a read: completions write
     nothing)."""
     member_id = session.scalars(

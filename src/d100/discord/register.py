@@ -17,9 +17,10 @@ from .outbox import API, Outbox, Outcome, Post
 from .router import APPLICATION_ID_ENV, BOT_TOKEN_ENV
 
 HELP = f"""\
-Register d100's slash commands (/roll, /odds, /advise) with Discord. Needs the
-application's id (${APPLICATION_ID_ENV} or --application) and its bot token
-(${BOT_TOKEN_ENV}; never on the command line, where other users of the machine see it).
+Register d100's slash commands (/roll, /odds, /advise, /table, /sheet, /link, /r,
+/call) with Discord. Needs the application's id (${APPLICATION_ID_ENV} or
+--application) and its bot token (${BOT_TOKEN_ENV}; never on the command line, where
+other users of the machine see it).
 
 Without --guild the commands are global (every server the bot is invited to; Discord
 may take up to an hour to show them); with --guild ID they are that server's, at once.

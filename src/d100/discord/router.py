@@ -19,21 +19,22 @@ import logging
 import math
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from fastapi import Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from ..errors import D100Error
 from ..server import calculator, rolls
 from ..server.errors import ApiError
 from ..server.guard import Buckets, Limits
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, interactions, outbox, play, sheets, tables
-from .commands import FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
+from . import answers, calls, clicks, interactions, outbox, play, sheets, tables
+from .commands import CALL, FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -147,55 +148,105 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
         options = it.options()
         name, typed = it.focused()
-        if it.command == ROLL_AS:
-            store = request.app.state.server.store
-            found = await run_in_threadpool(play.suggest, store, it, name, typed)
+        store = request.app.state.server.store
+        if it.command in (ROLL_AS, CALL):
+            complete = play.suggest if it.command == ROLL_AS else calls.suggest
+            found = await run_in_threadpool(complete, store, it, name, typed)
         else:
             found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
         return JSONResponse(interactions.choices(found))
     wait = discord.buckets.take(it.who)
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
-    ours = it.command in (TABLE, LINK, SHEET, ROLL_AS)
-    if it.type == interactions.MESSAGE_COMPONENT or (
-        it.type == interactions.APPLICATION_COMMAND and ours
-    ):
-        return JSONResponse(interactions.answer(await _table_command(request, discord, it)))
+    if it.type == interactions.MESSAGE_COMPONENT:
+        return JSONResponse(await _guarded(_click(request, discord, it)))
+    if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
+        return JSONResponse(await _guarded(_table_command(request, discord, it)))
     return JSONResponse(await _command(discord, pool, it))
 
 
+OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL)  # the commands of a channel's table
+
+
+async def _guarded(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """The answer, its refusals as the user may read them: the error's own words, which name
+    the field and what is allowed; never a repr, a dump of a value or a traceback."""
+    try:
+        return await work
+    except ApiError as err:
+        return interactions.answer(error_message(refusal(err)))
+    except D100Error as err:
+        return interactions.answer(error_message(err.message))
+    except Exception:
+        log.exception("discord: a table command failed")
+        return interactions.answer(failed_message())
+
+
+def refusal(err: ApiError) -> str:
+    """An API error as the words a Discord user reads: its message, led by the value typed
+    when that is a short text the message does not already hold (a person's own words), and
+    followed by what is allowed when the message does not say it ("not allowed: ...")."""
+    text, value = err.message, err.value
+    if err.allowed and err.allowed not in text and "; allowed:" not in text:
+        text = f"{text}; allowed: {err.allowed}"
+    if isinstance(value, str) and value and value not in text and len(value) <= 100:
+        return f"{value}: {text}"
+    return text
+
+
 async def _table_command(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
+    return interactions.answer(await _table_message(request, discord, it))
+
+
+async def _table_message(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
     """A command of the channel's table: a few rows written, on a worker thread as the web
     API's are."""
     store = request.app.state.server.store
     options = it.options()
-    try:
-        if it.command == LINK:
-            return await run_in_threadpool(tables.link, store, it, str(request.base_url))
-        if it.command == SHEET:
-            return await _sheet(store, discord, it, options)
-        if it.type == interactions.MESSAGE_COMPONENT:
-            return _shown(discord, it, await run_in_threadpool(play.follow_up, store, it))
-        if it.command == ROLL_AS:
-            return _shown(discord, it, await _roll_as(request, it, options))
-        if options.get("subcommand") == OPEN:
-            return await run_in_threadpool(tables.open_table, store, it, options)
-    except ApiError as err:  # what was typed, named: the value is the user's own
-        typed = "" if err.value is None or str(err.value) in err.message else f"{err.value}: "
-        return error_message(f"{typed}{err.message}")
+    if it.command == LINK:
+        return await run_in_threadpool(tables.link, store, it, str(request.base_url))
+    if it.command == SHEET:
+        return await _sheet(store, discord, it, options)
+    if it.command == ROLL_AS:
+        rolled = await _with_odds(request, it, lambda p: play.roll_as(store, it, options, p))
+        return _shown(discord, it, rolled)
+    if it.command == CALL:
+        return await run_in_threadpool(calls.call_command, store, it, options)
+    if options.get("subcommand") == OPEN:
+        return await run_in_threadpool(tables.open_table, store, it, options)
     return interactions.message("Not a command of this server.", private=True)
 
 
-async def _roll_as(request: Request, it: Interaction, options: dict[str, Any]) -> play.Rolled:
-    """``/r``, as the web API's roll: dear odds worked out on the workers first."""
-    store, pool = request.app.state.server.store, request.app.state.server.pool
+Made = TypeVar("Made")
+
+
+async def _with_odds(
+    request: Request, it: Interaction, make: Callable[[rolls.Planned | None], Made]
+) -> Made:
+    """A roll, as the web API's: dear odds worked out on the workers first, then the roll
+    made with them."""
+    pool = request.app.state.server.pool
     try:
-        return await run_in_threadpool(play.roll_as, store, it, options, None)
+        return await run_in_threadpool(make, None)
     except rolls.Dear as dear:
         lane = f"{ANONYMOUS}:{it.who}"
         chance = await pool.run(lane, calculator.odds_of, dear.request, urgent=True)
-        planned = rolls.Planned(dear.request, chance)
-        return await run_in_threadpool(play.roll_as, store, it, options, planned)
+        return await run_in_threadpool(make, rolls.Planned(dear.request, chance))
+
+
+async def _click(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
+    """A button: acknowledged at once when it acts, the clicked message's buttons then set as
+    they now are and the new roll posted (``clicks``); otherwise a private answer."""
+    store = request.app.state.server.store
+    done = await _with_odds(request, it, lambda p: clicks.click(store, it, p))
+    if isinstance(done, play.Rolled):
+        return interactions.answer(_shown(discord, it, done))
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.edit_original(app, it.token, {"components": done.components}))
+    for body in (done.rolled.public, done.rolled.own):
+        if body is not None:
+            discord.outbox.put(outbox.follow_up(app, it.token, body))
+    return {"type": interactions.DEFERRED_UPDATE}
 
 
 def _shown(discord: Discord, it: Interaction, rolled: play.Rolled) -> dict[str, Any]:

@@ -92,7 +92,7 @@ def member_of(session: Session, it: Interaction) -> tuple[GameTable, Member] | N
         member = session.get(Member, member_id)
         assert member is not None  # a foreign key
         if member.revoked:  # as a revoked token is: nothing more at this table
-            raise ApiError(403, "member", None, "a member of this table", REMOVED)
+            raise ApiError(403, "member", None, "", REMOVED)  # what is allowed goes unsaid
         return table, member
     member, _ = gametables.add_player(session, table, _name(it))
     session.add(DiscordMember(table_id=table_id, user_id=it.user_id, member_id=member.id))
@@ -116,8 +116,11 @@ def link(store: Store, it: Interaction, base_url: str) -> dict[str, Any]:
     )
 
 
+NO_TABLE = "This channel has no table: `/table open` makes one."
+
+
 def no_table() -> dict[str, Any]:
-    return message("This channel has no table: `/table open` makes one.", private=True)
+    return message(NO_TABLE, private=True)
 
 
 def _name(it: Interaction) -> str:

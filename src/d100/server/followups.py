@@ -124,7 +124,19 @@ def _checked(
         reason = "this check succeeded" if data["result"]["success"] else "nothing may follow it"
         raise bad("seq", seq, "a check its rules let its roller follow up", reason)
     keys = [f.key for f in given]
-    chosen = next((f for f in given if f.key == key), given[0] if key is None else None)
+    if key is None:
+        # Unnamed, the one follow-up offered is meant; of several, taking the first would
+        # spend what the roller may not have chosen (Luck rather than a push).
+        offered = [f.key for f in given if f.refused is None]
+        if len(offered) > 1:
+            raise bad(
+                "follow_up",
+                None,
+                "one of " + ", ".join(offered),
+                "this roll offers more than one follow-up: name the one taken",
+            )
+        key = offered[0] if offered else keys[0]
+    chosen = next((f for f in given if f.key == key), None)
     if chosen is None:
         raise bad("follow_up", key, "one of " + ", ".join(keys), "not offered for this roll")
     if chosen.refused is not None:
