@@ -354,3 +354,21 @@ def test_the_first_tab_stops_skip_past_the_log(
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, browser: Any) -> None:
+    """"With options…" opens the roll panel for the call; once rolled, the result is on the
+    screen (the panel went back to a free roll after scrolling to it, moving it away)."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Options", PHONE)
+    try:
+        free_rolls(pat, 12)
+        call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
+        pat.get_by_role("button", name="With options…").click()
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
+        assert on_screen(pat, "#roll-result .card")
+    finally:
+        for c in contexts:
+            c.close()

@@ -816,8 +816,9 @@ function wire() {
     finally { submitting = false; $("roll-button").disabled = false; }
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
-    $("roll-result").scrollIntoView({ block: "nearest" });
     if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
+    // once the panel is back to a free roll and the calls redrawn: they move the result
+    $("roll-result").scrollIntoView({ block: "nearest" });
     $("roll-dice").value = "";
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
