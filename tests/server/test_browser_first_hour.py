@@ -354,3 +354,42 @@ def test_the_first_tab_stops_skip_past_the_log(
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, browser: Any) -> None:
+    """"With options…" opens the roll panel for the call; once rolled, the result is on the
+    screen (the panel went back to a free roll after scrolling to it, moving it away)."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Options", PHONE)
+    try:
+        free_rolls(pat, 12)
+        call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
+        pat.get_by_role("button", name="With options…").click()
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
+        assert on_screen(pat, "#roll-result .card")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_a_group_test_says_how_it_stands(base: str, browser: Any, size: dict[str, int]) -> None:
+    """A test called for several shows its summary to the GM: how many rolled, how many of
+    those succeeded, how many wait."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Group", size)
+    try:
+        call_test(gm, "stealth", ["Alice", "Orc"], hazard="the patrol turns")
+        summary = gm.locator("#calls .group-summary")
+        expect(summary).to_have_text("2 called: 2 waiting")
+        pat.get_by_role("button", name="Roll stealth for Alice").click()
+        expect(pat.locator("#calls [data-call] .card")).to_contain_text("stealth")
+        won = pat.locator("#calls [data-call] .card .level").first.inner_text()
+        outcome = "1 failure" if "failure" in won or "fumble" in won else "1 success"
+        expect(summary).to_have_text(f"2 called: 1 rolled ({outcome}), 1 waiting")
+    finally:
+        for c in contexts:
+            c.close()

@@ -25,6 +25,7 @@ const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
 const rerolling = new Set();  // checks whose reroll is on its way: offered nowhere meanwhile
 const rerollOf = new Map();  // a rerolled check's event number -> its reroll's event
+const results = new Map();  // event number -> a result this viewer was sent (a group test's summary)
 const rerollDice = new Map();  // a die typed for a reroll, by event number: kept as the page draws again
 // The last of a roll's Luck rerolls: a card shows the final outcome (the reroll names its first).
 const final = (event) => rerollOf.has(event.seq) ? final(rerollOf.get(event.seq)) : event;
@@ -89,6 +90,7 @@ function connect() {
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
     if (RESULTS.includes(event.kind)) {
+      results.set(event.seq, event);
       recent = [event, ...recent].sort((a, b) => b.seq - a.seq).slice(0, LATEST + 8);
       renderLatest();
     }
@@ -348,9 +350,31 @@ function renderCalls() {
        el("span", { class: "tag", text: SEEN_BY[call.visibility] })),
     call.hazard ? el("p", { class: "hazard" }, "If it fails: ", call.hazard) : null,
     el("ul", {}, call.targets.map((t) => targetItem(call, t))),
+    groupSummary(call),
     isGm() && call.targets.some((t) => t.status === "pending")
       ? el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
           api("POST", `${base}/calls/${call.id}/cancel`), "page-error") }, `Cancel the ${call.skill} call`) : null)));
+}
+
+// A test called for several: how it stands, "3 called: 2 rolled (1 success, 1 failure), 1
+// waiting", from the results this viewer was sent (a roll hidden from them counts as rolled).
+function groupSummary(call) {
+  if (call.targets.length < 2) return null;
+  const counts = new Map();
+  const add = (key) => counts.set(key, (counts.get(key) || 0) + 1);
+  let rolled = 0, won = 0, lost = 0;
+  for (const t of call.targets) {
+    const made = t.event_seq ? results.get(t.event_seq) : rolledHere.get(t.id);
+    if (t.status === "rolled" || made) {
+      rolled += 1;
+      const result = made && made.result ? final(made).result : null;
+      const mine = result && (made.roll_kind === "contest" || made.kind === "contest" ? result.actor : result);
+      if (mine && mine.success !== undefined) { if (mine.success) won += 1; else lost += 1; }
+    } else add(t.status === "pending" ? "waiting" : t.status);
+  }
+  const known = won + lost ? ` (${[won ? `${won} success${won > 1 ? "es" : ""}` : "", lost ? `${lost} failure${lost > 1 ? "s" : ""}` : ""].filter(Boolean).join(", ")})` : "";
+  const parts = [rolled ? `${rolled} rolled${known}` : "", ...[...counts].map(([k, n]) => `${n} ${k}`)].filter(Boolean);
+  return el("p", { class: "muted group-summary", text: `${call.targets.length} called: ${parts.join(", ")}` });
 }
 
 function targetItem(call, target) {
@@ -816,8 +840,9 @@ function wire() {
     finally { submitting = false; $("roll-button").disabled = false; }
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
-    $("roll-result").scrollIntoView({ block: "nearest" });
     if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
+    // once the panel is back to a free roll and the calls redrawn: they move the result
+    $("roll-result").scrollIntoView({ block: "nearest" });
     $("roll-dice").value = "";
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
