@@ -225,3 +225,14 @@ def test_a_no_break_space_in_a_name_is_a_space_not_a_control_character(api: Api)
     r = api.client.post("/api/join", json={"invite": table.invite, "name": "Ann\u00a0Lee"})
     assert r.status_code < 300, r.text
     assert "Ann Lee" in r.text and "\u00a0" not in r.json().__repr__()
+
+
+def test_a_control_character_is_refused_in_words_not_pydantic_s(api: Api) -> None:
+    table = api.table("brp")
+    r = api.client.post("/api/join", json={"invite": table.invite, "name": "Ann\u0007"})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert error["field"] == "name" and "Value error" not in r.text
+    assert error["message"] == (
+        "name: control characters (a tab, a line break or the like) are not allowed"
+    )

@@ -383,7 +383,10 @@ def test_brp7_reroll_refusals(api: Api) -> None:
     assert table.req("POST", f"/rolls/{lost['seq']}/reroll", table.gm).status_code == 403
     again = table.ok("POST", f"/rolls/{lost['seq']}/reroll", pat, 201, json={"dice": [95]})
     r = table.req("POST", f"/rolls/{lost['seq']}/reroll", pat, json={"dice": [5]})
-    assert r.status_code == 409 and "already followed" in r.json()["error"]["message"]
+    assert r.status_code == 409
+    said = r.json()["error"]["message"]  # the numbers the cards show, not "event 29"
+    first, then = lost["seq"], again["seq"]
+    assert said == f"seq: roll #{first} was already followed up: Luck reroll (#{then})"
     r = table.req("POST", f"/rolls/{again['seq']}/reroll", pat, json={"dice": [5]})
     assert r.status_code == 409 and "max_luck_rerolls" in r.json()["error"]["allowed"]
     hidden = table.roll(pat, alice, "stealth", actor={}, visibility="blind")

@@ -393,3 +393,38 @@ def test_a_group_test_says_how_it_stands(base: str, browser: Any, size: dict[str
     finally:
         for c in contexts:
             c.close()
+
+
+def test_errors_read_as_sentences(base: str, browser: Any) -> None:
+    """No raw error words: a roll tapped while the server does not answer says so (it said
+    "Failed to fetch"), a refusal about the page's own fields stands alone ("Seq: ..."), and
+    a called contest's options ask no odds the player may not see (it said "not allowed")."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Words", DESKTOP)
+    try:
+        said = pat.evaluate(
+            """() => [plainError("seq: roll #8 was already followed up: Luck reroll (#9)"),
+                      plainError("name: control characters are not allowed")]"""
+        )
+        assert said == [
+            "Roll #8 was already followed up: Luck reroll (#9)",
+            "Name: control characters are not allowed",
+        ]
+        view(gm, "call")
+        gm.locator("#call-skill").fill("stealth")
+        gm.locator("#call-characters").get_by_label("Alice", exact=True).check()
+        gm.locator("#call-opponent").select_option(label="Orc")
+        gm.locator("#call-opponent-skill").fill("stealth")
+        gm.get_by_role("button", name="Call for the test").click()
+        pat.get_by_role("button", name="With options…").click()
+        expect(pat.locator("#roll-odds")).to_contain_text("The odds would tell Orc's skill")
+        expect(pat.locator("#roll-error")).to_have_text("")
+        pat.route("**/rolls", lambda route: route.abort())
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-error")).to_have_text(
+            "The server did not answer: check the connection and try again.", timeout=15000
+        )
+    finally:
+        for c in contexts:
+            c.close()

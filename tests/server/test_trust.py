@@ -123,7 +123,7 @@ def test_brp7_a_reroll_retried_with_the_same_key_gets_the_original_reroll(api: A
     # Without the key the retry is refused as before; with it, other dice or another roll
     # is another request.
     again = table.req("POST", path, pat, json={"dice": [30]})
-    assert again.status_code == 409 and "already followed" in again.json()["error"]["message"]
+    assert again.status_code == 409 and "already followed up" in again.json()["error"]["message"]
     other = f"/rolls/{lost[1]['seq']}/reroll"
     for where, body in ((path, {"dice": [31]}), (path, None), (other, {"dice": [30]})):
         r = table.req("POST", where, pat, json=body, headers=key)

@@ -36,6 +36,16 @@ log = logging.getLogger("d100.server")
 DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
+# Pydantic's own words before a validator's message ("Value error, ..."): not the user's.
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def _plain(message: str) -> str:
+    for prefix in _PYDANTIC_PREFIXES:
+        message = message.removeprefix(prefix)
+    return message
+
+
 def create_app(
     database_url: str,
     migrate: bool = True,
@@ -138,8 +148,9 @@ def _errors(app: FastAPI) -> None:
         where = [str(p) for p in first.get("loc", ()) if p != "body"]
         field = ".".join(where) or "body"
         value = first.get("input")
-        message = f"{field}: {first.get('msg', 'invalid')}"
-        return await api_error(_, ApiError(422, field, value, first.get("msg", ""), message))
+        said = _plain(str(first.get("msg", "invalid")))
+        message = f"{field}: {said}"
+        return await api_error(_, ApiError(422, field, value, said, message))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, err: HTTPException) -> JSONResponse:

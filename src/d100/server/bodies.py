@@ -22,7 +22,7 @@ def _printable(value: str) -> str:
     # A no-break (or other Unicode) space is a space: a phone or a pasted document brings them.
     value = "".join(" " if unicodedata.category(c) == "Zs" else c for c in value)
     if UNPRINTABLE.search(value):
-        raise ValueError("control characters are not allowed")
+        raise ValueError("control characters (a tab, a line break or the like) are not allowed")
     return value
 
 

@@ -115,7 +115,7 @@ def _checked(
             "seq",
             seq,
             "a roll not followed up yet",
-            f"already followed by event {done.seq}: {what}",
+            f"roll #{seq} was already followed up: {what} (#{done.seq})",
         )
     luck = characters.sheet_of(row).luck
     left = None if luck is None else luck.current

@@ -15,7 +15,12 @@ async function api(method, path, body, headers = {}) {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let response;
+  // fetch rejects (a TypeError, "Failed to fetch") when no answer came at all: a restart, a
+  // lost connection. Said in words, and worth another try a second later.
+  try { response = await fetch(path, init); } catch {
+    throw new ApiError("The server did not answer: check the connection and try again.", 0, {}, 1);
+  }
   const text = await response.text();
   const data = text ? (response.headers.get("content-type") || "").includes("json")
     ? JSON.parse(text) : text : null;
@@ -39,8 +44,7 @@ async function once(path, body) {
   const key = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
   for (let tried = 1; ; tried++) {
     try { return await api("POST", path, body, { "idempotency-key": key }); } catch (err) {
-      // fetch rejects with a TypeError when no answer came at all.
-      const wait = err instanceof ApiError ? err.retryAfter : err instanceof TypeError ? 1 : null;
+      const wait = err instanceof ApiError ? err.retryAfter : null;
       if (wait === null || tried >= TRIES) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(wait, 0.2), 5) * 1000));
     }
@@ -61,8 +65,12 @@ function fieldWords(path) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+// A field the player typed is named in their words ("Name: ..."); one of the page's own (the
+// roll's number, the token) is not theirs to fix, so the sentence stands alone.
+const PAGE_FIELDS = ["seq", "token", "target_id", "path", "body"];
 function plainError(message) {
-  return plain(message).replace(/^([\w.[\]]+):/, (_, path) => `${fieldWords(path)}:`);
+  return plain(message).replace(/^([\w.[\]]+): ?/, (_, path) => PAGE_FIELDS.includes(path) ? "" : `${fieldWords(path)}: `)
+    .replace(/^./, (c) => c.toUpperCase());
 }
 
 // A bar's width from the server's percentage ("< 0.01%" draws nothing).

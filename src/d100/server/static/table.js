@@ -754,6 +754,11 @@ function preview() {
     const key = JSON.stringify([body, character && [character.skills, character.luck, character.aim]]);
     if (key === previewed) return;
     previewed = key;
+    const called = answering && answering.call.opponent;
+    if (called && !called.skill) {  // the GM's call keeps its side's skill from this player
+      $("roll-odds").replaceChildren(el("p", { class: "muted", text: `The odds would tell ${called.character.name}'s skill: only the GM sees them.` }));
+      return;
+    }
     if (body.opponent) {  // a contest's odds tell the opponent's skill: only its sheet's readers see them
       const them = byId(body.opponent.character_id);
       if (!them || !them.skills || !body.opponent.skill) {
