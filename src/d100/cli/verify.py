@@ -21,6 +21,7 @@ from .. import __version__
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
+from ..systems import REGISTRY
 from ..tallies import plan_of
 from .jsonl import parse_line
 
@@ -529,21 +530,58 @@ class _Auditor:
 
 
 def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """A called contest against a side whose sheet this viewer may not read: its level words
-    only, without the request that resolved it. Anything else saying so is not that."""
-    side = entry["withheld"]
-    if not isinstance(side, str):
-        return MISMATCH, f"says {_brief(side)} is withheld, which names no side"
-    call = entry.get("call")
+    """A roll with parts this viewer may not see, each shown by name and level only, without
+    the request that resolved it (the server's ``access.decide``): an NPC's side (a GM's
+    character) or a side a GM's call chose, an NPC helping. Anything else saying so is not
+    that: each part named must be in the roll, and none of its numbers shown."""
+    named = entry["withheld"]
+    parts = [named] if isinstance(named, str) else named  # an older export names one side
+    if not (isinstance(parts, list) and parts and all(p in WITHHOLDABLE for p in parts)):
+        return MISMATCH, f"says {_brief(named)} is withheld, which names no part of a roll"
+    words = " and ".join(f"{p}'s side" if p != "helpers" else "helpers' values" for p in parts)
+    if "request" in entry["provable"]:  # what resolved it tells every part
+        return MISMATCH, f"says its {words} withheld, yet shows it (its provable request)"
     contest = entry.get("kind") == "contest" or entry.get("roll_kind") == "contest"
-    if not (contest and isinstance(call, Mapping) and side in call and side in entry):
-        return MISMATCH, f"says its {side}'s side is withheld, yet no call chose that side"
-    if "request" in entry["provable"] or f"{side}_skill" in entry:
-        return MISMATCH, f"says its {side}'s side is withheld, yet shows it"
+    result = entry.get("result")
+    result = result if isinstance(result, Mapping) else {}
+    request = entry.get("request")
+    request = request if isinstance(request, Mapping) else {}
+    for part in parts:
+        if part == "helpers":
+            shown = _helpers_shown(entry, result.get("actor", result) if contest else result)
+        elif part == "opponent" and not contest:
+            return MISMATCH, "says its opponent is withheld, yet it is no contest"
+        else:
+            side = result.get(part) if contest else result
+            shown = (
+                (isinstance(side, Mapping) and "dice" in side)
+                or (part in request if contest else bool(request))
+                or f"{part}_skill" in entry
+            )
+        if shown is None:
+            return MISMATCH, f"says its {part} is withheld, yet it has no {part}"
+        if shown:
+            return MISMATCH, f"says its {part} is withheld, yet shows it"
     return HIDDEN, (
-        f"its {side}'s side is not shown to this viewer (the GM's export has it): its seed "
-        "and nonce are checked in order"
+        f"its {words} {'is' if len(parts) == 1 else 'are'} not shown to this viewer (the GM's "
+        "export has them): its seed and nonce are checked in order"
     )
+
+
+WITHHOLDABLE = ("actor", "opponent", "helpers")
+
+
+def _helpers_shown(entry: Mapping[str, Any], check: Any) -> bool | None:
+    """Whether a roll said to withhold a helper shows every helper's numbers (None: it had
+    no helper): a withheld one is shown by its level only, without dice."""
+    system = check.get("system") if isinstance(check, Mapping) else None
+    known = isinstance(system, str) and system in REGISTRY
+    assistance = REGISTRY.get(system).declares.assistance if known else None
+    if assistance is None or assistance.field not in check:
+        return None
+    given = check[assistance.field]
+    helpers = given if isinstance(given, list) else [given]
+    return all(isinstance(h, Mapping) and "dice" in h for h in helpers)
 
 
 def _path(stream: str) -> list[str | int]:

@@ -18,7 +18,7 @@ from .. import quick
 from ..errors import D100Error
 from ..render.view import frac, pct
 from ..server import characters, followups, rolls
-from ..server.access import Viewer, may_edit, view_event
+from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
 from ..server.models import Character, DiscordMember, GameTable, Member
@@ -55,8 +55,7 @@ def _viewer(session: Session, it: Interaction) -> Viewer | None:
     found = member_of(session, it)
     if found is None:
         return None
-    table, member = found
-    return Viewer(member.id, table.id, member.role, member.name)
+    return viewer_of(session, found[1])
 
 
 def _pick(rows: list[Character], name: str, skill: str) -> Character:
@@ -109,7 +108,7 @@ def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]
 
 def _views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The event as its roller sees it, and as a plain player of the table (the channel)."""
-    plain = Viewer("", viewer.table_id, "player", "")  # a player of nothing here
+    plain = Viewer("", viewer.table_id, "player", "", viewer.gms)  # a player of nothing here
     return view_event(viewer, event), view_event(plain, event)
 
 
@@ -213,4 +212,4 @@ def _readable(session: Session, it: Interaction, table_id: str) -> list[Characte
     member = None if member_id is None else session.get(Member, member_id)
     if member is None or member.revoked:
         return []
-    return _mine(session, Viewer(member.id, table_id, member.role, member.name))
+    return _mine(session, viewer_of(session, member))
