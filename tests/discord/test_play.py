@@ -133,12 +133,21 @@ def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
     client: TestClient, discord: Discord
 ) -> None:
     respx.get(CDN).mock(return_value=httpx.Response(200, text=LUCKY))
+    own = respx.post(re.compile(rf".*/webhooks/{APP}/.*")).respond(200, json={"id": "1"})
     said(discord.post(client, table_open("brp", user=GM, name="Gina")))
     said(discord.post(client, sheet(user=PLAYER, name="Pat")))
     for _ in range(20):  # a skill of 5 fails nearly always: a failure offers its follow-ups
-        rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
-        if rolled.get("components"):
+        shown = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+        # The offers bound Alice's Luck: the channel has none, her player gets them privately.
+        assert "components" not in shown
+        for _ in range(100):
+            if own.called:
+                break
+            time.sleep(0.02)
+        if own.called:
             break
+    rolled = json.loads(own.calls.last.request.content)
+    assert rolled["flags"] & interactions.EPHEMERAL
     (row,) = rolled["components"]
     button = row["components"][0]
     seq = rolled["embeds"][0]["title"].rsplit("#", 1)[1]

@@ -103,7 +103,10 @@ def _rolled(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]
         return Rolled(
             message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
         )
-    return Rolled(roll_view(who, public, False, table_id))
+    # Its follow-up offers bound the roller's Luck: the channel sees none (a plain player's
+    # view has none), and the roller gets their buttons privately.
+    offered = roll_view(who, own, True, table_id) if own.get("follow_ups") else None
+    return Rolled(roll_view(who, public, False, table_id), offered)
 
 
 def _views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -156,16 +159,19 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
     system, level = str(result["system"]), str(result["level"])
     odds = view.get("odds") or {}
-    fields = [
-        ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
-        (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
-        ("Level", level_words(system, level)),
-    ]
+    fields = []
+    if "dice" in result:  # an NPC's roll shows a player its level only (access.decide)
+        fields += [
+            ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
+            (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
+        ]
+    fields.append(("Level", level_words(system, level)))
     if level in odds.get("levels", {}):
         fields.append(("This level", _chance(odds["levels"][level])))
     if "success" in odds:
         fields.append(("Any success", _chance(odds["success"])))
-    fields.append(("Why", str(result.get("explanation", ""))))
+    if "explanation" in result:
+        fields.append(("Why", str(result["explanation"])))
     character = view.get("character") or {}
     head = f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))}"
     if character.get("name"):
