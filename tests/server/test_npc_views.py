@@ -304,3 +304,53 @@ def test_an_error_never_names_an_npc_s_luck(api: Api) -> None:
     error = refused.json()["error"]
     assert "cannot spend that Luck" in error["message"] and "0" not in error["message"], error
     tells_nothing(error)
+
+
+def test_verify_takes_withheld_only_in_the_form_the_policy_gives(api: Api) -> None:
+    """A player's export of the Ghoul's roll and of Ada's contest against it passes, each
+    roll hidden (its seed and nonce checked); the same entries showing a withheld part's
+    numbers or what resolved them, or naming a part the roll does not have, fail."""
+    seated = Seated(api, "brp")
+    table, gm = seated.table, seated.table.gm
+    check = table.roll(gm, seated.ghoul, "claw", actor={"dice": [40]})
+    opponent = {"character_id": seated.ghoul, "skill": "claw", "dice": [30]}
+    contest = table.roll(gm, seated.ada, "stealth", actor={"dice": [20]}, opponent=opponent)
+    table.ok("POST", "/seeds/rotate", gm)
+    mine, log = table.events(gm), table.events(seated.pat)
+
+    def audit(entries: list[dict[str, Any]]) -> dict[Any, tuple[str, str]]:
+        out = audit_log(json.dumps(e) + "\n" for e in entries).to_dict()
+        return {c["seq"]: (c["status"], c["reason"]) for c in out["checks"]}
+
+    honest = audit(log)
+    assert honest[check["seq"]][0] == honest[contest["seq"]][0] == "hidden", honest
+    assert all(status != "mismatch" for status, _ in honest.values()), honest
+
+    def forged(seq: int, change: Any) -> str:
+        copied = json.loads(json.dumps(log))
+        change(roll_of(copied, seq), roll_of(mine, seq))
+        status, reason = audit(copied)[seq]
+        assert status == "mismatch", (status, reason)
+        return reason
+
+    def dice(seen: dict[str, Any], full: dict[str, Any]) -> None:
+        seen["result"] = full["result"]
+
+    def request(seen: dict[str, Any], full: dict[str, Any]) -> None:
+        seen["provable"]["request"] = full["provable"]["request"]
+
+    def side(seen: dict[str, Any], full: dict[str, Any]) -> None:
+        seen["result"]["opponent"] = full["result"]["opponent"]
+
+    def helpers(seen: dict[str, Any], _: dict[str, Any]) -> None:
+        seen["withheld"] = ["helpers"]
+
+    def opponent_of_a_check(seen: dict[str, Any], _: dict[str, Any]) -> None:
+        seen["withheld"] = ["opponent"]
+
+    assert "shows it" in forged(check["seq"], dice)
+    assert "shows it" in forged(check["seq"], request)
+    assert "shows it" in forged(contest["seq"], side)
+    assert "shows it" in forged(contest["seq"], request)
+    assert "has none" in forged(check["seq"], helpers)
+    assert "names no opponent" in forged(check["seq"], opponent_of_a_check)

@@ -173,7 +173,7 @@ def audit_log(lines: Iterable[str]) -> Audit:
     when it was made (the GM's is bound when the table opens, a change is an event); what the
     roll shows (its request, whether its dice were typed, its result) is what its provable
     record resolved; and a roll said to be hidden from this viewer has the form only a hidden
-    roll has (a blind roll drawn from a blind seed, a called contest's withheld side)."""
+    roll has (a blind roll drawn from a blind seed, an NPC's part withheld)."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
     return _Auditor(entries).run()
@@ -529,6 +529,15 @@ class _Auditor:
                     )
 
 
+# The parts of a roll the server may withhold, and the key naming whose each is (a roll names
+# its helpers, but one logged before it did so names none: its result's level words show).
+WITHHOLDABLE: dict[str, str | None] = {
+    "actor": "character",
+    "opponent": "opponent",
+    "helpers": None,
+}
+
+
 def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     """A roll with parts this viewer may not see, each shown by name and level only, without
     the request that resolved it (the server's ``access.decide``): an NPC's side (a GM's
@@ -547,10 +556,11 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     request = entry.get("request")
     request = request if isinstance(request, Mapping) else {}
     for part in parts:
+        who = WITHHOLDABLE[part]
+        if (who is not None and not entry.get(who)) or (part == "opponent" and not contest):
+            return MISMATCH, f"says its {part} is withheld, yet it names no {part}"
         if part == "helpers":
-            shown = _helpers_shown(entry, result.get("actor", result) if contest else result)
-        elif part == "opponent" and not contest:
-            return MISMATCH, "says its opponent is withheld, yet it is no contest"
+            shown = _helpers_shown(result.get("actor", result) if contest else result)
         else:
             side = result.get(part) if contest else result
             shown = (
@@ -559,7 +569,7 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
                 or f"{part}_skill" in entry
             )
         if shown is None:
-            return MISMATCH, f"says its {part} is withheld, yet it has no {part}"
+            return MISMATCH, f"says its {part} is withheld, yet its result has none"
         if shown:
             return MISMATCH, f"says its {part} is withheld, yet shows it"
     return HIDDEN, (
@@ -568,10 +578,7 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
-WITHHOLDABLE = ("actor", "opponent", "helpers")
-
-
-def _helpers_shown(entry: Mapping[str, Any], check: Any) -> bool | None:
+def _helpers_shown(check: Any) -> bool | None:
     """Whether a roll said to withhold a helper shows every helper's numbers (None: it had
     no helper): a withheld one is shown by its level only, without dice."""
     system = check.get("system") if isinstance(check, Mapping) else None

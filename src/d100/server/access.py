@@ -306,9 +306,9 @@ def decide(viewer: Viewer, event: Event | Logged) -> Decision:
         opponent = call.get("opponent") if isinstance(call, dict) else None
         kept = opponent is not None and withholds(viewer, opponent["character"], chosen=True)
         return Decision(event.seq, seen, own_blind, (OPPONENT,) if kept else ())
-    call = data.get("call")
+    call, actor = data.get("call"), data.get("character") or {}
     withheld = []
-    if withholds(viewer, data["character"]):
+    if withholds(viewer, actor):
         withheld.append(ACTOR)
     chosen = isinstance(call, dict) and OPPONENT in call
     if OPPONENT in data and withholds(viewer, data[OPPONENT], chosen):
@@ -316,7 +316,7 @@ def decide(viewer: Viewer, event: Event | Logged) -> Decision:
     helpers = _withheld_helpers(viewer, data)
     if helpers:
         withheld.append(HELPERS)
-    offers = reads_sheet(viewer, data["character"])
+    offers = reads_sheet(viewer, actor)
     return Decision(event.seq, seen, own_blind, tuple(withheld), helpers, offers)
 
 
