@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, bindparam, select
+from sqlalchemy.orm import Session, aliased
 from starlette.requests import cookie_parser
 
 from ..systems import REGISTRY
@@ -29,10 +29,12 @@ HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view lea
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
-# A viewer is read as a plain row, not an ORM object: every request authenticates.
+# A viewer is read as a plain row, not an ORM object: every request authenticates. With it,
+# in the same query, its table's GMs (one row each): a character a GM owns is an NPC.
+_GM = aliased(Member)
 _SEAT = select(
-    Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash
-)
+    Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash, _GM.id
+).outerjoin(_GM, and_(_GM.table_id == Member.table_id, _GM.role == GM))
 _VIEWER = _SEAT.where(Member.token_hash == bindparam("token_hash"))
 _VIEWERS = _SEAT.where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
 _GMS = select(Member.id).where(Member.table_id == bindparam("table_id"), Member.role == GM)
@@ -136,7 +138,7 @@ def member_by_token(session: Session, token: str | None) -> Member | None:
 
 def authenticate(session: Session, table_id: str, token: str | None) -> Viewer:
     rows = [] if not token else _rows(session, _VIEWER, {"token_hash": token_hash(token)})
-    viewer = next(iter(_seated(session, table_id, rows).values()), None)
+    viewer = next(iter(_seated(table_id, rows).values()), None)
     if viewer is None:
         raise unauthorised()
     return viewer
@@ -149,7 +151,7 @@ def authenticate_all(
     query: the live streams of a table that one commit wakes are checked together."""
     hashes = {token: token_hash(token) for token in tokens if token}
     rows = _rows(session, _VIEWERS, {"token_hashes": list(hashes.values())})
-    found = _seated(session, table_id, rows)
+    found = _seated(table_id, rows)
     return [found.get(hashes[t]) if t else None for t in tokens]
 
 
@@ -157,24 +159,23 @@ def _rows(session: Session, query: Any, params: dict[str, Any]) -> Sequence[Any]
     return session.connection().execute(query, params).all()
 
 
-def _seated(session: Session, table_id: str, rows: Sequence[Any]) -> dict[str, Viewer | None]:
-    """Each member's viewer at ``table_id`` by token hash (rows of ``_SEAT``): None if
-    revoked or seated at another table."""
-    seated = [row for row in rows if not row[4] and row[1] == table_id]
-    gms = table_gms(session, table_id) if seated else frozenset()
+def _seated(table_id: str, rows: Sequence[Any]) -> dict[str, Viewer | None]:
+    """Each member's viewer at ``table_id`` by token hash (rows of ``_SEAT``, one per GM of
+    its table): None if revoked or seated at another table."""
+    gms: dict[str, set[str]] = {}
+    for *_, hashed, gm in rows:
+        gms.setdefault(hashed, set()).update([gm] if gm is not None else [])
     return {
-        hashed: None if revoked or table != table_id else Viewer(member_id, table, role, name, gms)
-        for member_id, table, role, name, revoked, hashed in rows
+        hashed: None
+        if revoked or table != table_id
+        else Viewer(member_id, table, role, name, frozenset(gms[hashed]))
+        for member_id, table, role, name, revoked, hashed, _ in rows
     }
-
-
-def table_gms(session: Session, table_id: str) -> frozenset[str]:
-    return frozenset(session.scalars(_GMS, {"table_id": table_id}))
 
 
 def viewer_of(session: Session, member: Member) -> Viewer:
     """The viewer a member row is, for a caller that found it without a token."""
-    gms = table_gms(session, member.table_id)
+    gms = frozenset(session.scalars(_GMS, {"table_id": member.table_id}))
     return Viewer(member.id, member.table_id, member.role, member.name, gms)
 
 
