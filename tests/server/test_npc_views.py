@@ -354,3 +354,23 @@ def test_verify_takes_withheld_only_in_the_form_the_policy_gives(api: Api) -> No
     assert "shows it" in forged(contest["seq"], request)
     assert "has none" in forged(check["seq"], helpers)
     assert "names no opponent" in forged(check["seq"], opponent_of_a_check)
+
+
+def test_an_error_never_names_an_npc_helper_s_skills(api: Api) -> None:
+    """# rule: OQ11. The Ghoul's sheet loses the skill it helps with: Pat's roll is refused
+    without a did-you-mean listing the Ghoul's skills (it named them)."""
+    seated = Seated(api, "openquest")
+    table, gm = seated.table, seated.table.gm
+    made = table.ok("POST", "/calls", gm, 201, json={"skill": "perception", "character_ids": [
+        seated.ada]})  # fmt: skip
+    target = made["targets"][0]["id"]
+    helped = {"character_id": seated.ghoul, "skill": "perception"}
+    table.ok("POST", f"/targets/{target}/assists", gm, 201, json=helped)
+    sheet = 'name = "Ghoul"\nsystem = "openquest"\nskills = { secretive = 87 }\n'
+    table.ok("PUT", f"/characters/{seated.ghoul}", gm, json={"sheet": sheet})
+    body = {"actor": {"character_id": seated.ada}, "target_id": target}
+    for asked in ("/rolls", "/odds"):
+        refused = table.req("POST", asked, seated.pat, json=body)
+        assert refused.status_code == 409, refused.text
+        assert "secretive" not in refused.text and "Ghoul" in refused.text
+        tells_nothing(refused.json())

@@ -184,7 +184,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
                 )
             part[aim.field] = row.aim_rounds
         if target is not None and name == "actor":
-            assisted, helpers = _assistance(session, table, target)
+            assisted, helpers = _assistance(session, table, target, viewer)
             part |= assisted
         rows.append(row)
         skills.append(skill_name)
@@ -592,10 +592,11 @@ def pending_target(
 
 
 def _assistance(
-    session: Session, table: GameTable, target: CallTarget
+    session: Session, table: GameTable, target: CallTarget, viewer: Viewer
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The helpers attached to a called test, as the system's assistance field takes them,
-    and who they are, in the same order."""
+    and who they are, in the same order. A helper's sheet changed since (the skill gone) is
+    a refusal naming none of that sheet's skills to a viewer who may not read it."""
     assistance = REGISTRY.get(table.system).declares.assistance
     if assistance is None:
         return {}, []
@@ -607,7 +608,17 @@ def _assistance(
     helps, who = [], []
     for help_ in found:
         row = characters.load(session, table.id, help_.character_id)
-        side = characters.sheet_of(row).side(help_.skill)
+        try:
+            side = characters.sheet_of(row).side(help_.skill)
+        except D100Error as err:
+            if may_edit(viewer, row):
+                raise renamed(err, "target_id") from None
+            raise conflict(
+                "target_id",
+                target.id,
+                "a called test whose helpers still have the skill they help with",
+                f"{row.name}'s sheet changed since they were asked to help: ask the GM",
+            ) from None
         helps.append({k: v for k, v in side.items() if k in assistance.helper_fields})
         who.append(characters.public_view(row))
     return assistance.as_request(helps), who
