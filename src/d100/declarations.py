@@ -432,6 +432,7 @@ class FollowUp:
     request: Mapping[str, Any]  # the contract request it resolves
     refused: str | None = None
     allowed: str = ""
+    failed: str = ""  # what its card says when it fails, if a rule makes that worse (C7-5)
 
     def draws(self) -> bool:
         return "dice" not in self.request

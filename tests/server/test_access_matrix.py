@@ -363,6 +363,9 @@ MATRIX: dict[tuple[str, str], Entry] = {
         fixed("/api/tables", {"name": "Scratch", "system": "brp"}), everyone(201)
     ),
     ("POST", "/api/session"): Entry(sign_in, {**everyone(200), ANONYMOUS: 401}),
+    ("POST", "/api/invitation"): Entry(
+        lambda w, role, v: ("/api/invitation", {"invite": w.invite}), everyone(200)
+    ),
     ("POST", "/api/join"): Entry(
         lambda w, role, v: ("/api/join", {"invite": w.invite, "name": fresh_name(w, "Newcomer")}),
         everyone(201),

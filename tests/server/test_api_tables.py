@@ -261,3 +261,46 @@ def test_a_member_gets_their_own_link_back(api: Api) -> None:
     assert gm_link["role"] == "gm" and gm_link["link"].endswith(f"/t/{table.id}#{table.gm}")
     assert table.ok("POST", "/me/link", pat)["link"].endswith(f"#{pat}")
     assert table.req("POST", "/me/link", None).status_code == 401
+
+
+def test_an_invite_says_which_table_it_opens_and_nothing_more(api: Api) -> None:
+    """The join page names the table and its GM before a name is asked; a link that no longer
+    works is the 401 of any bad token, its value never echoed."""
+    table = api.table()
+    pat = table.join("Pat")
+    table.character(pat, "Alice")
+    r = api.client.post("/api/invitation", json={"invite": table.invite})
+    assert r.status_code == 200, r.text
+    opened = r.json()
+    assert opened == {
+        "table": {"name": opened["table"]["name"], "system": "brp", "title": "Basic Roleplaying"},
+        "game_masters": [table.ok("GET", "", table.gm)["me"]["name"]],
+    }
+    assert "Pat" not in r.text and "Alice" not in r.text  # who sits there is for members
+    old = table.invite
+    table.ok("POST", "/invite", table.gm)
+    r = api.client.post("/api/invitation", json={"invite": old})
+    assert r.status_code == 401 and old not in r.text
+    r = api.client.post("/api/invitation", json={"invite": ""})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "invite"
+
+
+def test_a_removed_player_s_characters_are_called_no_more(api: Api) -> None:
+    """Removing a player cancels the tests waiting on their characters, and a new call for
+    one is a 422 naming it: nobody could roll it."""
+    table = api.table()
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    call = {"skill": "stealth", "character_ids": [alice, bob], "hazard": "the guard hears"}
+    table.ok("POST", "/calls", table.gm, 201, json=call)
+    pat_id = table.ok("GET", "", pat)["me"]["id"]
+    table.ok("POST", f"/members/{pat_id}/revoke", table.gm)
+    (open_call,) = table.ok("GET", "", table.gm)["calls"]
+    status = {t["character"]["id"]: t["status"] for t in open_call["targets"]}
+    assert status == {alice: "cancelled", bob: "pending"}
+    r = table.req("POST", "/calls", table.gm, json=call)
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert (err["field"], err["value"]) == ("character_ids", alice)
+    assert "player was removed" in err["message"]
+    table.ok("POST", "/calls", table.gm, 201, json=call | {"character_ids": [bob]})

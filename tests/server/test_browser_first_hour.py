@@ -21,6 +21,7 @@ from .test_browser import (
     expand,
     join,
     open_table,
+    view,
     wired,
 )
 from .test_browser_findings import SLOW
@@ -153,6 +154,103 @@ def test_a_double_click_on_roll_makes_one_roll(
         offer.dblclick()
         pat.wait_for_timeout(1500)
         assert rolls_made(pat) == 4
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_the_join_page_names_the_table_and_keeps_the_invite_on_reload(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    touch = size == PHONE
+    contexts = [
+        browser.new_context(viewport=size, has_touch=touch, is_mobile=touch) for _ in range(2)
+    ]
+    gm, pat = (c.new_page() for c in contexts)
+    try:
+        _, invite = open_table(gm, base, "Salt Marsh", gm="Gwen")
+        pat.goto(invite)
+        expect(pat.locator("#join-title")).to_have_text("Join Salt Marsh")
+        expect(pat.locator("#join-about")).to_contain_text("Basic Roleplaying, run by Gwen")
+        pat.reload()  # the fragment is gone from the address: the tab kept the invite
+        expect(pat.locator("#join-title")).to_have_text("Join Salt Marsh")
+        pat.get_by_label("Your name at the table").fill("Pat")
+        pat.get_by_role("button", name="Join").click()
+        expect(pat.locator("#whoami")).to_contain_text("Pat, a player")
+        pat.goto(f"{base}/join")  # the invite was used: the tab no longer holds it
+        expect(pat.locator("#join-error")).to_contain_text("needs the invite link")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    contexts, gm, _ = two(browser, base, "Fog", size)
+    try:
+        invite = gm.evaluate("keptInvites()[tableId]")
+        gm.reload()
+        wired(gm)
+        view(gm, "more")
+        expect(gm.locator("#invite-out code")).to_have_text(invite)
+        gm.once("dialog", lambda d: d.dismiss())
+        gm.get_by_role("button", name="Remove Pat").click()
+        expect(gm.locator("#members")).not_to_contain_text("removed")
+        gm.once("dialog", lambda d: d.accept())
+        gm.get_by_role("button", name="Remove Pat").click()
+        expect(gm.locator("#members")).to_contain_text("Pat (player, removed)")
+        expect(gm.locator("#revoke-out")).to_contain_text("/join#")
+        renewed = gm.locator("#revoke-out code").inner_text()
+        assert "/join#" in renewed and renewed != invite
+        view(gm, "call")
+        expect(gm.locator("#call-characters")).to_contain_text("Orc")
+        expect(gm.locator("#call-characters")).not_to_contain_text("Alice")
+        gm.reload()  # the renewed invite is the one shown again
+        wired(gm)
+        view(gm, "more")
+        expect(gm.locator("#invite-out code")).to_have_text(renewed)
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@SIZES
+def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """"Luck reroll of roll #8" and "Blind roll #12 shown" name the log's numbers: every card
+    shows its own, beside its time."""
+    from playwright.sync_api import expect
+
+    contexts, gm, pat = two(browser, base, "Numbers", size)
+    try:
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        pat.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).first.click()
+        followed = pat.locator("#log li[data-kind=roll]").first
+        expect(followed).to_contain_text("Luck reroll of roll #")
+        first = re.search(r"of roll #(\d+)", followed.inner_text())
+        assert first is not None
+        card = pat.locator(f"#log li[data-seq='{first[1]}']")
+        expect(card.locator(".stamp").first).to_have_text(re.compile(f"^#{first[1]} · "))
+        seq = gm.evaluate(
+            """async () => (await api("POST", `${base}/rolls`, { actor: { character_id:
+            state.characters.find((c) => c.name === "Orc").id, skill: "stealth" },
+            visibility: "blind" })).seq"""
+        )
+        gm.evaluate("async (seq) => api('POST', `${base}/rolls/${seq}/unblind`)", seq)
+        expect(pat.locator("#log li[data-kind=unblind]").first).to_contain_text(
+            f"Blind roll #{seq} shown"
+        )
     finally:
         for c in contexts:
             c.close()

@@ -220,6 +220,7 @@ def test_sheets_by_form_deleted_and_revoke_renews_the_invite(base: str, browser:
         expect(deleted).to_contain_text("character deleted")
         # Removing Pat gives the GM the renewed invite link at once.
         view(gm, "more")
+        gm.once("dialog", lambda d: d.accept())
         gm.get_by_role("button", name="Remove Pat").click()
         out = gm.locator("#revoke-out")
         expect(out).to_contain_text("New invite link")
@@ -286,7 +287,7 @@ def test_a_called_contest_against_the_keeper_s_ghoul_keeps_its_skill(
         expect(card.locator(".level")).to_have_count(2)
         expect(card.locator(".dice")).to_have_count(1)  # Alice's only
         gm_card = gm.locator("#log li[data-kind=contest]").first
-        expect(gm_card).to_contain_text("(stealth)")
+        expect(gm_card).to_contain_text("vs Ghoul (NPC) · stealth")
         expect(gm_card.locator(".dice")).to_have_count(2)
         expect(sam.locator("#log li").first).to_have_text("Someone rolled in secret")
         expect(sam.locator("#calls")).to_contain_text("No test called for you.")

@@ -68,6 +68,8 @@ def test_c7_4_c7_5_a_failed_card_offers_luck_and_a_push(api: Api, tmp_path: Path
                       json={"follow_up": "push", "dice": [85]})
     assert pushed["reroll_of"] == failed["seq"] and pushed["taken"] == ["push"]
     assert pushed["result"]["level"] == "failure" and "follow_ups" not in pushed
+    # A push that fails again is worse than a failure (C7-5): its event says so, for the card.
+    assert pushed["follow_up"]["failed"].startswith("the push failed")
     r = table.req("POST", f"/rolls/{pushed['seq']}/reroll", pat, json={"follow_up": "luck"})
     assert r.status_code == 422  # neither Luck nor a push after a push (C7-5)
 

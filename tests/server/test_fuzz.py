@@ -263,8 +263,9 @@ BEYOND_SCHEMA = {
     ),
     "POST /api/tables/{table_id}/characters/{character_id}/aim": ("character_id",),
     "POST /api/tables/{table_id}/rolls/{seq}/reroll": ("seq", "follow_up", "dice"),
-    "POST /api/tables/{table_id}/rolls": ("actor", "opponent"),
-    "POST /api/tables/{table_id}/odds": ("actor", "opponent"),
+    # a contest's own fields are its table's system's, and only with an opponent
+    "POST /api/tables/{table_id}/rolls": ("actor", "opponent", "fields"),
+    "POST /api/tables/{table_id}/odds": ("actor", "opponent", "fields"),
     "POST /api/tables/{table_id}/calls": ("fields", "opponent", "skill", "character_ids"),
     "POST /api/odds": ONE_OF,
     "POST /api/odds/chart": (*ONE_OF, "low", "high", "step"),

@@ -30,6 +30,19 @@ class MemberView(Answer):
     client_seed: str | None = Field(None, description="mixed into this member's rolls")
 
 
+class InvitedTo(Answer):
+    name: str
+    system: str = Field(description="a name from /api/systems")
+    title: str = Field(description="the system's title, in words")
+
+
+class Invitation(Answer):
+    """What an invite link opens, before joining."""
+
+    table: InvitedTo
+    game_masters: list[str]
+
+
 class CharacterView(Answer):
     """A character; its values (skills, abilities, sheet ...) only to the GM and its player."""
 

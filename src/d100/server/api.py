@@ -203,6 +203,13 @@ def sign_in(body: bodies.SignIn, request: Request, response: Response) -> dict[s
     return {"table_id": member.table_id, "me": gametables.member_view(member)}
 
 
+@router.post("/api/invitation", tags=["tables"], responses=documented(200, answers.Invitation))
+def invitation(body: bodies.Invitation, request: Request) -> dict[str, Any]:
+    """What an invite link opens (the table's name, system and GM), for the join page."""
+    with _server(request).store.read() as session:
+        return gametables.invitation(session, body.invite)
+
+
 @router.post("/api/join", status_code=201, tags=["tables"])
 def join(body: bodies.JoinTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:

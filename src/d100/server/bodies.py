@@ -71,8 +71,11 @@ class SignIn(Body):
     token: Token
 
 
-class JoinTable(Body):
+class Invitation(Body):
     invite: Token
+
+
+class JoinTable(Invitation):
     name: Name
 
 

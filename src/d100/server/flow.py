@@ -24,7 +24,7 @@ from .access import (
 )
 from .errors import ApiError, bad, conflict, not_found, renamed
 from .events import append, lock_table
-from .models import Call, CallAssist, CallTarget, Character, GameTable
+from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
 from .rolls import RollSpec, Side, pending_target, players_part, prepare
 from .tokens import new_id, now
 
@@ -67,6 +67,7 @@ def call_test(
             prepared = prepare(session, table, spec, viewer)
         except ApiError as err:
             raise _in_call(err) from None
+        _still_seated(session, prepared.rows[0])
         names.append(prepared.skills[0])
         if opponent is not None:
             _faced(session, visibility, opponent, prepared.rows)
@@ -115,6 +116,18 @@ def call_test(
     view = {"call": call_view(session, call)}
     append(session, table, "call", view, actor_id=viewer.member_id, audience=call.audience)
     return call
+
+
+def _still_seated(session: Session, row: Character) -> None:
+    """A removed player's character cannot be called: nobody could roll it."""
+    owner = session.get(Member, row.member_id)
+    if owner is not None and owner.revoked:
+        raise bad(
+            "character_ids",
+            row.id,
+            "characters of members still at the table",
+            f"{row.name}'s player was removed",
+        )
 
 
 def _in_call(err: ApiError) -> ApiError:

@@ -206,7 +206,8 @@ def follow(
         "manual": dice is not None,
         "rerolls": data.get("rerolls", planned.seq),  # the first roll
         "reroll_of": planned.seq,  # the roll it follows
-        "follow_up": {"key": chosen.key, "done": chosen.done},
+        "follow_up": {"key": chosen.key, "done": chosen.done}
+        | ({"failed": chosen.failed} if chosen.failed and not result.success else {}),
         "taken": taken,
         "luck_spent": chosen.luck,
         "spent": spent,

@@ -21,7 +21,7 @@ from ..systems import REGISTRY
 from .access import GM, PLAYER, Viewer, member_by_token, require_gm
 from .errors import bad, conflict, invalid, not_found, unauthorised
 from .events import append, lock_table
-from .models import BlindRoll, GameTable, Member, SeedSession
+from .models import BlindRoll, CallTarget, Character, GameTable, Member, SeedSession
 from .tokens import UNPRINTABLE, new_client_seed, new_id, new_seed, new_token, now, token_hash
 
 SETTINGS_FIELDS = (
@@ -196,6 +196,24 @@ def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
     return add_player(session, lock_table(session, table_id), name)
 
 
+def invitation(session: Session, invite_token: str) -> dict[str, Any]:
+    """What an invite opens, for its join page to say before anyone joins: the table's name
+    and system, and who runs it (nothing a player who joined would not see at once)."""
+    table = session.scalars(
+        select(GameTable).where(GameTable.invite_hash == token_hash(invite_token))
+    ).first()
+    if table is None:
+        raise unauthorised()
+    gms = session.scalars(
+        select(Member.name)
+        .where(Member.table_id == table.id, Member.role == GM, Member.revoked.is_(False))
+        .order_by(Member.name)
+    ).all()
+    system = REGISTRY.get(table.system)
+    opens = {"name": table.name, "system": system.name, "title": system.title}
+    return {"table": opens, "game_masters": list(gms)}
+
+
 def add_player(session: Session, table: GameTable, name: str) -> tuple[Member, str]:
     """A new player of a locked table (from the invite link, or a chat's door that has
     verified who they are); the token returned is theirs alone."""
@@ -239,6 +257,14 @@ def revoke(session: Session, viewer: Viewer, member_id: str) -> tuple[Member, st
     if member.role == GM:
         raise conflict("member_id", member_id, "a player's id", "the GM cannot be revoked")
     member.revoked = True
+    # Tests called for their characters can no longer be rolled: nobody waits on them.
+    theirs = select(Character.id).where(Character.member_id == member.id)
+    session.execute(
+        update(CallTarget)
+        .where(CallTarget.character_id.in_(theirs), CallTarget.status == "pending")
+        .values(status="cancelled"),
+        execution_options={"synchronize_session": False},
+    )
     invite = new_token()
     table.invite_hash = token_hash(invite)
     data = {"member": member_view(member), "invite_renewed": True}

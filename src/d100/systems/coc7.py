@@ -293,7 +293,8 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
     pushable = not _named(rolled.skill, UNLUCKY + UNPUSHABLE) and not rolled.taken
     allowed = result.level != "fumble" or check.house_rules.allow_push_fumbles
     if not result.success and allowed and pushable:
-        out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base))
+        failed = "the push failed: the Keeper brings a dire consequence"
+        out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed))
     return tuple(out)
 
 

@@ -134,6 +134,20 @@ function rememberTable(id, name, role) {
   catch { /* storage full or refused: the list is a convenience */ }
 }
 
+// The invite link a GM made in this browser, per table, to show again: the server keeps only
+// its hash (a new one would stop the one already shared).
+const INVITES = "d100-invites";
+
+function keptInvites() {
+  try { return JSON.parse(localStorage.getItem(INVITES)) || {}; } catch { return {}; }
+}
+
+function keepInvite(tableId, link) {
+  const kept = keptInvites();
+  if (link) kept[tableId] = link; else delete kept[tableId];
+  try { localStorage.setItem(INVITES, JSON.stringify(kept)); } catch { /* a convenience */ }
+}
+
 let systemsCache = null;
 async function systems() {
   systemsCache = systemsCache || await api("GET", "/api/systems");

@@ -59,6 +59,7 @@ async function create(event) {
       settings,
     });
     document.getElementById("invite-link").textContent = made.invite_link;
+    keepInvite(made.table.id, made.invite_link);
     document.getElementById("gm-link").textContent = made.gm_link;
     document.getElementById("go").href = `/t/${made.table.id}`;
     const section = document.getElementById("made");

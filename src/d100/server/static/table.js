@@ -32,6 +32,8 @@ const final = (event) => rerollOf.has(event.seq) ? final(rerollOf.get(event.seq)
 const $ = (id) => document.getElementById(id);
 const mine = () => state.characters.filter((c) => c.skills);
 const byId = (id) => state.characters.find((c) => c.id === id);
+// Characters a test may be called for: none of a removed player's (nobody could roll them).
+const callable = () => state.characters.filter((c) => !state.members.some((m) => m.id === c.member_id && m.revoked));
 const isGm = () => state.me.role === "gm";
 const RESULTS = ["roll", "contest", "unblind"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
@@ -60,6 +62,7 @@ async function start() {
   $("table-page").inert = false;
   connect();
   showMyLink();
+  if (isGm()) showKeptInvite();
 }
 
 // The member's own link (GM link or rejoin link), asked once: the cookie holding it is
@@ -225,7 +228,7 @@ function render() {
   suggest($("call-skills"), state.characters);
   options($("call-opponent"), [["", "nobody: a check"], ...state.characters.map((c) => [c.id, c.name])]);
   suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
-  rerender($("call-characters"), state.characters.map((c) => el("label", { class: "inline", for: `call-${c.id}` },
+  rerender($("call-characters"), callable().map((c) => el("label", { class: "inline", for: `call-${c.id}` },
     el("input", { type: "checkbox", id: `call-${c.id}`, value: c.id, name: "call-character" }), c.name)));
   if (answering && !pendingTarget(answering.target.id)) leaveAnswer();
   renderOppose();
@@ -551,9 +554,38 @@ function renderMembers() {
 
 // Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
 async function revoke(m) {
+  const plays = state.characters.filter((c) => c.member_id === m.id).map((c) => c.name);
+  const theirs = plays.length ? ` ${plays.join(", ")} can then no longer be called.` : "";
+  if (!confirm(`Remove ${m.name} from the table? Their link stops working and the invite link is renewed.${theirs}`)) return;
   const out = await act(() => api("POST", `${base}/members/${m.id}/revoke`), "page-error");
-  if (out) $("revoke-out").replaceChildren(el("p", { text: `${m.name} was removed. New invite link (the old one no longer works):` }),
-    copyable(out.invite_link, "the new invite link"));
+  if (out) {
+    $("invite-out").replaceChildren();
+    showInvite(out.invite_link, `${m.name} was removed. New invite link (the old one no longer works):`, "revoke-out");
+  }
+}
+
+// The invite link to share, kept in this browser to show again (see keepInvite).
+function showInvite(link, words, box = "invite-out") {
+  keepInvite(state.table.id, link);
+  $(box).replaceChildren(el("p", { text: words }), copyable(link, "the invite link"));
+}
+
+// The invite this browser made, shown again while it still opens the table (another of the
+// GM's devices may have renewed it since): the join page's own question tells.
+async function showKeptInvite() {
+  const link = keptInvites()[state.table.id];
+  if (!link) {
+    $("invite-out").replaceChildren(el("p", { class: "muted", text: "The invite link was made on another device or before this page kept it: make a new one to share here." }));
+    return;
+  }
+  try {
+    await api("POST", "/api/invitation", { invite: link.split("#")[1] || "" });
+    $("invite-out").replaceChildren(el("p", { text: "Invite link for players:" }), copyable(link, "the invite link"));
+  } catch (err) {
+    if (err.status !== 401) return;
+    keepInvite(state.table.id, null);
+    $("invite-out").replaceChildren(el("p", { class: "muted", text: "The invite link was renewed elsewhere: make a new one to share here." }));
+  }
 }
 
 // The table's house rules and settings, as the GM chose them when opening it.
@@ -781,9 +813,9 @@ function wire() {
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "tools-error"));
   $("invite-button").addEventListener("click", async () => {
+    if (keptInvites()[state.table.id] && !confirm("Make a new invite link? The one you shared stops working (players already in stay in).")) return;
     const made = await act(() => api("POST", `${base}/invite`), "tools-error");
-    if (made) $("invite-out").replaceChildren(el("p", { text: "New invite link (the old one no longer works):" }),
-      copyable(made.invite_link, "the invite link"));
+    if (made) showInvite(made.invite_link, "New invite link (the old one no longer works):");
   });
   $("sheet-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -856,9 +888,12 @@ function cardClass(e) {
   return "";
 }
 
-function clock(at) {
+// An entry's number (the log's, which a follow-up, a shown blind roll and `d100 verify` name)
+// and its time.
+function clock(at, seq) {
   const when = new Date(at);
-  return el("time", { class: "muted", datetime: at, text: Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+  const hour = Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return el("span", { class: "muted stamp" }, `#${seq}`, hour ? " · " : "", hour ? el("time", { datetime: at, text: hour }) : null);
 }
 
 // The GM's own character (an NPC) as a player sees it: its dice, target and odds would tell
@@ -880,6 +915,8 @@ function diceLine(result) {
   return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
     el("span", { class: i === kept ? "die kept" : "die", title: i === kept ? "the die that counts" : "", text: d === 100 ? "00" : String(d) }))),
     kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
+    // Luck spent after the roll lowers it a point a Luck point (the system's declaration).
+    rules.luck && rules.luck.after_field && result.luck_spent ? ` · ${result.luck_spent} Luck lowers it to ${result.roll - result.luck_spent}` : "",
     result.total !== undefined ? ` · total ${result.total}` : "", result.target !== undefined ? ` · vs ${rules.words.target} ${result.target}` : "",
     result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
 }
@@ -918,6 +955,9 @@ function followOffers(e) {
   const error = el("p", { class: "error", role: "alert" });
   const take = async (offer) => {
     error.textContent = "";
+    // A spend of several points is one tap on a phone: say what it leaves first.
+    const left = character.luck ? character.luck.current - offer.luck : 0;
+    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} keeps ${left} Luck of ${character.luck.current}.`)) return;
     const body = { follow_up: offer.key };
     try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
@@ -967,7 +1007,7 @@ function oddsLine(e) {
 
 function describe(e) {
   const tag = e.visibility && e.visibility !== "public" ? el("span", { class: "tag", text: SEEN_BY[e.visibility] }) : null;
-  const time = clock(e.at);
+  const time = clock(e.at, e.seq);
   switch (e.kind) {
     case "roll": {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
@@ -979,6 +1019,7 @@ function describe(e) {
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
         e.reroll_of ? el("p", { class: "muted", text: followedText(e) }) : null,
+        e.follow_up && e.follow_up.failed ? el("p", { class: "hazard", text: `${e.follow_up.failed[0].toUpperCase()}${e.follow_up.failed.slice(1)}.` }) : null,
         followOffers(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm()) {
@@ -989,7 +1030,7 @@ function describe(e) {
       return out;
     }
     case "contest": {
-      const head = el("p", { class: "head" }, who(e.character), ` (${e.skill}) vs `, who(e.opponent), e.opponent_skill ? ` (${e.opponent_skill})` : "", tag, time);
+      const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill} vs `, who(e.opponent), e.opponent_skill ? ` · ${e.opponent_skill}` : "", tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
       // An NPC's dice and target tell its skill: a player reads its name and level only (and
@@ -1024,7 +1065,7 @@ function describe(e) {
       e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
-      return [el("p", { class: "head" }, levelBadge(result), `Blind roll shown: `, who(e.character), ` · ${e.skill}`, time),
+      return [el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, time),
         diceLine(result), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
