@@ -243,7 +243,7 @@ def test_a_called_chances_contest_keeps_the_npc_s_total_from_the_actor_s_target(
 
 
 @pytest.mark.parametrize(("system", "skill"), [("openquest", "perception"), ("chances", "hearing")])
-@pytest.mark.parametrize("visibility", ["public", "gm"])
+@pytest.mark.parametrize("visibility", VISIBILITIES)
 def test_an_npc_helper_shows_the_helped_player_its_name_and_level_only(
     api: Api, base: str, system: str, skill: str, visibility: str
 ) -> None:
@@ -263,9 +263,13 @@ def test_an_npc_helper_shows_the_helped_player_its_name_and_level_only(
     assert refused.status_code == 403 and "Ghoul" in refused.text, refused.text
     tells_nothing(refused.json())
     assert table.ok("POST", "/odds", gm, json=preview)["request"]  # the GM reads it all
-    rolled = table.roll(seated.pat, seated.ada, None, target_id=target, actor={"dice": [20]})
+    typed = {} if visibility == "blind" else {"dice": [20]}  # a blind roll's dice are drawn
+    rolled = table.roll(seated.pat, seated.ada, None, target_id=target, actor=typed)
     full = roll_of(table.events(gm), rolled["seq"])
-    assert SKILL in numbers(full["result"]) and full["helpers"][0]["name"] == "Ghoul"
+    if visibility != "self":  # a self roll is its roller's alone
+        assert SKILL in numbers(full["result"]) and full["helpers"][0]["name"] == "Ghoul"
+    seated.revoke_rex()
+    seated.refused()
     for who, token in seated.players().items():
         state, log = seated.everything(base, token)
         tells_nothing([state, log, rolled, refused.json()])
@@ -274,7 +278,11 @@ def test_an_npc_helper_shows_the_helped_player_its_name_and_level_only(
             assert seen["kind"] == "hidden"
             continue
         assert seen["withheld"] == ["helpers"] and seen["helpers"][0]["name"] == "Ghoul"
-        assert seen["result"]["dice"] == [20] and "odds" not in seen  # Ada's own roll
+        assert "odds" not in seen and "percent" not in seen  # they tell the helper's skill
+        if visibility == "blind":  # made, not seen: its result is the GM's
+            assert "result" not in seen and seen["hidden"]
+            continue
+        assert seen["result"]["dice"] == [20]  # Ada's own roll
         (field,) = {"openquest": ["assist"], "chances": ["assisters"]}[system]
         help_ = seen["result"][field]
         assert set(help_ if isinstance(help_, dict) else help_[0]) == {
