@@ -280,6 +280,9 @@ class Declaration:
     # the rules' examples of opposed tasks, with the skill and ability each side uses (CH11):
     # where a sheet does not say which ability a skill adds, its task's does
     tasks: tuple[OpposedTask, ...] = ()
+    # the fields of one side's result in a contest that tell the other side's numbers (CH6:
+    # a side's target is the other's total): a viewer who may not see that side sees none
+    binds_other_side: frozenset[str] = frozenset()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -163,13 +164,30 @@ def clicked(
     return bodies(posted)[-1], bodies(edited)[-1]
 
 
-def failed_roll(client: TestClient, discord: Discord) -> dict[str, Any]:
-    """A roll of Alice's skill of 5, rolled until it fails and offers its follow-ups."""
-    for _ in range(20):  # a skill of 5 fails nearly always
-        rolled = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
-        if rolled.get("components"):
-            return rolled
-    raise AssertionError("no failure in 20 rolls of 5%")
+def failed_roll(
+    client: TestClient,
+    discord: Discord,
+    endpoint: Endpoint,
+    posted: respx.Route,
+    tries: int = 20,
+    until: Callable[[list[str]], bool] = bool,
+) -> dict[str, Any]:
+    """A roll of Alice's skill of 5, rolled until it fails: the private message offering its
+    follow-ups to her player (the offers bound her Luck: the channel's answer has none). The
+    posts so far are forgotten, so a test reads only what follows."""
+    for _ in range(tries):  # a skill of 5 fails nearly always
+        shown = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+        assert "components" not in shown, shown
+        drained(client, endpoint)
+        offers = [b for b in bodies(posted) if b.get("components")]
+        rows = [row for message in offers[-1:] for row in message["components"]]
+        ids = [b["custom_id"] for row in rows for b in row["components"]]
+        if offers and until(ids):
+            assert offers[-1]["flags"] & interactions.EPHEMERAL
+            posted.reset()
+            return offers[-1]
+        posted.reset()
+    raise AssertionError(f"no failure offering what was wanted in {tries} rolls")
 
 
 @respx.mock
@@ -180,7 +198,7 @@ def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
     posted, edited = webhooks()
     said(discord.post(client, table_open("brp", user=GM, name="Gina")))
     said(discord.post(client, sheet(user=PLAYER, name="Pat")))
-    rolled = failed_roll(client, discord)
+    rolled = failed_roll(client, discord, endpoint, posted)
     (row,) = rolled["components"]
     button = row["components"][0]
     seq = rolled["embeds"][0]["title"].rsplit("#", 1)[1]
@@ -190,7 +208,8 @@ def test_a_failed_roll_s_follow_up_button_rolls_again_for_its_roller_only(
     again = discord.post(client, click(button["custom_id"], user=PLAYER, name="Pat"))
     assert again.json() == {"type": interactions.DEFERRED_UPDATE}
     drained(client, endpoint)
-    (new,) = bodies(posted)  # the new roll, in the channel
+    # the new roll, in the channel (and its roller's own view, privately, if it offers more)
+    (new,) = [b for b in bodies(posted) if not private(b)]
     assert not private(new) and new["embeds"], new
     (disabled,) = bodies(edited)  # and the clicked message's buttons, disabled
     assert "/messages/@original" in str(edited.calls.last.request.url)

@@ -72,15 +72,18 @@ def test_spending_luck_in_public_does_not_tell_another_player_the_luck_total(api
         assert request["luck"] == 6, request
 
 
-def test_offers_on_a_public_roll_bound_the_roller_s_luck_for_everyone(api: Api) -> None:
-    """Not marked: what it shows may be accepted (the offers are the roller's buttons). Every
-    player sees which Luck spends are offered, and one is offered only while the Luck left is
-    greater than its cost, so the offers bound a Luck total the sheet keeps from them."""
+def test_offers_on_a_public_roll_bound_the_roller_s_luck_for_nobody_else(api: Api) -> None:
+    """Every player saw which Luck spends a public roll offered, and one is offered only while
+    the Luck left covers its cost, so the offers bounded a Luck total the sheet keeps from
+    them (49 < Luck <= 59). They are its roller's buttons: only the sheet's readers get them."""
     table, pat, quinn, ada, _, _ = seated(api)
     rolled = table.roll(pat, ada, "spot", actor={"dice": [60]})
     (seen,) = [e for e in table.events(quinn) if e["seq"] == rolled["seq"]]
-    keys = {o["key"]: o["luck"] for o in seen["follow_ups"]}
-    assert keys["luck_extreme"] == 49 and "luck_critical" not in keys  # so 49 < Luck <= 59
+    assert "follow_ups" not in seen and seen["result"]["dice"] == [60]  # the roll is public
+    for reader in (pat, table.gm):
+        (own,) = [e for e in table.events(reader) if e["seq"] == rolled["seq"]]
+        keys = {o["key"]: o["luck"] for o in own["follow_ups"]}
+        assert keys["luck_extreme"] == 49 and "luck_critical" not in keys
 
 
 def test_a_character_cannot_contest_itself_in_a_roll_as_in_a_call(api: Api) -> None:

@@ -233,7 +233,7 @@ def test_a_called_contest_against_an_npc_keeps_its_skill_the_gm_s(api: Api) -> N
     assert rolled["result"]["winner"] in ("actor", "opponent", "tie", "none")
     assert rolled["result"]["actor"]["target"] == 50  # Pat's own side: all of it
     assert "odds" not in rolled and "opponent" not in rolled["request"]
-    assert rolled["withheld"] == "opponent"
+    assert rolled["withheld"] == ["opponent"]
     texts = [table.req("GET", p, who).text for p in ("", "/log.jsonl") for who in (pat, sam)]
     for text in texts:
         assert "sneak attack" not in text and '"skill":77' not in text.replace(" ", "")
@@ -292,7 +292,7 @@ def test_a_blind_called_contest_shown_later_still_keeps_the_npc_s_side(api: Api)
     shown = table.ok("POST", f"/rolls/{rolled['seq']}/unblind", table.gm, 201)
     assert shown["opponent_skill"] == "sneak attack"
     seen = table.events(pat)[-1]
-    assert seen["kind"] == "unblind" and seen["withheld"] == "opponent"
+    assert seen["kind"] == "unblind" and seen["withheld"] == ["opponent"]
     assert set(seen["result"]["opponent"]) == {"level", "success"}
     assert "sneak attack" not in table.req("GET", "/log.jsonl", pat).text
 

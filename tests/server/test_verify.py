@@ -106,7 +106,9 @@ def test_unrevealed_rolls_are_named_not_failed(api: Api, tmp_path: Path) -> None
     log = tmp_path / "log.jsonl"
     export(table, pat, log)
     status, out = report(log)
-    assert status == 0 and out["unverifiable"] == 1 and out["verified"] == 4 and out["typed"] == 1
+    # The GM's rolls of the Orc (the Orc's spot, Alice against it) are withheld from Pat.
+    assert status == 0 and out["unverifiable"] == 1 and out["verified"] == 2 and out["typed"] == 1
+    assert out["hidden"] == 2
     waiting = next(c for c in out["checks"] if c["status"] == "unverifiable")
     assert waiting["seq"] == later["seq"] and "not revealed" in waiting["reason"]
     human = d100("verify", str(log)).out

@@ -21,6 +21,7 @@ from .. import __version__
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
+from ..systems import REGISTRY
 from ..tallies import plan_of
 from .jsonl import parse_line
 
@@ -172,7 +173,7 @@ def audit_log(lines: Iterable[str]) -> Audit:
     when it was made (the GM's is bound when the table opens, a change is an event); what the
     roll shows (its request, whether its dice were typed, its result) is what its provable
     record resolved; and a roll said to be hidden from this viewer has the form only a hidden
-    roll has (a blind roll drawn from a blind seed, a called contest's withheld side)."""
+    roll has (a blind roll drawn from a blind seed, an NPC's part withheld)."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
     return _Auditor(entries).run()
@@ -528,22 +529,66 @@ class _Auditor:
                     )
 
 
+# The parts of a roll the server may withhold, and the key naming whose each is (a roll names
+# its helpers, but one logged before it did so names none: its result's level words show).
+WITHHOLDABLE: dict[str, str | None] = {
+    "actor": "character",
+    "opponent": "opponent",
+    "helpers": None,
+}
+
+
 def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """A called contest against a side whose sheet this viewer may not read: its level words
-    only, without the request that resolved it. Anything else saying so is not that."""
-    side = entry["withheld"]
-    if not isinstance(side, str):
-        return MISMATCH, f"says {_brief(side)} is withheld, which names no side"
-    call = entry.get("call")
+    """A roll with parts this viewer may not see, each shown by name and level only, without
+    the request that resolved it (the server's ``access.decide``): an NPC's side (a GM's
+    character) or a side a GM's call chose, an NPC helping. Anything else saying so is not
+    that: each part named must be in the roll, and none of its numbers shown."""
+    named = entry["withheld"]
+    parts = [named] if isinstance(named, str) else named  # an older export names one side
+    if not (isinstance(parts, list) and parts and all(p in WITHHOLDABLE for p in parts)):
+        return MISMATCH, f"says {_brief(named)} is withheld, which names no part of a roll"
+    words = " and ".join(f"{p}'s side" if p != "helpers" else "helpers' values" for p in parts)
+    if "request" in entry["provable"]:  # what resolved it tells every part
+        return MISMATCH, f"says its {words} withheld, yet shows it (its provable request)"
     contest = entry.get("kind") == "contest" or entry.get("roll_kind") == "contest"
-    if not (contest and isinstance(call, Mapping) and side in call and side in entry):
-        return MISMATCH, f"says its {side}'s side is withheld, yet no call chose that side"
-    if "request" in entry["provable"] or f"{side}_skill" in entry:
-        return MISMATCH, f"says its {side}'s side is withheld, yet shows it"
+    result = entry.get("result")
+    result = result if isinstance(result, Mapping) else {}
+    request = entry.get("request")
+    request = request if isinstance(request, Mapping) else {}
+    for part in parts:
+        who = WITHHOLDABLE[part]
+        if (who is not None and not entry.get(who)) or (part == "opponent" and not contest):
+            return MISMATCH, f"says its {part} is withheld, yet it names no {part}"
+        if part == "helpers":
+            shown = _helpers_shown(result.get("actor", result) if contest else result)
+        else:
+            side = result.get(part) if contest else result
+            shown = (
+                (isinstance(side, Mapping) and "dice" in side)
+                or (part in request if contest else bool(request))
+                or f"{part}_skill" in entry
+            )
+        if shown is None:
+            return MISMATCH, f"says its {part} is withheld, yet its result has none"
+        if shown:
+            return MISMATCH, f"says its {part} is withheld, yet shows it"
     return HIDDEN, (
-        f"its {side}'s side is not shown to this viewer (the GM's export has it): its seed "
-        "and nonce are checked in order"
+        f"its {words} {'is' if len(parts) == 1 else 'are'} not shown to this viewer (the GM's "
+        "export has them): its seed and nonce are checked in order"
     )
+
+
+def _helpers_shown(check: Any) -> bool | None:
+    """Whether a roll said to withhold a helper shows every helper's numbers (None: it had
+    no helper): a withheld one is shown by its level only, without dice."""
+    system = check.get("system") if isinstance(check, Mapping) else None
+    known = isinstance(system, str) and system in REGISTRY
+    assistance = REGISTRY.get(system).declares.assistance if known else None
+    if assistance is None or assistance.field not in check:
+        return None
+    given = check[assistance.field]
+    helpers = given if isinstance(given, list) else [given]
+    return all(isinstance(h, Mapping) and "dice" in h for h in helpers)
 
 
 def _path(stream: str) -> list[str | int]:

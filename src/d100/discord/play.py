@@ -18,7 +18,7 @@ from .. import quick
 from ..errors import D100Error
 from ..render.view import frac, pct
 from ..server import characters, rolls
-from ..server.access import Viewer, may_edit, view_event
+from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
@@ -54,8 +54,7 @@ def viewer_at(session: Session, it: Interaction) -> Viewer | None:
     found = member_of(session, it)
     if found is None:
         return None
-    table, member = found
-    return Viewer(member.id, table.id, member.role, member.name)
+    return viewer_of(session, found[1])
 
 
 def _pick(rows: list[Character], name: str, skill: str) -> Character:
@@ -114,12 +113,16 @@ def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[s
         return Rolled(
             message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
         )
-    return Rolled(roll_view(who, public, False, table_id))
+    # Its follow-up offers bound the roller's Luck: the channel sees none (a plain player's
+    # view has none), and the roller gets their buttons privately.
+    offered = roll_view(who, own, True, table_id) if own.get("follow_ups") else None
+    return Rolled(roll_view(who, public, False, table_id), offered)
 
 
 def channel(viewer: Viewer) -> Viewer:
-    """The channel as a viewer of ``viewer``'s table: a plain player, of nothing there."""
-    return Viewer("", viewer.table_id, "player", "")
+    """The channel as a viewer of ``viewer``'s table: a plain player, of nothing there (who
+    the GMs are tells it which characters are NPCs)."""
+    return Viewer("", viewer.table_id, "player", "", viewer.gms)
 
 
 def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -164,16 +167,19 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
     system, level = str(result["system"]), str(result["level"])
     odds = view.get("odds") or {}
-    fields = [
-        ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
-        (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
-        ("Level", level_words(system, level)),
-    ]
+    fields = []
+    if "dice" in result:  # an NPC's roll shows a player its level only (access.decide)
+        fields += [
+            ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
+            (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
+        ]
+    fields.append(("Level", level_words(system, level)))
     if level in odds.get("levels", {}):
         fields.append(("This level", _chance(odds["levels"][level])))
     if "success" in odds:
         fields.append(("Any success", _chance(odds["success"])))
-    fields.append(("Why", str(result.get("explanation", ""))))
+    if "explanation" in result:
+        fields.append(("Why", str(result["explanation"])))
     character = view.get("character") or {}
     head = f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))}"
     if character.get("name"):
@@ -220,4 +226,4 @@ def readable(session: Session, it: Interaction, table_id: str) -> list[Character
     member = None if member_id is None else session.get(Member, member_id)
     if member is None or member.revoked:
         return []
-    return _mine(session, Viewer(member.id, table_id, member.role, member.name))
+    return _mine(session, viewer_of(session, member))

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from ..server import characters
-from ..server.access import Viewer
+from ..server.access import viewer_of
 from ..server.errors import ApiError
 from ..server.models import GameTable
 from ..server.store import Store
@@ -75,8 +75,7 @@ def make(store: Store, it: Interaction, system: str, text: str) -> dict[str, Any
         found = member_of(session, it)
         if found is None:
             return no_table()
-        table, member = found
-        viewer = Viewer(member.id, table.id, member.role, member.name)
+        viewer = viewer_of(session, found[1])
         row = characters.create(session, viewer, sent, None)
         name = row.name
     return message(f"{escaped(name)}'s sheet is at the table.", private=True)

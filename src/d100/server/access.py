@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, bindparam, select
+from sqlalchemy.orm import Session, aliased
 from starlette.requests import cookie_parser
 
+from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
 from .models import Character, Event, Logged, Member
 from .tokens import token_hash
@@ -28,12 +29,15 @@ HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view lea
 HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
-# A viewer is read as a plain row, not an ORM object: every request authenticates.
+# A viewer is read as a plain row, not an ORM object: every request authenticates. With it,
+# in the same query, its table's GMs (one row each): a character a GM owns is an NPC.
+_GM = aliased(Member)
 _SEAT = select(
-    Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash
-)
+    Member.id, Member.table_id, Member.role, Member.name, Member.revoked, Member.token_hash, _GM.id
+).outerjoin(_GM, and_(_GM.table_id == Member.table_id, _GM.role == GM))
 _VIEWER = _SEAT.where(Member.token_hash == bindparam("token_hash"))
 _VIEWERS = _SEAT.where(Member.token_hash.in_(bindparam("token_hashes", expanding=True)))
+_GMS = select(Member.id).where(Member.table_id == bindparam("table_id"), Member.role == GM)
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class Viewer:
     table_id: str
     role: str
     name: str
+    # the table's GMs: a character one of them owns is an NPC (``decide``)
+    gms: frozenset[str]
 
     @property
     def is_gm(self) -> bool:
@@ -154,12 +160,23 @@ def _rows(session: Session, query: Any, params: dict[str, Any]) -> Sequence[Any]
 
 
 def _seated(table_id: str, rows: Sequence[Any]) -> dict[str, Viewer | None]:
-    """Each member's viewer at ``table_id`` by token hash (rows of ``_SEAT``): None if
-    revoked or seated at another table."""
+    """Each member's viewer at ``table_id`` by token hash (rows of ``_SEAT``, one per GM of
+    its table): None if revoked or seated at another table."""
+    gms: dict[str, set[str]] = {}
+    for *_, hashed, gm in rows:
+        gms.setdefault(hashed, set()).update([gm] if gm is not None else [])
     return {
-        hashed: None if revoked or table != table_id else Viewer(member_id, table, role, name)
-        for member_id, table, role, name, revoked, hashed in rows
+        hashed: None
+        if revoked or table != table_id
+        else Viewer(member_id, table, role, name, frozenset(gms[hashed]))
+        for member_id, table, role, name, revoked, hashed, _ in rows
     }
+
+
+def viewer_of(session: Session, member: Member) -> Viewer:
+    """The viewer a member row is, for a caller that found it without a token."""
+    gms = frozenset(session.scalars(_GMS, {"table_id": member.table_id}))
+    return Viewer(member.id, member.table_id, member.role, member.name, gms)
 
 
 def require_gm(viewer: Viewer, what: str) -> None:
@@ -216,10 +233,44 @@ def in_audience(viewer: Viewer, members: Sequence[str] | None) -> bool:
     return members is None or viewer.is_gm or viewer.member_id in members
 
 
-def reads_sheet(viewer: Viewer, character: dict[str, Any]) -> bool:
+# -- what a viewer sees of an event ---------------------------------------------------------
+# Every view comes from ``decide``: the parts of an event a viewer is kept from, and whether
+# they see it at all. ``shape`` reads the decision, never the viewer, so viewers with equal
+# decisions get equal views (the streams one commit wakes share each view and its text).
+
+ACTOR, OPPONENT, HELPERS = "actor", "opponent", "helpers"
+HIDDEN_IN_WITHHELD = ("odds", "percent", "follow_ups", "luck_spent", "spent", "aim")
+LEVEL_ONLY = ("system", "level", "success")  # what a withheld check's result keeps
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one viewer sees of one event. Equal decisions give equal views: it is the key
+    under which views are shared."""
+
+    seq: int
+    seen: bool  # False: a stub, unless it is the viewer's own blind roll
+    own_blind: bool  # the roller's own blind roll: made, its result not seen
+    # the sides shown by name and level only: a character whose sheet the viewer may not read,
+    # an NPC's (a GM's) or a contest side a GM's call chose
+    withheld: tuple[str, ...] = ()
+    helpers: tuple[int, ...] = ()  # which helpers (their places) are shown so
+    offers: bool = True  # its follow-up offers: they bound the roller's Luck
+
+
+def reads_sheet(viewer: Viewer, character: Mapping[str, Any]) -> bool:
     """Whether the viewer reads the sheet of a character as events show it (its public view):
     its player and the GMs do."""
     return viewer.is_gm or character.get("member_id") == viewer.member_id
+
+
+def withholds(viewer: Viewer, character: Mapping[str, Any], chosen: bool = False) -> bool:
+    """Whether the viewer sees this character's part of a roll by name and level only: an
+    NPC (a GM's character) or a side a GM's call chose (``chosen``), unless they read its
+    sheet. Another player's character rolled in public is shown whole: public means public."""
+    if reads_sheet(viewer, character):
+        return False
+    return chosen or character.get("member_id") in viewer.gms
 
 
 def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
@@ -227,40 +278,14 @@ def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
     audience): the opponent the GM chose for a contest is named, its skill and options only
     for whoever reads its sheet (the contest's own fields, a melee response, are no secret)."""
     opponent = call.get("opponent")
-    if opponent is None or reads_sheet(viewer, opponent["character"]):
+    if opponent is None or not withholds(viewer, opponent["character"], chosen=True):
         return call
-    shown = {k: v for k, v in opponent.items() if k in ("character", "contest")}
+    return _called(call)
+
+
+def _called(call: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: v for k, v in call["opponent"].items() if k in ("character", "contest")}
     return call | {"opponent": shown}
-
-
-def _withheld_opponent(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:
-    """A contest against the side a GM's call chose, for a viewer who may not read that side's
-    sheet: its level words only. Its skill, target, dice and the odds would tell its skill; the
-    request that resolved it goes too, so ``d100 verify`` lists the roll as not checkable
-    here (``withheld``) and checks its seed and nonce in order."""
-    result = view.get("result")
-    out = {k: v for k, v in view.items() if k not in ("opponent_skill", "odds", "percent")}
-    out["request"] = {k: v for k, v in view["request"].items() if k != "opponent"}
-    out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
-    out["withheld"] = "opponent"
-    if isinstance(result, dict):
-        out["result"] = {
-            "system": result["system"],
-            "winner": result["winner"],
-            "actor": result["actor"],
-            "opponent": {k: result["opponent"][k] for k in ("level", "success")},
-        }
-    return out
-
-
-def _for_viewer(viewer: Viewer, view: dict[str, Any]) -> dict[str, Any]:
-    """What an event this viewer sees still keeps from them: an opponent a GM's call chose."""
-    call = view.get("call")
-    if not isinstance(call, dict) or "opponent" not in call:
-        return view
-    if "opponent_skill" in view:  # the contest rolled
-        return view if reads_sheet(viewer, view["opponent"]) else _withheld_opponent(viewer, view)
-    return view | {"call": view_call(viewer, call)}
 
 
 def sees_event(viewer: Viewer, event: Event | Logged) -> bool:
@@ -270,11 +295,76 @@ def sees_event(viewer: Viewer, event: Event | Logged) -> bool:
     return sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm)
 
 
+def decide(viewer: Viewer, event: Event | Logged) -> Decision:
+    """What this viewer sees of this event (``shape`` makes the view from it)."""
+    seen = sees_event(viewer, event)
+    own_blind = not seen and event.visibility == "blind" and event.actor_id == viewer.member_id
+    if not (seen or own_blind):
+        return Decision(event.seq, False, False)
+    data = event.data
+    if "provable" not in data:  # no roll: only a call's chosen opponent is anyone's secret
+        call = data.get("call")
+        opponent = call.get("opponent") if isinstance(call, dict) else None
+        kept = opponent is not None and withholds(viewer, opponent["character"], chosen=True)
+        return Decision(event.seq, seen, own_blind, (OPPONENT,) if kept else ())
+    call, actor = data.get("call"), data.get("character") or {}
+    withheld = []
+    if withholds(viewer, actor):
+        withheld.append(ACTOR)
+    chosen = isinstance(call, dict) and OPPONENT in call
+    if OPPONENT in data and withholds(viewer, data[OPPONENT], chosen):
+        withheld.append(OPPONENT)
+    helpers = _withheld_helpers(viewer, data)
+    if helpers:
+        withheld.append(HELPERS)
+    offers = reads_sheet(viewer, actor)
+    return Decision(event.seq, seen, own_blind, tuple(withheld), helpers, offers)
+
+
+def _withheld_helpers(viewer: Viewer, data: Mapping[str, Any]) -> tuple[int, ...]:
+    """The places of the helpers this viewer sees by name and level only. A roll logged
+    before its helpers were named keeps every helper's values from the players."""
+    named = data.get(HELPERS)
+    if named is not None:
+        return tuple(i for i, helper in enumerate(named) if withholds(viewer, helper))
+    request = data.get("request")
+    field = _helper_field(data)
+    if viewer.is_gm or field is None or not isinstance(request, dict):
+        return ()
+    given = request.get(ACTOR, request).get(field)
+    if given is None:
+        return ()
+    return tuple(range(len(given))) if isinstance(given, list) else (0,)
+
+
+def _helper_field(data: Mapping[str, Any]) -> str | None:
+    """The request field a roll's helpers are in, as its system declares it."""
+    request, result = data.get("request"), data.get("result")
+    system = next(
+        (d["system"] for d in (request, result) if isinstance(d, dict) and "system" in d), None
+    )
+    if system not in REGISTRY:
+        return None
+    assistance = REGISTRY.get(system).declares.assistance
+    return None if assistance is None else assistance.field
+
+
 def view_event(viewer: Viewer, event: Event | Logged) -> dict[str, Any]:
-    """The event as this viewer may see it. One they may not see at all is a stub: its number
+    """The event as this viewer may see it."""
+    return shape(event, decide(viewer, event))
+
+
+def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
+    """The view a decision gives. One the viewer may not see at all is a stub: its number
     (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
     nonce it drew, so ``d100 verify`` can check that every nonce is used once, in order."""
-    full = {
+    if not (decision.seen or decision.own_blind):
+        stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
+        provable = event.data.get("provable")
+        if isinstance(provable, dict):
+            stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
+        return stub
+    view = {
         "seq": event.seq,
         "kind": event.kind,
         "visibility": event.visibility,
@@ -282,29 +372,89 @@ def view_event(viewer: Viewer, event: Event | Logged) -> dict[str, Any]:
         "at": event.created_at,
         **event.data,
     }
-    if sees_event(viewer, event):
-        return _for_viewer(viewer, full)
-    if event.visibility == "blind" and event.actor_id == viewer.member_id:
-        seen = {k: v for k, v in full.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
-        return _for_viewer(viewer, seen)
-    stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
-    provable = event.data.get("provable")
-    if isinstance(provable, dict):
-        stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
-    return stub
+    if decision.own_blind:
+        view = {k: v for k, v in view.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
+    if not decision.offers:
+        view.pop("follow_ups", None)
+    if not decision.withheld:
+        return view
+    if "provable" not in view:
+        return view | {"call": _called(view["call"])}
+    return _withheld(view, decision)
 
 
-def view_key(viewer: Viewer, event: Event | Logged) -> tuple[int, bool, bool, bool]:
-    """What ``view_event`` reads of the viewer, for this event: viewers with one key get equal
-    views, so the streams one commit wakes share each view (and its serialisation). Whether
-    they see it, whether it is their own blind roll, and whether they read the sheet of an
-    opponent a GM's call chose (``_for_viewer``)."""
-    seen = sees_event(viewer, event)
-    own_blind = event.visibility == "blind" and event.actor_id == viewer.member_id
-    call = event.data.get("call")
-    opponent = call.get("opponent") if isinstance(call, dict) else None
-    reads = True
-    if opponent is not None and (seen or own_blind):
-        rolled = "opponent_skill" in event.data
-        reads = reads_sheet(viewer, event.data["opponent"] if rolled else opponent["character"])
-    return event.seq, seen, own_blind, reads
+def _withheld(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
+    """A roll with parts this viewer sees by name and level only. Their numbers go, and the
+    odds (they tell every side's skill and each helper's); the request that resolved it goes
+    too, so ``d100 verify`` lists the roll as not checkable here (``withheld``) and checks its
+    seed and nonce in order. A follow-up's chance of success would tell a helper's skill."""
+    parts = decision.withheld
+    out = {k: v for k, v in view.items() if k not in HIDDEN_IN_WITHHELD}
+    if ACTOR not in parts and "follow_ups" in view:
+        out["follow_ups"] = [
+            {k: v for k, v in o.items() if k != "chance"} for o in view["follow_ups"]
+        ]
+    out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
+    out["withheld"] = list(parts)
+    if OPPONENT in parts:
+        out.pop("opponent_skill", None)
+    contest = OPPONENT in view  # a contest's request and result have a part for each side
+    field = _helper_field(view) if HELPERS in parts else None
+    request = view.get("request")
+    if isinstance(request, dict):
+        if contest:
+            kept = {k: v for k, v in request.items() if k not in parts}
+            if ACTOR in kept:
+                kept[ACTOR] = _without(kept[ACTOR], field)
+            out["request"] = kept
+        elif ACTOR in parts:
+            del out["request"]
+        else:
+            out["request"] = _without(request, field)
+    result = view.get("result")
+    if isinstance(result, dict):
+        out["result"] = _result_kept(result, decision, contest, field)
+    return out
+
+
+def _without(part: dict[str, Any], field: str | None) -> dict[str, Any]:
+    return {k: v for k, v in part.items() if k != field}
+
+
+def _result_kept(
+    result: dict[str, Any], decision: Decision, contest: bool, field: str | None
+) -> dict[str, Any]:
+    parts = decision.withheld
+    if not contest:
+        return _level_only(result) if ACTOR in parts else _helped(result, decision, field)
+    binds = REGISTRY.get(str(result["system"])).declares.binds_other_side
+    sides: dict[str, Any] = {}
+    for side, other in ((ACTOR, OPPONENT), (OPPONENT, ACTOR)):
+        shown = result[side]
+        if side in parts:
+            sides[side] = {k: shown[k] for k in ("level", "success")}
+            continue
+        if other in parts:  # CH6: a side's target is the other's total
+            shown = {k: v for k, v in shown.items() if k not in binds}
+        sides[side] = _helped(shown, decision, field) if side == ACTOR else shown
+    return {"system": result["system"], "winner": result["winner"], **sides}
+
+
+def _level_only(check: dict[str, Any]) -> dict[str, Any]:
+    return {k: check[k] for k in LEVEL_ONLY if k in check}
+
+
+def _helped(check: dict[str, Any], decision: Decision, field: str | None) -> dict[str, Any]:
+    """A check's result with the withheld helpers shown by level only, and its own resolved
+    request without any helper's values."""
+    if field is None or field not in check:
+        return check
+    given, places = check[field], decision.helpers
+    if isinstance(given, list):
+        kept: Any = [_level_only(h) if i in places else h for i, h in enumerate(given)]
+    else:
+        kept = _level_only(given) if 0 in places else given
+    out = check | {field: kept}
+    if isinstance(check.get("request"), dict):
+        out["request"] = _without(check["request"], field)
+    return out

@@ -152,6 +152,14 @@ class EventView(Answer):
     manual: bool | None = Field(None, description="dice typed by hand")
     provable: dict[str, Any] | None = Field(None, description="seed, nonce: to verify the dice")
     result: dict[str, Any] | None = Field(None, description="the result (result.schema.json)")
+    helpers: list[CharacterRef] | None = Field(
+        None, description="who helped, in the request's order"
+    )
+    withheld: list[str] | None = Field(
+        None,
+        description="the parts shown by name and level only (actor, opponent, helpers): an NPC's, "
+        "or the side a GM's call chose, for a viewer who may not read its sheet",
+    )
     active: SeedView | None = Field(
         None,
         description="the table's opening and each rotation (seed): the seed the next rolls draw "

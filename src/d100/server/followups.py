@@ -237,8 +237,9 @@ def follow(
     again = Rolled(resolved, result, left, spent, tuple(taken), data.get("skill"))
     if more := offers(again, table.system):
         out["follow_ups"] = more
-    if "call" in data:
-        out["call"] = data["call"]
+    for kept in ("call", "helpers"):  # the first roll's call, and who helped with it
+        if kept in data:
+            out[kept] = data[kept]
     return append(
         session, table, "roll", out, visibility=rolled.visibility, actor_id=viewer.member_id
     )

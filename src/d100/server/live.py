@@ -21,7 +21,7 @@ import anyio
 import psycopg
 from sqlalchemy.engine import URL
 
-from .access import authenticate_all, view_event, view_key
+from .access import Decision, authenticate_all, decide, shape
 from .errors import ApiError, unauthorised
 from .events import CHANNEL, events_after, origin
 from .store import Store
@@ -155,7 +155,7 @@ def read_all_views(
         viewers = authenticate_all(session, table_id, [token for token, _ in asks])
         wanted = {after for (_, after), v in zip(asks, viewers, strict=True) if v is not None}
         logs = {after: events_after(session, table_id, after, BATCH) for after in wanted}
-    shaped: dict[Any, dict[str, Any]] = {}  # one view per event and key, shared
+    shaped: dict[Decision, dict[str, Any]] = {}  # one view per event and decision, shared
     out: list[Views | ApiError] = []
     for (_, after), viewer in zip(asks, viewers, strict=True):
         if viewer is None:
@@ -164,10 +164,10 @@ def read_all_views(
         events = logs[after]
         views = []
         for event in events:
-            key = view_key(viewer, event)
-            if key not in shaped:
-                shaped[key] = view_event(viewer, event)
-            views.append((event.seq, shaped[key]))
+            decision = decide(viewer, event)  # a view is made from its decision alone
+            if decision not in shaped:
+                shaped[decision] = shape(event, decision)
+            views.append((event.seq, shaped[decision]))
         out.append((views, events[-1].seq if events else after))
     return out
 

@@ -29,6 +29,7 @@ from .access import (
     require_gm,
     sees_result,
     sheet_readers_see,
+    withholds,
 )
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
@@ -94,6 +95,7 @@ class Prepared:
     target: CallTarget | None
     call: Call | None
     spec: RollSpec  # as asked, with the opponent a GM's call chose for a called contest
+    helpers: list[dict[str, Any]]  # the called test's helpers, named in its event's order
 
 
 def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) -> Prepared:
@@ -138,6 +140,7 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
             "a called test is rolled in the mode the GM chose",
         )
     rows, skills, parts = [], [], []
+    helpers: list[dict[str, Any]] = []
     for name, side in zip(SIDES, spec.sides, strict=False):
         row = characters.load(session, table.id, side.character_id, f"{name}.character_id")
         editor = may_edit(viewer, row)
@@ -181,7 +184,8 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
                 )
             part[aim.field] = row.aim_rounds
         if target is not None and name == "actor":
-            part |= _assistance(session, table, target)
+            assisted, helpers = _assistance(session, table, target, viewer)
+            part |= assisted
         rows.append(row)
         skills.append(skill_name)
         parts.append(part)
@@ -193,9 +197,34 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     try:
         parsed = parse(request)
     except D100Error as err:
-        own = err.field.split(".")[0] in spec.fields  # placed as the body has it
+        root = err.field.split(".")[0].split("[")[0]
+        if _unreadable(viewer, table, rows, helpers, root):
+            raise conflict(
+                "target_id",
+                spec.target_id,
+                "a call that still fits every sheet in it",
+                "a sheet in this call changed since: ask the GM to call it again",
+            ) from None
+        own = root in spec.fields  # placed as the body has it
         raise (invalid(err, "fields") if own else invalid(err)) from None
-    return Prepared(request, parsed, rows, skills, target, call, spec)
+    return Prepared(request, parsed, rows, skills, target, call, spec, helpers)
+
+
+def _unreadable(
+    viewer: Viewer,
+    table: GameTable,
+    rows: list[Character],
+    helpers: list[dict[str, Any]],
+    root: str,
+) -> bool:
+    """Whether an error about the request's ``root`` field would tell a number of a sheet the
+    viewer may not read: a side's (a contest's) or a helper's."""
+    sides = dict(zip(SIDES, rows, strict=False)) if len(rows) > 1 else {}
+    if root in sides and not may_edit(viewer, sides[root]):
+        return True
+    assistance = REGISTRY.get(table.system).declares.assistance
+    helped = assistance is not None and root in (assistance.field, "actor")
+    return helped and any(withholds(viewer, h) for h in helpers)
 
 
 def _contest_fields(spec: RollSpec, system: str) -> None:
@@ -337,6 +366,12 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str,
     prepared = prepare(session, table, spec, viewer)
     if len(prepared.rows) > 1:  # a called contest: the opponent is the one the GM chose
         require_editor(viewer, prepared.rows[1], "preview odds against this character")
+    hidden = next((h for h in prepared.helpers if withholds(viewer, h)), None)
+    if hidden is not None:  # the odds of a helped test tell each helper's skill
+        raise forbidden(
+            f"preview odds helped by {hidden['name']} (its odds tell its skill)",
+            "the helpers' players or the game master",
+        )
     luck = characters.sheet_of(prepared.rows[0]).luck
     return prepared.request, None if luck is None else luck.current
 
@@ -374,7 +409,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     # A test the GM called is rolled in the mode the GM chose.
     visibility = prepared.call.visibility if prepared.call is not None else spec.visibility
     shared = _hideable(session, viewer, visibility, prepared, spec)
-    lucks = _luck_before(prepared)
+    lucks = _luck_before(viewer, prepared)
     request = _with_dice(table, prepared.request, spec)
     blind = visibility == "blind"
     drawn = draw(session, table.id, blind, viewer.member_id)
@@ -425,6 +460,8 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             "opponent": characters.public_view(prepared.rows[1]),
             "opponent_skill": prepared.skills[1],
         }
+    if prepared.helpers:  # named, so each viewer's view knows whose values they are
+        data["helpers"] = prepared.helpers
     if prepared.call is not None and prepared.target is not None:
         data["call"] = {
             "id": prepared.call.id,
@@ -554,22 +591,37 @@ def pending_target(
     return target, call
 
 
-def _assistance(session: Session, table: GameTable, target: CallTarget) -> dict[str, Any]:
-    """The helpers attached to a called test, as the system's assistance field takes them."""
+def _assistance(
+    session: Session, table: GameTable, target: CallTarget, viewer: Viewer
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The helpers attached to a called test, as the system's assistance field takes them,
+    and who they are, in the same order. A helper's sheet changed since (the skill gone) is
+    a refusal naming none of that sheet's skills to a viewer who may not read it."""
     assistance = REGISTRY.get(table.system).declares.assistance
     if assistance is None:
-        return {}
+        return {}, []
     found = session.scalars(
         select(CallAssist).where(CallAssist.target_id == target.id).order_by(CallAssist.position)
     ).all()
     if not found:
-        return {}
-    helps = []
+        return {}, []
+    helps, who = [], []
     for help_ in found:
         row = characters.load(session, table.id, help_.character_id)
-        side = characters.sheet_of(row).side(help_.skill)
+        try:
+            side = characters.sheet_of(row).side(help_.skill)
+        except D100Error as err:
+            if may_edit(viewer, row):
+                raise renamed(err, "target_id") from None
+            raise conflict(
+                "target_id",
+                target.id,
+                "a called test whose helpers still have the skill they help with",
+                f"{row.name}'s sheet changed since they were asked to help: ask the GM",
+            ) from None
         helps.append({k: v for k, v in side.items() if k in assistance.helper_fields})
-    return assistance.as_request(helps)
+        who.append(characters.public_view(row))
+    return assistance.as_request(helps), who
 
 
 def _with_dice(table: GameTable, request: dict[str, Any], spec: RollSpec) -> dict[str, Any]:
@@ -593,14 +645,23 @@ def _with_dice(table: GameTable, request: dict[str, Any], spec: RollSpec) -> dic
     return {**request, **{name: {**request[name], "dice": dice} for name, dice in given}}
 
 
-def _luck_before(prepared: Prepared) -> list[Luck | None]:
-    """Each side's Luck, checked to cover the most the request may spend (BRP7)."""
+def _luck_before(viewer: Viewer, prepared: Prepared) -> list[Luck | None]:
+    """Each side's Luck, checked to cover the most the request may spend (BRP7). A side the
+    roller may not read (the one a GM's call chose) is refused in words that tell nothing of
+    its sheet: how much Luck it has left is its readers' to know."""
     parsed = prepared.parsed
     parts = [parsed] if len(prepared.rows) == 1 else [parsed.actor, parsed.opponent]
     out = []
     for name, row, part in zip(SIDES, prepared.rows, parts, strict=False):
         luck = characters.sheet_of(row).luck
         need = luck_needed(part)
+        if need and not may_edit(viewer, row) and (luck is None or luck.current < need):
+            raise conflict(
+                f"{name}.fields",
+                "Luck",
+                "Luck the character can spend",
+                f"the {name} cannot spend that Luck: ask the GM to call it again",
+            )
         if need and luck is None:
             raise bad(
                 f"{name}.fields",

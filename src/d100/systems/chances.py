@@ -801,6 +801,8 @@ DECLARATION = Declaration(
     synergy_field="synergy",
     improvement="failure",
     tasks=OPPOSED_TASKS,
+    # CH6: each side's target is the other's total, so its margin and words tell it too
+    binds_other_side=frozenset({"target", "margin", "explanation"}),
     fast=FastPath(
         inputs=frozenset(
             {

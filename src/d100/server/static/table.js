@@ -974,6 +974,7 @@ function who(character) {
 }
 
 function diceLine(result) {
+  if (result.roll === undefined) return null;  // a side shown by its level only (withheld)
   if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll} · vs ${rules.words.target} ${result.target}`);
   const kept = result.dice.lastIndexOf(result.roll);
   return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
@@ -981,7 +982,7 @@ function diceLine(result) {
     kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
     // Luck spent after the roll lowers it a point a Luck point (the system's declaration).
     rules.luck && rules.luck.after_field && result.luck_spent ? ` · ${result.luck_spent} Luck lowers it to ${result.roll - result.luck_spent}` : "",
-    result.total !== undefined ? ` · total ${result.total}` : "", ` · vs ${rules.words.target} ${result.target}`,
+    result.total !== undefined ? ` · total ${result.total}` : "", result.target !== undefined ? ` · vs ${rules.words.target} ${result.target}` : "",
     result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
 }
 
@@ -1100,7 +1101,7 @@ function describe(e) {
       // An NPC's dice and target tell its skill: a player reads its name and level only (and
       // the server sends no more of a side a GM's call chose, when its sheet is not theirs).
       const secret = e.withheld || [e.character, e.opponent].some(npc);
-      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) || r.target === undefined ? null : diceLine(r));
+      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) ? null : diceLine(r));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
       const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
@@ -1130,7 +1131,7 @@ function describe(e) {
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
       return [el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, time),
-        diceLine(result), el("p", { class: "explanation muted", text: e.result.explanation })];
+        diceLine(result), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
     case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
