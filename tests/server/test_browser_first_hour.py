@@ -6,6 +6,8 @@ sentences, and the page is usable from the keyboard."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -33,20 +35,33 @@ __all__ = ["base", "browser"]  # the shared server and Chromium
 SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 
 
-def two(browser: Any, base: str, name: str, size: dict[str, int]) -> tuple[list[Any], Any, Any]:
-    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size."""
+@contextmanager
+def pages(browser: Any, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
+    """Two pages at one screen size (touch on a phone), each in its own browser context,
+    closed when done."""
     touch = size == PHONE
     contexts = [
         browser.new_context(viewport=size, has_touch=touch, is_mobile=touch) for _ in range(2)
     ]
-    gm, pat = (c.new_page() for c in contexts)
-    where, invite = open_table(gm, base, name)
-    gm.goto(f"{base}{where}")
-    wired(gm)
-    add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
-    join(pat, invite, "Pat")
-    add_character(pat, "Alice")
-    return contexts, gm, pat
+    try:
+        gm, pat = (c.new_page() for c in contexts)
+        yield gm, pat
+    finally:
+        for c in contexts:
+            c.close()
+
+
+@contextmanager
+def two(browser: Any, base: str, name: str, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size."""
+    with pages(browser, size) as (gm, pat):
+        where, invite = open_table(gm, base, name)
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
+        join(pat, invite, "Pat")
+        add_character(pat, "Alice")
+        yield gm, pat
 
 
 def rolls_made(page: Any) -> int:
@@ -71,8 +86,7 @@ def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, brow
     growing to 40 entries must not squeeze the call's Roll button out of its box."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Long night", DESKTOP)
-    try:
+    with two(browser, base, "Long night", DESKTOP) as (gm, pat):
         free_rolls(pat, 40)
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(40)
         call_test(gm, "stealth", ["Alice"], hazard="the guard hears you")
@@ -89,9 +103,6 @@ def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, brow
             return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; }""",
             timeout=3000,
         )
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -102,8 +113,7 @@ def test_answered_calls_do_not_pile_up_where_they_were_rolled(
     after four, only the last answered one stays beside what is still pending."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Many calls", size)
-    try:
+    with two(browser, base, "Many calls", size) as (gm, pat):
         for skill in ("stealth", "rifle", "spot hidden", "stealth"):
             call_test(gm, skill, ["Alice"])
             button = pat.get_by_role("button", name=f"Roll {skill} for Alice")
@@ -115,9 +125,6 @@ def test_answered_calls_do_not_pile_up_where_they_were_rolled(
         expect(pat.locator("#calls [data-call]")).to_have_count(2)  # the pending one, the last
         # what is pending first
         expect(pat.locator("#calls [data-call]").first).to_contain_text("Alice: pending")
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -128,8 +135,7 @@ def test_a_double_click_on_roll_makes_one_roll(
     one roll each."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Twitchy", size)
-    try:
+    with two(browser, base, "Twitchy", size) as (gm, pat):
         table_id = pat.evaluate("tableId")
         # The answers come back slowly, as on a busy night: a second click has time to land.
         pat.evaluate(SLOW, [f"/api/tables/{table_id}/rolls", "POST", 400])
@@ -154,9 +160,6 @@ def test_a_double_click_on_roll_makes_one_roll(
         offer.dblclick()
         pat.wait_for_timeout(1500)
         assert rolls_made(pat) == 4
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -165,12 +168,7 @@ def test_the_join_page_names_the_table_and_keeps_the_invite_on_reload(
 ) -> None:
     from playwright.sync_api import expect
 
-    touch = size == PHONE
-    contexts = [
-        browser.new_context(viewport=size, has_touch=touch, is_mobile=touch) for _ in range(2)
-    ]
-    gm, pat = (c.new_page() for c in contexts)
-    try:
+    with pages(browser, size) as (gm, pat):
         _, invite = open_table(gm, base, "Salt Marsh", gm="Gwen")
         pat.goto(invite)
         expect(pat.locator("#join-title")).to_have_text("Join Salt Marsh")
@@ -182,9 +180,6 @@ def test_the_join_page_names_the_table_and_keeps_the_invite_on_reload(
         expect(pat.locator("#whoami")).to_contain_text("Pat, a player")
         pat.goto(f"{base}/join")  # the invite was used: the tab no longer holds it
         expect(pat.locator("#join-error")).to_contain_text("needs the invite link")
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -193,8 +188,7 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
 ) -> None:
     from playwright.sync_api import expect
 
-    contexts, gm, _ = two(browser, base, "Fog", size)
-    try:
+    with two(browser, base, "Fog", size) as (gm, _):
         invite = gm.evaluate("keptInvites()[tableId]")
         gm.reload()
         wired(gm)
@@ -216,21 +210,17 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
         wired(gm)
         view(gm, "more")
         expect(gm.locator("#invite-out code")).to_have_text(renewed)
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
 def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
     base: str, browser: Any, size: dict[str, int]
 ) -> None:
-    """"Luck reroll of roll #8" and "Blind roll #12 shown" name the log's numbers: every card
-    shows its own, beside its time."""
+    """A follow-up's "Luck reroll of roll #8" and "Blind roll #12 shown" name the log's
+    numbers: every card shows its own, beside its time."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Numbers", size)
-    try:
+    with two(browser, base, "Numbers", size) as (gm, pat):
         pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
         expand(pat, "#more-options")
         pat.get_by_label("Dice rolled by hand (optional)").fill("90")
@@ -251,9 +241,6 @@ def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
         expect(pat.locator("#log li[data-kind=unblind]").first).to_contain_text(
             f"Blind roll #{seq} shown"
         )
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -265,8 +252,7 @@ def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something
     every roll, is not offered a blind roll or one "only me" apart from a secret one."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Sights", size)
-    try:
+    with two(browser, base, "Sights", size) as (gm, pat):
         card = pat.locator("#characters [data-character=Alice]")
         expect(card.get_by_role("button", name="Aim a round (Alice)")).to_be_visible()
         expect(card).not_to_contain_text("Aiming")
@@ -290,9 +276,6 @@ def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something
             "only the GM (blind: I do not see it)",
             "only me",
         ]
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -303,8 +286,7 @@ def test_a_called_test_carries_the_gm_s_bonus_or_penalty_dice(
     player's roll of the call is made with them (two dice, the kept one marked)."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Vantage", size)
-    try:
+    with two(browser, base, "Vantage", size) as (gm, pat):
         view(gm, "call")
         expand(gm, "#call-extra-box")
         gm.locator("#call-form").get_by_label("Penalty dice").fill("1")
@@ -314,9 +296,6 @@ def test_a_called_test_carries_the_gm_s_bonus_or_penalty_dice(
         card = pat.locator("#log li[data-kind=roll]").first
         expect(card).to_contain_text("penalty dice: 1")
         expect(card.locator(".dice .die")).to_have_count(2)
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -327,8 +306,7 @@ def test_the_first_tab_stops_skip_past_the_log(
     entries): the first stop skips to the characters, whose first skill is then one tab away."""
     from playwright.sync_api import expect
 
-    contexts, _, pat = two(browser, base, "Keys", size)
-    try:
+    with two(browser, base, "Keys", size) as (_, pat):
         free_rolls(pat, 20)
         pat.reload()
         wired(pat)
@@ -351,27 +329,20 @@ def test_the_first_tab_stops_skip_past_the_log(
         expect(pat.get_by_role("link", name="Skip to the results")).to_be_focused()
         pat.keyboard.press("Enter")
         expect(pat.locator("#log-title")).to_be_focused()
-    finally:
-        for c in contexts:
-            c.close()
 
 
 def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, browser: Any) -> None:
-    """"With options…" opens the roll panel for the call; once rolled, the result is on the
+    """The call's "With options…" opens the roll panel; once rolled, the result is on the
     screen (the panel went back to a free roll after scrolling to it, moving it away)."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Options", PHONE)
-    try:
+    with two(browser, base, "Options", PHONE) as (gm, pat):
         free_rolls(pat, 12)
         call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
         pat.get_by_role("button", name="With options…").click()
         pat.get_by_role("button", name="Roll", exact=True).click()
         expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
         assert on_screen(pat, "#roll-result .card")
-    finally:
-        for c in contexts:
-            c.close()
 
 
 @SIZES
@@ -380,8 +351,7 @@ def test_a_group_test_says_how_it_stands(base: str, browser: Any, size: dict[str
     those succeeded, how many wait."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Group", size)
-    try:
+    with two(browser, base, "Group", size) as (gm, pat):
         call_test(gm, "stealth", ["Alice", "Orc"], hazard="the patrol turns")
         summary = gm.locator("#calls .group-summary")
         expect(summary).to_have_text("2 called: 2 waiting")
@@ -390,9 +360,6 @@ def test_a_group_test_says_how_it_stands(base: str, browser: Any, size: dict[str
         won = pat.locator("#calls [data-call] .card .level").first.inner_text()
         outcome = "1 failure" if "failure" in won or "fumble" in won else "1 success"
         expect(summary).to_have_text(f"2 called: 1 rolled ({outcome}), 1 waiting")
-    finally:
-        for c in contexts:
-            c.close()
 
 
 def test_errors_read_as_sentences(base: str, browser: Any) -> None:
@@ -401,8 +368,7 @@ def test_errors_read_as_sentences(base: str, browser: Any) -> None:
     a called contest's options ask no odds the player may not see (it said "not allowed")."""
     from playwright.sync_api import expect
 
-    contexts, gm, pat = two(browser, base, "Words", DESKTOP)
-    try:
+    with two(browser, base, "Words", DESKTOP) as (gm, pat):
         said = pat.evaluate(
             """() => [plainError("seq: roll #8 was already followed up: Luck reroll (#9)"),
                       plainError("name: control characters are not allowed")]"""
@@ -425,6 +391,3 @@ def test_errors_read_as_sentences(base: str, browser: Any) -> None:
         expect(pat.locator("#roll-error")).to_have_text(
             "The server did not answer: check the connection and try again.", timeout=15000
         )
-    finally:
-        for c in contexts:
-            c.close()
