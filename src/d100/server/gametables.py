@@ -20,7 +20,7 @@ from ..provable import commitment
 from ..systems import REGISTRY
 from .access import GM, PLAYER, Viewer, member_by_token, require_gm
 from .errors import bad, conflict, invalid, not_found, unauthorised
-from .events import append, lock_table
+from .events import append, get_table, lock_table
 from .models import BlindRoll, CallTarget, Character, GameTable, Member, SeedSession
 from .tokens import UNPRINTABLE, new_client_seed, new_id, new_seed, new_token, now, token_hash
 
@@ -186,24 +186,26 @@ def create_table(
     return Created(table, gm, gm_token, invite)
 
 
-def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
-    """A new player from the invite link; the token returned is theirs alone."""
+def _invited(session: Session, invite_token: str) -> str:
+    """The id of the table an invite opens; a link that no longer works is the 401 of any
+    bad token."""
     table_id = session.scalars(
         select(GameTable.id).where(GameTable.invite_hash == token_hash(invite_token))
     ).first()
     if table_id is None:
         raise unauthorised()
-    return add_player(session, lock_table(session, table_id), name)
+    return table_id
+
+
+def join(session: Session, invite_token: str, name: str) -> tuple[Member, str]:
+    """A new player from the invite link; the token returned is theirs alone."""
+    return add_player(session, lock_table(session, _invited(session, invite_token)), name)
 
 
 def invitation(session: Session, invite_token: str) -> dict[str, Any]:
     """What an invite opens, for its join page to say before anyone joins: the table's name
     and system, and who runs it (nothing a player who joined would not see at once)."""
-    table = session.scalars(
-        select(GameTable).where(GameTable.invite_hash == token_hash(invite_token))
-    ).first()
-    if table is None:
-        raise unauthorised()
+    table = get_table(session, _invited(session, invite_token))
     gms = session.scalars(
         select(Member.name)
         .where(Member.table_id == table.id, Member.role == GM, Member.revoked.is_(False))
