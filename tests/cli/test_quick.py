@@ -123,3 +123,16 @@ def test_the_readme_first_screen_is_a_quick_roll() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     first_screen = "\n".join(readme.splitlines()[:40])
     assert "d100 roll brp 65 hard b1" in first_screen
+
+
+@pytest.mark.parametrize(
+    ("form", "head"),
+    [
+        ("CCB<=65", "check — skill 65, house rules: fives"),  # rule: C6-1
+        ("RES(13-10)", "check — resistance: active 13, passive 10"),  # rule: RQ-2
+    ],
+)
+def test_a_chat_bot_form_s_grouped_inputs_read_as_words(form: str, head: str) -> None:
+    run = d100("roll", form, "@18")
+    assert run.status == 0, run
+    assert head in run.out.splitlines()[0] and "=" not in run.out.splitlines()[0]

@@ -547,12 +547,12 @@ def test_the_odds_page_needs_no_sign_in(base: str, browser: Any) -> None:
         expect(page.locator("#odds-chart svg")).to_be_visible()
         # Plain words: no rule numbers in what a player reads; "+20" is a difficulty.
         assert not re.search(r"\((BRP|OQ|CH|G)\d+", page.locator("main").inner_text())
-        page.get_by_label("Difficulty").fill("+20")
+        page.get_by_label("Difficulty", exact=True).fill("+20")
         page.get_by_role("button", name="Show the odds").click()
         expect(page.locator("#odds-result")).to_contain_text("Success: 85.00%")
         page.get_by_label("Skill", exact=True).fill("1")
-        page.get_by_label("Difficulty").fill("")
-        page.get_by_label("Penalty dice").fill("2")
+        page.get_by_label("Difficulty", exact=True).fill("")
+        page.get_by_label("Penalty dice", exact=True).fill("2")
         page.get_by_role("button", name="Show the odds").click()
         # A tiny chance reads "< 0.01%" beside its exact fraction, never "0.00%" or NaN:
         # a critical on 01 with two penalty dice is 01 on all three (BRP4).

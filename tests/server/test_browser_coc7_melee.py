@@ -81,7 +81,14 @@ def test_c7_7_a_called_melee_the_ghoul_dodges(base: str, browser: Any, size: str
         gm.locator("#characters [data-character=Ghoul]").get_by_role(
             "button", name=re.compile("^Roll fighting")
         ).click()
+        expect(gm.locator("#roll-difficulty")).to_be_visible()
         gm.get_by_role("button", name="Oppose…").click()
+        # rule: C7-6 an opposed roll's sides take no difficulty, Luck or push: none is offered
+        expect(gm.locator("#roll-difficulty")).to_be_hidden()
+        for field in ("luck_to", "push", "combined"):
+            assert gm.locator(f"#roll-{field}").evaluate("i => i.closest('div').hidden"), field
+        expect(gm.locator("#roll-bonus_dice")).to_be_attached()
+        assert not gm.locator("#roll-bonus_dice").evaluate("i => i.closest('div').hidden")
         gm.locator("#oppose-character").select_option(label="Ada (Pat)")
         gm.locator("#oppose-skill").fill("dodge")
         gm.locator("#oppose-response").select_option("fight_back")

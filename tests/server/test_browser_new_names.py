@@ -196,7 +196,7 @@ def test_the_odds_page_shows_the_new_system(base: str, browser: Any) -> None:
         page.goto(f"{base}/odds")
         page.get_by_label("Rule system").select_option("omens")
         page.get_by_label("Skill", exact=True).fill("70")
-        page.get_by_label("Peril").fill("cursed")
+        page.get_by_label("Peril", exact=True).fill("cursed")
         page.get_by_role("button", name="Show the odds").click()
         expect(page.locator("#odds-result")).to_contain_text("Success: 30.00%")  # 70 - 40
         expect(page.locator("#odds-result")).to_contain_text("triumph")

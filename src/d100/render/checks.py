@@ -197,8 +197,13 @@ def inputs_text(request: dict[str, object], system: str | None = None) -> str:
             parts.append(f"assisted (skill {value.get('skill')})")
         elif isinstance(value, list) and value and isinstance(value[0], dict):
             parts.append(f"{len(value)} {words[:-1] if len(value) == 1 else words}")
-        elif isinstance(value, dict):
-            parts.append(", ".join(f"{k}={v}" for k, v in value.items()))
+        elif isinstance(value, dict):  # house rules, a resistance roll's sides: "active 13"
+            named = (
+                k.replace("_", " ") + ("" if v is True else f" {v}")
+                for k, v in value.items()
+                if v not in (False, None)
+            )
+            parts.append(f"{words}: " + ", ".join(named))
         elif isinstance(value, list):
             parts.append(f"{words} " + ",".join(f"{v:+d}" if signed else str(v) for v in value))
         elif value is True:

@@ -10,6 +10,7 @@ async function start() {
   const select = document.getElementById("odds-system");
   for (const s of all) select.append(el("option", { value: s.name, text: s.title }));
   select.addEventListener("change", () => { pick(all); refresh(); });
+  document.getElementById("odds-opposed").addEventListener("change", () => { oppose(); refresh(); });
   pick(all);
   refresh();
 }
@@ -21,6 +22,37 @@ function pick(all) {
   const target = current.declares.target;
   const input = document.getElementById(`odds-${target.field}`);
   input.value = target.default;
+  // a contest's sides take fewer fields than a check (no Luck after the roll, no push): its
+  // own schema says which; its own fields (a melee response) go beside the opponent's
+  const skip = [...oddsSkip(current), current.declares.tie_break && current.declares.tie_break.field];
+  document.getElementById("odds-opponent-fields").replaceChildren(
+    ...theirs(fieldInputs(side(), [...skip, "skill"], "odds-opponent")));
+  document.getElementById("odds-contest-fields").replaceChildren(...fieldInputs(current.contest, skip, "odds-contest"));
+  oppose();
+}
+
+// The opponent's inputs are labelled as theirs ("Their bonus dice"): one name, one input.
+function theirs(nodes) {
+  for (const label of nodes.flatMap((n) => [...n.querySelectorAll("label")])) {
+    const words = [...label.childNodes].find((t) => t.nodeType === Node.TEXT_NODE && t.textContent.trim());
+    if (words) words.textContent = `Their ${words.textContent.trim().toLowerCase()}`;
+  }
+  return nodes;
+}
+
+const opposed = () => document.getElementById("odds-opposed").checked;
+const side = () => current.contest.properties.actor;
+
+// Shows the opponent's inputs, and of the check's only those a contest's side takes.
+function oppose() {
+  document.getElementById("odds-opponent").hidden = !opposed();
+  const taken = side().properties;
+  for (const input of document.querySelectorAll("#odds-fields [name]")) {
+    input.closest("#odds-fields > div").hidden = opposed() && !(input.name in taken);
+  }
+  document.getElementById("odds-chart-box").hidden = opposed();
+  document.getElementById("odds-advice-box").hidden = opposed();
+  document.getElementById("result-title").textContent = opposed() ? "Who wins" : "Levels";
 }
 
 // Fields the odds form leaves out: those a character's sheet or a called test fills in.
@@ -30,8 +62,15 @@ function oddsSkip(system) {
 }
 
 function request() {
-  return { system: current.name, skill: Number(document.getElementById("odds-skill").value),
-           ...fieldValues(document.getElementById("odds-fields"), current.check) };
+  const skill = Number(document.getElementById("odds-skill").value);
+  const fields = fieldValues(document.getElementById("odds-fields"), current.check);
+  if (!opposed()) return { system: current.name, skill, ...fields };
+  const taken = side().properties;
+  const actor = { skill, ...Object.fromEntries(Object.entries(fields).filter(([k]) => k in taken)) };
+  const opponent = { skill: Number(document.getElementById("odds-opponent-skill").value),
+                     ...fieldValues(document.getElementById("odds-opponent-fields"), side()) };
+  return { system: current.name, actor, opponent,
+           ...fieldValues(document.getElementById("odds-contest-fields"), current.contest) };
 }
 
 let asked = 0;  // the newest refresh's number: an older one's answer, arriving after, is dropped
@@ -44,11 +83,14 @@ async function refresh() {
     const req = request();
     const answer = await api("POST", "/api/odds", req);
     if (mine !== asked) return;
+    const caption = opposed() ? `${current.title}, skill ${req.actor.skill} against ${req.opponent.skill}`
+      : `${current.title}, skill ${req.skill}`;
     document.getElementById("odds-result").replaceChildren(
-      oddsTable(answer.odds, answer.percent, `${current.title}, skill ${req.skill}`),
+      oddsTable(answer.odds, answer.percent, caption),
       el("dl", {}, Object.entries(answer.meanings).flatMap(([k, v]) =>
         [el("dt", { text: k }), el("dd", { text: plain(v) })])));
     document.getElementById("odds-advice").replaceChildren(adviceList(answer.advice || []));
+    if (opposed()) return;  // the chart varies one check's skill
     // The chart runs to the skill's maximum, or to 150 where skills have none; 200 at most
     // (a system taking skills to 1000 has little to show past it).
     const high = Math.min(current.declares.skill.high === null ? 150 : current.declares.skill.high, 200);

@@ -311,6 +311,7 @@ function renderOppose() {
   suggest($("oppose-skills"), [byId($("oppose-character").value)].filter(Boolean));
   $("oppose-help").textContent = [against.length ? "" : "No other character to oppose yet.",
     isGm() ? "" : "To oppose someone else's character, ask the GM to call it."].filter(Boolean).join(" ");
+  offerFields();
 }
 
 // Live events re-render parts of the page while someone may be filling them in: what was
@@ -694,10 +695,14 @@ function answer(call, target) {
 }
 
 // What the roll panel may send: anything on a free roll; on a called test only what the server
-// lets its roller add (the call's players_fields), the rest being the GM's.
-const allowed = (field) => !answering || answering.call.players_fields.includes(field);
+// lets its roller add (the call's players_fields), the rest being the GM's; in a contest only
+// what its sides take (CoC7's opposed roll has no difficulty, no Luck after it, no push).
+const allowed = (field) => (!answering || answering.call.players_fields.includes(field))
+  && (!opposing || field in system.contest.properties.actor.properties);
 function offerFields() {
-  for (const input of $("roll-fields").querySelectorAll("[name]")) input.closest("#roll-fields > div").hidden = !allowed(input.name);
+  for (const input of document.querySelectorAll("#roll-target [name], #roll-fields [name]")) {
+    input.closest("#roll-target > div, #roll-fields > div").hidden = !allowed(input.name);
+  }
   $("luck-options").hidden = !boosts();
 }
 
