@@ -75,7 +75,9 @@ def test_c7_6_the_odds_of_a_coc7_melee_on_the_odds_page(base: str, browser: Any,
     from playwright.sync_api import expect
 
     phone = size == "phone"
-    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone)
+    context = browser.new_context(
+        viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
