@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from d100.server.serving import per_address_cap
+
 from .services import serve
 from .tablehelp import Api, bearer
 from .test_slow_clients import error_of, read_all
@@ -24,6 +26,14 @@ HEAD_SECONDS = 2.0
 SLACK = 3.0  # generous: a shared machine
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # an empty SETTINGS frame
+
+
+def test_connections_per_address_from_the_environment() -> None:
+    assert per_address_cap({}) == 64
+    assert per_address_cap({"D100_MAX_CONNECTIONS_PER_ADDRESS": "5000"}) == 5000
+    for bad in ("0", "-1", "many", "1.5"):
+        with pytest.raises(ValueError, match="D100_MAX_CONNECTIONS_PER_ADDRESS"):
+            per_address_cap({"D100_MAX_CONNECTIONS_PER_ADDRESS": bad})
 
 
 def _address(base: str) -> tuple[str, int]:
@@ -184,7 +194,6 @@ async def _waves(address: tuple[str, int], n: int, seconds: float) -> int:
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(reader.read(), until - loop.time())
             writer.close()
-            await asyncio.sleep(0.05)
 
     await asyncio.gather(*(hold() for _ in range(n)))
     return opened
@@ -229,6 +238,8 @@ def test_2000_connections_from_one_address_leave_another_s_roll_fast(tmp_path: P
                 attacker.join(30)
                 if attacker.is_alive():
                     attacker.kill()
-    rolls.sort()
-    assert statistics.median(rolls) < 0.25, rolls
-    assert rolls[int(len(rolls) * 0.9)] < 1.0, rolls  # generous: a shared machine's pauses
+    # Before the cap per address, the 2,000 came back in waves the server accepted all at
+    # once: 6 of 57 rolls over 0.25 s (to 0.4 s; past 1 s in the attack), against 28 ms at
+    # most with it. Two slow ones are allowed for a shared machine's pauses.
+    slow = [r for r in rolls if r > 0.25]
+    assert statistics.median(rolls) < 0.25 and len(slow) <= 2, sorted(rolls)
