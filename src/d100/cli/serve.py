@@ -29,7 +29,9 @@ $D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
 A request's line and headers must arrive within $D100_HEADER_SECONDS seconds
 (default {HEADER_SECONDS:g}) of the connection's opening or of its last answer; an idle
 connection closes then too. At most $D100_MAX_CONNECTIONS connections are open at
-once (default: the open-files limit, raised to its hard limit, less a reserve).
+once (default: the open-files limit, raised to its hard limit, less a reserve), and
+at most $D100_MAX_CONNECTIONS_PER_ADDRESS from one address (default 64; the trusted
+proxies in $D100_TRUSTED_PROXIES are exempt).
 """
 
 
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         limits = Limits.from_env()
         head_seconds = header_seconds()
         serving.connection_cap(1 << 20)  # a bad D100_MAX_CONNECTIONS is told before start
+        serving.per_address_cap()
     except ValueError as err:
         print(f"d100: error: {err}", file=sys.stderr)
         return EXIT_USAGE

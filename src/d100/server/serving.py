@@ -16,15 +16,25 @@ The open-files soft limit is raised to the hard limit at start, and the listenin
 hands out connections only while fewer than ``cap`` are open (the limit less a reserve for
 the database, the worker pools and the logs): one more is answered ``503`` at once and
 closed, so ``accept`` never fails for want of a file (it did at 1,014 connections of a
-1,024 limit, and every client then waited)."""
+1,024 limit, and every client then waited). One address may hold at most
+``D100_MAX_CONNECTIONS_PER_ADDRESS`` of them (64; the trusted proxies are exempt): one more
+is answered ``429`` at once and closed, so one client cannot fill the cap.
+
+Hypercorn stops its timer once a request line is in and restarts it only when an answer is
+done; a client that sends HTTP/2's preface (a request line Hypercorn takes as HTTP/2, then
+no stream) was never timed again. d100's own watchdog backs the timer up: the outermost ASGI
+layer counts each connection's requests in progress, and a connection in none since
+``header_seconds`` (and a little) after its opening or its last answer is shut down."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import resource
 import socket
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -40,6 +50,15 @@ RESERVE = 128
 MOST_CONNECTIONS = 10_000  # a table server's crowd; the cap is lower where files are fewer
 LINUX_NR_OPEN = 1_048_576  # the most a hard limit of "unlimited" can be raised to
 BACKLOG = 2048  # connections the kernel queues before they are accepted
+PER_ADDRESS_ENV = "D100_MAX_CONNECTIONS_PER_ADDRESS"
+# A table behind one address (a NAT, the table's wifi) is a browser's 6 connections a player
+# and their live streams; 64 is a dozen players.
+PER_ADDRESS = 64
+# Refusals made in one call to accept before the event loop gets its turn back: a client
+# reconnecting as fast as it is refused never holds the loop for longer than that.
+REFUSALS_AT_ONCE = 64
+# Seconds the watchdog leaves Hypercorn's own timer to close a connection first.
+WATCHDOG_GRACE = 0.5
 
 
 def raise_open_files_limit() -> int:
@@ -68,6 +87,27 @@ def connection_cap(open_files: int, environ: Mapping[str, str] | None = None) ->
     return min(int(raw), room)
 
 
+def per_address_cap(environ: Mapping[str, str] | None = None) -> int:
+    """How many connections one address may have open at once:
+    ``D100_MAX_CONNECTIONS_PER_ADDRESS`` if set, else ``PER_ADDRESS``."""
+    env = os.environ if environ is None else environ
+    raw = env.get(PER_ADDRESS_ENV, "").strip()
+    if not raw:
+        return PER_ADDRESS
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{PER_ADDRESS_ENV} must be a whole number >= 1, not {raw!r}")
+    return int(raw)
+
+
+def _refusal(refusal: ApiError, reason: str) -> bytes:
+    body = json.dumps(refusal.to_dict()).encode()
+    head = (
+        f"HTTP/1.1 {refusal.status} {reason}\r\ncontent-type: application/json\r\n"
+        f"retry-after: 1\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
 def _busy_answer(cap: int) -> bytes:
     busy = ApiError(
         503,
@@ -76,58 +116,112 @@ def _busy_answer(cap: int) -> bytes:
         f"at most {cap} connections open at once",
         "the server has too many connections open; try again in a moment",
     )
-    body = json.dumps(busy.to_dict()).encode()
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
-        f"retry-after: 1\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    return _refusal(busy, "Service Unavailable")
+
+
+def _crowded_answer(per_address: int) -> bytes:
+    crowded = ApiError(
+        429,
+        "connections",
+        None,
+        f"at most {per_address} connections open at once from one address",
+        "too many connections from your address; close some and try again",
     )
-    return head.encode() + body
+    return _refusal(crowded, "Too Many Requests")
 
 
 class Listener(socket.socket):
-    """A listening TCP socket whose ``accept`` hands out at most ``cap`` open connections.
-    Past that a connection is accepted only to be answered ``503`` and closed: its file is
+    """A listening TCP socket whose ``accept`` hands out at most ``cap`` open connections,
+    at most ``per_address`` of them to one address (``exempt`` ones aside). Past either a
+    connection is accepted only to be answered (``503``, ``429``) and closed: its file is
     back at once, and the client is told rather than left waiting in the kernel's queue.
-    The event loop accepts and closes on its own thread, so plain counts do."""
+    The open connections are kept by their peer's address and port, as an ASGI scope's
+    ``client`` names them. The event loop accepts and closes on its own thread, so plain
+    counts do."""
 
-    def __init__(self, family: int, cap: int) -> None:
+    def __init__(
+        self,
+        family: int,
+        cap: int,
+        per_address: int = PER_ADDRESS,
+        exempt: Iterable[str] = (),
+    ) -> None:
         super().__init__(family, socket.SOCK_STREAM)
         self.cap = cap
+        self.per_address = per_address
+        self.exempt = frozenset(exempt)
         self.open = 0
         self.refused = 0
+        self.connections: dict[tuple[str, int], _Connection] = {}
+        self._by_address: dict[str, int] = {}
         self._busy = _busy_answer(cap)
+        self._crowded = _crowded_answer(per_address)
 
     def accept(self) -> tuple[socket.socket, Any]:
-        while True:  # BlockingIOError ends it when none is waiting, as the loop expects
+        for _ in range(REFUSALS_AT_ONCE):  # BlockingIOError ends it when none is waiting
             conn, address = super().accept()
-            if self.open < self.cap:
+            host = str(address[0])
+            if self.open >= self.cap:
+                answer = self._busy
+            elif host not in self.exempt and self._by_address.get(host, 0) >= self.per_address:
+                answer = self._crowded
+            else:
                 self.open += 1
-                return _Connection(self, conn), address
+                self._by_address[host] = self._by_address.get(host, 0) + 1
+                connection = _Connection(self, conn, (host, int(address[1])))
+                self.connections[connection.peer] = connection
+                return connection, address
             self.refused += 1
-            _refuse(conn, self._busy)
+            _refuse(conn, answer)
+        raise BlockingIOError  # the loop's turn; the rest are accepted at its next
 
-    def closed_one(self) -> None:
+    def closed_one(self, connection: _Connection) -> None:
         self.open -= 1
+        host = connection.peer[0]
+        left = self._by_address.get(host, 1) - 1
+        if left:
+            self._by_address[host] = left
+        else:
+            self._by_address.pop(host, None)
+        if self.connections.get(connection.peer) is connection:
+            del self.connections[connection.peer]
+
+    def shut_idle(self, seconds: float, now: float) -> int:
+        """Shut down each connection in no request since ``seconds`` before ``now``: its
+        reader sees the end, and Hypercorn closes it. How many."""
+        shut = 0
+        for connection in list(self.connections.values()):
+            if connection.requests == 0 and now - connection.idle_since > seconds:
+                connection.idle_since = now  # once a deadline: it is closing
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+                shut += 1
+        return shut
 
 
 class _Connection(socket.socket):
-    """An accepted connection that gives its place back to its listener when closed."""
+    """An accepted connection that gives its place back to its listener when closed, with
+    the requests in progress on it and when it last had none (its opening, its last
+    answer)."""
 
-    def __init__(self, listener: Listener, conn: socket.socket) -> None:
+    def __init__(self, listener: Listener, conn: socket.socket, peer: tuple[str, int]) -> None:
         family, kind, proto = conn.family, conn.type, conn.proto
         super().__init__(family, kind, proto, fileno=conn.detach())
         self._listener: Listener | None = listener
+        self.peer = peer
+        self.requests = 0
+        self.idle_since = time.monotonic()
 
     def close(self) -> None:
         listener, self._listener = self._listener, None
         if listener is not None:
-            listener.closed_one()
+            listener.closed_one(self)
         super().close()
 
     def detach(self) -> int:
         listener, self._listener = self._listener, None
         if listener is not None:
-            listener.closed_one()
+            listener.closed_one(self)
         return super().detach()
 
 
@@ -142,9 +236,11 @@ def _refuse(conn: socket.socket, answer: bytes) -> None:
             pass
 
 
-def listen(host: str, port: int, cap: int) -> Listener:
+def listen(
+    host: str, port: int, cap: int, per_address: int = PER_ADDRESS, exempt: Iterable[str] = ()
+) -> Listener:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = Listener(family, cap)
+    sock = Listener(family, cap, per_address, exempt)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(BACKLOG)
@@ -172,6 +268,76 @@ def trusted_proxies(app: App, trusted: Iterable[str]) -> App:
         await app(scope, receive, send)
 
     return forwarded
+
+
+def watched(app: App, listener: Listener) -> App:
+    """The outermost layer: each connection's requests in progress counted, and the end of
+    its last one noted, for the watchdog (``Listener.shut_idle``)."""
+
+    async def counted(scope: Scope, receive: Any, send: Any) -> None:
+        client = scope.get("client")
+        connection = listener.connections.get((client[0], client[1])) if client else None
+        if connection is None:
+            await app(scope, receive, send)
+            return
+        connection.requests += 1
+        try:
+            await app(scope, receive, send)
+        finally:
+            connection.requests -= 1
+            connection.idle_since = time.monotonic()
+
+    return counted
+
+
+async def watchdog(listener: Listener, seconds: float) -> None:
+    """Shut down, every quarter of the head deadline (a second at most), each connection in
+    no request past it: Hypercorn's timer closes them first, save in the states it leaves
+    untimed (HTTP/2's preface and nothing after it)."""
+    tick = min(1.0, seconds / 4)
+    while True:
+        await asyncio.sleep(tick)
+        listener.shut_idle(seconds + WATCHDOG_GRACE, time.monotonic())
+
+
+def _expects_body(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    for name, value in headers:
+        key = name.lower()
+        if key == b"transfer-encoding":
+            return True
+        if key == b"content-length" and value.strip().lstrip(b"0"):
+            return True
+    return False
+
+
+def close_said(app: App) -> App:
+    """An HTTP/1.1 answer sent before its request's body was read to the end says
+    ``connection: close``: the connection is closed after it (the rest of the body is
+    unread), and the client is told so rather than finding it closed under its next
+    request. The header also makes the HTTP parser close it, so what is said is done."""
+
+    async def said(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not _expects_body(scope["headers"]):
+            await app(scope, receive, send)
+            return
+        read = False
+
+        async def reading() -> Any:
+            nonlocal read
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                read = True
+            return message
+
+        async def telling(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start" and not read:
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*kept, (b"connection", b"close")]}
+            await send(message)
+
+        await app(scope, reading, telling)
+
+    return said
 
 
 def http1_only(app: App) -> App:
@@ -210,7 +376,8 @@ def run(
     from hypercorn.config import Config, Sockets
 
     cap = connection_cap(raise_open_files_limit(), environ)
-    sock = listen(host, port, cap)
+    trusted = [a.strip() for a in (proxies or "").split(",") if a.strip()]
+    sock = listen(host, port, cap, per_address_cap(environ), exempt=trusted)
 
     class Listening(Config):  # the socket made here, cap and all, not one Hypercorn binds
         def create_sockets(self) -> Sockets:
@@ -224,5 +391,14 @@ def run(
     config.include_server_header = False
     config.accesslog = "-"
     config.errorlog = "-"
-    served = http1_only(trusted_proxies(app, (proxies or "").split(",")) if proxies else app)
-    asyncio.run(serve(served, config, mode="asgi"))  # type: ignore[arg-type]
+    inner = trusted_proxies(app, trusted) if trusted else app
+    served = watched(http1_only(close_said(inner)), sock)
+
+    async def serving() -> None:
+        dog = asyncio.create_task(watchdog(sock, header_seconds))
+        try:
+            await serve(served, config, mode="asgi")  # type: ignore[arg-type]
+        finally:
+            dog.cancel()
+
+    asyncio.run(serving())
