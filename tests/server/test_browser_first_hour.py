@@ -401,7 +401,7 @@ def test_a_failed_card_stops_offering_luck_once_the_luck_is_gone(
     server would refuse it, so the page must not offer it (the card was drawn with Luck)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "No luck left", size) as (gm, pat):
+    with two(browser, base, "No luck left", size) as (_gm, pat):
         pat.evaluate(
             """async () => await api("POST", `${base}/rolls`, { actor: { character_id:
             mine()[0].id, skill: "stealth", dice: [90] } })"""
