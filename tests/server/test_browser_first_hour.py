@@ -391,3 +391,26 @@ def test_errors_read_as_sentences(base: str, browser: Any) -> None:
         expect(pat.locator("#roll-error")).to_have_text(
             "The server did not answer: check the connection and try again.", timeout=15000
         )
+
+
+@SIZES
+def test_a_failed_card_stops_offering_luck_once_the_luck_is_gone(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """A failed card's "Spend 1 Luck to reroll" goes once the sheet has no Luck left: the
+    server would refuse it, so the page must not offer it (the card was drawn with Luck)."""
+    from playwright.sync_api import expect
+
+    with two(browser, base, "No luck left", size) as (_gm, pat):
+        pat.evaluate(
+            """async () => await api("POST", `${base}/rolls`, { actor: { character_id:
+            mine()[0].id, skill: "stealth", dice: [90] } })"""
+        )
+        offer = pat.locator("#log [data-reroll] button", has_text="Spend 1 Luck")
+        expect(offer).to_have_count(1)
+        pat.evaluate(
+            "async (sheet) => api('PUT', `${base}/characters/${mine()[0].id}`, { sheet })",
+            SHEET.format(name="Alice").replace("current = 5", "current = 0"),
+        )
+        expect(pat.locator("#characters .luck")).to_have_text("Luck 0 of 5")
+        expect(offer).to_have_count(0)

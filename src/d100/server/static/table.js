@@ -253,6 +253,19 @@ function render() {
   $("table-rules").textContent = tableRules();
   renderSeeds();
   preview();
+  staleOffers();
+}
+
+// An offer drawn with a card goes once the sheet no longer covers it (its Luck spent or
+// edited away): the server would refuse the tap, so the page offers it no longer.
+function staleOffers() {
+  for (const box of document.querySelectorAll("[data-reroll]")) {
+    const e = results.get(Number(box.dataset.reroll));
+    if (!e || rerolling.has(e.seq)) continue;
+    const fresh = followOffers(e);
+    if (!fresh) box.remove();
+    else if (fresh.querySelectorAll("button").length !== box.querySelectorAll("button").length) box.replaceWith(fresh);
+  }
 }
 
 // A short two-note chime, made on the spot: no sound file to fetch.
