@@ -852,7 +852,9 @@ function wire() {
   $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
   $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
   let submitting = false;  // a double click on Roll makes one roll
-  let keepResult = 0;  // until when the panel's growing keeps a new result in view
+  let keepResult = 0;  // until when the panel's growing keeps a new result in view: moments,
+  // or until the reader moves the page themselves
+  for (const kind of ["wheel", "touchstart", "keydown"]) addEventListener(kind, () => { keepResult = 0; }, { passive: true });
   new ResizeObserver(() => {
     if (Date.now() < keepResult) $("roll-result").scrollIntoView({ block: "nearest" });
   }).observe($("roll-box"));
@@ -870,7 +872,7 @@ function wire() {
     if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
     // once the panel is back to a free roll and the calls redrawn: they move the result, and
     // so does the free roll's odds arriving a moment later (the panel grows above it)
-    keepResult = Date.now() + 2000;
+    keepResult = Date.now() + 10000;
     $("roll-result").scrollIntoView({ block: "nearest" });
     $("roll-dice").value = "";
     luck.boost = false;
