@@ -30,15 +30,16 @@ __all__ = ["base", "browser"]  # the shared server and Chromium
 
 def on_screen(page: Any, selector: str) -> bool:
     """Whether the element is rendered and wholly inside the viewport once the page settles:
-    a state read re-renders a list, so a single look can catch its element detached."""
+    a state read re-renders a list, so a single look can catch its element detached. Layout
+    is in fractions of a pixel and scrolling in whole ones: a pixel's give at each edge."""
     from playwright.sync_api import TimeoutError as Timeout
 
     try:
         page.wait_for_function(
             "s => { const e = document.querySelector(s); if (!e) return false;"
             " const r = e.getBoundingClientRect(); return e.checkVisibility() && r.height > 0"
-            " && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0"
-            " && r.right <= innerWidth; }",
+            " && r.top >= -1 && r.bottom <= innerHeight + 1 && r.left >= -1"
+            " && r.right <= innerWidth + 1; }",
             arg=selector,
             timeout=3000,
         )
