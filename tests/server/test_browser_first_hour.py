@@ -238,9 +238,38 @@ def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
             visibility: "blind" })).seq"""
         )
         gm.evaluate("async (seq) => api('POST', `${base}/rolls/${seq}/unblind`)", seq)
-        expect(pat.locator("#log li[data-kind=unblind]").first).to_contain_text(
-            f"Blind roll #{seq} shown"
-        )
+        shown = pat.locator("#log li[data-kind=unblind]").first
+        expect(shown).to_contain_text(f"Blind roll #{seq} shown")
+        # When it was rolled, as the GM's blind card says, not when the GM showed it.
+        rolled = gm.locator(f"#log li[data-seq='{seq}'] time").get_attribute("datetime")
+        expect(shown.locator(".stamp time")).to_have_attribute("datetime", rolled or "")
+        expect(shown.locator(".stamp")).to_contain_text("rolled ")
+
+
+@SIZES
+def test_a_failed_card_stops_offering_luck_once_too_long_ago(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """A follow-up more than the table's window of events back is refused: the card of a
+    failure that far back offers no "Spend 1 Luck to reroll" (it did, and the tap failed)."""
+    from playwright.sync_api import expect
+
+    with two(browser, base, "Long ago", size) as (gm, pat):
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        offers = pat.locator("[data-reroll]")  # the failure's, wherever the page shows it
+        expect(offers.first).to_be_attached()
+        seq = offers.first.get_attribute("data-reroll")
+        offer = pat.locator(f"[data-reroll='{seq}']")
+        window = pat.evaluate("state.table.follow_up_window")
+        assert window == 200
+        free_rolls(gm, window // 2)  # each member's own rate limit: half the rolls each
+        expect(offer.first).to_be_attached()  # still inside the window
+        free_rolls(pat, window // 2 + 1)
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(window + 2)
+        expect(offer).to_have_count(0)
 
 
 @SIZES

@@ -20,6 +20,9 @@ class TableView(Answer):
     house_rules: dict[str, Any]
     settings: dict[str, Any]
     last_seq: int = Field(description="the last event's number: read the log from here")
+    follow_up_window: int = Field(
+        description="a roll more than this many events before last_seq can no longer be followed up"
+    )
 
 
 class MemberView(Answer):

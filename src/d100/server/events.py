@@ -19,6 +19,10 @@ from .models import Event, GameTable, Logged
 from .store import touch, write_columns
 from .tokens import now
 
+# A follow-up is decided on seeing the result: one further back than this many events is
+# refused, which also bounds the search for one already taken; the table's state says it, so
+# a page offers none past it.
+FOLLOW_UP_WINDOW = 200
 CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is ORIGIN:table id
 # This server process, in its NOTIFYs (``origin()``): it wakes its own streams at commit
 # already, so its listener skips its own (each roll read the log twice in the process that

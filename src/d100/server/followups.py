@@ -24,13 +24,10 @@ from . import characters
 from .access import Viewer, require_editor, sees_event, sheet_readers_see
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found
-from .events import append, get_table, lock_table
+from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
 from .gametables import draw
 from .models import Event, GameTable, SeedSession
 
-# A follow-up is decided on seeing the result: one further back than this many events is
-# refused, which also bounds the search for one already taken.
-WINDOW = 200
 
 
 def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
@@ -95,11 +92,11 @@ def _checked(
             "a roll whose result the character's player and the GM both see",
             f"a {rolled.visibility} roll is hidden: following it up would tell how it went",
         )
-    if table.last_seq - seq > WINDOW:
+    if table.last_seq - seq > FOLLOW_UP_WINDOW:
         raise conflict(
             "seq",
             seq,
-            f"one of the last {WINDOW} events",
+            f"one of the last {FOLLOW_UP_WINDOW} events",
             "too long ago: a follow-up is decided on seeing the result",
         )
     later = select(Event.seq, Event.data).where(

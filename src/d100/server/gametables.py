@@ -20,7 +20,7 @@ from ..provable import commitment
 from ..systems import REGISTRY
 from .access import GM, PLAYER, Viewer, member_by_token, require_gm
 from .errors import bad, conflict, invalid, not_found, unauthorised
-from .events import append, get_table, lock_table
+from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
 from .models import BlindRoll, CallTarget, Character, GameTable, Member, SeedSession
 from .tokens import UNPRINTABLE, new_client_seed, new_id, new_seed, new_token, now, token_hash
 
@@ -451,6 +451,7 @@ def table_view(table: GameTable) -> dict[str, Any]:
         "house_rules": table.house_rules,
         "settings": table.settings,
         "last_seq": table.last_seq,
+        "follow_up_window": FOLLOW_UP_WINDOW,
     }
 
 

@@ -547,7 +547,13 @@ def unblind(session: Session, viewer: Viewer, seq: int) -> Event:
         session,
         table,
         "unblind",
-        {"unblinds": seq, "roll_kind": rolled.kind, "roller_id": rolled.actor_id, **rolled.data},
+        {
+            "unblinds": seq,
+            "roll_kind": rolled.kind,
+            "roller_id": rolled.actor_id,
+            "rolled_at": rolled.created_at,  # the card tells when it was rolled, not shown
+            **rolled.data,
+        },
         actor_id=viewer.member_id,
     )
     blind.unblinded_seq = shown.seq

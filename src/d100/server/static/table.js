@@ -981,10 +981,10 @@ function cardClass(e) {
 
 // An entry's number (the log's, which a follow-up, a shown blind roll and `d100 verify` name)
 // and its time.
-function clock(at, seq) {
+function clock(at, seq, word = "") {
   const when = new Date(at);
   const hour = Number.isNaN(when.getTime()) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return el("span", { class: "muted stamp" }, `#${seq}`, hour ? " · " : "", hour ? el("time", { datetime: at, text: hour }) : null);
+  return el("span", { class: "muted stamp" }, `#${seq}`, hour ? ` · ${word}` : "", hour ? el("time", { datetime: at, text: hour }) : null);
 }
 
 // The GM's own character (an NPC) as a player sees it: its dice, target and odds would tell
@@ -1038,6 +1038,7 @@ function followOffers(e) {
   const offers = (e.follow_ups || []).filter((o) => !o.luck || (character && character.luck && character.luck.current >= o.luck));
   if (e.hidden || e.actor_id !== state.me.id || rerolled.has(e.seq) || rerolling.has(e.seq) || !offers.length) return null;
   if (!["public", "gm"].includes(e.visibility) || !character) return null;
+  if (state.table.last_seq - e.seq > state.table.follow_up_window) return null;  // too long ago: refused
   const box = el("div", { class: "reroll", "data-reroll": e.seq });
   const typed = state.table.settings.manual_dice && offers.some((o) => o.draws)
     ? el("input", { type: "text", inputmode: "numeric", class: "small", "aria-label": `Your die for the reroll of roll #${e.seq} (blank: drawn)`, placeholder: "your die (blank: drawn)",
@@ -1156,7 +1157,9 @@ function describe(e) {
       e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
-      return [el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, time),
+      // when it was rolled, as the blind card said; the stamp's number is the showing's own
+      const head = el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, e.rolled_at ? clock(e.rolled_at, e.seq, "rolled ") : time);
+      return [head,
         diceLine(result), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
