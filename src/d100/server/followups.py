@@ -29,7 +29,6 @@ from .gametables import draw
 from .models import Event, GameTable, SeedSession
 
 
-
 def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
     """What a check's card offers its roller, as the event keeps it: each follow-up the
     system gives and no rule refuses, with its chance of success where it rolls anew and its
