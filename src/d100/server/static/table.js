@@ -328,11 +328,12 @@ function renderOppose() {
 }
 
 // Live events re-render parts of the page while someone may be filling them in: what was
-// typed, picked or ticked (and the focus) survives, for every field with an id.
+// typed, picked or ticked survives, for every field with an id, and so does the focus (a
+// keyboard user tabbing through the skills stays where they were).
 function rerender(container, children) {
   const kept = new Map([...container.querySelectorAll("input[id], select[id], textarea[id]")]
     .map((f) => [f.id, f.type === "checkbox" ? f.checked : f.value]));
-  const focused = container.contains(document.activeElement) ? document.activeElement.id : null;
+  const focused = container.contains(document.activeElement) ? focusPlace(document.activeElement) : null;
   container.replaceChildren(...children);
   for (const [id, value] of kept) {
     const field = document.getElementById(id);
@@ -340,7 +341,17 @@ function rerender(container, children) {
     if (field.type === "checkbox") field.checked = value;
     else if (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === value)) field.value = value;
   }
-  if (focused && $(focused)) $(focused).focus();
+  if (focused) container.querySelector(focused)?.focus({ preventScroll: true });
+}
+
+// Where an element is, as a selector that finds its new copy after a re-render: its id, or
+// its character's card and skill, or what it is called.
+function focusPlace(e) {
+  if (e.id) return `#${CSS.escape(e.id)}`;
+  const card = e.closest("[data-character]");
+  if (card && e.dataset.skill) return `[data-character="${CSS.escape(card.dataset.character)}"] [data-skill="${CSS.escape(e.dataset.skill)}"]`;
+  const label = e.getAttribute("aria-label");
+  return label ? `[aria-label="${CSS.escape(label)}"]` : null;
 }
 
 function pendingTarget(targetId) {
@@ -504,7 +515,7 @@ function fieldsText(fields) {
 function renderCharacters() {
   const rollable = mine();
   $("chars-help").hidden = !rollable.length;
-  $("characters").replaceChildren(...(rollable.length ? rollable.map(characterCard)
+  rerender($("characters"), (rollable.length ? rollable.map(characterCard)
     : [el("p", { class: "muted", text: "No character yet: add one under Sheets." })]));
 }
 
