@@ -366,6 +366,33 @@ def test_the_first_tab_stops_skip_past_the_log(
         expect(pat.locator("#log-title")).to_be_focused()
 
 
+@SIZES
+def test_one_key_goes_to_a_part_of_the_page(base: str, browser: Any, size: dict[str, int]) -> None:
+    """Outside a field, "r" brings the roll panel into view (its tab on a phone) and focuses
+    it, "l" the results, "c" the characters; "?" lists the keys; in a field a key is typed."""
+    from playwright.sync_api import expect
+
+    with two(browser, base, "Keys", size) as (_, pat):
+        pat.locator("body").click(position={"x": 5, "y": 5})
+        for key, heading in (("r", "#roll-title"), ("l", "#log-title"), ("c", "#chars-title")):
+            pat.keyboard.press(key)
+            expect(pat.locator(heading)).to_be_focused()
+            expect(pat.locator(heading)).to_be_in_viewport()
+        pat.keyboard.press("?")
+        listed = pat.get_by_role("dialog", name="Keyboard shortcuts")
+        expect(listed).to_be_visible()
+        expect(listed).to_contain_text("the roll panel")
+        pat.keyboard.press("Escape")
+        expect(listed).to_be_hidden()
+        pat.keyboard.press("r")
+        expand(pat, "#more-options")
+        field = pat.locator("#roll-dice")
+        field.fill("4")
+        field.press("l")
+        expect(field).to_have_value("4l")
+        expect(field).to_be_focused()
+
+
 def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, browser: Any) -> None:
     """The call's "With options…" opens the roll panel; once rolled, the result is on the
     screen (the panel went back to a free roll after scrolling to it, moving it away)."""

@@ -132,6 +132,18 @@ function showView(wanted) {
 }
 
 // An action that leads to another view (a skill tapped, a sheet edited) goes there first.
+// One key to a part of the page, outside a field: the key, the heading it goes to, in words.
+const SHORTCUTS = [["c", "chars-title", "your characters"], ["r", "roll-title", "the roll panel"],
+  ["k", "calls-title", "what is called for you"], ["l", "log-title", "the results"], ["s", "sheet-title", "the sheets"]];
+
+// A heading brought into view (its tab shown on a phone) and focused, as a skip link does.
+function goTo(id) {
+  const heading = $(id);
+  reveal(heading.closest("section").id);
+  heading.setAttribute("tabindex", "-1");
+  heading.focus();
+}
+
 function reveal(id) {
   const wanted = viewOf($(id).closest("section"));
   if (wanted !== view) { history.replaceState(null, "", `#view=${wanted}`); showView(wanted); }
@@ -847,12 +859,21 @@ function wire() {
   for (const link of document.querySelectorAll("[data-skip]")) {
     link.addEventListener("click", (e) => {
       e.preventDefault();  // the address keeps naming a view, not a section
-      const heading = $(link.dataset.skip);
-      reveal(heading.closest("section").id);
-      heading.setAttribute("tabindex", "-1");
-      heading.focus();
+      goTo(link.dataset.skip);
     });
   }
+  $("shortcut-list").replaceChildren(...SHORTCUTS.flatMap(([key, , what]) => [el("dt", {}, el("kbd", { text: key })), el("dd", { text: what })]),
+    el("dt", {}, el("kbd", { text: "?" })), el("dd", { text: "this list" }));
+  $("shortcuts-open").addEventListener("click", (e) => { e.preventDefault(); $("shortcuts").showModal(); });
+  addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || $("shortcuts").open) return;
+    if (e.target.closest("input, textarea, select, [contenteditable]")) return;  // typing, not moving
+    if (e.key === "?") { e.preventDefault(); $("shortcuts").showModal(); return; }
+    const [, heading] = SHORTCUTS.find(([key]) => key === e.key) || [];
+    if (!heading || $(heading).closest("section").hidden) return;
+    e.preventDefault();
+    goTo(heading);
+  });
   $("call-opponent").addEventListener("change", () => {
     suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
     $("call-contest-fields").hidden = !$("call-opponent").value;  // a contest's own, for a contest
