@@ -246,6 +246,26 @@ def test_a_follow_up_names_a_number_its_first_roll_s_card_shows(
         expect(shown.locator(".stamp")).to_contain_text("rolled ")
 
 
+def test_a_reroll_taken_in_the_log_shows_once_there(base: str, browser: Any) -> None:
+    """On a wide screen a failure's offer is tapped where it shows, in the log: the reroll is
+    the log's newest entry, and the failed card points to it instead of holding a copy."""
+    from playwright.sync_api import expect
+
+    with two(browser, base, "Twice", DESKTOP) as (_, pat):
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        expand(pat, "#more-options")
+        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        failed = pat.locator("#log li[data-kind=roll]").first
+        failed.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).click()
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(2)
+        seq = pat.locator("#log li[data-kind=roll]").first.get_attribute("data-seq")
+        expect(pat.locator("#log li[data-kind=roll]").first).to_contain_text("Luck reroll of roll #")
+        later = pat.locator("#log li[data-kind=roll]").nth(1)
+        expect(later).to_contain_text(f"roll #{seq}, at the top of the log")
+        expect(pat.locator("#log").get_by_text("Luck reroll of roll #")).to_have_count(1)
+
+
 @SIZES
 def test_a_failed_card_stops_offering_luck_once_too_long_ago(
     base: str, browser: Any, size: dict[str, int]

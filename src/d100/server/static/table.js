@@ -1095,7 +1095,9 @@ function followOffers(e) {
       const event = await once(`${base}/rolls/${e.seq}/reroll`, body);
       rerolled.add(e.seq);
       showReroll(event);
-      if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
+      // in the log the follow-up is an entry of its own, at the top: pointed to, not shown twice
+      if (here.closest("#log")) here.replaceWith(el("p", { class: "muted", text: `${offer.label}: roll #${event.seq}, at the top of the log.` }));
+      else if (!where) here.replaceWith(el("div", { class: `card ${cardClass(event)}`, "data-seq": event.seq }, describe(event)));
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
