@@ -259,9 +259,9 @@ def test_a_reroll_taken_in_the_log_shows_once_there(base: str, browser: Any) -> 
         failed = pat.locator("#log li[data-kind=roll]").first
         failed.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).click()
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(2)
-        seq = pat.locator("#log li[data-kind=roll]").first.get_attribute("data-seq")
-        expect(pat.locator("#log li[data-kind=roll]").first).to_contain_text("Luck reroll of roll #")
-        later = pat.locator("#log li[data-kind=roll]").nth(1)
+        newest, later = (pat.locator("#log li[data-kind=roll]").nth(n) for n in (0, 1))
+        seq = newest.get_attribute("data-seq")
+        expect(newest).to_contain_text("Luck reroll of roll #")
         expect(later).to_contain_text(f"roll #{seq}, at the top of the log")
         expect(pat.locator("#log").get_by_text("Luck reroll of roll #")).to_have_count(1)
 

@@ -31,9 +31,11 @@ from starlette.concurrency import run_in_threadpool
 from ..errors import D100Error
 from ..server import calculator, rolls
 from ..server.errors import ApiError
+from ..server.events import DISCORD, DOOR
 from ..server.guard import Buckets, Limits
+from ..server.store import Store
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, calls, clicks, interactions, outbox, play, sheets, tables
+from . import answers, calls, clicks, interactions, mirror, outbox, play, sheets, tables
 from .commands import CALL, FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
@@ -65,6 +67,13 @@ class Discord:
     answer_seconds: float = ANSWER_SECONDS
     buckets: Buckets = field(default_factory=lambda: Buckets(RATE))
     pending: set[asyncio.Task[None]] = field(default_factory=set)  # deferred answers' work
+    sender: asyncio.Task[None] | None = None  # posts other doors' rolls to their channels
+
+    def start(self, store: Store) -> None:
+        """The channel posts' sender, where there is a bot token to post with (till then
+        the posts wait in the database)."""
+        if self.outbox.bot_token:
+            self.sender = asyncio.get_running_loop().create_task(mirror.run(store, self.outbox))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Discord | None:
@@ -84,6 +93,9 @@ class Discord:
         )
 
     async def close(self) -> None:
+        if self.sender is not None:
+            self.sender.cancel()
+            await asyncio.gather(self.sender, return_exceptions=True)
         for task in list(self.pending):
             task.cancel()
         await asyncio.gather(*self.pending, return_exceptions=True)
@@ -125,6 +137,7 @@ async def _body(request: Request) -> bytes:
 
 async def interactions_endpoint(request: Request) -> JSONResponse:
     discord, pool = _state(request)
+    DOOR.set(DISCORD)  # what this request writes is answered in the channel: not posted again
     try:
         body = await asyncio.wait_for(_body(request), BODY_SECONDS)
     except TimeoutError:

@@ -65,6 +65,8 @@ def create_app(
         if migrate:
             await asyncio.to_thread(store.migrate)
         hub.bind(asyncio.get_running_loop())
+        if discord is not None:
+            discord.start(store)
         listener = asyncio.create_task(listen(store.url, hub)) if store.is_postgres else None
         if freeze:
             # A full sweep pauses every request for as long as it takes to visit each object

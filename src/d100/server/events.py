@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import secrets
+from contextvars import ContextVar
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
-from .models import Event, GameTable, Logged
+from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
 from .store import touch, write_columns
 from .tokens import now
 
@@ -23,6 +24,15 @@ from .tokens import now
 # refused, which also bounds the search for one already taken; the table's state says it, so
 # a page offers none past it.
 FOLLOW_UP_WINDOW = 200
+# The kinds a table's Discord channel is sent when they are made through another door; the
+# door a request came in by: the Discord one answers in the channel itself.
+MIRRORED = frozenset({"roll", "unblind"})
+DISCORD = "discord"
+DOOR: ContextVar[str] = ContextVar("d100_door", default="web")
+_CHANNEL_OF = select(DiscordChannel.channel_id).where(
+    DiscordChannel.table_id == bindparam("table_id")
+)
+_POST = insert(ChannelPost)
 CHANNEL = "d100_events"  # PostgreSQL NOTIFY channel; the payload is ORIGIN:table id
 # This server process, in its NOTIFYs (``origin()``): it wakes its own streams at commit
 # already, so its listener skips its own (each roll read the log twice in the process that
@@ -112,7 +122,12 @@ def append(
     }
     if flush:
         session.flush()
-    session.connection().execute(_INSERT, row)
+    connection = session.connection()
+    connection.execute(_INSERT, row)
+    if kind in MIRRORED and DOOR.get() != DISCORD:
+        channel = connection.execute(_CHANNEL_OF, {"table_id": table.id}).scalar()
+        if channel is not None:
+            connection.execute(_POST, {"table_id": table.id, "seq": seq, "channel_id": channel})
     write_columns(session, table, last_seq=seq)
     announce(session, table.id)
     return Event(**row)  # not in the session: the row is written, the object only tells it

@@ -6,7 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ID = String(32)
@@ -183,6 +192,21 @@ class DiscordChannel(Base):
 
     channel_id: Mapped[str] = mapped_column(String(24), primary_key=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("game_tables.id"), index=True)
+
+
+class ChannelPost(Base):
+    """An event of a channel's table made through another door (the web page, the API), to be
+    posted to the channel: written in the event's own transaction, so a crash between the
+    commit and the post loses none; deleted once Discord has it (``d100.discord.mirror``)."""
+
+    __tablename__ = "discord_posts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(32))
+    seq: Mapped[int] = mapped_column(Integer)
+    channel_id: Mapped[str] = mapped_column(String(24))
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)  # a sender's, till then
+    tries: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class DiscordMember(Base):

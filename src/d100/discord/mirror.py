@@ -1,0 +1,126 @@
+"""One table, two doors: a roll made at a channel's table through the web page or the API is
+posted to the channel, as the channel sees it (a plain player's view: an NPC by name and
+level, a secret roll as "Someone rolled in secret").
+
+``events.append`` writes each such event's post as a row in the event's own transaction, so
+an acknowledged roll's post survives a crash between its commit and Discord. The sender takes
+rows under a lease (any number of processes on one database: each row goes to one of them at
+a time), posts each through the outbox (Discord's rate limits honoured), and deletes it once
+Discord has it or has refused it for good; a row whose post failed on Discord's side is
+taken again when its lease ends, a few times at most."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from ..server.access import Viewer, view_event, viewer_of
+from ..server.models import ChannelPost, Event, GameTable, Member
+from ..server.store import Store
+from .interactions import message
+from .outbox import Outbox, channel_post
+from .play import channel, roll_view
+
+LEASE = 120.0  # seconds a sender holds the rows it took: longer than the outbox's retries
+BATCH = 10
+IDLE = 1.0  # seconds between looks when nothing is due (another process's rows included)
+TRIES = 5  # takes of one row before its post is given up
+log = logging.getLogger("d100.discord")
+
+
+@dataclass(frozen=True)
+class Due:
+    id: int
+    table_id: str
+    seq: int
+    channel_id: str
+    tries: int
+
+
+def take(store: Store, at: float, batch: int = BATCH, lease: float = LEASE) -> list[Due]:
+    """Rows no sender holds, oldest first, now held by this one until ``at + lease``."""
+    free = (
+        select(ChannelPost.id)
+        .where(ChannelPost.lease_until < at)
+        .order_by(ChannelPost.id)
+        .limit(batch)
+        .with_for_update(skip_locked=True)  # another process's take passes these by
+    )
+    held = (
+        update(ChannelPost)
+        .where(ChannelPost.id.in_(free.scalar_subquery()))
+        .values(lease_until=at + lease, tries=ChannelPost.tries + 1)
+        .returning(
+            ChannelPost.id,
+            ChannelPost.table_id,
+            ChannelPost.seq,
+            ChannelPost.channel_id,
+            ChannelPost.tries,
+        )
+    )
+    with store.write() as session:
+        rows = session.execute(held).all()
+    return sorted((Due(*row) for row in rows), key=lambda d: d.id)
+
+
+def done(store: Store, due: Due) -> None:
+    with store.write() as session:
+        session.execute(delete(ChannelPost).where(ChannelPost.id == due.id))
+
+
+def body_of(store: Store, due: Due) -> dict[str, Any] | None:
+    """The channel's message for the event, None for one the channel is sent nothing of."""
+    with store.read() as session:
+        event = session.get(Event, (due.table_id, due.seq))
+        table = session.get(GameTable, due.table_id)
+        if event is None or table is None:
+            return None
+        view = view_event(channel(_anyone(session, table)), event)
+        if view.get("kind") == "hidden":
+            return message("Someone rolled in secret.")
+        if view.get("roll_kind", "roll") != "roll":  # a contest shown: not rendered here yet
+            return None
+        rolled_by = event.actor_id if event.kind == "roll" else view.get("roller_id")
+        roller = session.get(Member, rolled_by) if rolled_by else None
+        who = roller.name if roller is not None else "Someone"
+        return roll_view(who, view, False, due.table_id)
+
+
+def _anyone(session: Session, table: GameTable) -> Viewer:
+    """A viewer of the table, for the GMs it names (who tells the channel what is an NPC)."""
+    member = session.scalars(select(Member).where(Member.table_id == table.id).limit(1)).one()
+    return viewer_of(session, member)
+
+
+async def send_due(store: Store, outbox: Outbox, clock: Callable[[], float] = time.time) -> int:
+    """Post what is due now; how many rows were taken."""
+    taken = await asyncio.to_thread(take, store, clock())
+    for due in taken:
+        body = await asyncio.to_thread(body_of, store, due)
+        if body is not None:
+            sent = await outbox.send(channel_post(due.channel_id, body))
+            again = not sent.sent and (sent.status == 0 or sent.status >= 500)
+            if again and due.tries < TRIES:
+                continue  # its lease runs out, and a sender takes it again
+            if not sent.sent:
+                log.warning("discord: roll #%s of table %s not posted", due.seq, due.table_id)
+        await asyncio.to_thread(done, store, due)
+    return len(taken)
+
+
+async def run(store: Store, outbox: Outbox, idle: float = IDLE) -> None:
+    """The sender: posts what is due, and looks again at once while rows keep coming."""
+    while True:
+        try:
+            if await send_due(store, outbox):
+                continue
+        except Exception:  # a bug or a lost database must not stop the sender for good
+            log.exception("discord: posting to channels failed")
+        await asyncio.sleep(idle)
