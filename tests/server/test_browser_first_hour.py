@@ -305,6 +305,7 @@ def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something
         card = pat.locator("#characters [data-character=Alice]")
         expect(card.get_by_role("button", name="Aim a round (Alice)")).to_be_visible()
         expect(card).not_to_contain_text("Aiming")
+        expect(card).not_to_contain_text("null")  # a missing line printed as a word
         expect(card.get_by_role("button", name="Move (Alice)")).to_have_count(0)
         card.get_by_role("button", name="Aim a round (Alice)").click()
         expect(card).to_contain_text("Aiming: 1 round, +20")

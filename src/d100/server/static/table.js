@@ -544,7 +544,7 @@ function characterCard(c) {
     // Aiming adds a round; what the system says ends it shows once there is an aim to end.
     const aiming = c.aim.rounds > 0;
     const actions = [["aim", "Aim a round"], ...(aiming ? rules.aim.ends.map((end) => [end, fieldWords(end)]) : [])];
-    card.append(aiming ? el("p", { text: `Aiming: ${rounds(c.aim.rounds)}, +${c.aim.bonus}` }) : null,
+    card.append(...(aiming ? [el("p", { text: `Aiming: ${rounds(c.aim.rounds)}, +${c.aim.bonus}` })] : []),
       ...actions.map(([action, text]) =>
         el("button", { type: "button", class: "secondary small", "aria-label": `${text} (${c.name})`, onclick: () => act(() =>
           api("POST", `${base}/characters/${c.id}/aim`, { action }), "sheet-error") }, text)));
