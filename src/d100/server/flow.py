@@ -4,6 +4,7 @@ declined or rolled, helpers attached to a pending test (OQ11, CH8), aiming (BRP5
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -341,29 +342,54 @@ def recent_calls(session: Session, viewer: Viewer) -> list[dict[str, Any]]:
         .limit(CALLS_SCANNED)
     ).all()
     seen = [c for c in calls if in_audience(viewer, c.audience)][:RECENT_CALLS]
-    return [view_call(viewer, call_view(session, c)) for c in seen]
+    return [view_call(viewer, shown) for shown in call_views(session, seen)]
 
 
 def call_view(session: Session, call: Call) -> dict[str, Any]:
-    targets = session.scalars(
-        select(CallTarget).where(CallTarget.call_id == call.id).order_by(CallTarget.id)
-    ).all()
-    return {
-        "id": call.id,
-        "skill": call.skill,
-        "fields": call.fields,
-        "hazard": call.hazard,
-        "visibility": call.visibility,
-        "at": call.created_at,
-        "targets": [_target_view(session, t) for t in targets],
-        "opponent": None if call.opponent is None else _opponent_view(session, call.opponent),
-        # what a roller may add to it (the rest is the GM's): the page offers only these
-        "players_fields": sorted(players_part(session.get_one(GameTable, call.table_id).system)),
+    (shown,) = call_views(session, [call])
+    return shown
+
+
+def call_views(session: Session, calls: Sequence[Call]) -> list[dict[str, Any]]:
+    """Calls with their targets and helpers, read in a few statements whatever their number:
+    a table's state lists twenty calls of up to fifty targets each, on every live event."""
+    if not calls:
+        return []
+    ids = [call.id for call in calls]
+    targets: dict[str, list[CallTarget]] = {call_id: [] for call_id in ids}
+    for target in session.scalars(
+        select(CallTarget).where(CallTarget.call_id.in_(ids)).order_by(CallTarget.id)
+    ):
+        targets[target.call_id].append(target)
+    every = [t for found in targets.values() for t in found]
+    helping = _assists(session, [t.id for t in every])
+    wanted = {t.character_id for t in every} | {
+        str(c.opponent["character_id"]) for c in calls if c.opponent is not None
     }
+    rows = {
+        row.id: row
+        for row in session.scalars(select(Character).where(Character.id.in_(sorted(wanted))))
+    }
+    # what a roller may add to a call (the rest is the GM's): the page offers only these
+    players = sorted(players_part(session.get_one(GameTable, calls[0].table_id).system))
+    return [
+        {
+            "id": call.id,
+            "skill": call.skill,
+            "fields": call.fields,
+            "hazard": call.hazard,
+            "visibility": call.visibility,
+            "at": call.created_at,
+            "targets": [_target_view(rows, t, helping.get(t.id, [])) for t in targets[call.id]],
+            "opponent": None if call.opponent is None else _opponent_view(rows, call.opponent),
+            "players_fields": players,
+        }
+        for call in calls
+    ]
 
 
-def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]:
-    row = session.get(Character, opponent["character_id"])
+def _opponent_view(rows: Mapping[str, Character], opponent: dict[str, Any]) -> dict[str, Any]:
+    row = rows.get(opponent["character_id"])
     # One deleted since (its waiting tests were cancelled with it) is named as such.
     gone = {"id": opponent["character_id"], "name": "a deleted character", "member_id": None}
     return {
@@ -377,23 +403,31 @@ def _opponent_view(session: Session, opponent: dict[str, Any]) -> dict[str, Any]
 def assists_of(session: Session, target_id: str) -> list[dict[str, str]]:
     """The helpers attached to a called test, in the order they were: each one's character,
     name and skill."""
+    return _assists(session, [target_id]).get(target_id, [])
+
+
+def _assists(session: Session, target_ids: list[str]) -> dict[str, list[dict[str, str]]]:
     found = session.execute(
-        select(CallAssist.character_id, CallAssist.skill, Character.name)
+        select(CallAssist.target_id, CallAssist.character_id, CallAssist.skill, Character.name)
         .join(Character, Character.id == CallAssist.character_id)
-        .where(CallAssist.target_id == target_id)
-        .order_by(CallAssist.position)
+        .where(CallAssist.target_id.in_(target_ids))
+        .order_by(CallAssist.target_id, CallAssist.position)
     )
-    return [{"character_id": c, "skill": skill, "name": name} for c, skill, name in found]
+    out: dict[str, list[dict[str, str]]] = {}
+    for target_id, c, skill, name in found:
+        out.setdefault(target_id, []).append({"character_id": c, "skill": skill, "name": name})
+    return out
 
 
-def _target_view(session: Session, target: CallTarget) -> dict[str, Any]:
-    row = session.get_one(Character, target.character_id)
+def _target_view(
+    rows: Mapping[str, Character], target: CallTarget, assists: list[dict[str, str]]
+) -> dict[str, Any]:
     return {
         "id": target.id,
-        "character": characters.public_view(row),
+        "character": characters.public_view(rows[target.character_id]),
         "status": target.status,
         "event_seq": target.event_seq,
-        "assists": assists_of(session, target.id),
+        "assists": assists,
     }
 
 
