@@ -269,12 +269,15 @@ def test_a_table_s_state_reads_its_calls_in_a_few_statements(api: Api) -> None:
             event.remove(store.engine, "before_cursor_execute", count)
         return len(seen)
 
-    first = table.ok("POST", "/calls", table.gm, 201,
-                     json={"skill": "perception", "character_ids": party[:1]})
-    table.ok("POST", "/calls", table.gm, 201, json={"skill": "stealth", "character_ids": party[1:2]})
+    def call(skill: str, called: list[str]) -> Any:
+        return table.ok("POST", "/calls", table.gm, 201,
+                        json={"skill": skill, "character_ids": called})
+
+    first = call("perception", party[:1])
+    call("stealth", party[1:2])
     few = statements_of_a_state_read()
     for _ in range(18):
-        table.ok("POST", "/calls", table.gm, 201, json={"skill": "athletics", "character_ids": party})
+        call("athletics", party)
     table.ok("POST", f"/targets/{first['targets'][0]['id']}/assists", pat, 201,
              json={"character_id": party[2], "skill": "perception"})
     many = statements_of_a_state_read()
