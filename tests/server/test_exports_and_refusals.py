@@ -61,23 +61,41 @@ def test_the_export_streams_a_batch_at_a_time(
     assert peak < len(whole.content) / 2, (peak, len(whole.content))
 
 
-def test_a_table_runs_two_exports_at_once_and_says_429_beyond(
+def test_a_member_s_unread_exports_hold_their_own_place_not_the_table_s(
     table: tuple[TestClient, Table],
 ) -> None:
+    """A player who starts an export and never reads it (again every 29 s) kept every other
+    member from exporting: the table's two places were theirs. Now each member runs one
+    export at a time, a table's players four between them, and a GM's always has a place."""
     client, t = table
-    exports = client.app.state.server.exports  # type: ignore[attr-defined]
-    exports.take(t.id)
-    exports.take(t.id)  # two exports of this table under way
-    busy = client.get(f"/api/tables/{t.id}/log.jsonl", headers=bearer(t.gm))
-    assert busy.status_code == 429 and busy.headers["retry-after"]
-    error = busy.json()["error"]
-    assert error["field"] == "log.jsonl" and "at most 2 exports" in error["allowed"]
-    other = Api(client).table()  # another table's export is its own
+    server = client.app.state.server  # type: ignore[attr-defined]
+    exports: export.Exports = server.exports
+
+    def viewer(token: str) -> Any:
+        return export.last_event(server.store, t.id, token)[0]
+
+    def exporting(token: str) -> Any:
+        return client.get(f"/api/tables/{t.id}/log.jsonl", headers=bearer(token))
+
+    hog, pat = t.join("Hog"), t.join("Pat")
+    held = exports.take(viewer(hog))  # the hostile player's export, never read
+    again = exporting(hog)
+    assert again.status_code == 429 and again.headers["retry-after"]
+    error = again.json()["error"]
+    assert error["field"] == "log.jsonl" and "one export of the log at a time" in error["allowed"]
+    assert exporting(pat).is_success and exporting(t.gm).is_success  # others are not held up
+    more = [exports.take(viewer(t.join(f"Hog {n}"))) for n in range(3)]  # four players' places
+    busy = exporting(pat)
+    assert busy.status_code == 429
+    assert "at most 4 players' exports" in busy.json()["error"]["allowed"]
+    assert exporting(t.gm).is_success  # the GM's place is never a player's
+    other = Api(client).table()  # another table's exports are its own
     assert client.get(f"/api/tables/{other.id}/log.jsonl", headers=bearer(other.gm)).is_success
-    exports.give_back(t.id)
-    assert client.get(f"/api/tables/{t.id}/log.jsonl", headers=bearer(t.gm)).is_success
-    exports.give_back(t.id)
-    assert exports._running == {}  # each export gave its place back
+    exports.give_back(held)
+    assert exporting(pat).is_success
+    for place in more:
+        exports.give_back(place)
+    assert exports.running == 0  # each export gave its place back
 
 
 def test_an_export_to_a_reader_that_stops_reading_is_dropped(
@@ -88,9 +106,9 @@ def test_an_export_to_a_reader_that_stops_reading_is_dropped(
     server = client.app.state.server  # type: ignore[attr-defined]
     monkeypatch.setattr(export, "SEND_SECONDS", 0.2)
     monkeypatch.setattr(export, "BATCH", 10)
-    last = export.last_event(server.store, t.id, t.gm)
-    server.exports.take(t.id)
-    response = export.LogExport(server.store, server.exports, t.id, t.gm, last)
+    viewer, last = export.last_event(server.store, t.id, t.gm)
+    place = server.exports.take(viewer)
+    response = export.LogExport(server.store, server.exports, place, t.gm, last)
     sent: list[Any] = []
 
     async def stalls(message: Any) -> None:  # the first batch goes, then the socket is full
@@ -104,7 +122,7 @@ def test_an_export_to_a_reader_that_stops_reading_is_dropped(
     scope = {"type": "http", "asgi": {"spec_version": "2.4"}, "method": "GET"}
     asyncio.run(asyncio.wait_for(response(scope, never, stalls), 5))
     assert [m["type"] for m in sent] == ["http.response.start", *["http.response.body"] * 2]
-    assert server.exports._running == {}  # its place is back
+    assert server.exports.running == 0  # its place is back
 
 
 def test_numbers_too_long_and_keys_too_deep_in_a_sheet_are_422s(api: Api) -> None:

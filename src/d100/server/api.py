@@ -643,9 +643,12 @@ def event_stream(
 )
 async def export_log(table_id: TableId, request: Request) -> StreamingResponse:
     """The log as JSON Lines, as this member may see it (the GM: everything but self rolls),
-    streamed a batch at a time; at most two exports of a table at once (429 beyond)."""
+    streamed a batch at a time; one export at a time for each member, four between a table's
+    players (429 beyond)."""
     server = _server(request)
     token = _token(request, table_id)
-    last = await anyio.to_thread.run_sync(export.last_event, server.store, table_id, token)
-    server.exports.take(table_id)
-    return export.LogExport(server.store, server.exports, table_id, token, last)
+    viewer, last = await anyio.to_thread.run_sync(
+        export.last_event, server.store, table_id, token
+    )
+    place = server.exports.take(viewer)
+    return export.LogExport(server.store, server.exports, place, token, last)

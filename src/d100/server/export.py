@@ -4,15 +4,17 @@ written before the next is read, so an export holds one batch in memory, never t
 10,000-roll log is 13.6 MB: six members exporting it twice took the server from 92 to 280
 MB when each was built whole). The export ends at the last event there was when it began.
 
-A table runs at most ``AT_ONCE`` exports at a time (a ``429`` beyond), and a client that
-stops reading has ``SEND_SECONDS`` for each batch before its export is dropped: an export
-waiting on a reader holds its place, nothing more."""
+A member runs one export at a time, a table's players ``AT_ONCE`` between them, and a GM's
+always has a place (a ``429`` beyond): a member who starts exports and never reads them
+holds their own place, not everyone's. A client that stops reading has ``SEND_SECONDS`` for
+each batch before its export is dropped."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -20,50 +22,75 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .access import authenticate, view_event
+from .access import Viewer, authenticate, view_event
 from .errors import ApiError
 from .events import events_after, get_table
 from .store import Store
 
-AT_ONCE = 2  # per table: a member exports to verify, now and then
+AT_ONCE = 4  # per table, between its players: a member exports to verify, now and then
 BATCH = 200  # events a read: a few hundred KB at most
 SEND_SECONDS = 30.0  # for each batch to go out to a reader that has stopped reading
 
 
+@dataclass(frozen=True)
+class Place:
+    """One export's place: its member's, and a place among its table's players' unless a GM's."""
+
+    table_id: str
+    member_id: str
+    players: bool
+
+
 class Exports:
-    """How many exports each table has running (the event loop's, so plain counts)."""
+    """The exports running, by member and by table (the event loop's, so plain counts)."""
 
     def __init__(self, at_once: int = AT_ONCE) -> None:
         self.at_once = at_once
-        self._running: dict[str, int] = {}
+        self._members: set[tuple[str, str]] = set()
+        self._players: dict[str, int] = {}
 
-    def take(self, table_id: str) -> None:
-        """A place for one more export of ``table_id``, or the ``429``."""
-        running = self._running.get(table_id, 0)
-        if running >= self.at_once:
-            raise ApiError(
-                429,
-                "log.jsonl",
-                None,
-                f"at most {self.at_once} exports of a table's log at once",
-                "this table's log is being exported already; try again when that ends",
-                {"retry-after": "5"},
+    def take(self, viewer: Viewer) -> Place:
+        """A place for one more export by ``viewer``, or the ``429``."""
+        place = Place(viewer.table_id, viewer.member_id, not viewer.is_gm)
+        if (place.table_id, place.member_id) in self._members:
+            raise self._busy(
+                "one export of the log at a time for each member",
+                "your export of this log is still under way",
             )
-        self._running[table_id] = running + 1
+        running = self._players.get(place.table_id, 0)
+        if place.players and running >= self.at_once:
+            raise self._busy(
+                f"at most {self.at_once} players' exports of a table's log at once",
+                "this table's log is being exported already; try again when that ends",
+            )
+        self._members.add((place.table_id, place.member_id))
+        if place.players:
+            self._players[place.table_id] = running + 1
+        return place
 
-    def give_back(self, table_id: str) -> None:
-        left = self._running[table_id] - 1
-        if left:
-            self._running[table_id] = left
-        else:
-            del self._running[table_id]
+    @staticmethod
+    def _busy(allowed: str, message: str) -> ApiError:
+        return ApiError(429, "log.jsonl", None, allowed, message, {"retry-after": "5"})
+
+    def give_back(self, place: Place) -> None:
+        self._members.discard((place.table_id, place.member_id))
+        if place.players:
+            left = self._players[place.table_id] - 1
+            if left:
+                self._players[place.table_id] = left
+            else:
+                del self._players[place.table_id]
+
+    @property
+    def running(self) -> int:
+        return len(self._members)
 
 
-def last_event(store: Store, table_id: str, token: str | None) -> int:
-    """Authenticates (a 401 before anything streams) and says where the export ends."""
+def last_event(store: Store, table_id: str, token: str | None) -> tuple[Viewer, int]:
+    """Authenticates (a 401 before anything streams): who exports, and where it ends."""
     with store.read() as session:
-        authenticate(session, table_id, token)
-        return get_table(session, table_id).last_seq
+        viewer = authenticate(session, table_id, token)
+        return viewer, get_table(session, table_id).last_seq
 
 
 def batch(
@@ -86,11 +113,12 @@ class LogExport(StreamingResponse):
         self,
         store: Store,
         exports: Exports,
-        table_id: str,
+        place: Place,
         token: str | None,
         last: int,
     ) -> None:
-        self._done: Callable[[], None] = lambda: exports.give_back(table_id)
+        self._done: Callable[[], None] = lambda: exports.give_back(place)
+        table_id = place.table_id
         super().__init__(
             _lines(store, table_id, token, last),
             media_type="application/jsonl",
