@@ -414,6 +414,37 @@ def test_one_key_goes_to_a_part_of_the_page(base: str, browser: Any, size: dict[
         expect(field).to_be_focused()
 
 
+@SIZES
+def test_the_roll_panel_shows_what_belongs_to_the_roll_at_hand(
+    base: str, browser: Any, size: dict[str, int]
+) -> None:
+    """A GM with no character yet gets no Roll button with an empty skill list, but a word
+    on what to do; answering a call with options shows no earlier result under its form;
+    the Luck boost, once tapped, says it is on."""
+    from playwright.sync_api import expect
+
+    with pages(browser, size) as (gm, _):
+        where, _invite = open_table(gm, base, "Empty")
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        view(gm, "characters")
+        expect(gm.locator("#roll-none")).to_be_visible()
+        expect(gm.locator("#roll-form")).to_be_hidden()
+    with two(browser, base, "Options panel", size) as (gm, pat):
+        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
+        pat.get_by_role("button", name="Roll", exact=True).click()
+        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
+        call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
+        view(pat, "table")
+        pat.get_by_role("button", name="With options…").click()
+        expect(pat.locator("#answering")).to_be_visible()
+        expect(pat.locator("#roll-result")).to_be_empty()
+        boost = pat.locator("#luck-boost")
+        boost.click()
+        expect(boost).to_have_attribute("aria-pressed", "true")
+        expect(boost).to_contain_text("Luck boost on")
+
+
 def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, browser: Any) -> None:
     """The call's "With options…" opens the roll panel; once rolled, the result is on the
     screen (the panel went back to a free roll after scrolling to it, moving it away)."""

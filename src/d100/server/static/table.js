@@ -249,6 +249,8 @@ function render() {
   gmModes();
   $("luck-options").hidden = !boosts();
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
+  $("roll-form").hidden = !mine().length;  // a Roll button with nothing to roll, else
+  $("roll-none").hidden = !!mine().length;
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -717,6 +719,7 @@ function npcMode() {
 // its skill, difficulty and who sees it are the GM's.
 function answer(call, target) {
   answering = { call, target };
+  $("roll-result").replaceChildren();  // an earlier result under the call's form read as its own
   $("roll-character").value = target.character.id;
   skillOptions();
   $("answering").textContent = `Answering the GM's call: ${target.character.name} rolls ${call.skill}${fieldsText(call.fields)}${versus(call)}`;
@@ -824,7 +827,9 @@ function preview() {
           const o = (p.advice || []).find((a) => !!a.request[boost] === wantBoost && (a.request[reroll] || 0) === wantRerolls);
           return o ? ` (${o.percent.gain} success)` : "";
         };
-        $("luck-boost").textContent = `Luck boost: spend ${rules.luck.boost_cost} for +${rules.luck.boost}${luck.boost ? "" : gain(true, 0)}`;
+        $("luck-boost").textContent = luck.boost
+          ? `✓ Luck boost on: spends ${rules.luck.boost_cost} for +${rules.luck.boost} (tap to take back)`
+          : `Luck boost: spend ${rules.luck.boost_cost} for +${rules.luck.boost}${gain(true, 0)}`;
       }
     } catch (err) {
       if (ticket !== previews) return;
