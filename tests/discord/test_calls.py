@@ -103,8 +103,9 @@ def test_a_click_rolls_the_called_test_for_its_player_or_the_gm_only(
     sent = click(alice, user=PLAYER, name="Pat")
     assert discord.post(client, sent).json() == {"type": interactions.DEFERRED_UPDATE}
     drained(client, endpoint)
-    (rolled,) = bodies(posted)
-    assert not private(rolled) and "Alice" in json.dumps(rolled["embeds"])
+    # the channel's message, and the roller's own offers privately when it failed
+    (rolled,) = [b for b in bodies(posted) if not private(b)]
+    assert "Alice" in json.dumps(rolled["embeds"])
     (now,) = bodies(edited)  # the call's message: Alice's button used, Bob's still there
     assert [(b["label"], bool(b.get("disabled"))) for b in buttons_of(now)] == [
         ("Alice: rolled", True),
@@ -170,3 +171,56 @@ def test_call_completes_the_table_s_characters_and_their_skills(
     assert offered(typing("skill", "", "Bob", user=GM)) == ["spot hidden", "dodge"]
     assert offered(typing("characters", "", user=PLAYER)) == ["Alice"]  # a player: their own
     assert offered(typing("characters", "", user="400000000000000999")) == []  # no member
+
+
+GHOUL = 'name = "Ghoul"\nsystem = "brp"\nskills = { listen = 83 }\n'
+
+
+def contest_call(opponent: str, opponent_skill: str, **kw: Any) -> Any:
+    sent = call("spot hidden", "Alice", HAZARD, **kw)
+    sent["data"]["options"] += [
+        {"name": "opponent", "type": 3, "value": opponent},
+        {"name": "opponent_skill", "type": 3, "value": opponent_skill},
+    ]
+    return sent
+
+
+@respx.mock
+def test_a_called_contest_against_an_npc_shows_the_channel_its_name_and_level_only(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    seated(client, discord)
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=GHOUL))
+    said(discord.post(client, sheet(user=GM, name="Gina")))  # the GM's: an NPC
+    posted, _ = webhooks()
+    called = said(discord.post(client, contest_call("ghoul", "listen", user=GM)))
+    assert "against Ghoul" in json.dumps(called) and "listen" not in json.dumps(called)
+    (alice,) = (b["custom_id"] for b in buttons_of(called))
+    sent = click(alice, user=PLAYER, name="Pat")
+    assert discord.post(client, sent).json() == {"type": interactions.DEFERRED_UPDATE}
+    drained(client, endpoint)
+    (rolled,) = bodies(posted)  # the channel's message: the roller's side, the Ghoul's level
+    assert not private(rolled)
+    (shown,) = rolled["embeds"]
+    fields = {f["name"]: f["value"] for f in shown["fields"]}
+    assert set(fields) >= {"Alice", "Ghoul"} and "vs 55" in fields["Alice"]
+    assert "dice" not in fields["Ghoul"] and "83" not in json.dumps(rolled)
+    assert "listen" not in json.dumps(rolled)  # the GM chose not to say the Ghoul's skill
+    assert "wins" in shown["title"] or "tie" in shown["title"].lower()
+    made = [e for e in page(client, discord, PLAYER, "Pat")["events"] if e["kind"] == "contest"]
+    assert len(made) == 1 and made[0]["call"]["hazard"] == HAZARD
+    gm = [e for e in page(client, discord, GM, "Gina")["events"] if e["kind"] == "contest"]
+    assert gm[0]["result"]["opponent"]["target"] == 83  # the GM's page has every number
+
+
+@respx.mock
+def test_a_contest_call_names_a_known_opponent_and_its_skill(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    nobody = said(discord.post(client, contest_call("Zed", "listen", user=GM)))
+    assert private(nobody) and "opponent" in nobody["content"] and "Zed" in nobody["content"]
+    sent = call("spot hidden", "Alice", user=GM)
+    sent["data"]["options"].append({"name": "opponent", "type": 3, "value": "Bob"})
+    skill_less = said(discord.post(client, sent))
+    assert private(skill_less) and "opponent\\_skill" in skill_less["content"]

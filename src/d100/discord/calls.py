@@ -17,13 +17,13 @@ from sqlalchemy.orm import Session
 from .. import quick
 from ..errors import D100Error
 from ..render.checks import inputs_text
-from ..server import flow
+from ..server import flow, rolls
 from ..server.access import Viewer, require_gm, view_call
 from ..server.characters import sheet_of
 from ..server.errors import ApiError
 from ..server.models import Call, Character, GameTable
 from ..server.store import Store
-from .commands import CHARACTERS, HAZARD, SKILL, WORDS
+from .commands import CHARACTERS, HAZARD, OPPONENT, OPPONENT_SKILL, SKILL, WORDS
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CHOICE_MAX, CUSTOM_ID_MAX, NAME_MAX, ROWS_MAX
 from .play import button, button_rows, channel, readable, viewer_at
@@ -50,7 +50,8 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
         except D100Error as err:
             raise ApiError(422, WORDS, None, "", err.message) from None
         hazard = str(options.get(HAZARD) or "")
-        call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public")
+        opponent = _opponent(session, table.id, options)
+        call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public", opponent)
         shown = view_call(channel(viewer), flow.call_view(session, call))
         components = call_buttons(session, viewer, call)
     return _call_message(it.user_name or viewer.name, shown, components)
@@ -83,6 +84,37 @@ def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
     return list(dict.fromkeys(by_name[n.casefold()] for n in names))
 
 
+def _opponent(session: Session, table_id: str, options: dict[str, Any]) -> rolls.Side | None:
+    """The character and skill the called characters are opposed by, if any (a contest)."""
+    name = str(options.get(OPPONENT) or "").strip()
+    skill = str(options.get(OPPONENT_SKILL) or "").strip()
+    if not name:
+        if skill:
+            raise ApiError(
+                422,
+                OPPONENT_SKILL,
+                skill,
+                "only with an opponent",
+                f"{OPPONENT_SKILL}: no {OPPONENT} named to roll it",
+            )
+        return None
+    if not skill:
+        raise ApiError(
+            422,
+            OPPONENT_SKILL,
+            None,
+            "the opponent's skill",
+            f"{OPPONENT_SKILL}: a contest needs the opponent's skill",
+        )
+    try:
+        (found,) = _called(session, table_id, [name])
+    except ApiError as err:  # named for the field the GM typed it in
+        raise ApiError(
+            422, OPPONENT, name, err.allowed, err.message.replace(CHARACTERS, OPPONENT, 1)
+        ) from None
+    return rolls.Side(found, skill)
+
+
 def call_buttons(session: Session, viewer: Viewer, call: Call) -> list[dict[str, Any]]:
     """One Roll button per character called, as its test now is (only a pending one takes a
     click), from the call as the channel sees it."""
@@ -113,6 +145,9 @@ def _call_message(
         fields.append(("As", escaped(asked)))
     hazard = str(call.get("hazard") or "")
     head = f"{escaped(who)} calls for a test of {escaped(str(call['skill']))}"
+    against = call.get("opponent") or {}
+    if against:  # the channel's view: the opponent's skill is the GM's to know
+        head += f" against {escaped(str(against['character']['name']))}"
     body = embed(
         f"Test: {call['skill']}",
         f"{head}.\nIf it fails: {escaped(hazard)}" if hazard else f"{head}.",
@@ -128,7 +163,11 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
     with store.read() as session:
         table_id = channel_table(session, it.channel_id)
         rows = [] if table_id is None else readable(session, it, table_id)
-        if focused == CHARACTERS:
+        if focused == OPPONENT:
+            found = [row.name for row in rows if typed.strip().casefold() in row.name.casefold()]
+        elif focused == OPPONENT_SKILL:
+            found = _skills(rows, [str(it.options().get(OPPONENT) or "")], typed)
+        elif focused == CHARACTERS:
             *before, last = typed.split(",")
             done = [n.strip() for n in before if n.strip()]
             head, taken = ", ".join([*done, ""]), {n.casefold() for n in done}
@@ -139,8 +178,12 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
                 if row.name.casefold() not in taken and part in row.name.casefold()
             ]
         else:
-            named = str(it.options().get(CHARACTERS) or "").split(",")
-            chosen = {n.strip().casefold() for n in named}
-            skills = (s for r in rows if r.name.casefold() in chosen for s in sheet_of(r).skills)
-            found = [s for s in dict.fromkeys(skills) if typed.casefold() in s.casefold()]
+            found = _skills(rows, str(it.options().get(CHARACTERS) or "").split(","), typed)
     return [(n, n) for n in found if len(n) <= NAME_MAX][:CHOICE_MAX]
+
+
+def _skills(rows: list[Character], names: list[str], typed: str) -> list[str]:
+    """The skills of the characters named (once each) that hold what is typed."""
+    chosen = {n.strip().casefold() for n in names}
+    skills = (s for r in rows if r.name.casefold() in chosen for s in sheet_of(r).skills)
+    return [s for s in dict.fromkeys(skills) if typed.casefold() in s.casefold()]

@@ -173,6 +173,8 @@ def roll_as_command() -> dict[str, Any]:
 CALL = "call"  # ``/call skill characters [hazard] [words]``: the GM calls a test
 CHARACTERS = "characters"
 HAZARD = "hazard"
+OPPONENT = "opponent"  # a contest against a character the GM chooses (an NPC's, say)
+OPPONENT_SKILL = "opponent_skill"
 HAZARD_MAX = 500  # as the page's call takes it
 
 
@@ -210,6 +212,20 @@ def call_command() -> dict[str, Any]:
                 "name": WORDS,
                 "description": "more of the test, as the quick form's words (e.g. hard)",
                 "max_length": WORDS_MAX,
+            },
+            {
+                "type": STRING,
+                "name": OPPONENT,
+                "description": "a contest against this character (players see an NPC's level only)",
+                "autocomplete": True,
+                "max_length": 80,
+            },
+            {
+                "type": STRING,
+                "name": OPPONENT_SKILL,
+                "description": "the opponent's skill in the contest (players are not told it)",
+                "autocomplete": True,
+                "max_length": 80,
             },
         ],
         "contexts": [0],

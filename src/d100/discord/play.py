@@ -165,6 +165,8 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
     result = view.get("result")
     if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
+    if view.get("kind") == "contest":
+        return _contest_view(who, view, result, private)
     system, level = str(result["system"]), str(result["level"])
     odds = view.get("odds") or {}
     fields = []
@@ -190,6 +192,41 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
         private=private,
         components=buttons(table_id, view) if table_id else None,
     )
+
+
+def _contest_view(
+    who: str, view: dict[str, Any], result: dict[str, Any], private: bool
+) -> dict[str, Any]:
+    """A contest's message: who won, and each side by its level, with its dice and target
+    where the view holds them (an NPC's side, or one the GM's call chose, has its level only)."""
+    system = str(result["system"])
+    names = {
+        "actor": str((view.get("character") or {}).get("name", "")),
+        "opponent": str((view.get("opponent") or {}).get("name", "")),
+    }
+    winner = str(result.get("winner"))
+    won = (
+        f"{names[winner]} wins" if winner in names else {"tie": "A tie"}.get(winner, "Nobody wins")
+    )
+    fields = []
+    for side, name in names.items():
+        part = result.get(side) or {}
+        shown = level_words(system, str(part.get("level", "")))
+        if "dice" in part:
+            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])} vs {part['target']}"
+        fields.append((name, shown))
+    hazard = str((view.get("call") or {}).get("hazard") or "")
+    if winner == "opponent" and hazard:
+        fields.append(("Hazard", escaped(hazard)))
+    head = (
+        f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))} as {escaped(names['actor'])}"
+    )
+    head += f" against {escaped(names['opponent'])}"
+    if view.get("opponent_skill"):
+        head += f" ({escaped(str(view['opponent_skill']))})"
+    level = str((result.get("actor") or {}).get("level", ""))
+    title = f"{escaped(won)} · #{view['seq']}"
+    return message(embeds=[embed(title, head, fields, hue=colour(system, level))], private=private)
 
 
 def _chance(text: str) -> str:
