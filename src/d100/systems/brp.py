@@ -674,6 +674,13 @@ def _beats(rounding: str, x: tuple[int, int], y: tuple[int, int]) -> tuple[Winne
     )
 
 
+def _cuts(check: BrpCheck) -> tuple[int, ...]:
+    """BRP3: the kept dice after which ``banded`` may name another level."""
+    e = check.effective
+    critical, special = thresholds(e, check.house_rules.threshold_rounding)
+    return (critical, special, e, FUMBLE_FROM - 1)
+
+
 def _shape(check: BrpCheck) -> Hashable | None:
     """Without rerolls a check ends on its kept die, whatever the skill."""
     if check.dice is not None or check.luck_rerolls:
@@ -739,6 +746,8 @@ DECLARATION = Declaration(
         key=lambda c: (c.effective, c.house_rules.threshold_rounding),
         luck_key=lambda c: c.luck_boost,
         ranking=_ranking,
+        reading=lambda s: s[1][1],  # a final state's kept die
+        cuts=_cuts,
     ),
 )
 
