@@ -406,6 +406,31 @@ def _cut_requests() -> list[dict[str, Any]]:
                         "take": take,
                     }
                 )
+        for difficulty in ("regular", "hard", "extreme", "critical"):
+            for net in range(-2, 3):
+                for luck, fumbles in ((None, False), (None, True), (30, False)):
+                    out.append(
+                        {
+                            "system": "coc7",
+                            "skill": max(skill, 0),
+                            "difficulty": difficulty,
+                            "bonus_dice": max(net, 0),
+                            "penalty_dice": max(-net, 0),
+                            **({} if luck is None else {"luck": luck}),
+                            "house_rules": {"critical_difficulty_fumbles": fumbles},
+                        }
+                    )
+            out.append({"system": "coc7", "skill": max(skill, 0), "combined": [40, 70]})
+        for zero in ("resolve", "fail"):
+            for modifier in (-60, -20, 0, 40):
+                out.append(
+                    {
+                        "system": "rqg",
+                        "skill": max(skill, 0),
+                        "modifiers": [modifier],
+                        "house_rules": {"zero_chance": zero},
+                    }
+                )
     return out
 
 
@@ -435,4 +460,4 @@ def test_g4_declared_cuts_hold_on_every_final_state() -> None:
             )
         assert all(len(levels) == 1 for levels in spans.values()), (data, cuts, spans)
         seen.add(data["system"])
-    assert seen == {"brp", "openquest", "chances"}
+    assert seen == {"brp", "openquest", "chances", "coc7", "rqg"}
