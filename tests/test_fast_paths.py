@@ -368,3 +368,96 @@ def test_odds_unchanged_through_the_memo() -> None:
     }
     luck = d100.odds({"system": "brp", "skill": 30, "luck_boost": True})
     assert luck.luck_spent == 1
+
+
+def _cut_requests() -> list[dict[str, Any]]:
+    """Checks of every system that declares cuts, across skills, targets, dice and rules."""
+    out: list[dict[str, Any]] = []
+    for skill in range(-10, 131, 3):
+        for difficulty in (0, -40, 30):
+            for net in range(-2, 3):
+                for method, rounding in (("d100", "floor"), ("tens", "nearest"), ("d100", "ceil")):
+                    out.append(
+                        {
+                            "system": "brp",
+                            "skill": max(skill, 0),
+                            "difficulty": difficulty,
+                            "luck_boost": skill % 2 == 0,
+                            "bonus_dice": max(net, 0),
+                            "penalty_dice": max(-net, 0),
+                            "house_rules": {
+                                "bonus_dice_method": method,
+                                "threshold_rounding": rounding,
+                            },
+                        }
+                    )
+        for difficulty in (*openquest.DIFFICULTIES.values(), 90, -110):
+            out.append(
+                {"system": "openquest", "skill": min(max(skill, 0), 100), "difficulty": difficulty}
+            )
+        for risk in (*chances.RISKS.values(), 0, 150):
+            for take in (None, 50, 100):
+                out.append(
+                    {
+                        "system": "chances",
+                        "skill": min(max(skill, 0), 100),
+                        "modifiers": [20 if skill > 100 else -20 if skill < 0 else 0],
+                        "risk": risk,
+                        "take": take,
+                    }
+                )
+        for difficulty in ("regular", "hard", "extreme", "critical"):
+            for net in range(-2, 3):
+                for luck, fumbles in ((None, False), (None, True), (30, False)):
+                    out.append(
+                        {
+                            "system": "coc7",
+                            "skill": max(skill, 0),
+                            "difficulty": difficulty,
+                            "bonus_dice": max(net, 0),
+                            "penalty_dice": max(-net, 0),
+                            **({} if luck is None else {"luck": luck}),
+                            "house_rules": {"critical_difficulty_fumbles": fumbles},
+                        }
+                    )
+            out.append({"system": "coc7", "skill": max(skill, 0), "combined": [40, 70]})
+        for zero in ("resolve", "fail"):
+            for modifier in (-60, -20, 0, 40):
+                out.append(
+                    {
+                        "system": "rqg",
+                        "skill": max(skill, 0),
+                        "modifiers": [modifier],
+                        "house_rules": {"zero_chance": zero},
+                    }
+                )
+    return out
+
+
+def test_g4_declared_cuts_hold_on_every_final_state() -> None:
+    """A system's ``FastPath.cuts`` claim that the outcome is the same over each span of
+    readings between them: held on every final state of every check, by its own plan."""
+    from bisect import bisect_left
+
+    from d100.machine import final_weights
+
+    seen = set()
+    for data in _cut_requests():
+        check = d100.parse(data)
+        fast = tallies.system_of(check).declares.fast
+        assert fast is not None and fast.reading is not None and fast.cuts is not None, data
+        if fast.shape(check) is None:
+            continue
+        cuts = fast.cuts(check)
+        if cuts is None:
+            continue
+        cuts = sorted(cuts)
+        plan = tallies.plan_of(check)
+        spans: dict[int, set[str]] = {}
+        for state in final_weights(plan.machine)[0]:
+            spans.setdefault(bisect_left(cuts, fast.reading(state)), set()).add(
+                plan.outcome(state)
+            )
+        assert all(len(levels) == 1 for levels in spans.values()), (data, cuts, spans)
+        seen.add(data["system"])
+    assert seen == {"brp", "openquest", "chances", "coc7", "rqg"}

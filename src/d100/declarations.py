@@ -9,7 +9,7 @@ Luck), and the readers then offer nothing for it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
@@ -221,7 +221,12 @@ class FastPath:
       apply (dice given, say);
     * ``key(check)``: everything the plan's ``outcome`` reads from such a check;
     * ``luck_key(check)``: everything the plan's ``luck_spent`` reads, None where it spends none;
-    * ``ranking(contest)``: a contest as an ordering of each side's result, or None.
+    * ``ranking(contest)``: a contest as an ordering of each side's result, or None;
+    * ``reading(state)``: a number a final state shows (its kept die, say), and
+      ``cuts(check)``: the readings after which the check's outcome may change, or None. The
+      outcome is then the same for every final state whose reading lies in one span between
+      two cuts (up to the first, above one cut up to the next, above the last), so the
+      states are named one span at a time rather than one state at a time.
     """
 
     inputs: frozenset[str]
@@ -229,6 +234,15 @@ class FastPath:
     key: Callable[[Any], Hashable]
     luck_key: Callable[[Any], Hashable] | None = None
     ranking: Callable[[Any], RankedContest | None] | None = None
+    reading: Callable[[Any], int] | None = None
+    cuts: Callable[[Any], Iterable[int] | None] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.reading is None) != (self.cuts is None):
+            raise ValueError(
+                "FastPath: reading and cuts go together (the cuts are readings); "
+                "declare both or neither"
+            )
 
 
 @dataclass(frozen=True)

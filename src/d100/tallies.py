@@ -21,8 +21,9 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cmp_to_key
-from itertools import accumulate, groupby
+from itertools import accumulate, compress
 from math import lcm
+from operator import ne
 from typing import Any
 
 from . import declarations
@@ -200,15 +201,18 @@ _TALLIES: Memo[tuple[str, Hashable, Hashable, Hashable], Tally] = Memo(1 << 16)
 @dataclass(frozen=True, slots=True)
 class _Ends:
     """The final states of one shape in one order per set of states (states are numbered
-    as the system's shapes first reach them), so that shapes ending on the same states (BRP
-    with 0, 1 or 2 extra dice ends on the same kept dice) share one ``group`` and the naming
-    of their states. ``below[i]`` is the weight of ``states[:i]``."""
+    as the system's shapes first reach them, then put in order of their ``FastPath.reading``
+    where the system declares one), so that shapes ending on the same states (BRP with 0, 1
+    or 2 extra dice ends on the same kept dice) share one ``group`` and the naming of their
+    states. ``below[i]`` is the weight of ``states[:i]``; ``readings`` each state's reading,
+    ascending, or None."""
 
     states: tuple[Any, ...]
     group: int
     weights: tuple[int, ...]
     below: tuple[int, ...]
     denominator: int
+    readings: tuple[int, ...] | None = None
 
 
 _ENDS: Memo[tuple[str, Hashable], _Ends] = Memo(1024)
@@ -230,7 +234,7 @@ def _finals(system: str, shape: Hashable, check: Any) -> Weights:
     return found
 
 
-def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
+def _ends(system: str, shape: Hashable, check: Any, fast: FastPath) -> _Ends:
     found = _ENDS.get((system, shape))
     if found is None:
         weights, denominator = _finals(system, shape, check)
@@ -243,11 +247,16 @@ def _ends(system: str, shape: Hashable, check: Any) -> _Ends:
         for state in weights:
             numbers.setdefault(state, len(numbers))
         states = sorted(weights, key=numbers.__getitem__)
+        readings = None
+        if fast.reading is not None:  # the same states always in the same order: one group
+            states.sort(key=fast.reading)  # stable: by reading, then by number
+            readings = tuple(map(fast.reading, states))
         ws = tuple(weights[s] for s in states)
         below = (0, *accumulate(ws))
         ids = tuple(numbers[s] for s in states)
         group = _GROUPS.setdefault((system, ids), len(_GROUPS))
-        found = _ENDS.put((system, shape), _Ends(tuple(states), group, ws, below, denominator))
+        ends = _Ends(tuple(states), group, ws, below, denominator, readings)
+        found = _ENDS.put((system, shape), ends)
     return found
 
 
@@ -265,7 +274,7 @@ def _check(check: Any) -> Tally | None:
     found = _TALLIES.get((name, shape, key, luck_key))
     if found is not None:
         return found
-    ends = _ends(name, shape, check)
+    ends = _ends(name, shape, check, fast)
     plan: Plan[Any, Any] | None = None
     # The states are named once per key and set of final states: a whole BRP table names
     # each (kept die, key) once, whatever the extra dice.
@@ -274,7 +283,12 @@ def _check(check: Any) -> Tally | None:
     runs = _NAMES.get(named)
     if runs is None:
         plan = plan_of(check)
-        runs = _NAMES.put(named, _runs(name, list(map(plan.outcome, ends.states)), keys))
+        cuts = None if ends.readings is None or fast.cuts is None else fast.cuts(check)
+        if cuts is None:
+            runs = _runs(name, list(map(plan.outcome, ends.states)), keys)
+        else:  # one state named per span of readings between cuts: the span's level
+            runs = _spans(name, ends, sorted(cuts), plan.outcome, keys)
+        _NAMES.put(named, runs)
     counts = [0] * len(keys)
     below = ends.below
     for i, first, past in runs:
@@ -299,15 +313,42 @@ def _check(check: Any) -> Tally | None:
 
 def _runs(system: str, names: list[str], keys: tuple[str, ...]) -> Runs:
     """Names in runs of one level, as indices into the system's ``keys``."""
+    if not names:
+        return ()
     index = _index(keys)
+    # where the name changes, found by comparing each name with the one before it
+    starts = [0, *compress(range(1, len(names)), map(ne, names[1:], names))]
     runs = []
-    first = 0
-    for level, run in groupby(names):
-        past = first + len(list(run))
-        i = index.get(level)
+    for first, past in zip(starts, (*starts[1:], len(names)), strict=True):
+        i = index.get(names[first])
         if i is None:  # an outcome that is not one of the system's levels: the system's bug
             raise TypeError(f"{system}: outcomes {set(names) - set(keys)} are not levels {keys}")
         runs.append((i, first, past))
+    return tuple(runs)
+
+
+def _spans(
+    system: str, ends: _Ends, cuts: list[int], outcome: Callable[[Any], str], keys: tuple[str, ...]
+) -> Runs:
+    """``_runs`` of the states' names where the outcome is the same over each span of readings
+    between cuts (``FastPath.cuts``): the first state of each span names the whole span."""
+    index = _index(keys)
+    readings = ends.readings
+    assert readings is not None
+    runs: list[tuple[int, int, int]] = []
+    first, count = 0, len(readings)
+    for cut in (*cuts, None):
+        past = count if cut is None else bisect_right(readings, cut, first)
+        if past <= first:
+            continue
+        level = outcome(ends.states[first])
+        i = index.get(level)
+        if i is None:  # an outcome that is not one of the system's levels: the system's bug
+            raise TypeError(f"{system}: outcome {level!r} is not one of the levels {keys}")
+        if runs and runs[-1][0] == i:  # the same level on both sides of a cut: one run
+            runs[-1] = (i, runs[-1][1], past)
+        else:
+            runs.append((i, first, past))
         first = past
     return tuple(runs)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from itertools import repeat
 from typing import Any, Literal, get_args
 
@@ -217,7 +217,7 @@ class BrpCheck:
     def aim_bonus(self) -> int:
         return min(AIM_STEP * self.aim_rounds, AIM_CAP)
 
-    @property
+    @cached_property  # read by the odds' key, cuts and plan alike: worked out once
     def effective(self) -> int:  # BRP1: everything first, then the clamp to 1..100
         raw = self.skill + self.difficulty + sum(self.modifiers) + self.aim_bonus
         return min(max(raw + (LUCK_BOOST if self.luck_boost else 0), 1), 100)
@@ -410,6 +410,17 @@ class Attempt:
 Attempts = Repeat[tuple[int, int]]
 
 
+@memoised(64)  # an attempt holds no state of a roll: one per pool and stream serves all
+def _attempt(net: int, method: str, stream: str) -> Attempt:
+    pool = BrpCheck(
+        skill=0,
+        bonus_dice=max(net, 0),
+        penalty_dice=max(-net, 0),
+        house_rules=HouseRules(bonus_dice_method=method),
+    )
+    return Attempt(pool, stream)
+
+
 def luck_cost(check: BrpCheck, rerolls: int) -> int:
     """BRP7: one point for the boost, one per reroll taken."""
     return LUCK.cost(check.luck_boost, rerolls)
@@ -456,7 +467,7 @@ class Brp:
         """One attempt, and the attempts a check takes: rerolled after a failure while Luck
         rerolls remain (BRP7)."""
         stream = dice_stream(where)
-        attempt = Attempt(check, stream)
+        attempt = _attempt(check.net_dice, check.house_rules.bonus_dice_method, stream)
         e, rounding = check.effective, check.house_rules.threshold_rounding
         attempts = Repeat(
             attempt, check.luck_rerolls, lambda end: level(end[1], e, rounding) in FAILED
@@ -674,6 +685,13 @@ def _beats(rounding: str, x: tuple[int, int], y: tuple[int, int]) -> tuple[Winne
     )
 
 
+def _cuts(check: BrpCheck) -> tuple[int, ...]:
+    """BRP3: the kept dice after which ``banded`` may name another level."""
+    e = check.effective
+    critical, special = thresholds(e, check.house_rules.threshold_rounding)
+    return (critical, special, e, FUMBLE_FROM - 1)
+
+
 def _shape(check: BrpCheck) -> Hashable | None:
     """Without rerolls a check ends on its kept die, whatever the skill."""
     if check.dice is not None or check.luck_rerolls:
@@ -739,6 +757,8 @@ DECLARATION = Declaration(
         key=lambda c: (c.effective, c.house_rules.threshold_rounding),
         luck_key=lambda c: c.luck_boost,
         ranking=_ranking,
+        reading=lambda s: s[1][1],  # a final state's kept die
+        cuts=_cuts,
     ),
 )
 

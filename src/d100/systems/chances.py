@@ -730,6 +730,13 @@ def _shape(check: ChancesCheck) -> Hashable | None:
     return None if check.dice is not None or check.assisters else (check.take,)
 
 
+def _cuts(check: ChancesCheck) -> tuple[int, ...]:
+    """CH4: the lucks after which an unassisted check's ``degree`` may change, the total less
+    the risk reaching 0, ``GREAT`` or ``PERFECT``."""
+    margin = check.factors - check.total_risk
+    return (-margin - 1, GREAT - margin - 1, PERFECT - margin - 1)
+
+
 def _shown(shift: int, ability: int, state: Any) -> tuple[int, int]:
     """What a side shows the ranking: its luck plus its fixed part, and its ability."""
     return (state[2] + shift, ability)
@@ -825,6 +832,8 @@ DECLARATION = Declaration(
         # through their difference: checks that share it share their naming.
         key=lambda c: c.factors - c.total_risk,
         ranking=_ranking,
+        reading=lambda s: s[2],  # a final state's luck
+        cuts=_cuts,
     ),
 )
 Chances.declares = DECLARATION

@@ -35,6 +35,7 @@ from .coc7_check import (
     MAX_LUCK,
     NAME,
     Coc7Check,
+    one_roll_bands,
     parse_check,
     plan_of,
 )
@@ -221,6 +222,21 @@ def _key(check: Coc7Check) -> tuple[Any, ...]:
     return (check.targets, check.difficulty, h, check.luck, check.luck_to)
 
 
+def _kept(state: int) -> int:
+    """A final state without a push is the kept die itself."""
+    return state
+
+
+def _cuts(check: Coc7Check) -> tuple[int, ...] | None:
+    """C7-1: the kept dice after which one skill's level may change (01, then the fumble range,
+    fifths, halves and the target); None where Luck or several skills name the roll."""
+    cut = one_roll_bands(check)
+    if cut is None:
+        return None
+    fumbles, extreme, hard, target = cut
+    return (1, fumbles - 1, extreme, hard, target)
+
+
 def _luck_key(check: Coc7Check) -> tuple[Any, ...] | None:
     return None if check.luck is None else _key(check)
 
@@ -344,6 +360,8 @@ DECLARATION = Declaration(
         key=_key,
         luck_key=_luck_key,
         ranking=ranking,
+        reading=_kept,
+        cuts=_cuts,
     ),
     commands=commands,
     success=lambda check: winning(check.difficulty),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 from typing import Any
 
@@ -406,9 +407,34 @@ def given_of(check: Coc7Check, attempt: Attempt, stream: str) -> dict[str, Given
     return {} if check.dice is None else {stream: attempt.encode(check.dice, stream)}
 
 
+def one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
+    """(fumbles from, extreme, hard, target) of a check whose kept die alone names its level
+    through ``banded`` (C7-1, C7-2): one skill, no Luck and no push; None for any other."""
+    if check.push or check.luck is not None or check.combined:
+        return None
+    t = check.target
+    fumbles = fumble_from(t, check.difficulty, check.house_rules.critical_difficulty_fumbles)
+    return fumbles, t // 5, t // 2, t
+
+
+def _banded_kept(fumbles: int, extreme: int, hard: int, target: int, kept: int) -> Level:
+    """``banded`` with the kept die last, so that a plan names a state through ``partial``."""
+    return banded(kept, fumbles, extreme, hard, target)
+
+
 def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
     stream = dice_stream(where)
     attempt = attempt_of(check, stream)
+    cut = one_roll_bands(check)
+    if cut is not None:  # the table's own naming of one roll, without the table
+        return Plan(
+            machine=machine_of(check, attempt),
+            given=given_of(check, attempt, stream),
+            outcome=partial(_banded_kept, *cut),
+            build=lambda s, rec: result(check, attempt, s, rec, side=False),
+            cost=attempt.cost,
+            dear="bonus_dice",
+        )
     tab = table_of(check)
     # Without a push a final state is the kept die: one lookup names it (and its Luck)
     pushing = check.push

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from copy import deepcopy
 from typing import Any
 
 from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import BIG, Field, path
 from ..machine import Given, Need
+from ..memo import memoised
 
 
 def system_field(name: str) -> Field:
@@ -61,14 +63,7 @@ def plain(value: Any, nested: bool = False) -> Any:
         return value
     names = _FIELD_NAMES.get(cls) if cls in _FIELD_NAMES else _field_names(cls)
     if names is not None:
-        out = {"system": value.system} if hasattr(value, "system") and not nested else {}
-        for name in names:
-            v = getattr(value, name)
-            if v is None or (name == "house_rules" and not v) or name == "system":
-                continue
-            kind = type(v)
-            out[name] = v if kind in _SCALARS else [] if kind is tuple and not v else plain(v, True)
-        return out
+        return _plain_fields(value, names, nested, ("system",))
     if isinstance(value, tuple | list):
         return [v if type(v) in _SCALARS else plain(v, nested) for v in value]
     if isinstance(value, Mapping):
@@ -76,18 +71,47 @@ def plain(value: Any, nested: bool = False) -> Any:
     return value
 
 
+def _plain_fields(
+    value: Any, names: tuple[str, ...], nested: bool, skip: tuple[str, ...]
+) -> dict[str, Any]:
+    """``plain`` of a dataclass, its fields ``skip`` left out."""
+    out = {"system": value.system} if hasattr(value, "system") and not nested else {}
+    for name in names:
+        v = getattr(value, name)
+        if v is None or (name == "house_rules" and not v) or name in skip:
+            continue
+        kind = type(v)
+        out[name] = v if kind in _SCALARS else [] if kind is tuple and not v else plain(v, True)
+    return out
+
+
 def house_dict(house: Any) -> dict[str, Any]:
     """The house rules that differ from the defaults, as the request would say them."""
-    changed = {k: v for k, v in plain(house).items() if v != getattr(type(house), k)}
-    return {"house_rules": changed} if changed else {}
+    changed = _house_changed(house)
+    if not changed:
+        return {}
+    return {"house_rules": {k: v if type(v) in _SCALARS else deepcopy(v) for k, v in changed}}
+
+
+@memoised(256)  # the checks of a table, or of a table's players, share a few house rules
+def _house_changed(house: Any) -> tuple[tuple[str, Any], ...]:
+    return tuple((k, v) for k, v in plain(house).items() if v != getattr(type(house), k))
+
+
+_CHECK_SKIP = ("system", "house_rules")
 
 
 def check_dict(check: Any) -> dict[str, Any]:
     """A check as the request that makes it: ``plain``, its house rules said only where they
     differ from the defaults."""
-    out: dict[str, Any] = plain(check)
-    del out["house_rules"]
-    return {**out, **house_dict(check.house_rules)}
+    cls = type(check)
+    names = _FIELD_NAMES.get(cls) if cls in _FIELD_NAMES else _field_names(cls)
+    assert names is not None, cls
+    out = _plain_fields(check, names, False, _CHECK_SKIP)
+    changed = house_dict(check.house_rules)
+    if changed:
+        out.update(changed)
+    return out
 
 
 def one_of(values: Mapping[str, Any], names: tuple[str, ...], where: str = "") -> str:

@@ -428,6 +428,16 @@ def _key(check: OpenQuestCheck) -> Hashable:
     return (min(max(check.modified(False), 0), MASTERY), check.master)
 
 
+# OQ4: the rolls on either side of which ``level`` may change, doubles (00 with them) being
+# criticals or fumbles; and OQ5: 00 against a modified skill of 100 or more.
+_DOUBLES_CUTS = (*(c for d in range(11, 101, 11) for c in (d - 1, d)), 99, 100)
+
+
+def _cuts(check: OpenQuestCheck) -> tuple[int, ...]:
+    """The rolls after which an unassisted check's level may change (none for a master, OQ3)."""
+    return () if check.master else (*_DOUBLES_CUTS, check.modified(False))
+
+
 # OQ9 reads only who is a master: a side that rolls is judged as a non-master.
 _ROLLER = OpenQuestCheck(skill=0)
 
@@ -490,6 +500,8 @@ DECLARATION = Declaration(
         shape=_shape,
         key=_key,
         ranking=_ranking,
+        reading=lambda s: s[2],  # a final state's roll (0: a master does not roll)
+        cuts=_cuts,
     ),
 )
 OpenQuest.declares = DECLARATION

@@ -26,6 +26,7 @@ import re
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from itertools import repeat
 from typing import Any, Literal, get_args
 
@@ -245,6 +246,25 @@ def named(chance: int, rolls: bool) -> tuple[Level, ...]:
     critical, special, success, fumble_from = bands(chance)
     cuts = repeat(critical), repeat(special), repeat(success), repeat(fumble_from)
     return (none, *map(_level, ROLLS, *cuts))
+
+
+def _state_level(critical: int, special: int, success: int, fumble_from: int, roll: int) -> Level:
+    """``_level`` with the roll last, so that a plan names a state through ``partial``."""
+    return _level(roll, critical, special, success, fumble_from)
+
+
+def _no_roll(state: int) -> Level:
+    """A check that does not roll fails (``named``)."""
+    return "failure"
+
+
+def _cuts(check: RqgCheck) -> tuple[int, ...]:
+    """RQ-1: the rolls after which the level may change (none where the check does not roll)."""
+    j = check.judge()
+    if not j.rolls:
+        return ()
+    critical, special, success, fumble_from = bands(j.chance)
+    return (critical, fumble_from - 1, special, success)
 
 
 def judge(raw: int, rule: str, resisted: bool) -> Judge:
@@ -471,7 +491,7 @@ class Rqg:
         return Plan(
             machine=_machine(j, stream),
             given=given(stream, check.dice),
-            outcome=j.named.__getitem__,
+            outcome=partial(_state_level, *bands(j.chance)) if j.rolls else _no_roll,
             build=lambda s, rec: self._result(check, j, s, rec, stream, 0),
             cost=100,
         )
@@ -624,6 +644,8 @@ DECLARATION = Declaration(
         shape=_shape,
         key=lambda c: c.judge(),
         ranking=_ranking,
+        reading=lambda s: s,  # a final state is the roll (0: a check that does not roll)
+        cuts=_cuts,
     ),
     commands=commands,
     levels=LEVEL_SPECS,
