@@ -647,8 +647,6 @@ async def export_log(table_id: TableId, request: Request) -> StreamingResponse:
     players (429 beyond)."""
     server = _server(request)
     token = _token(request, table_id)
-    viewer, last = await anyio.to_thread.run_sync(
-        export.last_event, server.store, table_id, token
-    )
+    viewer, last = await anyio.to_thread.run_sync(export.last_event, server.store, table_id, token)
     place = server.exports.take(viewer)
     return export.LogExport(server.store, server.exports, place, token, last)
