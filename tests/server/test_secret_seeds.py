@@ -1,0 +1,148 @@
+"""A reveal shows no secret roll: each roll draws from the seeds of the members who see all
+of it, so a player holding every seed revealed to them, every client seed of the log and
+every nonce recomputes the rolls they were shown, and none of the others (on SQLite and
+PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+
+from d100.cli.verify import audit_log
+from d100.provable import word
+from d100.server.models import Event, SeedSession
+from d100.server.store import Store
+
+from .tablehelp import Api, Table
+
+INDEXES = 12  # HMAC words per roll tried: a check uses one or two, a contest a few more
+
+
+def export(table: Table, token: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in table.req("GET", "/log.jsonl", token).text.splitlines()]
+
+
+def played(api: Api) -> tuple[Table, dict[str, str]]:
+    """Every way a roll is kept from Pat, and Pat's own rolls, over two rotations."""
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    orc = table.character(table.gm, "Orc")
+    table.roll(pat, alice, "stealth")  # public: Pat's control
+    table.roll(pat, alice, "dodge", visibility="gm")  # Pat's own gm roll: theirs to check
+    table.roll(table.gm, orc, "spot hidden", visibility="gm")  # the GM's alone
+    table.roll(sam, bob, "stealth", visibility="self")  # Sam's alone
+    table.roll(pat, alice, "stealth", visibility="blind")  # Pat rolled it, never shown
+    table.roll(sam, bob, "dodge", visibility="blind")
+    # A public contest against the GM's Orc: its side is withheld from the players.
+    table.roll(table.gm, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
+    table.roll(table.gm, orc, "spot hidden")  # an NPC's public roll: name and level only
+    hidden_call = table.ok(
+        "POST", "/calls", table.gm, 201,
+        json={"skill": "dodge", "character_ids": [bob], "visibility": "gm",
+              "opponent": {"character_id": orc, "skill": "stealth"}},
+    )  # fmt: skip
+    table.roll(sam, bob, None, target_id=hidden_call["targets"][0]["id"])
+    table.ok("POST", "/seeds/rotate", table.gm)
+    table.roll(pat, alice, "spot hidden")
+    table.roll(table.gm, orc, "dodge", visibility="gm")
+    table.roll(sam, bob, "spot hidden", visibility="self")
+    table.roll(table.gm, alice, "stealth", opponent={"character_id": orc, "skill": "dodge"})
+    table.ok("POST", "/seeds/rotate", table.gm)
+    return table, {"gm": table.gm, "pat": pat, "sam": sam}
+
+
+def revealed(log: list[dict[str, Any]]) -> set[bytes]:
+    """Every server seed anywhere in an export."""
+    found: set[bytes] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("server_seed"), str):
+                found.add(bytes.fromhex(value["server_seed"]))
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    walk(log)
+    return found
+
+
+def client_seeds(log: list[dict[str, Any]]) -> set[str]:
+    """Every client seed anywhere in an export (the GM's at the opening, joins, changes, the
+    rolls' provable records)."""
+    text = json.dumps(log)
+    seeds: set[str] = set()
+    for entry in log:
+        for value in (entry.get("gm"), entry.get("member"), entry, entry.get("provable")):
+            if isinstance(value, dict) and isinstance(value.get("client_seed"), str):
+                seeds.add(value["client_seed"])
+    assert all(s in text for s in seeds)
+    return seeds
+
+
+def true_words(database_url: str, table_id: str) -> dict[int, list[int]]:
+    """Each roll's HMAC words as the server drew them, read from its store: what a player
+    would have to reproduce to know its dice."""
+    store = Store(database_url)
+    try:
+        with store.read() as session:
+            seeds = {s.id: s for s in session.scalars(select(SeedSession))}
+            events = session.scalars(select(Event).where(Event.table_id == table_id)).all()
+            out = {}
+            for event in events:
+                p = event.data.get("provable")
+                if event.kind in ("roll", "contest") and isinstance(p, dict):
+                    seed = bytes.fromhex(seeds[p["seed_id"]].server_seed)
+                    out[event.seq] = [
+                        word(seed, p["client_seed"], p["nonce"], i) for i in range(INDEXES)
+                    ]
+            return out
+    finally:
+        store.dispose()
+
+
+def test_a_player_s_export_recomputes_only_the_rolls_shown_to_them(
+    api: Api, database_url: str
+) -> None:
+    table, tokens = played(api)
+    log = export(table, tokens["pat"])
+    rolls = {e["seq"]: e for e in log if isinstance(e.get("provable"), dict)}
+    rolls = {seq: e for seq, e in rolls.items() if e["kind"] in ("roll", "contest", "hidden")}
+    shown = {
+        seq
+        for seq, e in rolls.items()
+        if e["kind"] != "hidden" and "result" in e and "withheld" not in e
+    }
+    kept = set(rolls) - shown
+    # What Pat was not shown: the GM's gm rolls, Sam's self and blind rolls and the hidden
+    # call (stubs), Pat's own blind roll (no result), the NPC's roll and the public contests'
+    # withheld sides.
+    assert len(shown) == 3 and len(kept) == 10, (shown, kept)
+    nonces = max(e["provable"]["nonce"] for e in rolls.values()) + 5
+    seeds, clients = revealed(log), client_seeds(log)
+    # Two open seeds and Pat's gm chain's; the GM's, Sam's and Pat's own client seeds.
+    assert len(seeds) == 3 and len(clients) == 3, (seeds, clients)
+    # The brute force: every revealed seed x every client seed x every nonce x every index.
+    tried = {
+        word(seed, client, nonce, index)
+        for seed in seeds
+        for client in clients
+        for nonce in range(nonces)
+        for index in range(INDEXES)
+    }
+    truth = true_words(database_url, table.id)
+    assert set(truth) == set(rolls)
+    recomputed = {seq for seq, words in truth.items() if set(words) & tried}
+    # Pat's public and gm rolls are all recomputed (so the search finds what it can), and
+    # not one word of any roll kept from them: not a die of it.
+    assert recomputed == shown, {"kept but recomputed": recomputed & kept}
+    # Every member's honest export still verifies (the blind rolls wait for the GM to show
+    # them), each with its own share of the revealed seeds.
+    for who, token in tokens.items():
+        out = audit_log(json.dumps(e) + "\n" for e in export(table, token)).to_dict()
+        assert out["ok"] and out["mismatch"] == 0, (who, out)
