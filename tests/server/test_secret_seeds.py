@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from d100.cli.verify import audit_log
 from d100.provable import word
+from d100.server import rolls
+from d100.server.access import OPEN, Chain
 from d100.server.models import Event, SeedSession
 from d100.server.store import Store
 
@@ -146,3 +149,49 @@ def test_a_player_s_export_recomputes_only_the_rolls_shown_to_them(
     for who, token in tokens.items():
         out = audit_log(json.dumps(e) + "\n" for e in export(table, token)).to_dict()
         assert out["ok"] and out["mismatch"] == 0, (who, out)
+
+
+def test_a_luck_reroll_draws_from_the_chain_of_the_roll_it_follows(api: Api) -> None:
+    """A follow-up of Pat's gm roll is as secret as that roll: the same chain's seed."""
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    failed = table.roll(pat, alice, "stealth", visibility="gm", actor={"dice": [99]})
+    again = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201)
+    assert again["visibility"] == "gm"
+    assert again["provable"]["seed_id"] == failed["provable"]["seed_id"]
+    assert again["provable"]["nonce"] == failed["provable"]["nonce"] + 1
+    opened = table.roll(pat, alice, "stealth")
+    assert opened["provable"]["seed_id"] != failed["provable"]["seed_id"]
+
+
+def test_a_roll_on_a_chain_its_visibility_does_not_allow_fails(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dishonest server drawing every roll from the open seed (as d100 did before chains),
+    its log otherwise consistent: each roll whose reveal shows it to a member it is hidden
+    from is named, in every member's export; the same log from a table opened before chains
+    (its opening announces none) passes, saying it could not check that."""
+    monkeypatch.setattr(rolls, "chain_of", lambda *_: Chain(OPEN))
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = table.character(pat, "Alice"), table.character(sam, "Bob")
+    orc = table.character(table.gm, "Orc")
+    public = table.roll(pat, alice, "stealth")["seq"]
+    gm_roll = table.roll(pat, alice, "dodge", visibility="gm")["seq"]
+    self_roll = table.roll(sam, bob, "dodge", visibility="self")["seq"]
+    npc = table.roll(table.gm, orc, "spot hidden")["seq"]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    # Seen (a gm or self roll on the open seed, an NPC's roll withheld or whole) or a stub
+    # (a roll this viewer may not see, yet on the seed everyone gets): named either way.
+    named = {gm_roll, self_roll, npc}
+    for who, token in (("gm", table.gm), ("pat", pat), ("sam", sam)):
+        log = export(table, token)
+        out = audit_log(json.dumps(e) + "\n" for e in log).to_dict()
+        bad = {c["seq"]: c["reason"] for c in out["checks"] if c["status"] == "mismatch"}
+        assert set(bad) == named and public not in bad, (who, bad)
+        assert all("open" in reason for reason in bad.values()), bad
+        del log[0]["chains"]  # an older table's opening
+        older = audit_log(json.dumps(e) + "\n" for e in log).to_dict()
+        assert older["ok"] and older["mismatch"] == 0, (who, older)
+        assert any("chain of seeds" in note for note in older["unchecked"]), older
