@@ -127,7 +127,8 @@ def test_a_player_s_export_recomputes_only_the_rolls_shown_to_them(
     # withheld sides.
     assert len(shown) == 3 and len(kept) == 10, (shown, kept)
     nonces = max(e["provable"]["nonce"] for e in rolls.values()) + 5
-    seeds, clients = revealed(log), client_seeds(log)
+    # Every seed Pat is given: in their export and in the table's state (its seed list).
+    seeds, clients = revealed([*log, table.ok("GET", "", tokens["pat"])]), client_seeds(log)
     # Two open seeds and Pat's gm chain's; the GM's, Sam's and Pat's own client seeds.
     assert len(seeds) == 3 and len(clients) == 3, (seeds, clients)
     # The brute force: every revealed seed x every client seed x every nonce x every index.
