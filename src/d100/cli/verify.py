@@ -31,7 +31,10 @@ roll made with a server seed the log reveals is recomputed and compared. The tab
 announces its first seeds' commitments and each rotation ("Reveal and rotate") the next ones,
 revealing the last with its roll count: each roll must be made under the commitment announced
 for its seed, each reveal must match its announcement, each seed's nonces must be used once
-each, in order, and every event must be there (numbered from 1 with no gap). A roll whose
+each, in order, and every event must be there (numbered from 1 with no gap). Each roll must
+draw from the chain of seeds its visibility allows (the open chain serves only rolls every
+member sees whole; a gm or self roll, an NPC's part, has a chain revealed only to whoever sees
+it whole, in a reveal event the others get as a stub). A roll whose
 dice were typed by hand is listed as typed: its outcome is recomputed from those dice, which
 no seed drew. Rolls whose seed is not revealed yet are listed as not yet verifiable; rolls
 this export does not show (blind, or another's gm or self roll, or a called contest against
