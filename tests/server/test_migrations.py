@@ -14,6 +14,7 @@ from alembic.config import Config
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
+from d100.cli.verify import audit_log
 from d100.server.app import create_app
 from d100.server.store import MIGRATIONS, Store
 
@@ -153,3 +154,45 @@ def test_luck_and_helpers_go_back_to_the_sheet_and_the_target_and_come_again(
         after = (brp.ok("GET", "", brp.gm)["characters"], oq.ok("GET", "", oq.gm)["calls"])
     assert after == before
     assert after[0][0]["luck"] == {"current": 2, "maximum": 5}
+
+
+def test_a_downgrade_keeps_each_chain_s_seeds_secret_and_an_upgrade_brings_them_back(
+    database_url: str,
+) -> None:
+    """0008 puts seeds in chains by audience. Taken back to 0007, whose server lists every
+    seed to every member, a private chain's seed is out of use with no seed shown (kept
+    aside); forward again it is back, the rolls go on on it, and every export verifies."""
+    with TestClient(create_app(database_url)) as client:
+        table, pat, _ = _play(client)  # the GM's gm roll of the Orc: the GM's chain
+        seeds = table.ok("GET", "", table.gm)["seeds"]
+        private = {s["id"] for s in seeds if s["chain"] not in ("open", "blind")}
+        assert len(private) == 1
+    store = Store(database_url)
+    try:
+        _alembic(store, "downgrade", "0007")
+        with store.engine.connect() as c:
+            rows = c.execute(
+                text(
+                    "SELECT id, server_seed, revealed_at FROM seed_sessions "
+                    "WHERE NOT blind AND table_id = :t"
+                ),
+                {"t": table.id},
+            ).all()
+        shown = {seed_id: server_seed for seed_id, server_seed, _ in rows}
+        assert all(shown[s] == "" for s in private), shown  # nothing the older server lists
+        assert sum(1 for _, _, revealed in rows if revealed is None) == 1, rows  # the open one
+        _alembic(store, "upgrade", "head")
+    finally:
+        store.dispose()
+    with TestClient(create_app(database_url)) as client:
+        table.api = Api(client)
+        orc = next(
+            c["id"] for c in table.ok("GET", "", table.gm)["characters"] if c["name"] == "Orc"
+        )
+        again = table.roll(table.gm, orc, "spot", visibility="gm")
+        assert again["provable"]["seed_id"] in private and again["provable"]["nonce"] == 1
+        table.ok("POST", "/seeds/rotate", table.gm)
+        for token in (table.gm, pat):
+            lines = table.req("GET", "/log.jsonl", token).text.splitlines()
+            out = audit_log(lines).to_dict()
+            assert out["ok"] and out["unverifiable"] == 0, out

@@ -164,23 +164,37 @@ def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url:
 def test_a_draw_takes_each_nonce_once_and_keeps_a_loaded_seed_in_step(database_url: str) -> None:
     """``draw`` takes the next nonce in the statement that reads it; a seed already loaded in
     the same transaction (by an earlier write of it) then holds the new next nonce."""
+    from d100.server.access import BLIND, GM_CHAIN, OPEN, Chain
+    from d100.server.events import get_table
     from d100.server.gametables import active_seed, draw
-    from d100.server.models import Member
+    from d100.server.models import Event, Member
 
     store = Store(database_url)
     try:
         store.migrate()
         table_id = _table(store)
         with store.write() as session:
+            table = get_table(session, table_id)
             gm = session.query(Member).filter_by(table_id=table_id).one()
-            loaded = active_seed(session, table_id, blind=False)
-            first = draw(session, table_id, False, gm.id)
-            second = draw(session, table_id, False, gm.id)
+            loaded = active_seed(session, table_id, Chain(OPEN))
+            assert loaded is not None
+            first = draw(session, table, Chain(OPEN), gm.id)
+            second = draw(session, table, Chain(OPEN), gm.id)
             assert (first.nonce, second.nonce) == (loaded.next_nonce - 2, loaded.next_nonce - 1)
             assert first.seed_id == loaded.id and first.client_seed == gm.client_seed
-            blind = draw(session, table_id, True, gm.id)
+            blind = draw(session, table, Chain(BLIND), gm.id)
             assert blind.seed_id != loaded.id and blind.nonce == 0
+            # A chain's first draw starts it, announced in the log before its roll.
+            assert active_seed(session, table_id, Chain(GM_CHAIN)) is None
+            last = table.last_seq
+            private = draw(session, table, Chain(GM_CHAIN), gm.id)
+            announced = session.get_one(Event, (table_id, last + 1))
+            assert announced.kind == "chain" and private.nonce == 0
+            assert announced.data["chains"][0]["id"] == private.seed_id
+            again = draw(session, table, Chain(GM_CHAIN), gm.id)
+            assert (again.seed_id, again.nonce, table.last_seq) == (private.seed_id, 1, last + 1)
         with store.read() as session:
-            assert active_seed(session, table_id, blind=False).next_nonce == second.nonce + 1
+            seed = active_seed(session, table_id, Chain(OPEN))
+            assert seed is not None and seed.next_nonce == second.nonce + 1
     finally:
         store.dispose()

@@ -31,7 +31,10 @@ roll made with a server seed the log reveals is recomputed and compared. The tab
 announces its first seeds' commitments and each rotation ("Reveal and rotate") the next ones,
 revealing the last with its roll count: each roll must be made under the commitment announced
 for its seed, each reveal must match its announcement, each seed's nonces must be used once
-each, in order, and every event must be there (numbered from 1 with no gap). A roll whose
+each, in order, and every event must be there (numbered from 1 with no gap). Each roll must
+draw from the chain of seeds its visibility allows (the open chain serves only rolls every
+member sees whole; a gm or self roll, an NPC's part, has a chain revealed only to whoever sees
+it whole, in a reveal event the others get as a stub). A roll whose
 dice were typed by hand is listed as typed: its outcome is recomputed from those dice, which
 no seed drew. Rolls whose seed is not revealed yet are listed as not yet verifiable; rolls
 this export does not show (blind, or another's gm or self roll, or a called contest against
@@ -58,7 +61,13 @@ UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
 NOT_A_ROLL = ("seed", "log")  # checks of a seed or of the log as a whole, not of one roll
 _MISSING = object()  # what a path reaches in a value that does not have it
-OPEN, BLIND = "open", "blind"  # a table's two chains of seeds: blind rolls draw from their own
+# A table's chains of seeds, by audience (the server's ``access.Chain``): open (every member
+# sees its rolls whole), blind (blind rolls), the GM's ("gm": rolls only the GMs see whole),
+# and per member their gm and self rolls' ("gm:<member>", "self:<member>").
+# A self roll with a part kept from its roller (an NPC's help) draws from a sealed chain,
+# revealed to no one.
+OPEN, BLIND, GM_CHAIN, SELF_CHAIN, SEALED = "open", "blind", "gm", "self", "sealed"
+PRIVATE = (GM_CHAIN, SELF_CHAIN, SEALED)  # announced in "chains", revealed to their audience
 
 
 @dataclass
@@ -107,10 +116,15 @@ class Seed:
     made) by a later rotation."""
 
     id: str
-    chain: str | None  # OPEN or BLIND; None: an older log's first seed, seen in a roll only
+    # OPEN, BLIND, GM_CHAIN or "gm:<member>", "self:<member>"; None: an older log's first
+    # seed, seen in a roll only
+    chain: str | None
     commitment: str | None  # the one announced (an older log's first seed: its reveal's)
     announced: int = 0  # the line announcing it; 0: announced nowhere (an older log)
     revealed: int = 0  # the line revealing it; 0: not revealed yet
+    # the line announcing its successor, where this export does not reveal it (a private
+    # chain's seed revealed to another audience): no roll is drawn from it after
+    retired: int = 0
     seed: bytes | None = None
     rolls: int | None = None
 
@@ -188,6 +202,10 @@ class _Auditor:
         self.audit = Audit()
         self.seeds: dict[str, Seed] = {}
         self.chains: dict[str, Seed | None] = {OPEN: None, BLIND: None}
+        # The line from which each roll is bound to the chain its visibility allows: the
+        # first event announcing chains (the opening, for a table opened since).
+        self.bound_from: int | None = None
+        self.gms: set[str] = set()  # the GM's member id, from the opening
         # An older table's opening announces no seed: its first seeds are taken as they come.
         self.older = "active" not in entries[0][1]
         self.history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from, client seed)
@@ -211,6 +229,13 @@ class _Auditor:
                 "the table's opening announces no seed (a table opened before d100 announced "
                 "its first seeds there): its first open and blind seeds are checked against "
                 "their own reveal, not against a commitment announced before their rolls"
+            )
+        if self.bound_from != self.entries[0][0]:
+            before = "" if self.bound_from is None else f" before line {self.bound_from}"
+            self.audit.unchecked.append(
+                f"rolls{before} are not checked against the chain of seeds their visibility "
+                "allows (made before d100 drew each audience's rolls from seeds of its own, "
+                "a gm or self roll or an NPC's part drew from the open seed)"
             )
         for number, entry in self.entries:
             try:
@@ -246,11 +271,22 @@ class _Auditor:
     def _seed_event(self, number: int, entry: Mapping[str, Any]) -> None:
         kind, seq = entry.get("kind"), entry.get("seq")
         if kind == "table" and number == self.entries[0][0]:
+            gm = entry.get("gm")
+            if isinstance(gm, Mapping) and isinstance(gm.get("id"), str):
+                self.gms.add(gm["id"])
             if not self.older:
                 self._announce(OPEN, number, seq, entry.get("active"))
                 blind = entry.get("blind")
                 if isinstance(blind, Mapping) and "active" in blind:
                     self._announce(BLIND, number, seq, blind["active"])
+            self._chains(number, seq, entry)
+            return
+        if kind == "reveal":  # a private chain's seed, in its audience's export
+            record = entry.get("revealed")
+            self._reveal(_private(number, "revealed", record), number, seq, record)
+            return
+        if kind == "chain":
+            self._chains(number, seq, entry)
             return
         if kind != "seed":
             return
@@ -260,6 +296,28 @@ class _Auditor:
         if isinstance(blind, Mapping):
             self._reveal(BLIND, number, seq, blind.get("revealed"))
             self._announce(BLIND, number, seq, blind.get("active"))
+        self._chains(number, seq, entry)
+
+    def _chains(self, number: int, seq: Any, entry: Mapping[str, Any]) -> None:
+        """The private chains an event announces (a chain's first seed, or each rotated
+        one's next): from the first such event on, rolls are bound to their chains. A seed
+        announced while this export has not seen its predecessor revealed (revealed to
+        another audience) retires that one."""
+        if "chains" not in entry:
+            return
+        if self.bound_from is None:
+            self.bound_from = number
+        records = entry["chains"]
+        if not isinstance(records, list):
+            raise D100Error(
+                f"line {number}.chains", _brief(records), "a list of seeds", "not a list"
+            )
+        for record in records:
+            chain = _private(number, "chains", record)
+            current = self.chains.get(chain)
+            if current is not None:
+                current.retired = number
+            self._announce(chain, number, seq, record)
 
     def _announce(self, chain: str, number: int, seq: Any, record: Any) -> None:
         seed_id, promised = _named(number, chain, "active", record)
@@ -277,7 +335,7 @@ class _Auditor:
             self._fail(
                 number, seq, "seed", f"revealed seed {seed_id} does not hash to its commitment"
             )
-        current = self.chains[chain]
+        current = self.chains.get(chain)
         self.chains[chain] = None  # until the rotation announces the next
         if current is None and self.older and seed_id not in self.seeds:
             current = self.seeds[seed_id] = Seed(seed_id, chain, stated)
@@ -324,6 +382,11 @@ class _Auditor:
         roller = _in_force(self.history, entry.get("actor_id"), seq)
         assert seed is not None  # else _bound gave the reason
         check.status, check.reason = self._check(number, entry, seed, roller)
+        # Its chain is checked once its form is (a forged form is named as such first).
+        bound = self.bound_from is not None and number > self.bound_from
+        formed = check.status != MISMATCH and entry["kind"] != HIDDEN_KIND
+        if bound and formed and (reason := self._chain_allows(entry, seed)) is not None:
+            check.status, check.reason = MISMATCH, reason
         self.status[seq] = check.status
 
     def _followed(self, entry: Mapping[str, Any], request: Any, given: list[str]) -> int | None:
@@ -367,10 +430,18 @@ class _Auditor:
             return f"drawn from seed {seed_id} before line {seed.announced} announced it"
         if seed.revealed and seed.revealed < number:
             return f"drawn from seed {seed_id} after line {seed.revealed} revealed it"
+        if seed.retired and seed.retired < number:
+            return f"drawn from seed {seed_id} after line {seed.retired} announced its next"
         nonce = entry["provable"]["nonce"]
         if seed.rolls is not None and nonce >= seed.rolls:
             return f"seed {seed_id} nonce {nonce} past its {seed.rolls} rolls"
+        bound = self.bound_from is not None and number > self.bound_from
         if entry["kind"] == HIDDEN_KIND:
+            if bound and seed.chain == OPEN:
+                return (
+                    f"not shown to this viewer, yet drawn from the open seed {seed_id} (its "
+                    "reveal would show the roll's dice to every member)"
+                )
             return None
         blind = entry.get("visibility") == "blind"
         if seed.chain == BLIND and not blind:
@@ -382,7 +453,52 @@ class _Auditor:
         blind_seed = seed.chain != OPEN or self.older
         if "result" not in entry and "withheld" not in entry and not (blind and blind_seed):
             return "shows no result, yet it is not a blind roll drawn from a blind seed"
+        if "result" not in entry and "withheld" not in entry and entry.get("hidden") is not True:
+            return "shows no result, yet it is not its roller's view of a blind roll (hidden)"
         return None
+
+    def _chain_allows(self, entry: Mapping[str, Any], seed: Seed) -> str | None:
+        """Whether the roll's visibility allows the chain it drew from: a chain's seed is
+        revealed to its audience, so each roll must be on the chain of those who see all of
+        it. A reason if not."""
+        visibility, actor = entry.get("visibility"), entry.get("actor_id")
+        kept = self._kept_from_some(entry)
+        chain, _, member = (seed.chain or OPEN).partition(":")
+        if chain == OPEN:
+            allowed = visibility == "public" and not kept
+            whose = "every member sees whole"
+        elif chain == BLIND:
+            return None  # blind rolls: bound as they always were (below)
+        elif chain == SEALED:
+            allowed = visibility == "self" and kept
+            whose = "no one sees whole (a self roll with an NPC's part)"
+        elif chain == GM_CHAIN and not member:
+            gm_roll = visibility == "gm" and actor in self.gms
+            allowed = (visibility in ("public", "gm", "blind") and kept) or gm_roll
+            whose = "only the GM sees whole (a GM's gm roll, an NPC's part, a blind one's)"
+        else:
+            allowed = visibility == chain and actor == member
+            whose = f"{chain} rolls of member {member}"
+        if allowed:
+            return None
+        what = f"a {visibility} roll" + (" with a part kept from some members" if kept else "")
+        return (
+            f"{what} of {actor}, drawn from seed {seed.id} of the {seed.chain} chain, which "
+            f"serves rolls {whose}: its reveal would show this roll to whoever it is hidden from"
+        )
+
+    def _kept_from_some(self, entry: Mapping[str, Any]) -> bool:
+        """Whether a roll has a part some member sees by name and level only, as the server's
+        policy has it: an NPC's (a character of the GM's), or a side a GM's call chose."""
+        if "withheld" in entry:
+            return True
+        call = entry.get("call")
+        if isinstance(call, Mapping) and "opponent" in call:
+            return True
+        helpers = entry.get("helpers")
+        named = [entry.get("character"), entry.get("opponent")]
+        named += helpers if isinstance(helpers, list) else []
+        return any(isinstance(c, Mapping) and c.get("member_id") in self.gms for c in named)
 
     def _unblind(self, number: int, entry: Mapping[str, Any]) -> tuple[str, str]:
         """A blind roll shown: the roll it repeats, drawn from a blind seed, checked as of
@@ -396,6 +512,8 @@ class _Auditor:
             return MISMATCH, f"shows roll #{rolled}, drawn from a seed the log never announced"
         if seed.chain == OPEN and not self.older:
             return MISMATCH, f"shows roll #{rolled} as blind, yet it drew from the open seed"
+        if seed.chain not in (None, OPEN, BLIND, GM_CHAIN):
+            return MISMATCH, f"shows roll #{rolled} as blind, yet it drew from a member's seed"
         self.shown.setdefault(rolled, number)
         return self._check(
             number, entry, seed, _in_force(self.history, entry.get("roller_id"), rolled)
@@ -681,6 +799,21 @@ def _named(number: int, chain: str, what: str, record: Any) -> tuple[str, str]:
             "missing or incomplete",
         )
     return seed_id, promised
+
+
+def _private(number: int, where: str, record: Any) -> str:
+    """The private chain a seed's record names: "gm" (the GM's), "gm:<member>" or
+    "self:<member>"."""
+    chain = record.get("chain") if isinstance(record, Mapping) else None
+    member = record.get("member_id", "") if isinstance(record, Mapping) else None
+    if chain not in PRIVATE or not isinstance(member, str) or (chain == SELF_CHAIN and not member):
+        raise D100Error(
+            f"line {number}.{where}",
+            _brief(record),
+            "a seed of a private chain (gm, self with its member_id, or sealed)",
+            "names no such chain",
+        )
+    return f"{chain}:{member}" if member else str(chain)
 
 
 def _client_seeds(entry: Mapping[str, Any]) -> list[tuple[str, str]]:

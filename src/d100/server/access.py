@@ -458,3 +458,64 @@ def _helped(check: dict[str, Any], decision: Decision, field: str | None) -> dic
     if isinstance(check.get("request"), dict):
         out["request"] = _without(check["request"], field)
     return out
+
+
+# -- which seeds a roll draws from ----------------------------------------------------------
+# A roll draws from the chain of seeds of the members who see all of it, as ``decide`` says:
+# a chain's seed is revealed only to them, so no member recomputes what they were not shown.
+
+OPEN, BLIND, GM_CHAIN, SELF_CHAIN, SEALED = "open", "blind", "gm", "self", "sealed"
+CHAINS = (OPEN, BLIND, GM_CHAIN, SELF_CHAIN, SEALED)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A chain of seeds, by the audience that sees every roll drawn from it in full:
+    ``open``, everyone (revealed at each rotation); ``blind``, blind rolls (revealed once
+    every one was shown to everyone); ``gm`` of no member, the GMs (an NPC's part, the GMs'
+    own ``gm`` rolls, a player's ``gm`` roll with a part kept from them); ``gm`` of a player,
+    that player and the GMs (their ``gm`` rolls); ``self`` of a member, that member alone;
+    ``sealed``, no one (a ``self`` roll with a part kept from its roller, an NPC's help: the
+    GMs may not see the roll, its roller not that part), never revealed."""
+
+    kind: str
+    member_id: str = ""
+
+    @property
+    def private(self) -> bool:
+        """Revealed at each rotation in an event only its audience sees (not to everyone)."""
+        return self.kind in (GM_CHAIN, SELF_CHAIN)
+
+    def sees(self, viewer: Viewer) -> bool:
+        """Whether the viewer is in the chain's audience (its revealed seeds are theirs)."""
+        if self.kind == SELF_CHAIN:
+            return viewer.member_id == self.member_id
+        if self.kind == GM_CHAIN:
+            return viewer.is_gm or viewer.member_id == self.member_id
+        return self.kind != SEALED
+
+    def reveal_as(self, gm_id: str) -> tuple[str, str]:
+        """The visibility and actor of the event revealing a private chain's seed: the roll
+        mode whose audience is the chain's (``sees_event``), so it is one policy."""
+        return ("self" if self.kind == SELF_CHAIN else "gm"), self.member_id or gm_id
+
+
+def chain_of(
+    visibility: str, actor_id: str | None, data: Mapping[str, Any], gms: frozenset[str]
+) -> Chain:
+    """The chain a roll in this mode by ``actor_id``, whose event holds ``data``, draws from
+    (or its follow-up: the same roll), decided by what ``decide`` shows each member."""
+    anyone = Viewer("", "", PLAYER, "", gms)  # a player the roll names nowhere
+    data = {**data, "provable": data.get("provable") or {}}  # a roll, drawn or not yet
+    if visibility in ("public", "blind"):
+        # A blind roll is shown to everyone in the end: as a public roll.
+        shown = Logged(0, "roll", "public", actor_id, data, "", None)
+        if decide(anyone, shown).withheld:
+            return Chain(GM_CHAIN)
+        return Chain(OPEN if visibility == "public" else BLIND)
+    roller = Viewer(str(actor_id), "", GM if actor_id in gms else PLAYER, "", gms)
+    if decide(roller, Logged(0, "roll", visibility, actor_id, data, "", None)).withheld:
+        return Chain(SEALED) if visibility == "self" else Chain(GM_CHAIN)
+    if visibility == "self":
+        return Chain(SELF_CHAIN, roller.member_id)
+    return Chain(GM_CHAIN, "" if roller.is_gm else roller.member_id)

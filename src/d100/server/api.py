@@ -273,7 +273,7 @@ def set_client_seed(table_id: TableId, body: bodies.ClientSeed, request: Request
 def rotate_seed(table_id: TableId, request: Request) -> dict[str, Any]:
     """Reveal the current server seed and commit to a new one."""
     with _acting(request, table_id) as (session, viewer):
-        return gametables.rotation_view(gametables.rotate_seed(session, viewer))
+        return gametables.rotation_view(gametables.rotate_seed(session, viewer), viewer)
 
 
 # -- characters -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..provable import ProvableSource
 from ..results import CheckResult
 from ..systems import REGISTRY
 from . import characters
-from .access import Viewer, require_editor, sees_event, sheet_readers_see
+from .access import Viewer, chain_of, require_editor, sees_event, sheet_readers_see
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
@@ -191,7 +191,9 @@ def follow(
                 "the GM has turned off dice rolled by hand",
             )
         resolved = {**request, "dice": dice}
-    drawn = draw(session, table.id, False, viewer.member_id)
+    # Drawn from the chain of the roll it follows, as the view policy decides it for that roll.
+    chain = chain_of(rolled.visibility, rolled.actor_id, data, viewer.gms)
+    drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
         result = resolve(resolved, source)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
@@ -18,7 +18,18 @@ from ..errors import D100Error
 from ..fields import Field, read
 from ..provable import commitment
 from ..systems import REGISTRY
-from .access import GM, PLAYER, Viewer, member_by_token, require_gm
+from .access import (
+    BLIND,
+    GM,
+    GM_CHAIN,
+    OPEN,
+    PLAYER,
+    SELF_CHAIN,
+    Chain,
+    Viewer,
+    member_by_token,
+    require_gm,
+)
 from .errors import bad, conflict, invalid, not_found, unauthorised
 from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
 from .models import BlindRoll, CallTarget, Character, GameTable, Member, SeedSession
@@ -169,7 +180,7 @@ def create_table(
     gm_token = new_token()
     gm = _member(table, GM, text_field("gm_name", gm_name, NAME_LIMIT), gm_token)
     session.add(gm)
-    opened, blind = _seed_session(table.id, blind=False), _seed_session(table.id, blind=True)
+    opened, blind = _seed_session(table.id, Chain(OPEN)), _seed_session(table.id, Chain(BLIND))
     session.add_all([opened, blind])
     session.flush()
     # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
@@ -181,6 +192,9 @@ def create_table(
         "gm": member_view(gm),
         "active": seed_view(opened),
         "blind": {"active": seed_view(blind)},
+        # The other chains (the GM's, each member's gm and self) start on their first roll,
+        # each announced by a "chain" event before it: their rolls are bound to them.
+        "chains": [],
     }
     append(session, table, "table", data, actor_id=gm.id)
     return Created(table, gm, gm_token, invite)
@@ -295,21 +309,19 @@ def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Membe
     return member
 
 
-def _active_seed_query(blind: bool) -> Select[SeedSession]:
-    return select(SeedSession).where(
-        SeedSession.table_id == bindparam("table_id"),
-        SeedSession.revealed_at.is_(None),
-        SeedSession.blind.is_(blind),
-    )
+_ACTIVE_SEED = select(SeedSession).where(
+    SeedSession.table_id == bindparam("table_id"),
+    SeedSession.revealed_at.is_(None),
+    SeedSession.chain == bindparam("chain"),
+    SeedSession.member_id == bindparam("member_id"),
+)
 
 
-# Built once (one per kind): a statement keeps its SQL cache key, so a roll only binds the id.
-_ACTIVE_SEED = {blind: _active_seed_query(blind) for blind in (False, True)}
-
-
-def active_seed(session: Session, table_id: str, blind: bool) -> SeedSession:
-    """The session the next roll draws from: blind rolls have their own (see SeedSession)."""
-    return session.scalars(_ACTIVE_SEED[blind], {"table_id": table_id}).one()
+def active_seed(session: Session, table_id: str, chain: Chain) -> SeedSession | None:
+    """The session the next roll of ``chain`` draws from (see SeedSession); None for a
+    chain not used yet (only the open and blind chains start with the table)."""
+    params = {"table_id": table_id, "chain": chain.kind, "member_id": chain.member_id}
+    return session.scalars(_ACTIVE_SEED, params).one_or_none()
 
 
 @dataclass(frozen=True)
@@ -325,13 +337,15 @@ class Draw:
 
 
 # (An UPDATE's own column names are not to be bound: b_ for "by".)
+# Built once: a statement keeps its SQL cache key, so a roll only binds its values.
 _CLIENT_SEED = select(Member.client_seed).where(Member.id == bindparam("b_member_id"))
-_DRAW = {
-    blind: update(SeedSession)
+_DRAW = (
+    update(SeedSession)
     .where(
         SeedSession.table_id == bindparam("b_table_id"),
         SeedSession.revealed_at.is_(None),
-        SeedSession.blind.is_(blind),
+        SeedSession.chain == bindparam("b_chain"),
+        SeedSession.member_id == bindparam("b_chain_member"),
     )
     .values(next_nonce=SeedSession.next_nonce + 1)
     .returning(
@@ -341,18 +355,27 @@ _DRAW = {
         SeedSession.next_nonce,
         _CLIENT_SEED.scalar_subquery(),
     )
-    for blind in (False, True)
-}
+)
 
 
-def draw(session: Session, table_id: str, blind: bool, member_id: str) -> Draw:
-    """Take the next nonce of the table's active seed (blind rolls have their own) and read
-    the roller's client seed, in one statement. Made under the table's lock: a client seed
-    changed meanwhile is an event before this roll's."""
-    params = {"b_table_id": table_id, "b_member_id": member_id}
-    seed_id, server_seed, commitment, after, client_seed = (
-        session.connection().execute(_DRAW[blind], params).one()
-    )
+def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Draw:
+    """Take the next nonce of the table's active seed of ``chain`` and read the roller's
+    client seed, in one statement. A chain's first roll starts it: its seed's commitment is
+    announced to everyone (a "chain" event) before the roll. Made under the table's lock: a
+    client seed changed meanwhile is an event before this roll's."""
+    params = {
+        "b_table_id": table.id,
+        "b_member_id": member_id,
+        "b_chain": chain.kind,
+        "b_chain_member": chain.member_id,
+    }
+    row = session.connection().execute(_DRAW, params).first()
+    if row is None:
+        started = _seed_session(table.id, chain)
+        session.add(started)
+        append(session, table, "chain", {"chains": [seed_view(started)]}, actor_id=member_id)
+        row = session.connection().execute(_DRAW, params).one()
+    seed_id, server_seed, commitment, after, client_seed = row
     loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
     if loaded is not None:  # the same session's object, read before: kept in step
         set_committed_value(loaded, "next_nonce", after)
@@ -365,17 +388,38 @@ class Rotation:
     blind_active: SeedSession
     blind_revealed: SeedSession | None
     unblind_first: list[int]  # blind rolls keeping the blind seed secret, by event number
+    # each private chain rotated: its revealed seed and its next one
+    private: list[tuple[SeedSession, SeedSession]]
 
 
 def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
     """Reveal the current server seed (so every roll made with it can be checked) and commit
     to a new one. The blind seed is revealed with it only once the GM has shown every blind
-    roll made with it: revealing it earlier would let the roller recompute a hidden result."""
+    roll made with it: revealing it earlier would let the roller recompute a hidden result.
+    Each private chain that drew since (the GM's, a member's gm or self one) has its seed
+    revealed in an event only its audience sees, before the rotation's event announces its
+    next commitment to everyone."""
     require_gm(viewer, "rotate the server seed")
     table = lock_table(session, viewer.table_id)
-    old = active_seed(session, table.id, blind=False)
+    old = _active(session, table.id, Chain(OPEN))
+    private = []
+    for seed in session.scalars(
+        select(SeedSession)
+        .where(
+            SeedSession.table_id == table.id,
+            SeedSession.revealed_at.is_(None),
+            SeedSession.chain.in_((GM_CHAIN, SELF_CHAIN)),
+            SeedSession.next_nonce > 0,
+        )
+        .order_by(SeedSession.created_at, SeedSession.id)
+    ):
+        chain = chain_of_seed(seed)
+        private.append((seed, _reveal(session, seed)))
+        visibility, actor = chain.reveal_as(viewer.member_id)
+        revealed = {"revealed": seed_view(seed)}
+        append(session, table, "reveal", revealed, visibility=visibility, actor_id=actor)
     new = _reveal(session, old)
-    blind = active_seed(session, table.id, blind=True)
+    blind = _active(session, table.id, Chain(BLIND))
     pending = list(
         session.scalars(
             select(BlindRoll.seq)
@@ -384,9 +428,9 @@ def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
         )
     )
     rotation = (
-        Rotation(new, blind, None, pending)
+        Rotation(new, blind, None, pending, private)
         if pending
-        else Rotation(new, _reveal(session, blind), blind, [])
+        else Rotation(new, _reveal(session, blind), blind, [], private)
     )
     data: dict[str, Any] = {"revealed": seed_view(old), "active": seed_view(new)}
     if rotation.blind_revealed is not None:
@@ -394,12 +438,24 @@ def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
             "revealed": seed_view(rotation.blind_revealed),
             "active": seed_view(rotation.blind_active),
         }
+    data["chains"] = [seed_view(following) for _, following in private]
     append(session, table, "seed", data, actor_id=viewer.member_id)
     return rotation
 
 
-def rotation_view(rotation: Rotation) -> dict[str, Any]:
-    """The new open session, and what became of the blind one (for the GM who rotated)."""
+def _active(session: Session, table_id: str, chain: Chain) -> SeedSession:
+    seed = active_seed(session, table_id, chain)
+    assert seed is not None  # the open and blind chains start with the table
+    return seed
+
+
+def chain_of_seed(seed: SeedSession) -> Chain:
+    return Chain(seed.chain, seed.member_id)
+
+
+def rotation_view(rotation: Rotation, viewer: Viewer) -> dict[str, Any]:
+    """The new open session, and what became of the blind one and of each private chain
+    (for the GM who rotated: a member's self chain's seed is theirs alone)."""
     return seed_view(rotation.active) | {
         "blind": {
             "active": seed_view(rotation.blind_active),
@@ -407,28 +463,38 @@ def rotation_view(rotation: Rotation) -> dict[str, Any]:
             if rotation.blind_revealed is None
             else seed_view(rotation.blind_revealed),
             "unblind_first": rotation.unblind_first,
-        }
+        },
+        "chains": [
+            {"revealed": seed_view(old, viewer), "active": seed_view(new)}
+            for old, new in rotation.private
+        ],
     }
 
 
 def _reveal(session: Session, seed: SeedSession) -> SeedSession:
-    """Publish ``seed`` and start its successor on the same chain (open or blind)."""
+    """Publish ``seed`` (to its chain's audience) and start its successor on the same chain."""
     seed.revealed_at = now()
-    new = _seed_session(seed.table_id, seed.blind)
+    new = _seed_session(seed.table_id, chain_of_seed(seed))
     session.add(new)
     session.flush()
     return new
 
 
-def seed_view(seed: SeedSession) -> dict[str, Any]:
+def seed_view(seed: SeedSession, viewer: Viewer | None = None) -> dict[str, Any]:
+    """A seed as a viewer may see it (None: as its own chain's audience does): its server
+    seed once revealed, to its chain's audience only."""
     out: dict[str, Any] = {
         "id": seed.id,
         "commitment": seed.commitment,
         "rolls": seed.next_nonce,
         "blind": seed.blind,
+        "chain": seed.chain,
         "created_at": seed.created_at,
     }
-    if seed.revealed_at is not None:
+    if seed.member_id:
+        out["member_id"] = seed.member_id
+    shown = viewer is None or chain_of_seed(seed).sees(viewer)
+    if seed.revealed_at is not None and shown:
         out |= {"server_seed": seed.server_seed, "revealed_at": seed.revealed_at}
     return out
 
@@ -468,7 +534,7 @@ def _member(table: GameTable, role: str, name: str, token: str) -> Member:
     )
 
 
-def _seed_session(table_id: str, blind: bool) -> SeedSession:
+def _seed_session(table_id: str, chain: Chain) -> SeedSession:
     seed = new_seed()
     return SeedSession(
         id=new_id(),
@@ -477,5 +543,7 @@ def _seed_session(table_id: str, blind: bool) -> SeedSession:
         commitment=commitment(seed),
         next_nonce=0,
         created_at=now(),
-        blind=blind,
+        blind=chain.kind == BLIND,
+        chain=chain.kind,
+        member_id=chain.member_id,
     )

@@ -73,9 +73,12 @@ class Character(Base):
 
 class SeedSession(Base):
     """A provable-dice session: the secret server seed is shown only as its commitment until
-    the GM rotates it; each roll takes the next nonce. A table has two active sessions: blind
-    rolls draw from their own (``blind``), so revealing the seed of the open rolls can never
-    let a player recompute a result the GM has kept from them."""
+    the GM rotates it; each roll takes the next nonce. Seeds come in chains by audience
+    (``access.Chain``): the open chain for rolls every member sees in full, the blind chain
+    (``blind``) for blind rolls, revealed once every one was shown, and on first use the GM's
+    chain and each member's ``gm`` and ``self`` chains, each revealed only to the members who
+    see every roll drawn from it. So revealing one chain's seed never lets a member recompute
+    a roll (or a part of one) kept from them."""
 
     __tablename__ = "seed_sessions"
 
@@ -87,6 +90,10 @@ class SeedSession(Base):
     created_at: Mapped[str] = mapped_column(String(40))
     revealed_at: Mapped[str | None] = mapped_column(String(40), nullable=True)
     blind: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Which chain (access.Chain): "open", "blind", "gm" or "self", and the member whose
+    # chain it is ("" for the table's own: open, blind and the GM's).
+    chain: Mapped[str] = mapped_column(String(8), default="open")
+    member_id: Mapped[str] = mapped_column(ID, default="")
 
 
 class BlindRoll(Base):

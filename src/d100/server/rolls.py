@@ -23,6 +23,7 @@ from . import characters, followups
 from .access import (
     VISIBILITIES,
     Viewer,
+    chain_of,
     in_audience,
     may_edit,
     require_editor,
@@ -411,8 +412,11 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     shared = _hideable(session, viewer, visibility, prepared, spec)
     lucks = _luck_before(viewer, prepared)
     request = _with_dice(table, prepared.request, spec)
-    blind = visibility == "blind"
-    drawn = draw(session, table.id, blind, viewer.member_id)
+    named = _named(prepared, spec)
+    character = characters.public_view(prepared.rows[0])
+    shown = {"character": character, "request": prepared.request, **named}
+    chain = chain_of(visibility, viewer.member_id, shown, viewer.gms)
+    drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
         # Without dice typed in by hand the request is the one already parsed.
@@ -430,7 +434,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared)
     data: dict[str, Any] = {
-        "character": characters.public_view(prepared.rows[0]),
+        "character": character,
         "skill": prepared.skills[0],
         "request": prepared.request,
         "odds": planned.odds,
@@ -455,21 +459,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         rolled = Rolled(request, result, left, result.luck_spent or 0, (), prepared.skills[0])
         if follow := followups.offers(rolled, table.system):
             data["follow_ups"] = follow
-    if spec.opponent is not None:
-        data |= {
-            "opponent": characters.public_view(prepared.rows[1]),
-            "opponent_skill": prepared.skills[1],
-        }
-    if prepared.helpers:  # named, so each viewer's view knows whose values they are
-        data["helpers"] = prepared.helpers
-    if prepared.call is not None and prepared.target is not None:
-        data["call"] = {
-            "id": prepared.call.id,
-            "target_id": prepared.target.id,
-            "hazard": prepared.call.hazard,
-        }
-        if prepared.call.opponent is not None:  # the GM's side: access.view_event keeps it
-            data["call"]["opponent"] = data["opponent"]
+    data |= named
     event = append(
         session,
         table,
@@ -485,6 +475,28 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     if visibility == "blind":
         session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=drawn.seed_id))
     return event
+
+
+def _named(prepared: Prepared, spec: RollSpec) -> dict[str, Any]:
+    """Who else a roll's event names (its opponent, helpers and call): what the view policy
+    reads, with its actor, to decide who sees what of it and so which seeds it draws from."""
+    named: dict[str, Any] = {}
+    if spec.opponent is not None:
+        named |= {
+            "opponent": characters.public_view(prepared.rows[1]),
+            "opponent_skill": prepared.skills[1],
+        }
+    if prepared.helpers:  # named, so each viewer's view knows whose values they are
+        named["helpers"] = prepared.helpers
+    if prepared.call is not None and prepared.target is not None:
+        named["call"] = {
+            "id": prepared.call.id,
+            "target_id": prepared.target.id,
+            "hazard": prepared.call.hazard,
+        }
+        if prepared.call.opponent is not None:  # the GM's side: access.view_event keeps it
+            named["call"]["opponent"] = named["opponent"]
+    return named
 
 
 def _hideable(

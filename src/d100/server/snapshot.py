@@ -32,7 +32,7 @@ def snapshot(session: Session, viewer: Viewer) -> dict[str, Any]:
         "members": [member_view(m) for m in members],
         "characters": characters.visible(session, viewer),
         "calls": flow.recent_calls(session, viewer),
-        "seeds": [seed_view(s) for s in seeds],
+        "seeds": [seed_view(s, viewer) for s in seeds],
     }
 
 

@@ -674,9 +674,16 @@ function tableRules() {
     `Improvement marks: ${marksText(settings.improvement)}.`].join(" ");
 }
 
+// Whose rolls a chain of seeds draws: its audience (access.Chain).
+function chainWords(seed) {
+  if (seed.chain === "self") return `${memberName(seed.member_id)}'s self rolls`;
+  if (seed.chain === "gm") return seed.member_id ? `${memberName(seed.member_id)}'s GM rolls` : "the GM's rolls";
+  return seed.chain === "blind" ? "blind rolls" : "open rolls";
+}
+
 function renderSeeds() {
   $("seeds").replaceChildren(el("ul", {}, state.seeds.map((s) => el("li", {},
-    `${s.blind ? "Blind rolls: " : ""}${s.server_seed ? "revealed seed " : "current commitment "}`,
+    `${s.chain && s.chain !== "open" ? `${chainWords(s)}: ` : s.blind ? "Blind rolls: " : ""}${s.server_seed ? "revealed seed " : "current commitment "}`,
     s.server_seed ? copyable(s.server_seed, "the revealed seed") : copyable(s.commitment, "the commitment"),
     el("span", { class: "muted", text: ` ${s.rolls} roll(s)` })))));
   if (document.activeElement !== $("client-seed")) $("client-seed").value = state.me.client_seed;
@@ -1194,6 +1201,8 @@ function describe(e) {
     case "seed": return [el("p", { class: "head" }, "Server seed revealed", time), copyable(e.revealed.server_seed, "the revealed seed"),
       el("p", { class: "muted", text: "New commitment:" }), copyable(e.active.commitment, "the new commitment"),
       e.blind ? [el("p", { class: "muted", text: "Blind seed revealed:" }), copyable(e.blind.revealed.server_seed, "the blind seed")] : null];
+    case "reveal": return [el("p", { class: "head" }, `Seed of ${chainWords(e.revealed)} revealed`, time), copyable(e.revealed.server_seed, "the revealed seed")];
+    case "chain": return e.chains.map((c) => [el("p", { class: "head" }, `Seeds for ${chainWords(c)}: first commitment`, time), copyable(c.commitment, "the commitment")]);
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
       // when it was rolled, as the blind card said; the stamp's number is the showing's own
