@@ -40,7 +40,8 @@ ADA = {
 # Where a number is no value of a sheet: event and seed numbers, ids, times, hashes.
 NOT_VALUES = frozenset(
     {"seq", "nonce", "unblinds", "reroll_of", "rerolls", "event_seq", "last_seq", "rolls"}
-    | {"at", "created_at", "revealed_at", "commitment", "client_seed", "server_seed", "engine"}
+    | {"at", "created_at", "rolled_at", "revealed_at", "commitment", "client_seed"}
+    | {"server_seed", "engine"}
 )
 
 
