@@ -168,6 +168,9 @@ class Listener(socket.socket):
             else:
                 self.open += 1
                 self._by_address[host] = self._by_address.get(host, 0) + 1
+                # An answer's head and body go as written: with Nagle's wait, a body after its
+                # head waited for the client's delayed ACK (40 ms a request, on keep-alive).
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 connection = _Connection(self, conn, (host, int(address[1])))
                 self.connections[connection.peer] = connection
                 return connection, address
