@@ -27,6 +27,8 @@ from pathlib import Path
 
 import httpx
 
+from .server import LOAD
+
 ROOT = Path(__file__).resolve().parent.parent
 SHEET = 'name = "Bench"\nsystem = "brp"\nluck = { current = 3, maximum = 5 }\n' \
     "skills = { stealth = 65 }\n"
@@ -61,8 +63,7 @@ def _per_roll(src: Path, args: argparse.Namespace) -> float:
     with _database(args.database) as url, tempfile.TemporaryDirectory() as work:
         port, out = free_port(), Path(work) / "callgrind.out"
         env = {**os.environ, "PYTHONPATH": str(src), "D100_DATABASE_URL": url,
-               "D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "1000000",
-               "D100_HEADER_SECONDS": "600"}
+               "D100_HEADER_SECONDS": "600", **LOAD}
         with (Path(work) / "server.log").open("wb") as log:
             server = subprocess.Popen(
                 ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",

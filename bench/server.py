@@ -408,15 +408,19 @@ def _postgres_database() -> Iterator[tuple[str, Callable[[int], float]]]:
         yield url, commit_rate
 
 
+# The server's limits raised for a load from this one address: the rate limits, and the cap
+# of connections from one address (the bench's clients are all 127.0.0.1).
+LOAD = {
+    "D100_RATE_BURST": "1000000",
+    "D100_RATE_PER_SECOND": "1000000",
+    "D100_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
+}
+
+
 @contextmanager
 def _serve(database_url: str, work: Path) -> Iterator[str]:
-    """``d100 serve`` on a free port of 127.0.0.1, rate limits raised; stopped on exit."""
-    with serve(
-        database_url,
-        work / "server.log",
-        D100_RATE_BURST="1000000",
-        D100_RATE_PER_SECOND="1000000",
-    ) as base:
+    """``d100 serve`` on a free port of 127.0.0.1, limits raised; stopped on exit."""
+    with serve(database_url, work / "server.log", **LOAD) as base:
         yield base
 
 

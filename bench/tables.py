@@ -549,8 +549,7 @@ async def _phase(
 def _serve(url: str, work: Path, n: int) -> Iterator[str]:
     # Past its capacity the server's loop falls seconds behind, and its 10 s deadline for a
     # request's head (slowloris) would close the bench's waiting keep-alive connections.
-    with serve(url, work / f"server{n}.log", D100_RATE_BURST="1000000",
-               D100_RATE_PER_SECOND="1000000", D100_HEADER_SECONDS="600") as base:
+    with serve(url, work / f"server{n}.log", D100_HEADER_SECONDS="600", **single.LOAD) as base:
         yield base
 
 
