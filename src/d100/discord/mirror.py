@@ -46,10 +46,12 @@ class Due:
 
 def take(store: Store, at: float, batch: int = BATCH, lease: float = LEASE) -> list[Due]:
     """Rows no sender holds, oldest first, now held by this one until ``at + lease``."""
+    due = select(ChannelPost.id).where(ChannelPost.lease_until < at)
+    with store.read() as session:  # a look first: a write (SQLite's one writer) only for some
+        if session.execute(due.limit(1)).first() is None:
+            return []
     free = (
-        select(ChannelPost.id)
-        .where(ChannelPost.lease_until < at)
-        .order_by(ChannelPost.id)
+        due.order_by(ChannelPost.id)
         .limit(batch)
         .with_for_update(skip_locked=True)  # another process's take passes these by
     )
