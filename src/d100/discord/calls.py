@@ -57,8 +57,10 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
     return _call_message(it.user_name or viewer.name, shown, components)
 
 
-def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
-    """The characters named, by name as the table has them (in any case)."""
+def _called(
+    session: Session, table_id: str, names: list[str], field: str = CHARACTERS
+) -> list[str]:
+    """The characters named in ``field``, by name as the table has them (in any case)."""
     rows = session.scalars(
         select(Character).where(Character.table_id == table_id).order_by(Character.name)
     ).all()
@@ -76,10 +78,10 @@ def _called(session: Session, table_id: str, names: list[str]) -> list[str]:
     if unknown:
         raise ApiError(
             422,
-            CHARACTERS,
+            field,
             unknown[0],
             allowed,
-            f"characters: no character {unknown[0]} at this table; at this table: {allowed}",
+            f"{field}: no character {unknown[0]} at this table; at this table: {allowed}",
         )
     return list(dict.fromkeys(by_name[n.casefold()] for n in names))
 
@@ -106,12 +108,7 @@ def _opponent(session: Session, table_id: str, options: dict[str, Any]) -> rolls
             "the opponent's skill",
             f"{OPPONENT_SKILL}: a contest needs the opponent's skill",
         )
-    try:
-        (found,) = _called(session, table_id, [name])
-    except ApiError as err:  # named for the field the GM typed it in
-        raise ApiError(
-            422, OPPONENT, name, err.allowed, err.message.replace(CHARACTERS, OPPONENT, 1)
-        ) from None
+    (found,) = _called(session, table_id, [name], OPPONENT)
     return rolls.Side(found, skill)
 
 

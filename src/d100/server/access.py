@@ -465,7 +465,8 @@ def _helped(check: dict[str, Any], decision: Decision, field: str | None) -> dic
 # a chain's seed is revealed only to them, so no member recomputes what they were not shown.
 
 OPEN, BLIND, GM_CHAIN, SELF_CHAIN, SEALED = "open", "blind", "gm", "self", "sealed"
-CHAINS = (OPEN, BLIND, GM_CHAIN, SELF_CHAIN, SEALED)
+# revealed at each rotation in an event only the chain's audience sees (not to everyone)
+PRIVATE = (GM_CHAIN, SELF_CHAIN)
 
 
 @dataclass(frozen=True)
@@ -480,11 +481,6 @@ class Chain:
 
     kind: str
     member_id: str = ""
-
-    @property
-    def private(self) -> bool:
-        """Revealed at each rotation in an event only its audience sees (not to everyone)."""
-        return self.kind in (GM_CHAIN, SELF_CHAIN)
 
     def sees(self, viewer: Viewer) -> bool:
         """Whether the viewer is in the chain's audience (its revealed seeds are theirs)."""

@@ -21,10 +21,9 @@ from ..systems import REGISTRY
 from .access import (
     BLIND,
     GM,
-    GM_CHAIN,
     OPEN,
     PLAYER,
-    SELF_CHAIN,
+    PRIVATE,
     Chain,
     Viewer,
     member_by_token,
@@ -408,7 +407,7 @@ def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
         .where(
             SeedSession.table_id == table.id,
             SeedSession.revealed_at.is_(None),
-            SeedSession.chain.in_((GM_CHAIN, SELF_CHAIN)),
+            SeedSession.chain.in_(PRIVATE),
             SeedSession.next_nonce > 0,
         )
         .order_by(SeedSession.created_at, SeedSession.id)
