@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.orm import Session
 
-from ..server.access import Viewer, view_event, viewer_of
-from ..server.models import ChannelPost, Event, GameTable, Member
+from ..server.access import view_event, viewer_of
+from ..server.models import ChannelPost, Event, Member
 from ..server.store import Store
 from .interactions import message
 from .outbox import Outbox, channel_post
@@ -81,10 +80,11 @@ def body_of(store: Store, due: Due) -> dict[str, Any] | None:
     """The channel's message for the event, None for one the channel is sent nothing of."""
     with store.read() as session:
         event = session.get(Event, (due.table_id, due.seq))
-        table = session.get(GameTable, due.table_id)
-        if event is None or table is None:
+        actor = None if event is None else session.get(Member, event.actor_id)
+        if event is None or actor is None:
             return None
-        view = view_event(channel(_anyone(session, table)), event)
+        # the channel is a plain player of the actor's table (whose GMs say what is an NPC)
+        view = view_event(channel(viewer_of(session, actor)), event)
         if view.get("kind") == "hidden":
             return message("Someone rolled in secret.")
         if view.get("roll_kind", "roll") != "roll":  # a contest shown: not rendered here yet
@@ -93,12 +93,6 @@ def body_of(store: Store, due: Due) -> dict[str, Any] | None:
         roller = session.get(Member, rolled_by) if rolled_by else None
         who = roller.name if roller is not None else "Someone"
         return roll_view(who, view, False, due.table_id)
-
-
-def _anyone(session: Session, table: GameTable) -> Viewer:
-    """A viewer of the table, for the GMs it names (who tells the channel what is an NPC)."""
-    member = session.scalars(select(Member).where(Member.table_id == table.id).limit(1)).one()
-    return viewer_of(session, member)
 
 
 async def send_due(store: Store, outbox: Outbox, clock: Callable[[], float] = time.time) -> int:
