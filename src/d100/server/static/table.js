@@ -131,7 +131,6 @@ function showView(wanted) {
   }
 }
 
-// An action that leads to another view (a skill tapped, a sheet edited) goes there first.
 // One key to a part of the page, outside a field: the key, the heading it goes to, in words.
 const SHORTCUTS = [["c", "chars-title", "your characters"], ["r", "roll-title", "the roll panel"],
   ["k", "calls-title", "what is called for you"], ["l", "log-title", "the results"], ["s", "sheet-title", "the sheets"]];
@@ -144,6 +143,7 @@ function goTo(id) {
   heading.focus();
 }
 
+// An action that leads to another view (a skill tapped, a sheet edited) goes there first.
 function reveal(id) {
   const wanted = viewOf($(id).closest("section"));
   if (wanted !== view) { history.replaceState(null, "", `#view=${wanted}`); showView(wanted); }
@@ -683,7 +683,7 @@ function chainWords(seed) {
 
 function renderSeeds() {
   $("seeds").replaceChildren(el("ul", {}, state.seeds.map((s) => el("li", {},
-    `${s.chain && s.chain !== "open" ? `${chainWords(s)}: ` : s.blind ? "Blind rolls: " : ""}${s.server_seed ? "revealed seed " : "current commitment "}`,
+    `${s.chain !== "open" ? `${chainWords(s)}: ` : ""}${s.server_seed ? "revealed seed " : "current commitment "}`,
     s.server_seed ? copyable(s.server_seed, "the revealed seed") : copyable(s.commitment, "the commitment"),
     el("span", { class: "muted", text: ` ${s.rolls} roll(s)` })))));
   if (document.activeElement !== $("client-seed")) $("client-seed").value = state.me.client_seed;
