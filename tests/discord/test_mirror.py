@@ -13,12 +13,14 @@ from typing import Any
 import httpx
 import respx
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from d100.discord import mirror
 from d100.discord.router import Discord as Endpoint
+from d100.server.app import create_app
 from d100.server.models import ChannelPost
 from d100.server.store import Store
+from tests.server.tablehelp import Api
 
 from .signing import Discord
 from .test_play import r
@@ -167,3 +169,33 @@ def test_a_post_discord_fails_is_taken_again_and_each_row_by_one_sender(
     again = later + mirror.LEASE + 1
     assert client.portal.call(mirror.send_due, store, endpoint.outbox, lambda: again) == 1
     assert route.call_count == 6 and posts(client) == []
+
+
+@respx.mock
+def test_a_server_without_discord_looks_up_no_channel_as_it_rolls(
+    tmp_path: Any, client: TestClient, discord: Discord
+) -> None:
+    """Where no Discord endpoint is served, a roll's transaction does not look for its
+    table's channel (a round trip inside the table's lock on PostgreSQL); where one is, the
+    web's rolls are looked up and queued."""
+
+    def lookups(app_client: TestClient, roll: Any) -> list[str]:
+        seen: list[str] = []
+
+        def statement(_conn: Any, _cursor: Any, sql: str, *_: Any) -> None:
+            seen.append(sql)
+
+        engine = store_of(app_client).engine
+        event.listen(engine, "before_cursor_execute", statement)
+        try:
+            roll()
+        finally:
+            event.remove(engine, "before_cursor_execute", statement)
+        return [s for s in seen if "discord_channels" in s]
+
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'plain.sqlite3'}")) as plain:
+        table = Api(plain).table("brp")
+        alice = table.character(table.gm, "Alice")
+        assert lookups(plain, lambda: table.roll(table.gm, alice, "stealth")) == []
+    table_id, _, pat = seated(client, discord)
+    assert lookups(client, lambda: web_roll(client, table_id, pat, "Alice"))

@@ -57,8 +57,13 @@ def create_app(
     keeps what its start loaded out of the garbage collector's full sweeps. ``discord``: the
     Discord endpoint's state (``d100.discord.router.Discord``), else made from the
     environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint."""
+    if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
+        from ..discord.router import Discord  # needs the server extra's cryptography
+
+        discord = Discord.from_env()
     hub = Hub()
-    store = Store(database_url, on_commit=hub.wake)
+    # with a Discord endpoint, rolls made through the web at a channel's table are sent to it
+    store = Store(database_url, on_commit=hub.wake, mirror=discord is not None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -103,10 +108,6 @@ def create_app(
     for path, page in PAGES.items():
         app.add_api_route(path, _page(page), include_in_schema=False)
     app.add_api_route("/t/{table_id}", _page("table.html"), include_in_schema=False)
-    if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
-        from ..discord.router import Discord  # needs the server extra's cryptography
-
-        discord = Discord.from_env()
     if discord is not None:
         from ..discord.router import mount
 

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from .errors import not_found
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
-from .store import touch, write_columns
+from .store import MIRROR, touch, write_columns
 from .tokens import now
 
 # A follow-up is decided on seeing the result: one further back than this many events is
@@ -124,7 +124,7 @@ def append(
         session.flush()
     connection = session.connection()
     connection.execute(_INSERT, row)
-    if kind in MIRRORED and DOOR.get() != DISCORD:
+    if kind in MIRRORED and session.info.get(MIRROR) and DOOR.get() != DISCORD:
         channel = connection.execute(_CHANNEL_OF, {"table_id": table.id}).scalar()
         if channel is not None:
             connection.execute(_POST, {"table_id": table.id, "seq": seq, "channel_id": channel})

@@ -24,6 +24,9 @@ from sqlalchemy.sql import Update
 MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0xD100  # pg_advisory_xact_lock key: servers starting together migrate once
 TOUCHED = "d100_touched"
+# session.info: this process serves a Discord endpoint, so a write's events of the kinds a
+# table's channel is sent are queued for it (``events.append``); without one no roll looks
+MIRROR = "d100_mirror"
 WRITE = "d100_write"
 # Connections kept open. Every live stream a commit wakes reads the log on a worker thread
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
@@ -32,13 +35,17 @@ POOL, POOL_OVERFLOW = 30, 10
 
 
 class Store:
-    def __init__(self, url: str, on_commit: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, url: str, on_commit: Callable[[str], None] | None = None, mirror: bool = False
+    ) -> None:
         self.url: URL = make_url(url)
         self.on_commit = on_commit
         self.engine = _engine(self.url)
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(
-            self.engine.execution_options(**{WRITE: True}), expire_on_commit=False
+            self.engine.execution_options(**{WRITE: True}),
+            expire_on_commit=False,
+            info={MIRROR: mirror},
         )
         # SQLite has one writer at a time. Writers of this process queue here, and the next
         # starts the moment the last commits; without it they wait in SQLite's busy handler,
