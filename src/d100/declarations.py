@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
@@ -305,11 +306,11 @@ class Declaration:
                 return spec
         raise KeyError(name)
 
-    @property
+    @cached_property  # read by every result a system builds
     def level_names(self) -> tuple[str, ...]:
         return tuple(spec.name for spec in self.levels)
 
-    @property
+    @cached_property
     def success_names(self) -> frozenset[str]:
         return frozenset(spec.name for spec in self.levels if spec.success)
 

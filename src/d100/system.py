@@ -43,11 +43,15 @@ def replay(machine: Machine[S], record: Record) -> S:
 class System(Protocol):
     name: str
     title: str
-    levels: tuple[str, ...]  # best first
-    success_levels: frozenset[str]
     check_fields: tuple[Field, ...]
     contest_fields: tuple[Field, ...]
     declares: Declaration
+
+    @property
+    def levels(self) -> tuple[str, ...]: ...  # best first
+
+    @property
+    def success_levels(self) -> frozenset[str]: ...
 
     def parse_check(self, data: Mapping[str, Any]) -> Any: ...
 
@@ -60,6 +64,24 @@ class System(Protocol):
     def meaning(self, level: str) -> str: ...
 
 
+class Declared:
+    """A system's levels, its successes and what each means, read off its declaration's
+    level records (set once the module has built them): nothing restated beside them."""
+
+    declares: Declaration
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        return self.declares.level_names
+
+    @property
+    def success_levels(self) -> frozenset[str]:
+        return self.declares.success_names
+
+    def meaning(self, level: str) -> str:
+        return self.declares.level(level).meaning
+
+
 def complete(system: System) -> None:
     """Refuse a system whose declared level records disagree with what it resolves to: the
     readers (renderers, charts, the page) take a level's style, mark, meaning and success from
@@ -68,15 +90,16 @@ def complete(system: System) -> None:
     where = f"rule system {system.name!r}"
     if not declared.levels:
         raise ValueError(f"{where} declares no levels (Declaration.levels, best first)")
+    for spec in declared.levels:
+        if spec.style not in ("best", "good", "ok", "bad", "worst"):
+            raise ValueError(f"{where}: level {spec.name!r} has an unknown style {spec.style!r}")
+    # A system of its own (not ``Declared``) may name levels its records do not.
     if declared.level_names != tuple(system.levels):
         raise ValueError(
             f"{where}: declared levels {declared.level_names} are not its levels {system.levels}"
         )
     if declared.success_names != frozenset(system.success_levels):
         raise ValueError(f"{where}: the levels declared successes are not its success_levels")
-    for spec in declared.levels:
-        if spec.style not in ("best", "good", "ok", "bad", "worst"):
-            raise ValueError(f"{where}: level {spec.name!r} has an unknown style {spec.style!r}")
     tie = declared.tie_break
     if tie is not None and tie.field not in {f.name for f in system.contest_fields}:
         raise ValueError(f"{where}: the tie-break field {tie.field!r} is not a contest field")

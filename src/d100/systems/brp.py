@@ -31,16 +31,17 @@ from ..fields import BIG, Field, read, validate
 from ..machine import Given, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Declared, Plan, Record
 from .common import (
     DICE,
     check_dict,
+    contest_sides,
     dice_stream,
     house_dict,
+    house_from,
     modifiers_field,
     plain,
     rolls,
-    shares_house_rules,
     system_field,
 )
 
@@ -238,13 +239,7 @@ class BrpContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": BrpCheck, "opponent": BrpCheck, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, BrpCheck, HouseRules):
             if side.luck_rerolls:
                 raise D100Error(
                     f"{name}.luck_rerolls",
@@ -441,26 +436,20 @@ def _check(values: Mapping[str, Any], house: HouseRules, rerolls: int = 0) -> Br
     )
 
 
-class Brp:
+class Brp(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Basic Roleplaying"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset(LEVELS) - FAILED
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
-
     def parse_check(self, data: Mapping[str, Any]) -> BrpCheck:
         values = read(data, CHECK_FIELDS)
-        house = HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
+        house = house_from(values, HouseRules)
         return _check(values, house, values["luck_rerolls"])
 
     def parse_contest(self, data: Mapping[str, Any]) -> BrpContest:
         values = read(data, CONTEST_FIELDS)
-        house = HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
+        house = house_from(values, HouseRules)
         return BrpContest(_check(values["actor"], house), _check(values["opponent"], house), house)
 
     def _side(self, check: BrpCheck, where: str) -> tuple[Attempt, Attempts, dict[str, Given]]:

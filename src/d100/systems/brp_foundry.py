@@ -40,22 +40,24 @@ from ..declarations import (
 )
 from ..dice import show_roll, show_span
 from ..errors import D100Error, RuleRefusal
-from ..fields import BIG, Field, path, read, validate
+from ..fields import BIG, Field, read, validate
 from ..machine import Machine, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Declared, Plan, Record
 from .brp import ICONS, LEVELS, MEANINGS, Level
 from .common import (
     DICE,
     Roll,
     check_dict,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
+    house_from,
     modifiers_field,
     one_of,
+    placed,
     plain,
-    shares_house_rules,
     system_field,
 )
 
@@ -234,13 +236,7 @@ class FoundryContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": FoundryCheck, "opponent": FoundryCheck, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, FoundryCheck, HouseRules):
             if side.resistance is not None:
                 raise D100Error(
                     f"{name}.resistance",
@@ -267,18 +263,6 @@ def _side(values: Mapping[str, Any], house: HouseRules) -> FoundryCheck:
         dice=values["dice"],
         house_rules=house,
     )
-
-
-def _placed(where: str, values: Mapping[str, Any], house: HouseRules) -> FoundryCheck:
-    """A contest's side, its refusals named by where it sits (``opponent.difficulty``)."""
-    try:
-        return _side(values, house)
-    except D100Error as err:
-        raise err.at(path(where, err.field)) from None
-
-
-def _house(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
 
 def thresholds(t: int) -> tuple[int, int, int]:
@@ -356,26 +340,22 @@ def shown(a: tuple[Level, int, int], o: tuple[Level, int, int]) -> tuple[Level, 
     return one(a[0]), one(o[0]), cut
 
 
-class BrpFoundry:
+class BrpFoundry(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Basic Roleplaying (Chaosium, Foundry)"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
-
     def parse_check(self, data: Mapping[str, Any]) -> FoundryCheck:
         values = read(data, CHECK_FIELDS)
-        return _side(values, _house(values))
+        return _side(values, house_from(values, HouseRules))
 
     def parse_contest(self, data: Mapping[str, Any]) -> FoundryContest:
         values = read(data, CONTEST_FIELDS)
-        house = _house(values)
-        actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
+        house = house_from(values, HouseRules)
+        actor, opponent = (
+            placed(name, _side, values[name], house) for name in ("actor", "opponent")
+        )
         return FoundryContest(actor, opponent, house)
 
     def _result(

@@ -54,19 +54,21 @@ from ..errors import D100Error
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record, replay
-from .brp import LEVELS, MEANINGS, Level
+from ..system import Declared, Plan, Record, replay
+from .brp import LEVELS, Level
 from .brp_foundry import LEVEL_SPECS
 from .common import (
     DICE,
     Roll,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
+    house_from,
     modifiers_field,
     one_of,
+    placed,
     plain,
-    shares_house_rules,
     system_field,
 )
 
@@ -273,13 +275,7 @@ class UgeContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": UgeCheck, "opponent": UgeCheck, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, UgeCheck, HouseRules):
             extra = [n for n in ("resistance", "versus", "assist") if getattr(side, n) is not None]
             if extra:
                 raise D100Error(
@@ -310,22 +306,10 @@ def _check(values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
         permanent_modifiers=values["permanent_modifiers"],
         resistance=_pair(values.get("resistance")),
         versus=_pair(values.get("versus")),
-        assist=None if assist is None else _placed("assist", assist, HouseRules()),
+        assist=None if assist is None else placed("assist", _check, assist, HouseRules()),
         dice=values["dice"],
         house_rules=house,
     )
-
-
-def _placed(where: str, values: Mapping[str, Any], house: HouseRules) -> UgeCheck:
-    """A nested check (a helper, a side), its refusals named by where it sits."""
-    try:
-        return _check(values, house)
-    except D100Error as err:
-        raise err.at(path(where, err.field)) from None
-
-
-def _house(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
 
 def thresholds(s: int) -> tuple[int, int, int]:
@@ -421,26 +405,22 @@ def blow(attack: Level, defence: Level, response: str) -> Blow:
     )
 
 
-class BrpUge:
+class BrpUge(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Basic Roleplaying (Universal Game Engine)"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"critical", "special", "success"})
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
-
     def parse_check(self, data: Mapping[str, Any]) -> UgeCheck:
         values = read(data, CHECK_FIELDS)
-        return _check(values, _house(values))
+        return _check(values, house_from(values, HouseRules))
 
     def parse_contest(self, data: Mapping[str, Any]) -> UgeContest:
         values = read(data, CONTEST_FIELDS)
-        house = _house(values)
-        actor, opponent = (_placed(name, values[name], house) for name in ("actor", "opponent"))
+        house = house_from(values, HouseRules)
+        actor, opponent = (
+            placed(name, _check, values[name], house) for name in ("actor", "opponent")
+        )
         return UgeContest(actor, opponent, house, values["response"])
 
     # -- checks ---------------------------------------------------------------------------

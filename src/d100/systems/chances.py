@@ -32,17 +32,17 @@ from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Given, Machine, Need, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record, replay
+from ..system import Declared, Plan, Record, replay
 from .common import (
     DICE,
     Roll,
     check_dict,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
     modifiers_field,
     plain,
-    shares_house_rules,
     system_field,
 )
 
@@ -260,13 +260,7 @@ class ChancesContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": ChancesCheck, "opponent": ChancesCheck, "house_rules": HouseRules},
-        )
-        for where, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, where, side)
+        for where, side in contest_sides(self, CONTEST_FIELDS, ChancesCheck, HouseRules):
             if side.take == 100:  # CH5
                 raise RuleRefusal(
                     f"{where}.take",
@@ -375,17 +369,11 @@ class Helpers:
         return (i + 1, ok + (value + self.assisters[i].factors >= ASSIST_RISK))
 
 
-class Chances:
+class Chances(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Taking Chances"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset(LEVELS) - {"failure"}
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
-
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
 
     def parse_check(self, data: Mapping[str, Any]) -> ChancesCheck:
         values = read(data, CHECK_FIELDS)

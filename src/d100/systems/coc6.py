@@ -47,18 +47,19 @@ from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Declared, Plan, Record
 from .common import (
     DICE,
     Roll,
     check_dict,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
+    house_from,
     modifiers_field,
     one_of,
     plain,
-    shares_house_rules,
     system_field,
 )
 from .rqg_coc6 import (
@@ -309,13 +310,7 @@ class Coc6Contest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": Coc6Check, "opponent": Coc6Check, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, Coc6Check, HouseRules):
             for extra in ("resistance", "malfunction", "combined"):
                 value = getattr(side, extra)
                 if value:
@@ -344,10 +339,6 @@ def _check(values: Mapping[str, Any], house: HouseRules) -> Coc6Check:
         dice=values["dice"],
         house_rules=house,
     )
-
-
-def _house(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
 
 def opposed(a: tuple[Level, int], o: tuple[Level, int]) -> Winner:
@@ -413,26 +404,20 @@ def _explain(check: Coc6Check, j: Judge, roll: int, lvl: Level) -> tuple[str, st
     return why, band
 
 
-class Coc6:
+class Coc6(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Call of Cthulhu 6th edition"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = SUCCESSES
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
-
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
 
     def parse_check(self, data: Mapping[str, Any]) -> Coc6Check:
         values = read(data, CHECK_FIELDS)
         check_shape(values)
-        return _check(values, _house(values))
+        return _check(values, house_from(values, HouseRules))
 
     def parse_contest(self, data: Mapping[str, Any]) -> Coc6Contest:
         values = read(data, CONTEST_FIELDS)
-        house = _house(values)
+        house = house_from(values, HouseRules)
         return Coc6Contest(_check(values["actor"], house), _check(values["opponent"], house), house)
 
     def _result(

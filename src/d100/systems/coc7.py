@@ -28,7 +28,7 @@ from ..declarations import (
 )
 from ..fields import Field
 from ..results import CheckResult, ContestResult
-from ..system import Plan
+from ..system import Declared, Plan
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
@@ -81,17 +81,11 @@ REGULAR = winning("regular")
 UNKNOWN_LUCK = 50  # the Luck advice assumes when it does not know a character's (3D6x5 ~ 52)
 
 
-class Coc7:
+class Coc7(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "Call of Cthulhu 7th edition"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = REGULAR  # at the default difficulty; a plan says its own
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
-
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
 
     def parse_check(self, data: Mapping[str, Any]) -> Coc7Check:
         return parse_check(data)

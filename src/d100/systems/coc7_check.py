@@ -39,7 +39,16 @@ from .coc7_rules import (
     luck_offers,
     succeeds,
 )
-from .common import DICE, check_dict, dice_stream, modifiers_field, plain, rolls, system_field
+from .common import (
+    DICE,
+    check_dict,
+    dice_stream,
+    house_from,
+    modifiers_field,
+    plain,
+    rolls,
+    system_field,
+)
 
 NAME = "coc7"
 MAX_EXTRA_DICE = 2  # Foundry's pool cap (C7-3)
@@ -241,13 +250,9 @@ def check_of(values: Mapping[str, Any], house: HouseRules) -> Coc7Check:
     )
 
 
-def house_of(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
-
-
 def parse_check(data: Mapping[str, Any]) -> Coc7Check:
     values = read(data, CHECK_FIELDS)
-    return check_of(values, house_of(values))
+    return check_of(values, house_from(values, HouseRules))
 
 
 # -- the roll ---------------------------------------------------------------------------------

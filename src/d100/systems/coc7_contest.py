@@ -11,7 +11,7 @@ from typing import Any
 
 from ..declarations import RankedContest, RankedSide
 from ..errors import D100Error
-from ..fields import Field, read, validate
+from ..fields import Field, read
 from ..machine import Then
 from ..results import ContestResult, Winner
 from ..system import Plan, Record
@@ -25,13 +25,12 @@ from .coc7_check import (
     check_of,
     ends_of,
     given_of,
-    house_of,
     machine_of,
     result,
     table_of,
 )
 from .coc7_rules import LEVELS, RESPONSES, contest_winner, fumble_from, level
-from .common import dice_stream, house_dict, shares_house_rules, system_field
+from .common import contest_sides, dice_stream, house_dict, house_from, system_field
 
 CONTEST_FIELDS = (
     system_field(NAME),
@@ -66,13 +65,7 @@ class Coc7Contest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": Coc7Check, "opponent": Coc7Check, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, Coc7Check, HouseRules):
             for attr, default in _CHECK_ONLY.items():
                 if getattr(side, attr) != default:
                     raise D100Error(
@@ -96,7 +89,7 @@ class Coc7Contest:
 
 def parse_contest(data: Mapping[str, Any]) -> Coc7Contest:
     values = read(data, CONTEST_FIELDS)
-    house = house_of(values)
+    house = house_from(values, HouseRules)
     return Coc7Contest(
         check_of(values["actor"], house),
         check_of(values["opponent"], house),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from copy import deepcopy
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dice import show_roll
 from ..errors import D100Error
-from ..fields import BIG, Field, path
+from ..fields import BIG, Field, path, validate
 from ..machine import Given, Need
 from ..memo import memoised
 
@@ -138,6 +138,36 @@ def shares_house_rules(contest: Any, where: str, side: Any) -> None:
             f"the contest's own house rules, {plain(contest.house_rules)}",
             "differs from the contest's house rules",
         )
+
+
+H = TypeVar("H")
+C = TypeVar("C")
+
+
+def house_from(values: Mapping[str, Any], house: Callable[..., H]) -> H:
+    """A request's house rules, read: those it leaves out take their defaults."""
+    return house(**{k: v for k, v in values["house_rules"].items() if v is not None})
+
+
+def placed(where: str, build: Callable[[Mapping[str, Any], H], C], values: Any, house: H) -> C:
+    """A nested check (a contest's side, a helper), its refusals named by where it sits
+    (``opponent.difficulty``)."""
+    try:
+        return build(values, house)
+    except D100Error as err:
+        raise err.at(path(where, err.field)) from None
+
+
+def contest_sides(
+    contest: Any, fields: tuple[Field, ...], check: type, house: type
+) -> tuple[tuple[str, Any], ...]:
+    """A contest of two sides of one kind of check, validated, with its house rules both
+    sides' (``shares_house_rules``): its sides by name, for the system's own refusals."""
+    validate(contest, fields, {"actor": check, "opponent": check, "house_rules": house})
+    sides = (("actor", contest.actor), ("opponent", contest.opponent))
+    for where, side in sides:
+        shares_house_rules(contest, where, side)
+    return sides
 
 
 def given(stream: str, dice: tuple[int, ...] | None) -> dict[str, Given]:

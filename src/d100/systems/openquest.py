@@ -27,7 +27,7 @@ from ..errors import RuleRefusal
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record, replay
+from ..system import Declared, Plan, Record, replay
 from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
 
 NAME = "openquest"
@@ -173,17 +173,11 @@ def _why(roll: int | None, modified: int, master: bool, lvl: str) -> str:
     return f"{text} ({note})" if note else text
 
 
-class OpenQuest:
+class OpenQuest(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "OpenQuest"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = SUCCESS
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
-
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
 
     def parse_check(self, data: Mapping[str, Any]) -> OpenQuestCheck:
         values = read(data, CHECK_FIELDS)

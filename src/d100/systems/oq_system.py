@@ -38,18 +38,19 @@ from ..errors import RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Declared, Plan, Record
 from . import openquest
 from .common import (
     DICE,
     Roll,
     check_dict,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
+    house_from,
     modifiers_field,
     plain,
-    shares_house_rules,
     system_field,
 )
 from .openquest import ICONS, LEVELS, MEANINGS, Level, OpenQuestCheck, level
@@ -153,13 +154,7 @@ class OqsContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": OqsCheck, "opponent": OqsCheck, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        contest_sides(self, CONTEST_FIELDS, OqsCheck, HouseRules)
         if self.actor.difficulty and self.opponent.difficulty:  # the seed's OQ8
             raise RuleRefusal(
                 "opponent.difficulty",
@@ -184,10 +179,6 @@ def _side(values: Mapping[str, Any], house: HouseRules) -> OqsCheck:
         dice=values["dice"],
         house_rules=house,
     )
-
-
-def _house(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
 
 def _why(check: OqsCheck, roll: int | None, lvl: str) -> str:
@@ -216,25 +207,19 @@ def _bands(total: int) -> str:
     )
 
 
-class OqSystem:
+class OqSystem(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "OpenQuest (oq-system)"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = frozenset({"critical", "success"})
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
 
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
-
     def parse_check(self, data: Mapping[str, Any]) -> OqsCheck:
         values = read(data, CHECK_FIELDS)
-        return _side(values, _house(values))
+        return _side(values, house_from(values, HouseRules))
 
     def parse_contest(self, data: Mapping[str, Any]) -> OqsContest:
         values = read(data, CONTEST_FIELDS)
-        house = _house(values)
+        house = house_from(values, HouseRules)
         return OqsContest(_side(values["actor"], house), _side(values["opponent"], house), house)
 
     def _result(

@@ -48,18 +48,19 @@ from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner
-from ..system import Plan, Record
+from ..system import Declared, Plan, Record
 from .common import (
     DICE,
     Roll,
     check_dict,
+    contest_sides,
     dice_stream,
     given,
     house_dict,
+    house_from,
     modifiers_field,
     one_of,
     plain,
-    shares_house_rules,
     system_field,
 )
 from .rqg_coc6 import (
@@ -339,13 +340,7 @@ class RqgContest:
     system: str = NAME
 
     def __post_init__(self) -> None:
-        validate(
-            self,
-            CONTEST_FIELDS,
-            {"actor": RqgCheck, "opponent": RqgCheck, "house_rules": HouseRules},
-        )
-        for name, side in (("actor", self.actor), ("opponent", self.opponent)):
-            shares_house_rules(self, name, side)
+        for name, side in contest_sides(self, CONTEST_FIELDS, RqgCheck, HouseRules):
             if side.resistance is not None:
                 raise D100Error(
                     f"{name}.resistance",
@@ -379,10 +374,6 @@ def _check(values: Mapping[str, Any], house: HouseRules) -> RqgCheck:
         dice=values["dice"],
         house_rules=house,
     )
-
-
-def _house(values: Mapping[str, Any]) -> HouseRules:
-    return HouseRules(**{k: v for k, v in values["house_rules"].items() if v is not None})
 
 
 # -- RQ-3: contests --------------------------------------------------------------------------------
@@ -432,26 +423,20 @@ def _source(check: RqgCheck) -> str:
     return f"skill {check.skill}{mods}"
 
 
-class Rqg:
+class Rqg(Declared):
     name: str = NAME
-    declares: Declaration
     title: str = "RuneQuest: Roleplaying in Glorantha"
-    levels: tuple[str, ...] = LEVELS
-    success_levels: frozenset[str] = SUCCESSES
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
-
-    def meaning(self, lvl: str) -> str:
-        return MEANINGS[lvl]
 
     def parse_check(self, data: Mapping[str, Any]) -> RqgCheck:
         values = read(data, CHECK_FIELDS)
         check_targets(values)
-        return _check(values, _house(values))
+        return _check(values, house_from(values, HouseRules))
 
     def parse_contest(self, data: Mapping[str, Any]) -> RqgContest:
         values = read(data, CONTEST_FIELDS)
-        house = _house(values)
+        house = house_from(values, HouseRules)
         for name in ("actor", "opponent"):
             check_targets(values[name], name, TARGETS[:2])
         return RqgContest(_check(values["actor"], house), _check(values["opponent"], house), house)
