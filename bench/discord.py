@@ -25,10 +25,14 @@ outbox's follow-up lag (from the HTTP answer to the stand-in receiving the first
 the same token: a deferred answer's edit, a roll's private offer, a clicked message's buttons
 set as they now are, the click's roll right behind it in the same queue); the channel posts'
 delivery lag (from a web roll's event time, stamped in its transaction, to the stand-in
-receiving its channel post); and the web rolls' own p99 beside them, so the Discord door's
-cost to the page shows. The target (answer p99 under a third of Discord's 3 s, every
-interaction answered, every deferred one followed, every web roll posted) is set up to
-``TARGET_RATE``; the rates past it show where it stops.
+receiving its channel post); the requests the server sent Discord's API, per second (one
+outbox a process, one request at a time: against Discord's own round trip, not the
+stand-in's, that rate is what the outbox must keep up with); and the web rolls' own p99
+beside them, so the Discord door's cost to the page shows.
+
+The target, at every rate: answer p99 under a third of Discord's 3 s, every interaction
+answered, every deferred one followed up, every web roll posted (a person's "busy" answer
+from the endpoint's own limit is counted and shown, not a miss).
 """
 
 from __future__ import annotations
@@ -57,17 +61,16 @@ from . import server as single
 from . import tables
 from .report import Report
 
-RATES = (10, 30, 60)  # slash commands per second, over all tables
+RATES = (5, 10, 20, 30)  # slash commands per second, over all tables
 WEB_RATE = 10  # (g)'s web rolls per second meanwhile
 MIX = (("roll", 5), ("r", 4), ("call", 1))  # the commands' shares
 CALLED = 2  # characters a /call names
 CLICK_DELAY = 1.5  # seconds, on average, from a button's arrival to its click
 SECONDS, SECONDS_QUICK = 20.0, 4.0
-WARM_SECONDS = 3.0
+WARM_SECONDS = 5.0
 SETTLE = 2.5  # seconds after a phase for the last follow-ups and posts (the sender idles 1 s)
 DISCORD_SECONDS = 3.0  # Discord's own deadline for the first answer
 TARGET = 1.0  # p99 well inside Discord's 3 s: a third of it
-TARGET_RATE = 30  # the target holds up to this rate; past it, the row shows where it stops
 APPLICATION = "100000000000000001"
 COMMAND, COMPONENT = 2, 3  # interaction types
 DEFERRED, DEFERRED_UPDATE = 5, 6  # answer types: "thinking...", a click acknowledged
@@ -116,7 +119,7 @@ class Kind:
     def ok(self) -> bool:
         return (
             bool(self.answered)
-            and not (self.refused or self.failed or self.busy or self.unfollowed)
+            and not (self.refused or self.failed or self.unfollowed)
             and tables._pct(self.answered, 0.99) < TARGET
         )
 
@@ -130,6 +133,8 @@ class Kind:
             troubles.append(f"{self.failed} unanswered")
         if self.unfollowed:
             troubles.append(f"{self.unfollowed} deferred and never followed")
+        if not self.answered:
+            return "none answered" + ("; " + ", ".join(troubles) if troubles else "")
         return (
             f"answer p50 {tables._ms(tables._pct(self.answered, 0.5))}, p99 "
             f"{tables._ms(tables._pct(self.answered, 0.99))}, {late} past Discord's "
@@ -153,6 +158,7 @@ class Answers:
     clicks: Kind = field(default_factory=Kind)
     posts: list[float] = field(default_factory=list)  # web roll's event time to channel post
     unposted: int = 0
+    sent: int = 0  # requests the server sent Discord's API (its one outbox: one at a time)
     web: tables.Result | None = None
     cpu: float = 0.0
 
@@ -343,7 +349,7 @@ class _Doors:
                 data = {"custom_id": custom_id, "component_type": 2}
                 await interact(seat, found.clicks, COMPONENT, data, due)
 
-            cpu = tables._cpu(pid)
+            cpu, sent = tables._cpu(pid), self.stand_in.requests
             start = time.perf_counter()
             end = start + seconds
             web = asyncio.create_task(tables._phase(members, WEB_RATE, seconds, self.base,
@@ -373,6 +379,7 @@ class _Doors:
             found.web = await web
             found.cpu = tables._cpu(pid) - cpu
             await asyncio.sleep(SETTLE)  # the last follow-ups and channel posts arrive
+            found.sent = self.stand_in.requests - sent
             self._delivered(found, answered)
             return found
         finally:
@@ -413,7 +420,7 @@ def _lines(report: Report, r: Answers) -> None:
     rolls = len(web.rolls) if web else 0
     n, clicked = len(r.commands.answered), len(r.clicks.answered)
     cpu = tables._ms(r.cpu / max(1, n + clicked + rolls))
-    target = f"p99 < {TARGET * 1e3:.0f} ms" if r.rate <= TARGET_RATE else ""
+    target = f"p99 < {TARGET * 1e3:.0f} ms"
     report.line(
         "i",
         f"SQLite, 1 process, {r.rate} slash commands/s offered (/roll, /r, /call) at "
@@ -424,7 +431,7 @@ def _lines(report: Report, r: Answers) -> None:
            f"{tables._ms(tables._pct(web.delivery, 0.99))}{web.troubles()}; " if web else "")
         + f"server CPU {cpu} per request (every kind)",
         target,
-        r.commands.ok() if target else None,
+        r.commands.ok(),
     )
     posts = (f"p50 {tables._ms(tables._pct(r.posts, 0.5))}, p99 "
              f"{tables._ms(tables._pct(r.posts, 0.99))}" if r.posts else "none")
@@ -434,9 +441,10 @@ def _lines(report: Report, r: Answers) -> None:
         f"{clicked} clicks answered ({clicked / r.seconds:.1f}/s)",
         r.clicks.shown(),
         f"{r.clicks.followed()}; web rolls' channel posts from their event time {posts} "
-        f"({len(r.posts)} of {len(r.posts) + r.unposted} posted)",
+        f"({len(r.posts)} of {len(r.posts) + r.unposted} posted); {r.sent} requests to "
+        f"Discord's API in all ({r.sent / r.seconds:.1f}/s)",
         target,
-        (r.clicks.ok() and not r.unposted) if target else None,
+        r.clicks.ok() and not r.unposted,
     )
 
 
@@ -449,6 +457,7 @@ class _StandIn:
     def __init__(self) -> None:
         self.api = ""  # its address, once it listens
         self.arrived: dict[str, float] = {}  # token, or "{channel}#{seq}": first arrival
+        self.requests = 0
         self.offers: deque[tuple[str, float, list[str]]] = deque()  # token, at, button ids
 
     @classmethod
@@ -485,6 +494,7 @@ class _StandIn:
 
     def note(self, path: str, body: bytes, at: float) -> None:
         # /api/v10/webhooks/{app}/{token}[/messages/@original] or /channels/{id}/messages
+        self.requests += 1
         parts = path.split("/")
         message = json.loads(body) if body else {}
         if "webhooks" in parts:
