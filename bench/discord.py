@@ -109,6 +109,7 @@ class Kind:
     """One kind of interaction's answers in a phase (the commands, or the clicks)."""
 
     answered: list[float] = field(default_factory=list)  # seconds from due to answer
+    by_name: dict[str, list[float]] = field(default_factory=dict)  # the same, by what it was
     deferred: int = 0  # "thinking..." or a click acknowledged: the rest follows
     refused: dict[int, int] = field(default_factory=dict)  # HTTP statuses other than 200
     busy: int = 0  # answered with the endpoint's private "busy"
@@ -142,6 +143,11 @@ class Kind:
             f"({100 * self.deferred / max(1, n):.1f}%)"
             + ("; " + ", ".join(troubles) if troubles else "")
         )
+
+    def each(self) -> str:
+        """Each command's (or button's) answer p99."""
+        return ", ".join(f"{name} {tables._ms(tables._pct(times, 0.99))} ({len(times)})"
+                         for name, times in sorted(self.by_name.items())) or "none"
 
     def followed(self) -> str:
         if not self.follow:
@@ -278,13 +284,13 @@ class _Doors:
             by_table.setdefault(s.table, []).append(s)
         ours: dict[str, Seat] = {}  # this phase's tokens: whose
         answered: dict[str, tuple[Kind, float, bool]] = {}  # token: its kind, when, deferred
-        clicks: list[tuple[float, int, Seat, str]] = []  # a heap: (due, n, who, button id)
+        clicks: list[tuple[float, int, Seat, str, str]] = []  # a heap: due, n, who, id, what
         self.stand_in.offers.clear()
         try:
             await asyncio.sleep(0.5)
 
             async def interact(seat: Seat, kind: Kind, kind_id: int, data: dict[str, Any],
-                               due: float) -> dict[str, Any] | None:
+                               due: float, name: str) -> dict[str, Any] | None:
                 token = f"bench-{rate}-{seconds:g}-{next(self.ids)}"
                 ours[token] = seat
                 body, head = self.signed(seat.payload(kind_id, data, str(next(self.ids)), token))
@@ -301,6 +307,7 @@ class _Doors:
                     kind.refused[status] = kind.refused.get(status, 0) + 1
                     return None
                 kind.answered.append(time.perf_counter() - due)
+                kind.by_name.setdefault(name, []).append(kind.answered[-1])
                 reply: dict[str, Any] = json.loads(answer)
                 deferred = reply.get("type") in (DEFERRED, DEFERRED_UPDATE)
                 answered[token] = (kind, time.time(), deferred)
@@ -330,7 +337,7 @@ class _Doors:
                 return seat, data
 
             async def slash(seat: Seat, data: dict[str, Any], due: float) -> None:
-                reply = await interact(seat, found.commands, COMMAND, data, due)
+                reply = await interact(seat, found.commands, COMMAND, data, due, f"/{data['name']}")
                 if reply is None or data["name"] != "call":
                     return
                 # each called character's Roll button, clicked by its player
@@ -339,15 +346,15 @@ class _Doors:
                 for button in _buttons(reply.get("data") or {}):
                     player = names.get(button["label"].removeprefix("Roll: "))
                     if player is not None:
-                        later(at, player, button["custom_id"])
+                        later(at, player, button["custom_id"], "a called test's Roll")
 
-            def later(at: float, seat: Seat, custom_id: str) -> None:
+            def later(at: float, seat: Seat, custom_id: str, what: str) -> None:
                 due = at + rng.expovariate(1 / CLICK_DELAY)
-                heapq.heappush(clicks, (due, next(self.ids), seat, custom_id))
+                heapq.heappush(clicks, (due, next(self.ids), seat, custom_id, what))
 
-            async def click(seat: Seat, custom_id: str, due: float) -> None:
+            async def click(seat: Seat, custom_id: str, due: float, what: str) -> None:
                 data = {"custom_id": custom_id, "component_type": 2}
-                await interact(seat, found.clicks, COMPONENT, data, due)
+                await interact(seat, found.clicks, COMPONENT, data, due, what)
 
             cpu, sent = tables._cpu(pid), self.stand_in.requests
             start = time.perf_counter()
@@ -361,11 +368,12 @@ class _Doors:
                 while self.stand_in.offers:  # a follow-up's buttons reached "Discord"
                     token, arrived, ids = self.stand_in.offers.popleft()
                     if token in ours:
-                        later(now - (time.time() - arrived), ours[token], rng.choice(ids))
+                        later(now - (time.time() - arrived), ours[token], rng.choice(ids),
+                              "a roll's follow-up")
                 while clicks and clicks[0][0] <= now:
-                    at, _, seat, custom_id = heapq.heappop(clicks)
+                    at, _, seat, custom_id, what = heapq.heappop(clicks)
                     if at < end:
-                        tasks.append(asyncio.create_task(click(seat, custom_id, at)))
+                        tasks.append(asyncio.create_task(click(seat, custom_id, at, what)))
                 if due <= now and due < end:
                     seat, data = command(rng.choice(seats))
                     tasks.append(asyncio.create_task(slash(seat, data, due)))
@@ -426,7 +434,7 @@ def _lines(report: Report, r: Answers) -> None:
         f"SQLite, 1 process, {r.rate} slash commands/s offered (/roll, /r, /call) at "
         f"{tables.TABLES} channels' tables beside {WEB_RATE} web rolls/s there, {n} answered",
         r.commands.shown(),
-        f"{r.commands.followed()}; "
+        f"p99 by command {r.commands.each()}; {r.commands.followed()}; "
         + (f"web rolls p99 {tables._ms(tables._pct(web.rolls, 0.99))}, delivery p99 "
            f"{tables._ms(tables._pct(web.delivery, 0.99))}{web.troubles()}; " if web else "")
         + f"server CPU {cpu} per request (every kind)",
@@ -440,7 +448,8 @@ def _lines(report: Report, r: Answers) -> None:
         f"SQLite, 1 process, at {r.rate} commands/s: their buttons clicked, "
         f"{clicked} clicks answered ({clicked / r.seconds:.1f}/s)",
         r.clicks.shown(),
-        f"{r.clicks.followed()}; web rolls' channel posts from their event time {posts} "
+        f"p99 by button {r.clicks.each()}; {r.clicks.followed()}; web rolls' channel posts "
+        f"from their event time {posts} "
         f"({len(r.posts)} of {len(r.posts) + r.unposted} posted); {r.sent} requests to "
         f"Discord's API in all ({r.sent / r.seconds:.1f}/s)",
         target,
