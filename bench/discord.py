@@ -18,8 +18,9 @@ from the button's arrival at Discord): a called test's Roll, and a failed roll's
 (its roller's private offer, "Spend 1 Luck to reroll"), a click's own roll's included.
 
 Each rate reports, for the commands and for the clicks apart: the answer time from the due
-time to the HTTP answer, p50 and p99, against Discord's 3 s (an answer later than that is
-lost: Discord shows "the application did not respond"), and the share deferred (a command
+time to the HTTP answer, p50 and p99 (and each command's and button's p99), against Discord's
+3 s (an answer later than that is lost: Discord shows "the application did not respond"),
+and the share deferred (a command
 answered "thinking..." and edited later; a click acknowledged, its roll following); the
 outbox's follow-up lag (from the HTTP answer to the stand-in receiving the first request on
 the same token: a deferred answer's edit, a roll's private offer, a clicked message's buttons
@@ -57,6 +58,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from tests.server.services import serve
 
+from d100.discord.interactions import (
+    APPLICATION_COMMAND,
+    CHAT_INPUT,
+    DEFERRED,
+    DEFERRED_UPDATE,
+    MESSAGE,
+    MESSAGE_COMPONENT,
+    STRING,
+    SUB_COMMAND,
+)
+from d100.discord.play import BUTTON
+
 from . import server as single
 from . import tables
 from .report import Report
@@ -72,8 +85,6 @@ SETTLE = 2.5  # seconds after a phase for the last follow-ups and posts (the sen
 DISCORD_SECONDS = 3.0  # Discord's own deadline for the first answer
 TARGET = 1.0  # p99 well inside Discord's 3 s: a third of it
 APPLICATION = "100000000000000001"
-COMMAND, COMPONENT = 2, 3  # interaction types
-DEFERRED, DEFERRED_UPDATE = 5, 6  # answer types: "thinking...", a click acknowledged
 SKILL = "stealth"  # (g)'s web rolls' skill, on every sheet
 # What people type into a dice bot, one of every edition's habits.
 WORDS = ("brp 65 hard", "coc7 60 hard b1", "CC<=65", "rqg 80 -20", "RES(13-10)",
@@ -232,26 +243,23 @@ class _Doors:
         async with httpx.AsyncClient(base_url=self.base, timeout=60) as client:
 
             async def said(seat: Seat, data: dict[str, Any]) -> str:
-                payload = seat.payload(COMMAND, data, str(next(self.ids)), "setup")
+                payload = seat.payload(APPLICATION_COMMAND, data, str(next(self.ids)), "setup")
                 body, headers = self.signed(payload)
                 answer = await client.post("/discord/interactions", content=body,
                                            headers=headers)
                 answer.raise_for_status()
                 found = answer.json()
-                if found.get("type") != 4:
+                if found.get("type") != MESSAGE:
                     raise SystemExit(f"(i) set-up answered {found}")
                 return str(found["data"].get("content", ""))
 
             async def one_table(n: int) -> None:
                 here = seats[n * tables.MEMBERS:(n + 1) * tables.MEMBERS]
-                opened = await said(here[0], {"id": "1", "name": "table", "type": 1, "options": [
-                    {"name": "open", "type": 1, "options": [
-                        {"name": "system", "type": 3, "value": "brp"},
-                        {"name": "name", "type": 3, "value": f"T{n}"}]}]})
+                opened = await said(here[0], _command("table", "open", system="brp", name=f"T{n}"))
                 if "opened a table" not in opened:
                     raise SystemExit(f"(i) /table open answered {opened!r}")
                 for seat in here:
-                    link = await said(seat, {"id": "2", "name": "link", "type": 1})
+                    link = await said(seat, _command("link"))
                     url = next(w for w in link.split() if "/t/" in w)
                     table, token = url.rsplit("/", 1)[1].split("#", 1)
                     made = await client.post(
@@ -321,23 +329,17 @@ class _Doors:
                 """One of ``MIX``'s commands, from ``seat`` (a /call: from its GM)."""
                 name = rng.choices([m for m, _ in MIX], [w for _, w in MIX])[0]
                 if name == "roll":
-                    data = {"id": "1", "name": "roll", "type": 1, "options": [
-                        {"name": "words", "type": 3, "value": rng.choice(WORDS)}]}
-                elif name == "r":
-                    data = {"id": "3", "name": "r", "type": 1, "options": [
-                        {"name": "character", "type": 3, "value": seat.character},
-                        {"name": "skill", "type": 3, "value": SKILL}]}
-                else:  # the GM calls a test of some of the players' characters
-                    seat = by_table[seat.table][0]
-                    called = rng.sample(by_table[seat.table][1:], CALLED)
-                    data = {"id": "4", "name": "call", "type": 1, "options": [
-                        {"name": "skill", "type": 3, "value": SKILL},
-                        {"name": "characters", "type": 3,
-                         "value": ", ".join(c.character for c in called)}]}
-                return seat, data
+                    return seat, _command("roll", words=rng.choice(WORDS))
+                if name == "r":
+                    return seat, _command("r", character=seat.character, skill=SKILL)
+                # the GM calls a test of some of the players' characters
+                gm, *players = by_table[seat.table]
+                called = ", ".join(c.character for c in rng.sample(players, CALLED))
+                return gm, _command("call", skill=SKILL, characters=called)
 
             async def slash(seat: Seat, data: dict[str, Any], due: float) -> None:
-                reply = await interact(seat, found.commands, COMMAND, data, due, f"/{data['name']}")
+                reply = await interact(seat, found.commands, APPLICATION_COMMAND, data, due,
+                                       f"/{data['name']}")
                 if reply is None or data["name"] != "call":
                     return
                 # each called character's Roll button, clicked by its player
@@ -353,8 +355,8 @@ class _Doors:
                 heapq.heappush(clicks, (due, next(self.ids), seat, custom_id, what))
 
             async def click(seat: Seat, custom_id: str, due: float, what: str) -> None:
-                data = {"custom_id": custom_id, "component_type": 2}
-                await interact(seat, found.clicks, COMPONENT, data, due, what)
+                data = {"custom_id": custom_id, "component_type": BUTTON}
+                await interact(seat, found.clicks, MESSAGE_COMPONENT, data, due, what)
 
             cpu, sent = tables._cpu(pid), self.stand_in.requests
             start = time.perf_counter()
@@ -409,6 +411,15 @@ class _Doors:
                 found.unposted += 1
             else:
                 found.posts.append(posted - at)
+
+
+def _command(name: str, sub: str | None = None, /, **options: str) -> dict[str, Any]:
+    """A slash command's data as Discord sends it: its text options, in ``sub``'s if given."""
+    given: list[dict[str, Any]] = [
+        {"name": k, "type": STRING, "value": v} for k, v in options.items()]
+    if sub is not None:
+        given = [{"name": sub, "type": SUB_COMMAND, "options": given}]
+    return {"id": "1", "name": name, "type": CHAT_INPUT, "options": given}
 
 
 def _sheet(name: str) -> str:
