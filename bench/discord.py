@@ -18,18 +18,18 @@ from the button's arrival at Discord): a called test's Roll, and a failed roll's
 (its roller's private offer, "Spend 1 Luck to reroll"), a click's own roll's included.
 
 Each rate reports, for the commands and for the clicks apart: the answer time from the due
-time to the HTTP answer, p50 and p99 (and each command's and button's p99), against Discord's
-3 s (an answer later than that is lost: Discord shows "the application did not respond"),
-and the share deferred (a command
-answered "thinking..." and edited later; a click acknowledged, its roll following); the
-outbox's follow-up lag (from the HTTP answer to the stand-in receiving the first request on
-the same token: a deferred answer's edit, a roll's private offer, a clicked message's buttons
-set as they now are, the click's roll right behind it in the same queue); the channel posts'
-delivery lag (from a web roll's event time, stamped in its transaction, to the stand-in
-receiving its channel post); the requests the server sent Discord's API, per second (one
-outbox a process, one request at a time: against Discord's own round trip, not the
-stand-in's, that rate is what the outbox must keep up with); and the web rolls' own p99
-beside them, so the Discord door's cost to the page shows.
+time to the HTTP answer, p50 and p99 (and each command's and button's p99), against
+Discord's 3 s (an answer later than that is lost: Discord shows "the application did not
+respond"), and the share deferred (a command answered "thinking..." and edited later; a
+click acknowledged, its roll following); the outbox's follow-up lag (from the HTTP answer to
+the stand-in receiving the first request on the same token: a deferred answer's edit, a
+roll's private offer, a clicked message's buttons set as they now are, the click's roll
+right behind it in the same queue); the channel posts' delivery lag (from a web roll's event
+time, stamped in its transaction, to the stand-in receiving its channel post); the requests
+the server sent Discord's API, per second (one outbox a process, one request at a time:
+against Discord's own round trip, not the stand-in's, that rate is what the outbox must keep
+up with); and the web rolls' own p99 beside them, so the Discord door's cost to the page
+shows.
 
 The target, at every rate: answer p99 under a third of Discord's 3 s, every interaction
 answered, every deferred one followed up, every web roll posted (a person's "busy" answer
