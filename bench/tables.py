@@ -84,6 +84,7 @@ class Result:
     rolls: list[float] = field(default_factory=list)
     delivery: list[float] = field(default_factory=list)
     health: list[float] = field(default_factory=list)
+    made: list[tuple[str, int, float]] = field(default_factory=list)  # (table, seq, event time)
     undelivered: int = 0
     retried: int = 0  # rolls sent again after their connection dropped (same Idempotency-Key)
     refused: dict[int, int] = field(default_factory=dict)  # answers other than 201, by status
@@ -456,7 +457,6 @@ async def _phase(
     for m, s in zip(members, streams, strict=True):
         by_table.setdefault(m.table, []).append(s)
     connections = _Connections()
-    made: list[tuple[str, int, float]] = []  # (table, seq, event time)
     rng = random.Random(rate)
     try:
         await asyncio.sleep(0.5)  # every stream has read the log so far
@@ -491,8 +491,8 @@ async def _phase(
                 return
             result.rolls.append(time.perf_counter() - due)
             event = json.loads(answer)
-            made.append((member.table, event["seq"],
-                         datetime.fromisoformat(event["at"]).timestamp()))
+            result.made.append((member.table, event["seq"],
+                                datetime.fromisoformat(event["at"]).timestamp()))
 
         async def health(end: float) -> None:
             while time.perf_counter() < end:
@@ -528,7 +528,7 @@ async def _phase(
         ended = _postgres_cpu()
         result.database_cpu = sum(t - database_cpu.get(pid, 0.0) for pid, t in ended.items())
         await asyncio.sleep(1.0)  # the last events reach their streams
-        for table, seq, at in made:
+        for table, seq, at in result.made:
             arrived = [s.seen.get(seq) for s in by_table[table]]
             if any(a is None for a in arrived):
                 result.undelivered += 1
