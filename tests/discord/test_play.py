@@ -17,6 +17,7 @@ from d100.discord import interactions
 from d100.discord.commands import definitions
 from d100.discord.limits import problems
 from d100.discord.router import Discord as Endpoint
+from d100.server.errors import ApiError
 
 from .signing import APP, Discord, payload
 from .test_tables import CDN, GM, PLAYER, SHEET, link, page_of, private, said, sheet, table_open
@@ -248,3 +249,35 @@ def test_r_blind_shows_nobody_but_the_gm_its_result(client: TestClient, discord:
         time.sleep(0.02)
     mine = json.loads(own.calls.last.request.content)
     assert "embeds" not in mine and not re.search(r"\d", mine["content"]), mine
+
+
+@respx.mock
+def test_a_channel_s_writes_wait_their_turn_in_the_web_s_write_queue(
+    client: TestClient, discord: Discord
+) -> None:
+    """Opening, a sheet, a roll: each written in its table's turn of the queue the page's
+    rolls wait in (on SQLite one write at a time in all), never from a thread of its own."""
+    writing = client.app.state.server.writing  # type: ignore[attr-defined]
+    lanes: list[str] = []
+    run = writing.run
+
+    async def counted(lane: str, fn: Callable[..., Any], *args: Any) -> Any:
+        lanes.append(lane)
+        return await run(lane, fn, *args)
+
+    writing.run = counted
+    seated(client, discord)
+    said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    assert len(lanes) == 3 and set(lanes) == {"table:discord-500000000000000005"}, lanes
+
+
+@respx.mock
+def test_a_full_write_queue_is_a_private_busy(client: TestClient, discord: Discord) -> None:
+    seated(client, discord)
+    turns = client.app.state.server.writing.turns  # type: ignore[attr-defined]
+    full = turns.refusal
+    turns.refusal = lambda lane: full(lane) or ApiError(
+        429, "request", None, "fewer", "too many", {"retry-after": "3"}
+    )
+    busy = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    assert private(busy) and busy["content"] == "Busy, try again in 3 s.", busy

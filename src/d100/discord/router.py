@@ -187,7 +187,7 @@ async def _guarded(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     try:
         return await work
     except ApiError as err:
-        return interactions.answer(error_message(refusal(err)))
+        return interactions.answer(_refused(err, refusal(err)))
     except D100Error as err:
         return interactions.answer(error_message(err.message))
     except Exception:
@@ -217,20 +217,29 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
     store = request.app.state.server.store
     options = it.options()
     if it.command == LINK:
-        return await run_in_threadpool(tables.link, store, it, str(request.base_url))
+        return await _written(request, it, tables.link, store, it, str(request.base_url))
     if it.command == SHEET:
-        return await _sheet(store, discord, it, options)
+        return await _sheet(request, discord, it, options)
     if it.command == ROLL_AS:
         rolled = await _with_odds(request, it, lambda p: play.roll_as(store, it, options, p))
         return _shown(discord, it, rolled)
     if it.command == CALL:
-        return await run_in_threadpool(calls.call_command, store, it, options)
+        return await _written(request, it, calls.call_command, store, it, options)
     if options.get("subcommand") == OPEN:
-        return await run_in_threadpool(tables.open_table, store, it, options)
+        return await _written(request, it, tables.open_table, store, it, options)
     return interactions.message("Not a command of this server.", private=True)
 
 
 Made = TypeVar("Made")
+
+
+async def _written(request: Request, it: Interaction, fn: Callable[..., Made], *args: Any) -> Made:
+    """A write at the channel's table, in a turn of the web's write queue (``work.Writes``):
+    on SQLite one write runs at a time in all, and one from a thread of its own would take
+    the lock ahead of the page's rolls waiting their turn."""
+    lane = f"table:discord-{it.channel_id or 'dm-' + it.user_id}"
+    written: Made = await request.app.state.server.writing.run(lane, fn, *args)
+    return written
 
 
 async def _with_odds(
@@ -240,11 +249,11 @@ async def _with_odds(
     made with them."""
     pool = request.app.state.server.pool
     try:
-        return await run_in_threadpool(make, None)
+        return await _written(request, it, make, None)
     except rolls.Dear as dear:
         lane = f"{ANONYMOUS}:{it.who}"
         chance = await pool.run(lane, calculator.odds_of, dear.request, urgent=True)
-        return await run_in_threadpool(make, rolls.Planned(dear.request, chance))
+        return await _written(request, it, make, rolls.Planned(dear.request, chance))
 
 
 async def _click(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:
@@ -307,12 +316,17 @@ async def _settled(job: Any) -> dict[str, Any]:
         found: dict[str, Any] = await job
         return found
     except ApiError as err:
-        if err.status in (429, 503):
-            return busy_message(int(err.headers.get("retry-after", "1")) if err.headers else 1)
-        return error_message(err.message)
+        return _refused(err, err.message)
     except Exception:
         log.exception("discord: a command failed")
         return failed_message()
+
+
+def _refused(err: ApiError, words: str) -> dict[str, Any]:
+    """A refusal's message: "busy" where the server is (a queue full, the database busy)."""
+    if err.status in (429, 503):
+        return busy_message(int(err.headers.get("retry-after", "1")) if err.headers else 1)
+    return error_message(words)
 
 
 async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[str, Any]]) -> None:
@@ -323,14 +337,15 @@ async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[s
 
 
 async def _sheet(
-    store: Any, discord: Discord, it: Interaction, options: dict[str, Any]
+    request: Request, discord: Discord, it: Interaction, options: dict[str, Any]
 ) -> dict[str, Any]:
+    store = request.app.state.server.store
     system = await run_in_threadpool(sheets.table_system, store, it)
     if system is None:
         return tables.no_table()
     found = sheets.attachment(it, options.get(FILE))
     text = await sheets.fetch(discord.outbox.client, str(found["url"]))
-    return await run_in_threadpool(sheets.make, store, it, system, text)
+    return await _written(request, it, sheets.make, store, it, system, text)
 
 
 def mount(app: Any, discord: Discord) -> None:
