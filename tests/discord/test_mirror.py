@@ -5,6 +5,7 @@ each row goes to one sender only."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -84,7 +85,7 @@ def channel_route() -> respx.Route:
 
 
 def posted(route: respx.Route, count: int) -> list[dict[str, Any]]:
-    """The channel's messages, once ``count`` have come (the sender looks every second)."""
+    """The channel's messages, once ``count`` have come."""
     deadline = time.monotonic() + 10
     while route.call_count < count and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -113,6 +114,26 @@ def test_a_roll_on_the_web_page_is_posted_to_its_table_s_channel(
     while posts(client) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert posts(client) == []  # sent: its row is gone
+
+
+@respx.mock
+def test_a_web_roll_is_posted_at_its_commit_not_at_the_sender_s_next_look(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    route = channel_route()
+    table_id, _, pat = seated(client, discord)
+    no_sender(client, endpoint)
+
+    async def patient() -> None:  # a sender that would look again only in an hour
+        endpoint.due = asyncio.Event()
+        sender = mirror.run(store_of(client), endpoint.outbox, endpoint.due, idle=3600)
+        endpoint.sender = asyncio.get_running_loop().create_task(sender)
+        await asyncio.sleep(0.1)  # its first look, at nothing
+
+    client.portal.call(patient)
+    web_roll(client, table_id, pat, "Alice")
+    (message,) = posted(route, 1)
+    assert "Pat rolled spot hidden as Alice" in message["embeds"][0]["description"]
 
 
 @respx.mock

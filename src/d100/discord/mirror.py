@@ -12,6 +12,7 @@ taken again when its lease ends, a few times at most."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -29,7 +30,9 @@ from .play import channel, roll_view
 
 LEASE = 120.0  # seconds a sender holds the rows it took: longer than the outbox's retries
 BATCH = 10
-IDLE = 1.0  # seconds between looks when nothing is due (another process's rows included)
+# seconds between looks when nothing is due: this process's own posts wake it at commit,
+# another process's are found so
+IDLE = 1.0
 TRIES = 5  # takes of one row before its post is given up
 log = logging.getLogger("d100.discord")
 
@@ -111,12 +114,18 @@ async def send_due(store: Store, outbox: Outbox, clock: Callable[[], float] = ti
     return len(taken)
 
 
-async def run(store: Store, outbox: Outbox, idle: float = IDLE) -> None:
-    """The sender: posts what is due, and looks again at once while rows keep coming."""
+async def run(
+    store: Store, outbox: Outbox, due: asyncio.Event | None = None, idle: float = IDLE
+) -> None:
+    """The sender: posts what is due, and looks again at once while rows keep coming; else
+    when ``due`` is set (this process committed posts) or after ``idle`` seconds."""
+    due = due or asyncio.Event()
     while True:
+        due.clear()
         try:
             if await send_due(store, outbox):
                 continue
         except Exception:  # a bug or a lost database must not stop the sender for good
             log.exception("discord: posting to channels failed")
-        await asyncio.sleep(idle)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(due.wait(), idle)

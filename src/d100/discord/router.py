@@ -68,12 +68,21 @@ class Discord:
     buckets: Buckets = field(default_factory=lambda: Buckets(RATE))
     pending: set[asyncio.Task[None]] = field(default_factory=set)  # deferred answers' work
     sender: asyncio.Task[None] | None = None  # posts other doors' rolls to their channels
+    due: asyncio.Event | None = None  # set when this process has queued channel posts
+    loop: asyncio.AbstractEventLoop | None = None
 
     def start(self, store: Store) -> None:
         """The channel posts' sender, where there is a bot token to post with (till then
         the posts wait in the database)."""
         if self.outbox.bot_token:
-            self.sender = asyncio.get_running_loop().create_task(mirror.run(store, self.outbox))
+            self.loop, self.due = asyncio.get_running_loop(), asyncio.Event()
+            self.sender = self.loop.create_task(mirror.run(store, self.outbox, self.due))
+
+    def posted(self) -> None:
+        """A commit queued channel posts: the sender looks now, not at its next idle look.
+        Called from the thread that committed."""
+        if self.loop is not None and self.due is not None:
+            self.loop.call_soon_threadsafe(self.due.set)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Discord | None:

@@ -63,7 +63,12 @@ def create_app(
         discord = Discord.from_env()
     hub = Hub()
     # with a Discord endpoint, rolls made through the web at a channel's table are sent to it
-    store = Store(database_url, on_commit=hub.wake, mirror=discord is not None)
+    store = Store(
+        database_url,
+        on_commit=hub.wake,
+        mirror=discord is not None,
+        on_posted=None if discord is None else discord.posted,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from .errors import not_found
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
-from .store import MIRROR, touch, write_columns
+from .store import MIRROR, POSTED, touch, write_columns
 from .tokens import now
 
 # A follow-up is decided on seeing the result: one further back than this many events is
@@ -128,6 +128,7 @@ def append(
         channel = connection.execute(_CHANNEL_OF, {"table_id": table.id}).scalar()
         if channel is not None:
             connection.execute(_POST, {"table_id": table.id, "seq": seq, "channel_id": channel})
+            session.info[POSTED] = True
     write_columns(session, table, last_seq=seq)
     announce(session, table.id)
     return Event(**row)  # not in the session: the row is written, the object only tells it

@@ -27,6 +27,7 @@ TOUCHED = "d100_touched"
 # session.info: this process serves a Discord endpoint, so a write's events of the kinds a
 # table's channel is sent are queued for it (``events.append``); without one no roll looks
 MIRROR = "d100_mirror"
+POSTED = "d100_posted"  # session.info: a channel post was queued (the sender looks at commit)
 WRITE = "d100_write"
 # Connections kept open. Every live stream a commit wakes reads the log on a worker thread
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
@@ -36,10 +37,17 @@ POOL, POOL_OVERFLOW = 30, 10
 
 class Store:
     def __init__(
-        self, url: str, on_commit: Callable[[str], None] | None = None, mirror: bool = False
+        self,
+        url: str,
+        on_commit: Callable[[str], None] | None = None,
+        mirror: bool = False,
+        on_posted: Callable[[], None] | None = None,
     ) -> None:
+        """``on_commit``: called with each table a committed write changed; ``on_posted``:
+        once a committed write queued channel posts (``mirror``: writes queue them)."""
         self.url: URL = make_url(url)
         self.on_commit = on_commit
+        self.on_posted = on_posted
         self.engine = _engine(self.url)
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(
@@ -87,6 +95,8 @@ class Store:
         if self.on_commit is not None:
             for table_id in session.info.get(TOUCHED, set()):
                 self.on_commit(table_id)
+        if self.on_posted is not None and session.info.get(POSTED):
+            self.on_posted()
 
     def member_table(self, hashed: str) -> str | None:
         """The table of the member whose token has this hash, None for any other (a revoked
