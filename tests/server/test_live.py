@@ -244,3 +244,43 @@ def test_an_idle_stream_s_heartbeat_reads_nothing(monkeypatch: pytest.MonkeyPatc
     lines = asyncio.run(scene())
     assert reads == [0, 0]  # the first read, then the wake's
     assert sum(line == ": still here\n\n" for line in lines) >= 5
+
+
+def test_streams_opened_together_beat_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stream's first heartbeat comes at its own share of the period (half of it to
+    all of it), so a thousand streams opened at once never beat in one turn of the loop; a
+    stream draws its share as it opens."""
+    import asyncio
+    import itertools
+
+    from d100.server import live
+
+    first = [list(itertools.islice(live.beats(p), 3)) for p in (0.0, 0.5, 1.0)]
+    h = live.HEARTBEAT
+    assert first == [[h / 2, h, h], [h * 0.75, h, h], [h, h, h]]
+    monkeypatch.setattr(live, "HEARTBEAT", 0.4)
+    hub = Hub()
+
+    async def read(store: object, table: str, token: object, after: int) -> tuple[list[str], int]:
+        return [], after
+
+    monkeypatch.setattr(hub, "read", read)
+
+    async def scene() -> list[str]:
+        beaten: list[str] = []
+
+        async def listen(name: str, phase: float) -> None:
+            body = live.stream(None, hub, "t", "token", 0, lambda: phase)  # type: ignore[arg-type]
+            async for line in body:
+                if line.startswith(":"):
+                    beaten.append(name)
+
+        tasks = [asyncio.create_task(listen(n, p)) for n, p in (("late", 1.0), ("early", 0.0))]
+        while len(beaten) < 3:
+            await asyncio.sleep(0.01)
+        for task in tasks:
+            task.cancel()
+        return beaten
+
+    # at 0.2 s, 0.4 s and 0.6 s: the loop runs timers in their order, however late it is
+    assert asyncio.run(scene())[:3] == ["early", "late", "early"]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import weakref
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -176,11 +177,26 @@ def sse(seq: int, data: dict[str, Any]) -> str:
     return f"id: {seq}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+def beats(phase: float) -> Iterator[float]:
+    """A stream's waits between heartbeats: the first cut to a share of ``HEARTBEAT`` by its
+    ``phase`` (0 to 1), so streams opened together (a thousand at a reconnect) beat apart
+    over half a period, not all in one turn of the loop that a roll then waits behind."""
+    yield HEARTBEAT * (1 + phase) / 2
+    while True:
+        yield HEARTBEAT
+
+
 async def stream(
-    store: Store, hub: Hub, table_id: str, token: str | None, after: int
+    store: Store,
+    hub: Hub,
+    table_id: str,
+    token: str | None,
+    after: int,
+    phase: Callable[[], float] = random.random,
 ) -> AsyncIterator[str]:
     """Server-Sent Events from the log: everything after ``after``, then each new event.
     Subscribing before reading means a write between the read and the wait still wakes us."""
+    waits = beats(phase())
     with hub.subscribe(table_id) as waiter:
         yield f"retry: {int(RECONNECT * 1000)}\n\n"
         while True:
@@ -196,7 +212,7 @@ async def stream(
                 continue
             while True:
                 try:
-                    await asyncio.wait_for(waiter.wait(), HEARTBEAT)
+                    await asyncio.wait_for(waiter.wait(), next(waits))
                     break
                 except TimeoutError:
                     yield ": still here\n\n"
