@@ -119,12 +119,12 @@ class RollCall(Part):
     opponent: CharacterRef | None = absent()
 
 
-class Aim(Part):
+class LoggedAim(Part):
     rounds: int
     bonus: int
 
 
-class Assist(Part):
+class LoggedAssist(Part):
     character_id: str
     skill: str
     name: str
@@ -135,10 +135,10 @@ class LoggedTarget(Part):
     character: CharacterRef
     status: str = Field(description="pending, rolled, declined or cancelled")
     event_seq: int | None
-    assists: list[Assist]
+    assists: list[LoggedAssist]
 
 
-class CalledSide(Part):
+class LoggedSide(Part):
     """The side a called contest is against: its skill and fields only to its sheet's readers."""
 
     character: CharacterRef
@@ -155,7 +155,7 @@ class LoggedCall(Part):
     visibility: Visibility
     at: str
     targets: list[LoggedTarget]
-    opponent: CalledSide | None
+    opponent: LoggedSide | None
     players_fields: list[str] = Field(description="what a roller may add")
 
 
@@ -268,7 +268,7 @@ class Aimed(Entry):
     KIND = "aim"
     character: CharacterRef
     action: str
-    aim: Aim | None
+    aim: LoggedAim | None
 
 
 class Rested(Entry):
@@ -294,7 +294,7 @@ class Rolled(Entry):
     result: dict[str, Any] | None = Field(
         None, description="the result (result.schema.json)", json_schema_extra=_never_null
     )
-    aim: Aim | None = absent()
+    aim: LoggedAim | None = absent()
     follow_ups: list[Offer] | None = absent()
     opponent: CharacterRef | None = absent()
     opponent_skill: str | None = absent()
