@@ -19,7 +19,7 @@ from starlette.requests import cookie_parser
 
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
-from .event_kinds import HIDDEN, AboutCall, Names, Rolled, read
+from .event_kinds import HIDDEN, AboutCall, Entry, Names, Rolled, read
 from .models import Character, Event, Logged, Member
 from .tokens import token_hash
 
@@ -297,13 +297,16 @@ def sees_event(viewer: Viewer, event: Event | Logged) -> bool:
     return sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm)
 
 
-def decide(viewer: Viewer, event: Event | Logged) -> Decision:
-    """What this viewer sees of this event (``shape`` makes the view from it)."""
+def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -> Decision:
+    """What this viewer sees of this event (``shape`` makes the view from it). ``logged``: the
+    event read as its model already (``event_kinds.read``), by a caller deciding it for many
+    viewers."""
     seen = sees_event(viewer, event)
     own_blind = not seen and event.visibility == "blind" and event.actor_id == viewer.member_id
     if not (seen or own_blind):
         return Decision(event.seq, False, False)
-    logged = read(event)
+    if logged is None:
+        logged = read(event)
     if not isinstance(logged, Rolled):  # only a call's chosen opponent is anyone's secret
         opponent = logged.call.opponent if isinstance(logged, AboutCall) else None
         kept = opponent is not None and withholds(viewer, opponent.character.member_id, True)
