@@ -4,11 +4,12 @@ is made by its builder below and appended as that model (``events.append``); ``r
 logged row back into its model. The data written is the model's (``Entry.data``), key for key
 the JSON events had before there were models, so old logs read as they did.
 
-A key only some events of a kind have, or only some viewers see (``access.shape`` takes parts
-out of a view), is optional here and left out of the data when unset; the builders take what
-every new event has. The JSON Schemas in ``schemas/events/`` describe each kind as a viewer
-sees it (``viewed``), generated from these models (``python -m d100.server.event_kinds
---write``)."""
+A key only some events of a kind have, only some viewers see (``access.shape`` takes parts
+out of a view) or only events logged since some version have, is optional here and left out
+of the data when unset; the builders take what every new event has. A key logs no longer
+write is kept as ``legacy``: an old log reads as it was written. The JSON Schemas in
+``schemas/events/`` describe each kind as a viewer sees it (``viewed``), generated from these
+models (``python -m d100.server.event_kinds --write``)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,11 @@ def absent() -> Any:
     return Field(None, json_schema_extra=_never_null)
 
 
+def legacy(what: str) -> Any:
+    """A key only events logged by an older version have."""
+    return Field(None, description=f"in older logs only: {what}", json_schema_extra=_never_null)
+
+
 class Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -70,7 +76,11 @@ class LoggedSeed(Part):
     commitment: str = Field(description="SHA-256 of the server seed, shown before its rolls")
     rolls: int
     blind: bool
-    chain: str = Field(description="open, blind, gm or self (access.Chain)")
+    chain: str | None = Field(
+        None,
+        description="open, blind, gm or self (access.Chain); absent in logs from before chains",
+        json_schema_extra=_never_null,
+    )
     created_at: str
     member_id: str | None = absent()
     server_seed: str | None = absent()
@@ -90,7 +100,9 @@ class Provable(Part):
     commitment: str
     client_seed: str
     nonce: int
-    engine: str = Field(description="the engine version that resolved it")
+    engine: str | None = Field(
+        None, description="the engine version that resolved it", json_schema_extra=_never_null
+    )
     request: dict[str, Any] | None = absent()
 
 
@@ -144,7 +156,7 @@ class LoggedSide(Part):
     character: CharacterRef
     skill: str | None = absent()
     fields: dict[str, Any] | None = absent()
-    contest: dict[str, Any]
+    contest: dict[str, Any] | None = absent()
 
 
 class LoggedCall(Part):
@@ -155,8 +167,10 @@ class LoggedCall(Part):
     visibility: Visibility
     at: str
     targets: list[LoggedTarget]
-    opponent: LoggedSide | None
-    players_fields: list[str] = Field(description="what a roller may add")
+    opponent: LoggedSide | None = Field(None, description="a called contest's other side")
+    players_fields: list[str] | None = Field(
+        None, description="what a roller may add", json_schema_extra=_never_null
+    )
 
 
 class Entry(Part):
@@ -179,10 +193,11 @@ class TableOpened(Entry):
     KIND = "table"
     name: str
     system: str
-    gm: LoggedMember
-    active: LoggedSeed
-    blind: BlindSeeds
-    chains: list[LoggedSeed]
+    # absent in logs from before the GM's client seed, and then the first seeds, were bound
+    gm: LoggedMember | None = absent()
+    active: LoggedSeed | None = absent()
+    blind: BlindSeeds | None = absent()
+    chains: list[LoggedSeed] | None = absent()
 
 
 class Joined(Entry):
@@ -197,7 +212,7 @@ class InviteRenewed(Entry):
 class Revoked(Entry):
     KIND = "revoke"
     member: LoggedMember
-    invite_renewed: bool
+    invite_renewed: bool | None = absent()
 
 
 class ClientSeedSet(Entry):
@@ -225,7 +240,7 @@ class SeedRotated(Entry):
     revealed: LoggedSeed
     active: LoggedSeed
     blind: BlindSeeds | None = absent()
-    chains: list[LoggedSeed]
+    chains: list[LoggedSeed] | None = absent()
 
 
 class CharacterChanged(Entry):
@@ -268,7 +283,8 @@ class Aimed(Entry):
     KIND = "aim"
     character: CharacterRef
     action: str
-    aim: LoggedAim | None
+    aim: LoggedAim | None = None
+    aim_rounds: int | None = legacy("the rounds aimed, before the bonus they add was logged")
 
 
 class Rested(Entry):
@@ -286,6 +302,7 @@ class Rolled(Entry):
     manual: bool = Field(description="dice typed by hand")
     rerolls: int | None = absent()
     reroll_of: int | None = absent()
+    reroll_number: int | None = legacy("a Luck reroll's number, before follow-ups were named")
     follow_up: FollowUpTaken | None = absent()
     taken: list[str] | None = absent()
     luck_spent: int | None = absent()
@@ -317,7 +334,7 @@ class Unblinding(Entry):
     unblinds: int = Field(description="the blind roll's number")
     roll_kind: Literal["roll", "contest"]
     roller_id: str | None
-    rolled_at: str
+    rolled_at: str | None = absent()
 
 
 class Unblinded(Rolled, Unblinding):
