@@ -27,7 +27,6 @@ GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
 HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view leaves out
-HIDDEN_KIND = HIDDEN  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
 # A viewer is read as a plain row, not an ORM object: every request authenticates. With it,
@@ -366,7 +365,7 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
     (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
     nonce it drew, so ``d100 verify`` can check that every nonce is used once, in order."""
     if not (decision.seen or decision.own_blind):
-        stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
+        stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN, "hidden": True}
         provable = event.data.get("provable")
         if isinstance(provable, dict):
             stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
