@@ -82,7 +82,7 @@ def _checked(
     if rolled.actor_id != viewer.member_id:
         raise ApiError(403, "seq", seq, "a check you rolled", "only its roller may follow it up")
     logged = kinds.read(rolled)
-    assert isinstance(logged, kinds.Roll)
+    assert isinstance(logged, kinds.Roll)  # its kind is checked above
     row = characters.load(session, table.id, logged.character.id)
     require_editor(viewer, row, "follow up this character's roll")
     if not sheet_readers_see(session, rolled.visibility, viewer.member_id, row):
