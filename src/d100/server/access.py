@@ -19,6 +19,7 @@ from starlette.requests import cookie_parser
 
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
+from .event_kinds import HIDDEN, AboutCall, Entry, Names, Rolled, read
 from .models import Character, Event, Logged, Member
 from .tokens import token_hash
 
@@ -26,7 +27,6 @@ GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
 HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view leaves out
-HIDDEN_KIND = "hidden"  # the kind of an event's stub, for a viewer who may not see it
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
 # A viewer is read as a plain row, not an ORM object: every request authenticates. With it,
@@ -258,19 +258,20 @@ class Decision:
     offers: bool = True  # its follow-up offers: they bound the roller's Luck
 
 
-def reads_sheet(viewer: Viewer, character: Mapping[str, Any]) -> bool:
-    """Whether the viewer reads the sheet of a character as events show it (its public view):
-    its player and the GMs do."""
-    return viewer.is_gm or character.get("member_id") == viewer.member_id
+def reads_sheet(viewer: Viewer, owner: str | None) -> bool:
+    """Whether the viewer reads the sheet of a character of ``owner`` (the member its public
+    view names): its player and the GMs do."""
+    return viewer.is_gm or owner == viewer.member_id
 
 
-def withholds(viewer: Viewer, character: Mapping[str, Any], chosen: bool = False) -> bool:
-    """Whether the viewer sees this character's part of a roll by name and level only: an
-    NPC (a GM's character) or a side a GM's call chose (``chosen``), unless they read its
-    sheet. Another player's character rolled in public is shown whole: public means public."""
-    if reads_sheet(viewer, character):
+def withholds(viewer: Viewer, owner: str | None, chosen: bool = False) -> bool:
+    """Whether the viewer sees the part of a roll of a character of ``owner`` by name and
+    level only: an NPC (a GM's character) or a side a GM's call chose (``chosen``), unless
+    they read its sheet. Another player's character rolled in public is shown whole: public
+    means public."""
+    if reads_sheet(viewer, owner):
         return False
-    return chosen or character.get("member_id") in viewer.gms
+    return chosen or owner in viewer.gms
 
 
 def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
@@ -278,7 +279,7 @@ def view_call(viewer: Viewer, call: dict[str, Any]) -> dict[str, Any]:
     audience): the opponent the GM chose for a contest is named, its skill and options only
     for whoever reads its sheet (the contest's own fields, a melee response, are no secret)."""
     opponent = call.get("opponent")
-    if opponent is None or not withholds(viewer, opponent["character"], chosen=True):
+    if opponent is None or not withholds(viewer, opponent["character"]["member_id"], True):
         return call
     return _called(call)
 
@@ -295,41 +296,47 @@ def sees_event(viewer: Viewer, event: Event | Logged) -> bool:
     return sees_result(event.visibility, event.actor_id, viewer.member_id, viewer.is_gm)
 
 
-def decide(viewer: Viewer, event: Event | Logged) -> Decision:
-    """What this viewer sees of this event (``shape`` makes the view from it)."""
+def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -> Decision:
+    """What this viewer sees of this event (``shape`` makes the view from it). ``logged``: the
+    event read as its model already (``event_kinds.read``), by a caller deciding it for many
+    viewers."""
     seen = sees_event(viewer, event)
     own_blind = not seen and event.visibility == "blind" and event.actor_id == viewer.member_id
     if not (seen or own_blind):
         return Decision(event.seq, False, False)
-    data = event.data
-    if "provable" not in data:  # no roll: only a call's chosen opponent is anyone's secret
-        call = data.get("call")
-        opponent = call.get("opponent") if isinstance(call, dict) else None
-        kept = opponent is not None and withholds(viewer, opponent["character"], chosen=True)
+    if logged is None:
+        logged = read(event)
+    if not isinstance(logged, Rolled):  # only a call's chosen opponent is anyone's secret
+        opponent = logged.call.opponent if isinstance(logged, AboutCall) else None
+        kept = opponent is not None and withholds(viewer, opponent.character.member_id, True)
         return Decision(event.seq, seen, own_blind, (OPPONENT,) if kept else ())
-    call, actor = data.get("call"), data.get("character") or {}
+    withheld, helpers = _withheld_parts(viewer, logged)
+    offers = reads_sheet(viewer, logged.character.member_id)
+    return Decision(event.seq, seen, own_blind, withheld, helpers, offers)
+
+
+def _withheld_parts(viewer: Viewer, named: Names) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The parts of a roll this viewer sees by name and level only, and which helpers."""
     withheld = []
-    if withholds(viewer, actor):
+    if withholds(viewer, named.character.member_id):
         withheld.append(ACTOR)
-    chosen = isinstance(call, dict) and OPPONENT in call
-    if OPPONENT in data and withholds(viewer, data[OPPONENT], chosen):
+    chosen = named.call is not None and named.call.opponent is not None
+    if named.opponent is not None and withholds(viewer, named.opponent.member_id, chosen):
         withheld.append(OPPONENT)
-    helpers = _withheld_helpers(viewer, data)
+    helpers = _withheld_helpers(viewer, named)
     if helpers:
         withheld.append(HELPERS)
-    offers = reads_sheet(viewer, actor)
-    return Decision(event.seq, seen, own_blind, tuple(withheld), helpers, offers)
+    return tuple(withheld), helpers
 
 
-def _withheld_helpers(viewer: Viewer, data: Mapping[str, Any]) -> tuple[int, ...]:
+def _withheld_helpers(viewer: Viewer, named: Names) -> tuple[int, ...]:
     """The places of the helpers this viewer sees by name and level only. A roll logged
     before its helpers were named keeps every helper's values from the players."""
-    named = data.get(HELPERS)
-    if named is not None:
-        return tuple(i for i, helper in enumerate(named) if withholds(viewer, helper))
-    request = data.get("request")
-    field = _helper_field(data)
-    if viewer.is_gm or field is None or not isinstance(request, dict):
+    if named.helpers is not None:
+        return tuple(i for i, h in enumerate(named.helpers) if withholds(viewer, h.member_id))
+    request = named.request
+    field = _helper_field(request, None)
+    if viewer.is_gm or field is None or request is None:
         return ()
     given = request.get(ACTOR, request).get(field)
     if given is None:
@@ -337,9 +344,8 @@ def _withheld_helpers(viewer: Viewer, data: Mapping[str, Any]) -> tuple[int, ...
     return tuple(range(len(given))) if isinstance(given, list) else (0,)
 
 
-def _helper_field(data: Mapping[str, Any]) -> str | None:
+def _helper_field(request: Any, result: Any) -> str | None:
     """The request field a roll's helpers are in, as its system declares it."""
-    request, result = data.get("request"), data.get("result")
     system = next(
         (d["system"] for d in (request, result) if isinstance(d, dict) and "system" in d), None
     )
@@ -359,7 +365,7 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
     (numbers are consecutive, so that it happened is no secret) and, for a roll, the seed and
     nonce it drew, so ``d100 verify`` can check that every nonce is used once, in order."""
     if not (decision.seen or decision.own_blind):
-        stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN_KIND, "hidden": True}
+        stub: dict[str, Any] = {"seq": event.seq, "kind": HIDDEN, "hidden": True}
         provable = event.data.get("provable")
         if isinstance(provable, dict):
             stub["provable"] = {k: provable[k] for k in ("seed_id", "nonce")}
@@ -399,7 +405,7 @@ def _withheld(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     if OPPONENT in parts:
         out.pop("opponent_skill", None)
     contest = OPPONENT in view  # a contest's request and result have a part for each side
-    field = _helper_field(view) if HELPERS in parts else None
+    field = _helper_field(view.get("request"), view.get("result")) if HELPERS in parts else None
     request = view.get("request")
     if isinstance(request, dict):
         if contest:
@@ -496,21 +502,17 @@ class Chain:
         return ("self" if self.kind == SELF_CHAIN else "gm"), self.member_id or gm_id
 
 
-def chain_of(
-    visibility: str, actor_id: str | None, data: Mapping[str, Any], gms: frozenset[str]
-) -> Chain:
-    """The chain a roll in this mode by ``actor_id``, whose event holds ``data``, draws from
-    (or its follow-up: the same roll), decided by what ``decide`` shows each member."""
+def chain_of(visibility: str, actor_id: str | None, named: Names, gms: frozenset[str]) -> Chain:
+    """The chain a roll in this mode by ``actor_id``, naming ``named``, draws from (or its
+    follow-up: the same roll), decided by what ``decide`` shows each member."""
     anyone = Viewer("", "", PLAYER, "", gms)  # a player the roll names nowhere
-    data = {**data, "provable": data.get("provable") or {}}  # a roll, drawn or not yet
     if visibility in ("public", "blind"):
         # A blind roll is shown to everyone in the end: as a public roll.
-        shown = Logged(0, "roll", "public", actor_id, data, "", None)
-        if decide(anyone, shown).withheld:
+        if _withheld_parts(anyone, named)[0]:
             return Chain(GM_CHAIN)
         return Chain(OPEN if visibility == "public" else BLIND)
     roller = Viewer(str(actor_id), "", GM if actor_id in gms else PLAYER, "", gms)
-    if decide(roller, Logged(0, "roll", visibility, actor_id, data, "", None)).withheld:
+    if _withheld_parts(roller, named)[0]:
         return Chain(SEALED) if visibility == "self" else Chain(GM_CHAIN)
     if visibility == "self":
         return Chain(SELF_CHAIN, roller.member_id)

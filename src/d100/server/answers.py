@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .event_kinds import CharacterRef
+
 
 class Answer(BaseModel):
     model_config = ConfigDict(extra="allow")  # a later field is no breaking change
@@ -129,53 +131,6 @@ class OddsAnswer(Answer):
     percent: dict[str, Any] | None = None
     advice: list[Advice] | None = None
     meanings: dict[str, str] | None = None
-
-
-class CharacterRef(Answer):
-    id: str
-    name: str
-    member_id: str | None
-
-
-class EventView(Answer):
-    """A logged event as this viewer sees it: what its visibility hides from this viewer is
-    absent (a blind roller's result; all but its number and seed for one who may not see it)."""
-
-    seq: int
-    kind: str = Field(description="roll, character, join, call, ...; hidden: a stub")
-    hidden: bool | None = Field(None, description="true: this viewer sees only a part, or a stub")
-    visibility: str | None = Field(None, description="public, gm, blind or self")
-    actor_id: str | None = None
-    at: str | None = None
-    character: CharacterRef | None = None
-    skill: str | None = None
-    request: dict[str, Any] | None = None
-    odds: Fractions | None = None
-    percent: dict[str, Any] | None = None
-    manual: bool | None = Field(None, description="dice typed by hand")
-    provable: dict[str, Any] | None = Field(None, description="seed, nonce: to verify the dice")
-    result: dict[str, Any] | None = Field(None, description="the result (result.schema.json)")
-    helpers: list[CharacterRef] | None = Field(
-        None, description="who helped, in the request's order"
-    )
-    withheld: list[str] | None = Field(
-        None,
-        description="the parts shown by name and level only (actor, opponent, helpers): an NPC's, "
-        "or the side a GM's call chose, for a viewer who may not read its sheet",
-    )
-    active: SeedView | None = Field(
-        None,
-        description="the table's opening and each rotation (seed): the seed the next rolls draw "
-        "from, announced by its commitment before any of them",
-    )
-    revealed: SeedView | None = Field(
-        None, description="a rotation (seed): the last seed, revealed, with its roll count"
-    )
-    blind: dict[str, SeedView] | None = Field(
-        None,
-        description="the blind rolls' seeds: at the opening, active; at a rotation that reveals "
-        "the blind seed (every blind roll of it shown), revealed and active",
-    )
 
 
 def documented(status: int, model: Any) -> dict[int | str, dict[str, Any]]:

@@ -44,6 +44,7 @@ from .access import (
 from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
+from .event_kinds import EventView
 from .events import get_table
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
@@ -415,7 +416,7 @@ async def roll_odds(table_id: TableId, body: bodies.Roll, request: Request) -> d
     "/api/tables/{table_id}/rolls",
     status_code=201,
     tags=["rolls"],
-    responses=documented(201, answers.EventView),
+    responses=documented(201, EventView),
 )
 async def roll(
     table_id: TableId,
@@ -588,7 +589,7 @@ def rest(table_id: TableId, request: Request) -> dict[str, Any]:
 @router.get(
     "/api/tables/{table_id}/events",
     tags=["log"],
-    responses=documented(200, list[answers.EventView]),
+    responses=documented(200, list[EventView]),
 )
 def events(table_id: TableId, request: Request, after: Seq = 0) -> list[dict[str, Any]]:
     """The next events after number ``after`` (a batch), as this member may see them: one

@@ -16,6 +16,7 @@ from .. import sheets
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
+from . import event_kinds as kinds
 from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
@@ -315,14 +316,10 @@ def _announce(
     change: str,
     changed: dict[str, list[Any]] | None = None,
 ) -> None:
-    """Tell the table a character was created, edited or had its marks cleared. What an edit
-    changed is for the sheet's readers only: the event is then the GM's and its author's
-    (``gm`` visibility), a stub for everyone else."""
-    data: dict[str, Any] = {"character": public_view(row), "change": change}
-    if changed is not None:
-        data["changes"] = changed
-    visibility = "public" if changed is None else "gm"
-    append(session, table, "character", data, visibility=visibility, actor_id=viewer.member_id)
+    """Tell the table a character was created, edited or had its marks cleared
+    (``event_kinds.character_changed``: what an edit changed is for the sheet's readers)."""
+    told = kinds.character_changed(public_view(row), change, changed, viewer.member_id)
+    append(session, table, told)
 
 
 def export(session: Session, viewer: Viewer, character_id: str) -> Character:

@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
+from .event_kinds import Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
 from .store import MIRROR, POSTED, touch, write_columns
 from .tokens import now
@@ -26,7 +27,7 @@ from .tokens import now
 FOLLOW_UP_WINDOW = 200
 # The kinds a table's Discord channel is sent when they are made through another door; the
 # door a request came in by: the Discord one answers in the channel itself.
-MIRRORED = frozenset({"roll", "unblind"})
+MIRRORED = frozenset({Roll.KIND, Unblinded.KIND})
 DISCORD = "discord"
 DOOR: ContextVar[str] = ContextVar("d100_door", default="web")
 _CHANNEL_OF = select(DiscordChannel.channel_id).where(
@@ -93,32 +94,23 @@ def lock_table(session: Session, table_id: str) -> GameTable:
     return table
 
 
-def append(
-    session: Session,
-    table: GameTable,
-    kind: str,
-    data: dict[str, Any],
-    visibility: str = "public",
-    actor_id: str | None = None,
-    flush: bool = True,
-    audience: list[str] | None = None,
-) -> Event:
+def append(session: Session, table: GameTable, event: Entry, flush: bool = True) -> Event:
     """The next event of ``table``, written at once as a plain row: the log is append-only,
     so the ORM's unit of work never has to track it. ``flush`` first writes the rows pending
     in the transaction (the event may refer to one: a new table's first event needs its
     table); a caller with nothing of the kind pending saves that flush. The event is
-    committed, or rolled back, with the rest of the transaction all the same.
-    ``audience``: the players who see an event about a called test that is not public."""
+    committed, or rolled back, with the rest of the transaction all the same."""
     seq = table.last_seq + 1
+    kind = event.KIND
     row: dict[str, Any] = {
         "table_id": table.id,
         "seq": seq,
         "kind": kind,
-        "visibility": visibility,
-        "actor_id": actor_id,
-        "data": data,
+        "visibility": event.visibility,
+        "actor_id": event.actor_id,
+        "data": event.data(),
         "created_at": now(),
-        "audience": audience,
+        "audience": event.audience,
     }
     if flush:
         session.flush()

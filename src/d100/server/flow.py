@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, load_only
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import characters
+from . import event_kinds as kinds
 from .access import (
     Viewer,
     audience,
@@ -114,8 +115,8 @@ def call_test(
             )
         )
     session.flush()
-    view = {"call": call_view(session, call)}
-    append(session, table, "call", view, actor_id=viewer.member_id, audience=call.audience)
+    called = kinds.test_called(call_view(session, call), viewer.member_id, call.audience)
+    append(session, table, called)
     return call
 
 
@@ -169,19 +170,9 @@ def decline(session: Session, viewer: Viewer, target_id: str) -> CallTarget:
     target, call, row = _pending(session, table, viewer, target_id)
     require_editor(viewer, row, "decline this test")
     target.status = "declined"
-    append(
-        session,
-        table,
-        "decline",
-        {
-            "call_id": call.id,
-            "target_id": target.id,
-            "character": characters.public_view(row),
-            "skill": call.skill,
-        },
-        actor_id=viewer.member_id,
-        audience=call.audience,
-    )
+    shown = characters.public_view(row)
+    told = kinds.declined(call.id, target.id, shown, call.skill, viewer.member_id, call.audience)
+    append(session, table, told)
     return target
 
 
@@ -203,8 +194,8 @@ def cancel(session: Session, viewer: Viewer, call_id: str) -> Call:
     for target in waiting:
         target.status = "cancelled"
     session.flush()
-    view = {"call": call_view(session, call)}
-    append(session, table, "cancel", view, actor_id=viewer.member_id, audience=call.audience)
+    cancelled = kinds.call_cancelled(call_view(session, call), viewer.member_id, call.audience)
+    append(session, table, cancelled)
     return call
 
 
@@ -264,20 +255,16 @@ def assist(
     if call.audience is not None and helper.member_id not in call.audience:
         # The GM may attach anyone's character: its player must see what they help with.
         call.audience = sorted([*call.audience, helper.member_id])
-    append(
-        session,
-        table,
-        "help",
-        {
-            "call_id": call.id,
-            "target_id": target.id,
-            "character": characters.public_view(helper),
-            "helping": characters.public_view(helped),
-            "skill": skill,
-        },
-        actor_id=viewer.member_id,
-        audience=call.audience,
+    told = kinds.helped(
+        call.id,
+        target.id,
+        characters.public_view(helper),
+        characters.public_view(helped),
+        skill,
+        viewer.member_id,
+        call.audience,
     )
+    append(session, table, told)
     return target
 
 
@@ -299,17 +286,9 @@ def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Cha
     row = characters.load(session, table.id, character_id)
     require_editor(viewer, row, "change this character's aim")
     row.aim_rounds = min(row.aim_rounds + 1, rule.rounds) if action == "aim" else 0
-    append(
-        session,
-        table,
-        "aim",
-        {
-            "character": characters.public_view(row),
-            "action": action,
-            "aim": characters.aim_view(table.system, row.aim_rounds),
-        },
-        actor_id=viewer.member_id,
-    )
+    aim_now = characters.aim_view(table.system, row.aim_rounds)
+    told = kinds.aimed(characters.public_view(row), action, aim_now, viewer.member_id)
+    append(session, table, told)
     return row
 
 
@@ -328,7 +307,7 @@ def rest(session: Session, viewer: Viewer) -> list[Character]:
     rows = session.scalars(
         select(Character).where(Character.table_id == table.id).options(named)
     ).all()
-    append(session, table, "rest", {}, actor_id=viewer.member_id)
+    append(session, table, kinds.rested(viewer.member_id))
     return list(rows)
 
 

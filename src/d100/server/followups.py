@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .. import __version__
 from ..declarations import FollowUp, Rolled
 from ..engine import resolve
 from ..errors import D100Error
@@ -21,6 +20,7 @@ from ..provable import ProvableSource
 from ..results import CheckResult
 from ..systems import REGISTRY
 from . import characters
+from . import event_kinds as kinds
 from .access import Viewer, chain_of, require_editor, sees_event, sheet_readers_see
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found
@@ -59,14 +59,14 @@ class Plan:
 
 def plan(session: Session, viewer: Viewer, seq: int, key: str | None) -> Plan:
     table = get_table(session, viewer.table_id)
-    chosen = _checked(session, table, viewer, seq, key)[1]
+    chosen = _checked(session, table, viewer, seq, key)[2]
     request = dict(chosen.request)
     return Plan(seq, chosen.key, request, request if chosen.draws() else None)
 
 
 def _checked(
     session: Session, table: GameTable, viewer: Viewer, seq: int, key: str | None
-) -> tuple[Event, FollowUp]:
+) -> tuple[Event, kinds.Roll, FollowUp]:
     """The roll to follow and the follow-up taken; refused unless this viewer rolled it, it
     is seen by every reader of the sheet, nothing followed it yet, the system offers that
     follow-up for it now and the sheet has the Luck it costs."""
@@ -75,14 +75,15 @@ def _checked(
     # refusal would tell them what kind of event it is.
     if (
         rolled is None
-        or rolled.kind != "roll"
+        or rolled.kind != kinds.Roll.KIND
         or (rolled.actor_id != viewer.member_id and not sees_event(viewer, rolled))
     ):
         raise not_found("seq", seq, "check")
     if rolled.actor_id != viewer.member_id:
         raise ApiError(403, "seq", seq, "a check you rolled", "only its roller may follow it up")
-    data = rolled.data
-    row = characters.load(session, table.id, data["character"]["id"])
+    logged = kinds.read(rolled)
+    assert isinstance(logged, kinds.Roll)  # its kind is checked above
+    row = characters.load(session, table.id, logged.character.id)
     require_editor(viewer, row, "follow up this character's roll")
     if not sheet_readers_see(session, rolled.visibility, viewer.member_id, row):
         raise bad(
@@ -101,7 +102,7 @@ def _checked(
     later = select(Event.seq, Event.data).where(
         Event.table_id == table.id,
         Event.seq > seq,
-        Event.kind == "roll",
+        Event.kind == kinds.Roll.KIND,
         Event.data["reroll_of"].as_integer() == seq,
     )
     done = session.execute(later.limit(1)).first()
@@ -115,9 +116,10 @@ def _checked(
         )
     luck = characters.sheet_of(row).luck
     left = None if luck is None else luck.current
-    given = REGISTRY.get(table.system).declares.after(_rolled(session, data, left))
+    given = REGISTRY.get(table.system).declares.after(_rolled(session, logged, left))
     if not given:
-        reason = "this check succeeded" if data["result"]["success"] else "nothing may follow it"
+        succeeded = logged.result is not None and logged.result["success"]
+        reason = "this check succeeded" if succeeded else "nothing may follow it"
         raise bad("seq", seq, "a check its rules let its roller follow up", reason)
     keys = [f.key for f in given]
     if key is None:
@@ -144,26 +146,27 @@ def _checked(
             f"a character with {chosen.luck} Luck to spend",
             f"{row.name} has {left or 0} Luck",
         )
-    return rolled, chosen
+    return rolled, logged, chosen
 
 
-def _rolled(session: Session, data: dict[str, Any], luck: int | None) -> Rolled:
+def _rolled(session: Session, logged: kinds.Roll, luck: int | None) -> Rolled:
     """The check as the system sees it to say what may follow it: resolved again from its
     seed, nonce and request, as ``d100 verify`` does, so the result is the one logged."""
-    p = data["provable"]
-    seed = session.get_one(SeedSession, p["seed_id"])
-    source = ProvableSource(bytes.fromhex(seed.server_seed), p["client_seed"], p["nonce"])
-    result = resolve(p["request"], source)
+    p = logged.provable
+    assert p.request is not None  # the log keeps what resolved it (a view may not)
+    seed = session.get_one(SeedSession, p.seed_id)
+    source = ProvableSource(bytes.fromhex(seed.server_seed), p.client_seed, p.nonce)
+    result = resolve(p.request, source)
     assert isinstance(result, CheckResult)  # only checks are followed up
-    taken = tuple(data.get("taken", ()))
-    return Rolled(p["request"], result, luck, spent_of(data), taken, data.get("skill"))
+    taken = tuple(logged.taken or ())
+    return Rolled(p.request, result, luck, spent_of(logged), taken, logged.skill)
 
 
-def spent_of(data: dict[str, Any]) -> int:
+def spent_of(logged: kinds.Rolled) -> int:
     """The Luck a check and what followed it spent, as far as this event."""
-    if "spent" in data:
-        return int(data["spent"])
-    return int(data["result"].get("luck_spent") or 0)
+    if logged.spent is not None:
+        return logged.spent
+    return int((logged.result or {}).get("luck_spent") or 0)
 
 
 def follow(
@@ -175,9 +178,8 @@ def follow(
 ) -> Event:
     """The follow-up, made under the table's lock: its Luck spent, the next nonce drawn."""
     table = lock_table(session, viewer.table_id)
-    rolled, chosen = _checked(session, table, viewer, planned.seq, planned.key)
-    data = rolled.data
-    row = characters.load(session, table.id, data["character"]["id"])
+    rolled, logged, chosen = _checked(session, table, viewer, planned.seq, planned.key)
+    row = characters.load(session, table.id, logged.character.id)
     if dice is not None and not chosen.draws():
         raise bad("dice", dice, "no dice: this follow-up rolls none", "it reads the roll made")
     request = dict(chosen.request)
@@ -192,7 +194,7 @@ def follow(
             )
         resolved = {**request, "dice": dice}
     # Drawn from the chain of the roll it follows, as the view policy decides it for that roll.
-    chain = chain_of(rolled.visibility, rolled.actor_id, data, viewer.gms)
+    chain = chain_of(rolled.visibility, rolled.actor_id, logged, viewer.gms)
     drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
@@ -205,39 +207,43 @@ def follow(
         assert luck is not None  # _checked refuses a sheet without the Luck it costs
         luck = luck.spend(chosen.luck)
         characters.change_luck(session, row, luck)
-    taken = [*data.get("taken", ()), chosen.key]
-    spent = spent_of(data) + chosen.luck
-    out: dict[str, Any] = {
-        "character": characters.public_view(row),
-        "skill": data["skill"],
-        "request": request,
-        "odds": odds,
-        "percent": None if odds is None else percents(odds),
-        "manual": dice is not None,
-        "rerolls": data.get("rerolls", planned.seq),  # the first roll
-        "reroll_of": planned.seq,  # the roll it follows
-        "follow_up": {"key": chosen.key, "done": chosen.done}
-        | ({"failed": chosen.failed} if chosen.failed and not result.success else {}),
-        "taken": taken,
-        "luck_spent": chosen.luck,
-        "spent": spent,
-        "provable": {
-            "seed_id": drawn.seed_id,
-            "commitment": drawn.commitment,
-            "client_seed": drawn.client_seed,
-            "nonce": drawn.nonce,
-            "engine": __version__,
-            "request": resolved,
-        },
-        "result": result.to_dict(),
-    }
-    left = None if luck is None else luck.current
-    again = Rolled(resolved, result, left, spent, tuple(taken), data.get("skill"))
-    if more := offers(again, table.system):
-        out["follow_ups"] = more
-    for kept in ("call", "helpers"):  # the first roll's call, and who helped with it
-        if kept in data:
-            out[kept] = data[kept]
-    return append(
-        session, table, "roll", out, visibility=rolled.visibility, actor_id=viewer.member_id
+    taken = [*(logged.taken or ()), chosen.key]
+    spent = spent_of(logged) + chosen.luck
+    done = {"key": chosen.key, "done": chosen.done}
+    if chosen.failed and not result.success:
+        done["failed"] = chosen.failed
+    followed = kinds.Followed.model_validate(
+        {
+            "rerolls": planned.seq if logged.rerolls is None else logged.rerolls,  # the first
+            "reroll_of": planned.seq,  # the roll it follows
+            "follow_up": done,
+            "taken": taken,
+            "luck_spent": chosen.luck,
+            "spent": spent,
+        }
     )
+    left = None if luck is None else luck.current
+    again = Rolled(resolved, result, left, spent, tuple(taken), logged.skill)
+    # the first roll's call, and who helped with it
+    named = kinds.Named.model_validate(
+        {
+            "character": characters.public_view(row),
+            "request": request,
+            "helpers": logged.helpers,
+            "call": logged.call,
+        }
+    )
+    made = kinds.rolled(
+        named,
+        logged.skill,
+        odds,
+        dice is not None,
+        drawn,
+        resolved,
+        result.to_dict(),
+        rolled.visibility,
+        viewer.member_id,
+        offers(again, table.system),
+        followed=followed,
+    )
+    return append(session, table, made)

@@ -18,6 +18,7 @@ from ..errors import D100Error
 from ..fields import Field, read
 from ..provable import commitment
 from ..systems import REGISTRY
+from . import event_kinds as kinds
 from .access import (
     BLIND,
     GM,
@@ -185,17 +186,8 @@ def create_table(
     # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
     # So are the first seeds' commitments, as each rotation announces the next: verify checks
     # each roll's commitment, and each reveal, against the one announced for its seed.
-    data = {
-        "name": table.name,
-        "system": system,
-        "gm": member_view(gm),
-        "active": seed_view(opened),
-        "blind": {"active": seed_view(blind)},
-        # The other chains (the GM's, each member's gm and self) start on their first roll,
-        # each announced by a "chain" event before it: their rolls are bound to them.
-        "chains": [],
-    }
-    append(session, table, "table", data, actor_id=gm.id)
+    made = kinds.opened(table.name, system, member_view(gm), seed_view(opened), seed_view(blind))
+    append(session, table, made)
     return Created(table, gm, gm_token, invite)
 
 
@@ -240,7 +232,7 @@ def add_player(session: Session, table: GameTable, name: str) -> tuple[Member, s
     member = _member(table, PLAYER, name, token)
     session.add(member)
     session.flush()
-    append(session, table, "join", {"member": member_view(member)}, actor_id=member.id)
+    append(session, table, kinds.joined(member_view(member)))
     return member, token
 
 
@@ -257,7 +249,7 @@ def new_invite(session: Session, viewer: Viewer) -> str:
     table = lock_table(session, viewer.table_id)
     invite = new_token()
     table.invite_hash = token_hash(invite)
-    append(session, table, "invite", {}, visibility="gm", actor_id=viewer.member_id)
+    append(session, table, kinds.invite_renewed(viewer.member_id))
     return invite
 
 
@@ -282,8 +274,7 @@ def revoke(session: Session, viewer: Viewer, member_id: str) -> tuple[Member, st
     )
     invite = new_token()
     table.invite_hash = token_hash(invite)
-    data = {"member": member_view(member), "invite_renewed": True}
-    append(session, table, "revoke", data, actor_id=viewer.member_id)
+    append(session, table, kinds.revoked(member_view(member), viewer.member_id))
     return member, invite
 
 
@@ -298,13 +289,7 @@ def set_client_seed(session: Session, viewer: Viewer, client_seed: str) -> Membe
         )
     member = session.get_one(Member, viewer.member_id)
     member.client_seed = client_seed
-    append(
-        session,
-        table,
-        "client_seed",
-        {"member_id": member.id, "client_seed": client_seed},
-        actor_id=member.id,
-    )
+    append(session, table, kinds.client_seed_set(member.id, client_seed))
     return member
 
 
@@ -372,7 +357,7 @@ def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Dr
     if row is None:
         started = _seed_session(table.id, chain)
         session.add(started)
-        append(session, table, "chain", {"chains": [seed_view(started)]}, actor_id=member_id)
+        append(session, table, kinds.chain_started(seed_view(started), member_id))
         row = session.connection().execute(_DRAW, params).one()
     seed_id, server_seed, commitment, after, client_seed = row
     loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
@@ -415,8 +400,7 @@ def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
         chain = chain_of_seed(seed)
         private.append((seed, _reveal(session, seed)))
         visibility, actor = chain.reveal_as(viewer.member_id)
-        revealed = {"revealed": seed_view(seed)}
-        append(session, table, "reveal", revealed, visibility=visibility, actor_id=actor)
+        append(session, table, kinds.seed_revealed(seed_view(seed), visibility, actor))
     new = _reveal(session, old)
     blind = _active(session, table.id, Chain(BLIND))
     pending = list(
@@ -431,14 +415,14 @@ def rotate_seed(session: Session, viewer: Viewer) -> Rotation:
         if pending
         else Rotation(new, _reveal(session, blind), blind, [], private)
     )
-    data: dict[str, Any] = {"revealed": seed_view(old), "active": seed_view(new)}
+    blind_shown = None
     if rotation.blind_revealed is not None:
-        data["blind"] = {
-            "revealed": seed_view(rotation.blind_revealed),
-            "active": seed_view(rotation.blind_active),
-        }
-    data["chains"] = [seed_view(following) for _, following in private]
-    append(session, table, "seed", data, actor_id=viewer.member_id)
+        blind_shown = seed_view(rotation.blind_revealed), seed_view(rotation.blind_active)
+    chains = [seed_view(following) for _, following in private]
+    rotated = kinds.seed_rotated(
+        seed_view(old), seed_view(new), blind_shown, chains, viewer.member_id
+    )
+    append(session, table, rotated)
     return rotation
 
 

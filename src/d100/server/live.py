@@ -24,6 +24,7 @@ from sqlalchemy.engine import URL
 
 from .access import Decision, authenticate_all, decide, shape
 from .errors import ApiError, unauthorised
+from .event_kinds import read
 from .events import CHANNEL, events_after, origin
 from .store import Store
 
@@ -156,6 +157,8 @@ def read_all_views(
         viewers = authenticate_all(session, table_id, [token for token, _ in asks])
         wanted = {after for (_, after), v in zip(asks, viewers, strict=True) if v is not None}
         logs = {after: events_after(session, table_id, after, BATCH) for after in wanted}
+    # each event read as its model once, whoever sees it
+    models = {event.seq: read(event) for events in logs.values() for event in events}
     shaped: dict[Decision, dict[str, Any]] = {}  # one view per event and decision, shared
     out: list[Views | ApiError] = []
     for (_, after), viewer in zip(asks, viewers, strict=True):
@@ -165,7 +168,8 @@ def read_all_views(
         events = logs[after]
         views = []
         for event in events:
-            decision = decide(viewer, event)  # a view is made from its decision alone
+            # a view is made from its decision alone
+            decision = decide(viewer, event, models[event.seq])
             if decision not in shaped:
                 shaped[decision] = shape(event, decision)
             views.append((event.seq, shaped[decision]))

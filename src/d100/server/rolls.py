@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .. import __version__
 from ..declarations import IMPROVEMENTS, Rolled, marked
 from ..engine import parse, resolve
 from ..errors import D100Error
@@ -20,6 +19,7 @@ from ..provable import ProvableSource
 from ..results import CheckResult, Result
 from ..systems import REGISTRY
 from . import characters, followups
+from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
     Viewer,
@@ -32,7 +32,7 @@ from .access import (
     sheet_readers_see,
     withholds,
 )
-from .calculator import cheap_odds, percents
+from .calculator import cheap_odds
 from .errors import ApiError, bad, conflict, forbidden, invalid, not_found, renamed
 from .events import append, get_table, lock_table
 from .gametables import draw
@@ -225,7 +225,7 @@ def _unreadable(
         return True
     assistance = REGISTRY.get(table.system).declares.assistance
     helped = assistance is not None and root in (assistance.field, "actor")
-    return helped and any(withholds(viewer, h) for h in helpers)
+    return helped and any(withholds(viewer, h["member_id"]) for h in helpers)
 
 
 def _contest_fields(spec: RollSpec, system: str) -> None:
@@ -367,7 +367,7 @@ def preview(session: Session, viewer: Viewer, spec: RollSpec) -> tuple[dict[str,
     prepared = prepare(session, table, spec, viewer)
     if len(prepared.rows) > 1:  # a called contest: the opponent is the one the GM chose
         require_editor(viewer, prepared.rows[1], "preview odds against this character")
-    hidden = next((h for h in prepared.helpers if withholds(viewer, h)), None)
+    hidden = next((h for h in prepared.helpers if withholds(viewer, h["member_id"])), None)
     if hidden is not None:  # the odds of a helped test tell each helper's skill
         raise forbidden(
             f"preview odds helped by {hidden['name']} (its odds tell its skill)",
@@ -413,9 +413,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     lucks = _luck_before(viewer, prepared)
     request = _with_dice(table, prepared.request, spec)
     named = _named(prepared, spec)
-    character = characters.public_view(prepared.rows[0])
-    shown = {"character": character, "request": prepared.request, **named}
-    chain = chain_of(visibility, viewer.member_id, shown, viewer.gms)
+    chain = chain_of(visibility, viewer.member_id, named, viewer.gms)
     drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     try:
@@ -427,48 +425,33 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     for row, luck, check in zip(prepared.rows, lucks, checks, strict=True):
         if luck is not None and check.luck_spent:
             characters.change_luck(session, row, luck.spend(check.luck_spent))
-    aimed = {}
+    aimed = None
     for row, side in zip(prepared.rows, spec.sides, strict=True):
         if side.aimed:  # firing spends the aim (BRP5): the card says what it added
-            aimed = {"aim": characters.aim_view(table.system, row.aim_rounds)}
+            aimed = characters.aim_view(table.system, row.aim_rounds)
             row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared)
-    data: dict[str, Any] = {
-        "character": character,
-        "skill": prepared.skills[0],
-        "request": prepared.request,
-        "odds": planned.odds,
-        "percent": percents(planned.odds),
-        "manual": any(side.dice is not None for side in spec.sides),
-        "provable": {
-            "seed_id": drawn.seed_id,
-            "commitment": drawn.commitment,
-            "client_seed": drawn.client_seed,
-            "nonce": drawn.nonce,
-            "engine": __version__,  # the engine that resolved it: verify says if it differs
-            # What was resolved, dice typed in by hand included: with the revealed seed,
-            # resolve(request, ProvableSource(...)) must give "result" again (d100 verify).
-            "request": request,
-        },
-        "result": result.to_dict(),
-        **aimed,
-    }
+    offers: list[dict[str, Any]] = []
     if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
         luck = characters.sheet_of(prepared.rows[0]).luck
         left = None if luck is None else luck.current
         rolled = Rolled(request, result, left, result.luck_spent or 0, (), prepared.skills[0])
-        if follow := followups.offers(rolled, table.system):
-            data["follow_ups"] = follow
-    data |= named
-    event = append(
-        session,
-        table,
-        "roll" if spec.opponent is None else "contest",
-        data,
-        visibility=visibility,
-        actor_id=viewer.member_id,
-        flush=False,  # nothing pending that it refers to: the commit writes the rest
+        offers = followups.offers(rolled, table.system)
+    made = kinds.rolled(
+        named,
+        prepared.skills[0],
+        planned.odds,
+        any(side.dice is not None for side in spec.sides),
+        drawn,
+        request,
+        result.to_dict(),
+        visibility,
+        viewer.member_id,
+        offers,
+        aimed,
     )
+    # nothing pending that it refers to: the commit writes the rest
+    event = append(session, table, made, flush=False)
     if prepared.target is not None:
         prepared.target.status = "rolled"
         prepared.target.event_seq = event.seq
@@ -477,10 +460,13 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     return event
 
 
-def _named(prepared: Prepared, spec: RollSpec) -> dict[str, Any]:
-    """Who else a roll's event names (its opponent, helpers and call): what the view policy
-    reads, with its actor, to decide who sees what of it and so which seeds it draws from."""
-    named: dict[str, Any] = {}
+def _named(prepared: Prepared, spec: RollSpec) -> kinds.Named:
+    """Whom a roll's event names (its actor, opponent, helpers and call): what the view
+    policy reads to decide who sees what of it and so which seeds it draws from."""
+    named: dict[str, Any] = {
+        "character": characters.public_view(prepared.rows[0]),
+        "request": prepared.request,
+    }
     if spec.opponent is not None:
         named |= {
             "opponent": characters.public_view(prepared.rows[1]),
@@ -496,7 +482,7 @@ def _named(prepared: Prepared, spec: RollSpec) -> dict[str, Any]:
         }
         if prepared.call.opponent is not None:  # the GM's side: access.view_event keeps it
             named["call"]["opponent"] = named["opponent"]
-    return named
+    return kinds.Named.model_validate(named)
 
 
 def _hideable(
@@ -555,19 +541,10 @@ def unblind(session: Session, viewer: Viewer, seq: int) -> Event:
             f"already shown as event {blind.unblinded_seq}",
         )
     rolled = session.get_one(Event, (table.id, seq))
-    shown = append(
-        session,
-        table,
-        "unblind",
-        {
-            "unblinds": seq,
-            "roll_kind": rolled.kind,
-            "roller_id": rolled.actor_id,
-            "rolled_at": rolled.created_at,  # the card tells when it was rolled, not shown
-            **rolled.data,
-        },
-        actor_id=viewer.member_id,
-    )
+    logged = kinds.read(rolled)
+    assert isinstance(logged, kinds.Rolled)  # only rolls are blind rolls
+    told = kinds.unblinded(logged, seq, rolled.kind, rolled.created_at, viewer.member_id)
+    shown = append(session, table, told)
     blind.unblinded_seq = shown.seq
     return shown
 

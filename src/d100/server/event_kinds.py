@@ -1,0 +1,749 @@
+"""Every kind of event the log holds, one model each: the keys of its data, the member it
+names as its actor, and who sees it (its visibility, and a called test's audience). Each kind
+is made by its builder below and appended as that model (``events.append``); ``read`` turns a
+logged row back into its model. The data written is the model's (``Entry.data``), key for key
+the JSON events had before there were models, so old logs read as they did.
+
+A key only some events of a kind have, only some viewers see (``access.shape`` takes parts
+out of a view) or only events logged since some version have, is optional here and left out
+of the data when unset; the builders take what every new event has. A key logs no longer
+write is kept as ``legacy``: an old log reads as it was written. The JSON Schemas in
+``schemas/events/`` describe each kind as a viewer sees it (``viewed``), generated from these
+models (``python -m d100.server.event_kinds --write``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar, Union
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
+
+from .. import __version__
+from .calculator import percents
+from .models import Event, Logged
+
+Visibility = Literal["public", "gm", "blind", "self"]
+HIDDEN = "hidden"  # the kind of an event's stub, for a viewer who may not see it
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _never_null(schema: dict[str, Any]) -> None:
+    """An optional key is absent when unset, never null: its schema says so."""
+    options = [s for s in schema.pop("anyOf", []) if s.get("type") != "null"]
+    if options:
+        schema.update(options[0] if len(options) == 1 else {"anyOf": options})
+    schema.pop("default", None)
+
+
+def absent() -> Any:
+    """A key some events, or some views of one, leave out."""
+    return Field(None, json_schema_extra=_never_null)
+
+
+def legacy(what: str) -> Any:
+    """A key only events logged by an older version have."""
+    return Field(None, description=f"in older logs only: {what}", json_schema_extra=_never_null)
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class CharacterRef(Part):
+    """A character as every member sees it: who it is and whose (None: deleted since)."""
+
+    id: str
+    name: str
+    member_id: str | None
+
+
+class LoggedMember(Part):
+    id: str
+    name: str
+    role: Literal["gm", "player"]
+    revoked: bool
+    client_seed: str = Field(description="mixed into this member's rolls")
+
+
+class LoggedSeed(Part):
+    """A server seed: its commitment before its rolls, the seed itself once revealed."""
+
+    id: str
+    commitment: str = Field(description="SHA-256 of the server seed, shown before its rolls")
+    rolls: int
+    blind: bool
+    chain: str | None = Field(
+        None,
+        description="open, blind, gm or self (access.Chain); absent in logs from before chains",
+        json_schema_extra=_never_null,
+    )
+    created_at: str
+    member_id: str | None = absent()
+    server_seed: str | None = absent()
+    revealed_at: str | None = absent()
+
+
+class BlindSeeds(Part):
+    revealed: LoggedSeed | None = absent()
+    active: LoggedSeed
+
+
+class Provable(Part):
+    """What a roll drew, to check it: with the revealed seed, resolving ``request`` gives the
+    result again (``d100 verify``); a viewer kept from a part of the roll has no request."""
+
+    seed_id: str
+    commitment: str
+    client_seed: str
+    nonce: int
+    engine: str | None = Field(
+        None, description="the engine version that resolved it", json_schema_extra=_never_null
+    )
+    request: dict[str, Any] | None = absent()
+
+
+class Offer(Part):
+    """A follow-up the roll's card offers its roller (``followups.offers``)."""
+
+    key: str
+    label: str
+    luck: int
+    draws: bool
+    chance: str | None = absent()
+
+
+class FollowUpTaken(Part):
+    key: str
+    done: str
+    failed: str | None = absent()
+
+
+class RollCall(Part):
+    """The called test a roll answers; ``opponent``: the side the GM chose for a contest."""
+
+    id: str
+    target_id: str
+    hazard: str
+    opponent: CharacterRef | None = absent()
+
+
+class LoggedAim(Part):
+    rounds: int
+    bonus: int
+
+
+class LoggedAssist(Part):
+    character_id: str
+    skill: str
+    name: str
+
+
+class LoggedTarget(Part):
+    id: str
+    character: CharacterRef
+    status: str = Field(description="pending, rolled, declined or cancelled")
+    event_seq: int | None
+    assists: list[LoggedAssist]
+
+
+class LoggedSide(Part):
+    """The side a called contest is against: its skill and fields only to its sheet's readers."""
+
+    character: CharacterRef
+    skill: str | None = absent()
+    fields: dict[str, Any] | None = absent()
+    contest: dict[str, Any] | None = absent()
+
+
+class LoggedCall(Part):
+    id: str
+    skill: str
+    fields: dict[str, Any]
+    hazard: str
+    visibility: Visibility
+    at: str
+    targets: list[LoggedTarget]
+    opponent: LoggedSide | None = Field(None, description="a called contest's other side")
+    players_fields: list[str] | None = Field(
+        None, description="what a roller may add", json_schema_extra=_never_null
+    )
+
+
+class Entry(Part):
+    """One event of the log: its kind's data, and who made it and who sees it (not data)."""
+
+    KIND: ClassVar[str]
+    actor_id: str | None = Field(exclude=True)
+    visibility: Visibility = Field(default="public", exclude=True)
+    audience: list[str] | None = Field(default=None, exclude=True)
+
+    def data(self) -> dict[str, Any]:
+        """The event's data as the log keeps it: the keys set, in the model's order."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class TableOpened(Entry):
+    """A table's first event: its GM's client seed and the first seeds' commitments, bound
+    before any roll."""
+
+    KIND = "table"
+    name: str
+    system: str
+    # absent in logs from before the GM's client seed, and then the first seeds, were bound
+    gm: LoggedMember | None = absent()
+    active: LoggedSeed | None = absent()
+    blind: BlindSeeds | None = absent()
+    chains: list[LoggedSeed] | None = absent()
+
+
+class Joined(Entry):
+    KIND = "join"
+    member: LoggedMember
+
+
+class InviteRenewed(Entry):
+    KIND = "invite"
+
+
+class Revoked(Entry):
+    KIND = "revoke"
+    member: LoggedMember
+    invite_renewed: bool | None = absent()
+
+
+class ClientSeedSet(Entry):
+    KIND = "client_seed"
+    member_id: str
+    client_seed: str
+
+
+class ChainStarted(Entry):
+    """A chain's first seed, announced by its commitment before the roll that starts it."""
+
+    KIND = "chain"
+    chains: list[LoggedSeed]
+
+
+class SeedRevealed(Entry):
+    """A private chain's seed revealed at a rotation, to that chain's audience only."""
+
+    KIND = "reveal"
+    revealed: LoggedSeed
+
+
+class SeedRotated(Entry):
+    KIND = "seed"
+    revealed: LoggedSeed
+    active: LoggedSeed
+    blind: BlindSeeds | None = absent()
+    chains: list[LoggedSeed] | None = absent()
+
+
+class CharacterChanged(Entry):
+    KIND = "character"
+    character: CharacterRef
+    change: Literal["created", "edited", "deleted", "marks"]
+    changes: dict[str, list[Any]] | None = absent()
+
+
+class AboutCall(Entry):
+    call: LoggedCall
+
+
+class TestCalled(AboutCall):
+    KIND = "call"
+
+
+class CallCancelled(AboutCall):
+    KIND = "cancel"
+
+
+class Declined(Entry):
+    KIND = "decline"
+    call_id: str
+    target_id: str
+    character: CharacterRef
+    skill: str
+
+
+class Helped(Entry):
+    KIND = "help"
+    call_id: str
+    target_id: str
+    character: CharacterRef
+    helping: CharacterRef
+    skill: str
+
+
+class Aimed(Entry):
+    KIND = "aim"
+    character: CharacterRef
+    action: str
+    aim: LoggedAim | None = None
+    aim_rounds: int | None = legacy("the rounds aimed, before the bonus they add was logged")
+
+
+class Rested(Entry):
+    KIND = "rest"
+
+
+class Rolled(Entry):
+    """A check or a contest, or a follow-up of a check (its ``rerolls`` .. ``spent``)."""
+
+    character: CharacterRef
+    skill: str
+    request: dict[str, Any] | None = absent()
+    odds: dict[str, Any] | None = Field(None, description="exact odds; null: no dice rolled")
+    percent: dict[str, Any] | None = None
+    manual: bool = Field(description="dice typed by hand")
+    rerolls: int | None = absent()
+    reroll_of: int | None = absent()
+    reroll_number: int | None = legacy("a Luck reroll's number, before follow-ups were named")
+    follow_up: FollowUpTaken | None = absent()
+    taken: list[str] | None = absent()
+    luck_spent: int | None = absent()
+    spent: int | None = absent()
+    provable: Provable
+    result: dict[str, Any] | None = Field(
+        None, description="the result (result.schema.json)", json_schema_extra=_never_null
+    )
+    aim: LoggedAim | None = absent()
+    follow_ups: list[Offer] | None = absent()
+    opponent: CharacterRef | None = absent()
+    opponent_skill: str | None = absent()
+    helpers: list[CharacterRef] | None = Field(
+        None, description="who helped, in the request's order", json_schema_extra=_never_null
+    )
+    call: RollCall | None = absent()
+
+
+class Roll(Rolled):
+    KIND = "roll"
+
+
+class Contest(Rolled):
+    KIND = "contest"
+    opponent: CharacterRef
+
+
+class Unblinding(Entry):
+    unblinds: int = Field(description="the blind roll's number")
+    roll_kind: Literal["roll", "contest"]
+    roller_id: str | None
+    rolled_at: str | None = absent()
+
+
+class Unblinded(Rolled, Unblinding):
+    """A blind roll shown to everyone: the roll again, after what it shows."""
+
+    KIND = "unblind"
+
+
+KINDS: dict[str, type[Entry]] = {
+    kind.KIND: kind
+    for kind in (
+        TableOpened,
+        Joined,
+        InviteRenewed,
+        Revoked,
+        ClientSeedSet,
+        ChainStarted,
+        SeedRevealed,
+        SeedRotated,
+        CharacterChanged,
+        TestCalled,
+        CallCancelled,
+        Declined,
+        Helped,
+        Aimed,
+        Rested,
+        Roll,
+        Contest,
+        Unblinded,
+    )
+}
+
+
+def read(event: Event | Logged) -> Entry:
+    """A logged event as its kind's model."""
+    envelope = {"actor_id": event.actor_id, "visibility": event.visibility}
+    return KINDS[event.kind].model_validate(event.data | envelope | {"audience": event.audience})
+
+
+# -- builders: one per kind ---------------------------------------------------------------
+
+E = TypeVar("E", bound=Entry)
+
+
+def _made(
+    kind: type[E],
+    actor_id: str | None,
+    visibility: str = "public",
+    audience: list[str] | None = None,
+    **data: Any,
+) -> E:
+    """The event, checked as its model: the builders' parts come as the views they are."""
+    envelope = {"actor_id": actor_id, "visibility": visibility, "audience": audience}
+    return kind.model_validate(data | envelope)
+
+
+def opened(
+    name: str,
+    system: str,
+    gm: Mapping[str, Any],
+    active: Mapping[str, Any],
+    blind: Mapping[str, Any],
+) -> TableOpened:
+    # The other chains (the GM's, each member's gm and self) start on their first roll,
+    # each announced by a "chain" event before it: their rolls are bound to them.
+    blinds = {"active": blind}
+    return _made(
+        TableOpened,
+        gm["id"],
+        name=name,
+        system=system,
+        gm=gm,
+        active=active,
+        blind=blinds,
+        chains=[],
+    )
+
+
+def joined(member: Mapping[str, Any]) -> Joined:
+    return _made(Joined, member["id"], member=member)
+
+
+def invite_renewed(actor_id: str) -> InviteRenewed:
+    return _made(InviteRenewed, actor_id, "gm")  # the link is the GM's to share
+
+
+def revoked(member: Mapping[str, Any], actor_id: str) -> Revoked:
+    return _made(Revoked, actor_id, member=member, invite_renewed=True)
+
+
+def client_seed_set(member_id: str, client_seed: str) -> ClientSeedSet:
+    return _made(ClientSeedSet, member_id, member_id=member_id, client_seed=client_seed)
+
+
+def chain_started(seed: Mapping[str, Any], actor_id: str) -> ChainStarted:
+    return _made(ChainStarted, actor_id, chains=[seed])
+
+
+def seed_revealed(seed: Mapping[str, Any], visibility: str, actor_id: str) -> SeedRevealed:
+    return _made(SeedRevealed, actor_id, visibility, revealed=seed)
+
+
+def seed_rotated(
+    revealed: Mapping[str, Any],
+    active: Mapping[str, Any],
+    blind: tuple[Mapping[str, Any], Mapping[str, Any]] | None,
+    chains: Sequence[Mapping[str, Any]],
+    actor_id: str,
+) -> SeedRotated:
+    """``blind``: the blind seed revealed and the next, when every blind roll of it was shown."""
+    shown: dict[str, Any] = {"revealed": revealed, "active": active}
+    if blind is not None:
+        shown["blind"] = {"revealed": blind[0], "active": blind[1]}
+    return _made(SeedRotated, actor_id, **shown, chains=list(chains))
+
+
+def character_changed(
+    character: Mapping[str, Any],
+    change: str,
+    changes: dict[str, list[Any]] | None,
+    actor_id: str,
+) -> CharacterChanged:
+    """What an edit changed is for the sheet's readers only: the event is then the GM's and
+    its author's (``gm`` visibility), a stub for everyone else."""
+    if changes is None:
+        return _made(CharacterChanged, actor_id, character=character, change=change)
+    return _made(
+        CharacterChanged, actor_id, "gm", character=character, change=change, changes=changes
+    )
+
+
+def test_called(call: Mapping[str, Any], actor_id: str, audience: list[str] | None) -> TestCalled:
+    return _made(TestCalled, actor_id, audience=audience, call=call)
+
+
+def call_cancelled(
+    call: Mapping[str, Any], actor_id: str, audience: list[str] | None
+) -> CallCancelled:
+    return _made(CallCancelled, actor_id, audience=audience, call=call)
+
+
+def declined(
+    call_id: str,
+    target_id: str,
+    character: Mapping[str, Any],
+    skill: str,
+    actor_id: str,
+    audience: list[str] | None,
+) -> Declined:
+    return _made(
+        Declined,
+        actor_id,
+        audience=audience,
+        call_id=call_id,
+        target_id=target_id,
+        character=character,
+        skill=skill,
+    )
+
+
+def helped(
+    call_id: str,
+    target_id: str,
+    character: Mapping[str, Any],
+    helping: Mapping[str, Any],
+    skill: str,
+    actor_id: str,
+    audience: list[str] | None,
+) -> Helped:
+    return _made(
+        Helped,
+        actor_id,
+        audience=audience,
+        call_id=call_id,
+        target_id=target_id,
+        character=character,
+        helping=helping,
+        skill=skill,
+    )
+
+
+def aimed(
+    character: Mapping[str, Any], action: str, aim: Mapping[str, Any] | None, actor_id: str
+) -> Aimed:
+    return _made(Aimed, actor_id, character=character, action=action, aim=aim)
+
+
+def rested(actor_id: str) -> Rested:
+    return _made(Rested, actor_id)
+
+
+class Drawn(Protocol):
+    """What a roll drew (``gametables.Draw``)."""
+
+    @property
+    def seed_id(self) -> str: ...
+    @property
+    def commitment(self) -> str: ...
+    @property
+    def client_seed(self) -> str: ...
+    @property
+    def nonce(self) -> int: ...
+
+
+class Names(Protocol):
+    """Whom a roll names: what the view policy reads of it (``access.decide``)."""
+
+    @property
+    def character(self) -> CharacterRef: ...
+    @property
+    def request(self) -> dict[str, Any] | None: ...
+    @property
+    def opponent(self) -> CharacterRef | None: ...
+    @property
+    def helpers(self) -> list[CharacterRef] | None: ...
+    @property
+    def call(self) -> RollCall | None: ...
+
+
+class Named(Part):
+    """Whom a roll names, known before it draws: its roller's character and request, and its
+    opponent, helpers and call. The view policy reads them (``access.decide``) to say who sees
+    what of the roll, and so which chain of seeds it draws from (``access.chain_of``)."""
+
+    character: CharacterRef
+    request: dict[str, Any]
+    opponent: CharacterRef | None = None
+    opponent_skill: str | None = None
+    helpers: list[CharacterRef] | None = None
+    call: RollCall | None = None
+
+
+class Followed(Part):
+    """A follow-up's own part of its roll: the first roll, the one it follows, what it did,
+    everything taken so far and the Luck spent, by it and by all."""
+
+    rerolls: int
+    reroll_of: int
+    follow_up: FollowUpTaken
+    taken: list[str]
+    luck_spent: int
+    spent: int
+
+
+def rolled(
+    named: Named,
+    skill: str,
+    odds: dict[str, Any] | None,
+    manual: bool,
+    drawn: Drawn,
+    resolved: dict[str, Any],
+    result: dict[str, Any],
+    visibility: str,
+    actor_id: str,
+    offers: Sequence[Mapping[str, Any]] = (),
+    aim: Mapping[str, Any] | None = None,
+    followed: Followed | None = None,
+) -> Roll | Contest:
+    """A check, a contest or a follow-up of a check (``followed``). ``resolved``: what was
+    resolved, dice typed in by hand included, so that with the revealed seed resolving it
+    gives ``result`` again (``d100 verify``); ``odds`` None where no dice are rolled."""
+    provable = {
+        "seed_id": drawn.seed_id,
+        "commitment": drawn.commitment,
+        "client_seed": drawn.client_seed,
+        "nonce": drawn.nonce,
+        "engine": __version__,  # the engine that resolved it: verify says if it differs
+        "request": resolved,
+    }
+    fields: dict[str, Any] = {
+        "character": named.character,
+        "skill": skill,
+        "request": named.request,
+        "odds": odds,
+        "percent": None if odds is None else percents(odds),
+        "manual": manual,
+        **({} if followed is None else dict(followed)),
+        "provable": provable,
+        "result": result,
+        **({} if aim is None else {"aim": aim}),
+        **({"follow_ups": list(offers)} if offers else {}),
+        **{k: v for k, v in named if k not in ("character", "request") and v is not None},
+    }
+    if named.opponent is None:
+        return _made(Roll, actor_id, visibility, **fields)
+    return _made(Contest, actor_id, visibility, **fields)
+
+
+def unblinded(shown: Rolled, seq: int, roll_kind: str, rolled_at: str, actor_id: str) -> Unblinded:
+    """A blind roll shown to everyone: a public event repeating it, result included."""
+    return _made(
+        Unblinded,
+        actor_id,
+        unblinds=seq,
+        roll_kind=roll_kind,
+        roller_id=shown.actor_id,
+        rolled_at=rolled_at,  # the card tells when it was rolled, not shown
+        **shown.data(),
+    )
+
+
+# -- what a viewer sees: the shipped schemas ------------------------------------------------
+
+
+class Viewed(Part):
+    """What every view of an event has besides its data (``access.shape``)."""
+
+    seq: int
+    kind: str
+    visibility: Visibility
+    actor_id: str | None
+    at: str
+    hidden: Literal[True] | None = Field(
+        None,
+        description="the roller's own blind roll: made, its result not seen",
+        json_schema_extra=_never_null,
+    )
+
+
+class RollViewed(Viewed):
+    withheld: list[Literal["actor", "opponent", "helpers"]] | None = Field(
+        None,
+        description="the parts shown by name and level only (actor, opponent, helpers): an "
+        "NPC's, or the side a GM's call chose, for a viewer who may not read its sheet",
+        json_schema_extra=_never_null,
+    )
+
+
+class HiddenProvable(Part):
+    seed_id: str
+    nonce: int
+
+
+class HiddenView(Part):
+    """An event this viewer may not see: its number and, for a roll, the seed and nonce it
+    drew, so ``d100 verify`` checks that every nonce is used once, in order."""
+
+    seq: int
+    kind: Literal["hidden"]
+    hidden: Literal[True]
+    provable: HiddenProvable | None = absent()
+
+
+def viewed(kind: type[Entry]) -> type[Part]:
+    """The model of a kind's views: the view's own keys, then the kind's data."""
+    base = RollViewed if issubclass(kind, Rolled) else Viewed
+    data = {
+        name: (field.annotation, field)
+        for name, field in kind.model_fields.items()
+        if name not in Entry.model_fields
+    }
+    made: type[Part] = create_model(  # type: ignore[call-overload]
+        f"{kind.__name__}View",
+        __base__=base,
+        __doc__=kind.__doc__,
+        kind=(Literal[kind.KIND], ...),
+        **data,
+    )
+    return made
+
+
+VIEWS: dict[str, type[Part]] = {name: viewed(kind) for name, kind in KINDS.items()}
+VIEWS[HIDDEN] = HiddenView
+
+
+# Any kind's view, told apart by its kind (only models built above are in it).
+_ANY_VIEW = Annotated[Union[tuple(VIEWS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
+
+
+class EventView(RootModel[_ANY_VIEW]):  # type: ignore[valid-type]
+    """A logged event as this viewer sees it, a line of the log's JSON Lines export: what its
+    visibility hides from this viewer is absent (a blind roller's result; all but its number
+    and seed for one who may not see it)."""
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """Each kind's view schema by file name, and the export line's (any kind's view)."""
+    out = {
+        f"events/{name}": {"$schema": DRAFT, **view.model_json_schema()}
+        for name, view in VIEWS.items()
+    }
+    out["event"] = {"$schema": DRAFT, **EventView.model_json_schema()}
+    return out
+
+
+def generated() -> dict[str, str]:
+    return {name: json.dumps(schema, indent=2) + "\n" for name, schema in schemas().items()}
+
+
+def shipped(name: str) -> dict[str, Any]:
+    """A schema as the installed package ships it (``events/roll``, ``event``)."""
+    text = resources.files("d100").joinpath("schemas", f"{name}.schema.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Print or write the log's event schemas.")
+    parser.add_argument("--write", action="store_true", help="rewrite src/d100/schemas/")
+    args = parser.parse_args()
+    texts = generated()
+    if not args.write:
+        print(json.dumps({k: json.loads(v) for k, v in texts.items()}, indent=2))
+        return
+    folder = Path(__file__).parent.parent / "schemas"
+    (folder / "events").mkdir(exist_ok=True)
+    for name, text in texts.items():
+        (folder / f"{name}.schema.json").write_text(text)
+
+
+if __name__ == "__main__":
+    main()
