@@ -32,7 +32,7 @@ bench: $(STAMP)
 
 schemas: $(STAMP)
 	$(BIN)/python -m d100.schema --write
-	$(BIN)/python -m d100.server.event_kinds --write
+	$(BIN)/python -m d100.server.event_views --write
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

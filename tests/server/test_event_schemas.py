@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from d100.server import event_kinds as kinds
+from d100.server import event_views as views
 from d100.server.access import GM, PLAYER, Viewer, view_event
 from d100.server.app import create_app
 from d100.server.events import events_after
@@ -26,7 +27,7 @@ DESCRIBED = create_app("sqlite://", migrate=False).openapi()
 
 
 def _checker(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(kinds.shipped(name))
+    return jsonschema.Draft202012Validator(views.shipped(name))
 
 
 def _views(table: Table, token: str) -> list[tuple[str, dict[str, Any]]]:
@@ -39,7 +40,7 @@ def _views(table: Table, token: str) -> list[tuple[str, dict[str, Any]]]:
 def test_every_event_of_a_played_table_fits_its_kind_s_shipped_schema(api: Api) -> None:
     """Each view, whole, cut (a blind roller's, an NPC's part withheld) or a stub, fits the
     schema of its kind, the export line's and the API's EventView; every kind is seen."""
-    checkers = {name: _checker(f"events/{name}") for name in kinds.VIEWS}
+    checkers = {name: _checker(f"events/{name}") for name in views.VIEWS}
     line = _checker("event")
     described = {"$ref": "#/components/schemas/EventView", **DESCRIBED}
     seen: set[str] = set()
@@ -53,7 +54,7 @@ def test_every_event_of_a_played_table_fits_its_kind_s_shipped_schema(api: Api) 
                 jsonschema.validate(view, described)
                 seen.add(view["kind"])
                 cut |= {key for key in ("withheld", "hidden") if key in view}
-    assert seen == set(kinds.VIEWS), set(kinds.VIEWS) - seen
+    assert seen == set(views.VIEWS), set(views.VIEWS) - seen
     assert cut == {"withheld", "hidden"}
 
 
@@ -73,7 +74,7 @@ def test_every_logged_event_reads_as_its_model_and_writes_back_as_it_was(
 
 
 def test_the_shipped_event_schemas_are_the_ones_the_models_make() -> None:
-    made = kinds.generated()
+    made = views.generated()
     shipped = {
         str(p.relative_to(SCHEMAS)).removesuffix(".schema.json"): p.read_text()
         for p in [*SCHEMAS.glob("events/*.schema.json"), SCHEMAS / "event.schema.json"]

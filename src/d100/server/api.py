@@ -44,7 +44,7 @@ from .access import (
 from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
-from .event_kinds import EventView
+from .event_views import EventView
 from .events import get_table
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream

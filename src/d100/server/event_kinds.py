@@ -8,19 +8,15 @@ A key only some events of a kind have, only some viewers see (``access.shape`` t
 out of a view) or only events logged since some version have, is optional here and left out
 of the data when unset; the builders take what every new event has. A key logs no longer
 write is kept as ``legacy``: an old log reads as it was written. The JSON Schemas in
-``schemas/events/`` describe each kind as a viewer sees it (``viewed``), generated from these
-models (``python -m d100.server.event_kinds --write``)."""
+``schemas/events/`` describe each kind as a viewer sees it, generated from these
+models (``event_views``)."""
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Mapping, Sequence
-from importlib import resources
-from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar, Union
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
 from .calculator import percents
@@ -28,10 +24,9 @@ from .models import Event, Logged
 
 Visibility = Literal["public", "gm", "blind", "self"]
 HIDDEN = "hidden"  # the kind of an event's stub, for a viewer who may not see it
-DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def _never_null(schema: dict[str, Any]) -> None:
+def never_null(schema: dict[str, Any]) -> None:
     """An optional key is absent when unset, never null: its schema says so."""
     options = [s for s in schema.pop("anyOf", []) if s.get("type") != "null"]
     if options:
@@ -41,12 +36,12 @@ def _never_null(schema: dict[str, Any]) -> None:
 
 def absent() -> Any:
     """A key some events, or some views of one, leave out."""
-    return Field(None, json_schema_extra=_never_null)
+    return Field(None, json_schema_extra=never_null)
 
 
 def legacy(what: str) -> Any:
     """A key only events logged by an older version have."""
-    return Field(None, description=f"in older logs only: {what}", json_schema_extra=_never_null)
+    return Field(None, description=f"in older logs only: {what}", json_schema_extra=never_null)
 
 
 class Part(BaseModel):
@@ -79,7 +74,7 @@ class LoggedSeed(Part):
     chain: str | None = Field(
         None,
         description="open, blind, gm or self (access.Chain); absent in logs from before chains",
-        json_schema_extra=_never_null,
+        json_schema_extra=never_null,
     )
     created_at: str
     member_id: str | None = absent()
@@ -101,7 +96,7 @@ class Provable(Part):
     client_seed: str
     nonce: int
     engine: str | None = Field(
-        None, description="the engine version that resolved it", json_schema_extra=_never_null
+        None, description="the engine version that resolved it", json_schema_extra=never_null
     )
     request: dict[str, Any] | None = absent()
 
@@ -169,7 +164,7 @@ class LoggedCall(Part):
     targets: list[LoggedTarget]
     opponent: LoggedSide | None = Field(None, description="a called contest's other side")
     players_fields: list[str] | None = Field(
-        None, description="what a roller may add", json_schema_extra=_never_null
+        None, description="what a roller may add", json_schema_extra=never_null
     )
 
 
@@ -309,14 +304,14 @@ class Rolled(Entry):
     spent: int | None = absent()
     provable: Provable
     result: dict[str, Any] | None = Field(
-        None, description="the result (result.schema.json)", json_schema_extra=_never_null
+        None, description="the result (result.schema.json)", json_schema_extra=never_null
     )
     aim: LoggedAim | None = absent()
     follow_ups: list[Offer] | None = absent()
     opponent: CharacterRef | None = absent()
     opponent_skill: str | None = absent()
     helpers: list[CharacterRef] | None = Field(
-        None, description="who helped, in the request's order", json_schema_extra=_never_null
+        None, description="who helped, in the request's order", json_schema_extra=never_null
     )
     call: RollCall | None = absent()
 
@@ -634,116 +629,3 @@ def unblinded(shown: Rolled, seq: int, roll_kind: str, rolled_at: str, actor_id:
         rolled_at=rolled_at,  # the card tells when it was rolled, not shown
         **shown.data(),
     )
-
-
-# -- what a viewer sees: the shipped schemas ------------------------------------------------
-
-
-class Viewed(Part):
-    """What every view of an event has besides its data (``access.shape``)."""
-
-    seq: int
-    kind: str
-    visibility: Visibility
-    actor_id: str | None
-    at: str
-    hidden: Literal[True] | None = Field(
-        None,
-        description="the roller's own blind roll: made, its result not seen",
-        json_schema_extra=_never_null,
-    )
-
-
-class RollViewed(Viewed):
-    withheld: list[Literal["actor", "opponent", "helpers"]] | None = Field(
-        None,
-        description="the parts shown by name and level only (actor, opponent, helpers): an "
-        "NPC's, or the side a GM's call chose, for a viewer who may not read its sheet",
-        json_schema_extra=_never_null,
-    )
-
-
-class HiddenProvable(Part):
-    seed_id: str
-    nonce: int
-
-
-class HiddenView(Part):
-    """An event this viewer may not see: its number and, for a roll, the seed and nonce it
-    drew, so ``d100 verify`` checks that every nonce is used once, in order."""
-
-    seq: int
-    kind: Literal["hidden"]
-    hidden: Literal[True]
-    provable: HiddenProvable | None = absent()
-
-
-def viewed(kind: type[Entry]) -> type[Part]:
-    """The model of a kind's views: the view's own keys, then the kind's data."""
-    base = RollViewed if issubclass(kind, Rolled) else Viewed
-    data = {
-        name: (field.annotation, field)
-        for name, field in kind.model_fields.items()
-        if name not in Entry.model_fields
-    }
-    made: type[Part] = create_model(  # type: ignore[call-overload]
-        f"{kind.__name__}View",
-        __base__=base,
-        __doc__=kind.__doc__,
-        kind=(Literal[kind.KIND], ...),
-        **data,
-    )
-    return made
-
-
-VIEWS: dict[str, type[Part]] = {name: viewed(kind) for name, kind in KINDS.items()}
-VIEWS[HIDDEN] = HiddenView
-
-
-# Any kind's view, told apart by its kind (only models built above are in it).
-_ANY_VIEW = Annotated[Union[tuple(VIEWS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
-
-
-class EventView(RootModel[_ANY_VIEW]):  # type: ignore[valid-type]
-    """A logged event as this viewer sees it, a line of the log's JSON Lines export: what its
-    visibility hides from this viewer is absent (a blind roller's result; all but its number
-    and seed for one who may not see it)."""
-
-
-def schemas() -> dict[str, dict[str, Any]]:
-    """Each kind's view schema by file name, and the export line's (any kind's view)."""
-    out = {
-        f"events/{name}": {"$schema": DRAFT, **view.model_json_schema()}
-        for name, view in VIEWS.items()
-    }
-    out["event"] = {"$schema": DRAFT, **EventView.model_json_schema()}
-    return out
-
-
-def generated() -> dict[str, str]:
-    return {name: json.dumps(schema, indent=2) + "\n" for name, schema in schemas().items()}
-
-
-def shipped(name: str) -> dict[str, Any]:
-    """A schema as the installed package ships it (``events/roll``, ``event``)."""
-    text = resources.files("d100").joinpath("schemas", f"{name}.schema.json").read_text()
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Print or write the log's event schemas.")
-    parser.add_argument("--write", action="store_true", help="rewrite src/d100/schemas/")
-    args = parser.parse_args()
-    texts = generated()
-    if not args.write:
-        print(json.dumps({k: json.loads(v) for k, v in texts.items()}, indent=2))
-        return
-    folder = Path(__file__).parent.parent / "schemas"
-    (folder / "events").mkdir(exist_ok=True)
-    for name, text in texts.items():
-        (folder / f"{name}.schema.json").write_text(text)
-
-
-if __name__ == "__main__":
-    main()
