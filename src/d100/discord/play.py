@@ -213,7 +213,9 @@ def _contest_view(
         part = result.get(side) or {}
         shown = level_words(system, str(part.get("level", "")))
         if "dice" in part:
-            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])} vs {part['target']}"
+            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])}"
+        if "target" in part:  # CH6: a side whose target is a withheld side's total has none
+            shown += f" vs {part['target']}"
         fields.append((name, shown))
     hazard = str((view.get("call") or {}).get("hazard") or "")
     if winner == "opponent" and hazard:
