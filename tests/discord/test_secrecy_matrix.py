@@ -101,7 +101,7 @@ ASKED = {"chances": ({"risk": "average"}, "average")}
 
 
 def skill_of(system: str) -> str:
-    return {"brp": "spot hidden", "openquest": "perception", "chances": "hearing"}[system]
+    return {"openquest": "perception", "chances": "hearing"}.get(system, "spot hidden")
 
 
 # -- what a web view shows ------------------------------------------------------------------
@@ -422,12 +422,14 @@ def seated(client: TestClient, discord: Discord, endpoint: Endpoint, system: str
     return table
 
 
-def a_failure_offering(table: Table, user: str, character: str) -> dict[str, Any] | None:
-    """A public roll of the character's, rolled until its roller is offered a follow-up:
-    their private message with its buttons (None if the system offers none)."""
+def a_failure_offering(
+    table: Table, user: str, character: str, visibility: str = ""
+) -> dict[str, Any] | None:
+    """A roll of the character's, rolled until its roller is offered a follow-up: their
+    private message with its buttons (None if the system offers none)."""
     for _ in range(25 if offers_follow_ups(table.system) else 0):
         before = len(table.got[user])
-        table.act(user, a_roll(table.system, character))
+        table.act(user, a_roll(table.system, character, visibility))
         offers = [m for m in table.got[user][before:] if isinstance(m, dict) and buttons(m)]
         if offers:
             return offers[-1]
@@ -443,6 +445,7 @@ def play(table: Table) -> None:
         table.act("Pat", a_roll(system, "Ada", visibility))
         table.act("Gina", a_roll(system, "Ghoul", visibility))
         table.act("Rex", a_roll(system, "Cy", visibility))
+        table.act("Gina", a_roll(system, "Ada", visibility))  # a player's character, by the GM
     # a follow-up button (a Luck reroll), taken, then clicked again; the GM's NPC's too
     offered = a_failure_offering(table, "Pat", "Ada")
     if offered is not None:
@@ -450,6 +453,9 @@ def play(table: Table) -> None:
         table.act("Quinn", click(first), frozenset({"Pat"}))  # not theirs: a forged click
         table.act("Pat", click(first), frozenset({"Pat"}))
         table.act("Pat", click(first), frozenset({"Pat"}))  # already used
+    secret = a_failure_offering(table, "Pat", "Ada", "gm")  # its follow-up: secret too
+    if secret is not None:
+        table.act("Pat", click(buttons(secret)[-1]), frozenset({"Pat"}))
     npc = a_failure_offering(table, "Gina", "Ghoul")
     if npc is not None:
         table.act("Pat", click(buttons(npc)[0]), frozenset({"Gina"}))  # a forged click
@@ -501,22 +507,18 @@ def play(table: Table) -> None:
         table.web_roll("Gina", "Ada", visibility=visibility, **sides)
     for user, name in (("Gina", "Ghoul"), ("Pat", "Ada")):
         rolled = table.web_roll(user, name, actor={"dice": [99]})
-        for offer in rolled.get("follow_ups") or ():
-            table.api(
-                "POST",
-                f"/rolls/{rolled['seq']}/reroll",
-                user,
-                201,
-                json={"follow_up": offer["key"], "dice": [FOLLOW_DICE]} if offer["draws"] else {},
-            )
+        offers = rolled.get("follow_ups") or ()
+        for offer in offers[:1]:  # the first the card offers, with its dice typed by hand
+            dice = {"dice": [FOLLOW_DICE]} if offer["draws"] else {}
+            taken = {"follow_up": offer["key"], **dice}
+            table.api("POST", f"/rolls/{rolled['seq']}/reroll", user, 201, json=taken)
             table.mirrored()
-            break
     # a follow-up Discord offered, taken on the page: the button's click after it
     offered = a_failure_offering(table, "Pat", "Ada")
     if offered is not None:
         first = buttons(offered)[0]
-        seq = int(first.split(":")[2])
-        table.api("POST", f"/rolls/{seq}/reroll", "Pat", 201, json={})
+        _, _, seq, key = first.split(":")
+        table.api("POST", f"/rolls/{seq}/reroll", "Pat", 201, json={"follow_up": key})
         table.mirrored()
         stale = table.act("Pat", click(first), frozenset({"Pat"}))
         assert stale["type"] == interactions.DEFERRED_UPDATE
@@ -576,7 +578,7 @@ def npc_roll(table: Table) -> int:
     )
 
 
-@pytest.mark.parametrize("system", ["brp", "openquest", "chances"])
+@pytest.mark.parametrize("system", ["brp", "coc7", "openquest", "chances"])
 @respx.mock
 def test_discord_delivers_no_user_anything_their_web_view_withholds(
     client: TestClient, discord: Discord, endpoint: Endpoint, system: str
