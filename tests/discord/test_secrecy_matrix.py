@@ -247,6 +247,7 @@ class Table:
     tokens: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     seen: dict[str, int] = field(default_factory=lambda: {"post": 0, "edit": 0, "channel": 0})
     web: dict[str, str] = field(default_factory=dict)  # user: web token
+    sent: dict[str, set[str]] = field(default_factory=dict)  # token: who saw its follow-ups
     table_id: str = ""
 
     def __post_init__(self) -> None:
@@ -288,13 +289,18 @@ class Table:
     def webhooks(self) -> None:
         for name, route in (("post", self.posted), ("edit", self.edited)):
             for call in route.calls[self.seen[name] :]:
-                token = str(call.request.url).split(f"/webhooks/{APP}/")[1].split("/")[0]
+                url = str(call.request.url)
+                token = url.split(f"/webhooks/{APP}/")[1].split("/")[0]
                 user, on = self.tokens[token]
                 body = json.loads(call.request.content)
                 if name == "post":
-                    self.deliver({user} if private(body) else EVERYONE, body)
-                else:  # an edit of the message clicked: whoever sees that message
+                    audience = {user} if private(body) else EVERYONE
+                    self.sent.setdefault(token, set()).update(audience)
+                    self.deliver(audience, body)
+                elif url.endswith("/@original"):  # the message clicked: whoever sees it
                     self.deliver(on, body)
+                else:  # a message the interaction posted: whoever saw those
+                    self.deliver(self.sent[token], body)
             self.seen[name] = len(route.calls)
 
     def mirrored(self) -> None:
@@ -309,6 +315,7 @@ class Table:
         for call in self.channel.calls[self.seen["channel"] :]:
             self.deliver(EVERYONE, json.loads(call.request.content))
         self.seen["channel"] = len(self.channel.calls)
+        self.webhooks()  # the edits of messages whose follow-ups the page took
 
     def said(self, user: str, sent: dict[str, Any], on: frozenset[str] | None = None) -> Any:
         body = self.act(user, sent, on)
@@ -518,8 +525,12 @@ def play(table: Table) -> None:
     if offered is not None:
         first = buttons(offered)[0]
         _, _, seq, key = first.split(":")
+        before = len(table.got["Pat"])
         table.api("POST", f"/rolls/{seq}/reroll", "Pat", 201, json={"follow_up": key})
         table.mirrored()
+        (edit,) = [m for m in table.got["Pat"][before:] if "content" not in m]
+        assert set(buttons(edit)) == set(buttons(offered)), edit  # disabled, as it was taken
+        assert all(b.get("disabled") for row in edit["components"] for b in row["components"])
         stale = table.act("Pat", click(first), frozenset({"Pat"}))
         assert stale["type"] == interactions.DEFERRED_UPDATE
         assert "Already used" in table.messages("Pat")[-1]["content"]
