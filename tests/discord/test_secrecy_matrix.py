@@ -52,7 +52,7 @@ EVERYONE = frozenset(USERS)
 CHANNEL = "500000000000000005"
 VISIBILITIES = ("public", "gm", "blind", "self")
 SKILL, LUCK, MOST = 83, 87, 91  # the Ghoul's (the GM's NPC)
-NPC_DICE, PAT_DICE, FOLLOW_DICE = 79, 96, 68  # typed by hand on the web
+NPC_DICE, PAT_DICE, HELPED_DICE, FOLLOW_DICE = 79, 96, 36, 68  # typed by hand on the web
 SMALL = 10  # numbers up to this are in every message: not told apart
 WORDS = 6  # texts shorter than this ("gm", "luck") are in every message too
 # Keys whose numbers are no value of a roll or a sheet (ids, times, hashes, seeds).
@@ -173,6 +173,7 @@ class Withheld:
     anywhere: set[int]
     ids: set[str]  # what a button's id may name: the table, a called test
     texts: dict[int, set[str]]  # of each event: the texts any member's view of it holds
+    unsaid: set[str]  # the texts any member's views hold and none of the user's
 
     @classmethod
     def of(cls, user: str, shown: dict[str, list[Any]], ids: set[str]) -> Withheld:
@@ -199,17 +200,19 @@ class Withheld:
         }
         candidates = numbers(list(shown.values())) | {SKILL, LUCK, MOST}
         anywhere = {n for n in candidates - numbers(shown[user]) if n > SMALL}
-        return cls(events, anywhere, ids, texts)
+        unsaid = strings(list(shown.values())) - strings(shown[user])
+        return cls(events, anywhere, ids, texts, unsaid)
 
     def told(self, thing: Any) -> list[int | str]:
-        """The withheld numbers ``thing`` tells; a roll's message (its title names its event)
-        is held to that event's view, its texts included."""
+        """The withheld numbers and texts ``thing`` tells; a roll's message (its title names
+        its event) is held to that event's views too."""
         titles = [e.get("title", "") for e in thing.get("embeds") or ()]
         seqs = {int(n) for n in re.findall(r"#(\d+)", " ".join(titles))}
         kept = self.anywhere.union(*(self.events.get(seq, set()) for seq in seqs))
         told: list[int | str] = sorted(numbers(thing, skip=PROTOCOL | {"custom_id"}) & kept)
         words = text_of(thing)
-        return told + sorted(t for seq in seqs for t in self.texts.get(seq, ()) if t in words)
+        texts = self.unsaid.union(*(self.texts.get(seq, set()) for seq in seqs))
+        return told + sorted(t for t in texts if t in words)
 
 
 def leaks(delivered: Iterable[Any], withheld: Withheld) -> list[Any]:
@@ -306,12 +309,12 @@ class Table:
     def mirrored(self) -> None:
         """The channel's posts of what the web made, once the sender has sent them all."""
         store = self.client.app.state.server.store  # type: ignore[attr-defined]
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with store.read() as session:
-                if session.scalars(select(ChannelPost.id)).first() is None:
-                    break
+        deadline, due = time.monotonic() + 20, True
+        while due and time.monotonic() < deadline:
             time.sleep(0.02)
+            with store.read() as session:
+                due = session.scalars(select(ChannelPost.id)).first() is not None
+        assert not due, "the channel's posts were not all sent"
         for call in self.channel.calls[self.seen["channel"] :]:
             self.deliver(EVERYONE, json.loads(call.request.content))
         self.seen["channel"] = len(self.channel.calls)
@@ -493,7 +496,7 @@ def play(table: Table) -> None:
             target = made["targets"][0]["id"]
             helper = {"character_id": table.character("Ghoul"), "skill": skill}
             table.api("POST", f"/targets/{target}/assists", "Gina", 201, json=helper)
-            typed = {} if visibility == "blind" else {"dice": [PAT_DICE - 60]}
+            typed = {} if visibility == "blind" else {"dice": [HELPED_DICE]}
             table.web_roll("Pat", "Ada", target_id=target, actor=typed)
         helped = table.said("Gina", a_call(system, "Ada"))
         assert buttons(helped), helped
@@ -637,7 +640,7 @@ def test_the_checker_catches_an_npc_s_numbers_shown_to_a_player(
     (whole,) = [e for e in table.log("Gina") if e["seq"] == contest["seq"]]
     (against,) = leaks([roll_view("Gina", whole, False)], withheld)  # the Ghoul's side
     assert {SKILL, 73} <= set(against["told"]), against
-    named = message(embeds=[embed(f"#{contest['seq']}", f"against Ghoul ({LURK})")])
+    named = message(embeds=[embed("Test: spot hidden", f"Gina calls against Ghoul ({LURK})")])
     (skill,) = leaks([named], withheld)  # the skill the GM opposed with: theirs to say
     assert skill["told"] == [LURK], skill
     forged = {"components": [{"custom_id": f"f:{table.table_id}:{seq}:{SKILL}"}]}
