@@ -542,6 +542,7 @@ def play(table: Table) -> None:
         if event["kind"] in ("roll", "contest") and event["visibility"] == "blind":
             table.api("POST", f"/rolls/{event['seq']}/unblind", "Gina", 201)
             table.mirrored()
+    table.api("POST", "/seeds/rotate", "Gina")  # each private chain's seed, to its audience
     # completions, for everyone
     for user in USERS:
         for focused in ("character", "skill"):
