@@ -31,8 +31,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from d100.discord import interactions
+from d100.discord.calls import CALLED
 from d100.discord.interactions import message
-from d100.discord.play import roll_view
+from d100.discord.play import FOLLOW, roll_view
 from d100.discord.render import embed, failed_message
 from d100.discord.router import Discord as Endpoint
 from d100.discord.tables import REMOVED
@@ -61,10 +62,17 @@ NOT_VALUES = frozenset(
     | {"server_seed", "engine", "invite_link", "link"}
 )
 # Keys of a Discord message whose numbers are Discord's protocol, not the table's.
-PROTOCOL = frozenset({"type", "flags", "style", "color", "allowed_mentions", "id"})
+PROTOCOL = frozenset({"type", "flags", "style", "color", "allowed_mentions"})
 URL = re.compile(r"https?://\S+")
 FRACTION = re.compile(r"^(\d+)/(\d+)$")
 _ids = count(600000000000000000)
+
+LURK = "lurking"
+# A sheet's abilities and the ability each skill adds, where a system's sheets name them.
+ABILITIES = {"chances": "abilities = {{ per = 4 }}\nuses = {{ {} }}\n"}
+# What a check needs besides its skill, where a system asks for more (CH4's risk): its
+# fields, and the words that say them.
+ASKED = {"chances": ({"risk": "average"}, "average")}
 
 
 def sheets(system: str) -> dict[str, str]:
@@ -90,14 +98,6 @@ def offers_follow_ups(system: str) -> bool:
     """Whether a failed check may offer its roller a follow-up (``Declaration.after``)."""
     declares = REGISTRY.get(system).declares
     return declares.follow_ups is not None or bool(declares.luck and declares.luck.reroll_field)
-
-
-LURK = "lurking"
-# A sheet's abilities and the ability each skill adds, where a system's sheets name them.
-ABILITIES = {"chances": "abilities = {{ per = 4 }}\nuses = {{ {} }}\n"}
-# What a check needs besides its skill, where a system asks for more (CH4's risk): its
-# fields, and the words that say them.
-ASKED = {"chances": ({"risk": "average"}, "average")}
 
 
 def skill_of(system: str) -> str:
@@ -230,9 +230,9 @@ def leaks(delivered: Iterable[Any], withheld: Withheld) -> list[Any]:
 
 def _plain_id(custom: str, ids: set[str]) -> bool:
     parts = custom.split(":")
-    if parts[0] == "f" and len(parts) == 4:
+    if parts[0] == FOLLOW and len(parts) == 4:
         return parts[1] in ids and parts[2].isdigit() and parts[3].isidentifier()
-    return parts[0] == "c" and len(parts) == 3 and parts[1] in ids and parts[2] in ids
+    return parts[0] == CALLED and len(parts) == 3 and parts[1] in ids and parts[2] in ids
 
 
 # -- the table, played --------------------------------------------------------------------
