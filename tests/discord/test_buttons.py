@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -112,6 +113,35 @@ def test_a_follow_up_taken_on_the_page_makes_discord_s_button_already_used_and_d
     assert private(stale) and "Already used" in stale["content"]
     assert offered(now) and all(b["disabled"] for b in offered(now))  # set right by the click
     assert len(follow_ups_of(client, discord, seq_of(rolled))) == 1
+
+
+@respx.mock
+def test_a_follow_up_taken_on_the_page_disables_the_offering_message_s_buttons(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:  # rule: BRP7
+    """The roller's private message offering the reroll is edited as the page's reroll is
+    posted to the channel: its buttons disabled, before anyone clicks one."""
+    seated(client, discord, "brp", LUCKY)
+    routes = webhooks()
+    posted, edited = routes
+    channel = respx.post(re.compile(r".*/channels/\d+/messages$")).respond(200, json={"id": "2"})
+    rolled = failed_roll(client, discord, endpoint, posted)  # Discord's message 1 (as mocked)
+    base, headers = pats_page(client, discord)
+    page = client.post(f"{base}/rolls/{seq_of(rolled)}/reroll", headers=headers, json={})
+    assert page.status_code == 201, page.text
+    deadline = time.monotonic() + 10
+    while not (edited.called and channel.called) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert channel.called, "the page's reroll is posted to the channel"
+    (edit,) = edited.calls
+    assert str(edit.request.url).endswith("/messages/1"), edit.request.url
+    now = json.loads(edit.request.content)
+    assert {b["custom_id"] for b in offered(now)} == {b["custom_id"] for b in offered(rolled)}
+    assert all(b["disabled"] for b in offered(now)), now
+    stale, again = clicked(
+        client, discord, endpoint, click(offered(rolled)[0]["custom_id"], user=PLAYER), routes
+    )
+    assert private(stale) and "Already used" in stale["content"] and again == now
 
 
 @respx.mock

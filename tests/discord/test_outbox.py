@@ -4,6 +4,7 @@ bucket headers, give-ups (unknown interaction 10062, missing access), registrati
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -199,3 +200,27 @@ def test_the_commands_fit_discord_s_limits_and_offer_every_system() -> None:
             if option["name"] == "system":
                 systems.append([c["value"] for c in choices])
         assert all(offered == list(REGISTRY.names()) for offered in systems)
+
+
+@respx.mock
+def test_a_sent_message_is_told_its_id_and_an_offering_message_s_edit_is_kept_once() -> None:
+    """A post's ``then`` hears Discord's answer (the message made); the edit kept for a roll's
+    offering message is given once, and not once the interaction's token is past editing."""
+    clock = Clock()
+    respx.post(f"{API}/webhooks/1/t").respond(200, json={"id": "m7"})
+    sent = box(clock)
+    heard: list[outbox.Outcome] = []
+
+    async def go() -> None:
+        post = outbox.follow_up("1", "t", {"content": "x"})
+        sent.put(dataclasses.replace(post, then=heard.append))
+        await sent.flush()
+
+    run(go())
+    assert [o.body for o in heard] == [{"id": "m7"}]
+    edit = outbox.edit_message("1", "t", "m7", {"components": []})
+    sent.offered(("table", 3), edit)
+    assert sent.taken(("table", 3)) == edit and sent.taken(("table", 3)) is None
+    sent.offered(("table", 4), edit)
+    clock.now += outbox.TOKEN_SECONDS
+    assert sent.taken(("table", 4)) is None

@@ -5,8 +5,9 @@ with the roll it made.
 
 A click that acts is acknowledged at once (a deferred update); the message it was on then
 gets its buttons as they now are (a used one disabled, so nobody takes it twice) and the new
-roll follows, both through the outbox. A click on a button already used (on the page, by a
-second click, or the edit came too late for Discord) sets its message's buttons the same way
+roll follows, both through the outbox. A follow-up taken on the page disables them too
+(``mirror``). A click on a button already used (on the page, by a second click, or the edit
+came too late for Discord or from another process) sets its message's buttons the same way
 and tells the clicker alone "Already used". A click that may not act (not theirs, not this
 table's) is answered to the clicker alone."""
 

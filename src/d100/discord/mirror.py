@@ -7,7 +7,9 @@ an acknowledged roll's post survives a crash between its commit and Discord. The
 rows under a lease (any number of processes on one database: each row goes to one of them at
 a time), posts each through the outbox (Discord's rate limits honoured), and deletes it once
 Discord has it or has refused it for good; a row whose post failed on Discord's side is
-taken again when its lease ends, a few times at most."""
+taken again when its lease ends, a few times at most. A follow-up taken on the page disables
+the buttons of the Discord message that offered it, where this process sent that message
+(``Outbox.offered``); elsewhere its first click is answered "Already used" and disables them."""
 
 from __future__ import annotations
 
@@ -79,30 +81,38 @@ def done(store: Store, due: Due) -> None:
         session.execute(delete(ChannelPost).where(ChannelPost.id == due.id))
 
 
-def body_of(store: Store, due: Due) -> dict[str, Any] | None:
-    """The channel's message for the event, None for one the channel is sent nothing of."""
+def body_of(store: Store, due: Due) -> tuple[dict[str, Any] | None, int | None]:
+    """The channel's message for the event (None: the channel is sent nothing of it), and
+    the roll it follows up, if it is a follow-up (whose offering message is then out of
+    date)."""
     with store.read() as session:
         event = session.get(Event, (due.table_id, due.seq))
         actor = None if event is None else session.get(Member, event.actor_id)
         if event is None or actor is None:
-            return None
+            return None, None
+        follows = event.data.get("reroll_of") if event.kind == "roll" else None
         # the channel is a plain player of the actor's table (whose GMs say what is an NPC)
         view = view_event(channel(viewer_of(session, actor)), event)
         if view.get("kind") == "hidden":
-            return message("Someone rolled in secret.")
+            return message("Someone rolled in secret."), follows
         if view.get("roll_kind", "roll") != "roll":  # a contest shown: not rendered here yet
-            return None
+            return None, follows
         rolled_by = event.actor_id if event.kind == "roll" else view.get("roller_id")
         roller = session.get(Member, rolled_by) if rolled_by else None
         who = roller.name if roller is not None else "Someone"
-        return roll_view(who, view, False, due.table_id)
+        return roll_view(who, view, False, due.table_id), follows
 
 
 async def send_due(store: Store, outbox: Outbox, clock: Callable[[], float] = time.time) -> int:
     """Post what is due now; how many rows were taken."""
     taken = await asyncio.to_thread(take, store, clock())
     for due in taken:
-        body = await asyncio.to_thread(body_of, store, due)
+        body, follows = await asyncio.to_thread(body_of, store, due)
+        # a follow-up taken on the page: the message that offered it, if this process sent
+        # it, has its buttons disabled (elsewhere, a click on one is answered "Already used")
+        used = None if follows is None else outbox.taken((due.table_id, follows))
+        if used is not None:
+            await outbox.send(used)
         if body is not None:
             sent = await outbox.send(channel_post(due.channel_id, body))
             again = not sent.sent and (sent.status == 0 or sent.status >= 500)

@@ -23,6 +23,8 @@ from .interactions import GIVE_UP
 API = "https://discord.com/api/v10"
 TRIES = 5  # a request's attempts before it is dropped (rate limits do not count)
 MOST_WAIT = 60.0  # seconds: a longer retry_after is Discord's way of saying "not now"
+# An interaction's token takes edits of its messages for 15 minutes; a minute kept in hand.
+TOKEN_SECONDS = 14 * 60.0
 log = logging.getLogger("d100.discord")
 
 
@@ -35,6 +37,8 @@ class Post:
     path: str
     body: Any
     bot: bool = False  # authorised with the bot token (webhook routes carry their token)
+    # told what Discord answered, once sent (a message it made: its id)
+    then: Callable[[Outcome], None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def route(self) -> str:
@@ -61,6 +65,9 @@ class Outbox:
     _buckets: dict[str, str] = field(default_factory=dict)  # route: Discord's bucket id
     _until: dict[str, float] = field(default_factory=dict)  # bucket (or route): free again at
     _global_until: float = 0.0
+    # a roll (table, seq): the edit disabling the buttons of the message that offers its
+    # follow-ups, and until when its token takes it
+    _offers: dict[tuple[str, int], tuple[float, Post]] = field(default_factory=dict)
 
     def put(self, post: Post) -> None:
         """Queue ``post``; the one sender drains the queue in order."""
@@ -82,11 +89,26 @@ class Outbox:
         while True:
             post = await self._queue.get()
             try:
-                await self.send(post)
+                outcome = await self.send(post)
+                if post.then is not None:
+                    post.then(outcome)
             except Exception:  # a bug must not stop the sender: what follows still goes
                 log.exception("discord: sending %s %s failed", post.method, post.path)
             finally:
                 self._queue.task_done()
+
+    def offered(self, roll: tuple[str, int], edit: Post) -> None:
+        """Keep, for its token's life, the edit that disables the buttons of a message sent
+        offering this roll's follow-ups: taken elsewhere (the page), it is sent (``taken``).
+        In this process only: another's message is set right by its first click."""
+        now = self.clock()
+        self._offers = {k: v for k, v in self._offers.items() if v[0] > now}
+        self._offers[roll] = (now + TOKEN_SECONDS, edit)
+
+    def taken(self, roll: tuple[str, int]) -> Post | None:
+        """The edit kept for this roll's offering message, once: None if none or too late."""
+        until, edit = self._offers.pop(roll, (0.0, None))
+        return edit if until > self.clock() else None
 
     async def send(self, post: Post) -> Outcome:
         """Send ``post`` now, waiting out rate limits; its outcome."""
@@ -185,6 +207,11 @@ def _float(value: Any) -> float | None:
 def edit_original(application_id: str, token: str, body: dict[str, Any]) -> Post:
     """The message that replaces a deferred answer's 'thinking...'."""
     return Post("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", body)
+
+
+def edit_message(application_id: str, token: str, message_id: str, body: dict[str, Any]) -> Post:
+    """A message sent for an interaction (a follow-up), edited through its webhook."""
+    return Post("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", body)
 
 
 def follow_up(application_id: str, token: str, body: dict[str, Any]) -> Post:

@@ -36,11 +36,22 @@ ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
 
 @dataclass(frozen=True)
+class Offered:
+    """A roll (table, seq) whose follow-ups its roller's own message offers, and that
+    message's buttons once one is taken (disabled)."""
+
+    roll: tuple[str, int]
+    used: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Rolled:
-    """A roll's messages: the channel's, and the roller's own when the channel's hides it."""
+    """A roll's messages: the channel's, and the roller's own when the channel's hides it
+    or it offers follow-ups."""
 
     public: dict[str, Any]
     own: dict[str, Any] | None = None
+    offers: Offered | None = None
 
 
 def _mine(session: Session, viewer: Viewer) -> list[Character]:
@@ -109,14 +120,15 @@ def key_of(it: Interaction) -> str:
 
 
 def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]) -> Rolled:
+    used = buttons(table_id, own, True)
+    offers = Offered((table_id, int(own["seq"])), used) if used else None
     if public.get("hidden"):
-        return Rolled(
-            message(f"{escaped(who)} rolled in secret."), roll_view(who, own, True, table_id)
-        )
+        secret = message(f"{escaped(who)} rolled in secret.")
+        return Rolled(secret, roll_view(who, own, True, table_id), offers)
     # Its follow-up offers bound the roller's Luck: the channel sees none (a plain player's
     # view has none), and the roller gets their buttons privately.
-    offered = roll_view(who, own, True, table_id) if own.get("follow_ups") else None
-    return Rolled(roll_view(who, public, False, table_id), offered)
+    mine = roll_view(who, own, True, table_id) if own.get("follow_ups") else None
+    return Rolled(roll_view(who, public, False, table_id), mine, offers)
 
 
 def channel(viewer: Viewer) -> Viewer:
@@ -213,7 +225,9 @@ def _contest_view(
         part = result.get(side) or {}
         shown = level_words(system, str(part.get("level", "")))
         if "dice" in part:
-            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])} vs {part['target']}"
+            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])}"
+        if "target" in part:  # CH6: a side whose target is a withheld side's total has none
+            shown += f" vs {part['target']}"
         fields.append((name, shown))
     hazard = str((view.get("call") or {}).get("hazard") or "")
     if winner == "opponent" and hazard:

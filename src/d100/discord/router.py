@@ -20,7 +20,7 @@ import math
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import httpx
@@ -274,9 +274,9 @@ async def _click(request: Request, discord: Discord, it: Interaction) -> dict[st
         return interactions.answer(_shown(discord, it, done))
     app = discord.application_id or it.application_id
     discord.outbox.put(outbox.edit_original(app, it.token, {"components": done.components}))
-    for body in (done.rolled.public, done.rolled.own):
-        if body is not None:
-            discord.outbox.put(outbox.follow_up(app, it.token, body))
+    discord.outbox.put(outbox.follow_up(app, it.token, done.rolled.public))
+    if done.rolled.own is not None:
+        discord.outbox.put(_own(discord, it, done.rolled))
     return {"type": interactions.DEFERRED_UPDATE}
 
 
@@ -284,9 +284,27 @@ def _shown(discord: Discord, it: Interaction, rolled: play.Rolled) -> dict[str, 
     """The channel's message, answered now; the roller's own view follows privately (a
     follow-up message needs the answer sent first, which the outbox's turn gives it)."""
     if rolled.own is not None:
-        app = discord.application_id or it.application_id
-        discord.outbox.put(outbox.follow_up(app, it.token, rolled.own))
+        discord.outbox.put(_own(discord, it, rolled))
     return rolled.public
+
+
+def _own(discord: Discord, it: Interaction, rolled: play.Rolled) -> outbox.Post:
+    """The roller's own message. One offering follow-ups is kept once Discord has made it,
+    so that taking one on the page disables its buttons (``mirror``)."""
+    assert rolled.own is not None
+    app = discord.application_id or it.application_id
+    post = outbox.follow_up(app, it.token, rolled.own)
+    offers = rolled.offers
+    if offers is None:
+        return post
+
+    def sent(outcome: outbox.Outcome) -> None:
+        made = outcome.body.get("id") if isinstance(outcome.body, dict) else None
+        if outcome.sent and made:
+            used = {"components": offers.used}
+            discord.outbox.offered(offers.roll, outbox.edit_message(app, it.token, str(made), used))
+
+    return replace(post, then=sent)
 
 
 async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
