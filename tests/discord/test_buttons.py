@@ -184,7 +184,8 @@ def test_a_secret_roll_s_follow_up_shows_the_channel_only_that_it_happened(
     drained(client, endpoint)
     stub, mine = bodies(posted)[before:]
     assert not private(stub) and "secret" in stub["content"] and "embeds" not in stub
-    assert not re.search(r"\d", json.dumps(stub)), stub  # no dice, skill nor number
+    # no dice, skill nor number (its GM's buttons name the roll's, as the page's stub does)
+    assert not re.search(r"\d", json.dumps({**stub, "components": []})), stub
     assert private(mine) and mine["embeds"]
     assert all(b["disabled"] for b in offered(bodies(edited)[-1]))
 

@@ -33,7 +33,7 @@ from sqlalchemy import select
 from d100.discord import interactions
 from d100.discord.calls import CALLED
 from d100.discord.interactions import message
-from d100.discord.play import FOLLOW, roll_view
+from d100.discord.play import FOLLOW, SHOW_ALL, SHOW_ME, roll_view
 from d100.discord.render import embed, failed_message
 from d100.discord.router import Discord as Endpoint
 from d100.discord.tables import REMOVED
@@ -232,6 +232,8 @@ def _plain_id(custom: str, ids: set[str]) -> bool:
     parts = custom.split(":")
     if parts[0] == FOLLOW and len(parts) == 4:
         return parts[1] in ids and parts[2].isdigit() and parts[3].isidentifier()
+    if parts[0] in (SHOW_ME, SHOW_ALL):  # a secret roll's: its number, which its stub shows
+        return len(parts) == 3 and parts[1] in ids and parts[2].isdigit()
     return parts[0] == CALLED and len(parts) == 3 and parts[1] in ids and parts[2] in ids
 
 
@@ -285,6 +287,8 @@ class Table:
             self.deliver({user} if private(data) else EVERYONE, data)
         elif body["type"] == interactions.CHOICES:
             self.deliver({user}, data)
+        elif body["type"] == interactions.UPDATE:  # the message clicked, as it now is
+            self.deliver(on or EVERYONE, data)
         drained(self.client, self.endpoint)
         self.webhooks()
         return body
@@ -451,11 +455,20 @@ def play(table: Table) -> None:
     system, skill = table.system, skill_of(table.system)
     declares = REGISTRY.get(system).declares
     # Discord: a player's and the NPC's rolls in every mode
+    stubs = []
     for visibility in VISIBILITIES:
-        table.act("Pat", a_roll(system, "Ada", visibility))
-        table.act("Gina", a_roll(system, "Ghoul", visibility))
+        stubs.append(table.act("Pat", a_roll(system, "Ada", visibility)))
+        stubs.append(table.act("Gina", a_roll(system, "Ghoul", visibility)))
         table.act("Rex", a_roll(system, "Cy", visibility))
         table.act("Gina", a_roll(system, "Ada", visibility))  # a player's character, by the GM
+    # a secret roll's "GM: show me" and "Show to everyone", clicked by each (the GM last),
+    # then again once shown
+    gms = (SHOW_ME, SHOW_ALL)
+    shown = [c for s in stubs for c in buttons(s.get("data") or {}) if c.split(":")[0] in gms]
+    assert shown, stubs
+    for user in ("Quinn", "Pat", "Rex", "Gina", "Gina"):
+        for custom in shown:
+            table.act(user, click(custom))
     # a follow-up button (a Luck reroll), taken, then clicked again; the GM's NPC's too
     offered = a_failure_offering(table, "Pat", "Ada")
     if offered is not None:
@@ -537,9 +550,12 @@ def play(table: Table) -> None:
         stale = table.act("Pat", click(first), frozenset({"Pat"}))
         assert stale["type"] == interactions.DEFERRED_UPDATE
         assert "Already used" in table.messages("Pat")[-1]["content"]
-    # "Show to everyone": every blind roll the GM sees
-    for event in table.log("Gina"):
-        if event["kind"] in ("roll", "contest") and event["visibility"] == "blind":
+    # "Show" on the page: every blind roll the GM sees, not shown from its stub already
+    log = table.log("Gina")
+    shown_already = {e["unblinds"] for e in log if e["kind"] == "unblind"}
+    for event in log:
+        blind = event["kind"] in ("roll", "contest") and event["visibility"] == "blind"
+        if blind and event["seq"] not in shown_already:
             table.api("POST", f"/rolls/{event['seq']}/unblind", "Gina", 201)
             table.mirrored()
     table.api("POST", "/seeds/rotate", "Gina")  # each private chain's seed, to its audience

@@ -1,7 +1,9 @@
-"""A button clicked: a roll's follow-up (``f:{table_id}:{seq}:{key}``) or a called test's
-Roll (``c:{table_id}:{target_id}``), made by the server's own paths (``followups``,
-``rolls``) with the interaction's id as the idempotency key, so a click sent again answers
-with the roll it made.
+"""A button clicked: a roll's follow-up (``f:{table_id}:{seq}:{key}``), a called test's
+Roll (``c:{table_id}:{target_id}``) or a secret roll's "GM: show me" (``s:{table_id}:{seq}``)
+and "Show to everyone" (``u:{table_id}:{seq}``), made by the server's own paths
+(``followups``, ``rolls``) with the interaction's id as the idempotency key, so a click sent
+again answers with the roll it made. "GM: show me" answers the GM alone; "Show to everyone"
+shows a blind roll as the page's "Show" does, and its stub becomes the roll.
 
 A click that acts is acknowledged at once (a deferred update); the message it was on then
 gets its buttons as they now are (a used one disabled, so nobody takes it twice) and the new
@@ -29,12 +31,34 @@ from ..server.models import Call, CallTarget, Character, Event
 from ..server.store import Store
 from .calls import CALLED, call_buttons
 from .interactions import Interaction, message
-from .play import FOLLOW, Rolled, buttons, key_of, rolled_messages, viewer_at, views
+from .play import (
+    FOLLOW,
+    SHOW_ALL,
+    SHOW_ME,
+    Rolled,
+    buttons,
+    channel,
+    key_of,
+    roll_view,
+    rolled_messages,
+    roller_name,
+    viewer_at,
+    views,
+)
 from .tables import NO_TABLE, REMOVED
 
 BUTTON = "custom_id"
 NOT_YOURS = "This roll is not yours."
 ELSEWHERE = "This button is not of this channel's table."
+GM_ONLY = "Only the table's GM may use this button."
+ROLLED = frozenset({"roll", "contest"})  # the kinds a secret roll's event may be
+
+
+@dataclass(frozen=True)
+class Updated:
+    """What the clicked message becomes (Discord's UPDATE_MESSAGE answer)."""
+
+    body: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -46,7 +70,9 @@ class Clicked:
     components: list[dict[str, Any]]
 
 
-def click(store: Store, it: Interaction, planned: rolls.Planned | None) -> Rolled | Clicked:
+def click(
+    store: Store, it: Interaction, planned: rolls.Planned | None
+) -> Rolled | Clicked | Updated:
     """The click's work, or a private answer saying why it does none; ``rolls.Dear`` when a
     called test's odds are to be worked out first (then asked again with them)."""
     parts = str(it.data.get("custom_id", "")).split(":")
@@ -55,6 +81,10 @@ def click(store: Store, it: Interaction, planned: rolls.Planned | None) -> Rolle
             return _follow_up(store, it, parts[1], int(parts[2]), parts[3])
         if len(parts) == 3 and parts[0] == CALLED:
             return _called(store, it, parts[1], parts[2], planned)
+        if len(parts) == 3 and parts[0] == SHOW_ME and parts[2].isdigit():
+            return _show_me(store, it, parts[1], int(parts[2]))
+        if len(parts) == 3 and parts[0] == SHOW_ALL and parts[2].isdigit():
+            return _show_all(store, it, parts[1], int(parts[2]))
     except ApiError as err:
         if err.message == REMOVED:
             raise
@@ -125,6 +155,47 @@ def _follow_up(store: Store, it: Interaction, table_id: str, seq: int, key: str)
         own, public = views(viewer, done.event)
     made = rolled_messages(it.user_name or viewer.name, table_id, own, public)
     return Clicked(made, used)
+
+
+def _secret_roll(session: Session, it: Interaction, table_id: str) -> Viewer:
+    """The GM clicking a secret roll's button (``ApiError`` 403 for anyone else)."""
+    viewer = _seated(session, it, table_id)
+    if not viewer.is_gm:
+        raise ApiError(403, BUTTON, None, "the table's GM", GM_ONLY)
+    return viewer
+
+
+def _show_me(store: Store, it: Interaction, table_id: str, seq: int) -> Rolled:
+    """The roll as the GM sees it, to the GM alone."""
+    with store.read() as session:
+        viewer = _secret_roll(session, it, table_id)
+        event = session.get(Event, (table_id, seq))
+        if event is None or event.kind not in ROLLED:
+            raise ApiError(404, BUTTON, None, "a roll of this table", ELSEWHERE)
+        view = view_event(viewer, event)
+        return Rolled(roll_view(roller_name(session, event, view), view, True))
+
+
+def _show_all(store: Store, it: Interaction, table_id: str, seq: int) -> Rolled | Updated:
+    """A blind roll shown to everyone (``rolls.unblind``): its stub becomes the roll as the
+    channel now sees it."""
+    with store.write() as session:
+        viewer = _secret_roll(session, it, table_id)
+        try:
+            done = once(
+                session,
+                viewer,
+                key_of(it),
+                {"unblind": seq},
+                lambda: rolls.unblind(session, viewer, seq),
+            )
+        except ApiError as err:
+            if err.status == 409:  # shown already (on the page, or by another click)
+                return Rolled(message(f"Already shown: {err.message}", private=True))
+            raise
+        view = view_event(channel(viewer), done.event)
+        body = roll_view(roller_name(session, done.event, view), view, False)
+    return Updated(body | {"components": []})
 
 
 def _called(

@@ -26,9 +26,8 @@ from sqlalchemy import delete, select, update
 from ..server.access import view_event, viewer_of
 from ..server.models import ChannelPost, Event, Member
 from ..server.store import Store
-from .interactions import message
 from .outbox import Outbox, channel_post
-from .play import channel, roll_view
+from .play import channel, roll_view, roller_name, secret_stub
 
 LEASE = 120.0  # seconds a sender holds the rows it took: longer than the outbox's retries
 BATCH = 10
@@ -94,13 +93,11 @@ def body_of(store: Store, due: Due) -> tuple[dict[str, Any] | None, int | None]:
         # the channel is a plain player of the actor's table (whose GMs say what is an NPC)
         view = view_event(channel(viewer_of(session, actor)), event)
         if view.get("kind") == "hidden":
-            return message("Someone rolled in secret."), follows
+            seen = {"seq": event.seq, "visibility": event.visibility}
+            return secret_stub("Someone rolled in secret.", due.table_id, seen), follows
         if view.get("roll_kind", "roll") != "roll":  # a contest shown: not rendered here yet
             return None, follows
-        rolled_by = event.actor_id if event.kind == "roll" else view.get("roller_id")
-        roller = session.get(Member, rolled_by) if rolled_by else None
-        who = roller.name if roller is not None else "Someone"
-        return roll_view(who, view, False, due.table_id), follows
+        return roll_view(roller_name(session, event, view), view, False, due.table_id), follows
 
 
 async def send_due(store: Store, outbox: Outbox, clock: Callable[[], float] = time.time) -> int:

@@ -7,6 +7,7 @@ comes to them privately."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -31,6 +32,10 @@ from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
 FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
+# A secret roll's buttons, for its GM: ``s:{table_id}:{seq}`` shows it to them alone, and
+# ``u:{table_id}:{seq}`` (a blind roll) shows it to everyone, as the page's "Show" does.
+SHOW_ME, SHOW_ALL = "s", "u"
+SHOWN_TO_GM = frozenset({"gm", "blind"})  # the modes a GM sees (an only-me roll is the roller's)
 BUTTON_LABEL_MAX = 80
 ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
@@ -123,12 +128,33 @@ def rolled_messages(who: str, table_id: str, own: dict[str, Any], public: dict[s
     used = buttons(table_id, own, True)
     offers = Offered((table_id, int(own["seq"])), used) if used else None
     if public.get("hidden"):
-        secret = message(f"{escaped(who)} rolled in secret.")
+        secret = secret_stub(f"{escaped(who)} rolled in secret.", table_id, own)
         return Rolled(secret, roll_view(who, own, True, table_id), offers)
     # Its follow-up offers bound the roller's Luck: the channel sees none (a plain player's
     # view has none), and the roller gets their buttons privately.
     mine = roll_view(who, own, True, table_id) if own.get("follow_ups") else None
     return Rolled(roll_view(who, public, False, table_id), mine, offers)
+
+
+def secret_stub(words: str, table_id: str, seen: Mapping[str, Any]) -> dict[str, Any]:
+    """The channel's message of a roll it may not see, with its GM's buttons where they
+    would show them something: the ids hold the table and the roll's number only, which the
+    stub's readers have (the web's stub shows the number too)."""
+    visibility = seen.get("visibility")
+    if visibility not in SHOWN_TO_GM:
+        return message(words)
+    custom = f"{table_id}:{seen['seq']}"
+    found = [button("GM: show me", f"{SHOW_ME}:{custom}")]
+    if visibility == "blind":
+        found.append(button("Show to everyone", f"{SHOW_ALL}:{custom}"))
+    return message(words, components=button_rows(found))
+
+
+def roller_name(session: Session, event: Any, view: Mapping[str, Any]) -> str:
+    """Who made a roll: its event's actor, or for a shown blind roll its roller."""
+    rolled_by = event.actor_id if event.kind != "unblind" else view.get("roller_id")
+    roller = session.get(Member, rolled_by) if rolled_by else None
+    return roller.name if roller is not None else "Someone"
 
 
 def channel(viewer: Viewer) -> Viewer:

@@ -272,6 +272,8 @@ async def _click(request: Request, discord: Discord, it: Interaction) -> dict[st
     done = await _with_odds(request, it, lambda p: clicks.click(store, it, p))
     if isinstance(done, play.Rolled):
         return interactions.answer(_shown(discord, it, done))
+    if isinstance(done, clicks.Updated):
+        return {"type": interactions.UPDATE, "data": done.body}
     app = discord.application_id or it.application_id
     discord.outbox.put(outbox.edit_original(app, it.token, {"components": done.components}))
     discord.outbox.put(outbox.follow_up(app, it.token, done.rolled.public))
