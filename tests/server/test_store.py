@@ -16,6 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from d100.server import event_kinds as kinds
 from d100.server.events import append, lock_table
 from d100.server.models import Base
 from d100.server.store import Store
@@ -83,7 +84,7 @@ def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Pa
         table_id = _table(store)
         woken.clear()
         with pytest.raises(IntegrityError), store.write() as session:
-            _append(table_id, "lost")(session)
+            _append(table_id)(session)
             _fail_at_commit(session)
         assert woken == [table_id]
         assert [kind for _, kind in _log(store, table_id)] == ["table"]  # nothing landed here
@@ -101,9 +102,9 @@ def _table(store: Store) -> str:
         return gametables.create_table(session, "T", "brp", "G", {}, {}).table.id
 
 
-def _append(table_id: str, note: str) -> Callable[[Session], int]:
+def _append(table_id: str) -> Callable[[Session], int]:
     def act(session: Session) -> int:
-        return append(session, lock_table(session, table_id), "note", {"note": note}).seq
+        return append(session, lock_table(session, table_id), kinds.rested("tester")).seq
 
     return act
 
@@ -140,7 +141,7 @@ def test_concurrent_writes_all_commit_in_order_before_their_answer(database_url:
             with store.write() as session:
                 sessions.append(session)
                 time.sleep(0.002)  # others arrive meanwhile and wait for the table's lock
-                seq = _append(table_id, "x")(session)
+                seq = _append(table_id)(session)
             with fresh.read() as session:
                 seen_committed.append(
                     session.execute(
