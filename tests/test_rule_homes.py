@@ -43,8 +43,7 @@ ALLOWED = {
     # The server's own words that a test system also uses as a name of its own (a folder's
     # entry holds for every file in it):
     ("server/", "percent"): "the server's answer key: each level's odds in percent",
-    ("server/gametables.py", "active"): "a seed rotation's key: the seed now drawn from",
-    ("server/event_kinds.py", "active"): "a seed event's key: the seed now drawn from",
+    ("server/", "active"): "a seed event's key (the opening, a rotation): the seed now drawn from",
     ("cli/verify.py", "active"): "the log's key for a seed announced (the opening, a rotation)",
     ("server/gametables.py", "master"): "a word of the GM's role ('game master') no name claims",
     ("server/static/table.js", "failure"): "the page's word for a level that is no success",
