@@ -93,6 +93,20 @@ def test_malformed_json_is_a_clean_422(client: TestClient) -> None:
     error(r)
 
 
+def test_a_body_that_is_not_json_is_named_body_not_its_character_number(
+    client: TestClient,
+) -> None:
+    """The validator places a JSON decode error at the character where it failed (0): the
+    field a client can fix is the body itself."""
+    r = client.post(
+        "/api/tables", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 422
+    found = error(r)
+    assert found["field"] == "body"
+    assert found["message"].startswith("body: ")
+
+
 def test_unknown_path_and_method_are_json(client: TestClient) -> None:
     assert error(client.get("/api/nothing"))["field"] == "path"
     assert client.put("/api/tables").status_code == 405

@@ -130,7 +130,7 @@ def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap
             gm.reload()
             wired(gm)
             assert on_screen(gm, "#rest-button")
-            expect(gm.locator("#tabs a[aria-current=page]")).to_have_text("Tools")
+            expect(gm.locator("#tabs a[aria-current=page]")).to_have_text("More")
             expect(gm.locator("#calls-box")).to_be_hidden()
     finally:
         for c in contexts:

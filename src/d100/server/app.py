@@ -153,7 +153,10 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, err: RequestValidationError) -> JSONResponse:
         first = err.errors()[0]
-        where = [str(p) for p in first.get("loc", ()) if p != "body"]
+        # A body that is not JSON is placed at the character the parser stopped on ("0"):
+        # what the client can fix is the body itself.
+        located = first.get("type") != "json_invalid"
+        where = [str(p) for p in first.get("loc", ()) if p != "body" and located]
         field = ".".join(where) or "body"
         value = first.get("input")
         said = _plain(str(first.get("msg", "invalid")))

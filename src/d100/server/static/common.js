@@ -87,7 +87,8 @@ function el(tag, attrs = {}, ...children) {
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  // nested as deep as a card's parts come (a list of commitments, each a line and its copy)
+  for (const child of children.flat(Infinity)) {
     if (child !== null && child !== undefined && child !== false) node.append(child);
   }
   return node;
@@ -124,8 +125,9 @@ function setByPage(system) {
     r.luck && r.luck.boost_field, r.luck && r.luck.reroll_field, r.luck && r.luck.after_field].filter(Boolean);
 }
 
-// A table's improvement marks in words: "off", or "on failures", "on successes".
-const marksText = (setting) => setting === "off" ? setting : `on ${setting}s`;
+// A table's improvement marks in words, each setting its own (a plural is not an added "s").
+const MARKS_WORDS = { off: "off", failure: "on failures", success: "on successes" };
+const marksText = (setting) => MARKS_WORDS[setting] || setting;
 
 // The tables this browser has sat at, for the home page: names and roles only (the cookie
 // holding each table's token is HttpOnly and stays so).

@@ -21,6 +21,8 @@ let recent = [];  // the newest results (rolls, contests, blind rolls shown), ne
 const shownHere = new Set();  // results shown where they were rolled: the latest strip skips them
 const rolledHere = new Map();  // target id -> the roll made on this page for it
 let opposing = false;  // the roll panel rolls a contest against another character
+let submitting = false;  // a roll of the panel on its way: a double click on Roll makes one
+const shownAs = new Map();  // a blind roll's number -> the number of the entry that showed it
 const luck = { boost: false };
 const rerolled = new Set();  // checks already rerolled, by event number
 const rerolling = new Set();  // checks whose reroll is on its way: offered nowhere meanwhile
@@ -86,6 +88,7 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
+    if (event.kind === "unblind") showBlind(event);
     if (event.reroll_of) { rerolled.add(event.reroll_of); showReroll(event); }
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
@@ -241,8 +244,6 @@ function render() {
   $("whoami").title = $("whoami").textContent;
   for (const id of ["gm-tools", "tools-box", "tab-call"]) $(id).hidden = !isGm();
   $("turn-sound-box").hidden = isGm();  // the GM calls the tests: none is called for them
-  $("tab-characters").textContent = isGm() ? "Characters" : "Sheets";
-  $("tab-more").textContent = isGm() ? "Tools" : "More";
   $("calls-title").textContent = isGm() ? "Open calls" : "Called for you";
   $("chars-title").textContent = isGm() ? "Characters" : "Your characters";
   $("manual-dice-box").hidden = !state.table.settings.manual_dice;
@@ -328,11 +329,20 @@ function opponents() {
   return state.characters.filter((c) => c.id !== actor && (isGm() || c.skills));
 }
 
+// A contest is rolled against a skill typed for the other side: until it is typed, Roll waits
+// (the odds' place says why), as it does while a roll is on its way.
+const THEIR_SKILL = "Their skill: type the skill they oppose with.";
+const theirSkillMissing = () => opposing && !$("oppose-skill").value.trim();
+function rollReady() {
+  $("roll-button").disabled = submitting || theirSkillMissing();
+}
+
 function renderOppose() {
   $("oppose-box").hidden = !opposing;
   $("oppose-button").setAttribute("aria-expanded", String(opposing));
   $("oppose-button").textContent = opposing ? "Roll a check instead" : "Oppose…";
   $("roll-button").textContent = opposing ? "Roll the contest" : "Roll";
+  rollReady();
   const against = opponents();
   options($("oppose-character"), against.map((c) => [c.id, `${c.name} (${gmOwned(c) ? "NPC" : memberName(c.member_id)})`]));
   suggest($("oppose-skills"), [byId($("oppose-character").value)].filter(Boolean));
@@ -526,11 +536,12 @@ function fieldsText(fields) {
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
+const NO_CHARACTER = "No character yet: add one under Sheets (on a phone, the Characters tab).";
 function renderCharacters() {
   const rollable = mine();
   $("chars-help").hidden = !rollable.length;
   rerender($("characters"), (rollable.length ? rollable.map(characterCard)
-    : [el("p", { class: "muted", text: "No character yet: add one under Sheets." })]));
+    : [el("p", { class: "muted", text: NO_CHARACTER })]));
 }
 
 function characterCard(c) {
@@ -627,6 +638,19 @@ function renderMembers() {
     plays(m).length ? el("span", { class: "muted", text: `plays ${plays(m).join(", ")} ` }) : null,
     isGm() && m.role === "player" && !m.revoked ? el("button", { type: "button", class: "secondary small",
       onclick: () => revoke(m) }, `Remove ${m.name}`) : null)));
+}
+
+// Revealing the seed cannot be undone and ends the current commitment: asked first, then told.
+async function rotate() {
+  if (!confirm("Reveal the server seed and commit to a new one? Everyone can then recompute the rolls made with it.")) return;
+  $("rotate-done").replaceChildren();
+  const made = await act(() => api("POST", `${base}/seeds/rotate`), "tools-error");
+  if (!made) return;
+  const pending = made.blind.unblind_first.map((seq) => `#${seq}`).join(", ");
+  $("rotate-done").replaceChildren(
+    el("p", { text: "Server seed revealed: it is in the log. New commitment:" }), copyable(made.commitment, "the new commitment"),
+    el("p", { class: "muted", text: made.blind.revealed ? "The blind seed was revealed too."
+      : `The blind seed stays secret until every blind roll made with it is shown (${pending}).` }));
 }
 
 // Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
@@ -814,7 +838,7 @@ function preview() {
       const them = byId(body.opponent.character_id);
       if (!them || !them.skills || !body.opponent.skill) {
         $("roll-odds").replaceChildren(el("p", { class: "muted", text: them && !them.skills
-          ? `The odds would tell ${them.name}'s skill: only their player and the GM see them.` : "Type their skill." }));
+          ? `The odds would tell ${them.name}'s skill: only their player and the GM see them.` : "Type their skill to roll the contest." }));
         return;
       }
     }
@@ -890,12 +914,11 @@ function wire() {
     suggest($("call-opponent-skills"), [byId($("call-opponent").value)].filter(Boolean));
     $("call-contest-fields").hidden = !$("call-opponent").value;  // a contest's own, for a contest
   });
-  $("roll-form").addEventListener("input", preview);
+  $("roll-form").addEventListener("input", () => { rollReady(); preview(); });
   $("luck-boost").addEventListener("click", () => toggle($("luck-boost"), "boost"));
   $("answer-cancel").addEventListener("click", leaveAnswer);
   $("turn-sound").checked = localStorage.getItem("d100-turn-sound") === "on";
   $("turn-sound").addEventListener("change", () => localStorage.setItem("d100-turn-sound", $("turn-sound").checked ? "on" : "off"));
-  let submitting = false;  // a double click on Roll makes one roll
   let keepResult = 0;  // until when the panel's growing keeps a new result in view: moments,
   // or until the reader moves the page themselves
   for (const kind of ["wheel", "touchstart", "keydown"]) addEventListener(kind, () => { keepResult = 0; }, { passive: true });
@@ -905,12 +928,13 @@ function wire() {
   $("roll-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     if (submitting) return;
+    if (theirSkillMissing()) { $("roll-error").textContent = THEIR_SKILL; return; }
     submitting = true;
-    $("roll-button").disabled = true;
+    rollReady();
     const answered = answering;
     let event;
     try { event = await act(() => roll(rollBody()), "roll-error"); }
-    finally { submitting = false; $("roll-button").disabled = false; }
+    finally { submitting = false; rollReady(); }
     if (!event) return;
     $("roll-result").replaceChildren(...hereCard(event));
     if (answered) { rolledHere.set(answered.target.id, event); lastRolled = answered.target.id; leaveAnswer(); renderCalls(); }
@@ -929,6 +953,9 @@ function wire() {
       fields[rules.target.field] = targetValue($("call-difficulty").value.trim() || String(rules.target.default));
       Object.assign(fields, fieldValues($("call-extra"), extraDice()));
     } catch (err) { $("call-error").textContent = err.message; return; }
+    if ($("call-opponent").value && !$("call-opponent-skill").value.trim()) {
+      $("call-error").textContent = "Opposed with skill: type the skill they oppose with."; return;
+    }
     const ids = [...document.querySelectorAll("input[name=call-character]:checked")].map((i) => i.value);
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
@@ -946,7 +973,7 @@ function wire() {
       el("a", { href: "#view=table", text: "See the open calls" }));
   });
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
-  $("rotate-button").addEventListener("click", () => act(() => api("POST", `${base}/seeds/rotate`), "tools-error"));
+  $("rotate-button").addEventListener("click", rotate);
   $("invite-button").addEventListener("click", async () => {
     if (keptInvites()[state.table.id] && !confirm("Make a new invite link? The one you shared stops working (players already in stay in).")) return;
     const made = await act(() => api("POST", `${base}/invite`), "tools-error");
@@ -1138,18 +1165,33 @@ function changesText(changes) {
   return Object.entries(changes).sort(([a], [b]) => last(a) - last(b)).map(([key, [was, now]]) => `${label(key)} ${shown(was)} -> ${shown(now)}`).join(", ");
 }
 
+const blindWords = (shown) => shown ? `Rolled blind, then shown to everyone: the result is at #${shown}.`
+  : "Rolled blind: only the GM sees the result.";
+
 function oddsLine(e) {
   if (!e.odds || !e.odds.success) return null;
   return el("p", { class: "muted" }, `Odds of success ${e.percent ? e.percent.success : ""} (`, el("span", { class: "link", text: e.odds.success }), ")");
 }
 
+// A blind roll shown to everyone: its cards say so, by the number of the entry showing it.
+function showBlind(event) {
+  shownAs.set(event.unblinds, event.seq);
+  const blind = results.get(event.unblinds);
+  if (!blind) return;
+  for (const card of document.querySelectorAll(`.card[data-seq="${event.unblinds}"]`)) {
+    card.replaceChildren(...[describe(blind)].flat(Infinity).filter(Boolean));
+  }
+}
+
 function describe(e) {
-  const tag = e.visibility && e.visibility !== "public" ? el("span", { class: "tag", text: SEEN_BY[e.visibility] }) : null;
+  const shown = shownAs.get(e.seq);
+  const tag = e.visibility && e.visibility !== "public"
+    ? el("span", { class: "tag", text: shown ? `shown to everyone as #${shown}` : SEEN_BY[e.visibility] }) : null;
   const time = clock(e.at, e.seq);
   switch (e.kind) {
     case "roll": {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
-      if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." }), oddsLine(e)];
+      if (e.hidden || !e.result) return [head, el("p", { text: blindWords(shown) }), oddsLine(e)];
       const failed = !e.result.success && e.call && e.call.hazard;
       if (npc(e.character)) return [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time)];
       const out = [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time),
@@ -1160,7 +1202,7 @@ function describe(e) {
         e.follow_up && e.follow_up.failed ? el("p", { class: "hazard", text: `${e.follow_up.failed[0].toUpperCase()}${e.follow_up.failed.slice(1)}.` }) : null,
         followOffers(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
-      if (e.visibility === "blind" && isGm()) {
+      if (e.visibility === "blind" && isGm() && !shown) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).
         out.push(el("button", { type: "button", class: "secondary small",
           onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone"));
@@ -1169,7 +1211,7 @@ function describe(e) {
     }
     case "contest": {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill} vs `, who(e.opponent), e.opponent_skill ? ` · ${e.opponent_skill}` : "", tag, time);
-      if (e.hidden || !e.result) return [head, el("p", { text: "Rolled blind: only the GM sees the result." })];
+      if (e.hidden || !e.result) return [head, el("p", { text: blindWords(shown) })];
       const winner = { actor: e.character.name, opponent: e.opponent.name, tie: "a tie", none: "nobody" }[e.result.winner];
       // An NPC's dice and target tell its skill: a player reads its name and level only (and
       // the server sends no more of a side a GM's call chose, when its sheet is not theirs).
