@@ -21,6 +21,7 @@ from ..render.view import frac, pct
 from ..server import characters, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
+from ..server.event_kinds import Contest
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
@@ -38,6 +39,7 @@ FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
 SHOW_ME, SHOW_ALL = "s", "u"
 SHOWN_TO_GM = frozenset({"gm", "blind"})  # the modes a GM sees (an only-me roll is the roller's)
 BUTTON_LABEL_MAX = 80
+CONTEST = Contest.KIND
 ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
 
@@ -207,7 +209,7 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
     result = view.get("result")
     if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
-    if view.get("kind") == "contest":
+    if CONTEST in (view.get("kind"), view.get("roll_kind")):  # one, or one shown (unblinded)
         return _contest_view(who, view, result, private)
     system, level = str(result["system"]), str(result["level"])
     odds = view.get("odds") or {}
