@@ -63,6 +63,7 @@ from d100.discord.interactions import (
     CHAT_INPUT,
     DEFERRED,
     DEFERRED_UPDATE,
+    MANAGE_CHANNELS,
     MESSAGE,
     MESSAGE_COMPONENT,
     STRING,
@@ -100,13 +101,19 @@ class Seat:
     character: str  # their character's name at the table
     web: tables.Member | None = None  # the same member on the page (their /link)
 
+    @property
+    def permissions(self) -> int:
+        """The GM's seat may manage the channel, which opening its table takes."""
+        return MANAGE_CHANNELS if self.user % tables.MEMBERS == 0 else 0
+
     def payload(self, kind: int, data: dict[str, Any], id: str, token: str) -> dict[str, Any]:
         return {
             "id": id, "type": kind, "application_id": APPLICATION, "token": token,
             "version": 1, "guild_id": str(200000000000000000 + self.table),
             "channel_id": channel_of(self.table),
             "member": {"user": {"id": str(400000000000000000 + self.user),
-                                "username": f"u{self.user}", "global_name": f"U{self.user}"}},
+                                "username": f"u{self.user}", "global_name": f"U{self.user}"},
+                       "permissions": str(self.permissions)},
             "data": data,
         }
 

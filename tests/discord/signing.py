@@ -52,7 +52,10 @@ def payload(
     guild: str | None = GUILD,
     name: str = "Alice",
     id: str | None = None,
+    permissions: int = 0,
 ) -> dict[str, Any]:
+    """An interaction by ``user`` (in a guild's channel: a member with ``permissions`` there,
+    Discord's bitfield, which it sends as a string)."""
     out: dict[str, Any] = {
         "id": id or str(next(_ids)),
         "type": kind,
@@ -64,7 +67,8 @@ def payload(
     if guild is None:
         out["user"] = who
     else:
-        out |= {"guild_id": guild, "channel_id": "500000000000000005", "member": {"user": who}}
+        member = {"user": who, "permissions": str(permissions)}
+        out |= {"guild_id": guild, "channel_id": "500000000000000005", "member": member}
     if data is not None:
         out["data"] = data
     return out

@@ -224,3 +224,25 @@ def test_a_contest_call_names_a_known_opponent_and_its_skill(
     sent["data"]["options"].append({"name": "opponent", "type": 3, "value": "Bob"})
     skill_less = said(discord.post(client, sent))
     assert private(skill_less) and "opponent\\_skill" in skill_less["content"]
+
+
+@respx.mock
+def test_a_click_on_a_test_called_out_of_the_clicker_s_sight_answers_as_an_unknown_one(
+    client: TestClient, discord: Discord
+) -> None:
+    """A secret call's id is shown to its audience only; a click on it from anyone else is
+    told what a made-up id is told, so it says nothing of whether the test exists."""
+    seated(client, discord)
+    gm = page(client, discord, GM, "Gina")
+    answer = said(discord.post(client, link(user=GM, name="Gina")))  # a link anew: its token
+    token = next(w for w in answer["content"].split() if "/t/" in w).split("#")[1]
+    alice = next(c["id"] for c in gm["characters"] if c["name"] == "Alice")
+    secret = {"skill": "spot hidden", "character_ids": [alice], "visibility": "gm"}
+    made = client.post(
+        f"/api/tables/{gm['id']}/calls", headers={"authorization": f"Bearer {token}"}, json=secret
+    )
+    assert made.status_code == 201, made.text
+    target = made.json()["targets"][0]["id"]
+    unseen = said(discord.post(client, click(f"c:{gm['id']}:{target}", user=QUINN, name="Quinn")))
+    unknown = said(discord.post(client, click(f"c:{gm['id']}:{'x' * len(target)}", user=QUINN)))
+    assert private(unseen) and unseen == unknown, (unseen, unknown)

@@ -220,3 +220,41 @@ def test_a_server_without_discord_looks_up_no_channel_as_it_rolls(
         assert lookups(plain, lambda: table.roll(table.gm, alice, "stealth")) == []
     table_id, _, pat = seated(client, discord)
     assert lookups(client, lambda: web_roll(client, table_id, pat, "Alice"))
+
+
+@respx.mock
+def test_a_contest_on_the_web_page_is_posted_as_a_plain_player_sees_it(
+    client: TestClient, discord: Discord
+) -> None:
+    """Who won and each side's level; the NPC's side without its dice, target or skill; a
+    blind one as a secret until the page shows it, then as the contest."""
+    route = channel_route()
+    table_id, gm, _ = seated(client, discord)
+    made = client.post(
+        f"/api/tables/{table_id}/characters",
+        headers={"authorization": f"Bearer {gm}"},
+        json={"sheet": NPC},
+    )
+    assert made.status_code == 201, made.text
+    state = client.get(f"/api/tables/{table_id}", headers={"authorization": f"Bearer {gm}"})
+    alice = next(c["id"] for c in state.json()["characters"] if c["name"] == "Alice")
+    actor = {"character_id": alice, "skill": "spot hidden", "dice": [10]}
+    opponent = {"character_id": made.json()["id"], "skill": "stealth", "dice": [95]}
+    sides: dict[str, Any] = {"actor": actor, "opponent": opponent}
+    public = web_roll(client, table_id, gm, "Alice", **sides)
+    blind = web_roll(client, table_id, gm, "Alice", visibility="blind", **sides)
+    shown = client.post(
+        f"/api/tables/{table_id}/rolls/{blind['seq']}/unblind",
+        headers={"authorization": f"Bearer {gm}"},
+    )
+    assert shown.status_code == 201, shown.text
+    contest, secret, unblinded = posted(route, 3)
+    assert secret["content"] == "Someone rolled in secret." and "embeds" not in secret
+    for message, seq in ((contest, public["seq"]), (unblinded, shown.json()["seq"])):
+        (embed,) = message["embeds"]
+        assert embed["title"].startswith("Alice wins") and f"#{seq}" in embed["title"], embed
+        assert "Gina rolled spot hidden as Alice against Ghoul" in embed["description"]
+        sides_shown = {f["name"]: f["value"] for f in embed["fields"]}
+        assert "10 (by hand) vs 55" in sides_shown["Alice"], sides_shown
+        text = json.dumps(message)
+        assert not re.search(r"\b(83|95)\b", text) and "stealth" not in text, text

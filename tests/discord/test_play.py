@@ -283,3 +283,19 @@ def test_a_full_write_queue_is_a_private_busy(client: TestClient, discord: Disco
     )
     busy = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
     assert private(busy) and busy["content"] == "Busy, try again in 3 s.", busy
+
+
+@respx.mock
+def test_r_takes_dice_typed_by_hand_as_its_help_offers_and_logs_them_as_typed(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    rolled = said(discord.post(client, r("Alice", "spot hidden", "@07", user=PLAYER, name="Pat")))
+    shown = {f["name"]: f["value"] for f in rolled["embeds"][0]["fields"]}
+    assert shown["Dice"] == "07 (by hand)", shown
+    seen = page_of(client, the_link_of(client, discord))
+    (made,) = [e for e in seen["events"] if e["kind"] == "roll"]
+    assert made["manual"] is True and made["result"]["dice"] == [7]
+    hidden = r("Alice", "spot hidden", "@07", "blind", user=PLAYER, name="Pat")
+    refused = said(discord.post(client, hidden))  # the table's own rule, in its words
+    assert private(refused) and "dice" in refused["content"] and "hidden" in refused["content"]

@@ -276,7 +276,8 @@ class Table:
         """An interaction by ``user`` (a click: on a message ``on`` sees), its answer and
         whatever the outbox sends for it, each delivered to whoever Discord shows it to."""
         uid = str(next(_ids))
-        member = {"user": {"id": USERS[user], "username": user.lower(), "global_name": user}}
+        who = {"id": USERS[user], "username": user.lower(), "global_name": user}
+        member = sent.get("member", {}) | {"user": who}  # with its permissions there
         sent |= {"id": uid, "token": f"token-{uid}", "member": member}
         self.tokens[sent["token"]] = (user, on or EVERYONE)
         answer = self.discord.post(self.client, sent)

@@ -20,7 +20,14 @@ GM = "400000000000000004"
 PLAYER = "400000000000000044"
 
 
-def table_open(system: str, house_rules: str | None = None, **kw: Any) -> dict[str, Any]:
+def table_open(
+    system: str,
+    house_rules: str | None = None,
+    permissions: int = interactions.MANAGE_CHANNELS,
+    **kw: Any,
+) -> dict[str, Any]:
+    """``/table open``, by a member who may manage the channel unless ``permissions`` say
+    otherwise."""
     options: list[dict[str, Any]] = [{"name": "system", "type": 3, "value": system}]
     if house_rules is not None:
         options.append({"name": "house_rules", "type": 3, "value": house_rules})
@@ -30,7 +37,7 @@ def table_open(system: str, house_rules: str | None = None, **kw: Any) -> dict[s
         "type": 1,
         "options": [{"name": "open", "type": 1, "options": options}],
     }
-    return payload(interactions.APPLICATION_COMMAND, data, **kw)
+    return payload(interactions.APPLICATION_COMMAND, data, permissions=permissions, **kw)
 
 
 def link(**kw: Any) -> dict[str, Any]:

@@ -134,7 +134,8 @@ def test_a_revoked_player_cannot_roll_at_the_table_with_r(
 ) -> None:
     c = discord_client
     opening = [{"name": "open", "type": 1, "options": [{"name": "system", "value": "coc7"}]}]
-    said(signer.post(c, command("table", opening, user=GM_USER, name="Keeper")))
+    keeper = {"user": GM_USER, "name": "Keeper", "permissions": interactions.MANAGE_CHANNELS}
+    said(signer.post(c, command("table", opening, **keeper)))
 
     def token_of(user: str, name: str) -> tuple[str, str]:
         answer = said(signer.post(c, payload(2, {"id": "3", "name": "link"}, user=user, name=name)))

@@ -206,10 +206,17 @@ def _called(
         viewer = _seated(session, it, table_id)
         target = session.get(CallTarget, target_id)
         call = None if target is None else session.get(Call, target.call_id)
-        if target is None or call is None or call.table_id != table_id:
+        # a test called out of the clicker's sight is answered as one never called: its id
+        # tells them nothing, as the API's 404 does
+        if (
+            target is None
+            or call is None
+            or call.table_id != table_id
+            or not in_audience(viewer, call.audience)
+        ):
             raise ApiError(404, BUTTON, None, "a called test of this table", ELSEWHERE)
         row = session.get(Character, target.character_id)
-        if row is None or not in_audience(viewer, call.audience) or not may_edit(viewer, row):
+        if row is None or not may_edit(viewer, row):
             return Rolled(message("This test is not yours to roll.", private=True))
         side = rolls.Side(row.id)
         spec = rolls.RollSpec(side, None, call.visibility, target.id)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..server.access import VISIBILITIES
 from ..systems import REGISTRY
-from .interactions import ATTACHMENT, BOOLEAN, CHAT_INPUT, STRING, SUB_COMMAND
+from .interactions import ATTACHMENT, BOOLEAN, CHAT_INPUT, MANAGE_CHANNELS, STRING, SUB_COMMAND
 from .limits import CHOICE_MAX, DESCRIPTION_MAX, NAME_MAX, clip
 
 WORDS = "words"  # the quick form's words: ``[SYSTEM] SKILL WORDS...`` or a command form
@@ -60,8 +60,13 @@ def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
     }
 
 
-TABLE = "table"  # the channel's table: ``/table open``
+TABLE = "table"  # the channel's table: ``/table open``, ``/table close``
 OPEN = "open"
+CLOSE = "close"
+# Who may open a channel's table: whoever may manage the channel. The registration hides
+# ``/table`` from the rest (a server's admins may change that); each call is checked too.
+OPENS = MANAGE_CHANNELS
+OPENS_WORDS = "Manage Channels"  # that permission as Discord's settings name it
 SHEET = "sheet"  # a character from an attached TOML file
 FILE = "file"  # its attachment option
 LINK = "link"  # the user's own link to the table's page, privately
@@ -85,7 +90,8 @@ def _system_option(required: bool) -> dict[str, Any]:
 
 
 def table_commands() -> list[dict[str, Any]]:
-    """``/table open``, ``/sheet`` and ``/link``: guild channels only (a table is a channel's)."""
+    """``/table open`` and ``close``, ``/sheet`` and ``/link``: guild channels only (a table
+    is a channel's)."""
     opening = {
         "type": SUB_COMMAND,
         "name": OPEN,
@@ -101,12 +107,18 @@ def table_commands() -> list[dict[str, Any]]:
             },
         ],
     }
+    closing = {
+        "type": SUB_COMMAND,
+        "name": CLOSE,
+        "description": "Free this channel of its table (its GM, or who manages the channel)",
+    }
     return [
         {
             "name": TABLE,
             "type": CHAT_INPUT,
             "description": "This channel's table",
-            "options": [opening],
+            "options": [opening, closing],
+            "default_member_permissions": str(OPENS),
             "contexts": [0],
             "integration_types": [0],
         },

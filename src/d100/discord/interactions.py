@@ -24,6 +24,10 @@ UPDATE = 7
 CHOICES = 8  # APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
 # Message flags
 EPHEMERAL = 1 << 6  # seen by the user who acted only
+# Permission bits (a member's ``permissions``, and a command's ``default_member_permissions``)
+ADMINISTRATOR = 1 << 3
+MANAGE_CHANNELS = 1 << 4
+BITS_DIGITS = 40  # a bitfield far wider than any Discord sends, yet cheap to read
 # Option types of slash commands
 SUB_COMMAND = 1
 STRING = 3
@@ -54,8 +58,16 @@ class Interaction:
     guild_id: str | None
     channel_id: str | None
     user_id: str
-    user_name: str
+    user_name: str  # as the server shows them: their nickname there, else their display name
     data: Mapping[str, Any]
+    username: str = ""  # their account's own name, unique on Discord
+    # What the member may do in the channel, as Discord computed it for this interaction
+    # (none outside a server's channel).
+    permissions: int = 0
+
+    def may(self, permission: int) -> bool:
+        """Whether the member holds ``permission`` there (an administrator holds all)."""
+        return bool(self.permissions & (permission | ADMINISTRATOR))
 
     @property
     def who(self) -> str:
@@ -74,9 +86,9 @@ class Interaction:
             option = pending.pop(0)
             if not isinstance(option, Mapping):
                 continue
-            if "options" in option:
-                found.setdefault("subcommand", option.get("name"))
-                pending.extend(option["options"] or ())
+            if option.get("type") == SUB_COMMAND or "options" in option:  # a subcommand's
+                found.setdefault("subcommand", option.get("name"))  # options may be none
+                pending.extend(option.get("options") or ())
             else:
                 found[str(option.get("name"))] = option.get("value")
         return found
@@ -115,9 +127,18 @@ def read(payload: Any) -> Interaction:
                 member.get("nick") or user.get("global_name") or user.get("username", "")
             ),
             data=payload.get("data") or {},
+            username=str(user.get("username", "")),
+            permissions=_bits(member.get("permissions")),
         )
     except (KeyError, AttributeError, TypeError) as err:
         raise BadPayload(f"unreadable interaction: {err}") from None
+
+
+def _bits(value: Any) -> int:
+    """A permissions bitfield, sent as the decimal string of an integer: anything else grants
+    nothing."""
+    text = str(value or "")
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= BITS_DIGITS else 0
 
 
 def _id(value: Any) -> str | None:

@@ -1,6 +1,6 @@
-"""One table, two doors: a roll made at a channel's table through the web page or the API is
-posted to the channel, as the channel sees it (a plain player's view: an NPC by name and
-level, a secret roll as "Someone rolled in secret").
+"""One table, two doors: a roll or a contest made at a channel's table through the web page
+or the API is posted to the channel, as the channel sees it (a plain player's view: an NPC
+by name and level, a secret roll as "Someone rolled in secret").
 
 ``events.append`` writes each such event's post as a row in the event's own transaction, so
 an acknowledged roll's post survives a crash between its commit and Discord. The sender takes
@@ -95,8 +95,6 @@ def body_of(store: Store, due: Due) -> tuple[dict[str, Any] | None, int | None]:
         if view.get("kind") == "hidden":
             seen = {"seq": event.seq, "visibility": event.visibility}
             return secret_stub("Someone rolled in secret.", due.table_id, seen), follows
-        if view.get("roll_kind", "roll") != "roll":  # a contest shown: not rendered here yet
-            return None, follows
         return roll_view(roller_name(session, event, view), view, False, due.table_id), follows
 
 

@@ -21,10 +21,12 @@ from ..render.view import frac, pct
 from ..server import characters, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
+from ..server.event_kinds import Contest
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..systems import REGISTRY
+from ..systems.common import DICE
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
 from .render import colour, embed, escaped, level_words
@@ -37,6 +39,7 @@ FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
 SHOW_ME, SHOW_ALL = "s", "u"
 SHOWN_TO_GM = frozenset({"gm", "blind"})  # the modes a GM sees (an only-me roll is the roller's)
 BUTTON_LABEL_MAX = 80
+CONTEST = Contest.KIND
 ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
 
@@ -107,7 +110,10 @@ def roll_as(
             extra = quick.fields(str(options.get("words") or "").split(), table.system)
         except D100Error as err:
             raise ApiError(422, "words", None, "", err.message) from None
-        side = rolls.Side(row.id, skill=skill, fields=extra)
+        # dice typed by hand (``@42``) are the side's own, as the page sends them: the table
+        # takes them where it allows them, and logs the roll as made by hand
+        typed = extra.pop(DICE.name, None)
+        side = rolls.Side(row.id, skill=skill, fields=extra, dice=typed)
         spec = rolls.RollSpec(side, None, visibility)
         asked = {"command": it.command, **options}
         done = once(
@@ -203,14 +209,14 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
     result = view.get("result")
     if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
-    if view.get("kind") == "contest":
+    if CONTEST in (view.get("kind"), view.get("roll_kind")):  # one, or one shown (unblinded)
         return _contest_view(who, view, result, private)
     system, level = str(result["system"]), str(result["level"])
     odds = view.get("odds") or {}
     fields = []
     if "dice" in result:  # an NPC's roll shows a player its level only (access.decide)
         fields += [
-            ("Dice", " ".join(f"{d:02d}" for d in result["dice"])),
+            ("Dice", _dice(result["dice"], view)),
             (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
         ]
     fields.append(("Level", level_words(system, level)))
@@ -251,7 +257,7 @@ def _contest_view(
         part = result.get(side) or {}
         shown = level_words(system, str(part.get("level", "")))
         if "dice" in part:
-            shown += f" · dice {' '.join(f'{d:02d}' for d in part['dice'])}"
+            shown += f" · dice {_dice(part['dice'], view)}"
         if "target" in part:  # CH6: a side whose target is a withheld side's total has none
             shown += f" vs {part['target']}"
         fields.append((name, shown))
@@ -267,6 +273,12 @@ def _contest_view(
     level = str((result.get("actor") or {}).get("level", ""))
     title = f"{escaped(won)} · #{view['seq']}"
     return message(embeds=[embed(title, head, fields, hue=colour(system, level))], private=private)
+
+
+def _dice(dice: list[int], view: Mapping[str, Any]) -> str:
+    """The dice, marked as the page marks them when they were typed, not drawn."""
+    shown = " ".join(f"{d:02d}" for d in dice)
+    return f"{shown} (by hand)" if view.get("manual") else shown
 
 
 def _chance(text: str) -> str:

@@ -36,7 +36,20 @@ from ..server.guard import Buckets, Limits
 from ..server.store import Store
 from ..server.work import ANONYMOUS, CLIENT, Pool
 from . import answers, calls, clicks, interactions, mirror, outbox, play, sheets, tables
-from .commands import CALL, FILE, LINK, OPEN, QUICK, ROLL_AS, SECRET, SHEET, SYSTEM, TABLE, WORDS
+from .commands import (
+    CALL,
+    CLOSE,
+    FILE,
+    LINK,
+    OPEN,
+    QUICK,
+    ROLL_AS,
+    SECRET,
+    SHEET,
+    SYSTEM,
+    TABLE,
+    WORDS,
+)
 from .complete import suggest
 from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
 from .render import busy_message, error_message, failed_message
@@ -236,6 +249,8 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
         return await _written(request, it, calls.call_command, store, it, options)
     if options.get("subcommand") == OPEN:
         return await _written(request, it, tables.open_table, store, it, options)
+    if options.get("subcommand") == CLOSE:
+        return await _written(request, it, tables.close_table, store, it)
     return interactions.message("Not a command of this server.", private=True)
 
 

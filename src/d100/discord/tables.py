@@ -1,25 +1,32 @@
 """A channel is a table: ``/table open`` makes the channel's table with its opener as GM,
 and a Discord user is a member of it on first use (a member row bound to their user id,
 which a verified interaction vouches for). Everything goes through the server's own
-functions (``gametables``), so the table is the one its web page shows."""
+functions (``gametables``), so the table is the one its web page shows.
+
+Opening one takes the permission to manage the channel, checked on every call (a server's
+admins may show the command to anyone): otherwise the first member to type it would be the
+GM of everyone who plays there. ``/table close``, by its GM or by whoever may manage the
+channel, frees the channel; the table and its log stay on its page."""
 
 from __future__ import annotations
 
 import tomllib
+from itertools import chain, count
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..server import gametables
+from ..server.access import GM
 from ..server.errors import ApiError
 from ..server.events import lock_table
-from ..server.gametables import NAME_LIMIT
-from ..server.models import DiscordChannel, DiscordMember, GameTable, Member
+from ..server.gametables import NAME_LIMIT, not_the_gm_s, skeleton, text_field
+from ..server.models import ChannelPost, DiscordChannel, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..server.tokens import new_token, token_hash
-from .commands import HOUSE_RULES, NAME, SYSTEM
+from .commands import HOUSE_RULES, NAME, OPENS, OPENS_WORDS, SYSTEM
 from .interactions import Interaction, message
 from .limits import CONTENT_MAX, clip
 from .render import escaped
@@ -48,12 +55,19 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
     """The channel's table, made now with the opener as its GM (one table per channel)."""
     if it.channel_id is None:
         return message("A table is opened in a channel.", private=True)
+    if not it.may(OPENS):
+        return message(
+            f"Opening this channel's table needs the {OPENS_WORDS} permission in this channel"
+            " (or Administrator).",
+            private=True,
+        )
     rules = house_rules(str(options.get(HOUSE_RULES) or ""))
     name = str(options.get(NAME) or f"#{it.channel_id}")
     try:
         with store.write() as session:
-            if channel_table(session, it.channel_id) is not None:
-                return message("This channel already has a table.", private=True)
+            held = channel_table(session, it.channel_id)
+            if held is not None:
+                return _already(session, held)
             made = gametables.create_table(
                 session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
             )
@@ -63,7 +77,11 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             )
             table = made.table
     except IntegrityError:  # another /table open of this channel committed first
-        return message("This channel already has a table.", private=True)
+        with store.read() as session:
+            held = channel_table(session, it.channel_id)
+            if held is None:  # closed again since
+                raise
+            return _already(session, held)
     return message(
         clip(
             f"{escaped(it.user_name)} opened a table here: {escaped(table.name)} ({table.system}),"
@@ -71,6 +89,73 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             CONTENT_MAX,
         )
     )
+
+
+def _already(session: Session, table_id: str) -> dict[str, Any]:
+    table = session.get(GameTable, table_id)
+    assert table is not None  # the channel's binding's foreign key
+    return message(
+        clip(
+            f"This channel already has a table: {escaped(table.name)}, whose GM is"
+            f" {escaped(_gms(session, table_id))}. Its GM, or whoever has the {OPENS_WORDS}"
+            " permission here, may free the channel with `/table close`.",
+            CONTENT_MAX,
+        ),
+        private=True,
+    )
+
+
+def _gms(session: Session, table_id: str) -> str:
+    names = session.scalars(
+        select(Member.name).where(Member.table_id == table_id, Member.role == GM)
+    ).all()
+    return ", ".join(names)
+
+
+def close_table(store: Store, it: Interaction) -> dict[str, Any]:
+    """The channel freed of its table, by the table's GM or by whoever may manage the
+    channel (its moderators free a channel someone took): the table and its log stay, for
+    its members' links; the channel is sent nothing more of it."""
+    with store.write() as session:
+        table_id = channel_table(session, it.channel_id)
+        if table_id is None:
+            return no_table()
+        table = lock_table(session, table_id)
+        if not it.may(OPENS) and not _is_gm(session, table_id, it.user_id):
+            gms = escaped(_gms(session, table_id))
+            return message(
+                clip(
+                    f"Closing this channel's table is for its GM ({gms}) or whoever has the"
+                    f" {OPENS_WORDS} permission in this channel.",
+                    CONTENT_MAX,
+                ),
+                private=True,
+            )
+        session.execute(delete(DiscordChannel).where(DiscordChannel.channel_id == it.channel_id))
+        # the web's rolls not yet posted: the channel is another table's, or none's, now
+        session.execute(
+            delete(ChannelPost).where(
+                ChannelPost.table_id == table_id, ChannelPost.channel_id == it.channel_id
+            )
+        )
+        name = table.name
+    return message(
+        clip(
+            f"{escaped(it.user_name)} closed this channel's table, {escaped(name)}: its page and"
+            " log stay for its members' links, and `/table open` makes the channel a new one.",
+            CONTENT_MAX,
+        )
+    )
+
+
+def _is_gm(session: Session, table_id: str, user_id: str) -> bool:
+    member_id = session.scalars(
+        select(DiscordMember.member_id).where(
+            DiscordMember.table_id == table_id, DiscordMember.user_id == user_id
+        )
+    ).first()
+    member = None if member_id is None else session.get(Member, member_id)
+    return member is not None and member.role == GM and not member.revoked
 
 
 REMOVED = "You were removed from this table."
@@ -94,7 +179,7 @@ def member_of(session: Session, it: Interaction) -> tuple[GameTable, Member] | N
         if member.revoked:  # as a revoked token is: nothing more at this table
             raise ApiError(403, "member", None, "", REMOVED)  # what is allowed goes unsaid
         return table, member
-    member, _ = gametables.add_player(session, table, _name(it))
+    member, _ = gametables.add_player(session, table, _free_name(session, table, it))
     session.add(DiscordMember(table_id=table_id, user_id=it.user_id, member_id=member.id))
     return table, member
 
@@ -125,3 +210,40 @@ def no_table() -> dict[str, Any]:
 
 def _name(it: Interaction) -> str:
     return clip(it.user_name or it.user_id, NAME_LIMIT)
+
+
+ANONYMOUS = "Discord user"  # a name's stem when none of the user's own may be a player's
+NUMBER_ROOM = 8  # " 2" to " 9999999": more members than a table ever has
+
+
+def _free_name(session: Session, table: GameTable, it: Interaction) -> str:
+    """The name a Discord user joins under: as the server shows them, unless it (or one
+    looking like it) is taken, or may not be a player's (a GM tag): then with their
+    username, then numbered. Never a refusal: Discord gives them no way to choose a name,
+    and a web player taking theirs first would lock them out of the channel's table."""
+    taken = {
+        skeleton(n) for n in session.scalars(select(Member.name).where(Member.table_id == table.id))
+    }
+    shown, handle = _name(it), it.username
+    own = [shown]
+    if handle:
+        own += [f"{clip(shown, NAME_LIMIT - len(handle) - 3)} ({handle})", handle]
+    allowed = [n for n in map(_allowed, own) if n is not None]
+    # a stem a number fits after uncut (a cut could end it in a GM tag: "... gm")
+    stem = next((n for n in allowed if len(n) <= NAME_LIMIT - NUMBER_ROOM), ANONYMOUS)
+    numbered = (f"{stem} {n}" for n in count(2))
+    return next(
+        name
+        for name in map(_allowed, chain(allowed or [ANONYMOUS], numbered))
+        if name is not None and skeleton(name) not in taken
+    )
+
+
+def _allowed(name: str) -> str | None:
+    """``name`` as a player's name is kept (``gametables.add_player``'s rules), or None."""
+    try:
+        cleaned = text_field("name", name, NAME_LIMIT)
+        not_the_gm_s("name", cleaned)
+    except ApiError:
+        return None
+    return cleaned
