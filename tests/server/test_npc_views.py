@@ -386,3 +386,29 @@ def test_an_error_never_names_an_npc_helper_s_skills(api: Api) -> None:
         assert refused.status_code == 409, refused.text
         assert "secretive" not in refused.text and "Ghoul" in refused.text
         tells_nothing(refused.json())
+
+
+def test_an_rqg_contest_keeps_the_npc_s_rating_over_100_from_the_player_s_side(
+    api: Api, base: str
+) -> None:
+    """# rule: RQ-3. In RQG the highest rating's excess over 100 comes off everyone's chance:
+    with the Ghoul's Scan at 133, Pat's own side (Ada's 60, less 33) would tell it by its
+    target, margin, bands and words. Shown beside the Ghoul's withheld side, it has none."""
+    table = api.table("rqg", settings={"manual_dice": True})
+    pat = table.join("Pat")
+    ada = table.ok("POST", "/characters", pat, 201, json={
+        "sheet": 'name = "Ada"\nsystem = "rqg"\nskills = { scan = 60 }\n'})["id"]
+    ghoul = table.ok("POST", "/characters", table.gm, 201, json={
+        "sheet": 'name = "Ghoul"\nsystem = "rqg"\nskills = { scan = 133 }\n'})["id"]
+    opponent = {"character_id": ghoul, "skill": "scan"}
+    made = table.ok("POST", "/calls", table.gm, 201, json={
+        "skill": "scan", "character_ids": [ada], "opponent": opponent})
+    rolled = table.roll(pat, ada, None, target_id=made["targets"][0]["id"], actor={"dice": [10]})
+    full = roll_of(table.events(table.gm), rolled["seq"])["result"]
+    assert full["actor"]["target"] == 60 - 33, full["actor"]
+    seen = roll_of(table.events(pat), rolled["seq"])
+    assert seen["withheld"] == ["opponent"]
+    actor = seen["result"]["actor"]
+    assert actor["dice"] == [10] and actor["level"] == full["actor"]["level"]
+    assert not {"target", "margin", "bands", "explanation"} & set(actor), actor
+    assert not numbers([seen, rolled]) & {133, 33, 27, 100 - 33}, seen

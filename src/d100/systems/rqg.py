@@ -634,6 +634,9 @@ DECLARATION = Declaration(
     ),
     commands=commands,
     levels=LEVEL_SPECS,
+    # RQ-3: the highest rating's excess over 100 comes off each side's chance, so a side's
+    # target, its margin, bands and words tell the other's rating
+    binds_other_side=frozenset({"target", "margin", "bands", "explanation"}),
 )
 Rqg.declares = DECLARATION
 SYSTEM = Rqg()
