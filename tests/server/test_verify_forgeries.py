@@ -278,6 +278,8 @@ FORGED_SIDES: dict[str, Callable[[dict[str, Any]], None]] = {
     "its margin": lambda e: e["result"][_shown_side(e)].update(margin=77),
     "its request's skill": lambda e: e["request"][_shown_side(e)].update(skill=5),
     "99 against 5, critical": _roll_99_against_5,
+    # a system whose sides read each other's numbers, so that the side is not recomputed
+    "its request's system": lambda e: e["request"].update(system="chances"),
 }
 
 
@@ -297,7 +299,8 @@ def test_a_contest_side_shown_beside_a_withheld_npc_side_follows_from_its_dice(
         bad = failed(log)
         for entry in contests:
             side = _shown_side(entry)
-            assert f"its {side}'s side" in bad[entry["seq"]], (who, forgery, bad)
+            said = bad[entry["seq"]]
+            assert f"its {side}'s side" in said or "table's" in said, (who, forgery, bad)
 
 
 def test_a_roll_relabelled_to_another_character_or_skill_fails(logs: dict[str, Log]) -> None:

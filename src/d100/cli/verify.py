@@ -212,6 +212,7 @@ class _Auditor:
         # first event announcing chains (the opening, for a table opened since).
         self.bound_from: int | None = None
         self.gms: set[str] = set()  # the GM's member id, from the opening
+        self.system = entries[0][1].get("system")  # the table's: every roll's request is of it
         # An older table's opening announces no seed: its first seeds are taken as they come.
         self.older = "active" not in entries[0][1]
         self.history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from, client seed)
@@ -551,7 +552,8 @@ class _Auditor:
             return MISMATCH, reason
         if "withheld" in entry:
             status, reason = _withheld(entry)
-            return (_side_shown(entry) if status == HIDDEN else None) or (status, reason)
+            shown = _side_shown(entry, self.system) if status == HIDDEN else None
+            return shown or (status, reason)
         if "request" not in provable:
             if self.older and "engine" not in provable:
                 return (
@@ -705,12 +707,13 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
-def _side_shown(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+def _side_shown(entry: Mapping[str, Any], system: Any) -> tuple[str, str] | None:
     """A contest's side shown whole beside a withheld one, recomputed by its system's own
     resolution from its request and the dice its result shows, where the system declares a
     side stands alone (its dice drew from a chain this viewer is not revealed, so only that
     its outcome follows from them is checked): a mismatch if it does not follow, else None.
-    The withheld side is stood in for by a copy of the shown one."""
+    The withheld side is stood in for by a copy of the shown one. ``system``: the table's,
+    which every roll's request is of (another would pass for one whose sides read each other)."""
     parts = entry["withheld"]
     parts = [parts] if isinstance(parts, str) else parts
     request, result = entry.get("request"), entry.get("result")
@@ -719,6 +722,10 @@ def _side_shown(entry: Mapping[str, Any]) -> tuple[str, str] | None:
         return None  # a side helped by a withheld helper reads that help; nothing else is whole
     if not (isinstance(request, Mapping) and isinstance(result, Mapping)):
         return MISMATCH, "shows a contest's side without its request and result"
+    if isinstance(system, str) and request.get("system") != system:
+        return MISMATCH, (
+            f"its request is of system {_brief(request.get('system'))}, not the table's ({system})"
+        )
     (hidden,) = parts
     side = "actor" if hidden == "opponent" else "opponent"
     mine, shown = request.get(side), result.get(side)
