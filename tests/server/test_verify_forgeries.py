@@ -305,13 +305,16 @@ def test_a_contest_side_shown_beside_a_withheld_npc_side_follows_from_its_dice(
 
 def test_a_roll_relabelled_to_another_character_or_skill_fails(logs: dict[str, Log]) -> None:
     """The provable record binds whose roll it is and of which skill: a roll credited to
-    another character, or to another skill, fails naming it, withheld contests included."""
+    another character (or to another name or member with the id kept), or to another skill,
+    fails naming it, withheld contests included."""
     log = logs["pat"]
     made = [e["character"] for e in log if e["kind"] == "character"]
     bob = next(c for c in made if c["name"] == "Bob")
     for relabel, words in (
         (lambda e: e.update(skill="dodge" if e["skill"] != "dodge" else "stealth"), "shows skill"),
         (lambda e: e.update(character=dict(bob)), "shows character.id"),
+        (lambda e: e["character"].update(name="Bob"), "shows character.name"),
+        (lambda e: e["character"].update(member_id=bob["member_id"]), "shows character.member_id"),
     ):
         forged = copy(log)
         rolls = [e for e in forged if e["kind"] in DRAWN and e["character"]["name"] == "Alice"]
@@ -329,7 +332,7 @@ def test_a_roll_logged_before_its_character_and_skill_were_bound_still_verifies(
     for who, log in logs.items():
         old = copy(log)
         for entry in old:
-            for key in ("character_id", "skill"):
+            for key in ("character_id", "character_name", "member_id", "skill"):
                 entry.get("provable", {}).pop(key, None)
         assert audit(old) == audit(log), who
 

@@ -783,9 +783,14 @@ def _undiced(value: Any) -> Any:
     return value
 
 
-# What a roll's provable record binds beside its numbers (a roll made before it did has
-# neither), and where the roll shows each.
-NAMES_BOUND = (("character_id", ("character", "id")), ("skill", ("skill",)))
+# What a roll's provable record binds beside its numbers (a roll made before it did binds
+# none), and where the roll shows each.
+NAMES_BOUND = (
+    ("character_id", ("character", "id")),
+    ("character_name", ("character", "name")),
+    ("member_id", ("character", "member_id")),
+    ("skill", ("skill",)),
+)
 
 
 def _names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any]) -> str | None:

@@ -104,6 +104,12 @@ class Provable(Part):
     character_id: str | None = Field(
         None, description="whose roll: its character's id", json_schema_extra=never_null
     )
+    character_name: str | None = Field(
+        None, description="its character's name when rolled", json_schema_extra=never_null
+    )
+    member_id: str | None = Field(
+        None, description="the member whose character it was", json_schema_extra=never_null
+    )
     skill: str | None = Field(
         None, description="the skill rolled, by its name", json_schema_extra=never_null
     )
@@ -607,6 +613,8 @@ def rolled(
         "engine": __version__,  # the engine that resolved it: verify says if it differs
         "request": resolved,
         "character_id": named.character.id,
+        "character_name": named.character.name,
+        "member_id": named.character.member_id,
         "skill": skill,
     }
     fields: dict[str, Any] = {
