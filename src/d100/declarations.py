@@ -298,6 +298,10 @@ class Declaration:
     # the fields of one side's result in a contest that tell the other side's numbers (CH6:
     # a side's target is the other's total): a viewer who may not see that side sees none
     binds_other_side: frozenset[str] = frozenset()
+    # whether each side of a contest resolves as it would against any other side: its result
+    # (but the fields ``binds_other_side`` names) follows from its own request and dice, so a
+    # viewer shown one side whole beside a withheld one recomputes it (``d100 verify``)
+    sides_stand_alone: bool = False
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

@@ -160,7 +160,9 @@ def test_an_npc_s_roll_shows_a_player_its_name_and_level_only(api: Api, base: st
         assert seen["character"]["name"] == "Ghoul" and seen["skill"] == "claw", who
         assert set(seen["result"]) == {"system", "level", "success"}, seen
         assert seen["withheld"] == ["actor"] and "follow_ups" not in seen
-        assert set(seen["provable"]) == {"seed_id", "commitment", "client_seed", "nonce", "engine"}
+        drawn = {"seed_id", "commitment", "client_seed", "nonce", "engine"}
+        bound = {"character_id", "character_name", "member_id", "skill"}
+        assert set(seen["provable"]) == drawn | bound, seen
         for hidden in ("gm", "blind", "self"):
             assert roll_of(log, made[hidden]["seq"])["kind"] == "hidden", (who, hidden)
         shown = roll_of(log, made["shown"]["seq"])

@@ -255,6 +255,88 @@ def test_an_edited_outcome_marked_withheld_is_no_hidden_roll(logs: dict[str, Log
     assert "yet shows it" in failed(log)[contest["seq"]]
 
 
+def _withheld_contests(log: Log) -> list[dict[str, Any]]:
+    """The contests a player sees one side of, the GM's Orc's side withheld."""
+    return [e for e in log if e["kind"] == "contest" and "withheld" in e]
+
+
+def _shown_side(entry: dict[str, Any]) -> str:
+    return "opponent" if entry["withheld"] == ["actor"] else "actor"
+
+
+def _roll_99_against_5(entry: dict[str, Any]) -> None:
+    """The report's self-contradicting side: 99 against a target of 5, said critical."""
+    side = _shown_side(entry)
+    entry["result"][side] |= {"roll": 99, "dice": [99], "digits": [[9, 9]], "attempts": [99]}
+    entry["result"][side] |= {"level": "critical", "success": True, "target": 5, "margin": -94}
+    entry["request"][side]["skill"] = 5
+
+
+FORGED_SIDES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "its die": lambda e: e["result"][_shown_side(e)]["dice"].__setitem__(0, 100),
+    "its level": lambda e: e["result"][_shown_side(e)].update(level="critical", success=True),
+    "its margin": lambda e: e["result"][_shown_side(e)].update(margin=77),
+    "its request's skill": lambda e: e["request"][_shown_side(e)].update(skill=5),
+    "99 against 5, critical": _roll_99_against_5,
+    # a system whose sides read each other's numbers, so that the side is not recomputed
+    "its request's system": lambda e: e["request"].update(system="chances"),
+}
+
+
+@pytest.mark.parametrize("forgery", FORGED_SIDES)
+def test_a_contest_side_shown_beside_a_withheld_npc_side_follows_from_its_dice(
+    logs: dict[str, Log], forgery: str
+) -> None:
+    """A player sees their side of a contest against the GM's Orc whole, drawn from the GM's
+    chain: its outcome edited away from what its own request and dice give fails naming the
+    roll, whichever side is shown (the Orc acting or opposing, the contest called or not)."""
+    for who in ("pat", "sam"):
+        log = copy(logs[who])
+        contests = _withheld_contests(log)
+        assert {_shown_side(e) for e in contests} == {"actor", "opponent"}, contests
+        for entry in contests:
+            FORGED_SIDES[forgery](entry)
+        bad = failed(log)
+        for entry in contests:
+            side = _shown_side(entry)
+            said = bad[entry["seq"]]
+            assert f"its {side}'s side" in said or "table's" in said, (who, forgery, bad)
+
+
+def test_a_roll_relabelled_to_another_character_or_skill_fails(logs: dict[str, Log]) -> None:
+    """The provable record binds whose roll it is and of which skill: a roll credited to
+    another character (or to another name or member with the id kept), or to another skill,
+    fails naming it, withheld contests included."""
+    log = logs["pat"]
+    made = [e["character"] for e in log if e["kind"] == "character"]
+    bob = next(c for c in made if c["name"] == "Bob")
+    for relabel, words in (
+        (lambda e: e.update(skill="dodge" if e["skill"] != "dodge" else "stealth"), "shows skill"),
+        (lambda e: e.update(character=dict(bob)), "shows character.id"),
+        (lambda e: e["character"].update(name="Bob"), "shows character.name"),
+        (lambda e: e["character"].update(member_id=bob["member_id"]), "shows character.member_id"),
+    ):
+        forged = copy(log)
+        rolls = [e for e in forged if e["kind"] in DRAWN and e["character"]["name"] == "Alice"]
+        assert any("withheld" in e for e in rolls)
+        for entry in rolls:
+            relabel(entry)
+        bad = failed(forged)
+        for entry in rolls:
+            assert words in bad[entry["seq"]] and "binds" in bad[entry["seq"]], (words, bad)
+
+
+def test_a_roll_logged_before_its_character_and_skill_were_bound_still_verifies(
+    logs: dict[str, Log],
+) -> None:
+    for who, log in logs.items():
+        old = copy(log)
+        for entry in old:
+            for key in ("character_id", "character_name", "member_id", "skill"):
+                entry.get("provable", {}).pop(key, None)
+        assert audit(old) == audit(log), who
+
+
 def test_an_edited_outcome_without_its_provable_request_is_no_old_roll(
     logs: dict[str, Log],
 ) -> None:

@@ -39,7 +39,11 @@ dice were typed by hand is listed as typed: its outcome is recomputed from those
 no seed drew. Rolls whose seed is not revealed yet are listed as not yet verifiable; rolls
 this export does not show (blind, or another's gm or self roll, or a called contest against
 a side whose sheet its viewer may not read) are listed as hidden, and their seeds and nonces
-are still checked.
+are still checked. A contest's side shown whole beside a withheld one is recomputed from its
+own request and dice where its system declares each side stands alone (its dice drew from a
+seed this viewer is never revealed, so they are not checked against it). Each roll must show
+the character and skill its provable record binds (rolls made before d100 bound them bind
+neither).
 
 exit status: 0 every verifiable roll verifies, 1 a roll, seed or event does not, 2 unreadable
 log (or not a d100 log: empty, binary, nested too deeply, or not a table's events from its
@@ -186,8 +190,10 @@ def audit_log(lines: Iterable[str]) -> Audit:
     lowered leaves a gap in the numbers); each roll used the client seed its roller had set
     when it was made (the GM's is bound when the table opens, a change is an event); what the
     roll shows (its request, whether its dice were typed, its result) is what its provable
-    record resolved; and a roll said to be hidden from this viewer has the form only a hidden
-    roll has (a blind roll drawn from a blind seed, an NPC's part withheld)."""
+    record resolved, shown for the character and skill the record binds; and a roll said to
+    be hidden from this viewer has the form only a hidden roll has (a blind roll drawn from a
+    blind seed, an NPC's part withheld), the side of a contest it shows whole following from
+    that side's own dice."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
     return _Auditor(entries).run()
@@ -206,6 +212,7 @@ class _Auditor:
         # first event announcing chains (the opening, for a table opened since).
         self.bound_from: int | None = None
         self.gms: set[str] = set()  # the GM's member id, from the opening
+        self.system = entries[0][1].get("system")  # the table's: every roll's request is of it
         # An older table's opening announces no seed: its first seeds are taken as they come.
         self.older = "active" not in entries[0][1]
         self.history: dict[str, list[tuple[int, str]]] = {}  # member id -> (from, client seed)
@@ -541,8 +548,12 @@ class _Auditor:
             return MISMATCH, (
                 f"made under commitment {made_under}, not the one {where} gives seed {seed_id}"
             )
+        if (reason := _names_bound(entry, provable)) is not None:
+            return MISMATCH, reason
         if "withheld" in entry:
-            return _withheld(entry)
+            status, reason = _withheld(entry)
+            shown = _side_shown(entry, self.system) if status == HIDDEN else None
+            return shown or (status, reason)
         if "request" not in provable:
             if self.older and "engine" not in provable:
                 return (
@@ -694,6 +705,104 @@ def _withheld(entry: Mapping[str, Any]) -> tuple[str, str]:
         f"its {words} {'is' if len(parts) == 1 else 'are'} not shown to this viewer (the GM's "
         "export has them): its seed and nonce are checked in order"
     )
+
+
+def _side_shown(entry: Mapping[str, Any], system: Any) -> tuple[str, str] | None:
+    """A contest's side shown whole beside a withheld one, recomputed by its system's own
+    resolution from its request and the dice its result shows, where the system declares a
+    side stands alone (its dice drew from a chain this viewer is not revealed, so only that
+    its outcome follows from them is checked): a mismatch if it does not follow, else None.
+    The withheld side is stood in for by a copy of the shown one. ``system``: the table's,
+    which every roll's request is of (another would pass for one whose sides read each other)."""
+    parts = entry["withheld"]
+    parts = [parts] if isinstance(parts, str) else parts
+    request, result = entry.get("request"), entry.get("result")
+    contest = entry.get("kind") == "contest" or entry.get("roll_kind") == "contest"
+    if not contest or "helpers" in parts or len(parts) != 1:
+        return None  # a side helped by a withheld helper reads that help; nothing else is whole
+    if not (isinstance(request, Mapping) and isinstance(result, Mapping)):
+        return MISMATCH, "shows a contest's side without its request and result"
+    if isinstance(system, str) and request.get("system") != system:
+        return MISMATCH, (
+            f"its request is of system {_brief(request.get('system'))}, not the table's ({system})"
+        )
+    (hidden,) = parts
+    side = "actor" if hidden == "opponent" else "opponent"
+    mine, shown = request.get(side), result.get(side)
+    if not (isinstance(mine, Mapping) and isinstance(shown, Mapping)):
+        return MISMATCH, f"shows its {side}'s side without its request and result"
+    try:
+        declares = REGISTRY.get(request.get("system")).declares
+        if not declares.sides_stand_alone:
+            return None
+        stand_in = {**request, side: _given(mine, shown), hidden: dict(mine)}
+        again = json.loads(json.dumps(resolve(stand_in, ProvableSource(b"", "", 0)).to_dict()))
+    except D100Error as err:
+        return MISMATCH, f"its {side}'s side does not resolve from its dice: {err.message}"
+    binds = declares.binds_other_side
+    if _side_outcome(again[side], binds) != _side_outcome(shown, binds):
+        return MISMATCH, (
+            f"its {side}'s side shows {_dice(shown)}, yet its request and dice give "
+            f"{_dice(again[side])}"
+        )
+    return None
+
+
+def _given(request: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    """A side's request with the dice its result shows given, a nested request's (an
+    assist's) in its nested result."""
+    out = dict(request)
+    if not isinstance(result, Mapping):
+        return out
+    if "dice" in result:
+        out["dice"] = result["dice"]
+    for key, value in request.items():
+        nested = result.get(key)
+        if isinstance(value, Mapping):
+            out[key] = _given(value, nested)
+        elif isinstance(value, list) and isinstance(nested, list) and len(value) == len(nested):
+            pairs = zip(value, nested, strict=True)
+            out[key] = [_given(v, n) if isinstance(v, Mapping) else v for v, n in pairs]
+    return out
+
+
+def _side_outcome(side: Mapping[str, Any], binds: frozenset[str]) -> Any:
+    """A side's outcome as shown beside a withheld side: without what tells the other's
+    numbers, and its resolved request without the dice (given here, drawn there)."""
+    kept = {k: v for k, v in side.items() if k not in binds}
+    if "request" in kept:
+        kept["request"] = _undiced(kept["request"])
+    return _outcome(kept)
+
+
+def _undiced(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _undiced(v) for k, v in value.items() if k != "dice"}
+    if isinstance(value, list):
+        return [_undiced(v) for v in value]
+    return value
+
+
+# What a roll's provable record binds beside its numbers (a roll made before it did binds
+# none), and where the roll shows each.
+NAMES_BOUND = (
+    ("character_id", ("character", "id")),
+    ("character_name", ("character", "name")),
+    ("member_id", ("character", "member_id")),
+    ("skill", ("skill",)),
+)
+
+
+def _names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any]) -> str | None:
+    """Whose roll it is and of which skill, as its provable record binds them: a reason if
+    the roll shows another character or skill."""
+    for key, path in NAMES_BOUND:
+        shown = _at(entry, list(path))
+        if key in provable and shown != provable[key]:
+            where = ".".join(path)
+            what = "none" if shown is _MISSING else _brief(shown)
+            return f"shows {where} {what}, where its provable record binds {_brief(provable[key])}"
+    return None
 
 
 def _helpers_shown(check: Any) -> bool | None:

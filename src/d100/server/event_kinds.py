@@ -99,6 +99,20 @@ class Provable(Part):
         None, description="the engine version that resolved it", json_schema_extra=never_null
     )
     request: dict[str, Any] | None = absent()
+    # bound beside the numbers, so that verify holds the roll's ``character`` and ``skill``
+    # to them; a roll made before d100 bound them has neither
+    character_id: str | None = Field(
+        None, description="whose roll: its character's id", json_schema_extra=never_null
+    )
+    character_name: str | None = Field(
+        None, description="its character's name when rolled", json_schema_extra=never_null
+    )
+    member_id: str | None = Field(
+        None, description="the member whose character it was", json_schema_extra=never_null
+    )
+    skill: str | None = Field(
+        None, description="the skill rolled, by its name", json_schema_extra=never_null
+    )
 
 
 class Offer(Part):
@@ -598,6 +612,10 @@ def rolled(
         "nonce": drawn.nonce,
         "engine": __version__,  # the engine that resolved it: verify says if it differs
         "request": resolved,
+        "character_id": named.character.id,
+        "character_name": named.character.name,
+        "member_id": named.character.member_id,
+        "skill": skill,
     }
     fields: dict[str, Any] = {
         "character": named.character,

@@ -749,6 +749,7 @@ DECLARATION = Declaration(
         reading=lambda s: s[1][1],  # a final state's kept die
         cuts=_cuts,
     ),
+    sides_stand_alone=True,
 )
 
 Brp.declares = DECLARATION

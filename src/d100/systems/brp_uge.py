@@ -653,6 +653,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
     ),
     levels=LEVEL_SPECS,
+    sides_stand_alone=True,
 )
 BrpUge.declares = DECLARATION
 SYSTEM = BrpUge()

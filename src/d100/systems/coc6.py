@@ -622,6 +622,7 @@ DECLARATION = Declaration(
     ),
     commands=commands,
     levels=LEVEL_SPECS,
+    sides_stand_alone=True,
 )
 Coc6.declares = DECLARATION
 SYSTEM = Coc6()

@@ -362,6 +362,7 @@ DECLARATION = Declaration(
     levels=tuple(
         LevelSpec(lv, MEANINGS[lv], ICONS[lv], STYLES[lv], lv in REGULAR) for lv in LEVELS
     ),
+    sides_stand_alone=True,
 )
 
 Coc7.declares = DECLARATION
