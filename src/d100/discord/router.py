@@ -51,7 +51,7 @@ from .commands import (
     WORDS,
 )
 from .complete import suggest
-from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction
+from .interactions import AUTOCOMPLETE, PING, PONG, BadPayload, Interaction, message
 from .render import busy_message, error_message, failed_message
 from .signature import BadSignature, Verifier
 
@@ -194,9 +194,10 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if wait:
         return JSONResponse(interactions.answer(busy_message(math.ceil(wait))))
     if it.type == interactions.MESSAGE_COMPONENT:
-        return JSONResponse(await _guarded(_click(request, discord, it)))
+        return JSONResponse(await _in_time(discord, it, _guarded(_click(request, discord, it))))
     if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
-        return JSONResponse(await _guarded(_table_command(request, discord, it)))
+        work = _guarded(_table_command(request, discord, it))
+        return JSONResponse(await _in_time(discord, it, work))
     return JSONResponse(await _command(discord, pool, it))
 
 
@@ -215,6 +216,57 @@ async def _guarded(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     except Exception:
         log.exception("discord: a table command failed")
         return interactions.answer(failed_message())
+
+
+ANSWERED_PRIVATELY = "Answered privately."
+
+
+async def _in_time(
+    discord: Discord, it: Interaction, work: Awaitable[dict[str, Any]]
+) -> dict[str, Any]:
+    """A table's answer within Discord's 3 s: as it is when ready within ``answer_seconds``;
+    else acknowledged now (a click's deferred update, a command's "thinking...", private
+    for ``/link``) and the answer sent when the work is done, as a deferred ``/roll``'s is.
+    The work itself waits its turn (the write queue) however long that takes."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
+    if done:
+        return task.result()
+    clicked = it.type == interactions.MESSAGE_COMPONENT
+    private = not clicked and it.command == LINK
+    later = asyncio.ensure_future(_answer_later(discord, it, task, clicked, private))
+    discord.pending.add(later)
+    later.add_done_callback(discord.pending.discard)
+    if clicked:
+        return {"type": interactions.DEFERRED_UPDATE}
+    return interactions.deferred(private)
+
+
+async def _answer_later(
+    discord: Discord,
+    it: Interaction,
+    task: asyncio.Future[dict[str, Any]],
+    clicked: bool,
+    private: bool,
+) -> None:
+    """The answer of work acknowledged before it was done: a message replaces the command's
+    "thinking..." (one meant for the user alone, where that was public, follows privately);
+    a click's message follows it (its own edits and follow-ups are the click's work's)."""
+    answer = await task
+    app = discord.application_id or it.application_id
+    data = answer.get("data") or {}
+    if answer.get("type") == interactions.UPDATE:  # the clicked message, as it now is
+        discord.outbox.put(outbox.edit_original(app, it.token, data))
+    elif answer.get("type") != interactions.MESSAGE:
+        return  # a click that acted: its edits and follow-ups are queued already
+    elif clicked:
+        discord.outbox.put(outbox.follow_up(app, it.token, data))
+    elif bool(data.get("flags", 0) & interactions.EPHEMERAL) and not private:
+        discord.outbox.put(outbox.edit_original(app, it.token, message(ANSWERED_PRIVATELY)))
+        discord.outbox.put(outbox.follow_up(app, it.token, data))
+    else:  # an edit keeps the message's own flags (it may not set them)
+        edit = {k: v for k, v in data.items() if k != "flags"}
+        discord.outbox.put(outbox.edit_original(app, it.token, edit))
 
 
 def refusal(err: ApiError) -> str:
