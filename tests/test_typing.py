@@ -1,4 +1,4 @@
-"""The library type-checks as it is used: the README's library examples pass ``mypy --strict``
+"""The library type-checks as it is used: the library page's examples pass ``mypy --strict``
 (resolve, odds and parse are overloaded, so ``result.level`` and ``odds.success`` need no
 narrowing), they run, and the contract dicts' types name exactly the fields the systems declare."""
 
@@ -25,11 +25,10 @@ BUILT_IN = (openquest.OpenQuest(), brp.Brp(), chances.Chances())
 
 
 def library_examples() -> str:
-    """The python blocks of the README's "The library" section, as one module."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## The library\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks, "the README's library section has no python examples"
+    """The python blocks of docs/library.md, as one module."""
+    text = (ROOT / "docs" / "library.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "docs/library.md has no python examples"
     return "\n".join(blocks)
 
 
@@ -55,7 +54,7 @@ def test_g6_readme_library_examples_pass_mypy_strict(tmp_path: Path) -> None:
 
 def checked(source: str) -> tuple[str, int]:
     """The examples with each ``expression  # value`` line, where the value is a whole Python
-    literal, turned into an assert: the README's comments say what the code gives."""
+    literal, turned into an assert: the page's comments say what the code gives."""
     out, n = [], 0
     for line in source.splitlines():
         found = re.match(r"^(\s*)(\S.*?)\s{2,}# (.+)$", line)
@@ -76,7 +75,7 @@ def checked(source: str) -> tuple[str, int]:
 def test_g6_readme_library_examples_run_and_give_what_they_say() -> None:
     source, asserted = checked(library_examples())
     assert asserted >= 5, source
-    exec(compile(source, "README.md", "exec"), {"Fraction": Fraction})
+    exec(compile(source, "docs/library.md", "exec"), {"Fraction": Fraction})
 
 
 def _names(fields: tuple[Field, ...]) -> set[str]:
@@ -163,7 +162,8 @@ for name in sys.argv[1:]:
 
 
 def test_everything_the_readme_names_is_reachable_after_import_d100() -> None:
-    text = (ROOT / "README.md").read_text()
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text() for page in pages)
     names = sorted(set(re.findall(r"\bd100(?:\.[A-Za-z_]\w*)+", text)))
     assert "d100.BrpCheck" in names and "d100.machine.run" in names
     done = subprocess.run([sys.executable, "-c", PROBE, *names], capture_output=True, text=True)

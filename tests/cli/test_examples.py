@@ -1,5 +1,7 @@
-"""Every example in every command's ``--help`` and in the README runs against the README's own
-party sheet, with the exit status it shows (0, or 2 where the README shows an error)."""
+"""Every example in every command's ``--help``, in the README and in ``docs/`` runs against the
+party sheet the command line's page shows, with the exit status it shows (0, or 2 where the page
+shows an error); and every relative link of those pages points to a file, and a heading, that
+exists."""
 
 from __future__ import annotations
 
@@ -14,29 +16,33 @@ import pytest
 
 from d100.cli import COMMANDS, build_parser
 
-README = Path(__file__).parents[2] / "README.md"
+ROOT = Path(__file__).parents[2]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 # Examples that cannot run here: a server that runs until stopped, a table log to verify.
 SKIPPED = ("d100 serve", "d100 verify")
+PARTY = re.compile(r"```console\n\$ cat party\.toml\n(.*?)```", re.S)
 
 
 def readme_party() -> str:
-    text = README.read_text()
-    block = re.search(r"```console\n\$ cat party\.toml\n(.*?)```", text, re.S)
-    assert block, "the README shows its party with `cat party.toml`"
-    return block[1]
+    """The party sheet of the one page that shows it with ``cat party.toml``."""
+    found = [block[1] for page in PAGES for block in PARTY.finditer(page.read_text())]
+    assert len(found) == 1, "one page shows the party with `cat party.toml`"
+    return found[0]
 
 
 def readme_examples() -> list[tuple[str, int]]:
-    """Each ``$ d100 ...`` line of the README's console blocks, with the status its output
-    shows."""
+    """Each ``$ d100 ...`` line of the README's and the docs' console blocks, with the status
+    its output shows."""
     out = []
-    for block in re.findall(r"```console\n(.*?)```", README.read_text(), re.S):
-        lines = block.splitlines()
-        for i, line in enumerate(lines):
-            if line.startswith("$ ") and "d100" in line and "cat party" not in line:
-                shown = lines[i + 1] if i + 1 < len(lines) else ""
-                out.append((line[2:], 2 if shown.startswith("d100: error:") else 0))
+    for page in PAGES:
+        for block in re.findall(r"```console\n(.*?)```", page.read_text(), re.S):
+            lines = block.splitlines()
+            for i, line in enumerate(lines):
+                if line.startswith("$ ") and "d100" in line and "cat party" not in line:
+                    shown = lines[i + 1] if i + 1 < len(lines) else ""
+                    out.append((line[2:], 2 if shown.startswith("d100: error:") else 0))
     return out
 
 
@@ -86,3 +92,57 @@ def test_examples_were_found() -> None:
     # only the server and the log checker are left out, and only their own examples
     left_out = [c for c, _ in {*readme_examples(), *help_examples()} if c.startswith(SKIPPED)]
     assert left_out and all(c.split()[1] in ("serve", "verify") for c in left_out)
+
+
+def _prose(text: str) -> str:
+    """A page without its fenced blocks and code spans, where a link is only text."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def anchors(page: Path) -> set[str]:
+    """The ids GitHub gives the page's headings: lower case, punctuation dropped, spaces as
+    dashes, a repeated one numbered."""
+    seen: dict[str, int] = {}
+    out = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", _prose_keep_headings(page), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def _prose_keep_headings(page: Path) -> str:
+    """The page without fenced blocks (a shell comment there is no heading); code spans in a
+    heading keep their text, as GitHub's ids do."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    return text.replace("`", "")
+
+
+def links() -> list[tuple[str, str]]:
+    """Each relative link of the README and the docs: (page, target)."""
+    out = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _prose(page.read_text())):
+            if not re.match(r"[a-z]+:", target):
+                out.append((str(page.relative_to(ROOT)), target))
+    return out
+
+
+@pytest.mark.parametrize(("page", "target"), links())
+def test_a_link_points_to_a_file_and_heading_that_exist(page: str, target: str) -> None:
+    path, _, anchor = target.partition("#")
+    file = (ROOT / page).parent / path if path else ROOT / page
+    assert file.exists(), f"{page}: {target}: no such file"
+    if anchor and file.suffix == ".md":
+        assert anchor in anchors(file), f"{page}: {target}: no such heading in {file.name}"
+
+
+def test_links_were_found() -> None:
+    found = links()
+    assert len(found) > 20
+    # the README leads to every page of docs/
+    from_readme = {t.partition("#")[0] for p, t in found if p == "README.md"}
+    assert {f"docs/{p.name}" for p in PAGES[1:]} <= from_readme
+    assert {"SECURITY.md", "CHANGELOG.md"} <= from_readme

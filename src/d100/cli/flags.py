@@ -489,7 +489,7 @@ def assistance(system: str, given: object) -> Assistance:
 
 def assisting(fields: Mapping[str, Any], system: str) -> dict[str, Any]:
     """A character's check fields as a helper's: only the fields a helper's request has (so
-    not a Taking Chances synergy: see the README), and never a take, since helpers roll."""
+    not a Taking Chances synergy: see docs/cli.md), and never a take, since helpers roll."""
     declares = REGISTRY.get(system).declares
     name = assistance(system, None).field
     spec = next(f for f in REGISTRY.get(system).check_fields if f.name == name)

@@ -1,6 +1,7 @@
 """Turns: the one way the server shares what it has little of. Three queues are made of it
-(README, *How a request waits*): the server's threads (``AT_ONCE``, the guard's), the tables'
-write transactions (``work.Writes``) and the worker processes (``work.Pool``).
+(docs/architecture.md, *Which queue a request waits in*): the server's threads (``AT_ONCE``,
+the guard's), the tables' write transactions (``work.Writes``) and the worker processes
+(``work.Pool``).
 
 Requests come in groups (a table's: its members', whoever's token; an address's: anonymous
 and unknown-token work). At most ``at_once`` places are taken in all, at most a group's share
