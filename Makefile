@@ -2,35 +2,43 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# make run installs what serving needs (the server extra); the other targets the development
+# set (the tests, linters, browsers' driver): after make test, make run installs nothing more
+SERVER := $(VENV)/.server
+DEV := $(VENV)/.dev
 
 .PHONY: run test quick lint bench schemas clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
 
-run: $(STAMP)
+$(SERVER): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[server]'
+	touch $@
+
+$(DEV): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@ $(SERVER)
+
+run: $(SERVER)
 	$(BIN)/d100 serve
 
-test: $(STAMP)
+test: $(DEV)
 	$(BIN)/pytest -q -n 2
 
 # the development loop: everything but the tests marked slow (sampling, brute force, kill tests)
-quick: $(STAMP)
+quick: $(DEV)
 	$(BIN)/pytest -q -n 2 -m "not slow"
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src
 	$(BIN)/mypy --strict src
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python -m bench
 
-schemas: $(STAMP)
+schemas: $(DEV)
 	$(BIN)/python -m d100.schema --write
 	$(BIN)/python -m d100.server.event_views --write
 

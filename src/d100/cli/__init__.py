@@ -15,6 +15,7 @@ from typing import Any
 from .. import __version__
 from ..errors import D100Error
 from ..systems import REGISTRY
+from . import extras
 from .parser import ERRORS, EXIT_USAGE, Parser, fail
 
 # command: (the module that registers it, its line in d100 --help)
@@ -55,7 +56,8 @@ class _Commands:
 def build_parser(command: str | None = None) -> Parser:
     """The parser. Given the command about to run, only its module is imported and the rest
     are listed by name (``""``: none imported, for ``d100 --help``); without one (completion
-    scripts, tests) every command in full."""
+    scripts, tests) every command in full, but for a command whose extra is not installed,
+    listed by name."""
     parser = Parser(
         prog="d100",
         description=f"Percentile skill tests for {', '.join(REGISTRY.names())}, with exact odds.",
@@ -66,12 +68,20 @@ def build_parser(command: str | None = None) -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     wanted = COMMANDS[command][0] if command in COMMANDS else None
     registered: set[str] = set()
+    unmet: set[str] = set()  # modules whose extra is not installed (without a command only)
     for name, (module, help_) in COMMANDS.items():
-        if command is not None and module != wanted:
+        if (command is not None and module != wanted) or module in unmet:
             sub.add_parser(name, help=help_, add_help=False)
         elif module not in registered:
             registered.add(module)
-            importlib.import_module(f"{__name__}.{module}").register(_Commands(sub))
+            try:
+                with extras.needed(name):
+                    importlib.import_module(f"{__name__}.{module}").register(_Commands(sub))
+            except extras.MissingExtra:
+                if command is not None:
+                    raise
+                unmet.add(module)
+                sub.add_parser(name, help=help_, add_help=False)
     return parser
 
 
@@ -101,16 +111,18 @@ def parse(parser: Parser, argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ERRORS["json"] = "--json" in argv
+    command = command_of(argv)
     try:
-        from .. import plugins
+        with extras.needed(command):  # a command whose extra is missing says which: exit 2
+            from .. import plugins
 
-        plugins.load_named(os.environ)
-        parser = build_parser(command_of(argv) or "")
-        args = parse(parser, argv)
-        if not getattr(args, "run", None):
-            parser.print_help()
-            return EXIT_USAGE
-        status: int = args.run(args)
+            plugins.load_named(os.environ)
+            parser = build_parser(command or "")
+            args = parse(parser, argv)
+            if not getattr(args, "run", None):
+                parser.print_help()
+                return EXIT_USAGE
+            status: int = args.run(args)
     except D100Error as err:
         try:
             fail(err)

@@ -47,6 +47,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import hypercorn  # noqa: F401  (serving.run's: a missing server extra is told before start)
     from sqlalchemy.engine import make_url
 
     from ..server import serving  # the server's dependencies load only for this command
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         head_seconds = header_seconds()
         serving.connection_cap(1 << 20)  # a bad D100_MAX_CONNECTIONS is told before start
         serving.per_address_cap()
+        # before the address is printed: its database driver, Discord's key (a bad one is told)
+        app = create_app(url, limits=limits, freeze=True)
     except ValueError as err:
         print(f"d100: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     serving.run(
-        create_app(url, limits=limits, freeze=True),
+        app,
         host=args.host,
         port=args.port,
         header_seconds=head_seconds,

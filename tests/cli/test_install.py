@@ -1,0 +1,239 @@
+"""Installing the library alone: ``pip install d100`` gives the library and the command line;
+a command that needs an extra says which, with the line that installs it, and exits 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+
+from d100.cli import extras
+
+from .conftest import HOME
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERY = sorted(extras.EXTRAS)
+# d100 run as its entry point does, with argv after the code
+MAIN = "from d100.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+
+# every command that needs an extra: (its words, the extra); {tmp} is the test's directory
+NEEDS = [
+    (["serve", "--port", "0"], "server"),
+    (["discord", "register", "--print"], "server"),
+    (["discord", "register", "--guild", "1"], "server"),
+    (["discord", "--help"], "server"),
+    (["chart", "-s", "brp", "-o", "{tmp}/brp.png"], "charts"),
+    (["chart", "--compare", "brp,openquest", "-o", "{tmp}/systems.svg"], "charts"),
+]
+
+
+def of_extra(extra: str) -> list[str]:
+    return sorted(p for p, e in extras.EXTRAS.items() if e == extra)
+
+
+def environment() -> dict[str, str]:
+    """The tests' environment, without the person's config, sheet or history."""
+    ignored = ("D100_SHEET", "D100_SYSTEM", "NO_COLOR", "FORCE_COLOR")
+    env = {k: v for k, v in os.environ.items() if k not in ignored}
+    env["XDG_CONFIG_HOME"] = env["XDG_STATE_HOME"] = str(HOME / "xdg")
+    return env
+
+
+# d100.server.serving.run, should the packages not be hidden after all: exit 99 at once
+GUARD = """\
+import os
+try:
+    import d100.server.serving as serving
+except ImportError:
+    pass
+else:
+    def served(*args, **kwargs):
+        print("served")
+        os._exit(99)
+    serving.run = served
+"""
+
+
+def without(
+    packages: list[str], code: str, *argv: str, cwd: Path, guard: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter where importing any of ``packages`` fails as it does
+    when they are not installed (``None`` in ``sys.modules``); with ``guard``, a ``d100 serve``
+    that got past them exits 99 instead of serving."""
+    hide = "import sys\n" + "".join(f"sys.modules[{p!r}] = None\n" for p in packages)
+    return subprocess.run(
+        [sys.executable, "-c", hide + (GUARD if guard else "") + code, *argv],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def assert_names_extra(done: subprocess.CompletedProcess[str], command: str, extra: str) -> None:
+    assert done.returncode == 2, done
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    line = done.stderr.strip()
+    assert "\n" not in line, line
+    assert line.startswith(f"d100: error: d100 {command} needs the {extra} extra ("), line
+    assert line.endswith(f"install it with: pip install 'd100[{extra}]'"), line
+
+
+def test_every_package_of_an_extra_names_it() -> None:
+    """The map follows pyproject.toml: each of an extra's requirements is mapped to it."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = meta["optional-dependencies"]
+    for extra in set(extras.EXTRAS.values()):
+        assert extra in declared, extra
+        for requirement in declared[extra]:
+            name = requirement.split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip()
+            assert extras.EXTRAS.get(name.lower()) == extra, requirement
+    core = {r.split(">")[0].split("=")[0].strip().lower() for r in meta["dependencies"]}
+    assert not core & set(extras.EXTRAS)
+
+
+@pytest.mark.parametrize("package", EVERY)
+def test_a_missing_package_becomes_its_extra(package: str, tmp_path: Path) -> None:
+    code = (
+        "from d100.cli import extras\n"
+        "try:\n"
+        "    with extras.needed('serve'):\n"
+        f"        import {package}\n"
+        "except extras.MissingExtra as err:\n"
+        "    print(err.extra, err.module, err.field, err.value, err.allowed, sep='|')\n"
+    )
+    done = without([package], code, cwd=tmp_path, guard=False)
+    extra = extras.EXTRAS[package]
+    assert done.stdout.strip() == f"{extra}|{package}|command|serve|pip install 'd100[{extra}]'"
+
+
+def test_other_import_errors_pass_through() -> None:
+    with pytest.raises(ModuleNotFoundError), extras.needed("roll"):
+        import d100.no_such_module  # type: ignore[import-not-found]  # noqa: F401
+    err = ModuleNotFoundError("No module named 'numpyish'", name="numpyish")
+    assert extras.extra_of(err) is None
+    assert extras.extra_of(ModuleNotFoundError("no name")) is None
+    sub = ModuleNotFoundError("No module named 'numpy.typing'", name="numpy.typing")
+    assert extras.extra_of(sub) == ("charts", "numpy")
+
+
+@pytest.mark.parametrize(("argv", "extra"), NEEDS, ids=lambda v: "-".join(v) if v else "")
+def test_a_command_without_its_extra_says_which(
+    argv: list[str], extra: str, tmp_path: Path
+) -> None:
+    words = [w.format(tmp=tmp_path) for w in argv]
+    done = without(of_extra(extra), MAIN, *words, cwd=tmp_path)
+    assert_names_extra(done, argv[0], extra)
+
+
+@pytest.mark.parametrize("package", of_extra("server"))
+def test_serve_names_the_server_extra_whichever_package_is_missing(
+    package: str, tmp_path: Path
+) -> None:
+    """One package of the server extra missing, the rest there: serve fails cleanly, before it
+    says it serves (psycopg is loaded only for PostgreSQL, cryptography and httpx for the
+    Discord endpoint)."""
+    env = {"D100_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"}
+    code = "import os\nos.environ.update(" + repr(env) + ")\n"
+    if package in ("cryptography", "httpx"):  # Discord's: loaded with its endpoint
+        code += "os.environ['D100_DISCORD_PUBLIC_KEY'] = '00' * 32\n"
+    done = without([package], code + MAIN, "serve", "--port", "0", cwd=tmp_path)
+    assert_names_extra(done, "serve", "server")
+    assert f"({package} is not installed)" in done.stderr
+
+
+def test_json_errors_carry_the_extra(tmp_path: Path) -> None:
+    argv = ["discord", "register", "--print", "--json"]
+    done = without(of_extra("server"), MAIN, *argv, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["kind"] == "missing_extra"
+    assert error["field"] == "command" and error["value"] == "discord"
+    assert error["extra"] == "server" and error["module"] in extras.EXTRAS
+    assert error["allowed"] == "pip install 'd100[server]'"
+    assert error["message"] == done.stderr.strip().removeprefix("d100: error: ")
+
+
+def test_the_library_and_the_other_commands_need_no_extra(tmp_path: Path) -> None:
+    code = (
+        "import d100\n"
+        "loaded = {m.split('.')[0] for m, v in sys.modules.items() if v}\n"
+        f"loaded = sorted(loaded & set({EVERY!r}))\n"
+        "assert not loaded, loaded\n"
+        "from d100.cli import main\n"
+        "assert main(['roll', 'brp', '65', '@42']) == 0\n"
+        "assert main(['odds', '-s', 'brp', '--skill', '50']) == 0\n"
+        "assert main(['simulate', '-s', 'brp', '--skill', '50', '-n', '200', '--seed', '1']) == 0\n"
+    )
+    done = without(EVERY, code, cwd=tmp_path, guard=False)
+    assert done.returncode == 0, done.stderr
+    assert "SUCCESS" in done.stdout
+
+
+def test_completion_without_the_server_extra_lists_discord(tmp_path: Path) -> None:
+    done = without(of_extra("server"), MAIN, "completion", "bash", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "discord" in done.stdout and "serve" in done.stdout
+
+
+@pytest.mark.slow  # builds the wheel and installs it and its dependencies in a new venv
+def test_the_wheel_alone(tmp_path: Path) -> None:
+    dist, env_dir, work = tmp_path / "dist", tmp_path / "venv", tmp_path / "work"
+    work.mkdir()
+    clean = {
+        k: v
+        for k, v in environment().items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+    }
+    pip = ["-m", "pip", "--disable-pip-version-check", "-q"]
+
+    def run(*cmd: str | Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(c) for c in cmd],
+            capture_output=True,
+            text=True,
+            env=clean,
+            cwd=work,
+            timeout=300,
+        )
+
+    built = run(sys.executable, *pip, "wheel", ROOT, "--no-deps", "-w", dist)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = dist.glob("d100-*.whl")
+    venv.create(env_dir, with_pip=True)
+    python, d100 = env_dir / "bin" / "python", env_dir / "bin" / "d100"
+    installed = run(python, *pip, "install", wheel)
+    assert installed.returncode == 0, installed.stderr
+
+    probe = (
+        "import importlib.util, d100, sys\n"
+        "print(d100.__file__)\n"
+        f"print(sorted(p for p in {EVERY!r} if importlib.util.find_spec(p)))\n"
+    )
+    imported = run(python, "-c", probe)
+    assert imported.returncode == 0, imported.stderr
+    where, present = imported.stdout.splitlines()
+    assert where.startswith(str(env_dir)), where  # the wheel's d100, not the checkout's
+    assert present == "[]", present  # no extra came with it
+
+    rolled = run(d100, "roll", "brp", "65", "@42")
+    assert rolled.returncode == 0, rolled.stderr
+    assert "level" in rolled.stdout and "SUCCESS" in rolled.stdout
+    for argv, extra in NEEDS:
+        words = [w.format(tmp=work) for w in argv]
+        assert_names_extra(run(d100, *words), argv[0], extra)
+
+
+def test_serve_tells_a_bad_discord_key_before_it_starts(tmp_path: Path) -> None:
+    code = "import os\nos.environ['D100_DISCORD_PUBLIC_KEY'] = 'zz'\n" + MAIN
+    done = without([], code, "serve", "--port", "0", "--database", "sqlite://", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.startswith("d100: error: D100_DISCORD_PUBLIC_KEY: not an Ed25519"), done
