@@ -26,9 +26,10 @@ run: $(SERVER)
 test: $(DEV)
 	$(BIN)/pytest -q -n 2
 
-# the development loop: everything but the tests marked slow (sampling, brute force, kill tests)
+# the development loop: no browser, no PostgreSQL (its SQLite twin runs), nothing marked slow
+# (sampling, brute force, kill tests): under 2 minutes
 quick: $(DEV)
-	$(BIN)/pytest -q -n 2 -m "not slow"
+	$(BIN)/pytest -q -n 2 -m "not slow and not browser and not postgres"
 
 lint: $(DEV)
 	$(BIN)/ruff check src tests bench

@@ -21,6 +21,18 @@ TOTALS = "d100_totals"
 _totals: dict[str, int] = {}
 
 
+# How deep the statistical and kill tests go. CI runs "standard": sized to what each test
+# needs beside the exact oracles, within CI's minutes; "deep" (D100_TEST_DEPTH=deep, by hand,
+# before a release or after touching the dice, the store or the sampler) runs them as long as
+# the property deserves. Exact tests (oracles, brute force, references) never depend on it.
+DEEP = os.environ.get("D100_TEST_DEPTH", "standard") == "deep"
+
+
+def depth(standard: int, deep: int) -> int:
+    """A count for this run's depth: ``standard`` in CI and ``make test``, ``deep`` by hand."""
+    return deep if DEEP else standard
+
+
 def services_required() -> bool:
     return os.environ.get("D100_REQUIRE_SERVICES", "") not in ("", "0")
 
@@ -45,3 +57,20 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("-", "measured figures")
         for line in [*_figures, *(f"{label}: {n}" for label, n in _totals.items())]:
             terminalreporter.write_line(line)
+
+
+def _on_postgres(item: pytest.Item) -> bool:
+    """The test talks to the PostgreSQL server: it asks for its database, or is one case of a
+    parametrisation over the databases (``database_url``, ``on_both``, a ``server`` fixture)."""
+    if "pg_url" in getattr(item, "fixturenames", ()):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(value == "postgresql" for value in params.values())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers follow what a test needs, so ``-m "not postgres"`` leaves out every one of them,
+    wherever its parametrisation comes from."""
+    for item in items:
+        if _on_postgres(item) and item.get_closest_marker("postgres") is None:
+            item.add_marker(pytest.mark.postgres)

@@ -28,16 +28,18 @@ import httpx
 import pytest
 
 from d100.cli.verify import VERIFIED, audit_log
-from tests.conftest import FIGURES, need_service
+from tests.conftest import FIGURES, depth, need_service
 
 from .services import ROOT, free_port, postgres_available, postgres_database
 from .tablehelp import Api, Table, bearer
 
 pytestmark = pytest.mark.slow
 
-CLIENTS = 100
-PLAYERS = 25  # a few clients per token, each well inside the rate limit
-KILLS = 20
+# 8 kills of 40 clients in CI; 20 of 100 at D100_TEST_DEPTH=deep. Each kill lands on requests
+# in flight (the test asserts it), so more kills only try more moments of the same commit.
+CLIENTS = depth(40, 100)
+PLAYERS = depth(10, 25)  # a few clients per token, each well inside the rate limit
+KILLS = depth(8, 20)
 UP_BETWEEN_KILLS = (0.2, 0.9)  # seconds of load before each kill, drawn at random
 START_TIMEOUT = 30
 

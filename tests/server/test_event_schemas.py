@@ -15,7 +15,6 @@ from pydantic import ValidationError
 from d100.server import event_kinds as kinds
 from d100.server import event_views as views
 from d100.server.access import GM, PLAYER, Viewer, view_event
-from d100.server.app import create_app
 from d100.server.events import events_after
 from d100.server.models import Logged
 
@@ -23,7 +22,7 @@ from .played import play_every_kind
 from .tablehelp import Api, Table
 
 SCHEMAS = Path(kinds.__file__).parent.parent / "schemas"
-DESCRIBED = create_app("sqlite://", migrate=False).openapi()
+from .described import DESCRIBED  # noqa: E402
 
 
 def _checker(name: str) -> jsonschema.Draft202012Validator:

@@ -6,11 +6,9 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from d100.server.app import create_app
-
+from .described import DESCRIBED
 from .tablehelp import Api
 
-DESCRIBED = create_app("sqlite://", migrate=False).openapi()
 METHODS = ("get", "put", "post", "patch", "delete")
 
 
