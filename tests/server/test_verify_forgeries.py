@@ -20,6 +20,7 @@ from d100.engine import resolve
 from d100.errors import D100Error
 from d100.provable import ProvableSource, commitment
 from tests.cli.conftest import clean_error, d100
+from tests.conftest import depth
 
 from .tablehelp import SHEETS, Api, Table
 
@@ -500,7 +501,7 @@ def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) 
     passed: list[str] = []
     tried = 0
     for who, log in logs.items():
-        for _ in range(600 if who == "gm" else 150):
+        for _ in range(depth(300, 1200) if who == "gm" else depth(75, 300)):
             forged = copy(log)
             change = _mutate(forged, rng)
             if change is None:
@@ -514,7 +515,7 @@ def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) 
             left_out = change.endswith("left out") and not change.startswith(last)
             if clean and who == "gm" and (BOUND.match(change) or left_out):
                 passed.append(change)
-    assert passed == [] and tried >= 40, (passed, tried)
+    assert passed == [] and tried >= depth(20, 80), (passed, tried)
 
 
 DEEP = 100_000
