@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..declarations import (
@@ -302,9 +303,18 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
             out.append(FollowUp(key, label, "Luck spent after the roll", cost, same))
     pushable = not _named(rolled.skill, UNLUCKY + UNPUSHABLE) and not rolled.taken
     allowed = result.level != "fumble" or check.house_rules.allow_push_fumbles
-    if not result.success and allowed and pushable:
+    if not result.success and pushable:
         failed = "the push failed: the Keeper brings a dire consequence"
-        out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed))
+        push = FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed)
+        if not allowed:  # said, not dropped: a roller who asks is told why (C7-5)
+            why = "a fumble cannot be pushed"
+            push = replace(
+                push,
+                refused=why,
+                allowed="a failure that is not a fumble (C7-5), or the "
+                "house rule allow_push_fumbles",
+            )
+        out.append(push)
     return tuple(out)
 
 
