@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from d100.sheets import load
+
 from .conftest import clean_error, d100
 
 SHEET = """\
@@ -137,3 +139,29 @@ def test_a_long_bad_text_is_echoed_by_a_short_prefix() -> None:
     huge = "x" * 100_000  # a command line holds one word of at most 128 KiB
     first = clean_error(d100("check", "-s", "brp", "--skill", "50", "--difficulty", huge))
     assert "unknown preset" in first and len(first) < 1000
+
+
+REST_SHEET = """\
+[alice]
+system = "brp"
+luck = { current = 2, maximum = 13 }
+skills = { stealth = 65 }
+
+[ada]
+system = "coc7"
+luck = { current = 20, maximum = 99 }
+skills = { "library use" = 45 }
+"""
+
+
+def test_rest_restores_luck_only_where_the_system_has_a_rest_rule(tmp_path: Path) -> None:
+    # rule: BRP7 (a full night's rest restores Luck); CoC7 has no such rule (C7-4)
+    sheet = tmp_path / "party.toml"
+    sheet.write_text(REST_SHEET)
+    first = clean_error(d100("rest", "--sheet", str(sheet), "ada"))
+    assert "ada" in first and "no rest rule" in first and "brp" in first
+    everyone = d100("rest", "--sheet", str(sheet))
+    assert everyone.status == 0, everyone
+    assert "alice: Luck 2 -> 13" in everyone.out and "ada: Luck 20, unchanged" in everyone.out
+    luck = {c.name: c.luck.current for c in load(str(sheet)).characters if c.luck}
+    assert luck == {"alice": 13, "ada": 20}

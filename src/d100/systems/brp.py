@@ -695,6 +695,7 @@ LUCK = Luck(
     reroll_cap_rule="max_luck_rerolls",
     most=MAX_LUCK,
     summary=f"spend 1 Luck for +{LUCK_BOOST} before rolling, or 1 to reroll a failed roll",
+    rest="a full night's rest restores Luck to its maximum (BRP7)",
 )
 
 DECLARATION = Declaration(

@@ -552,7 +552,9 @@ function characterCard(c) {
                    onclick: () => openRoll(c.id, skill) }, `${skill} `, el("strong", { text: String(value) })))));
   if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
   const marks = Object.entries(c.marks);
-  if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
+  // a system whose mark is a tick (one per skill until cleared) shows the skill, not a count
+  const mark = ([k, v]) => (rules.improvement_tick ? `${k} ✓` : `${k} ×${v}`);
+  if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(mark).join(", ")}` }));
   if (rules.aim && c.aim) {
     // Aiming adds a round; what the system says ends it shows once there is an aim to end.
     const aiming = c.aim.rounds > 0;
