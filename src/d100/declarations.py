@@ -403,6 +403,7 @@ class Declaration:
                 "reroll_field": luck.reroll_field,
                 "reroll_cap_rule": luck.reroll_cap_rule,
                 "after_field": luck.after_field,
+                "rest": luck.rest,
                 "most": luck.most,
                 "summary": luck.summary,
             }

@@ -141,3 +141,11 @@ def test_s7_7_a_skill_is_ticked_once_for_improvement_and_only_an_investigators(
     table.roll(table.gm, cultist, "library", actor={"dice": [10]})
     npc = {c["id"]: c for c in table.ok("GET", "", table.gm)["characters"]}[cultist]
     assert npc["marks"] == {}
+
+
+def test_a_nights_rest_is_refused_where_the_system_has_no_rest_rule(api: Api) -> None:
+    # rule: BRP7 (a rest restores Luck); CoC7 recovers Luck by its own roll, not by rest
+    table = api.table("coc7")
+    r = table.req("POST", "/rest", table.gm)
+    assert r.status_code == 409 and "no rest rule" in r.json()["error"]["message"]
+    assert "brp" in r.json()["error"]["allowed"]

@@ -57,6 +57,7 @@ async function start() {
   rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = system.declares;
+  $("rest-button").hidden = !(rules.luck && rules.luck.rest);  // only where a rest rule is declared
   buildRollFields();
   newSheet();
   $("export-log").href = `${base}/log.jsonl`;
