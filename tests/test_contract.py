@@ -119,5 +119,7 @@ def test_odds_jsonl_prints_the_contract_distribution() -> None:
     done = run_cli(["odds"], '{"system":"brp","skill":65}\n')
     assert done.returncode == 0
     assert json.loads(done.stdout) == examples()[3]
-    bad = run_cli(["odds"], '{"system":"brp","skill":65,"dice":[3]}\n')
-    assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["field"] == "dice"
+    rolled = run_cli(["odds"], '{"system":"brp","skill":65,"dice":[3]}\n')  # every roll weighed
+    assert rolled.returncode == 0 and json.loads(rolled.stdout) == examples()[3]
+    bad = run_cli(["odds"], '{"system":"brp","skill":65,"dice":[0]}\n')
+    assert bad.returncode == 1 and json.loads(bad.stdout)["error"]["field"] == "dice[0]"

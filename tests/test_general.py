@@ -142,15 +142,19 @@ def test_g4_contract_example_odds() -> None:
     }
 
 
-def test_g4_odds_refuse_dice() -> None:
-    with pytest.raises(d100.D100Error) as err:
-        d100.odds({"system": "brp", "skill": 65, "dice": [4]})
-    assert err.value.field == "dice"
-    with pytest.raises(d100.D100Error) as err:
-        d100.odds(
-            {"system": "chances", "actor": {"skill": 1}, "opponent": {"skill": 1}, "coin": "actor"}
-        )
-    assert err.value.field == "coin"
+def test_g4_odds_weigh_every_roll_whatever_dice_a_request_gives() -> None:
+    """The odds of a request are of it before it is rolled: its given dice (or a tie-break's
+    coin) are one roll's outcome, read as a field and then weighing nothing, so the odds of a
+    result's request are the odds it had."""
+    bare = {"system": "brp", "skill": 65, "bonus_dice": 1}
+    rolled = d100.resolve({**bare, "dice": [4, 90]})
+    assert d100.odds(rolled.request) == d100.odds({**bare, "dice": [4, 90]})
+    assert d100.odds(rolled.request).levels == d100.odds(bare).levels
+    contest = {"system": "chances", "actor": {"skill": 1}, "opponent": {"skill": 1}}
+    assert d100.odds({**contest, "coin": "actor"}).winner == d100.odds(contest).winner
+    with pytest.raises(d100.D100Error) as err:  # still held to the field's values
+        d100.odds({**bare, "dice": [0]})
+    assert err.value.field.startswith("dice")
 
 
 @pytest.mark.parametrize(

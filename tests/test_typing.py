@@ -153,6 +153,23 @@ def test_g6_a_level_is_a_string_held_to_the_declared_levels(tmp_path: Path) -> N
             assert d100.resolve(request, __import__("random").Random(skill)).level in declared
 
 
+def test_g6_the_odds_of_a_results_request_type_check_as_its_kind(tmp_path: Path) -> None:
+    """A result's request is typed as the contract dict it is (``CheckData``, ``ContestData``),
+    so its odds need no narrowing; and they run, its dice weighing nothing (G4)."""
+    source = (
+        "import d100\n"
+        'r = d100.resolve({"system": "brp", "skill": 50, "dice": [3]})\n'
+        "p: float = float(d100.odds(r.request).success)\n"
+        'c = d100.resolve({"system": "openquest", "actor": {"skill": 5, "dice": [3]},'
+        ' "opponent": {"skill": 9, "dice": [4]}})\n'
+        'w = d100.odds(c.request).winner["actor"]\n'
+        "a: float = float(d100.odds(c.actor.request).success)\n"
+    )
+    done = _mypy(tmp_path, source)
+    assert done.returncode == 0, done.stdout + done.stderr
+    exec(compile(source, "snippet.py", "exec"), {})
+
+
 PROBE = """
 import functools, sys
 import d100

@@ -106,6 +106,9 @@ class Luck:
     # field (""); ``after_field`` is a request field of the Luck available to spend after the
     # roll: filled by the system's follow-ups only, never by a player at a table.
     after_field: str | None = None
+    # The rule by which a full rest restores Luck to its maximum (BRP7), in words; None where
+    # no rest does (CoC7's Luck comes back by its own roll in the development phase).
+    rest: str | None = None
 
     def cost(self, boost: bool, rerolls: int) -> int:
         """Points spent: one for the boost, one per reroll taken."""
@@ -279,6 +282,7 @@ class Declaration:
     ability_field: str | None = None  # an ability factor added to the skill
     synergy_field: str | None = None  # trained values of synergistic skills
     improvement: Literal["off", "failure", "success"] = "off"  # what marks a skill by default
+    marks: Marks = dataclasses.field(default_factory=lambda: Marks())  # how its rules mark
     fast: FastPath | None = None
     # the command forms players type into chat dice bots (``CC<=65/h``), read as a contract
     # request with its ``system``, or None where the text is not one of this system's forms
@@ -360,6 +364,7 @@ class Declaration:
             "ability": self.ability_field,
             "synergy": self.synergy_field,
             "improvement": self.improvement,
+            "improvement_tick": self.marks.tick,
             "improvements": list(IMPROVEMENTS),
             "assistance": None,
             "aim": None,
@@ -398,6 +403,7 @@ class Declaration:
                 "reroll_field": luck.reroll_field,
                 "reroll_cap_rule": luck.reroll_cap_rule,
                 "after_field": luck.after_field,
+                "rest": luck.rest,
                 "most": luck.most,
                 "summary": luck.summary,
             }
@@ -476,6 +482,28 @@ def luck_rerolls(luck: Luck, rolled: Rolled) -> tuple[FollowUp, ...]:
         why = "this check has had all the rerolls the table allows"
         return (replace(reroll, refused=why, allowed=allowed),)
     return (reroll,)
+
+
+@dataclass(frozen=True)
+class Marks:
+    """How a system's rules mark a skill for improvement, within the table's setting: a
+    ``tick`` (one mark per skill until the marks are cleared, a check box) or a count of every
+    check; only players' characters (``players_only``: an NPC's rolls never mark); and which
+    checks may earn one (``earns``: the result and the sheet's skill name, where known)."""
+
+    tick: bool = False
+    players_only: bool = False
+    earns: Callable[[CheckResult, str | None], bool] | None = None
+
+    def after(
+        self, setting: str, check: CheckResult, skill: str | None, npc: bool, now: int
+    ) -> int:
+        """A skill's marks after a check, ``now`` before it, under the table's setting."""
+        if not marked(setting, check.success) or (npc and self.players_only):
+            return now
+        if self.earns is not None and not self.earns(check, skill):
+            return now
+        return 1 if self.tick else now + 1
 
 
 # What a table may mark a skill for improvement on (``Declaration.improvement`` its default).

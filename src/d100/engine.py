@@ -70,7 +70,12 @@ def odds(request: ContestRequest | ContestData) -> ContestOdds: ...
 @overload
 def odds(request: object) -> Odds: ...
 def odds(request: object) -> Odds:
-    """The exact probability of every level (a check) or every winner (a contest), G4."""
+    """The exact probability of every level (a check) or every winner (a contest), G4.
+
+    The odds are of the request before it is rolled: dice it gives (``dice``, a nested side's
+    or helper's, a tie-break's coin) are one roll's outcome, so they are held to their fields
+    as ever and then weigh nothing; every roll is counted. So ``odds(result.request)`` gives
+    the odds a resolved check had, its dice given or drawn."""
     if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
         request = parse(request)
     system = system_of(request)

@@ -47,7 +47,7 @@ class D100Error(ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
-        self.reason = reason
+        self.reason = _shortened(reason, value)
         self.message = self._text()
         super().__init__(self.message)
 
@@ -125,14 +125,61 @@ def _restore(cls: type[D100Error], state: dict[str, Any]) -> D100Error:
     return err
 
 
+def _shortened(reason: str | None, value: Any) -> str | None:
+    """A reason that quotes a long text value whole (``unknown preset '...'``) quotes its
+    prefix instead: an error echoes at most ``SHOWN_CHARS`` of what was refused."""
+    if reason is None or not isinstance(value, str) or len(value) <= SHOWN_CHARS:
+        return reason
+    return reason.replace(repr(value), _show(value)).replace(value, _cut(value))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+class LongNumber:
+    """A number written with more digits than Python turns into an integer (its digit limit,
+    ``MAX_DIGITS``), kept as its length: the field it was given for refuses it by name."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.strip().lstrip("+-"))
+
+    def __repr__(self) -> str:
+        return f"a number of {self.digits:,} digits"
+
+
+def json_int(text: str) -> int | LongNumber:
+    """A JSON reader's integer (``json.loads(..., parse_int=json_int)``): a ``LongNumber``
+    past Python's digit limit, where ``int`` would fail the whole document."""
+    return LongNumber(text) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
+
+
+def integer(text: str, field: str, allowed: str) -> int:
+    """Text of digits (already checked to be an integer's) as an integer; a number of more
+    digits than Python converts is refused by its length, never with the interpreter's advice
+    to raise its limit."""
+    digits = len(text.strip().lstrip("+-"))
+    if digits > MAX_DIGITS:
+        raise BadInput(field, LongNumber(text), allowed, f"a number of {digits:,} digits: too long")
+    return int(text)
+
+
+def shown(value: Any) -> str:
+    """A value as an error's words quote it: ``repr`` cut to ``SHOWN_CHARS``, or what can be
+    said of one ``repr`` fails on."""
+    return _cut(_repr(value))
+
+
 def _show(value: Any) -> str:
     if isinstance(value, str):
-        return repr(value)
+        return _cut(repr(value))
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return _repr(value)
+    return _cut(_repr(value))
 
 
 def _repr(value: Any) -> str:
@@ -158,16 +205,20 @@ def _digits(value: int) -> int:
 
 
 def echoed(value: Any) -> Any:
-    """The value as an error answer carries it: as it is where JSON can carry it, else its
-    ``repr`` cut to ``SHOWN_CHARS`` (NaN and infinity are no JSON, nor is an object), so
-    rendering a refusal never fails on what was refused."""
+    """The value as an error answer carries it: as it is where JSON can carry it in at most
+    ``SHOWN_CHARS`` characters, else a prefix of the text (or of its ``repr``: NaN and
+    infinity are no JSON, nor is an object), so rendering a refusal never fails on what was
+    refused, nor copies a body."""
+    if isinstance(value, str):
+        return _cut(value)
     try:
-        if _jsonable(value):
+        if _jsonable(value) and (
+            not isinstance(value, list | tuple | dict) or len(_repr(value)) <= SHOWN_CHARS
+        ):
             return value
     except RecursionError:  # nested deeper than the interpreter walks: no JSON writes it
         pass
-    text = _repr(value)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+    return _cut(_repr(value))
 
 
 def _jsonable(value: Any) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import D100Error
+from .errors import D100Error, LongNumber, integer, shown
 
 Kind = Literal["int", "bool", "int_list", "preset", "choice", "dice", "object", "object_list"]
 
@@ -254,19 +254,21 @@ def _list(f: Field, value: Any, at: str, limit: int) -> list[Any]:
 
 
 def _int(f: Field, value: Any, at: str) -> int:
+    if isinstance(value, LongNumber):  # JSON digits past Python's limit: said by their length
+        raise D100Error(at, value, f.allowed(), f"{value!r}: too long")
     if not is_int(value):
         what = "a bool" if isinstance(value, bool) else type(value).__name__
         raise D100Error(at, value, f.allowed(), f"not an integer ({what}): {_show(value)}")
     if (f.low is not None and value < f.low) or (f.high is not None and value > f.high):
-        raise D100Error(at, value, f.allowed(), f"out of range: {value}")
+        raise D100Error(at, value, f.allowed(), f"out of range: {_show(value)}")
     assert isinstance(value, int)
     return value
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    return _json(value) if value is None or isinstance(value, bool) else repr(value)
+    if value is None or isinstance(value, bool):
+        return _json(value)
+    return shown(value)
 
 
 def json_schema(fields: Sequence[Field]) -> dict[str, Any]:
@@ -321,9 +323,9 @@ def from_text(f: Field, text: str, at: str) -> Any:
     contract value the field reads; ``read`` still holds it to the field's range."""
     t = text.strip()
     if f.kind == "int":
-        return _typed_int(t, at)
+        return _typed_int(t, at, f.allowed())
     if f.kind == "preset":
-        return int(t) if _is_int_text(t) else t.lower()
+        return integer(t, at, f.allowed()) if _is_int_text(t) else t.lower()
     if f.kind == "bool":
         low = t.lower()
         if low in ("true", "yes", "on", "1", ""):
@@ -364,4 +366,4 @@ def _typed_int(text: str, at: str, allowed: str = "an integer") -> int:
     t = text.strip()
     if not _is_int_text(t):
         raise D100Error(at, text, allowed, f"not an integer: {text!r}")
-    return int(t)
+    return integer(t, at, allowed)

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from .contract import CheckRequest
 from .engine import parse as parse_request
-from .errors import D100Error
+from .errors import D100Error, integer
 from .fields import Field, from_text, word_shape
 from .system import System
 from .systems import REGISTRY
@@ -65,13 +65,13 @@ def _matches(f: Field, word: str) -> Iterator[Any]:
         elif tail == "+#":
             signed = low.removesuffix("%")  # +20% as +20
             if len(signed) > 1 and signed[0] in "+-" and signed[1:].isdigit():
-                yield int(signed)
+                yield integer(signed, f.name, f.allowed())
         elif low.startswith(prefix) and len(low) > len(prefix):
             rest = word[len(prefix) :]
             if tail == "*":
                 yield from_text(f, rest, f.name)
             elif rest.isdigit():
-                number = int(rest)
+                number = integer(rest, f.name, f.allowed())
                 if f.kind == "choice":
                     if number in f.choices:
                         yield number
@@ -273,7 +273,9 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
         raise D100Error(
             "skill", tokens[0] if tokens else None, "a skill %, e.g. brp 65 hard", "no skill given"
         )
-    skill = int(tokens.pop(0).removesuffix("%"))
+    skill_field = next((f for f in spec.check_fields if f.name == "skill"), None)
+    allowed = "a skill %" if skill_field is None else skill_field.allowed()
+    skill = integer(tokens.pop(0).removesuffix("%"), "skill", allowed)
     return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
 
 

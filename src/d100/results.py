@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+if TYPE_CHECKING:  # the contract's dict types, for type checkers only: no import at run time
+    from .contract import CheckData, ContestData
 
 # A level: a string, one of its system's declared levels (``Declaration.levels``, held to them
 # when the system registers); no union of every system's names, so a new one needs no edit.
@@ -49,6 +52,17 @@ def frozen(value: Any) -> Any:
     return value
 
 
+def check_data(request: Mapping[str, Any]) -> CheckData:
+    """A check's contract dict as a result echoes it, typed as one (``CheckData``): so
+    ``d100.odds(result.request)`` type-checks as a check's odds. Read-only at run time."""
+    return cast("CheckData", request)
+
+
+def contest_data(request: Mapping[str, Any]) -> ContestData:
+    """A contest's contract dict as a result echoes it, typed as one (``ContestData``)."""
+    return cast("ContestData", request)
+
+
 def thawed(value: Any) -> Any:
     """``frozen`` undone: the contract's JSON as dicts and lists."""
     if isinstance(value, Mapping):
@@ -75,7 +89,7 @@ class CheckResult:
     target: int
     margin: int | None
     explanation: str
-    request: Mapping[str, Any] = _none()
+    request: CheckData = _none()  # noqa: RUF009 (a field of the empty read-only mapping)
     total: int | None = None
     luck_spent: int | None = None
     attempts: tuple[int, ...] = ()
@@ -118,7 +132,7 @@ class ContestResult:
     actor: CheckResult
     opponent: CheckResult
     explanation: str
-    request: Mapping[str, Any] = _none()
+    request: ContestData = _none()  # noqa: RUF009 (a field of the empty read-only mapping)
     degree: str | None = None
     coin: str | None = None
 
@@ -183,7 +197,7 @@ class CheckOdds:
     system: str
     levels: Mapping[str, Fraction]
     success: Fraction
-    request: Mapping[str, Any] = _none()
+    request: CheckData = _none()  # noqa: RUF009 (a field of the empty read-only mapping)
     luck_spent: Fraction | None = None  # brp: the expected Luck points spent
 
     def __post_init__(self) -> None:
@@ -204,7 +218,7 @@ class ContestOdds:
     system: str
     winner: Mapping[str, Fraction]
     degree: Mapping[str, Fraction] = _none()
-    request: Mapping[str, Any] = _none()
+    request: ContestData = _none()  # noqa: RUF009 (a field of the empty read-only mapping)
 
     def __post_init__(self) -> None:
         _freeze(self, "winner", "degree", "request")

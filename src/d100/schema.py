@@ -53,7 +53,7 @@ def _type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"anyOf": [_type(h, defs) for h in typing.get_args(hint)]}
     if origin is tuple:
         return {"type": "array", "items": _type(typing.get_args(hint)[0], defs)}
-    if origin in (dict, Mapping) or hint is dict:
+    if origin in (dict, Mapping) or hint is dict or typing.is_typeddict(hint):
         return {"type": "object"}
     if origin is typing.Literal:
         return {"enum": list(typing.get_args(hint))}
@@ -67,7 +67,10 @@ def _define(cls: Any, defs: dict[str, Any]) -> None:
     if cls.__name__ in defs:
         return
     defs[cls.__name__] = {}  # placeholder: results nest results
-    hints = typing.get_type_hints(cls)
+    # a result's request is typed as its contract dict, named for type checkers only
+    from .contract import CheckData, ContestData
+
+    hints = typing.get_type_hints(cls, localns={"CheckData": CheckData, "ContestData": ContestData})
     props: dict[str, Any] = {}
     required = []
     for f in dataclasses.fields(cls):

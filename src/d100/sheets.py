@@ -232,15 +232,20 @@ class Sheet:
         return Sheet((*self.characters, character), "party")
 
 
+def _folded(name: str) -> str:
+    """A name as ``lookup`` compares it: any letter case, runs of spaces as one."""
+    return " ".join(name.split()).lower()
+
+
 def lookup(query: str, names: Iterable[str], what: str) -> str:
     """A name from ``names``: exact (any case) first, then the one name starting with
     ``query``; otherwise a D100Error naming the candidates or the closest spelling."""
     names = list(names)
-    key = query.strip().lower()
-    exact = [n for n in names if n.lower() == key]
+    key = _folded(query)
+    exact = [n for n in names if _folded(n) == key]
     if exact:
         return exact[0]
-    starts = [n for n in names if n.lower().startswith(key)] if key else []
+    starts = [n for n in names if _folded(n).startswith(key)] if key else []
     if len(starts) == 1:
         return starts[0]
     listed = ", ".join(names) if names else "none on the sheet"

@@ -28,7 +28,7 @@ from typing import Any
 
 from . import declarations
 from .declarations import FastPath
-from .errors import DiceError, TooMuchWork
+from .errors import TooMuchWork
 from .fields import Field
 from .machine import final_weights
 from .memo import Memo, clear_all, memoised
@@ -83,14 +83,7 @@ def _keys(request: Any) -> tuple[str, ...]:
 
 def reference(request: Any) -> Tally:
     """The definition of the odds: every die of the request's own machine, exactly."""
-    plan = plan_of(request)
-    for stream, given in plan.given.items():
-        raise DiceError(
-            stream,
-            list(given.draws),
-            "no dice: odds cover every roll",
-            "dice given in an odds request",
-        )
+    plan = plan_of(request)  # its given dice (``plan.given``) are one roll's: odds weigh all
     affordable(plan)
     weights, denominator = final_weights(plan.machine)
     keys = _keys(request)

@@ -146,7 +146,7 @@ def test_odds_of_a_contest_from_flags_match_the_library() -> None:  # rule: OQ7,
     shown = d100("odds", "-s", "brp", "--skill", "60", "--vs", "--skill", "50").out
     assert "actor wins" in shown and "tie" in shown
     refused = d100("odds", "-s", "brp", "--skill", "60", "--vs", "--skill", "50", "--dice", "4")
-    assert refused.status == 2 and "opponent.dice" in refused.err
+    assert refused.status == 2 and "--dice" in refused.err and "every roll" in refused.err
     assert "Traceback" not in refused.err
 
 

@@ -290,6 +290,26 @@ def test_contest_between_two_characters(api: Api) -> None:
     assert preview["odds"] == event["odds"] and "advice" not in preview
 
 
+def test_a_player_opposes_another_players_character_only_through_the_gms_call(
+    api: Api,
+) -> None:
+    """A contest's odds and result tell the other side's skill: a player contests only a
+    sheet they read (their own characters); another player's, as an NPC, the GM calls."""
+    table, pat, alice, _ = setup(api)
+    quinn = table.join("Quinn")
+    bob = table.character(quinn, "Bob")
+    body = {
+        "actor": {"character_id": alice, "skill": "stealth"},
+        "opponent": {"character_id": bob, "skill": "stealth"},
+    }
+    r = table.req("POST", "/rolls", pat, json=body)
+    assert r.status_code == 403 and "ask the GM" in r.json()["error"]["message"], r.text
+    assert table.req("POST", "/odds", pat, json=body).status_code == 403  # odds tell a skill
+    own = table.character(pat, "Ann")
+    body["opponent"]["character_id"] = own
+    assert table.ok("POST", "/rolls", pat, 201, json=body)["kind"] == "contest"
+
+
 def test_percentages_are_exact_and_never_round_to_nothing() -> None:
     from fractions import Fraction
 

@@ -215,15 +215,16 @@ def contest_flags() -> tuple[Flag, ...]:
 
 
 def check_parser(
-    sub: Any, name: str, description: str, dice: bool = True
+    sub: Any, name: str, description: str, dice: bool = True, contest: bool = False
 ) -> argparse.ArgumentParser:
     """A subcommand about one check: WHO SKILL from a sheet, or a system and its flags;
-    without ``dice`` for commands that weigh every roll (no --dice)."""
+    without ``dice`` for commands that weigh every roll (no --dice); with ``contest`` the
+    contest's own flags too, for a command that may take ``--vs``."""
     p: argparse.ArgumentParser = sub.add_parser(name, description=description)
     p.add_argument("names", nargs="*", metavar="WHO SKILL", help="a character and a skill")
     add_sheet(p)
     add_system(p)
-    add_side_flags(p, dice=dice)
+    add_side_flags(p, dice=dice, contest=contest)
     add_check_flags(p)
     return p
 
@@ -437,6 +438,15 @@ def contest_fields(ns: argparse.Namespace, system: str) -> dict[str, Any]:
             raise D100Error(f.names[0], text, f"the contest inputs of {system}", "not an input")
         out[f.field] = value(f, declared[f.field], text)
     return out
+
+
+def no_contest_flags(ns: argparse.Namespace) -> None:
+    """A check's command given a contest's own flag (``--response``) without ``--vs``: refused,
+    never dropped."""
+    for f in contest_flags():
+        text = getattr(ns, f.dest, None)
+        if text is not None:
+            raise D100Error(f.names[0], text, "with --vs: a contest's own input", "not a check's")
 
 
 def asked(ns: argparse.Namespace) -> bool:

@@ -5,7 +5,7 @@ own odds; the Luck it costs is written back to the sheet."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..declarations import FollowUp, Rolled
 from ..dice import RandomSource
@@ -13,7 +13,7 @@ from ..engine import odds, resolve
 from ..errors import D100Error
 from ..render.checks import check_view
 from ..render.view import View, seg
-from ..results import CheckOdds, CheckResult
+from ..results import CheckOdds, CheckResult, check_data
 from ..sheets import load
 from ..systems import REGISTRY
 from . import flags, quick
@@ -40,6 +40,22 @@ def offers_view(last: Followable) -> View:
         return View(())
     text = " · ".join(f"{f.key}: {f.label}" for f in offered)
     return View(((seg("  then     ", "label"), seg(text, "dim")),))
+
+
+def _with_luck_held(result: CheckResult, held: int | None) -> CheckResult:
+    """The result as its card reads it: the Luck the roller held, where the sheet says it,
+    else none, in place of the least Luck the follow-up's request gives to buy the spend
+    (one more than its cost, C7-4: a table's card shows what was spent, not what is left)."""
+    luck = REGISTRY.get(result.system).declares.luck
+    field = None if luck is None else luck.after_field
+    if not field or field not in result.request:
+        return result
+    request = {
+        k: held if k == field else v
+        for k, v in result.request.items()
+        if k != field or held is not None
+    }
+    return replace(result, request=check_data(request))
 
 
 def take(
@@ -79,7 +95,8 @@ def take(
     chance = odds(flags.without_dice(request))
     assert isinstance(result, CheckResult) and isinstance(chance, CheckOdds)
     title = REGISTRY.get(system).title
-    view = check_view(result, chance, f"{chosen.done}: {last.who or title}")
+    shown = _with_luck_held(result, None if luck is None else luck.current)
+    view = check_view(shown, chance, f"{chosen.done}: {last.who or title}")
     if luck is not None and last.who is not None and sheet_path is not None and chosen.luck:
         view = view + luck_line(spend_luck(sheet_path, [(last.who, chosen.luck)]))
         luck = luck.spend(chosen.luck)

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from .. import quick
 from ..engine import odds, resolve
-from ..errors import D100Error
+from ..errors import D100Error, json_int, shown
 
 HELP_RESOLVE = """\
 Read one JSON request per line on standard input, write one JSON result per line.
@@ -85,15 +85,30 @@ def parse_line(line: str, field: str, where: str = "") -> Any:
     recurses, or a number longer than Python converts (its int digit limit)."""
     allowed = "one JSON object per line"
     try:
-        return json.loads(line)
+        return json.loads(line, parse_int=json_int, object_pairs_hook=_once_each)
     except json.JSONDecodeError as err:
         raise D100Error(
             field, line.strip()[:80], allowed, f"{where}is not JSON: {err.msg}"
         ) from None
     except RecursionError:
         raise D100Error(field, None, allowed, f"{where}nests too deeply") from None
+    except D100Error:  # a key given twice
+        raise
     except ValueError as err:  # e.g. an integer of more digits than int() converts
         raise D100Error(field, None, allowed, f"{where}is not JSON d100 reads: {err}") from None
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each given once: ``{"skill":65,"skill":70}`` is refused
+    naming the key, never read as its last value."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise D100Error(
+                key, value, f"{key} once", f"given twice: {shown(out[key])} and {shown(value)}"
+            )
+        out[key] = value
+    return out
 
 
 def quick_line(data: Any) -> Any:

@@ -33,7 +33,7 @@ examples:
 
 
 def register(sub: Any) -> None:
-    p = flags.check_parser(sub, "odds", HELP, dice=False)
+    p = flags.check_parser(sub, "odds", HELP, dice=False, contest=True)
     p.add_argument(
         "--table",
         action="store_true",
@@ -55,10 +55,11 @@ def register(sub: Any) -> None:
 def run(ns: argparse.Namespace) -> int:
     if not (ns.names or ns.system or ns.table or ns.vs is not None or flags.asked(ns)):
         return jsonl.run_odds(ns)  # the JSON Lines form of CONTRACT.md
-    if ns.table:
-        return run_table(ns)
     if ns.vs is not None:
         return run_contest(ns)
+    flags.no_contest_flags(ns)
+    if ns.table:
+        return run_table(ns)
     sheet = flags.open_sheet(ns) if ns.names else None
     title, request = check_request(ns, sheet)
     chance = odds(request)
@@ -71,6 +72,8 @@ def run(ns: argparse.Namespace) -> int:
 
 def run_contest(ns: argparse.Namespace) -> int:
     request, names, _ = contest_request(ns)
+    if flags.without_dice(request) != request:  # as before --vs: odds weigh every roll
+        raise D100Error("--dice", ns.vs, "no dice: odds weigh every roll", "dice given to odds")
     chance = odds(request)
     assert isinstance(chance, ContestOdds)
     system = REGISTRY.get(request["system"])

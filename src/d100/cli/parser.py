@@ -10,7 +10,7 @@ import re
 import sys
 from typing import Any, NoReturn
 
-from ..errors import D100Error
+from ..errors import D100Error, echoed
 
 EXIT_USAGE = 2
 ERRORS = {"json": False}  # set by main() when the command line asks for --json
@@ -93,9 +93,10 @@ def describe(err: D100Error) -> str:
     """The error's message, with the value it was given whenever the reason leaves it out."""
     if err.value is None or err.reason is None:
         return err.message
-    bare = err.value if isinstance(err.value, str) else json.dumps(err.value, default=repr)
+    small = echoed(err.value)  # a long value's prefix, never the whole of it
+    bare = small if isinstance(small, str) else json.dumps(small)
     if bare in err.reason:
         return err.message
-    shown = repr(err.value) if isinstance(err.value, str) else bare
+    shown = repr(small) if isinstance(err.value, str) else bare
     text = f"{err.field}: {err.reason}: {shown}"
     return f"{text}; allowed: {err.allowed}" if err.allowed else text

@@ -325,8 +325,17 @@ def contest_request(
     other = side_parser().parse_args(ns.vs)
     other.quick = getattr(ns, "vs_quick", None)  # the opponent's quick words (the shell's)
     for name in contest_level():
-        if getattr(other, name, None) not in (None, False):
-            setattr(ns, name, getattr(other, name))
+        given, after = getattr(ns, name, None), getattr(other, name, None)
+        if after in (None, False):
+            continue
+        if given not in (None, False) and given != after:  # before --vs and after it
+            raise D100Error(
+                f"--{name.replace('_', '-')}",
+                after,
+                "one value, before --vs or after it",
+                f"given twice: {given!r} and {after!r}",
+            )
+        setattr(ns, name, after)
     sheet = flags.open_sheet(ns) if ns.names or other.names else None
     sides: list[dict[str, Any]] = []
     names: list[str] = []

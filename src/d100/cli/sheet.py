@@ -25,7 +25,8 @@ examples:
   d100 sheet validate party.toml
 """
 REST_HELP = """\
-A full night's rest: Luck back to its maximum, for everyone or the characters named.
+A full night's rest: Luck back to its maximum, for everyone or the characters named, where
+their system has a rest rule (BRP7); a system without one keeps its Luck as its own rules say.
 
 examples:
   d100 rest --sheet party.toml
@@ -179,19 +180,43 @@ def run_validate(ns: argparse.Namespace) -> int:
 
 
 def run_rest(ns: argparse.Namespace) -> int:
+    """Luck back to its maximum for the characters whose system declares a rest rule (BRP7);
+    a character named whose system has none is refused, naming the systems that have one,
+    and with no names such a character is passed over, saying so."""
     sheet = flags.open_sheet(ns)
     chosen = [sheet.get(n) for n in ns.names] if ns.names else list(sheet.characters)
+    rested = 0
     for c in chosen:
-        if c.luck is None:
+        rule = _rest_rule(c.system)
+        if c.luck is None or rule is None:
+            why = f"{c.name} has no Luck" if c.luck is None else _no_rest(c.system)
             if ns.names:
-                raise D100Error(
-                    "WHO", c.name, "a character with Luck on the sheet", f"{c.name} has no Luck"
-                )
+                allowed = "a character with Luck on the sheet"
+                if c.luck is not None:
+                    allowed = f"a character of a system with a rest rule: {_resting()}"
+                raise D100Error("WHO", c.name, allowed, why)
+            if c.luck is not None:
+                print(f"{c.name}: Luck {c.luck.current}, unchanged: {_no_rest(c.system)}")
             continue
         sheet = sheet.put(replace(c, luck=c.luck.rest()))
         print(f"{c.name}: Luck {c.luck.current} -> {c.luck.maximum}")
-    saved(Path(ns.sheet), sheet)
+        rested += 1
+    if rested:
+        saved(Path(ns.sheet), sheet)
     return 0
+
+
+def _rest_rule(system: str) -> str | None:
+    luck = REGISTRY.get(system).declares.luck
+    return None if luck is None else luck.rest
+
+
+def _no_rest(system: str) -> str:
+    return f"{REGISTRY.get(system).title} has no rest rule: Luck comes back only by its rules"
+
+
+def _resting() -> str:
+    return ", ".join(s.name for s in REGISTRY if _rest_rule(s.name) is not None) or "none"
 
 
 def saved(path: Path, sheet: Sheet) -> None:

@@ -219,8 +219,12 @@ class Shell(cmd.Cmd):
             "skill": skill,
             "result": result,
         }
-        with self.log.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(entry) + "\n")
+        try:
+            with self.log.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(entry) + "\n")
+        except OSError as err:  # the log went away or filled its disk mid-session
+            why = str(err)
+            raise D100Error("--log", str(self.log), "a file this shell may write", why) from None
 
     # -- commands ------------------------------------------------------------------------
 
@@ -381,9 +385,26 @@ def history_file() -> str:
     return config.state_path("history")
 
 
+def ready_log(path: Path) -> None:
+    """Before the prompt: the session log is a file this shell may append to (in an existing
+    directory, not a directory, not read-only), or a clean error, never a roll that cannot
+    be logged. A log that did not exist is not left behind empty."""
+    flags.writable(path, "--log")
+    created = not path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise D100Error("--log", str(path), "a file this shell may append to", why) from None
+    if created:
+        path.unlink(missing_ok=True)
+
+
 def run(ns: argparse.Namespace) -> int:
     if flags.sheet_path(ns):
         flags.open_sheet(ns)  # a missing or broken sheet is a clean error before the prompt
+    ready_log(Path(ns.log))
     try:
         import readline
     except ImportError:  # no line editing on this platform; the shell still works

@@ -54,7 +54,7 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
         call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public", opponent)
         shown = view_call(channel(viewer), flow.call_view(session, call))
         components = call_buttons(session, viewer, call)
-    return _call_message(it.user_name or viewer.name, shown, components)
+    return _call_message(viewer.name, shown, components)
 
 
 def _called(

@@ -153,7 +153,7 @@ def _follow_up(store: Store, it: Interaction, table_id: str, seq: int, key: str)
         with _once_only(used):
             done = once(session, viewer, key_of(it), {"reroll_of": seq, "follow_up": key}, act)
         own, public = views(viewer, done.event)
-    made = rolled_messages(it.user_name or viewer.name, table_id, own, public)
+    made = rolled_messages(viewer.name, table_id, own, public)
     return Clicked(made, used)
 
 
@@ -231,4 +231,4 @@ def _called(
         own, public = views(viewer, done.event)
         session.flush()
         now = call_buttons(session, viewer, call)
-    return Clicked(rolled_messages(it.user_name or viewer.name, table_id, own, public), now)
+    return Clicked(rolled_messages(viewer.name, table_id, own, public), now)

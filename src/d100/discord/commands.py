@@ -72,6 +72,7 @@ FILE = "file"  # its attachment option
 LINK = "link"  # the user's own link to the table's page, privately
 NAME = "name"
 HOUSE_RULES = "house_rules"
+GM_LINK = "gm_link"  # ``/table open``'s table of the web, adopted by its GM link
 
 
 def _system_option(required: bool) -> dict[str, Any]:
@@ -95,15 +96,21 @@ def table_commands() -> list[dict[str, Any]]:
     opening = {
         "type": SUB_COMMAND,
         "name": OPEN,
-        "description": "Make this channel's table, with you as its GM",
+        "description": "Make this channel's table, with you as its GM, or bring yours from the web",
         "options": [
-            _system_option(True),
+            _system_option(False),
             {"type": STRING, "name": NAME, "description": "the table's name", "max_length": 200},
             {
                 "type": STRING,
                 "name": HOUSE_RULES,
                 "description": "house rules as TOML, e.g. key = true; other = 2",
                 "max_length": 1000,
+            },
+            {
+                "type": STRING,
+                "name": GM_LINK,
+                "description": "a table you are GM of on the web: your GM link (it is renewed)",
+                "max_length": 500,
             },
         ],
     }

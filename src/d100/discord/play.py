@@ -25,6 +25,7 @@ from ..server.event_kinds import Contest
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
+from ..sheets import lookup
 from ..systems import REGISTRY
 from ..systems.common import DICE
 from .interactions import Interaction, message
@@ -76,20 +77,27 @@ def viewer_at(session: Session, it: Interaction) -> Viewer | None:
     return viewer_of(session, found[1])
 
 
-def _pick(rows: list[Character], name: str, skill: str) -> Character:
-    """The character and skill asked for, checked again: a completion's value is typed by
-    the client, and may be anything."""
-    row = next((r for r in rows if r.name == name), None)
-    if row is None:
-        allowed = ", ".join(r.name for r in rows) or "none yet (/sheet makes one)"
-        raise ApiError(422, "character", name, allowed, f"character: not yours; yours: {allowed}")
-    skills = characters.sheet_of(row).skills
-    if skill not in skills:
-        allowed = ", ".join(skills) or "none"
+def _pick(rows: list[Character], name: str, skill: str) -> tuple[Character, str]:
+    """The character and skill asked for, checked again (a completion's value is typed by
+    the client, and may be anything), matched as the web matches them (``sheets.lookup``:
+    any letter case and spacing, or a prefix of one name): the row, and the skill as its
+    sheet spells it."""
+    by_name = {r.name: r for r in rows}
+    try:
+        row = by_name[lookup(name, by_name, "character")]
+    except D100Error:
+        allowed = ", ".join(by_name) or "none yet (/sheet makes one)"
         raise ApiError(
-            422, "skill", skill, allowed, f"skill: {name} has no such skill; has: {allowed}"
-        )
-    return row
+            422, "character", name, allowed, f"character: not yours; yours: {allowed}"
+        ) from None
+    sheet = characters.sheet_of(row)
+    try:
+        return row, sheet.skill(skill)
+    except D100Error:
+        allowed = ", ".join(sheet.skills) or "none"
+        raise ApiError(
+            422, "skill", skill, allowed, f"skill: {row.name} has no such skill; has: {allowed}"
+        ) from None
 
 
 def roll_as(
@@ -103,7 +111,7 @@ def roll_as(
         viewer = viewer_at(session, it)
         if viewer is None:
             return Rolled(no_table())
-        row = _pick(_mine(session, viewer), name, skill)
+        row, skill = _pick(_mine(session, viewer), name, skill)
         table = session.get(GameTable, viewer.table_id)
         assert table is not None  # the channel's binding's foreign key
         try:
@@ -120,7 +128,7 @@ def roll_as(
             session, viewer, key_of(it), asked, lambda: rolls.roll(session, viewer, spec, planned)
         )
         own, public = views(viewer, done.event)
-    return rolled_messages(it.user_name or viewer.name, viewer.table_id, own, public)
+    return rolled_messages(viewer.name, viewer.table_id, own, public)
 
 
 def key_of(it: Interaction) -> str:

@@ -19,14 +19,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..server import gametables
-from ..server.access import GM
+from ..server.access import GM, member_by_token
 from ..server.errors import ApiError
 from ..server.events import lock_table
 from ..server.gametables import NAME_LIMIT, not_the_gm_s, skeleton, text_field
 from ..server.models import ChannelPost, DiscordChannel, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..server.tokens import new_token, token_hash
-from .commands import HOUSE_RULES, NAME, OPENS, OPENS_WORDS, SYSTEM
+from .commands import GM_LINK, HOUSE_RULES, NAME, OPENS, OPENS_WORDS, SYSTEM
 from .interactions import Interaction, message
 from .limits import CONTENT_MAX, clip
 from .render import escaped
@@ -61,6 +61,15 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             " (or Administrator).",
             private=True,
         )
+    link = str(options.get(GM_LINK) or "").strip()
+    if link:
+        return _adopt(store, it, link)
+    if not options.get(SYSTEM):
+        return message(
+            "A new table needs its `system`; or give `gm_link` to bring a table you are GM of"
+            " on the web.",
+            private=True,
+        )
     rules = house_rules(str(options.get(HOUSE_RULES) or ""))
     name = str(options.get(NAME) or f"#{it.channel_id}")
     try:
@@ -75,7 +84,7 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             session.add(
                 DiscordMember(table_id=made.table.id, user_id=it.user_id, member_id=made.gm.id)
             )
-            table = made.table
+            table, gm_name = made.table, made.gm.name
     except IntegrityError:  # another /table open of this channel committed first
         with store.read() as session:
             held = channel_table(session, it.channel_id)
@@ -84,8 +93,69 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             return _already(session, held)
     return message(
         clip(
-            f"{escaped(it.user_name)} opened a table here: {escaped(table.name)} ({table.system}),"
+            f"{escaped(gm_name)} opened a table here: {escaped(table.name)} ({table.system}),"
             " as its GM.",
+            CONTENT_MAX,
+        )
+    )
+
+
+NOT_A_GM_LINK = (
+    "That is not the GM link of a table: give the link the web showed when the table was"
+    " made (or the token after its #)."
+)
+
+
+def _adopt(store: Store, it: Interaction, link: str) -> dict[str, Any]:
+    """A table made on the web, brought to this channel by its GM: whoever gives its GM link
+    (or the token after the link's ``#``) proves they are its GM, and their Discord user is
+    bound to that GM member. The token is renewed at once, as a link typed into a command
+    may stay in the client's history: ``/link`` gives the GM a new one."""
+    token = link.rsplit("#", 1)[-1].strip()
+    try:
+        with store.write() as session:
+            held = channel_table(session, it.channel_id)
+            if held is not None:
+                return _already(session, held)
+            gm = member_by_token(session, token)
+            if gm is None or gm.role != GM:
+                return message(NOT_A_GM_LINK, private=True)  # the token is never echoed
+            table = lock_table(session, gm.table_id)
+            elsewhere = session.scalars(
+                select(DiscordChannel.channel_id).where(DiscordChannel.table_id == table.id)
+            ).first()
+            if elsewhere is not None:
+                return message(
+                    f"{escaped(table.name)} is already the table of <#{elsewhere}>: its GM"
+                    " frees it there with `/table close` first.",
+                    private=True,
+                )
+            bound = session.scalars(
+                select(DiscordMember.member_id).where(
+                    DiscordMember.table_id == table.id, DiscordMember.user_id == it.user_id
+                )
+            ).first()
+            if bound is not None and bound != gm.id:
+                return message(
+                    "You already play at this table under another name: its GM link is"
+                    " another member's.",
+                    private=True,
+                )
+            session.add(DiscordChannel(channel_id=it.channel_id, table_id=table.id))
+            if bound is None:
+                session.add(DiscordMember(table_id=table.id, user_id=it.user_id, member_id=gm.id))
+            gm.token_hash = token_hash(new_token())
+            name, system, gm_name = table.name, table.system, gm.name
+    except IntegrityError:  # another /table open of this channel committed first
+        with store.read() as session:
+            held = channel_table(session, it.channel_id)
+            if held is None:
+                raise
+            return _already(session, held)
+    return message(
+        clip(
+            f"{escaped(gm_name)} brought their table here: {escaped(name)} ({system}), as its"
+            " GM. Its GM link is renewed: `/link` gives the new one.",
             CONTENT_MAX,
         )
     )

@@ -293,10 +293,21 @@ def aim(session: Session, viewer: Viewer, character_id: str, action: str) -> Cha
 
 
 def rest(session: Session, viewer: Viewer) -> list[Character]:
-    """A full night's rest: every character's Luck back to its maximum (BRP7), one statement
+    """A full night's rest: every character's Luck back to its maximum (BRP7), where the
+    table's system declares a rest rule (refused elsewhere), one statement
     on the Luck columns (no sheet is rewritten); the table's characters, as named."""
     require_gm(viewer, "call a rest")
     table = lock_table(session, viewer.table_id)
+    luck = REGISTRY.get(table.system).declares.luck
+    if luck is None or luck.rest is None:  # CoC7's Luck comes back by its own roll, not rest
+        resting = [s.name for s in REGISTRY if s.declares.luck and s.declares.luck.rest]
+        raise conflict(
+            "rest",
+            table.system,
+            "a table of a system with a rest rule: " + (", ".join(resting) or "none"),
+            f"{REGISTRY.get(table.system).title} has no rest rule: Luck comes back only by "
+            "its rules",
+        )
     restored = (
         update(Character)
         .where(Character.table_id == table.id, Character.luck_current < Character.luck_maximum)

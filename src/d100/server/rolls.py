@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..declarations import IMPROVEMENTS, Rolled, marked
+from ..declarations import IMPROVEMENTS, Rolled
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..luck import Luck, luck_needed
@@ -430,7 +430,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         if side.aimed:  # firing spends the aim (BRP5): the card says what it added
             aimed = characters.aim_view(table.system, row.aim_rounds)
             row.aim_rounds = 0
-    _mark(session, table, prepared.rows, prepared.skills, checks, shared)
+    _mark(session, table, prepared.rows, prepared.skills, checks, shared, viewer.gms)
     offers: list[dict[str, Any]] = []
     if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
         luck = characters.sheet_of(prepared.rows[0]).luck
@@ -684,12 +684,18 @@ def _mark(
     skills: list[str],
     checks: list[CheckResult],
     shared: list[bool],
+    gms: frozenset[str],
 ) -> None:
-    """Improvement marks per skill, on what the table's setting counts (CH12: failures); only
-    where every reader of the sheet may see the roll, as a mark tells how it went."""
+    """Improvement marks per skill, on what the table's setting counts (CH12: failures) and
+    as the system's rules mark (``Declaration.marks``: a tick or a count, an NPC's or not,
+    which checks earn one); only where every reader of the sheet may see the roll, as a mark
+    tells how it went."""
     trigger = table.settings.get("improvement", IMPROVEMENTS[0])
+    rule = REGISTRY.get(table.system).declares.marks
     for row, skill, check, seen in zip(rows, skills, checks, shared, strict=True):
         if not seen:
             continue
-        if marked(trigger, check.success):
-            write_columns(session, row, marks={**row.marks, skill: row.marks.get(skill, 0) + 1})
+        now = row.marks.get(skill, 0)
+        after = rule.after(trigger, check, skill, row.member_id in gms, now)
+        if after != now:
+            write_columns(session, row, marks={**row.marks, skill: after})

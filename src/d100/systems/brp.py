@@ -30,7 +30,7 @@ from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Given, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
 from .common import (
     DICE,
@@ -493,7 +493,7 @@ class Brp(Declared):
             target=e,
             margin=e - kept,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             luck_spent=luck_cost(check, attempt),
             attempts=kept_each,
             bands=bands(e, rounding),
@@ -535,7 +535,7 @@ class Brp(Declared):
                 actor=a,
                 opponent=o,
                 explanation=f"{verdict} — actor {a.explanation}; opponent {o.explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         cost = _cost(a_attempt, contest.actor) + _cost(o_attempt, contest.opponent)
@@ -695,6 +695,7 @@ LUCK = Luck(
     reroll_cap_rule="max_luck_rerolls",
     most=MAX_LUCK,
     summary=f"spend 1 Luck for +{LUCK_BOOST} before rolling, or 1 to reroll a failed roll",
+    rest="a full night's rest restores Luck to its maximum (BRP7)",
 )
 
 DECLARATION = Declaration(

@@ -42,7 +42,7 @@ from ..dice import show_roll, show_span
 from ..errors import D100Error, RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Machine, Then
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
 from .brp import ICONS, LEVELS, MEANINGS, Level
 from .common import (
@@ -377,7 +377,7 @@ class BrpFoundry(Declared):
             target=t,
             margin=t - roll,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             bands=band,
             note=note,
         )
@@ -419,7 +419,7 @@ class BrpFoundry(Declared):
                 opponent=results[1],
                 explanation=f"{verdict} — actor {results[0].explanation}; "
                 f"opponent {results[1].explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
                 degree=degree,
             )
 

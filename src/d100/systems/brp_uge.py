@@ -53,7 +53,7 @@ from ..dice import show_roll, show_span
 from ..errors import D100Error
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record, replay
 from .brp import LEVELS, Level
 from .brp_foundry import LEVEL_SPECS
@@ -454,7 +454,7 @@ class BrpUge(Declared):
             target=s,
             margin=s - roll,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             bands=band,
             assist=assist,
         )
@@ -504,7 +504,7 @@ class BrpUge(Declared):
                 actor=a,
                 opponent=o,
                 explanation=f"{verdict} — actor {a.explanation}; opponent {o.explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
                 degree=degree,
             )
 

@@ -31,7 +31,7 @@ from ..dice import show_roll
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Given, Machine, Need, Then
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record, replay
 from .common import (
     DICE,
@@ -465,7 +465,7 @@ class Chances(Declared):
             total=total,
             margin=margin,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             note=note,
             assisters=self._assisters(check, where, record),
         )
@@ -555,7 +555,7 @@ class Chances(Declared):
                 degree=lvl,
                 coin=None if coin is None else COIN[coin - 1],
                 explanation=f"{how} — actor {a.explanation}; opponent {o.explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         given_dice = {**self._given(actor, "actor"), **self._given(opponent, "opponent")}

@@ -46,7 +46,7 @@ from ..errors import D100Error
 from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
 from .common import (
     DICE,
@@ -450,7 +450,7 @@ class Coc6(Declared):
             target=t,
             margin=t - state if j.rolls else None,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             bands=band,
             combined=combined,
         )
@@ -486,7 +486,7 @@ class Coc6(Declared):
                 actor=a,
                 opponent=o,
                 explanation=f"{verdict} (BRP6) — actor {a.explanation}; opponent {o.explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         return Plan(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..declarations import (
@@ -18,6 +19,7 @@ from ..declarations import (
     FollowUp,
     LevelSpec,
     Luck,
+    Marks,
     Option,
     Rolled,
     Roller,
@@ -266,6 +268,25 @@ def _named(skill: str | None, names: tuple[str, ...]) -> bool:
     return any(key == n or key.startswith(f"{n} ") for n in names)
 
 
+NO_MARKS = ("credit rating", "cthulhu mythos")  # skills that never earn a mark (S7-7)
+
+
+def _earns_mark(check: CheckResult, skill: str | None) -> bool:
+    """Whether a successful check earns its skill's improvement mark (S7-7, Foundry's
+    ``isRolledSuccess``): no Luck spent on it and no bonus or penalty dice, and not Credit
+    Rating nor Cthulhu Mythos. A mark is a tick, one per skill until the development phase
+    clears it, and only an investigator's (a player's character), never an NPC's.
+
+    Our reading of a pushed or Luck-bought success: S7-7 excludes a success with Luck spent
+    on it, so Luck bought after the roll earns nothing (the roll it lowers had failed); it
+    names no push, and Foundry's test holds for a pushed roll, so a pushed success with no
+    Luck and no extra dice would earn one. The table marks first rolls only: a follow-up
+    (Luck after the roll, a push) marks nothing."""
+    request = check.request
+    extra = request.get("bonus_dice", 0) or request.get("penalty_dice", 0)
+    return not check.luck_spent and not extra and not _named(skill, NO_MARKS)
+
+
 def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
     """What its roller may do about a check at a table: Luck on the roll already made, one
     offer per level C7-4 offers (a failure bought to the difficulty or higher, a success
@@ -302,9 +323,18 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
             out.append(FollowUp(key, label, "Luck spent after the roll", cost, same))
     pushable = not _named(rolled.skill, UNLUCKY + UNPUSHABLE) and not rolled.taken
     allowed = result.level != "fumble" or check.house_rules.allow_push_fumbles
-    if not result.success and allowed and pushable:
+    if not result.success and pushable:
         failed = "the push failed: the Keeper brings a dire consequence"
-        out.append(FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed))
+        push = FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed)
+        if not allowed:  # said, not dropped: a roller who asks is told why (C7-5)
+            why = "a fumble cannot be pushed"
+            push = replace(
+                push,
+                refused=why,
+                allowed="a failure that is not a fumble (C7-5), or the "
+                "house rule allow_push_fumbles",
+            )
+        out.append(push)
     return tuple(out)
 
 
@@ -332,6 +362,7 @@ DECLARATION = Declaration(
         "the higher; they cancel one for one",
     ),
     improvement="success",
+    marks=Marks(tick=True, players_only=True, earns=_earns_mark),
     fast=FastPath(
         inputs=frozenset(
             {

@@ -21,7 +21,7 @@ from ..errors import RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Given, Machine, Need, Repeat
 from ..memo import memoised
-from ..results import CheckResult
+from ..results import CheckResult, check_data
 from ..system import Plan, Record
 from .brp import Attempt, BrpCheck, tens_kept
 from .brp import HouseRules as BrpHouseRules
@@ -516,7 +516,7 @@ def result(
         target=t,
         margin=t - (kept - cost),
         explanation=f"{why} ({shown})",
-        request=check.to_dict() if not side else check.side_dict(),
+        request=check_data(check.to_dict() if not side else check.side_dict()),
         luck_spent=cost if single else None,
         luck_costs=_costs(check, kept, fumbles, pushes) if single else None,
         attempts=kept_each if pushes else (),

@@ -13,7 +13,7 @@ from ..declarations import RankedContest, RankedSide
 from ..errors import D100Error
 from ..fields import Field, read
 from ..machine import Then
-from ..results import ContestResult, Winner
+from ..results import ContestResult, Winner, contest_data
 from ..system import Plan, Record
 from .coc7_check import (
     HOUSE_RULES,
@@ -123,7 +123,7 @@ def contest_plan(contest: Coc7Contest) -> Plan[Any, ContestResult]:
             opponent=ro,
             explanation=f"{_verdict(winner, response, ra.level)} — actor {ra.explanation}; "
             f"opponent {ro.explanation}",
-            request=contest.to_dict(),
+            request=contest_data(contest.to_dict()),
         )
 
     return Plan(

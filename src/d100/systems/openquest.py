@@ -26,7 +26,7 @@ from ..dice import is_doubles, show_roll
 from ..errors import RuleRefusal
 from ..fields import BIG, Field, path, read, validate
 from ..machine import Fixed, Machine, Then
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record, replay
 from .common import DICE, Roll, dice_stream, given, modifiers_field, plain, system_field
 
@@ -235,7 +235,7 @@ class OpenQuest(Declared):
             target=modified,
             margin=None if not roll else modified - roll,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             assist=assist,
         )
 
@@ -282,7 +282,7 @@ class OpenQuest(Declared):
                 actor=a,
                 opponent=o,
                 explanation=_contest_why(winner, a, o, both),
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         return Plan(

@@ -37,7 +37,7 @@ from ..dice import show_roll
 from ..errors import RuleRefusal
 from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
 from . import openquest
 from .common import (
@@ -237,7 +237,7 @@ class OqSystem(Declared):
             target=total,
             margin=total - roll if roll else None,
             explanation=_why(check, roll or None, lvl),
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             bands=None if not roll else _bands(total),
         )
 
@@ -279,7 +279,7 @@ class OqSystem(Declared):
                 actor=a,
                 opponent=o,
                 explanation=openquest._contest_why(winner, a, o, both),
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         return Plan(

@@ -47,7 +47,7 @@ from ..errors import D100Error
 from ..fields import BIG, Field, read, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
-from ..results import CheckResult, ContestResult, Winner
+from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
 from .common import (
     DICE,
@@ -466,7 +466,7 @@ class Rqg(Declared):
             target=j.chance,
             margin=j.chance - state if j.rolls else None,
             explanation=why,
-            request=check.to_dict(),
+            request=check_data(check.to_dict()),
             bands=band,
         )
 
@@ -504,7 +504,7 @@ class Rqg(Declared):
                 actor=a,
                 opponent=o,
                 explanation=f"{verdict} — actor {a.explanation}; opponent {o.explanation}",
-                request=contest.to_dict(),
+                request=contest_data(contest.to_dict()),
             )
 
         return Plan(

@@ -57,6 +57,7 @@ async function start() {
   rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = system.declares;
+  $("rest-button").hidden = !(rules.luck && rules.luck.rest);  // only where a rest rule is declared
   buildRollFields();
   newSheet();
   $("export-log").href = `${base}/log.jsonl`;
@@ -552,7 +553,9 @@ function characterCard(c) {
                    onclick: () => openRoll(c.id, skill) }, `${skill} `, el("strong", { text: String(value) })))));
   if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
   const marks = Object.entries(c.marks);
-  if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(([k, v]) => `${k} ×${v}`).join(", ")}` }));
+  // a system whose mark is a tick (one per skill until cleared) shows the skill, not a count
+  const mark = ([k, v]) => (rules.improvement_tick ? `${k} ✓` : `${k} ×${v}`);
+  if (marks.length) card.append(el("p", { text: `Improvement marks: ${marks.map(mark).join(", ")}` }));
   if (rules.aim && c.aim) {
     // Aiming adds a round; what the system says ends it shows once there is an aim to end.
     const aiming = c.aim.rounds > 0;
