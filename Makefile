@@ -23,13 +23,14 @@ $(DEV): pyproject.toml | $(BIN)/python
 run: $(SERVER)
 	$(BIN)/d100 serve
 
+# two workers; an idle one takes waiting tests from the other's queue (worksteal)
 test: $(DEV)
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist worksteal
 
 # the development loop: no browser, no PostgreSQL (its SQLite twin runs), nothing marked slow
 # (sampling, brute force, kill tests): under 2 minutes
 quick: $(DEV)
-	$(BIN)/pytest -q -n 2 -m "not slow and not browser and not postgres"
+	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow and not browser and not postgres"
 
 lint: $(DEV)
 	$(BIN)/ruff check src tests bench
