@@ -9,6 +9,10 @@ DEV := $(VENV)/.dev
 
 .PHONY: run test quick lint bench schemas clean
 
+# Python keeps compiled modules (__pycache__): an environment that turns that off would have
+# every command, server and test worker compile d100 again at each start.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
