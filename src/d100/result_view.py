@@ -50,6 +50,7 @@ class ResultView:
     style: Style
     met: bool
     verdict: str  # "a success" or "a failure"
+    badge: str  # the headline with its verdict where it does not say it: "regular (success)"
     meaning: str  # the level's meaning where it holds, else why the result fails
     shown: bool = True
     asked: str = ""  # the request's inputs in words: what the target was made of
@@ -157,16 +158,19 @@ def result_view(
     margin, margin_words = _margin(result, declared, needed)
     level_odds, success_odds, every = _odds(odds, result.level)
     # a later attempt (a push) within the result, or a follow-up of another roll: what it
-    # was, and what failing it brings where a rule makes that worse (its ``failed`` words)
+    # was, and what failing it brings where a rule makes that worse; a follow-up that failed
+    # says so in its own words (``FollowUp.failed``)
     again, stakes = (words.again, words.stakes) if len(result.attempts) > 1 else ("", "")
     if taken is not None:
         again = str(taken.get("done") or again)
-        stakes = words.stakes if taken.get("failed") else ""
+        failed = str(taken.get("failed") or "")
+        stakes = "" if not failed else words.stakes if result.success else failed
     return ResultView(
         system=head.system,
         title=head.title,
         level=head.level,
         headline=head.headline,
+        badge=head.badge,
         mark=head.mark,
         style=head.style,
         met=head.met,
@@ -253,11 +257,13 @@ def _level_only(
         else:
             headline = f"{level}, short of what was asked"
             meaning = f"{level}, short of what was asked: a failure"
+    word = "success" if success else "failure"
     return ResultView(
         system=system_name,
         title=system.title,
         level=level,
         headline=headline,
+        badge=headline if headline == word else f"{headline} ({word})",
         mark=drawn.mark,
         style=drawn.style,
         met=success,

@@ -384,13 +384,13 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
     if not decision.offers:
         view.pop("follow_ups", None)
     if not decision.withheld:
-        return _read(view)
+        return with_reading(view)
     if "provable" not in view:
         return view | {"call": _called(view["call"])}
-    return _read(_withheld(view, decision))
+    return with_reading(_withheld(view, decision))
 
 
-def _read(view: dict[str, Any]) -> dict[str, Any]:
+def with_reading(view: dict[str, Any]) -> dict[str, Any]:
     """A roll's view with how its result reads (``result_view``), made from the parts of it
     the view holds, and nothing else: a withheld side's reads by its level alone."""
     result = view.get("result")
