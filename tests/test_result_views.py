@@ -152,3 +152,12 @@ def test_a_contest_reads_by_its_winner_and_each_side_s_view() -> None:
     view = contest_view(result, chance, ("Ann", "Bo"))
     assert view.met is result.success and view.headline.startswith("Ann")
     assert view.sides[0].view.met is result.actor.success
+
+
+def test_discord_refusals_read_in_words_not_keys() -> None:
+    from d100.discord.render import error_message
+
+    said = error_message("target_id: this test was already rolled; under bonus_dice_method tens")
+    assert "target_id" not in said["content"] and "\\_" not in said["content"]
+    assert "target: this test" in said["content"] and "bonus dice method tens" in said["content"]
+    assert "actor skill: unknown" in error_message("actor.skill: unknown")["content"]

@@ -6,6 +6,7 @@ Discord's limits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -174,12 +175,12 @@ def contest_fields(view: Mapping[str, Any], manual: bool = False) -> list[tuple[
     fields: list[tuple[str, str]] = []
     for side in view["sides"]:
         part = side["view"]
-        shown = str(part["verdict"])
+        shown = f"{headline(part)}: {part['verdict']}"
         if part.get("shown"):
             dice = str(part["dice"]) + (" (by hand)" if manual else "")
-            shown = f"dice {dice} · {part['target_label']} {part['target_words']}"
+            shown = f"{headline(part)} · dice {dice} vs {part['target_words']}"
             shown += f" · margin {part['margin_words']}"
-        fields.append((f"{escaped(str(side['name']))}: {headline(part)}", shown))
+        fields.append((escaped(str(side["name"])), shown))
     odds = view.get("winner_odds") or {}
     if odds:
         fields.append(("Odds", "\n".join(f"{k} {_chance(v)}" for k, v in odds.items())))
@@ -265,9 +266,20 @@ def advice_message(
     )
 
 
+# an internal name in a refusal: a request's key (``bonus_dice_method``, ``target_id``) or a
+# path to one (``actor.skill``)
+INTERNAL = re.compile(r"\b[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b")
+
+
+def in_words(text: str) -> str:
+    """A refusal in a person's words: internal names read as words ("bonus dice method",
+    "target", "actor skill"), so nothing shows as a raw key or a Markdown escape."""
+    return INTERNAL.sub(lambda m: re.sub(r"[_.]", " ", m.group(0)).removesuffix(" id"), text)
+
+
 def error_message(text: str) -> dict[str, Any]:
     """A refusal, to the one who typed it: what was wrong, the value and what is allowed."""
-    return message(clip(f"⚠️ {escaped(text)}", CONTENT_MAX), private=True)
+    return message(clip(f"⚠️ {escaped(in_words(text))}", CONTENT_MAX), private=True)
 
 
 def busy_message(seconds: int) -> dict[str, Any]:
