@@ -46,7 +46,7 @@ ALLOWED = {
     ("server/", "active"): "a seed event's key (the opening, a rotation): the seed now drawn from",
     ("cli/verify.py", "active"): "the log's key for a seed announced (the opening, a rotation)",
     ("server/gametables.py", "master"): "a word of the GM's role ('game master') no name claims",
-    ("server/static/table.js", "failure"): "the page's word for a level that is no success",
+    ("result_view.py", "failure"): "a result's badge: the word for a result that is no success",
 }
 # Whole files of examples: the tour of ``d100 demo`` is example requests of the seeds.
 EXAMPLES = {"cli/demo.py": "d100 demo: a few example requests of the seeds, as in the README"}

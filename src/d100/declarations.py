@@ -155,6 +155,17 @@ class LevelSpec:
 
 
 @dataclass(frozen=True)
+class Needed:
+    """What a request asked of a roll beyond its target (CoC7's required level, C7-2; a
+    combined roll's every skill, C7-8): the highest roll that meets it, what was asked in a
+    word or two ("hard") and how the number is made ("half of 35")."""
+
+    most: int
+    asked: str
+    how: str
+
+
+@dataclass(frozen=True)
 class Words:
     """How a system's results read at the table (each level's meaning and mark: ``LevelSpec``)."""
 
@@ -162,6 +173,10 @@ class Words:
     shortfall: str | None  # how a failed margin is counted, if in its own words
     bands: Callable[[CheckResult], str]  # which rolls give which level, for one result
     again: str = "Luck reroll"  # what a result's later attempt is: a reroll, a push
+    # what a request asked beyond the target, where it asks more (a required level); a
+    # result's margin then counts from ``Needed.most``, as its target's does
+    needed: Callable[[CheckResult], Needed | None] | None = None
+    stakes: str = ""  # what failing a later attempt brings, where a rule makes it worse (C7-5)
 
 
 @dataclass(frozen=True)
@@ -458,6 +473,7 @@ class FollowUp:
     refused: str | None = None
     allowed: str = ""
     failed: str = ""  # what its card says when it fails, if a rule makes that worse (C7-5)
+    stakes: str = ""  # what taking it risks, said on its offer (C7-5: a failed push's price)
 
     def draws(self) -> bool:
         return "dice" not in self.request

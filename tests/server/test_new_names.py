@@ -204,7 +204,8 @@ def test_a_system_s_own_follow_ups_on_the_same_die_or_a_roll_that_ends_them(
     assert offers[omens_follow.READ]["luck"] == 1 and not offers[omens_follow.READ]["draws"]
     assert "chance" not in offers[omens_follow.READ]  # no dice to come: nothing to chance
     assert offers[omens_follow.AGAIN] == {"key": omens_follow.AGAIN, "label": "Look again",
-                                          "luck": 0, "draws": True, "chance": "50.00%"}
+                                          "luck": 0, "draws": True, "chance": "50.00%",
+                                          "odds": "1/2"}  # its exact chance beside it
     path = f"/rolls/{missed['seq']}/reroll"
     r = table.req("POST", path, pat, json={"follow_up": omens_follow.READ, "dice": [5]})
     assert r.status_code == 422 and r.json()["error"]["field"] == "dice"  # it rolls none

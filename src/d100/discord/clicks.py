@@ -45,6 +45,7 @@ from .play import (
     viewer_at,
     views,
 )
+from .render import in_words
 from .tables import NO_TABLE, REMOVED
 
 BUTTON = "custom_id"
@@ -94,7 +95,7 @@ def click(
             return Rolled(message(NOT_YOURS, private=True))
         raise
     except Used as stale:  # taken already (here, on the page, by a double click)
-        said = message(f"Already used: {stale.why}", private=True)
+        said = message(f"Already used: {in_words(stale.why)}", private=True)
         return Clicked(Rolled(said), stale.components)
     return Rolled(message("Not a button of this server.", private=True))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import select
@@ -17,20 +16,17 @@ from sqlalchemy.orm import Session
 
 from .. import quick
 from ..errors import D100Error
-from ..render.view import frac, pct
 from ..server import characters, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
-from ..server.event_kinds import Contest
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
 from ..sheets import lookup
-from ..systems import REGISTRY
 from ..systems.common import DICE
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
-from .render import colour, embed, escaped, level_words
+from .render import contest_fields, embed, escaped, headline, hue_of, verdict, view_fields
 from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
@@ -40,7 +36,6 @@ FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
 SHOW_ME, SHOW_ALL = "s", "u"
 SHOWN_TO_GM = frozenset({"gm", "blind"})  # the modes a GM sees (an only-me roll is the roller's)
 BUTTON_LABEL_MAX = 80
-CONTEST = Contest.KIND
 ACTION_ROW, BUTTON, SECONDARY = 1, 2, 2  # component types and a button's style
 
 
@@ -213,86 +208,47 @@ def button_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
-    """A roll's message from an event's view: only what that view holds is shown."""
-    result = view.get("result")
-    if not isinstance(result, dict):  # the roller's own blind roll: made, not seen
+    """A roll's message from an event's view: its result's view as the server built it for
+    this viewer (``access.shape``), so only what that viewer may see is shown."""
+    reading = view.get("view")
+    if not isinstance(reading, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
-    if CONTEST in (view.get("kind"), view.get("roll_kind")):  # one, or one shown (unblinded)
-        return _contest_view(who, view, result, private)
-    system, level = str(result["system"]), str(result["level"])
-    odds = view.get("odds") or {}
-    fields = []
-    if "dice" in result:  # an NPC's roll shows a player its level only (access.decide)
-        fields += [
-            ("Dice", _dice(result["dice"], view)),
-            (REGISTRY.get(system).declares.words.target.capitalize(), str(result["target"])),
-        ]
-    fields.append(("Level", level_words(system, level)))
-    if level in odds.get("levels", {}):
-        fields.append(("This level", _chance(odds["levels"][level])))
-    if "success" in odds:
-        fields.append(("Any success", _chance(odds["success"])))
-    if "explanation" in result:
-        fields.append(("Why", str(result["explanation"])))
+    manual = bool(view.get("manual"))
+    if "sides" in reading:  # a contest, or one shown (unblinded)
+        return _contest_view(who, view, reading, manual, private)
     character = view.get("character") or {}
     head = f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))}"
     if character.get("name"):
         head += f" as {escaped(str(character['name']))}"
-    title = f"{level_words(system, level)} · #{view['seq']}"
+    hazard = str((view.get("call") or {}).get("hazard") or "")
+    fields = view_fields(reading, manual)
+    if hazard and not reading["met"]:
+        fields.insert(0, ("Hazard", escaped(hazard)))
+    title = f"{headline(reading)} · roll #{view['seq']}"
     return message(
-        embeds=[embed(title, head, fields, hue=colour(system, level))],
+        embeds=[embed(title, head, fields, hue=hue_of(reading))],
         private=private,
         components=buttons(table_id, view) if table_id else None,
     )
 
 
 def _contest_view(
-    who: str, view: dict[str, Any], result: dict[str, Any], private: bool
+    who: str, view: dict[str, Any], reading: dict[str, Any], manual: bool, private: bool
 ) -> dict[str, Any]:
-    """A contest's message: who won, and each side by its level, with its dice and target
+    """A contest's message: who won, and each side by its headline, with its dice and target
     where the view holds them (an NPC's side, or one the GM's call chose, has its level only)."""
-    system = str(result["system"])
-    names = {
-        "actor": str((view.get("character") or {}).get("name", "")),
-        "opponent": str((view.get("opponent") or {}).get("name", "")),
-    }
-    winner = str(result.get("winner"))
-    won = (
-        f"{names[winner]} wins" if winner in names else {"tie": "A tie"}.get(winner, "Nobody wins")
-    )
-    fields = []
-    for side, name in names.items():
-        part = result.get(side) or {}
-        shown = level_words(system, str(part.get("level", "")))
-        if "dice" in part:
-            shown += f" · dice {_dice(part['dice'], view)}"
-        if "target" in part:  # CH6: a side whose target is a withheld side's total has none
-            shown += f" vs {part['target']}"
-        fields.append((name, shown))
+    names = [str(side["name"]) for side in reading["sides"]]
+    fields = contest_fields(reading, manual)
     hazard = str((view.get("call") or {}).get("hazard") or "")
-    if winner == "opponent" and hazard:
+    if reading["winner"] == "opponent" and hazard:
         fields.append(("Hazard", escaped(hazard)))
-    head = (
-        f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))} as {escaped(names['actor'])}"
-    )
-    head += f" against {escaped(names['opponent'])}"
+    head = f"{escaped(who)} rolled {escaped(str(view.get('skill', '')))} as {escaped(names[0])}"
+    head += f" against {escaped(names[1])}"
     if view.get("opponent_skill"):
         head += f" ({escaped(str(view['opponent_skill']))})"
-    level = str((result.get("actor") or {}).get("level", ""))
-    title = f"{escaped(won)} · #{view['seq']}"
-    return message(embeds=[embed(title, head, fields, hue=colour(system, level))], private=private)
-
-
-def _dice(dice: list[int], view: Mapping[str, Any]) -> str:
-    """The dice, marked as the page marks them when they were typed, not drawn."""
-    shown = " ".join(f"{d:02d}" for d in dice)
-    return f"{shown} (by hand)" if view.get("manual") else shown
-
-
-def _chance(text: str) -> str:
-    """An exact probability as the log holds it ("11/20"), shown as the quick rolls' are."""
-    p = Fraction(text)
-    return f"{pct(p)} ({frac(p)})"
+    won = verdict(reading)
+    title = f"{escaped(won[:1].upper() + won[1:])} · roll #{view['seq']}"
+    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
 
 
 def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tuple[str, str]]:

@@ -1,17 +1,22 @@
-"""Results, odds and advice as Discord messages: the level in words with its declared mark,
-the dice with the kept one, the target and its bands, and the exact odds, in the words the
-command line uses (``d100.render.checks``). Every text is clipped to Discord's limits."""
+"""Results, odds and advice as Discord messages. A result is its view's (``d100.result_view``:
+the headline with its mark, whether it met what was asked, the dice, the target and its bands,
+the margin and the exact odds), in the words the command line and the page use; a table's
+roll takes the view the server built for the channel or the roller. Every text is clipped to
+Discord's limits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from ..advise import Option
 from ..declarations import LevelSpec
 from ..errors import D100Error
-from ..render.checks import bands_text, dice_segments, inputs_text, margin_text, names_of
+from ..render.checks import names_of
 from ..render.view import frac, pct
+from ..result_view import contest_view, inputs_text, result_view
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult, thawed
 from ..systems import REGISTRY
 from .interactions import message
@@ -52,11 +57,6 @@ def level_words(system: str, level: str) -> str:
     return f"{mark}{level.upper()}"
 
 
-def colour(system: str, level: str) -> int:
-    spec = _spec(system, level)
-    return COLOURS.get(spec.style, PLAIN) if spec is not None else PLAIN
-
-
 def embed(
     title: str,
     description: str = "",
@@ -92,49 +92,100 @@ def embed(
     return out
 
 
-def _dice(result: CheckResult) -> str:
-    return "".join(text for text, _ in dice_segments(result)).strip()
+def _chance(text: str | None) -> str:
+    """An exact probability as a view holds it ("11/20"), shown as a percentage beside it."""
+    if text is None:
+        return ""
+    p = Fraction(text)
+    return f"{pct(p)} ({frac(p)})"
 
 
-def _odds_lines(chance: CheckOdds, chosen: str | None = None) -> str:
-    lines = []
-    for level, p in chance.levels.items():
-        if not p and level != chosen:
-            continue  # a level this request cannot reach
-        text = f"{level_words(chance.system, level)} {pct(p)} ({frac(p)})"
-        lines.append(f"**{text}**" if level == chosen else text)
-    return "\n".join(lines)
+def headline(view: Mapping[str, Any]) -> str:
+    """A result's headline as the table reads it: its view's mark and words in capitals."""
+    mark = view.get("mark") or ""
+    return f"{mark} {str(view['headline']).upper()}".strip()
 
 
-def check_fields(result: CheckResult, chance: CheckOdds | None) -> list[tuple[str, str]]:
-    """A check's fields: dice, target and bands, level and meaning, margin, the odds."""
-    spec = _spec(result.system, result.level)
-    meaning = spec.meaning if spec is not None else ""
-    margin = margin_text(result)
-    fields = [
-        ("Dice", _dice(result)),
-        (REGISTRY.get(result.system).declares.words.target.capitalize(), f"{result.target}"),
-        ("Bands", bands_text(result)),
-        ("Level", f"{level_words(result.system, result.level)}: {meaning}".rstrip(": ")),
-        ("Margin", margin),
-    ]
-    if chance is not None:
-        p = chance.levels.get(result.level)
-        if p is not None:
-            fields.append(("This level", f"{pct(p)} ({frac(p)})"))
-        fields.append(("Any success", f"{pct(chance.success)} ({frac(chance.success)})"))
-        fields.append(("Every level", _odds_lines(chance, result.level)))
-    if result.luck_spent:
-        fields.append(("Luck", f"spent {result.luck_spent}"))
-    for i, helper in enumerate(result.helpers, 1):
-        fields.append((f"Helper {i}", helper.explanation))
-    for other in result.combined:
-        fields.append(
-            ("Also judged", f"{level_words(other.system, other.level)}: {other.explanation}")
-        )
-    if result.note:
-        fields.append(("Note", result.note))
-    fields.append(("Why", result.explanation))
+def verdict(contest: Mapping[str, Any]) -> str:
+    """A contest's headline with its degree, where it has one: "alice wins (great)"."""
+    degree = contest.get("degree")
+    return f"{contest['headline']} ({degree})" if degree else str(contest["headline"])
+
+
+def hue_of(view: Mapping[str, Any]) -> int:
+    return COLOURS.get(str(view.get("style")), PLAIN)
+
+
+def view_fields(view: Mapping[str, Any], manual: bool = False) -> list[tuple[str, str]]:
+    """A check's view as fields: dice, target and bands, the level and what it means or why
+    it fails, the margin, a later attempt's stakes, the odds and the follow-ups offered. A
+    view of a level only (an NPC's, for a player) has its level and verdict alone."""
+    fields: list[tuple[str, str]] = []
+    if view.get("shown"):
+        dice = str(view["dice"]) + (" (by hand)" if manual else "")
+        fields += [
+            ("Dice", dice),
+            (str(view["target_label"]).capitalize(), str(view["target_words"])),
+            ("Bands", str(view["bands"])),
+        ]
+    said = view["meaning"] if view.get("shown") else view["verdict"]  # a level only: its verdict
+    fields.append(("Level", f"{headline(view)}: {said}".rstrip(": ")))
+    if view.get("shown"):
+        fields.append(("Margin", str(view["margin_words"])))
+    if view.get("again"):
+        stakes = view.get("stakes") or ""
+        said = f"{view['verdict']}; {stakes}" if stakes else str(view["verdict"])
+        fields.append((str(view["again"]).capitalize(), said))
+    if view.get("level_odds"):
+        fields.append(("This level", _chance(view["level_odds"])))
+    if view.get("success_odds"):
+        fields.append(("Any success", _chance(view["success_odds"])))
+    every = view.get("every_level") or {}
+    if every:
+        lines = [
+            f"**{k} {_chance(p)}**" if k == view["level"] else f"{k} {_chance(p)}"
+            for k, p in every.items()
+            if Fraction(p) or k == view["level"]  # a level this request cannot reach
+        ]
+        fields.append(("Every level", "\n".join(lines)))
+    for offer in view.get("follow_ups") or ():
+        said = str(offer["label"])
+        if offer.get("odds"):
+            said += f", {_chance(offer['odds'])} to succeed"
+        if offer.get("stakes"):
+            said += f"; {offer['stakes']}"
+        fields.append(("On offer", said))
+    if view.get("luck_spent"):
+        fields.append(("Luck", f"spent {view['luck_spent']}"))
+    for helper in view.get("helpers") or ():
+        label, _, text = str(helper).partition(": ")
+        fields.append((label.capitalize(), text))
+    for other in view.get("also_judged") or ():
+        fields.append(("Also judged", f"{headline(other)}: {other['explanation']}"))
+    if view.get("note"):
+        fields.append(("Note", str(view["note"])))
+    if view.get("explanation"):
+        fields.append(("Why", str(view["explanation"])))
+    return fields
+
+
+def contest_fields(view: Mapping[str, Any], manual: bool = False) -> list[tuple[str, str]]:
+    """A contest's view as fields: each side by its headline, with its dice, target and
+    margin where its view holds them, and the odds of each outcome."""
+    fields: list[tuple[str, str]] = []
+    for side in view["sides"]:
+        part = side["view"]
+        shown = f"{headline(part)}: {part['verdict']}"
+        if part.get("shown"):
+            dice = str(part["dice"]) + (" (by hand)" if manual else "")
+            shown = f"{headline(part)} · dice {dice} vs {part['target_words']}"
+            shown += f" · margin {part['margin_words']}"
+        fields.append((escaped(str(side["name"])), shown))
+    odds = view.get("winner_odds") or {}
+    if odds:
+        fields.append(("Odds", "\n".join(f"{k} {_chance(v)}" for k, v in odds.items())))
+    if view.get("explanation"):
+        fields.append(("Why", str(view["explanation"])))
     return fields
 
 
@@ -145,39 +196,24 @@ def roll_message(
     private: bool,
 ) -> dict[str, Any]:
     """A rolled check or contest, ``who`` naming the roller."""
-    system = REGISTRY.get(result.system)
-    asked = inputs_text(thawed(result.request))
+    asked = escaped(inputs_text(thawed(result.request)))
     if isinstance(result, CheckResult):
         assert chance is None or isinstance(chance, CheckOdds)
-        title = f"{level_words(result.system, result.level)} · {system.title} check"
+        view = result_view(result, chance).to_dict()
         body = embed(
-            title,
-            f"{escaped(who)} rolled {escaped(asked)}" if who else escaped(asked),
-            check_fields(result, chance),
-            hue=colour(result.system, result.level),
+            f"{headline(view)} · {view['title']} check",
+            f"{escaped(who)} rolled {asked}" if who else asked,
+            view_fields(view),
+            hue=hue_of(view),
         )
         return message(embeds=[body], private=private)
     assert chance is None or isinstance(chance, ContestOdds)
-    names = ("actor", "opponent")
-    winner = {"actor": "actor", "opponent": "opponent"}.get(result.winner)
-    verdict = f"{winner} wins" if winner else ("tie" if result.winner == "tie" else "nobody wins")
-    if result.degree:
-        verdict += f" ({result.degree})"
-    fields: list[tuple[str, str]] = []
-    for name, side in zip(names, (result.actor, result.opponent), strict=True):
-        fields.append(
-            (
-                f"{name}: {level_words(side.system, side.level)}",
-                f"dice {_dice(side)} · target {side.target} · margin {margin_text(side)}",
-            )
-        )
-    if chance is not None:
-        odds = [f"{names_of(k, names)} {pct(v)} ({frac(v)})" for k, v in chance.winner.items()]
-        fields.append(("Odds", "\n".join(odds)))
-    fields.append(("Why", result.explanation))
+    contest = contest_view(result, chance).to_dict()
     head = f"{escaped(who)} rolled a contest" if who else "A contest"
+    title = f"{contest['title']} contest: {verdict(contest)}"
     return message(
-        embeds=[embed(f"{system.title} contest: {verdict}", head, fields)], private=private
+        embeds=[embed(title, head, contest_fields(contest), hue=hue_of(contest))],
+        private=private,
     )
 
 
@@ -230,9 +266,20 @@ def advice_message(
     )
 
 
+# an internal name in a refusal: a request's key (``bonus_dice_method``, ``target_id``) or a
+# path to one (``actor.skill``)
+INTERNAL = re.compile(r"\b[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b")
+
+
+def in_words(text: str) -> str:
+    """A refusal in a person's words: internal names read as words ("bonus dice method",
+    "target", "actor skill"), so nothing shows as a raw key or a Markdown escape."""
+    return INTERNAL.sub(lambda m: re.sub(r"[_.]", " ", m.group(0)).removesuffix(" id"), text)
+
+
 def error_message(text: str) -> dict[str, Any]:
     """A refusal, to the one who typed it: what was wrong, the value and what is allowed."""
-    return message(clip(f"⚠️ {escaped(text)}", CONTENT_MAX), private=True)
+    return message(clip(f"⚠️ {escaped(in_words(text))}", CONTENT_MAX), private=True)
 
 
 def busy_message(seconds: int) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from sqlalchemy import and_, bindparam, select
 from sqlalchemy.orm import Session, aliased
 from starlette.requests import cookie_parser
 
+from ..result_view import contest_view, result_view
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
 from .event_kinds import HIDDEN, AboutCall, Entry, Names, Rolled, read
@@ -383,10 +384,25 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
     if not decision.offers:
         view.pop("follow_ups", None)
     if not decision.withheld:
-        return view
+        return with_reading(view)
     if "provable" not in view:
         return view | {"call": _called(view["call"])}
-    return _withheld(view, decision)
+    return with_reading(_withheld(view, decision))
+
+
+def with_reading(view: dict[str, Any]) -> dict[str, Any]:
+    """A roll's view with how its result reads (``result_view``), made from the parts of it
+    the view holds, and nothing else: a withheld side's reads by its level alone."""
+    result = view.get("result")
+    if not isinstance(result, dict) or "provable" not in view:
+        return view
+    if OPPONENT in view:  # a contest's sides, by their characters' names
+        names = (str(view["character"]["name"]), str(view[OPPONENT]["name"]))
+        reading = contest_view(result, view.get("odds"), names).to_dict()
+    else:
+        offers, taken = view.get("follow_ups") or (), view.get("follow_up")
+        reading = result_view(result, view.get("odds"), offers, taken).to_dict()
+    return view | {"view": reading}
 
 
 def _withheld(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
@@ -398,7 +414,7 @@ def _withheld(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     out = {k: v for k, v in view.items() if k not in HIDDEN_IN_WITHHELD}
     if ACTOR not in parts and "follow_ups" in view:
         out["follow_ups"] = [
-            {k: v for k, v in o.items() if k != "chance"} for o in view["follow_ups"]
+            {k: v for k, v in o.items() if k not in ("chance", "odds")} for o in view["follow_ups"]
         ]
     out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
     out["withheld"] = list(parts)

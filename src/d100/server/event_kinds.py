@@ -123,6 +123,14 @@ class Offer(Part):
     luck: int
     draws: bool
     chance: str | None = absent()
+    odds: str | None = Field(
+        None, description="its exact chance of success, p/q", json_schema_extra=never_null
+    )
+    stakes: str | None = Field(
+        None,
+        description="what taking it risks (C7-5)",
+        json_schema_extra=never_null,
+    )
 
 
 class FollowUpTaken(Part):

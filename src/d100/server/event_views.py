@@ -49,6 +49,12 @@ class RollViewed(Viewed):
         "NPC's, or the side a GM's call chose, for a viewer who may not read its sheet",
         json_schema_extra=never_null,
     )
+    view: dict[str, Any] | None = Field(
+        None,
+        description="how the result reads, as every door shows it (d100.result_view: a "
+        "check's ResultView or a contest's ContestView), made of what this viewer sees",
+        json_schema_extra=never_null,
+    )
 
 
 class HiddenProvable(Part):

@@ -42,6 +42,9 @@ def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
         chance = cheap_odds(f.request) if offer["draws"] else None
         if chance is not None:
             offer["chance"] = percents(chance)["success"]
+            offer["odds"] = chance["success"]
+        if f.stakes:
+            offer["stakes"] = f.stakes
         out.append(offer)
     return out
 

@@ -20,6 +20,7 @@ from ..declarations import (
     LevelSpec,
     Luck,
     Marks,
+    Needed,
     Option,
     Rolled,
     Roller,
@@ -50,6 +51,7 @@ from .coc7_rules import (
     Level,
     fumble_from,
     luck_offers,
+    required_value,
     winning,
 )
 
@@ -241,6 +243,32 @@ def _bands(result: CheckResult) -> str:
     return result.bands or ""
 
 
+HOW = {"hard": "half of", "extreme": "a fifth of"}  # C7-2: the required value of a target
+
+
+def _needed(result: CheckResult) -> Needed | None:
+    """What a roll had to reach beyond its target (C7-2): the required level's value, and on
+    a combined roll (C7-8) every skill's, the lowest of them; None for one regular skill."""
+    difficulty = str(result.request.get("difficulty", DIFFICULTIES[0]))
+    targets = tuple(c.target for c in result.combined) or (result.target,)
+    if difficulty == DIFFICULTIES[0] and len(targets) == 1:
+        return None
+    values = [required_value(t, difficulty) for t in targets]
+    most = min(1 if v is None else v for v in values)  # critical: 01 only
+    shown = ", ".join(str(t) for t in targets)
+    if len(targets) > 1:
+        asked = "every skill" + ("" if difficulty == DIFFICULTIES[0] else f" at {difficulty}")
+        lowest = f"the lowest of {shown}"
+        how = lowest if difficulty == DIFFICULTIES[0] else f"{HOW.get(difficulty, '')} {lowest}"
+        return Needed(most, asked, "01 only" if values[0] is None else how.strip())
+    if values[0] is None:
+        return Needed(most, difficulty, "01 only")
+    return Needed(most, difficulty, f"{HOW[difficulty]} {shown}")
+
+
+PUSH_STAKES = "a failed push brings a dire consequence, the Keeper's to choose"
+
+
 # -- what may follow a roll at a table (C7-4, C7-5) ---------------------------------------
 
 LUCK = Luck(
@@ -326,6 +354,7 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
     if not result.success and pushable:
         failed = "the push failed: the Keeper brings a dire consequence"
         push = FollowUp("push", "Push the roll", "Pushed roll", 0, base, failed=failed)
+        push = replace(push, stakes=PUSH_STAKES)
         if not allowed:  # said, not dropped: a roller who asks is told why (C7-5)
             why = "a fumble cannot be pushed"
             push = replace(
@@ -348,7 +377,14 @@ DECLARATION = Declaration(
         example="hard, or extreme",
     ),
     skill_range=(0, None),
-    words=Words(target="target", shortfall=None, bands=_bands, again="pushed"),
+    words=Words(
+        target="target",
+        shortfall=None,
+        bands=_bands,
+        again="pushed",
+        needed=_needed,
+        stakes=PUSH_STAKES,
+    ),
     options=_options,
     sampler=_roller,
     luck=LUCK,

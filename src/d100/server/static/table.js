@@ -1032,26 +1032,18 @@ function newSheet() {
 
 // -- the log: each roll a card ---------------------------------------------------------------
 
-// A level as the system declares it (name, meaning, mark, style, success); a level it does
-// not list is drawn by its success alone.
-function levelSpec(result) {
-  return rules.levels.find((lv) => lv.name === result.level)
-    || { name: result.level, meaning: "", mark: "", style: result.success ? "ok" : "bad", success: result.success };
-}
-
-const levelKind = (result) => levelSpec(result).style;
-
-function levelBadge(result) {
-  const spec = levelSpec(result);
-  const word = result.success ? "success" : "failure";
-  return el("span", { class: `level ${spec.style}`, "data-icon": spec.mark, title: spec.meaning || null,
-                      text: result.level === word ? word : `${result.level} (${word})` });
+// A result's level as its view reads (the server builds it from the system's declarations:
+// its headline, mark, style, and whether it met what was asked); the page decides nothing.
+function levelBadge(view) {
+  return el("span", { class: `level ${view.style}`, "data-icon": view.mark, title: view.meaning || null, text: view.badge });
 }
 
 function cardClass(e) {
-  if ((e.kind === "roll" || e.kind === "unblind") && e.result) return levelKind(e.roll_kind === "contest" ? e.result.actor : e.result);
-  return "";
+  return e.view ? e.view.style : "";
 }
+
+// A check's view, or a contest's side's: [{name, view}] for a contest, its own for a check.
+const sideViews = (e) => e.view && e.view.sides ? e.view.sides.map((s) => s.view) : [];
 
 // An entry's number (the log's, which a follow-up, a shown blind roll and `d100 verify` name)
 // and its time.
@@ -1073,17 +1065,26 @@ function who(character) {
   return [el("strong", { text: character.name }), el("span", { class: "muted", text: ` (${gmOwned(character) ? "NPC" : memberName(character.member_id)})` })];
 }
 
-function diceLine(result) {
-  if (result.roll === undefined) return null;  // a side shown by its level only (withheld)
-  if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll} · vs ${rules.words.target} ${result.target}`);
+function diceLine(result, view) {
+  if (result.roll === undefined || !view.shown) return null;  // a side shown by its level only (withheld)
+  const versus = ` · vs ${view.target_label} ${view.target_words}`;
+  if (!result.dice || !result.dice.length) return el("p", {}, `Took ${result.roll}${versus}`);
   const kept = result.dice.lastIndexOf(result.roll);
   return el("p", {}, "Dice ", el("span", { class: "dice" }, result.dice.map((d, i) =>
     el("span", { class: i === kept ? "die kept" : "die", title: i === kept ? "the die that counts" : "", text: d === 100 ? "00" : String(d) }))),
     kept >= 0 && result.dice.length > 1 ? el("span", { class: "muted", text: ` kept ${result.roll}` }) : null,
     // Luck spent after the roll lowers it a point a Luck point (the system's declaration).
     rules.luck && rules.luck.after_field && result.luck_spent ? ` · ${result.luck_spent} Luck lowers it to ${result.roll - result.luck_spent}` : "",
-    result.total !== undefined ? ` · total ${result.total}` : "", result.target !== undefined ? ` · vs ${rules.words.target} ${result.target}` : "",
-    result.bands ? el("span", { class: "muted", text: ` · ${result.bands}` }) : null);
+    result.total !== undefined ? ` · total ${result.total}` : "", view.target !== null ? versus : "",
+    view.bands ? el("span", { class: "muted", text: ` · ${view.bands}` }) : null,
+    view.margin_words ? el("span", { class: "muted margin", text: ` · margin ${view.margin_words}` }) : null);
+}
+
+// What the roll was where it followed another, and what failing it brings (a push's stakes).
+function againLine(view) {
+  if (!view.again || !view.stakes) return null;
+  const said = view.met ? `${view.again}: ${view.stakes}` : view.stakes;
+  return el("p", { class: view.met ? "muted" : "hazard", text: `${said[0].toUpperCase()}${said.slice(1)}.` });
 }
 
 function extras(e, result) {
@@ -1195,14 +1196,15 @@ function describe(e) {
     case "roll": {
       const head = el("p", { class: "head" }, who(e.character), ` · ${e.skill}`, tag, time);
       if (e.hidden || !e.result) return [head, el("p", { text: blindWords(shown) }), oddsLine(e)];
-      const failed = !e.result.success && e.call && e.call.hazard;
-      if (npc(e.character)) return [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time)];
-      const out = [el("p", { class: "head" }, levelBadge(e.result), who(e.character), ` · ${e.skill}`, tag, time),
-        diceLine(e.result), oddsLine(e), extras(e, e.result),
+      const failed = !e.view.met && e.call && e.call.hazard;
+      if (npc(e.character)) return [el("p", { class: "head" }, levelBadge(e.view), who(e.character), ` · ${e.skill}`, tag, time)];
+      const out = [el("p", { class: "head" }, levelBadge(e.view), who(e.character), ` · ${e.skill}`, tag, time),
+        diceLine(e.result, e.view), e.view.shown && e.view.headline !== e.view.level ? el("p", { class: "verdict", text: e.view.meaning }) : null,
+        oddsLine(e), extras(e, e.result),
         failed ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         e.manual ? el("p", {}, el("span", { class: "tag", text: "dice by hand" })) : null,
         e.reroll_of ? el("p", { class: "muted", text: followedText(e) }) : null,
-        e.follow_up && e.follow_up.failed ? el("p", { class: "hazard", text: `${e.follow_up.failed[0].toUpperCase()}${e.follow_up.failed.slice(1)}.` }) : null,
+        againLine(e.view),
         followOffers(e),
         el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
       if (e.visibility === "blind" && isGm() && !shown) {
@@ -1219,13 +1221,14 @@ function describe(e) {
       // An NPC's dice and target tell its skill: a player reads its name and level only (and
       // the server sends no more of a side a GM's call chose, when its sheet is not theirs).
       const secret = e.withheld || [e.character, e.opponent].some(npc);
-      const side = (c, r) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(r)), npc(c) ? null : diceLine(r));
+      const [actorView, opponentView] = sideViews(e);
+      const side = (c, r, v) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(v)), npc(c) ? null : diceLine(r, v));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
       const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
-        side(e.character, e.result.actor), side(e.opponent, e.result.opponent),
+        side(e.character, e.result.actor, actorView), side(e.opponent, e.result.opponent, opponentView),
         lost ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
@@ -1250,10 +1253,11 @@ function describe(e) {
     case "chain": return e.chains.map((c) => [el("p", { class: "head" }, `Seeds for ${chainWords(c)}: first commitment`, time), copyable(c.commitment, "the commitment")]);
     case "unblind": {
       const result = e.roll_kind === "contest" ? e.result.actor : e.result;
+      const view = e.roll_kind === "contest" ? sideViews(e)[0] : e.view;
       // when it was rolled, as the blind card said; the stamp's number is the showing's own
-      const head = el("p", { class: "head" }, levelBadge(result), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, e.rolled_at ? clock(e.rolled_at, e.seq, "rolled ") : time);
+      const head = el("p", { class: "head" }, levelBadge(view), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, e.rolled_at ? clock(e.rolled_at, e.seq, "rolled ") : time);
       return [head,
-        diceLine(result), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
+        diceLine(result, view), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
     case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
