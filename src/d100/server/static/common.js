@@ -193,8 +193,10 @@ function fieldInputs(schema, skip, prefix) {
       input = el("select", { id, name, "aria-describedby": `${id}-help` }, usual,
         spec.enum.map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
+      // the example follows the field's own range: signed modifiers, or values such as skills
+      const signed = !(spec.items.minimum >= 0);
       input = el("input", { type: "text", id, name, inputmode: "text",
-                            placeholder: "e.g. +10 -20", "aria-describedby": `${id}-help` });
+                            placeholder: signed ? "e.g. +10 -20" : "e.g. 40 70", "aria-describedby": `${id}-help` });
     } else if (spec.type === "integer") {
       input = el("input", { type: "number", id, name, min: spec.minimum, max: spec.maximum,
                             inputmode: "numeric", "aria-describedby": `${id}-help` });

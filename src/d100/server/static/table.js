@@ -1144,7 +1144,7 @@ function followOffers(e) {
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
-    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), typed, error);
+    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []), error);
   return box;
 }
 
