@@ -154,6 +154,18 @@ def test_a_contest_reads_by_its_winner_and_each_side_s_view() -> None:
     assert view.sides[0].view.met is result.actor.success
 
 
+def test_a_contest_lost_with_a_success_is_drawn_as_a_loss() -> None:
+    """# rule: BRP6. Both succeed, the higher level wins: the roller's success lost the contest,
+    and its card is drawn as a failure, not in the success's colour."""
+    request = {"system": "brp", "actor": {"skill": 60, "dice": [30]}}
+    request["opponent"] = {"skill": 60, "dice": [2]}
+    result = resolve(request)
+    view = contest_view(result, None, ("Ann", "Bo"))
+    assert result.actor.success and view.winner == "opponent" and not view.met
+    failing = {s.style for s in REGISTRY.get("brp").declares.levels if not s.success}
+    assert view.style in failing and view.sides[0].view.style not in failing
+
+
 def test_discord_refusals_read_in_words_not_keys() -> None:
     from d100.discord.render import error_message
 

@@ -218,13 +218,17 @@ def contest_view(
         chances = odds.winner
     elif odds is not None:
         chances = odds.get("winner") or {}
+    met = winner == "actor"
+    # drawn as the roller fared: their side's level when they won, a failing level when not
+    # (a side's good level in a lost contest is still a loss)
+    losing = next((s.style for s in system.declares.levels if not s.success), "bad")
     return ContestView(
         system=system.name,
         title=system.title,
         winner=winner,
         headline=headline,
-        met=winner == "actor",
-        style=sides[0].view.style,
+        met=met,
+        style=sides[0].view.style if met else losing,
         sides=(sides[0], sides[1]),
         winner_odds=tuple((by_side.get(k, k), Fraction(v)) for k, v in chances.items()),
         degree=str(data.get("degree") or ""),

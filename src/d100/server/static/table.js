@@ -1256,7 +1256,9 @@ function describe(e) {
       const view = e.roll_kind === "contest" ? sideViews(e)[0] : e.view;
       // when it was rolled, as the blind card said; the stamp's number is the showing's own
       const head = el("p", { class: "head" }, levelBadge(view), `Blind roll #${e.unblinds} shown: `, who(e.character), ` · ${e.skill}`, e.rolled_at ? clock(e.rolled_at, e.seq, "rolled ") : time);
-      return [head,
+      // a contest shown says who won, as the contest's own card does, beside the roller's side
+      const won = e.roll_kind === "contest" && e.view ? el("p", {}, "Winner: ", el("strong", { text: e.view.headline })) : null;
+      return [head, won,
         diceLine(result, view), e.result.explanation ? el("p", { class: "explanation muted", text: e.result.explanation }) : null];
     }
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
