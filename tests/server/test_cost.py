@@ -26,7 +26,6 @@ from tests.helpers import EXPENSIVE
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 
-PREVIEW = calculator.preview
 LUCKY = """name = "{name}"
 system = "brp"
 luck = {{ current = 100, maximum = 100 }}
@@ -156,17 +155,19 @@ def test_a_burst_of_expensive_requests_leaves_everyone_else_answered(
 
 
 class Gated:
-    """A preview that keeps its worker till the file ``gate`` exists (in the worker: this
-    object crosses to it, as the pool's functions do)."""
+    """``calculator``'s function ``name``, keeping its worker till the file ``gate`` exists
+    (in the worker: this object crosses to it, as the pool's functions do, and finds the
+    worker's own, unpatched, function); ``gate`` + ``.held`` is made once one is held."""
 
-    def __init__(self, gate: Path) -> None:
-        self.gate = gate
+    def __init__(self, gate: Path, name: str) -> None:
+        self.gate, self.name = gate, name
 
     def __call__(self, *args: Any) -> Any:
+        self.gate.with_suffix(".held").touch()
         give_up = time.monotonic() + 120  # a test that failed to open it
         while not self.gate.exists() and time.monotonic() < give_up:
             time.sleep(0.01)
-        return PREVIEW(*args)
+        return getattr(calculator, self.name)(*args)
 
 
 @pytest.fixture
@@ -198,7 +199,7 @@ def test_previews_waiting_for_a_worker_hold_none_of_their_table_s_turns(
         sheet = {"sheet": LUCKY.format(name="P")}
         mine = client.post(f"/api/tables/{hot}/characters", headers=bearer(player), json=sheet)
         gate = tmp_path / "open"
-        monkeypatch.setattr(calculator, "preview", Gated(gate))
+        monkeypatch.setattr(calculator, "preview", Gated(gate, "preview"))
         statuses: list[int] = []
 
         def ask(token: str, whose: str) -> None:
