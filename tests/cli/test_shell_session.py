@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,9 @@ def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexp
         encoding="utf-8",
         timeout=HUNG,
         dimensions=(40, 200),
+        # A command started in the background by a shell without job control (as a CI
+        # runner's may be) ignores Ctrl-C, and the shell would inherit that: give it back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.expect_exact(PROMPT)
     return child
