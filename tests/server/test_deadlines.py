@@ -145,6 +145,7 @@ async def _answers(opened: list[tuple[asyncio.StreamReader, asyncio.StreamWriter
 CAP, PER_ADDRESS = 96, 64  # the server's cap here (set lower), and its default per address
 
 
+@pytest.mark.slow
 def test_one_address_cannot_fill_the_connection_cap(tmp_path: Path) -> None:
     """100 connections that sent the preface, from one address, against a cap of 96: past
     the address's 64 they are told 429 at once and closed, and a client at another address

@@ -420,6 +420,7 @@ def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
 LOOPING = 2  # addresses looping charts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_addresses_looping_charts_take_turns_with_another_s_cheap_odds(
     limited: str, record_property: Any
