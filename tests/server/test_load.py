@@ -376,6 +376,7 @@ def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
         assert roll().status_code == 201
         quiet = [timed(roll) for _ in range(ROUNDS)]
         statuses: list[int] = []
+        lost: list[int] = []  # flood requests whose connection closed before their answer
 
         def flood(n: int) -> None:
             async def run() -> None:
@@ -388,7 +389,11 @@ def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
                     path = f"/api/tables/{calm}/rolls"
 
                     async def one() -> None:
-                        answer = await own.post(path, json=body, headers=headers)
+                        try:
+                            answer = await own.post(path, json=body, headers=headers)
+                        except httpx.TransportError:  # a kept-alive connection closed under it
+                            lost.append(1)
+                            return
                         statuses.append(answer.status_code)
 
                     await asyncio.gather(*(one() for _ in range(BURST)))
@@ -400,7 +405,7 @@ def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
             thread.start()
         until(lambda: len(statuses) >= ADDRESSES, "the flood was never answered")  # it is in
         during = [timed(roll) for _ in range(ROUNDS)]
-        amid = "amid" if len(statuses) < ADDRESSES * BURST else "after"  # the flood's end
+        amid = "amid" if len(statuses) + len(lost) < ADDRESSES * BURST else "after"
         for thread in threads:
             thread.join(120)
     backend = database_url.partition(":")[0]
@@ -410,11 +415,12 @@ def test_requests_without_a_member_s_token_take_none_of_a_table_s_turns(
         f"unknown tokens ({backend}): while {ADDRESSES} addresses x {BURST} rolls without a "
         f"member's token, the member's roll at most {max(took) * 1000:.0f} ms (quiet "
         f"{max(t for _, t in quiet) * 1000:.0f}), {amid} the flood; "
-        f"{statuses.count(401)} refused 401",
+        f"{statuses.count(401)} refused 401, {len(lost)} lost with their connection",
     )
     # none of the member's rolls was told "429 too many rolls at this table"
     assert [a.status_code for a, _ in during] == [201] * ROUNDS, [a.text for a, _ in during]
-    assert len(statuses) == ADDRESSES * BURST and set(statuses) <= {401, 429}, set(statuses)
+    assert len(statuses) + len(lost) == ADDRESSES * BURST, (len(statuses), len(lost))
+    assert statuses and set(statuses) <= {401, 429}, set(statuses)
 
 
 LOOPING = 2  # addresses looping charts
