@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pexpect
 
 PROMPT = "d100> "
+# Each wait is for a state (an answer on the terminal, the prompt blocked on its next key);
+# this only ends a hung session, and a slow machine's start-up is well within it.
+HUNG = 60
 
 
 def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
@@ -26,8 +31,11 @@ def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> pexp
         ["-m", "d100", "shell", "--log", str(tmp_path / "log.jsonl"), *args],
         env=environ,
         encoding="utf-8",
-        timeout=20,
+        timeout=HUNG,
         dimensions=(40, 200),
+        # A command started in the background by a shell without job control (as a CI
+        # runner's may be) ignores Ctrl-C, and the shell would inherit that: give it back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.expect_exact(PROMPT)
     return child
@@ -105,11 +113,27 @@ def test_history_is_kept_between_sessions(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
 
 
+def waiting_for_a_key(child: pexpect.spawn) -> None:
+    """Wait till the shell is asleep in its wait for the next key. Python's line editor sees
+    a Ctrl-C only as an interrupted wait: one that arrives while it is still echoing the
+    last key is kept till the next key comes (a person's second Ctrl-C gets through), so a
+    test sends its Ctrl-C once the shell waits. Where there is no /proc, it sends at once."""
+    stat = Path(f"/proc/{child.pid}/stat")
+    if not stat.exists():
+        return
+    give_up = time.monotonic() + HUNG
+    while stat.read_text().rpartition(")")[2].split()[0] != "S":
+        assert time.monotonic() < give_up, "the shell never waited for a key"
+        time.sleep(0.01)
+
+
 def test_ctrl_c_cancels_the_line_and_ctrl_d_quits(tmp_path: Path) -> None:
     child = spawn(tmp_path, env={"D100_SYSTEM": "brp"})
     child.send("65 hard")
     child.expect_exact("65 hard")  # echoed: the prompt is reading the line
+    waiting_for_a_key(child)
     child.sendintr()  # as bash: the line is dropped, the prompt comes back
+    child.expect_exact("^C")
     child.expect_exact(PROMPT)
     child.sendline("65 @42")
     child.expect_exact("success")

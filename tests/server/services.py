@@ -79,7 +79,7 @@ def serve(database_url: str, log: Path, open_files: tuple[int, int] | None = Non
             preexec_fn=None if open_files is None else lambda: _limit_files(open_files))
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # a start takes seconds; 30 s was seen loaded
             while True:
                 try:
                     if httpx.get(f"{base}/health", timeout=1).status_code == 200:

@@ -1,19 +1,21 @@
-"""Cost is bounded and kept away from everyone else: a burst of the most expensive requests
-(odds with two bonus dice and a hundred Luck rerolls, a chart of them, rolls of them) makes
-neither ``/health`` nor another table's roll wait more than a fraction of a second, and each
-expensive request is refused (422, too much work) once it has had its share of a worker."""
+"""Cost is bounded and kept away from everyone else: during a burst of the most expensive
+requests (odds with two bonus dice and a hundred Luck rerolls, a chart of them, rolls of
+them) ``/health`` and another table's roll are answered, and each expensive request is
+refused (422, too much work) once it has had its share of a worker. How long the others
+wait meanwhile is ``make bench`` (e)'s burst row; here it is printed."""
 
 from __future__ import annotations
 
 import gc
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from d100.server import calculator
 from d100.server.app import create_app
@@ -24,11 +26,6 @@ from tests.helpers import EXPENSIVE
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 
-# Generous: the point is seconds (14 s for a table read, 5.6 s for /health before), not ms.
-# Measured against the same requests before the burst, so a busy machine (a slow fsync) is
-# not counted against the server.
-BOUND = 1.0
-PREVIEW = calculator.preview
 LUCKY = """name = "{name}"
 system = "brp"
 luck = {{ current = 100, maximum = 100 }}
@@ -55,7 +52,9 @@ def table(client: httpx.Client, name: str, **extra: Any) -> tuple[str, str, str]
     return table_id, gm, character
 
 
-def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_property: Any) -> None:
+def test_a_burst_of_expensive_requests_leaves_everyone_else_answered(
+    base: str, record_property: Any
+) -> None:
     with httpx.Client(base_url=base, timeout=60) as client:
         rules = {"house_rules": EXPENSIVE["house_rules"]}
         hot, hot_gm, hot_character = table(client, "Greedy", **rules)
@@ -80,10 +79,11 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
         for thread in warm:
             thread.join(30)
 
-        def measure(seconds: float) -> tuple[list[float], list[float]]:
-            health, rolls = [], []
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
+        def measure(done: Callable[[list[float]], bool]) -> tuple[list[float], list[float]]:
+            """``/health`` and a roll at the calm table, each answered, till ``done(rolls)``."""
+            health: list[float] = []
+            rolls: list[float] = []
+            while not (rolls and done(rolls)):
                 start = time.monotonic()
                 assert client.get("/health").status_code == 200
                 health.append(time.monotonic() - start)
@@ -95,7 +95,7 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
                 rolls.append(time.monotonic() - start)
             return health, rolls
 
-        quiet_health, quiet_rolls = measure(1.5)
+        quiet_health, quiet_rolls = measure(lambda rolls: len(rolls) >= 5)
         statuses: list[int] = []
 
         def attack(method: str, path: str, **kw: Any) -> None:
@@ -135,8 +135,8 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
         )
         for thread in attacks:
             thread.start()
-        time.sleep(0.3)  # the workers are busy now
-        health, rolls = measure(2.5)
+        # the whole burst: till every expensive request is answered
+        health, rolls = measure(lambda _: len(statuses) == len(attacks))
         for thread in attacks:
             thread.join(60)
     record_property(
@@ -145,35 +145,50 @@ def test_a_burst_of_expensive_requests_stalls_no_one_else(base: str, record_prop
         f"{max(health) * 1000:.0f} ms (quiet: {max(quiet_health) * 1000:.0f}), another "
         f"table's roll at most {max(rolls) * 1000:.0f} ms (quiet: {max(quiet_rolls) * 1000:.0f})",
     )
-    assert max(health) < max(quiet_health) + BOUND, (health, quiet_health)
-    assert max(rolls) < max(quiet_rolls) + BOUND, (rolls, quiet_rolls)
+    # Every /health and roll above was answered (200, 201) during the burst: before, they
+    # waited 5.6 s and 12.6 s; how long they take now is bench (e)'s burst row.
+    assert len(health) == len(rolls) >= 1
     # Each expensive request was answered, refused once it had had its second of a worker
     # (the charts of a hundred points), or, past its address's share of the odds page's
     # workers (eight from one address), told to retry: none got a 5xx, none was dropped.
     assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422, 429}, statuses
 
 
-def _slow_preview(*args: Any) -> Any:
-    """A preview that keeps its worker 1.5 s (in the worker: the fork has this module)."""
-    time.sleep(1.5)
-    return PREVIEW(*args)
+class Gated:
+    """``calculator``'s function ``name``, keeping its worker till the file ``gate`` exists
+    (in the worker: this object crosses to it, as the pool's functions do, and finds the
+    worker's own, unpatched, function); ``gate`` + ``.held`` is made once one is held."""
+
+    def __init__(self, gate: Path, name: str) -> None:
+        self.gate, self.name = gate, name
+
+    def __call__(self, *args: Any) -> Any:
+        self.gate.with_suffix(".held").touch()
+        give_up = time.monotonic() + 120  # a test that failed to open it
+        while not self.gate.exists() and time.monotonic() < give_up:
+            time.sleep(0.01)
+        return getattr(calculator, self.name)(*args)
 
 
 @pytest.fixture
-def slow_jobs(tmp_path: Path) -> Iterator[str]:
-    """A worker's share of 3 s, so a slow preview is answered."""
-    limits = Limits(burst=10**9, per_second=10**9, job_seconds=3.0)
-    yield from serve_in_thread(create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=limits))
+def slow_jobs(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
+    """A worker's share of 600 s, so a preview held at its gate is answered when opened."""
+    limits = Limits(burst=10**9, per_second=10**9, job_seconds=600.0)
+    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=limits)
+    for base in serve_in_thread(app):
+        yield base, app
 
 
 def test_previews_waiting_for_a_worker_hold_none_of_their_table_s_turns(
-    slow_jobs: str, record_property: Any, monkeypatch: pytest.MonkeyPatch
+    slow_jobs: tuple[str, FastAPI], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A table's requests run 6 at once (server/admission.py); a preview waits for a worker
-    holding no thread, so it takes a turn only for its read of the sheet. Six slow previews
-    waiting for their worker (one at a time per table, 1.5 s each) leave the table's page
-    answering."""
-    with httpx.Client(base_url=slow_jobs, timeout=60) as client:
+    holding no thread, so it takes a turn only for its read of the sheet. With six previews
+    in the pool (one at a time per table: one on a worker, held there, five waiting for it),
+    the table's page is still answered; then the six are."""
+    base, app = slow_jobs
+    pool = app.state.server.pool
+    with httpx.Client(base_url=base, timeout=60) as client:
         hot, gm, character = table(client, "Greedy", house_rules=EXPENSIVE["house_rules"])
         invite = client.post(f"/api/tables/{hot}/invite", headers=bearer(gm)).json()
         joined = client.post(
@@ -183,37 +198,34 @@ def test_previews_waiting_for_a_worker_hold_none_of_their_table_s_turns(
         client.cookies.clear()
         sheet = {"sheet": LUCKY.format(name="P")}
         mine = client.post(f"/api/tables/{hot}/characters", headers=bearer(player), json=sheet)
-        monkeypatch.setattr(calculator, "preview", _slow_preview)  # the workers start after
-
-        def state() -> float:
-            start = time.monotonic()
-            assert client.get(f"/api/tables/{hot}", headers=bearer(gm)).status_code == 200
-            return time.monotonic() - start
-
-        quiet = max(state() for _ in range(3))
+        gate = tmp_path / "open"
+        monkeypatch.setattr(calculator, "preview", Gated(gate, "preview"))
         statuses: list[int] = []
 
         def ask(token: str, whose: str) -> None:
             body = {"actor": {"character_id": whose, "skill": "stealth"}}
-            with httpx.Client(base_url=slow_jobs, timeout=60) as own:
+            with httpx.Client(base_url=base, timeout=120) as own:
                 path = f"/api/tables/{hot}/odds"
                 statuses.append(own.post(path, headers=bearer(token), json=body).status_code)
 
         asking = [(gm, character)] * 4 + [(player, mine.json()["id"])] * 2  # 4 a client at most
         askers = [threading.Thread(target=ask, args=who) for who in asking]
-        for thread in askers:
-            thread.start()
-        time.sleep(0.5)  # all six are in: one on a worker, five waiting for it
-        during = max(state() for _ in range(3))
-        for thread in askers:
-            thread.join(60)
-    record_property(
-        FIGURES,
-        f"turns: while 6 slow previews wait for a worker, the table's state in "
-        f"{during * 1000:.0f} ms (quiet {quiet * 1000:.0f})",
-    )
+        try:
+            for thread in askers:
+                thread.start()
+            give_up = time.monotonic() + 60
+            while pool._kinds[False] < len(asking):  # all six are in the pool
+                assert time.monotonic() < give_up and not statuses, (pool._kinds, statuses)
+                time.sleep(0.01)
+            for _ in range(3):  # while none of them can be answered
+                state = client.get(f"/api/tables/{hot}", headers=bearer(gm))
+                assert state.status_code == 200, state.text
+            assert statuses == [], statuses  # still held: the page went past them
+        finally:
+            gate.touch()
+            for thread in askers:
+                thread.join(120)
     assert statuses == [200] * 6, statuses
-    assert during < quiet + BOUND, (during, quiet)
 
 
 def test_brp7_luck_is_spent_and_restored_in_place_and_the_sheet_shows_it_when_read(

@@ -422,9 +422,11 @@ def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_me
     connections from the address), every time with a query as slow as here. Now it waits
     its turn behind the flood's lookups in flight."""
     real = Store.member_table
+    looked_up = [0]
 
     def slow(self: Store, hashed: str) -> str | None:
         time.sleep(0.02)  # a busy database: each lookup takes a while
+        looked_up[0] += 1
         return real(self, hashed)
 
     monkeypatch.setattr(Store, "member_table", slow)
@@ -432,21 +434,28 @@ def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_me
     with TestClient(app) as client:
         table = Api(client).table()
         pat = table.join("Pat")  # not seen yet
-        stop = time.monotonic() + 2.0
+        answered = threading.Event()  # the flood goes on till the member is answered
+        flooders = 24
 
         def flood(i: int) -> None:
             n = 0
-            while time.monotonic() < stop:
+            while not answered.is_set():
                 n += 1
                 table.req("GET", "", f"made-up-{i}-{n}")
 
-        threads = [threading.Thread(target=flood, args=(i,)) for i in range(24)]
+        threads = [threading.Thread(target=flood, args=(i,)) for i in range(flooders)]
         for thread in threads:
             thread.start()
-        time.sleep(0.5)  # the flood fills the address's queue
-        status = table.req("GET", "", pat).status_code
-        for thread in threads:
-            thread.join(30)
+        try:
+            give_up = time.monotonic() + 60
+            while looked_up[0] < 2 * flooders:  # the flood's lookups fill the address's turn
+                assert time.monotonic() < give_up, looked_up
+                time.sleep(0.01)
+            status = table.req("GET", "", pat).status_code
+        finally:
+            answered.set()
+            for thread in threads:
+                thread.join(60)
     assert status == 200, status
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import event, insert, text
+from sqlalchemy import event, func, insert, select, text
 
 from d100.server import characters
 from d100.server.models import Call, CallAssist, CallTarget
@@ -28,8 +28,8 @@ from .services import serve
 from .tablehelp import Api, bearer, token_of
 from .test_load import table, timed
 
-TABLES, SECONDS, QUIET = 4, 6.0, 2.0
-EVERY = 0.1  # the calm table's GM rolls ten times a second at most: 80 in all, under 120
+TABLES, SPENDS, QUIET = 4, 100, 5  # Luck spends made in all; the calm table's quiet rolls
+EVERY = 0.1  # the calm table's GM rolls ten times a second at most, within its burst of 120
 
 
 def long_sheet(name: str) -> str:
@@ -76,15 +76,16 @@ def lucky_table(client: httpx.Client, n: int) -> list[Seat]:
 Seat = tuple[str, str, str, str]  # a table, a member's token, their character, the GM's token
 
 
-def spend(base: str, members: list[Seat], stop: float, counts: list[int]) -> None:
-    """Each member, one request at a time, spends Luck till ``stop``: a roll with a Luck boost
-    and a reroll taken on failure, a ``/reroll`` of a failure; the GM rests the table when a
-    character has spent it all. Every write changes a 20,000-character sheet's Luck."""
+def spend(base: str, members: list[Seat], counts: list[int]) -> None:
+    """Each member, one request at a time, spends Luck till ``SPENDS`` are made in all: a
+    roll with a Luck boost and a reroll taken on failure, a ``/reroll`` of a failure; the GM
+    rests the table when a character has spent it all. Every write changes a 20,000-character
+    sheet's Luck."""
 
     async def member(own: httpx.AsyncClient, table_id: str, token: str, cid: str, gm: str) -> None:
         fields = {"luck_boost": True, "luck_rerolls": 1}
         body = {"actor": {"character_id": cid, "skill": SKILL, "fields": fields}}
-        while time.monotonic() < stop:
+        while counts[0] < SPENDS:
             path = f"/api/tables/{table_id}"
             r = await own.post(f"{path}/rolls", headers=bearer(token), json=body)
             if r.status_code == 429:  # the member's rate limit: wait as told
@@ -114,39 +115,38 @@ def tail(took: list[float]) -> float:
 
 
 @pytest.mark.slow
-def test_brp7_luck_spent_at_four_tables_on_long_sheets_keeps_another_table_s_roll_quick(
+def test_brp7_luck_spent_at_four_tables_on_long_sheets_leaves_another_table_s_roll_answered(
     limited: str, database_url: str, record_property: Any
 ) -> None:
     """Four tables of two members each spend Luck on 20,000-character sheets as fast as
-    their rate limits allow. Before, each spend parsed and rewrote the sheet (tomlkit, about
-    130 ms) inside its write transaction: another table's roll waited p50 427 ms, max 800 ms
-    on SQLite (283 / 532 ms on PostgreSQL)."""
+    their rate limits allow, while another table's GM rolls: every spend and every roll is
+    answered. Before, each spend parsed and rewrote the sheet (tomlkit, about 130 ms) inside
+    its write transaction: another table's roll waited p50 427 ms, max 800 ms on SQLite
+    (283 / 532 ms on PostgreSQL). The times are printed, not bounded: on a shared machine
+    the spends' clients take the CPU from the server too. What kept the lock held, the sheet
+    rewritten in the spend's transaction, is ruled out by
+    test_brp7_luck_spent_writes_its_column_and_never_the_sheet."""
     with httpx.Client(base_url=limited, timeout=60) as client:
         calm, gm, character = table(client, "Calm")
         members = [m for n in range(TABLES) for m in lucky_table(client, n)]
         body = {"actor": {"character_id": character, "skill": "stealth"}}
 
-        def roll() -> httpx.Response:
-            return client.post(f"/api/tables/{calm}/rolls", headers=bearer(gm), json=body)
-
-        def rolls(seconds: float) -> list[float]:
-            """A roll every ``EVERY`` s, within the GM's rate limit, each timed."""
-            took, deadline = [], time.monotonic() + seconds
-            while time.monotonic() < deadline:
-                answer, seconds_taken = timed(roll)
-                assert answer.status_code == 201, answer.text
-                took.append(seconds_taken)
-                time.sleep(max(0.0, EVERY - seconds_taken))
-            return took
+        def roll() -> float:
+            """A roll, answered 201, spaced ``EVERY`` s apart: its time."""
+            answer, seconds_taken = timed(
+                lambda: client.post(f"/api/tables/{calm}/rolls", headers=bearer(gm), json=body))
+            assert answer.status_code == 201, answer.text
+            time.sleep(max(0.0, EVERY - seconds_taken))
+            return seconds_taken
 
         roll()  # its odds memoised, its connection open
-        quiet = rolls(QUIET)
+        quiet = [roll() for _ in range(QUIET)]
         counts = [0]
-        stop = time.monotonic() + SECONDS + 0.5
-        spender = threading.Thread(target=spend, args=(limited, members, stop, counts))
+        spender = threading.Thread(target=spend, args=(limited, members, counts))
         spender.start()
-        time.sleep(0.5)  # the spends are under way
-        during = rolls(SECONDS - 0.5)
+        during = []
+        while spender.is_alive() or len(during) < 3:  # rolls while the spends are made
+            during.append(roll())
         spender.join(60)
     backend = database_url.partition(":")[0]
     record_property(
@@ -154,13 +154,10 @@ def test_brp7_luck_spent_at_four_tables_on_long_sheets_keeps_another_table_s_rol
         f"lock ({backend}): while {TABLES} tables x 2 members spent Luck on 20,000-character "
         f"sheets ({counts[0]} spends), another table's roll p50 "
         f"{statistics.median(during) * 1000:.0f} ms, p90 {tail(during) * 1000:.0f} ms, max "
-        f"{max(during) * 1000:.0f} ms (quiet p50 {statistics.median(quiet) * 1000:.0f}, p90 "
-        f"{tail(quiet) * 1000:.0f}, max {max(quiet) * 1000:.0f})",
+        f"{max(during) * 1000:.0f} ms (quiet p50 {statistics.median(quiet) * 1000:.0f}, "
+        f"max {max(quiet) * 1000:.0f})",
     )
-    assert counts[0] > 100, counts  # the spends were made
-    # The times are figures, not a bound: on a shared machine the spends' clients take the
-    # CPU from the server too. What kept a lock held, the sheet rewritten in the spend's
-    # transaction, is ruled out by test_brp7_luck_spent_writes_its_column_and_never_the_sheet.
+    assert counts[0] >= SPENDS, counts  # the spends were made
 
 
 def test_brp7_luck_spent_writes_its_column_and_never_the_sheet(
@@ -289,7 +286,7 @@ def test_a_table_s_state_reads_its_calls_in_a_few_statements(api: Api) -> None:
 
 
 @pytest.mark.slow
-def test_deleting_a_character_at_a_table_of_a_thousand_calls_is_quick(
+def test_deleting_a_character_at_a_table_of_a_thousand_calls_takes_its_own_rows(
     api: Api, record_property: Any
 ) -> None:
     """1,000 calls of 50 targets each (as many as a call takes) at the table: a delete
@@ -325,4 +322,12 @@ def test_deleting_a_character_at_a_table_of_a_thousand_calls_is_quick(
         f"delete ({'postgresql' if store.is_postgres else 'sqlite'}): a character at a table of "
         f"1,000 calls ({len(targets)} targets), at most {max(took) * 1000:.0f} ms",
     )
-    assert statistics.median(took) < 0.3, took  # the scan took 0.8 s a delete
+    # The time is printed, not bounded (the scan took 0.8 s a delete): that the delete reads
+    # by index is test_deleting_a_character_finds_its_rows_by_index's. Here: each delete took
+    # its own target and help, at a table of 50,000 targets, and left every other.
+    at_table = select(CallTarget.id).join(Call).where(Call.table_id == table.id)
+    with store.read() as session:  # (PostgreSQL's database is the whole session's)
+        left = session.scalar(select(func.count()).select_from(at_table.subquery()))
+        helping = session.scalar(
+            select(func.count()).where(CallAssist.target_id.in_(at_table)))
+    assert (left, helping) == (len(targets) - len(victims), 0), (left, helping)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -21,8 +23,12 @@ from d100.server.guard import Limits
 from .services import serve
 
 HEAD_SECONDS = 2.0  # the server's deadline for a head here, shortened from the default
-SLACK = 1.5
-GIVE_UP = Limits().body_seconds + 3 * SLACK  # a trickle still open by then is held for good
+# The head deadline of a server whose connections must close once answered: no wait here
+# comes near it, so a connection it closed was closed on its answer, not by a deadline.
+LONG_HEAD_SECONDS = 600.0
+# A connection still open by then is held for good. Only a failing run waits this long: the
+# server closes each one by its deadline, or on its answer, however loaded the machine.
+GIVE_UP = Limits().body_seconds + 30.0
 
 
 def attacks(host: bytes) -> dict[str, tuple[bytes, bytes, str]]:
@@ -55,14 +61,18 @@ def attacks(host: bytes) -> dict[str, tuple[bytes, bytes, str]]:
     }
 
 
-def trickle(address: tuple[str, int], first: bytes, drip: bytes) -> tuple[float | None, bytes]:
+def trickle(address: tuple[str, int], first: bytes, drip: bytes,
+            sent: threading.Semaphore | None = None) -> tuple[float | None, bytes]:
     """Send ``first``, then ``drip`` once a second until the server closes the connection:
-    the seconds that took from the first byte (None: still open at ``GIVE_UP``) and all the
-    server sent."""
+    the seconds that took from before connecting (None: still open at ``GIVE_UP``) and all
+    the server sent. ``sent`` is released once ``first`` is sent."""
     received = b""
-    with socket.create_connection(address, timeout=1.0) as sock:
-        start = time.monotonic()
+    start = time.monotonic()  # the server's deadline cannot start before this
+    with socket.create_connection(address, timeout=GIVE_UP) as sock:
+        sock.settimeout(1.0)
         sock.sendall(first)
+        if sent is not None:
+            sent.release()
         while time.monotonic() - start < GIVE_UP:
             try:
                 chunk = sock.recv(4096)
@@ -95,32 +105,62 @@ def test_header_deadline_from_the_environment() -> None:
             header_seconds({"D100_HEADER_SECONDS": bad})
 
 
+def started(stack: contextlib.ExitStack, servers: list[ContextManager[str]]) -> list[str]:
+    """The servers started side by side (each start is seconds of a loaded machine), each
+    stopped with ``stack``: their base addresses."""
+    with ThreadPoolExecutor(len(servers)) as pool:
+        starting = [pool.submit(server.__enter__) for server in servers]
+        for server in servers:
+            stack.push(server)
+        return [base.result() for base in starting]
+
+
+@pytest.mark.slow
 def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
-    with serve(url, tmp_path / "server.log", D100_HEADER_SECONDS=str(HEAD_SECONDS)) as base:
-        where = urlsplit(base)
-        address = (where.hostname or "", where.port or 0)
-        kinds = attacks(f"Host: {where.netloc}\r\n".encode())
+    """Each way is held against a server of its deadline: closed by it (never before it), or,
+    where the server answers without the body, on its answer (``connection: close``), well
+    before any deadline of its server's. Meanwhile the server answers others."""
+    with contextlib.ExitStack() as stack:
+        held_base, answered_base = started(stack, [
+            serve(f"sqlite:///{tmp_path / 'held.sqlite3'}", tmp_path / "held.log",
+                  D100_HEADER_SECONDS=str(HEAD_SECONDS)),
+            serve(f"sqlite:///{tmp_path / 'answered.sqlite3'}", tmp_path / "answered.log",
+                  D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)),
+        ])
+        kinds = attacks(b"Host: 127.0.0.1\r\n")
+        sent = threading.Semaphore(0)
         with ThreadPoolExecutor(len(kinds)) as pool:
-            held = {name: pool.submit(trickle, address, first, drip)
-                    for name, (first, drip, _) in kinds.items()}
-            time.sleep(0.5)
-            with httpx.Client(base_url=base, timeout=5) as client:
-                assert client.get("/health").status_code == 200  # others are still answered
-                assert client.post("/api/tables", json={"name": "K", "system": "brp"}).is_success
+            held = {}
+            for name, (first, drip, due) in kinds.items():
+                where = urlsplit(answered_base if due == "answer" else held_base)
+                address = (where.hostname or "", where.port or 0)
+                held[name] = pool.submit(trickle, address, first, drip, sent)
+            for _ in kinds:  # every connection is being held
+                assert sent.acquire(timeout=GIVE_UP), "a connection was never opened"
+            for base in (held_base, answered_base):
+                with httpx.Client(base_url=base, timeout=GIVE_UP) as client:
+                    assert client.get("/health").status_code == 200  # others are answered
+                    made = client.post("/api/tables", json={"name": "K", "system": "brp"})
+                    assert made.is_success, made.text
             results = {name: slow.result() for name, slow in held.items()}
 
     limit = Limits().body_seconds
     for name, (_, _, due) in kinds.items():
         seconds, answer = results[name]
         assert seconds is not None, f"{name}: held its connection past {GIVE_UP} s"
-        if due == "head":
-            assert HEAD_SECONDS - 0.5 < seconds < HEAD_SECONDS + SLACK, (name, seconds)
-        elif due == "answer":
-            assert seconds < SLACK, (name, seconds)
-            assert answer.startswith(b"HTTP/1.1 "), (name, answer[:200])
+        print(f"{name}: closed after {seconds:.2f} s ({due})")  # how late: figures, not bounds
+        if due == "head":  # closed, not before the head deadline, and told nothing
+            assert seconds > HEAD_SECONDS - 0.5, (name, seconds)
+            assert answer.count(b"HTTP/1.1 ") == name.startswith("kept alive"), (name, answer)
+        elif due == "answer":  # closed on its answer: its server's deadline is far off
+            status, _, rest = answer.partition(b"\r\n\r\n")[0].partition(b"\r\n")
+            assert status.startswith(b"HTTP/1.1 ") and b" 408 " not in status, (name, answer)
+            if name.startswith("kept alive"):
+                assert b"connection: close" in answer.rpartition(b"HTTP/1.1 ")[2].lower()
+            else:
+                assert b"connection: close" in rest.lower(), (name, answer[:300])
         else:
-            assert limit - 0.5 < seconds < limit + SLACK, (name, seconds)
+            assert seconds > limit - 0.5, (name, seconds)
             status, error = error_of(answer)
             assert status.startswith("408") and error["field"] == "body", answer
         if name.startswith("kept alive"):
@@ -129,9 +169,10 @@ def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> N
 
 def test_a_head_the_http_parser_refuses_is_answered_and_closed(tmp_path: Path) -> None:
     """A 200 KB header, or a request line that is no HTTP, is refused by the HTTP parser
-    before any route: a 4xx, and the connection closed at once."""
+    before any route: a 4xx, and the connection closed at once (its server's head deadline
+    is far off: a close before it is the refusal's)."""
     url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
-    with serve(url, tmp_path / "server.log") as base:
+    with serve(url, tmp_path / "server.log", D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
         where = urlsplit(base)
         address = (where.hostname or "", where.port or 0)
         host = f"Host: {where.netloc}\r\n".encode()
@@ -140,12 +181,13 @@ def test_a_head_the_http_parser_refuses_is_answered_and_closed(tmp_path: Path) -
              b"431"),
             (b"NOT HTTP AT ALL\r\n\r\n", b"400"),
         ):
-            with socket.create_connection(address, timeout=5.0) as sock:
-                start = time.monotonic()
+            with socket.create_connection(address, timeout=GIVE_UP) as sock:
                 with contextlib.suppress(OSError):  # closed under the rest of a refused head
                     sock.sendall(head)
-                answer = read_all(sock)
-                assert time.monotonic() - start < SLACK
+                try:
+                    answer = read_all(sock)
+                except TimeoutError:
+                    pytest.fail(f"still open {GIVE_UP} s after a refused head")
             assert answer.startswith(b"HTTP/1.1 " + status), answer[:300]
 
 
