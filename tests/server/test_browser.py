@@ -7,54 +7,23 @@ artifacts/browser/."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import need_service
-
-from .services import CHROMIUM, ROOT, chromium_available, serve
+from .browsing import DESKTOP, NARROW, PHONE
+from .services import ROOT
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "artifacts" / "browser"
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE = {"width": 390, "height": 844}
-NARROW = {"width": 360, "height": 800}
-DESKTOP = {"width": 1280, "height": 800}
 SHEET = (
     'name = "{name}"\nsystem = "brp"\nluck = {{ current = 5, maximum = 5 }}\n'
     'skills = {{ stealth = 60, "spot hidden" = 55, rifle = 45 }}\n'
 )
 LONG = "A" * 400  # one word, no place to break
 LONG_SKILL = "A" * 80  # the longest skill name a sheet takes, no place to break either
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("browser")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    need_service(chromium_available(), f"Chromium not found at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def shot(page: Any, name: str) -> None:

@@ -6,31 +6,21 @@ declares no follow-ups."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from d100 import REGISTRY
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, add_character, browser, overflow, shot, wired
+from .test_browser import DESKTOP, PHONE, add_character, overflow, shot, wired
 from .test_browser_new_names import shown
 
 READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet")]
-__all__ = ["browser"]
 SHEET = ('name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
          'skills = {{ "library use" = 60, "spot hidden" = 45 }}\n')
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("coc7")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 def roll(page: Any, dice: str) -> Any:

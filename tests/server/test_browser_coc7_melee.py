@@ -6,28 +6,18 @@ form offers the response too, and its card shows it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, add_character, browser, join, overflow, shot, view, wired
+from .test_browser import DESKTOP, PHONE, add_character, join, overflow, shot, view, wired
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]
 SHEET = (
     'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
     'skills = {{ "fighting (brawl)" = 50, dodge = 47 }}\n'
 )
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("coc7-melee")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])

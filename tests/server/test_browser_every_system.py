@@ -10,11 +10,10 @@ import pytest
 
 from d100 import REGISTRY
 
-from .test_browser import PHONE, base, browser, overflow, tap_through
+from .test_browser import PHONE, overflow, tap_through
 from .test_every_system import sheet
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 
 @pytest.mark.parametrize("name", REGISTRY.names())

@@ -14,8 +14,6 @@ from .test_browser import (
     PHONE,
     SHEET,
     add_character,
-    base,
-    browser,
     call_test,
     expand,
     join,
@@ -27,7 +25,6 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 # Answers the page waits for, held back as a slow phone network would.
 SLOW = """([pattern, method, ms]) => {

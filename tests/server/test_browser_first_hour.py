@@ -17,8 +17,6 @@ from .test_browser import (
     PHONE,
     SHEET,
     add_character,
-    base,
-    browser,
     call_test,
     expand,
     join,
@@ -30,7 +28,6 @@ from .test_browser_findings import SLOW
 from .test_browser_phone import on_screen
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 

@@ -7,20 +7,17 @@ come from what the system declares, with nothing written for it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests import new_names_system as omens
 
-from .services import serve
 from .test_browser import (
     DESKTOP,
     PHONE,
     add_character,
-    browser,
     call_test,
     expand,
     overflow,
@@ -30,18 +27,10 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]  # the shared Chromium fixture
 SHEET = ('name = "{name}"\nsystem = "omens"\nluck = {{ current = 3, maximum = 3 }}\n'
          'skills = {{ augury = 50, "star lore" = 35 }}\n')
 STYLE = {r.name: r for r in omens.RECORDS}
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("omens")
-    url = f"sqlite:///{where / 'd100.sqlite3'}"
-    with serve(url, where / "server.log", D100_SYSTEMS="tests.new_names_system") as found:
-        yield found
 
 
 def roll_chip(page: Any, skill: str, dice: str, peril: str = "") -> Any:
@@ -206,13 +195,10 @@ def test_the_odds_page_shows_the_new_system(base: str, browser: Any) -> None:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def followed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture
+def followed(servers: Callable[..., str]) -> str:
     """A server whose omens declare follow-ups of their own (tests/server/omens_follow.py)."""
-    where: Path = tmp_path_factory.mktemp("omens-follow")
-    url = f"sqlite:///{where / 'd100.sqlite3'}"
-    with serve(url, where / "server.log", D100_SYSTEMS="tests.server.omens_follow") as found:
-        yield found
+    return servers(D100_SYSTEMS="tests.server.omens_follow")
 
 
 def test_a_failed_card_offers_what_the_system_declares_may_follow(

@@ -5,8 +5,6 @@ same contest, asked directly."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,18 +12,10 @@ import pytest
 from d100 import odds
 from d100.systems import REGISTRY
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, browser, overflow
+from .test_browser import DESKTOP, PHONE, overflow
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("odds-contest")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 def exact(page: Any) -> dict[str, str]:

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from .test_browser import PHONE, add_character, base, browser, view, wired
+from .test_browser import PHONE, add_character, view, wired
 from .test_browser_first_hour import SIZES, two
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 SMALLEST = 24  # CSS px, WCAG 2.2's target size (minimum)
 

@@ -13,8 +13,6 @@ from .test_browser import (
     DESKTOP,
     PHONE,
     add_character,
-    base,
-    browser,
     call_test,
     join,
     open_table,
@@ -25,7 +23,6 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 
 def on_screen(page: Any, selector: str) -> bool:

@@ -3,24 +3,14 @@ multiplicative preset in its declared words ("difficult (x1/2)"), never as a mod
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, browser
+from .test_browser import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("presets")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
