@@ -1,5 +1,5 @@
 """The table page plays a system whose every name is new (tests/new_names_system.py, loaded by
-the server from D100_SYSTEMS), on a phone (390x844) and a desktop (1280x800): the level's
+the server from D100_SYSTEMS), on a phone (390x844): the level's
 style and mark on a card, the target's label and presets, the Luck boost and its cost, the
 Luck reroll offered on a failed card, the improvement default, the contest and the exports
 come from what the system declares, with nothing written for it."""
@@ -15,7 +15,6 @@ import pytest
 from tests import new_names_system as omens
 
 from .test_browser import (
-    DESKTOP,
     PHONE,
     add_character,
     call_test,
@@ -73,21 +72,16 @@ def badge(card: Any, level: str) -> None:
     expect(shown).to_contain_text(level)
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_the_page_plays_a_system_whose_every_name_is_new(
-    base: str, browser: Any, size: str
-) -> None:
+def test_the_page_plays_a_system_whose_every_name_is_new(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    viewport = PHONE if phone else DESKTOP
-    context = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
         page.goto(f"{base}/")
-        page.get_by_label("Table name").fill(f"Omens on a {size}")
+        page.get_by_label("Table name").fill("Omens on a phone")
         page.get_by_label("Rule system").select_option("omens")
         usual = {"off": "off", "failure": "on failures", "success": "on successes"}
         expect(page.locator("#improvement-usual")).to_have_text(
@@ -170,7 +164,7 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
         text = page.evaluate("async (h) => (await fetch(h)).text()", href)
         assert 'system = "omens"' in text and "current = 1" in text, text
         assert overflow(page) == 0
-        shot(page, f"table-omens-{size}")
+        shot(page, "table-omens-phone")
         assert not errors, errors
     finally:
         context.close()

@@ -12,7 +12,7 @@ import pytest
 from d100 import odds
 from d100.systems import REGISTRY
 
-from .test_browser import DESKTOP, PHONE, overflow
+from .test_browser import PHONE, overflow
 
 pytestmark = pytest.mark.browser
 
@@ -60,14 +60,10 @@ def test_the_odds_page_works_out_a_contest_of_every_system(
         context.close()
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_c7_6_the_odds_of_a_coc7_melee_on_the_odds_page(base: str, browser: Any, size: str) -> None:
+def test_c7_6_the_odds_of_a_coc7_melee_on_the_odds_page(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    context = browser.new_context(
-        viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone
-    )
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))

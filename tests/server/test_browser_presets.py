@@ -7,13 +7,12 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE
+from .test_browser import PHONE
 
 pytestmark = pytest.mark.browser
 
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
 @pytest.mark.parametrize(
     ("system", "shown", "not_shown"),
     [
@@ -23,12 +22,11 @@ pytestmark = pytest.mark.browser
     ],
 )
 def test_presets_show_as_declared(
-    base: str, browser: Any, system: str, shown: str, not_shown: str, size: str
+    base: str, browser: Any, system: str, shown: str, not_shown: str
 ) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone)
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
     page = context.new_page()
     try:
         page.goto(f"{base}/")
