@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .tablehelp import Api
 from .test_browser import (
     DESKTOP,
     PHONE,
@@ -270,25 +271,53 @@ def test_a_reroll_taken_in_the_log_shows_once_there(base: str, browser: Any) -> 
 
 def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser: Any) -> None:
     """A follow-up more than the table's window of events back is refused: the card of a
-    failure that far back offers no "Spend 1 Luck to reroll" (it did, and the tap failed)."""
+    failure that far back offers no "Spend 1 Luck to reroll" (it did, and the tap failed).
+    The window's worth of events is made through the API; Pat's page shows the offer at the
+    window's edge, and Pat's next roll there takes it away."""
+    import httpx
     from playwright.sync_api import expect
 
-    with two(browser, base, "Long ago", PHONE) as (gm, pat):
-        pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
-        expand(pat, "#more-options")
-        pat.get_by_label("Dice rolled by hand (optional)").fill("90")
-        pat.get_by_role("button", name="Roll", exact=True).click()
-        offers = pat.locator("[data-reroll]")  # the failure's, wherever the page shows it
-        expect(offers.first).to_be_attached()
-        seq = offers.first.get_attribute("data-reroll")
-        offer = pat.locator(f"[data-reroll='{seq}']")
-        window = pat.evaluate("state.table.follow_up_window")
+    with httpx.Client(base_url=base, timeout=30) as client:
+        table = Api(client).table("brp", name="Long ago")
+        pat, sam = table.join("Pat"), table.join("Sam")
+        ids = {
+            who: table.ok(
+                "POST", "/characters", who, 201, json={"sheet": SHEET.format(name=name)}
+            )["id"]
+            for who, name in ((table.gm, "Orc"), (pat, "Alice"), (sam, "Bob"))
+        }
+        failed = table.roll(pat, ids[pat], "stealth", actor={"dice": [90]})
+        assert not failed["result"]["success"], failed
+        seq = failed["seq"]
+        window = table.ok("GET", "", pat)["table"]["follow_up_window"]
         assert window == 200
-        free_rolls(gm, window // 2)  # each member's own rate limit: half the rolls each
-        expect(offer.first).to_be_attached()  # still inside the window
-        free_rolls(pat, window // 2 + 1)
-        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(window + 2)
-        expect(offer).to_have_count(0)
+
+        def last() -> int:
+            newest: int = table.ok("GET", "", pat)["table"]["last_seq"]
+            return newest
+
+        for who in (table.gm, sam):  # a member's first roll may log more than itself
+            table.roll(who, ids[who], "rifle")
+        for n in range(window - (last() - seq)):  # each member's own rate limit: half each
+            who = table.gm if n % 2 else sam
+            table.roll(who, ids[who], "rifle")
+        assert last() - seq == window  # the last event the window takes in
+
+        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        try:
+            page = context.new_page()
+            page.goto(f"{base}/t/{table.id}#{pat}")
+            wired(page)
+            offer = page.locator(f"[data-reroll='{seq}']")  # wherever the page shows it
+            expect(offer.first).to_be_attached()
+            chips = page.locator("#characters")
+            chips.get_by_role("button", name="Roll rifle 45 for Alice").click()
+            page.get_by_role("button", name="Roll", exact=True).click()
+            expect(page.locator("#roll-result .card")).to_contain_text("rifle")
+            expect(offer).to_have_count(0)
+        finally:
+            context.close()
+        assert last() - seq == window + 1
 
 
 def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something(
