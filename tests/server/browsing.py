@@ -104,3 +104,64 @@ def base(servers: Callable[..., str]) -> str:
     """The shared server's address."""
     return servers(**SHARED)
 
+
+# What a page still has on its way, as ``window.busy``: its requests, counted from each fetch
+# until its answer has been read and what the page does with it has run (api() in common.js
+# reads every answer with text(); the count goes down in a task after that read, so after the
+# page's own continuation), and its timers not yet run (the state read the page puts off a
+# moment after a live event, the odds asked once a pick settles, a retry's wait). For
+# ``settled``; added to a context by ``watched``.
+BUSY = """(() => {
+  let asking = 0;
+  const timers = new Set();
+  const reading = new WeakSet();
+  const setTimeout0 = window.setTimeout;
+  const clearTimeout0 = window.clearTimeout;
+  window.setTimeout = function (run, ms, ...args) {
+    const id = setTimeout0(function () {
+      try { return typeof run === "function" ? run.apply(this, args) : undefined; }
+      finally { timers.delete(id); }
+    }, ms);
+    timers.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return clearTimeout0(id); };
+  const done = () => setTimeout0(() => { asking -= 1; }, 0);
+  Object.defineProperty(window, "busy", { get: () => asking + timers.size });
+  const fetch0 = window.fetch;
+  window.fetch = function (...args) {
+    asking += 1;
+    return fetch0.apply(this, args).then(
+      (r) => { reading.add(r); return r; },
+      (err) => { done(); throw err; });
+  };
+  const text0 = Response.prototype.text;
+  Response.prototype.text = function () {
+    const read = text0.call(this);
+    if (reading.has(this)) { reading.delete(this); read.then(done, done); }
+    return read;
+  };
+})();"""
+
+
+def watched(context: Any) -> Any:
+    """``context``, its pages counting their requests on their way (``settled``)."""
+    context.add_init_script(BUSY)
+    return context
+
+
+def settled(page: Any, seq: int = 0) -> None:
+    """Wait until a table page (of a ``watched`` context) has read the state up to event
+    ``seq`` and drawn it, and has nothing on its way (``BUSY``)."""
+    page.wait_for_function("n => state.table.last_seq >= n && window.busy === 0", arg=seq)
+
+
+def last_seq(page: Any) -> int:
+    """The newest event of a table page's table, as the server has it now."""
+    seq: int = page.evaluate("async () => (await api('GET', base)).table.last_seq")
+    return seq
+
+
+def idle(page: Any) -> None:
+    """Wait until a page (of a ``watched`` context) has nothing on its way (``BUSY``)."""
+    page.wait_for_function("() => window.busy === 0")

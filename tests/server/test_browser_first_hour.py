@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .browsing import last_seq, settled, watched
 from .tablehelp import Api
 from .test_browser import (
     DESKTOP,
@@ -40,7 +41,8 @@ def pages(browser: Any, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
     closed when done."""
     touch = size == PHONE
     contexts = [
-        browser.new_context(viewport=size, has_touch=touch, is_mobile=touch) for _ in range(2)
+        watched(browser.new_context(viewport=size, has_touch=touch, is_mobile=touch))
+        for _ in range(2)
     ]
     try:
         gm, pat = (c.new_page() for c in contexts)
@@ -113,11 +115,14 @@ def test_answered_calls_do_not_pile_up_where_they_were_rolled(base: str, browser
         for skill in ("stealth", "rifle", "spot hidden", "stealth"):
             call_test(gm, skill, ["Alice"])
             button = pat.get_by_role("button", name=f"Roll {skill} for Alice")
-            button.click()
-            expect(pat.locator("#calls [data-call] .card").first).to_contain_text(skill)
+            call = button.locator("xpath=ancestor::*[@data-call][1]").get_attribute("data-call")
+            button.click()  # this call's own card, not an earlier one of the same skill
+            card = pat.locator(f"#calls [data-call='{call}'] .card")
+            expect(card).to_contain_text(skill)
+            settled(pat, int(card.get_attribute("data-seq") or 0))
         call_test(gm, "rifle", ["Alice"])
         expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
-        pat.wait_for_timeout(300)
+        settled(pat, last_seq(gm))
         expect(pat.locator("#calls [data-call]")).to_have_count(2)  # the pending one, the last
         # what is pending first
         expect(pat.locator("#calls [data-call]").first).to_contain_text("Alice: pending")
@@ -136,12 +141,12 @@ def test_a_double_click_on_roll_makes_one_roll(base: str, browser: Any) -> None:
         expect(pat.locator("#roll-odds")).to_contain_text("Success")
         pat.get_by_role("button", name="Roll", exact=True).dblclick()
         expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
-        pat.wait_for_timeout(1200)
+        settled(pat)  # a second roll sent would still be held back or on its way
         assert rolls_made(pat) == 1
         call_test(gm, "rifle", ["Alice"])
         pat.get_by_role("button", name="Roll rifle for Alice").dblclick()
         expect(pat.locator("#calls [data-call] .card")).to_contain_text("rifle")
-        pat.wait_for_timeout(1200)
+        settled(pat)
         assert rolls_made(pat) == 2
         # A failure typed by hand, then its Luck reroll offer double-clicked.
         pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
@@ -151,7 +156,8 @@ def test_a_double_click_on_roll_makes_one_roll(base: str, browser: Any) -> None:
         offer = pat.get_by_role("button", name=re.compile("Spend 1 Luck to reroll")).first
         expect(offer).to_be_visible()
         offer.dblclick()
-        pat.wait_for_timeout(1500)
+        expect(pat.locator("#log")).to_contain_text("Luck reroll of roll #")
+        settled(pat)
         assert rolls_made(pat) == 4
 
 
@@ -195,11 +201,8 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
             (dialog.accept if answers.pop(0) else dialog.dismiss)()
 
         gm.on("dialog", answer)
-        gm.get_by_role("button", name="Remove Pat").click()
-        for _ in range(250):
-            if asked:
-                break
-            gm.wait_for_timeout(20)
+        with gm.expect_event("dialog"):  # ``answer``, registered first, has heard it
+            gm.get_by_role("button", name="Remove Pat").click()
         assert len(asked) == 1, asked
         expect(gm.locator("#members")).not_to_contain_text("removed")
         gm.get_by_role("button", name="Remove Pat").click()
@@ -318,6 +321,7 @@ def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser:
         finally:
             context.close()
         assert last() - seq == window + 1
+
 
 
 def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something(
