@@ -12,7 +12,7 @@ import pytest
 
 from d100 import REGISTRY
 
-from .test_browser import PHONE, add_character, overflow, shot, wired
+from .test_browser import DESKTOP, PHONE, add_character, overflow, shot, wired
 from .test_browser_new_names import shown
 
 READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
@@ -83,6 +83,8 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any) -> N
         expect(shown(page).locator(".hazard")).to_contain_text(
             "The push failed: the Keeper brings a dire consequence"
         )
+        assert overflow(page) == 0
+        page.set_viewport_size(DESKTOP)  # the same cards, the log beside
         assert overflow(page) == 0
         shot(page, "table-coc7-phone")
         assert not errors, errors

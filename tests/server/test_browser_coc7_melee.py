@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import PHONE, add_character, join, overflow, shot, view, wired
+from .test_browser import DESKTOP, PHONE, add_character, join, overflow, shot, view, wired
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -83,6 +83,9 @@ def test_c7_7_a_called_melee_the_ghoul_dodges(base: str, browser: Any) -> None:
         gm.get_by_role("button", name="Roll the contest").click()
         expect(gm.locator("#roll-result .contest-fields")).to_have_text("Response: fight_back")
         assert overflow(gm) == 0 and overflow(pat) == 0
+        for page in (gm, pat):  # the same cards, the log beside
+            page.set_viewport_size(DESKTOP)
+            assert overflow(page) == 0
         shot(pat, "table-coc7-melee-phone")
         assert not errors, errors
     finally:

@@ -15,6 +15,7 @@ import pytest
 from tests import new_names_system as omens
 
 from .test_browser import (
+    DESKTOP,
     PHONE,
     add_character,
     call_test,
@@ -165,6 +166,8 @@ def test_the_page_plays_a_system_whose_every_name_is_new(base: str, browser: Any
         assert 'system = "omens"' in text and "current = 1" in text, text
         assert overflow(page) == 0
         shot(page, "table-omens-phone")
+        page.set_viewport_size(DESKTOP)  # the same cards, the log beside
+        assert overflow(page) == 0
         assert not errors, errors
     finally:
         context.close()

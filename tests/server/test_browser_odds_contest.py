@@ -1,7 +1,7 @@
-"""The odds page works out a contest too, for every registered system: the opponent's skill and
-fields beside the check's, the check's fields a contest's side does not take hidden (CoC7's
-opposed roll has no difficulty, Luck or push), and the page's numbers are the library's for the
-same contest, asked directly."""
+"""The odds page works out a check and a contest for every registered system: the opponent's
+skill and fields beside the check's, the check's fields a contest's side does not take hidden
+(CoC7's opposed roll has no difficulty, Luck or push), and the page's numbers are the
+library's for the same contest, asked directly; then the check alone, its chart beside."""
 
 from __future__ import annotations
 
@@ -51,10 +51,13 @@ def test_the_odds_page_works_out_a_contest_of_every_system(
         want = odds({"system": name, "actor": {"skill": 62}, "opponent": {"skill": 41}})
         assert exact(page) == want.to_dict()["winner"]
         assert overflow(page) == 0
+        # The same system's check, its chart beside.
         page.get_by_label("Against an opponent").uncheck()
         page.get_by_role("button", name="Show the odds").click()
         expect(page.locator("#odds-result")).to_contain_text("Success:")
+        expect(page.locator("#odds-error")).to_have_text("")
         expect(page.locator("#odds-chart svg")).to_be_visible()
+        assert overflow(page) == 0
         assert not errors, errors
     finally:
         context.close()
