@@ -1,4 +1,5 @@
-"""Fixtures for the server tests: every store test runs on SQLite and on PostgreSQL."""
+"""Fixtures for the server tests: every store test runs on SQLite and on PostgreSQL; the
+browser tests share one Chromium and one server per set of settings (tests/server/browsing.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from fastapi.testclient import TestClient
 from d100.server.app import create_app
 from tests.conftest import need_service
 
+from .browsing import CHROMIUM_NOW, base, browser, servers
 from .services import postgres_available, postgres_database
 from .tablehelp import Api
+
+__all__ = ["base", "browser", "servers"]  # the browser tests' shared Chromium and servers
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +43,11 @@ def client(database_url: str) -> Iterator[TestClient]:
 @pytest.fixture
 def api(client: TestClient) -> Api:
     return Api(client)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Chromium stays up from one browser test to the next, and stops before any other."""
+    yield
+    if nextitem is None or nextitem.get_closest_marker("browser") is None:
+        CHROMIUM_NOW.stop()

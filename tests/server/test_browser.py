@@ -7,54 +7,25 @@ artifacts/browser/."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import need_service
-
-from .services import CHROMIUM, ROOT, chromium_available, serve
+from .browsing import DESKTOP, NARROW, PHONE, idle, last_seq, settled, watched
+from .services import ROOT
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "artifacts" / "browser"
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE = {"width": 390, "height": 844}
-NARROW = {"width": 360, "height": 800}
-DESKTOP = {"width": 1280, "height": 800}
 SHEET = (
     'name = "{name}"\nsystem = "brp"\nluck = {{ current = 5, maximum = 5 }}\n'
     'skills = {{ stealth = 60, "spot hidden" = 55, rifle = 45 }}\n'
 )
+# Resolves once the page has been drawn twice more: what the last change laid out is painted.
+DRAWN = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 LONG = "A" * 400  # one word, no place to break
 LONG_SKILL = "A" * 80  # the longest skill name a sheet takes, no place to break either
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("browser")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    need_service(chromium_available(), f"Chromium not found at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def shot(page: Any, name: str) -> None:
@@ -310,7 +281,7 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
     per event (or less, for a burst), never per call, and is never rate-limited."""
     from playwright.sync_api import expect
 
-    contexts = [browser.new_context(viewport=PHONE) for _ in range(3)]
+    contexts = [watched(browser.new_context(viewport=PHONE)) for _ in range(3)]
     gm, pat, sam = (c.new_page() for c in contexts)
     try:
         where, invite = open_table(gm, base, "Watched")
@@ -334,7 +305,7 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
             [table, alice],
         )
         expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_have_count(8)
-        pat.wait_for_timeout(500)  # let the page settle
+        settled(pat, last_seq(gm))  # the calls' odds too have come back
 
         asked: list[str] = []
         refused: list[str] = []
@@ -345,14 +316,13 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         pat.on("response", lambda r: refused.append(r.url) if r.status == 429 else None)
         rolls = 5
         for _ in range(rolls):  # one at a time: each is its own event on Pat's page
-            sam.evaluate(
-                """async ([t, bob]) => api("POST", `/api/tables/${t}/rolls`,
-                { actor: { character_id: bob, skill: "stealth" } })""",
+            seq = sam.evaluate(
+                """async ([t, bob]) => (await api("POST", `/api/tables/${t}/rolls`,
+                { actor: { character_id: bob, skill: "stealth" } })).seq""",
                 [table, bob],
             )
-            pat.wait_for_timeout(300)
+            settled(pat, seq)
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(rolls)
-        pat.wait_for_timeout(500)
         assert 1 <= len(asked) <= rolls, asked  # one state read per event at most
         assert all(a == f"GET {base}/api/tables/{table}" for a in asked), asked
         # A new call for Pat: the state, and that call's odds once.
@@ -364,7 +334,7 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         )
         expect(pat.get_by_role("button", name="Roll rifle for Alice")).to_be_visible()
         expect(pat.locator("#calls")).to_contain_text("success 45.00%")
-        pat.wait_for_timeout(500)
+        settled(pat, last_seq(gm))
         assert sorted(a.split(" ")[0] for a in asked) == ["GET", "POST"], asked
         assert not refused
     finally:
@@ -417,7 +387,9 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
             (DESKTOP, "desktop", "light"),
             (PHONE, "phone-dark", "dark"),
         ):
-            context = browser.new_context(viewport=size, color_scheme=scheme, bypass_csp=True)
+            context = watched(
+                browser.new_context(viewport=size, color_scheme=scheme, bypass_csp=True)
+            )
             page = context.new_page()
             try:
                 pages = {"home": "/", "odds": "/odds", "join": "/join"}
@@ -425,7 +397,7 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
                     page.goto(f"{base}{path}")
                     if name == "odds":
                         expect(page.locator("#odds-chart svg")).to_be_visible()
-                    page.wait_for_load_state("networkidle")
+                    idle(page)
                     check(page, f"{name}-{label}", faults, axe=label != "360")
                 join(page, invite, f"P{'l' * 60}{label}")
                 sheet = SHEET.replace("rifle = 45", f'"{LONG_SKILL}" = 45')
@@ -467,7 +439,7 @@ def views(page: Any, name: str, faults: list[str], axe: bool) -> None:
 
 
 def check(page: Any, name: str, faults: list[str], axe: bool) -> None:
-    page.wait_for_timeout(150)
+    page.evaluate(DRAWN)
     shot(page, f"hostile-{name}")
     if (wide := overflow(page)) > 0:
         faults.append(f"{name}: {wide} px wider than the screen")

@@ -1,4 +1,4 @@
-"""Call of Cthulhu 7th edition on the table page, phone and desktop: a failed card offers the
+"""Call of Cthulhu 7th edition on the table page, on a phone: a failed card offers the
 Luck the edition's follow-ups price and a push with its chance (C7-4, C7-5), a success the Luck
 that raises it (C7-4); each taken shows where the roll was made. Skipped while the edition
 declares no follow-ups."""
@@ -6,31 +6,21 @@ declares no follow-ups."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from d100 import REGISTRY
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, add_character, browser, overflow, shot, wired
+from .test_browser import DESKTOP, PHONE, add_character, overflow, shot, wired
 from .test_browser_new_names import shown
 
 READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not READY, reason="coc7 declares no follow-ups yet")]
-__all__ = ["browser"]
 SHEET = ('name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
          'skills = {{ "library use" = 60, "spot hidden" = 45 }}\n')
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("coc7")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 def roll(page: Any, dice: str) -> Any:
@@ -45,12 +35,10 @@ def roll(page: Any, dice: str) -> Any:
     return shown(page)
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any, size: str) -> None:
+def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone)
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -96,7 +84,9 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any, size
             "The push failed: the Keeper brings a dire consequence"
         )
         assert overflow(page) == 0
-        shot(page, f"table-coc7-{size}")
+        page.set_viewport_size(DESKTOP)  # the same cards, the log beside
+        assert overflow(page) == 0
+        shot(page, "table-coc7-phone")
         assert not errors, errors
     finally:
         context.close()

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
+from .browsing import idle, last_seq, settled, watched
 from .test_browser import (
     PHONE,
     SHEET,
     add_character,
-    base,
-    browser,
     call_test,
     expand,
     join,
@@ -27,23 +26,29 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
-# Answers the page waits for, held back as a slow phone network would.
+# Answers the page waits for, held back as a slow phone network would; how many are held
+# back now, as ``window.held``.
 SLOW = """([pattern, method, ms]) => {
   const fetch0 = window.fetch;
+  window.held = window.held || 0;
   window.fetch = (url, init = {}) => {
     const asked = init.body ? `${url} ${init.body}` : String(url);
     const late = new RegExp(pattern).test(asked) && (init.method || "GET") === method;
-    const wait = late ? new Promise((ok) => setTimeout(ok, ms)) : Promise.resolve();
-    return wait.then(() => fetch0(url, init));
+    if (!late) return fetch0(url, init);
+    window.held += 1;
+    return new Promise((ok) => setTimeout(ok, ms)).then(() => {
+      const sent = fetch0(url, init);
+      window.held -= 1;
+      return sent;
+    });
   };
 }"""
 
 
 def phone(browser: Any, errors: list[str]) -> tuple[Any, Any]:
     """A phone's page; the console errors it logs (a blocked image is one) go to ``errors``."""
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = watched(browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True))
     page = context.new_page()
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -114,8 +119,9 @@ def test_a_called_test_rolled_before_its_odds_come_back_logs_no_error(
         call_test(gm, "stealth", ["Alice"])
         pat.get_by_role("button", name="With options…").click()  # the roll box's odds
         pat.get_by_role("button", name="Roll", exact=True).click()
-        expect(pat.locator("#roll-result .card")).to_contain_text("stealth")
-        pat.wait_for_timeout(1200)  # any odds held back have arrived
+        card = pat.locator("#roll-result .card")
+        expect(card).to_contain_text("stealth")
+        settled(pat, int(card.get_attribute("data-seq") or 0))  # any odds held back arrived
         assert not errors, errors
     finally:
         for c in contexts:
@@ -123,6 +129,8 @@ def test_a_called_test_rolled_before_its_odds_come_back_logs_no_error(
 
 
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
     contexts, gm, _, errors, invite = table(browser, base, "Quiet")
     try:
         where = gm.url
@@ -132,9 +140,10 @@ def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
         wired(gm)
         newcomer, seen = phone(browser, errors)
         contexts.append(newcomer)
+        settled(gm, last_seq(gm))
         seen.goto(invite)  # the join page
-        seen.wait_for_load_state("load")
-        gm.wait_for_timeout(300)
+        expect(seen.locator("#join-title")).to_have_text("Join Quiet")
+        idle(seen)
         assert not errors, errors
     finally:
         for c in contexts:
@@ -176,7 +185,7 @@ def test_a_called_test_offers_only_what_its_roller_may_add(base: str, browser: A
         fields = pat.locator("#roll-fields input:visible, #roll-fields select:visible")
         expect(fields).to_have_count(0)  # modifiers and bonus dice are the GM's
         pat.get_by_role("button", name=re.compile("^Luck boost")).click()
-        pat.wait_for_timeout(400)  # its odds come back before the test is rolled
+        expect(pat.locator("#roll-odds")).to_contain_text("Success 80.00%")  # 60 + 20, back
         pat.get_by_role("button", name="Roll", exact=True).click()
         expect(pat.locator("#roll-result .card")).to_contain_text("Luck boost")
         expect(pat.locator("#roll-error")).to_be_empty()
@@ -268,11 +277,11 @@ def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
         pat.evaluate(SLOW, ['"skill":"spot hidden"', "POST", 1500])
         view(pat, "table")
         chips.get_by_role("button", name="Roll spot hidden 55 for Alice").click()
-        pat.wait_for_timeout(400)  # its odds are asked, and held back
+        pat.wait_for_function("() => window.held === 1")  # its odds are asked, and held back
         view(pat, "table")
         chips.get_by_role("button", name="Roll stealth 60 for Alice").click()
         expect(odds).to_contain_text("Success 60.00%")
-        pat.wait_for_timeout(1800)
+        settled(pat)  # the older pick's answer has come, and the page has read it
         expect(odds).to_contain_text("Success 60.00%")
         assert not errors, errors
     finally:

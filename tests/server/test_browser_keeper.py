@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from . import test_browser
 from .test_browser import (
     PHONE,
     add_character,
@@ -22,8 +21,6 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-base = test_browser.base  # the same server and browser fixtures
-browser = test_browser.browser
 
 
 def phone(browser: Any) -> tuple[Any, Any, list[str]]:

@@ -1,5 +1,5 @@
 """The table page plays a system whose every name is new (tests/new_names_system.py, loaded by
-the server from D100_SYSTEMS), on a phone (390x844) and a desktop (1280x800): the level's
+the server from D100_SYSTEMS), on a phone (390x844): the level's
 style and mark on a card, the target's label and presets, the Luck boost and its cost, the
 Luck reroll offered on a failed card, the improvement default, the contest and the exports
 come from what the system declares, with nothing written for it."""
@@ -7,20 +7,17 @@ come from what the system declares, with nothing written for it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests import new_names_system as omens
 
-from .services import serve
 from .test_browser import (
     DESKTOP,
     PHONE,
     add_character,
-    browser,
     call_test,
     expand,
     overflow,
@@ -30,18 +27,10 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]  # the shared Chromium fixture
 SHEET = ('name = "{name}"\nsystem = "omens"\nluck = {{ current = 3, maximum = 3 }}\n'
          'skills = {{ augury = 50, "star lore" = 35 }}\n')
 STYLE = {r.name: r for r in omens.RECORDS}
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("omens")
-    url = f"sqlite:///{where / 'd100.sqlite3'}"
-    with serve(url, where / "server.log", D100_SYSTEMS="tests.new_names_system") as found:
-        yield found
 
 
 def roll_chip(page: Any, skill: str, dice: str, peril: str = "") -> Any:
@@ -84,21 +73,16 @@ def badge(card: Any, level: str) -> None:
     expect(shown).to_contain_text(level)
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_the_page_plays_a_system_whose_every_name_is_new(
-    base: str, browser: Any, size: str
-) -> None:
+def test_the_page_plays_a_system_whose_every_name_is_new(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    viewport = PHONE if phone else DESKTOP
-    context = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
         page.goto(f"{base}/")
-        page.get_by_label("Table name").fill(f"Omens on a {size}")
+        page.get_by_label("Table name").fill("Omens on a phone")
         page.get_by_label("Rule system").select_option("omens")
         usual = {"off": "off", "failure": "on failures", "success": "on successes"}
         expect(page.locator("#improvement-usual")).to_have_text(
@@ -181,7 +165,9 @@ def test_the_page_plays_a_system_whose_every_name_is_new(
         text = page.evaluate("async (h) => (await fetch(h)).text()", href)
         assert 'system = "omens"' in text and "current = 1" in text, text
         assert overflow(page) == 0
-        shot(page, f"table-omens-{size}")
+        shot(page, "table-omens-phone")
+        page.set_viewport_size(DESKTOP)  # the same cards, the log beside
+        assert overflow(page) == 0
         assert not errors, errors
     finally:
         context.close()
@@ -206,13 +192,10 @@ def test_the_odds_page_shows_the_new_system(base: str, browser: Any) -> None:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def followed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture
+def followed(servers: Callable[..., str]) -> str:
     """A server whose omens declare follow-ups of their own (tests/server/omens_follow.py)."""
-    where: Path = tmp_path_factory.mktemp("omens-follow")
-    url = f"sqlite:///{where / 'd100.sqlite3'}"
-    with serve(url, where / "server.log", D100_SYSTEMS="tests.server.omens_follow") as found:
-        yield found
+    return servers(D100_SYSTEMS="tests.server.omens_follow")
 
 
 def test_a_failed_card_offers_what_the_system_declares_may_follow(

@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
-from .test_browser import PHONE, add_character, base, browser, open_table, wired
+from .test_browser import PHONE, add_character, open_table, wired
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 GHOUL = 'name = "{name}"\nsystem = "brp"\nskills = {{ claw = 55 }}\n'
 
 

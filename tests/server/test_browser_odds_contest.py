@@ -1,12 +1,10 @@
-"""The odds page works out a contest too, for every registered system: the opponent's skill and
-fields beside the check's, the check's fields a contest's side does not take hidden (CoC7's
-opposed roll has no difficulty, Luck or push), and the page's numbers are the library's for the
-same contest, asked directly."""
+"""The odds page works out a check and a contest for every registered system: the opponent's
+skill and fields beside the check's, the check's fields a contest's side does not take hidden
+(CoC7's opposed roll has no difficulty, Luck or push), and the page's numbers are the
+library's for the same contest, asked directly; then the check alone, its chart beside."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,18 +12,10 @@ import pytest
 from d100 import odds
 from d100.systems import REGISTRY
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, browser, overflow
+from .test_browser import PHONE, overflow
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]
 
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("odds-contest")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
 
 def exact(page: Any) -> dict[str, str]:
@@ -61,23 +51,22 @@ def test_the_odds_page_works_out_a_contest_of_every_system(
         want = odds({"system": name, "actor": {"skill": 62}, "opponent": {"skill": 41}})
         assert exact(page) == want.to_dict()["winner"]
         assert overflow(page) == 0
+        # The same system's check, its chart beside.
         page.get_by_label("Against an opponent").uncheck()
         page.get_by_role("button", name="Show the odds").click()
         expect(page.locator("#odds-result")).to_contain_text("Success:")
+        expect(page.locator("#odds-error")).to_have_text("")
         expect(page.locator("#odds-chart svg")).to_be_visible()
+        assert overflow(page) == 0
         assert not errors, errors
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_c7_6_the_odds_of_a_coc7_melee_on_the_odds_page(base: str, browser: Any, size: str) -> None:
+def test_c7_6_the_odds_of_a_coc7_melee_on_the_odds_page(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    context = browser.new_context(
-        viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone
-    )
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))

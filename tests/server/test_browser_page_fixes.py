@@ -1,7 +1,7 @@
-"""What a tester found on the table page at 390x844 (and checked at 1280x800 too): the log's
-commitments read as text, improvement marks in words, a contest waits for the skill it is
-rolled against, Reveal and rotate asks first and says what it did, a shown blind roll's card
-says so, every button and link is a 24x24 px target, and the tabs have one name per view."""
+"""What a tester found on the table page at 390x844: the log's commitments read as text,
+improvement marks in words, a contest waits for the skill it is rolled against, Reveal and
+rotate asks first and says what it did, a shown blind roll's card says so, every button and
+link is a 24x24 px target (at 1280x800 too), and the tabs have one name per view."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from .test_browser import PHONE, add_character, base, browser, view, wired
+from .test_browser import PHONE, add_character, view, wired
 from .test_browser_first_hour import SIZES, two
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 SMALLEST = 24  # CSS px, WCAG 2.2's target size (minimum)
 
@@ -29,15 +28,12 @@ def roll_as(page: Any, visibility: str) -> int:
     return seq
 
 
-@SIZES
-def test_chain_and_seed_entries_show_their_commitments_as_text(
-    base: str, browser: Any, size: dict[str, int]
-) -> None:
+def test_chain_and_seed_entries_show_their_commitments_as_text(base: str, browser: Any) -> None:
     """A private chain's first commitment and a rotation revealing the blind seed were drawn
     as "[object HTMLParagraphElement],[object HTMLSpanElement]": each reads, with its copy."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Commitments", size) as (gm, pat):
+    with two(browser, base, "Commitments", PHONE) as (gm, pat):
         roll_as(gm, "gm")  # the GM's chain starts: a chain entry for the GM
         roll_as(pat, "gm")  # and Pat's GM chain: one for Pat
         gm.evaluate("api('POST', `${base}/seeds/rotate`)")  # no blind roll waits: its seed too
@@ -55,12 +51,11 @@ def test_chain_and_seed_entries_show_their_commitments_as_text(
             expect(page.locator("#log")).not_to_contain_text("[object")
 
 
-@SIZES
-def test_improvement_marks_read_in_words(base: str, browser: Any, size: dict[str, int]) -> None:
+def test_improvement_marks_read_in_words(base: str, browser: Any) -> None:
     """ "on successs": each setting in its own words, on the home page and the table's rules."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Marks", size) as (gm, pat):
+    with two(browser, base, "Marks", PHONE) as (gm, pat):
         view(pat, "more")
         expect(pat.locator("#table-rules")).to_contain_text("Improvement marks: on successes.")
         gm.goto(f"{base}/")
@@ -69,16 +64,13 @@ def test_improvement_marks_read_in_words(base: str, browser: Any, size: dict[str
         assert texts == ["the system's usual (on successes)", "off", "on failures", "on successes"]
 
 
-@SIZES
-def test_a_contest_waits_for_the_skill_it_is_rolled_against(
-    base: str, browser: Any, size: dict[str, int]
-) -> None:
+def test_a_contest_waits_for_the_skill_it_is_rolled_against(base: str, browser: Any) -> None:
     """An empty "Their skill" was sent, and answered "Skill: String should have at least 1
     character": Roll the contest waits until it is typed, and the page says what to type; the
     GM's call form refuses an opponent without its skill in its own words."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Contests", size) as (gm, pat):
+    with two(browser, base, "Contests", PHONE) as (gm, pat):
         add_character(pat, "Bea")
         view(pat, "table")
         pat.get_by_role("button", name="Roll stealth 60 for Alice").click()
@@ -106,15 +98,12 @@ def test_a_contest_waits_for_the_skill_it_is_rolled_against(
         )
 
 
-@SIZES
-def test_reveal_and_rotate_asks_first_then_says_what_it_did(
-    base: str, browser: Any, size: dict[str, int]
-) -> None:
+def test_reveal_and_rotate_asks_first_then_says_what_it_did(base: str, browser: Any) -> None:
     """One tap revealed the seed, and nothing said so: a No leaves the seed as it was, a Yes
     reveals it and the tools say so, with the new commitment and why the blind seed waits."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Rotation", size) as (gm, pat):
+    with two(browser, base, "Rotation", PHONE) as (gm, pat):
         blind = roll_as(pat, "blind")
         view(gm, "more")
         asked: list[str] = []
@@ -147,15 +136,12 @@ def test_reveal_and_rotate_asks_first_then_says_what_it_did(
         assert len(asked) == 2
 
 
-@SIZES
-def test_a_shown_blind_roll_s_card_says_it_was_shown_and_where(
-    base: str, browser: Any, size: dict[str, int]
-) -> None:
+def test_a_shown_blind_roll_s_card_says_it_was_shown_and_where(base: str, browser: Any) -> None:
     """After Show to everyone, the GM's card for the blind roll still said "seen by the GM
     only" and offered Show again: it names the entry that showed it, for the roller too."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Shown", size) as (gm, pat):
+    with two(browser, base, "Shown", PHONE) as (gm, pat):
         blind = roll_as(pat, "blind")
         view(gm, "log")
         card = gm.locator(f"#log .card[data-seq='{blind}']")

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
+from .browsing import settled, watched
 from .test_browser import (
     DESKTOP,
     PHONE,
     add_character,
-    base,
-    browser,
     call_test,
     join,
     open_table,
@@ -25,7 +24,6 @@ from .test_browser import (
 )
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 
 def on_screen(page: Any, selector: str) -> bool:
@@ -63,7 +61,9 @@ def times_seen(page: Any, seq: str) -> int:
 def scene(browser: Any, base: str, size: dict[str, int]) -> tuple[list[Any], Any, Any, Any]:
     """A GM with an NPC and two players with a character each, all at one screen size."""
     contexts = [
-        browser.new_context(viewport=size, has_touch=size == PHONE, is_mobile=size == PHONE)
+        watched(
+            browser.new_context(viewport=size, has_touch=size == PHONE, is_mobile=size == PHONE)
+        )
         for _ in range(3)
     ]
     gm, pat, sam = (c.new_page() for c in contexts)
@@ -153,7 +153,7 @@ def test_a_player_s_result_shows_once_on_the_screen(
         expect(card).to_contain_text("Alice")
         seq = card.get_attribute("data-seq")
         expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
-        pat.wait_for_timeout(300)  # the live event too has arrived and been drawn
+        settled(pat, int(seq or 0))  # the live event too has arrived and been drawn
         assert times_seen(pat, seq) == 1
         # A called test: in its called card.
         call_test(gm, "rifle", ["Alice"])
@@ -163,7 +163,7 @@ def test_a_player_s_result_shows_once_on_the_screen(
         seq = called.get_attribute("data-seq")
         pat.evaluate("scrollTo(0, 0)")
         expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
-        pat.wait_for_timeout(300)
+        settled(pat, int(seq or 0))
         assert times_seen(pat, seq) == 1
         shot(pat, f"once-player-{label}")
         # Opened again (nothing rolled here any more): the newest result once, on top.
@@ -171,7 +171,7 @@ def test_a_player_s_result_shows_once_on_the_screen(
         wired(pat)
         pat.evaluate("scrollTo(0, 0)")
         expect(pat.locator(f"#log li[data-seq='{seq}']")).to_have_count(1)
-        pat.wait_for_timeout(300)
+        settled(pat, int(seq or 0))
         shot(pat, f"once-player-reopened-{label}")
         assert times_seen(pat, seq) == 1
     finally:

@@ -3,27 +3,16 @@ multiplicative preset in its declared words ("difficult (x1/2)"), never as a mod
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .services import serve
-from .test_browser import DESKTOP, PHONE, browser
+from .test_browser import PHONE
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where: Path = tmp_path_factory.mktemp("presets")
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log") as found:
-        yield found
 
-
-@pytest.mark.parametrize("size", ["phone", "desktop"])
 @pytest.mark.parametrize(
     ("system", "shown", "not_shown"),
     [
@@ -33,12 +22,11 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ],
 )
 def test_presets_show_as_declared(
-    base: str, browser: Any, system: str, shown: str, not_shown: str, size: str
+    base: str, browser: Any, system: str, shown: str, not_shown: str
 ) -> None:
     from playwright.sync_api import expect
 
-    phone = size == "phone"
-    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone)
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
     page = context.new_page()
     try:
         page.goto(f"{base}/")
