@@ -173,3 +173,16 @@ def test_discord_refusals_read_in_words_not_keys() -> None:
     assert "target_id" not in said["content"] and "\\_" not in said["content"]
     assert "target: this test" in said["content"] and "bonus dice method tens" in said["content"]
     assert "actor skill: unknown" in error_message("actor.skill: unknown")["content"]
+
+
+def test_the_command_line_s_json_carries_the_same_view() -> None:
+    """# rule: C7-2. `--json` is the contract's result with the view beside it: the failed hard
+    roll is a failure there too, in the terminal's words."""
+    from tests.cli.conftest import d100
+
+    run = d100("roll", "coc7", "35", "hard", "@20", "--json")
+    data = json.loads(run.out)
+    assert data["success"] is False and data["view"]["met"] is False
+    assert data["view"]["headline"] == "regular, short of hard"
+    shown = d100("roll", "coc7", "35", "hard", "@20").out
+    assert "REGULAR, SHORT OF HARD" in shown and data["view"]["margin_words"] in shown

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .. import result_view as views
 from ..declarations import Assistance, Rolled
 from ..dice import RandomSource
 from ..engine import odds, parse, resolve
@@ -227,7 +228,8 @@ def rolled_check(ns: argparse.Namespace) -> tuple[View, dict[str, Any], Rolled]:
     chance = odds(flags.without_dice(request))
     assert isinstance(chance, CheckOdds)
     view = check_view(result, chance, title)
-    data = result.to_dict()
+    # the contract's result, and beside it the one view every door shows of it
+    data = {**result.to_dict(), "view": views.result_view(result, chance).to_dict()}
     rule = REGISTRY.get(result.system).declares.cover
     if cover is not None and rule is not None:
         struck = rule.struck(result, cover)
@@ -399,6 +401,7 @@ def contest(ns: argparse.Namespace) -> tuple[View, dict[str, Any]]:
     if sheet is not None and any(p for _, p in spent):
         view = view + luck_line(spend_luck(ns.sheet, spent))
     data = result.to_dict()
+    data["view"] = views.contest_view(result, chance, (names[0], names[1])).to_dict()
     if sheet is not None and ns.skill_names:  # who rolled what, as a sheet's check says it
         sides = zip(("actor", "opponent"), spent, ns.skill_names, strict=True)
         for side, (who, points), skill in sides:
