@@ -217,8 +217,7 @@ def roll(
             terms.append(TermResult(str(t), (), (), t.value, t.bonus))
             continue
         values = tuple(_draw(draws, t, asked) for _ in range(t.count))
-        ordered = sorted(values, reverse=t.highest)
-        kept = tuple(ordered[: t.kept])
+        kept = values if t.keep is None else tuple(sorted(values, reverse=t.highest)[: t.keep])
         terms.append(TermResult(_shown(t, terms), values, kept, t.sign * sum(kept), t.bonus))
     draws.finish()
     total = sum(t.value for t in terms)
