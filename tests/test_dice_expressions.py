@@ -349,3 +349,52 @@ def test_results_and_odds_fit_their_schema_and_round_trip() -> None:
     assert DiceRequest.from_dict(shown["request"]) == DiceRequest(**request)
     with pytest.raises(jsonschema.ValidationError):
         check.validate({"expression": "1d6", "sides": 6})
+
+
+# -- the quick form's words (item 7) ------------------------------------------------------------
+
+
+def test_the_percentile_form_is_a_check_of_the_system_chosen() -> None:
+    from d100 import quick
+
+    for text, system in (("1d100<=65", "coc7"), ("1D100<=65", "brp"), ("d100<=65", "rqg")):
+        assert quick.read(text, system) == {"system": system, "skill": 65}
+    assert quick.read("coc6 1D100<=40") == {"system": "coc6", "skill": 40}
+    with pytest.raises(D100Error) as err:
+        quick.read("1d100<=65")
+    assert err.value.field == "system" and "no system is given" in str(err.value)
+
+
+def test_forms_take_a_label_and_the_secret_prefix() -> None:
+    from d100 import quick
+
+    found = quick.form(["CC<=65", "hard", "Spot", "Hidden"], "coc7")
+    assert found is not None and found.label == "Spot Hidden" and not found.secret
+    assert found.request["skill"] == 65 and found.request["difficulty"] == "hard"
+    hidden = quick.form(["SCC<=65"], "coc7")
+    assert hidden is not None and hidden.secret and hidden.label is None
+    assert quick.form(["Sam", "stealth"], "coc7") is None  # a name beginning with S
+    assert quick.read("coc7 CC<=65 Spot Hidden") == quick.read("coc7 CC<=65")
+    with pytest.raises(D100Error) as err:
+        quick.read("coc7 CC<=65 Spot @42")
+    assert err.value.reason == "'@42' after the label 'Spot'"
+
+
+def test_words_that_look_like_dice_are_refused_as_dice() -> None:
+    from d100 import quick
+
+    with pytest.raises(BadInput) as err:
+        quick.read("1d6x")
+    assert err.value.reason == "not a dice expression: unexpected 'x' at position 4"
+    with pytest.raises(D100Error) as err:
+        quick.read("1d6+1d4")
+    assert err.value.reason == "a dice expression, not a check"
+
+
+def test_digits_are_ascii_digits() -> None:
+    from d100 import quick
+
+    with pytest.raises(D100Error):
+        quick.parse("brp ²")  # a digit to str.isdigit, no number to int
+    with pytest.raises(BadInput):
+        parse("1d٦")

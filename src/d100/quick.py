@@ -214,7 +214,10 @@ def words_of(system: str, contest: bool = False) -> list[str]:
 
 def is_number(text: str) -> bool:
     """A number as players type it: ``65``, ``+20``, ``65%`` (a percentile skill's sign)."""
-    return text.removesuffix("%").lstrip("+-").isdigit()
+    digits = text.removesuffix("%").lstrip("+-")
+    return (
+        digits.isascii() and digits.isdigit()
+    )  # ASCII only: ² is a digit to isdigit(), none to int()
 
 
 def plain_form(tokens: Sequence[str]) -> bool:
@@ -236,7 +239,7 @@ def command(text: str, system: str | None = None) -> dict[str, Any] | None:
     return None
 
 
-PERCENTILE = re.compile(r"1?d100<=(\d+)", re.IGNORECASE)
+PERCENTILE = re.compile(r"1?d100<=([0-9]+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ examples:
   d100 roll 1d6+1d4 --seed 7
   d100 roll 4d6kh3 strength --seed 7
   d100 roll 1d8+DB --db +1d4 club --seed 7
-  d100 roll coc7 1D100<=65 --seed 7
-  d100 roll coc7 CC<=65 Spot Hidden --seed 7
+  d100 roll coc7 '1D100<=65' --seed 7
+  d100 roll coc7 'CC<=65' Spot Hidden --seed 7
 """
 
 

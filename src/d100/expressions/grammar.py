@@ -212,8 +212,8 @@ def within(expression: Expression, field: str, text: str) -> Expression:
 
 # -- reading -----------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"\d+")
-_LOOKS = re.compile(r"[+-]?\d*d\d|[+-]?\d+d|[+-]?\d+[^\d%]|db$|half\(", re.IGNORECASE)
+_NUMBER = re.compile(r"[0-9]+")
+_LOOKS = re.compile(r"[+-]?[0-9]*d[0-9]|[+-]?[0-9]+d|[+-]?[0-9]+[^0-9%]|db$|half\(", re.IGNORECASE)
 
 
 def looks_like(text: str) -> bool:
