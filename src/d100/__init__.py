@@ -1,6 +1,17 @@
 """d100: percentile skill tests for OpenQuest, BRP and Taking Chances, with exact odds."""
 
-from . import advise, batch, catalogue, luck, machine, provable, quick, systems, tallies
+from . import (
+    advise,
+    batch,
+    catalogue,
+    expressions,
+    luck,
+    machine,
+    provable,
+    quick,
+    systems,
+    tallies,
+)
 from .contract import CheckData, CheckRequest, ContestData, ContestRequest, Request
 from .dice import D100, RandomSource
 from .engine import odds, parse, resolve, resolve_group
@@ -45,6 +56,7 @@ __all__ = [
     "advise",
     "batch",
     "catalogue",
+    "expressions",
     "luck",
     "machine",
     "odds",

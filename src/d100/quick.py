@@ -5,15 +5,20 @@ fields (a preset's names, a choice's strings and each field's own ``words``), so
 words are those of its module and no other. ``KEY=VALUE`` sets a field or a house rule by
 name. Strict: two words for one field (``hard easy``, ``@10 @20``) are an error naming both.
 Text that is not this form is offered to each system's chat-bot command forms
-(``Declaration.commands``: ``CC<=65``). ``d100 roll``, the shell and JSON Lines'
+(``Declaration.commands``: ``CC<=65``) and to the percentile form every system takes,
+``1d100<=65`` (a check of the chosen system with skill 65). A form may be asked secretly with
+BCDice's ``S`` prefix (``SCC<=65``) and be followed by quick words, then a label (``CC<=65
+Spot Hidden``), as chat dice bots read a comment. ``d100 roll``, the shell and JSON Lines'
 ``{"quick": ...}`` all read words here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from . import expressions
 from .contract import CheckRequest
 from .engine import parse as parse_request
 from .errors import D100Error, integer
@@ -209,7 +214,10 @@ def words_of(system: str, contest: bool = False) -> list[str]:
 
 def is_number(text: str) -> bool:
     """A number as players type it: ``65``, ``+20``, ``65%`` (a percentile skill's sign)."""
-    return text.removesuffix("%").lstrip("+-").isdigit()
+    digits = text.removesuffix("%").lstrip("+-")
+    return (
+        digits.isascii() and digits.isdigit()
+    )  # ASCII only: ² is a digit to isdigit(), none to int()
 
 
 def plain_form(tokens: Sequence[str]) -> bool:
@@ -231,19 +239,109 @@ def command(text: str, system: str | None = None) -> dict[str, Any] | None:
     return None
 
 
-def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
-    """A command form: the whole line, else its first word followed by quick words
-    (``CC<=65 @42``), whose fields may not repeat the command's."""
+PERCENTILE = re.compile(r"1?d100<=([0-9]+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Form:
+    """A command form read from words: its request, the label written after it (kept and
+    shown, as chat dice bots keep a comment), and whether it was asked secretly (BCDice's
+    ``S`` prefix: ``SCC<=65``)."""
+
+    request: dict[str, Any]
+    label: str | None = None
+    secret: bool = False
+
+
+def percentile(word: str, system: str | None) -> dict[str, Any] | None:
+    """``1d100<=65`` (or ``1D100<=65``, ``d100<=65``): a check of ``system`` with skill 65,
+    whatever the system; None for any other word."""
+    found = PERCENTILE.fullmatch(word)
+    if found is None:
+        return None
+    if system is None:
+        raise D100Error(
+            "system",
+            None,
+            "one of " + ", ".join(REGISTRY.names()),
+            f"{word} is a check of the chosen system, and no system is given",
+        )
+    return {"system": system, "skill": integer(found[1], "skill", "a skill %")}
+
+
+def unsecret(word: str) -> str | None:
+    """The word without BCDice's secret prefix ``S``, where it has one."""
+    return word[1:] if len(word) > 1 and word[0] in "sS" else None
+
+
+def form(
+    tokens: Sequence[str], system: str | None = None, chosen: Callable[[], str] | None = None
+) -> Form | None:
+    """A command form (``system``'s, else any system's), or the percentile form of the system
+    ``system`` or ``chosen()`` gives; quick words after it, then its label. None when the
+    first word is no form."""
+    if not tokens:
+        return None
+
+    def one(word: str) -> dict[str, Any] | None:
+        if PERCENTILE.fullmatch(word):
+            return percentile(word, system or (chosen() if chosen is not None else None))
+        return command(word, system)
+
     # The first word alone first: a form may take the rest of its line as a comment (BCDice
     # does), which would drop the words after it. The whole line for forms with spaces.
-    found = command(tokens[0], system) if tokens else None
-    if found is None or len(tokens) < 2:
-        return found if found is not None else command(" ".join(tokens), system)
-    more = fields(tokens[1:], found["system"])
+    secret, found = False, one(tokens[0])
+    bare = unsecret(tokens[0])
+    if found is None and bare is not None:
+        secret, found = True, one(bare)
+        secret = found is not None
+    if found is None:
+        whole = command(" ".join(tokens), system)
+        return None if whole is None else Form(whole)
+    words, label = labelled(tokens[1:], found["system"])
+    more = fields(words, found["system"])
     for key in more:
         if key in found and key != HOUSE:
             raise D100Error(key, more[key], f"{key} once: {tokens[0]} gives it", "given twice")
-    return merged(found, more)
+    return Form(merged(found, more), label, secret)
+
+
+def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
+    """A command form's request: the whole line, else its first word followed by quick words
+    (``CC<=65 @42``), whose fields may not repeat the command's, and a label, left out."""
+    found = form(tokens, system)
+    return None if found is None else found.request
+
+
+def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:
+    """Quick words, then the label: the words from the first that is no word of ``system``.
+    A quick word after the label is refused, so ``CC<=65 Spot +20`` cannot hide a modifier."""
+    spec = REGISTRY.get(system)
+    for i, word in enumerate(words):
+        if _is_word(word, spec):
+            continue
+        label = list(words[i:])
+        late = next((w for w in label[1:] if _is_word(w, spec)), None)
+        if late is not None:
+            before = " ".join(label[: label.index(late)])
+            raise D100Error(
+                "word",
+                late,
+                "quick words first, then the label",
+                f"{late!r} after the label {before!r}",
+            )
+        return list(words[:i]), " ".join(label)
+    return list(words), None
+
+
+def _is_word(word: str, system: System) -> bool:
+    if "=" in word or word.startswith("@"):
+        return True  # KEY=VALUE and given dice are never a label: their errors say why
+    try:
+        meaning(word, system)
+    except D100Error:
+        return False
+    return True
 
 
 def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]:
@@ -259,8 +357,16 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
         found = from_command(tokens, system)
         if found is not None:
             return found
+        if tokens and expressions.looks_like(tokens[0]):
+            expressions.parse(tokens[0])  # a broken expression: refused where it breaks
+            raise D100Error(
+                "quick",
+                line,
+                "a check; a dice expression rolls with d100 roll or d100.expressions.roll",
+                "a dice expression, not a check",
+            )
         forms = [s.name for s in REGISTRY if s.declares.commands is not None]
-        allowed = "[SYSTEM] SKILL [WORDS...], e.g. brp 65 hard b1"
+        allowed = "[SYSTEM] SKILL [WORDS...], e.g. brp 65 hard b1; or 1d100<=SKILL"
         if forms:
             allowed += "; or a command form of " + ", ".join(forms)
         raise D100Error("quick", line, allowed, "not a quick roll" if line.strip() else "empty")

@@ -118,7 +118,76 @@ def odds_schema() -> dict[str, Any]:
     return {"$schema": DRAFT, "title": "d100 odds", "oneOf": [check, contest]}
 
 
-SCHEMAS = {"request": request_schema, "result": result_schema, "odds": odds_schema}
+SIGNED_FRACTION = {"type": "string", "pattern": r"^-?(0|[1-9][0-9]*)/[1-9][0-9]*$"}
+
+
+def dice_schema() -> dict[str, Any]:
+    """A dice expression's request, its result and its odds (``d100.expressions``)."""
+    from .expressions import grammar, rolls
+
+    text = {"type": "string", "maxLength": grammar.MAX_LENGTH}
+    request = {
+        "type": "object",
+        "properties": {
+            "expression": {**text, "description": grammar.ALLOWED},
+            "damage_bonus": {
+                "anyOf": [text, {"type": "integer"}, {"type": "null"}],
+                "description": "what DB stands for: " + grammar.BONUS_ALLOWED,
+            },
+            "dice": {
+                "anyOf": [
+                    {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 1},
+                        "maxItems": grammar.MAX_DICE,
+                    },
+                    {"type": "null"},
+                ],
+                "description": "every die's value, in the order written, instead of drawing (G3)",
+            },
+            "label": {
+                "anyOf": [{"type": "string", "maxLength": rolls.MAX_LABEL}, {"type": "null"}]
+            },
+        },
+        "required": ["expression"],
+        "additionalProperties": False,
+    }
+    defs: dict[str, Any] = {"DiceRequest": request}
+    _define(rolls.DiceResult, defs)
+    defs["DiceResult"]["properties"]["request"] = {"$ref": "#/$defs/DiceRequest"}
+    row = {
+        "type": "object",
+        "properties": {"total": {"type": "integer"}, "chance": FRACTION, "at_least": FRACTION},
+        "required": ["total", "chance", "at_least"],
+        "additionalProperties": False,
+    }
+    defs["DiceOdds"] = {
+        "type": "object",
+        "properties": {
+            "expression": {"type": "string"},
+            "distribution": {"type": "array", "items": row},
+            "mean": SIGNED_FRACTION,
+            "request": {"$ref": "#/$defs/DiceRequest"},
+        },
+        "required": ["expression", "distribution", "mean", "request"],
+        "additionalProperties": False,
+    }
+    return {
+        "$schema": DRAFT,
+        "title": "d100 dice expression: request, result or odds",
+        "oneOf": [
+            {"$ref": f"#/$defs/{name}"} for name in ("DiceRequest", "DiceResult", "DiceOdds")
+        ],
+        "$defs": defs,
+    }
+
+
+SCHEMAS = {
+    "request": request_schema,
+    "result": result_schema,
+    "odds": odds_schema,
+    "dice": dice_schema,
+}
 
 # The Python type of each kind of request field, for the contract's dict types.
 PYTHON = {

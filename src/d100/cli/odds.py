@@ -12,13 +12,14 @@ from ..render.odds_views import contest_odds_view, odds_table_view, odds_view
 from ..render.view import View
 from ..results import CheckOdds, ContestOdds
 from ..systems import REGISTRY
-from . import flags, jsonl
+from . import dice, flags, jsonl
 from .output import show
 from .roll import check_request, contest_request
 
 HELP = """\
-Exact odds of a check: every level as a percentage and an exact fraction. Without flags, read
-JSON Lines requests on standard input (see d100 resolve) and answer each with its odds.
+Exact odds of a check: every level as a percentage and an exact fraction; of a dice
+expression (d100 odds 3d6): every total, exactly. Without flags, read JSON Lines requests on
+standard input (see d100 resolve) and answer each with its odds.
 
 examples:
   d100 odds -s brp --skill 65 --difficulty hard --bonus 1
@@ -29,6 +30,8 @@ examples:
   d100 odds -s brp --table --difficulty standard,hard --bonus 0,1 --step 10
   d100 odds -s openquest --table --skills 30-70 --step 5 --difficulty hard
   echo '{"system":"brp","skill":65}' | d100 odds
+  d100 odds 3d6
+  d100 odds 1d8+DB --db +1d4
 """
 
 
@@ -49,10 +52,16 @@ def register(sub: Any) -> None:
         help="odds of a contest: the opponent's [WHO SKILL] and flags, as in d100 contest",
     )
     flags.add_output(p)
+    dice.add_db(p)
     p.set_defaults(run=run)
 
 
 def run(ns: argparse.Namespace) -> int:
+    asked = dice.read(ns.names) if ns.names and ns.vs is None else None
+    if asked is not None:
+        return dice.run_odds(ns, asked)
+    dice.no_db(ns)
+    dice.refuse_lookalike(ns, ns.names)
     if not (ns.names or ns.system or ns.table or ns.vs is not None or flags.asked(ns)):
         return jsonl.run_odds(ns)  # the JSON Lines form of CONTRACT.md
     if ns.vs is not None:

@@ -16,18 +16,24 @@ from typing import Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import flags, words
+from . import dice, flags, words
 from .roll import add_cover, run_check
 
 HELP = """\
-A check in a few words: [SYSTEM] SKILL [WORDS...], or WHO SKILL [WORDS...] with a sheet.
+A check in a few words: [SYSTEM] SKILL [WORDS...], or WHO SKILL [WORDS...] with a sheet;
+or dice: d100 roll EXPRESSION [LABEL...], with the mean and the chance of the total or more.
 
 words (each system declares its own; a wrong one lists them): a difficulty or risk name (hard,
 tough), +N/-N (a modifier), the system's field words (brp: bN or bonusN, pN, aimN, boost or
 luck, rerollN; chances: take50), @DICE (dice rolled by hand: @42,7; @00 is 100), KEY=VALUE (a
 flag of d100 check, a field or a house rule: ability=10 assist=40@33), and any --flag of
 d100 check (--seed 7, --json), anywhere. Two words for one field are an error. A system's
-chat-bot command form is read as that system's check.
+chat-bot command form is read as that system's check, and 1d100<=SKILL as a check of the
+chosen system; words after a form that are none of its words are its label. BCDice's secret
+prefix S is taken (SCC<=65), though nothing is hidden here.
+
+dice expressions: NdM, + and -, whole numbers, keep highest or lowest (4d6kh3, 2d20kl1),
+DB with --db (d100 roll 1d8+DB --db +1d4) and half(DB) for a thrown weapon (S7-6).
 
 The system is the first word, else --system, else $D100_SYSTEM, else system = "NAME" in
 $XDG_CONFIG_HOME/d100/config.toml (which may also name the default sheet: sheet = "FILE").
@@ -40,6 +46,11 @@ examples:
   D100_SYSTEM=brp d100 roll 65
   d100 roll --sheet party.toml alice spot hidden hard
   d100 roll --sheet party.toml erin perception assist=finn@20 @44
+  d100 roll 1d6+1d4 --seed 7
+  d100 roll 4d6kh3 strength --seed 7
+  d100 roll 1d8+DB --db +1d4 club --seed 7
+  d100 roll coc7 '1D100<=65' --seed 7
+  d100 roll coc7 'CC<=65' Spot Hidden --seed 7
 """
 
 
@@ -52,6 +63,7 @@ def register(sub: Any) -> None:
     flags.add_roll(p)
     flags.add_output(p)
     add_cover(p)
+    dice.add_db(p)
     p.add_argument(
         "words",
         nargs=argparse.REMAINDER,
@@ -85,7 +97,11 @@ def split(tokens: Sequence[str], parser: argparse.ArgumentParser) -> tuple[list[
             flag_tokens.append(token)
             action = options.get(key)
             if action is not None and action.nargs != 0 and not eq and i + 1 < len(tokens):
-                flag_tokens.append(tokens[i + 1])
+                value = tokens[i + 1]
+                if value.startswith("-"):  # --db -1: a value argparse would take for a flag
+                    flag_tokens[-1] = f"{token}={value}"
+                else:
+                    flag_tokens.append(value)
                 i += 1
         elif eq and key[:1].isalpha() and as_flag in options:
             flag_tokens += [as_flag, value]
@@ -131,17 +147,18 @@ def prepare(
 
 
 def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argparse.Namespace:
-    """The words given to a check's namespace: by numbers, by a sheet's names, or a system's
-    command form."""
+    """The words given to a check's namespace: by numbers, by a sheet's names, or a command
+    form (a system's, or ``1d100<=SKILL`` of the chosen system) with its label."""
+    dice.no_db(ns)
     if said and not quick.plain_form(said):
-        found = quick.from_command(said)
+        found = quick.form(said, chosen=lambda: flags.system_of(ns))
         if found is not None:
-            return _given(ns, dict(found))
+            return _given(ns, found)
     named = said.pop(0).lower() if said and said[0].lower() in REGISTRY else None
     if named is not None and said and not quick.is_number(said[0]):
-        found = quick.from_command(said, named)  # ``coc6 CC<=65``: that system's form
+        found = quick.form(said, named)  # ``coc6 CC<=65``: that system's form
         if found is not None:
-            return _given(ns, dict(found))
+            return _given(ns, found)
     if not said:
         raise D100Error(
             "SKILL",
@@ -151,7 +168,8 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
         )
     if quick.is_number(said[0]):
         ns.system = named or flags.system_of(ns)
-        return _given(ns, quick.read(said, ns.system))
+        return _given(ns, quick.Form(quick.read(said, ns.system)))
+    dice.refuse_lookalike(ns, said)
     ns.names = said
     book = flags.open_sheet(ns)
     who = book.get(said[0])
@@ -165,9 +183,10 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     return ns
 
 
-def _given(ns: argparse.Namespace, request: dict[str, Any]) -> argparse.Namespace:
+def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     """A request read from words, given to the namespace: its system, its skill (never also a
-    flag's) and the rest as words."""
+    flag's), the rest as words, and the form's label and secrecy."""
+    request = dict(found.request)
     ns.system = request.pop("system")
     skill = request.pop(flags.SKILL, None)
     if skill is not None:
@@ -176,6 +195,8 @@ def _given(ns: argparse.Namespace, request: dict[str, Any]) -> argparse.Namespac
         ns.skill = str(skill)
     ns.names = []
     ns.quick = request
+    ns.label = found.label
+    ns.secret = found.secret
     return ns
 
 
@@ -183,4 +204,7 @@ def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
+    asked = dice.read(said)
+    if asked is not None:
+        return dice.run_roll(ns, asked)
     return run_check(fill(ns, said, typed))

@@ -15,6 +15,7 @@ from ..engine import odds, parse, resolve
 from ..errors import D100Error
 from ..luck import luck_needed
 from ..render.checks import check_view, contest_view, cover_line, group_view
+from ..render.dice_views import SECRET
 from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
 from ..system import System
@@ -227,9 +228,15 @@ def rolled_check(ns: argparse.Namespace) -> tuple[View, dict[str, Any], Rolled]:
     assert isinstance(result, CheckResult)
     chance = odds(flags.without_dice(request))
     assert isinstance(chance, CheckOdds)
-    view = check_view(result, chance, title)
+    label = getattr(ns, "label", None)  # written after a command form: CC<=65 Spot Hidden
+    view = check_view(result, chance, title or label)
     # the contract's result, and beside it the one view every door shows of it
     data = {**result.to_dict(), "view": views.result_view(result, chance).to_dict()}
+    if label is not None:
+        data["label"] = label
+    if getattr(ns, "secret", False):  # BCDice's S prefix: the command line has no audience
+        view = view + View(((seg("  secret   ", "label"), seg(SECRET, "warn")),))
+        data["secret"] = SECRET
     rule = REGISTRY.get(result.system).declares.cover
     if cover is not None and rule is not None:
         struck = rule.struck(result, cover)
