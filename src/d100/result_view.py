@@ -221,7 +221,8 @@ def contest_view(
     met = winner == "actor"
     # drawn as the roller fared: their side's level when they won, a failing level when not
     # (a side's good level in a lost contest is still a loss)
-    losing = next((s.style for s in system.declares.levels if not s.success), "bad")
+    bad: Style = "bad"
+    losing = next((s.style for s in system.declares.levels if not s.success), bad)
     return ContestView(
         system=system.name,
         title=system.title,
