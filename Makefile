@@ -29,7 +29,7 @@ run: $(SERVER)
 
 # two workers; an idle one takes waiting tests from the other's queue (worksteal)
 test: $(DEV)
-	$(BIN)/pytest -q -n 2 --dist worksteal
+	$(BIN)/pytest -q -n 2 --dist worksteal --durations=15
 
 # the development loop: no browser, no PostgreSQL (its SQLite twin runs), nothing marked slow
 # (sampling, brute force, kill tests): under 2 minutes
