@@ -374,7 +374,10 @@ def _whose(
         if character not in known:
             names = sorted({str(r.character.get("name")) for r in rolls if r.character})
             raise D100Error(
-                "character", character, f"a character this log shows: {', '.join(names) or 'none'}"
+                "character",
+                character,
+                f"a character this log shows: {', '.join(names) or 'none'}",
+                f"no character {character!r} in this log",
             )
         return [
             r
@@ -385,7 +388,10 @@ def _whose(
         ids = {i for i, name in members.items() if member in (i, name)}
         if not ids:
             raise D100Error(
-                "member", member, f"a member this log shows: {', '.join(sorted(members.values()))}"
+                "member",
+                member,
+                f"a member this log shows: {', '.join(sorted(members.values()))}",
+                f"no member {member!r} in this log",
             )
         return [r for r in rolls if r.character is None or r.character.get("member_id") in ids]
     return list(rolls)
