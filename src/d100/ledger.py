@@ -28,11 +28,12 @@ from .systems import REGISTRY
 # Past this many rolls a ledger is refused, and asked to be windowed.
 MAX_ROLLS = 1_000
 
-HIDDEN = "hidden from this viewer (whose roll it is, is not shown)"
+# a stub tells neither whose event it is nor whether it is a roll
+HIDDEN = "hidden from this viewer (rolls or other events; whose, is not shown)"
 BLIND = "blind: its result is not shown to this viewer"
 CONTEST = "a contest: its recorded odds are of the winner, not of each side's level"
 NO_ODDS = "no odds recorded (no dice rolled)"
-ODDS_WITHHELD = "its odds are not shown to this viewer"
+ODDS_WITHHELD = "its odds are not shown to this viewer (an NPC's roll, shown by its level)"
 UNKNOWN_SYSTEM = "a system this version of d100 does not know"
 # in the order a ledger lists them
 REASONS = (HIDDEN, BLIND, CONTEST, NO_ODDS, ODDS_WITHHELD, UNKNOWN_SYSTEM)
@@ -359,7 +360,7 @@ def _rolls(events: Iterable[Mapping[str, Any]]) -> tuple[list[_Roll], dict[str, 
             if isinstance(first, int) and (first not in rolls or rolls[first].reason is not None):
                 kind_ = {**event, "kind": event.get("roll_kind")}
                 rolls[first] = _read(kind_, first, shown_at if isinstance(shown_at, str) else at)
-        elif kind == "hidden" and event.get("provable") is not None:
+        elif kind == "hidden":
             rolls.setdefault(seq, _Roll(seq, None, None, HIDDEN))
     return [rolls[seq] for seq in sorted(rolls)], members
 
