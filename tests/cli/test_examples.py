@@ -89,7 +89,7 @@ def test_the_example_runs(command: str, status: int, tmp_path: Path) -> None:
 def test_examples_were_found() -> None:
     assert len(readme_examples()) > 20 and len(help_examples()) > 30
     assert shutil.which("bash")
-    # only the server and the log checker are left out, and only their own examples
+    # only the server and the log readers (verify, ledger) are left out, and only their own examples
     left_out = [c for c, _ in {*readme_examples(), *help_examples()} if c.startswith(SKIPPED)]
     assert left_out and all(c.split()[1] in ("serve", "verify", "ledger") for c in left_out)
 
