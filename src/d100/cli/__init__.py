@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("completion", "print a tab-completion script for bash, zsh or fish"),
     "serve": ("serve", "run the table server (web page and HTTP API)"),
     "verify": ("verify", "recompute every roll of an exported table log"),
+    "ledger": ("ledger", "a table log's rolls against their exact odds: is the table lucky?"),
     "discord": ("discord", "set d100 up on Discord: d100 discord register"),
 }
 
