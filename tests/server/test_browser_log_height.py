@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
+from .browsing import DESKTOP
 from .tablehelp import Api
-from .test_browser import DESKTOP, base, browser, wired
+from .test_browser import wired
 
 pytestmark = pytest.mark.browser
-__all__ = ["base", "browser"]  # the shared server and Chromium
 
 WIDE = {"width": 1920, "height": 1080}
 ROLLS = 30

@@ -493,6 +493,22 @@ def _mutate(log: Log, rng: random.Random) -> str | None:
         return f"{where} = {value!r}"
 
 
+@pytest.mark.parametrize("value", [[], {}, ["gm"]], ids=["list", "object", "a list of ids"])
+def test_a_member_id_made_a_list_or_object_is_reported_never_a_crash(
+    logs: dict[str, Log], value: Any
+) -> None:
+    """Ids compared with the table's GMs may be any JSON value in a changed log (the fuzz
+    below found a list there raise TypeError): every roll's actor and named characters."""
+    for kind, part in (("contest", "opponent"), ("roll", "character"), ("roll", "actor_id")):
+        forged = copy(logs["gm"])
+        event = next(e for e in forged if e.get("kind") == kind)
+        if part == "actor_id":
+            event["actor_id"] = value
+        else:
+            event[part]["member_id"] = value
+        audit(forged)  # a report, whatever it finds: no TypeError
+
+
 def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) -> None:
     """Whatever is changed, verify answers: a report, or the error naming the line (exit 2),
     never another exception (a traceback). In the GM's export, a change to what a roll's
@@ -515,7 +531,7 @@ def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) 
             left_out = change.endswith("left out") and not change.startswith(last)
             if clean and who == "gm" and (BOUND.match(change) or left_out):
                 passed.append(change)
-    assert passed == [] and tried >= depth(20, 80), (passed, tried)
+    assert passed == [] and tried >= depth(12, 48), (passed, tried)
 
 
 DEEP = 100_000

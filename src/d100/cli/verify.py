@@ -480,7 +480,7 @@ class _Auditor:
             allowed = visibility == "self" and kept
             whose = "no one sees whole (a self roll with an NPC's part)"
         elif chain == GM_CHAIN and not member:
-            gm_roll = visibility == "gm" and actor in self.gms
+            gm_roll = visibility == "gm" and self._gm(actor)
             allowed = (visibility in ("public", "gm", "blind") and kept) or gm_roll
             whose = "only the GM sees whole (a GM's gm roll, an NPC's part, a blind one's)"
         else:
@@ -505,7 +505,11 @@ class _Auditor:
         helpers = entry.get("helpers")
         named = [entry.get("character"), entry.get("opponent")]
         named += helpers if isinstance(helpers, list) else []
-        return any(isinstance(c, Mapping) and c.get("member_id") in self.gms for c in named)
+        return any(isinstance(c, Mapping) and self._gm(c.get("member_id")) for c in named)
+
+    def _gm(self, member: Any) -> bool:
+        """Whether a member id, as a log gives it (any JSON value), is a GM's."""
+        return isinstance(member, str) and member in self.gms
 
     def _unblind(self, number: int, entry: Mapping[str, Any]) -> tuple[str, str]:
         """A blind roll shown: the roll it repeats, drawn from a blind seed, checked as of
