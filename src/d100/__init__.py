@@ -5,6 +5,7 @@ from . import (
     batch,
     catalogue,
     expressions,
+    ledger,
     luck,
     machine,
     provable,

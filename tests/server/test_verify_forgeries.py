@@ -274,7 +274,10 @@ def _roll_99_against_5(entry: dict[str, Any]) -> None:
 
 
 FORGED_SIDES: dict[str, Callable[[dict[str, Any]], None]] = {
-    "its die": lambda e: e["result"][_shown_side(e)]["dice"].__setitem__(0, 100),
+    # another die than it rolled (a 100 becomes 1): an edit that changes nothing is no forgery
+    "its die": lambda e: e["result"][_shown_side(e)]["dice"].__setitem__(
+        0, 1 if e["result"][_shown_side(e)]["dice"][0] == 100 else 100
+    ),
     "its level": lambda e: e["result"][_shown_side(e)].update(level="critical", success=True),
     "its margin": lambda e: e["result"][_shown_side(e)].update(margin=77),
     "its request's skill": lambda e: e["request"][_shown_side(e)].update(skill=5),
