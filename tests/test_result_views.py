@@ -186,3 +186,26 @@ def test_the_command_line_s_json_carries_the_same_view() -> None:
     assert data["view"]["headline"] == "regular, short of hard"
     shown = d100("roll", "coc7", "35", "hard", "@20").out
     assert "REGULAR, SHORT OF HARD" in shown and data["view"]["margin_words"] in shown
+
+
+def test_a_combined_roll_s_other_skills_are_viewed_by_their_level_only() -> None:
+    """# rule: C7-8. One roll judged against several skills: each other skill shows its level
+    and its reasoning; the dice, bands and odds are the roll's own, said once (a log of such
+    rolls tripled in size when each carried a whole view)."""
+    result = resolve(
+        {"system": "coc7", "skill": 40, "combined": [10, 20, 30, 50, 60], "dice": [25]}
+    )
+    view = result_view(result).to_dict()
+    assert len(view["also_judged"]) == 6  # the skill rolled, then each combined one
+    for other in view["also_judged"]:
+        assert set(other) == {
+            "level",
+            "headline",
+            "mark",
+            "style",
+            "met",
+            "verdict",
+            "badge",
+            "explanation",
+        }
+    assert [o["met"] for o in view["also_judged"]] == [s >= 25 for s in (40, 10, 20, 30, 50, 60)]

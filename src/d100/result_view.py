@@ -86,8 +86,15 @@ class ResultView:
         out["every_level"] = {k: fraction_text(v) for k, v in self.every_level}
         out["follow_ups"] = [o.to_dict() for o in self.follow_ups]
         out["helpers"] = list(self.helpers)
-        out["also_judged"] = [c.to_dict() for c in self.also_judged]
+        # each other skill by its level and reasoning: the roll, bands and odds are this one's
+        # (a combined roll's ten skills cost a log a tenth, not ten times, of its views)
+        out["also_judged"] = [c.brief() for c in self.also_judged]
         return out
+
+    def brief(self) -> dict[str, Any]:
+        """The view's level part: what it reads as, and why."""
+        keys = ("level", "headline", "mark", "style", "met", "verdict", "badge", "explanation")
+        return {key: getattr(self, key) for key in keys}
 
 
 @dataclass(frozen=True)
