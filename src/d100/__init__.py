@@ -58,6 +58,7 @@ __all__ = [
     "batch",
     "catalogue",
     "expressions",
+    "ledger",
     "luck",
     "machine",
     "odds",
