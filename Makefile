@@ -27,10 +27,11 @@ $(DEV): pyproject.toml | $(BIN)/python
 run: $(SERVER)
 	$(BIN)/d100 serve
 
-# four workers on two cores: with two, the cores were idle two fifths of a run, which waits
-# on deadlines, servers and browsers; an idle worker takes waiting tests from another's queue
+# three workers on two cores: with two, the cores were idle two fifths of a run, which waits
+# on deadlines, servers and browsers (four was no faster); an idle worker takes waiting
+# tests from another's queue
 test: $(DEV)
-	$(BIN)/pytest -q -n 4 --dist worksteal --durations=15
+	$(BIN)/pytest -q -n 3 --dist worksteal --durations=15
 
 # the development loop: no browser, no PostgreSQL (its SQLite twin runs), nothing marked slow
 # (sampling, brute force, kill tests): under 2 minutes
