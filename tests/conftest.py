@@ -70,9 +70,14 @@ def _on_postgres(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Markers follow what a test needs, so ``-m "not postgres"`` leaves out every one of them,
-    wherever its parametrisation comes from. The slow tests go first: a long test started
-    last keeps one worker busy after the other is done."""
+    wherever its parametrisation comes from. The slow tests go first, then the browser's: a
+    long test started last keeps one worker busy after the others are done."""
     for item in items:
         if _on_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
+    items.sort(  # stable: a module's tests stay together
+        key=lambda item: (
+            item.get_closest_marker("slow") is None,
+            item.get_closest_marker("browser") is None,
+        )
+    )
