@@ -64,6 +64,7 @@ def bash_completes(*typed: str) -> list[str]:
     return done.stdout.split()
 
 
+@pytest.mark.slow  # a bash per completion asked (12 s): started first, not left for last
 def test_bash_completes_systems_presets_and_sheet_files() -> None:
     from d100.systems import REGISTRY
 
