@@ -278,8 +278,14 @@ FORGED_SIDES: dict[str, Callable[[dict[str, Any]], None]] = {
     "its die": lambda e: e["result"][_shown_side(e)]["dice"].__setitem__(
         0, 1 if e["result"][_shown_side(e)]["dice"][0] == 100 else 100
     ),
-    "its level": lambda e: e["result"][_shown_side(e)].update(level="critical", success=True),
-    "its margin": lambda e: e["result"][_shown_side(e)].update(margin=77),
+    # another level than it reached (a critical becomes a fumble): seeds are random
+    "its level": lambda e: e["result"][_shown_side(e)].update(
+        level="fumble" if e["result"][_shown_side(e)]["level"] == "critical" else "critical",
+        success=e["result"][_shown_side(e)]["level"] == "critical",
+    ),
+    "its margin": lambda e: e["result"][_shown_side(e)].update(
+        margin=(e["result"][_shown_side(e)].get("margin") or 0) + 77
+    ),
     "its request's skill": lambda e: e["request"][_shown_side(e)].update(skill=5),
     "99 against 5, critical": _roll_99_against_5,
     # a system whose sides read each other's numbers, so that the side is not recomputed
