@@ -1,15 +1,17 @@
-"""Run the real entry point (``python -m d100``) as a user would, colour off."""
+"""Run the command (``python -m d100``'s main, in a process of its own) as a user would,
+colour off."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests import forked
 
 HOME = Path(tempfile.mkdtemp(prefix="d100-cli-tests-"))
 
@@ -59,9 +61,10 @@ def d100(
     environ = {k: v for k, v in os.environ.items() if k not in ignored}
     # no config file or shell history of the person running the tests
     environ["XDG_CONFIG_HOME"] = environ["XDG_STATE_HOME"] = str(HOME / "xdg")
+    environ.update(forked.environment())
     environ.update(env or {})
     done = subprocess.run(
-        [sys.executable, "-m", "d100", *args],
+        [forked.SHIM, *args],
         input=stdin,
         capture_output=True,
         text=True,

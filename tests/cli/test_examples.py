@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from d100.cli import COMMANDS, build_parser
+from tests import forked
 
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
@@ -112,7 +113,9 @@ def test_the_example_runs(command: str, status: int, tmp_path: Path) -> None:
     if "sheet new" not in command:  # sheet new makes its own sheet from nothing
         (tmp_path / "party.toml").write_text(readme_party())
     env = {k: v for k, v in os.environ.items() if not k.startswith(("D100_", "NO_COLOR"))}
-    env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", XDG_CONFIG_HOME=str(tmp_path))
+    # d100 on the PATH: the command, forked (tests/forked.py)
+    path = os.pathsep.join((str(forked.HERE), str(BIN), env.get("PATH", "")))
+    env.update(PATH=path, XDG_CONFIG_HOME=str(tmp_path), **forked.environment())
     env["XDG_STATE_HOME"] = str(tmp_path)
     done = subprocess.run(
         ["bash", "-c", command],
