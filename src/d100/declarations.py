@@ -281,6 +281,22 @@ Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]]
 
 
 @dataclass(frozen=True)
+class Sanity:
+    """A Sanity roll (CoC7's S7-1..S7-5): d100 against the current Sanity, a loss ``A/B`` by
+    its outcome, and the insanity a loss brings. The system declares its numbers and words;
+    ``d100.sanity`` resolves and counts any system's by them."""
+
+    words: tuple[str, ...]  # the quick words that ask for one: "sanity", "san", "sc"
+    level: Callable[[int, int], str]  # a d100 roll against a value: its level
+    maximised: frozenset[str]  # levels that lose the failure loss at its maximum
+    int_roll_from: int  # one loss at least this, SAN left, calls for an INT roll
+    daily_divisor: int  # a day's limit: the day's first Sanity over this, rounded down
+    most: int  # the highest Sanity before the Mythos takes its share
+    sheet: Mapping[str, tuple[str, ...]]  # a request field -> the sheet skills that hold it
+    summary: str
+
+
+@dataclass(frozen=True)
 class Declaration:
     """Everything about a system that code outside it needs."""
 
@@ -321,6 +337,8 @@ class Declaration:
     # (but the fields ``binds_other_side`` names) follows from its own request and dice, so a
     # viewer shown one side whole beside a withheld one recomputes it (``d100 verify``)
     sides_stand_alone: bool = False
+    # a Sanity roll, where the system has one (``Sanity``)
+    sanity: Sanity | None = None
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

@@ -1,0 +1,36 @@
+"""Call of Cthulhu 7th edition's Sanity roll as the edition declares it (S7-1..S7-5): d100
+against the current SAN with C7-1's levels and no pool, Luck or push (S7-1); a fumble loses
+the failure loss at its maximum (S7-2); a loss of 5 or more calls for an INT roll (S7-3); a
+day's losses of a fifth of its first SAN bring indefinite insanity (S7-4); SAN at most 99 less
+the Cthulhu Mythos (S7-5). ``d100.sanity`` rolls and counts it from these numbers."""
+
+from __future__ import annotations
+
+from ..declarations import Sanity, frozen_map
+from .coc7_rules import fumble_from, level
+
+WORDS = ("sanity", "san", "sc")  # the quick words, and the sheet's names of SAN
+
+
+def sanity_level(roll: int, value: int) -> str:
+    """C7-1 at regular difficulty against the current SAN (S7-1), or INT (S7-3)."""
+    return level(roll, value, fumble_from(value))
+
+
+SANITY = Sanity(
+    words=WORDS,
+    level=sanity_level,
+    maximised=frozenset({"fumble"}),
+    int_roll_from=5,
+    daily_divisor=5,
+    most=99,
+    sheet=frozen_map(
+        {
+            "sanity": WORDS[:2],
+            "intelligence": ("int", "intelligence"),
+            "mythos": ("cthulhu mythos",),
+        }
+    ),
+    summary="a Sanity roll: d100 against SAN, the loss A/B by its outcome (1/1d6), the "
+    "insanity it brings",
+)
