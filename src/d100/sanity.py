@@ -71,7 +71,10 @@ def _loss(text: object) -> tuple[Expression, Expression]:
         raise BadInput("loss", text, LOSS_ALLOWED, None if isinstance(text, str) else "not text")
     read = []
     for part in text.split("/"):
-        found = expressions.parse(part.strip(), "loss", bonus=False)
+        try:
+            found = expressions.parse(part.strip(), "loss", bonus=False)
+        except BadInput as err:  # said of the whole loss, with the part that breaks
+            raise BadInput("loss", text, LOSS_ALLOWED, f"{part}: {err.reason}") from None
         if found.low < 0:
             raise BadInput("loss", text, LOSS_ALLOWED + " that never comes below 0", f"{found}")
         read.append(found)
@@ -266,7 +269,8 @@ def roll(
         loss_dice, loss_rolled, said = (), expression.high, f"{expression} at its maximum"
     else:
         found = rolled(expression, draws, STREAMS[1], {"expression": str(expression)})
-        loss_dice, loss_rolled, said = found.dice, found.total, found.explanation
+        loss_dice, loss_rolled = found.dice, found.total
+        said = found.explanation if found.dice else str(found.total)
     loss = asked.lost(loss_rolled)
     then = outcome(asked, loss)
     int_roll = int_level = None

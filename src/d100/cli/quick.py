@@ -16,7 +16,7 @@ from typing import Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import dice, flags, words
+from . import dice, flags, sanity, words
 from .roll import add_cover, run_check
 
 HELP = """\
@@ -204,6 +204,9 @@ def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
+    losing = sanity.read(ns, said)
+    if losing is not None:
+        return sanity.run_roll(ns, losing)
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)

@@ -1,0 +1,98 @@
+"""Sanity rolls on the command line: ``d100 roll coc7 sc 1/1d6 60`` rolls one with its odds,
+``d100 odds coc7 sc 1/1d6 60`` shows every loss exactly; with a sheet, ``d100 roll --sheet
+party.toml alice sc 1/1d6`` takes SAN (and INT, the Cthulhu Mythos) from alice's skills and
+writes the SAN left back. The words are ``d100.sanity_form``'s."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .. import sanity, sanity_form
+from ..errors import D100Error, TooMuchWork
+from ..render.sanity_views import odds_view, roll_view
+from ..render.view import View, seg
+from ..sanity import SanityOdds, SanityRequest
+from ..sanity_view import sanity_view
+from ..sheets import Character
+from ..systems import REGISTRY
+from . import flags
+from .output import show
+
+
+def read(ns: argparse.Namespace, said: Sequence[str]) -> sanity_form.Asked | None:
+    """The Sanity roll the words ask for, or None: a system's name (or ``--system``'s, or a
+    character's on the sheet) and a Sanity word first."""
+    named = bool(said) and said[0].lower() not in sanity_form.words() and bool(flags.sheet_path(ns))
+    return sanity_form.read(said, ns.system, named)
+
+
+def request(
+    ns: argparse.Namespace, asked: sanity_form.Asked
+) -> tuple[SanityRequest, Character | None]:
+    fields = dict(asked.fields)
+    character = None
+    if asked.who is not None:
+        character = flags.open_sheet(ns).get(asked.who)
+        for key, value in sanity_form.sheet_fields(character).items():
+            if key == "sanity" and "sanity" in fields:
+                raise D100Error(
+                    "sanity",
+                    fields["sanity"],
+                    f"SAN once: {character.name}'s sheet gives {value}",
+                    "given twice",
+                )
+            fields.setdefault(key, value)
+    if "sanity" not in fields:
+        raise D100Error(
+            "SAN",
+            None,
+            "the current SAN after the loss (coc7 sc 1/1d6 60), or WHO sc LOSS with a sheet",
+            "no SAN given",
+        )
+    made = SanityRequest.from_dict(fields)
+    return (made if asked.dice is None else sanity_form.in_order(made, asked.dice)), character
+
+
+def run_roll(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
+    from .roll import rng_of
+
+    wanted, character = request(ns, asked)
+    result = sanity.roll(wanted, rng_of(ns))
+    chance: SanityOdds | None
+    try:
+        chance = sanity.odds(wanted)
+    except TooMuchWork:  # rolling costs little; counting every loss may cost more
+        chance = None
+    shown = sanity_view(result, chance)
+    data = {**result.to_dict(), "view": shown.to_dict()}
+    if chance is not None:
+        data["odds"] = {k: v for k, v in chance.to_dict().items() if k != "request"}
+    view = roll_view(shown, wanted)
+    if character is not None:
+        data["who"] = character.name
+        if result.sanity_after != result.sanity:
+            written = write_back(ns.sheet, character.name, result.sanity_after)
+            view = view + View(((seg("  sheet      ", "label"), seg(written, "warn")),))
+    show(ns, view, data)
+    return 0
+
+
+def write_back(path: str, who: str, value: int) -> str:
+    """The SAN left written to the sheet, read afresh so other edits are kept; atomic."""
+    from ..sheets import load, save
+
+    sheet = load(path)
+    character = sheet.get(who)
+    save(path, sheet.put(sanity_form.with_sanity(character, value)))
+    return f"{who}'s SAN is now {value}"
+
+
+def run_odds(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
+    if asked.dice is not None:
+        raise D100Error("dice", list(asked.dice), "no dice: odds weigh every roll", "dice given")
+    wanted, _ = request(ns, asked)
+    chance = sanity.odds(wanted)
+    title = f"{REGISTRY.get(wanted.system).title} Sanity roll odds"
+    show(ns, odds_view(title, wanted, chance), chance.to_dict())
+    return 0
