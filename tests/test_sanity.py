@@ -11,9 +11,10 @@ from fractions import Fraction
 from typing import Any
 
 import icepool
+import jsonschema
 import pytest
 
-from d100 import provable, sanity
+from d100 import provable, sanity, schema
 from d100.errors import BadInput, DiceError, RuleRefusal, TooMuchWork
 from d100.sanity import SanityRequest
 
@@ -337,3 +338,13 @@ def test_the_contract_dict_round_trips() -> None:
     }
     result = sanity.roll(asked).to_dict()
     assert result["request"] == asked.to_dict() and result["loss"] == 0  # 1 halved
+
+
+def test_requests_results_and_odds_fit_the_shipped_schema() -> None:
+    checker = jsonschema.Draft202012Validator(schema.shipped("sanity"))
+    asked = request(sanity=30, loss="1d3/1d8", intelligence=50, lost_today=2, source_lost=1)
+    for seed in range(10):
+        checker.validate(sanity.roll(asked, random.Random(seed)).to_dict())
+    checker.validate(sanity.odds(asked).to_dict())
+    checker.validate(asked.to_dict())
+    assert not checker.is_valid({"system": "coc7", "sanity": 30, "loss": "1/1d6", "pow": 1})
