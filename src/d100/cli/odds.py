@@ -32,6 +32,7 @@ examples:
   echo '{"system":"brp","skill":65}' | d100 odds
   d100 odds 3d6
   d100 odds 1d8+DB --db +1d4
+  d100 odds coc7 sc 1d4/1d10 45 int=70
 """
 
 
