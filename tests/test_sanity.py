@@ -41,6 +41,8 @@ def oracle(
     insane: bool = False,
     source_lost: int | None = None,
     halve: bool = False,
+    luck: int | None = None,
+    foundry: bool = False,
 ) -> dict[str, Any]:
     """SESSION.md read afresh: P(loss = x) = P(success) P(A = x) + P(failure, no fumble) P(B = x)
     + P(fumble) [x = max(B)] (S7-2), the cap then the halving (decision S7); S7-3 with S2's INT
@@ -51,6 +53,7 @@ def oracle(
     p = {lvl: Fraction(n, 100) for lvl, n in levels.items()}
     won = sum(p[lvl] for lvl in p if lvl in SUCCESS)
     losses: dict[int, Fraction] = {}
+    luck_spent = Fraction(0)
     parts = [
         (won, _chances(on_success)),
         (p.get("failure", Fraction(0)), fail),
@@ -62,7 +65,15 @@ def oracle(
                 x = min(x, max(0, most_b - source_lost))
             if halve:
                 x //= 2
+            # P-2 (decision S6): pay 2d Luck (Foundry: 2 floor(d/2)) to lose ceil(d/2), where
+            # that is less and the Luck covers it
+            cost = 2 * (x // 2) if foundry else 2 * x
+            if luck is not None and -(-x // 2) < x and cost <= luck:
+                x, spent = -(-x // 2), cost
+            else:
+                spent = 0
             losses[x] = losses.get(x, Fraction(0)) + weight * q
+            luck_spent += weight * q * spent
     limit = (san + lost_today if day_start is None else day_start) // 5
     int_win = None
     if intelligence is not None:
@@ -72,6 +83,7 @@ def oracle(
     out = {
         "success": won,
         "losses": dict(sorted(losses.items())),
+        "luck_spent": luck_spent,
         "int_roll": Fraction(0),
         "bout": Fraction(0),
         "indefinite": Fraction(0),
@@ -103,6 +115,7 @@ def check_against_oracle(asked: SanityRequest, expected: dict[str, Any]) -> None
     assert found.success == expected["success"]
     assert dict(found.losses) == expected["losses"]
     assert found.mean == sum(x * p for x, p in expected["losses"].items())
+    assert found.luck_spent == expected["luck_spent"]
     assert found.int_roll == expected["int_roll"]
     assert found.temporary == expected["temporary"]
     assert found.indefinite == expected["indefinite"]
@@ -198,6 +211,53 @@ def test_s7_2_the_source_cap_then_the_halving(source_lost: int | None, halve: bo
     )
     expected = oracle(55, icepool.d4, icepool.d8 + 2, 70, source_lost=source_lost, halve=halve)
     check_against_oracle(asked, expected)
+
+
+# rule: P-2
+@pytest.mark.parametrize(
+    ("luck", "foundry", "halve"),
+    [(0, False, False), (7, False, False), (20, False, False), (9, True, False), (30, False, True)],
+)
+def test_p_2_pulp_luck_halves_a_loss_it_covers(luck: int, foundry: bool, halve: bool) -> None:
+    asked = request(
+        sanity=50,
+        loss="1d4/1d10",
+        intelligence=60,
+        pulp=True,
+        luck=luck,
+        pulp_halve_san_cost_foundry=foundry,
+        halve=halve,
+    )
+    expected = oracle(50, icepool.d4, icepool.d10, 60, luck=luck, foundry=foundry, halve=halve)
+    check_against_oracle(asked, expected)
+
+
+def test_p_2_a_roll_spends_luck_and_the_day_counts_the_loss_kept() -> None:
+    fields = {"sanity": 40, "loss": "1/1d10", "intelligence": 60, "pulp": True, "dice": [70]}
+    # 9 lost for 18 Luck is 5 kept: an INT roll, and the day's limit of 8 not reached
+    kept = sanity.roll(request(**fields, luck=18, loss_dice=[9], int_dice=[10]))
+    assert (kept.loss_rolled, kept.loss, kept.luck_spent) == (9, 5, 18)
+    assert (kept.indefinite, kept.int_roll, kept.temporary) == (False, 10, True)
+    short = sanity.roll(request(**fields, luck=17, loss_dice=[9]))
+    assert (short.loss, short.luck_spent, short.indefinite) == (9, 0, True)
+    foundry = sanity.roll(
+        request(**fields, luck=8, pulp_halve_san_cost_foundry=True, loss_dice=[9], int_dice=[90])
+    )
+    assert (foundry.loss, foundry.luck_spent, foundry.temporary) == (5, 8, False)
+    one = sanity.roll(request(**fields, luck=50, loss_dice=[1]))
+    assert (one.loss, one.luck_spent) == (1, 0)  # halving 1 keeps 1: no Luck for nothing
+
+
+def test_p_2_luck_only_with_pulp() -> None:
+    with pytest.raises(RuleRefusal) as err:
+        request(sanity=50, loss="1/1d6", luck=20)
+    assert (err.value.field, err.value.value) == ("luck", 20)
+    with pytest.raises(BadInput) as missing:
+        request(sanity=50, loss="1/1d6", pulp=True)
+    assert missing.value.field == "luck"
+    with pytest.raises(BadInput) as lone:
+        request(sanity=50, loss="1/1d6", pulp_halve_san_cost_foundry=True)
+    assert lone.value.field == "pulp_halve_san_cost_foundry"
 
 
 # -- every roll the public roll makes, by hand -------------------------------------------------
@@ -342,7 +402,9 @@ def test_the_contract_dict_round_trips() -> None:
 
 def test_requests_results_and_odds_fit_the_shipped_schema() -> None:
     checker = jsonschema.Draft202012Validator(schema.shipped("sanity"))
-    asked = request(sanity=30, loss="1d3/1d8", intelligence=50, lost_today=2, source_lost=1)
+    asked = request(
+        sanity=30, loss="1d3/1d8", intelligence=50, lost_today=2, source_lost=1, pulp=True, luck=9
+    )
     for seed in range(10):
         checker.validate(sanity.roll(asked, random.Random(seed)).to_dict())
     checker.validate(sanity.odds(asked).to_dict())

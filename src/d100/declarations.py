@@ -294,6 +294,9 @@ class Sanity:
     most: int  # the highest Sanity before the Mythos takes its share
     sheet: Mapping[str, tuple[str, ...]]  # a request field -> the sheet skills that hold it
     summary: str
+    # Luck spent to lose less, where the system has it (Pulp Cthulhu's P-2): a loss and the
+    # house rule's flag -> (the loss kept, the Luck it costs)
+    luck_halves: Callable[[int, bool], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)

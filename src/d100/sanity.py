@@ -40,6 +40,9 @@ FIELDS = (
     "insane",
     "source_lost",
     "halve",
+    "pulp",
+    "luck",
+    "pulp_halve_san_cost_foundry",
     *STREAMS,
     "label",
 )
@@ -88,7 +91,9 @@ class SanityRequest:
     Sanity is the system's most less it); SAN lost earlier today and the day's first Sanity
     (by default the current one plus that loss); whether already indefinitely insane; the SAN
     already lost to this loss's source (the per-source cap, off when None) and ``halve`` (Mythos
-    Hardened); dice rolled by hand, per stream; a label. Checked when built."""
+    Hardened); ``pulp`` with the ``luck`` to spend halving a loss where that lowers it and the
+    Luck covers it (P-2; the cost Foundry's with ``pulp_halve_san_cost_foundry``); dice rolled
+    by hand, per stream; a label. Checked when built."""
 
     system: str
     sanity: int
@@ -100,6 +105,9 @@ class SanityRequest:
     insane: bool = False
     source_lost: int | None = None
     halve: bool = False
+    pulp: bool = False
+    luck: int | None = None
+    pulp_halve_san_cost_foundry: bool = False
     dice: tuple[int, ...] | None = None
     loss_dice: tuple[int, ...] | None = None
     int_dice: tuple[int, ...] | None = None
@@ -124,7 +132,8 @@ class SanityRequest:
             _number("day_start", self.day_start, 0, MOST)
         if self.source_lost is not None:
             _number("source_lost", self.source_lost, 0, MOST)
-        for flag in ("insane", "halve"):
+        self._pulp(rules)
+        for flag in ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry"):
             if not isinstance(getattr(self, flag), bool):
                 raise BadInput(flag, getattr(self, flag), "true or false")
         for stream in STREAMS:
@@ -133,6 +142,21 @@ class SanityRequest:
                 object.__setattr__(self, stream, _dice(stream, given))
         if self.label is not None and (not isinstance(self.label, str) or len(self.label) > 200):
             raise BadInput("label", self.label, "text of at most 200 characters")
+
+    def _pulp(self, rules: Sanity) -> None:
+        """Luck on a Sanity roll only with Pulp's rule (S7-1, P-2), and then its amount."""
+        if self.pulp is True:
+            if rules.luck_halves is None:
+                raise RuleRefusal("pulp", True, "a system with Pulp's Luck", "no Pulp Luck")
+            if self.luck is None:
+                raise BadInput("luck", None, "the Luck to spend, with pulp (P-2)", "required")
+            _number("luck", self.luck, 0, MOST)
+        elif self.luck is not None:
+            raise RuleRefusal(
+                "luck", self.luck, "Luck only with pulp (P-2)", "no Luck on a Sanity roll (S7-1)"
+            )
+        elif self.pulp_halve_san_cost_foundry is True:
+            raise BadInput("pulp_halve_san_cost_foundry", True, "only with pulp (P-2)")
 
     @classmethod
     def from_dict(cls, data: object) -> SanityRequest:
@@ -176,6 +200,15 @@ class SanityRequest:
         if self.source_lost is not None:
             loss = min(loss, max(0, self.failure_loss.high - self.source_lost))
         return loss // 2 if self.halve else loss
+
+    def with_luck(self, loss: int) -> tuple[int, int]:
+        """P-2: the loss kept and the Luck spent, where Pulp's Luck lowers a loss and covers
+        its cost; else the loss as it is, for no Luck."""
+        halves = self.rules.luck_halves
+        if not self.pulp or halves is None or self.luck is None:
+            return loss, 0
+        kept, cost = halves(loss, self.pulp_halve_san_cost_foundry)
+        return (kept, cost) if kept < loss and cost <= self.luck else (loss, 0)
 
 
 def _dice(stream: str, values: object) -> tuple[int, ...]:
@@ -230,6 +263,7 @@ class SanityResult:
     loss_dice: tuple[int, ...]
     loss_rolled: int
     loss: int
+    luck_spent: int
     sanity: int
     sanity_after: int
     most: int
@@ -271,7 +305,7 @@ def roll(
         found = rolled(expression, draws, STREAMS[1], {"expression": str(expression)})
         loss_dice, loss_rolled = found.dice, found.total
         said = found.explanation if found.dice else str(found.total)
-    loss = asked.lost(loss_rolled)
+    loss, luck = asked.with_luck(asked.lost(loss_rolled))
     then = outcome(asked, loss)
     int_roll = int_level = None
     temporary: bool | None = then.bout
@@ -285,6 +319,7 @@ def roll(
     why = (
         f"rolled {die:02d} vs SAN {asked.sanity}: {level}; loss {said}"
         + ("" if loss == loss_rolled else f", {loss} lost")
+        + (f" for {luck} Luck" if luck else "")
         + f"; SAN {asked.sanity} -> {then.after}"
     )
     return SanityResult(
@@ -297,6 +332,7 @@ def roll(
         tuple(loss_dice),
         loss_rolled,
         loss,
+        luck,
         asked.sanity,
         then.after,
         asked.most,
@@ -313,13 +349,15 @@ def roll(
 @dataclass(frozen=True)
 class SanityOdds:
     """A Sanity roll's exact odds: each level, success, every loss with its chance and the
-    mean, a loss calling for an INT roll, temporary insanity (the INT roll included; None
-    where one may be called for and no INT is given), indefinite and permanent insanity."""
+    mean, the Luck spent on average (P-2), a loss calling for an INT roll, temporary insanity
+    (the INT roll included; None where one may be called for and no INT is given), indefinite
+    and permanent insanity."""
 
     levels: Mapping[str, Fraction]
     success: Fraction
     losses: Mapping[int, Fraction]
     mean: Fraction
+    luck_spent: Fraction
     int_roll: Fraction
     temporary: Fraction | None
     indefinite: Fraction
@@ -339,6 +377,7 @@ class SanityOdds:
             "success": fraction_text(self.success),
             "losses": [{"loss": x, "chance": fraction_text(p)} for x, p in self.losses.items()],
             "mean": fraction_text(self.mean),
+            "luck_spent": fraction_text(self.luck_spent),
             "int_roll": fraction_text(self.int_roll),
             "temporary": None if self.temporary is None else fraction_text(self.temporary),
             "indefinite": fraction_text(self.indefinite),
@@ -375,9 +414,11 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
         for t, q in totals.items():
             rolled_losses[t] = rolled_losses.get(t, Fraction(0)) + p * q
     losses: dict[int, Fraction] = {}
+    luck = Fraction(0)
     for t, p in rolled_losses.items():
-        x = asked.lost(t)
+        x, cost = asked.with_luck(asked.lost(t))
         losses[x] = losses.get(x, Fraction(0)) + p
+        luck += p * cost
     int_win = None
     if asked.intelligence is not None:
         faces = _faces(rules, asked.intelligence)
@@ -399,6 +440,7 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
         sum((p for lvl, p in levels.items() if lvl in wins), Fraction(0)),
         dict(sorted(losses.items())),
         sum((x * p for x, p in losses.items()), Fraction(0)),
+        luck,
         calls,
         temporary,
         indefinite,

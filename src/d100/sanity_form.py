@@ -4,9 +4,10 @@
 of the system's declared Sanity words (``sanity``, ``san``, ``sc``); with a sheet the character's
 name stands for the system and the SAN (``alice sc 1/1d6``). The words are the request's own
 fields as ``KEY=VALUE`` (``int=`` for ``intelligence=``, ``today=`` for ``lost_today=``,
-``start=`` for ``day_start=``, ``source=`` for ``source_lost=``), ``insane`` and ``halve``, and
-``@DICE``: every die in the order drawn (the d100, the loss's dice, the INT roll). Pure: the
-command line, the shell and a chat door read words here and do their own I/O."""
+``start=`` for ``day_start=``, ``source=`` for ``source_lost=``, ``luck=``), the flags
+``insane``, ``halve``, ``pulp`` and ``pulp_halve_san_cost_foundry``, and ``@DICE``: every die
+in the order drawn (the d100, the loss's dice, the INT roll). Pure: the command line, the
+shell and a chat door read words here and do their own I/O."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ SHORT = {
     "start": "day_start",
     "source": "source_lost",
 }
-FLAGS = ("insane", "halve")
-NUMBERS = ("intelligence", "mythos", "lost_today", "day_start", "source_lost")
+FLAGS = ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry")
+NUMBERS = ("intelligence", "mythos", "lost_today", "day_start", "source_lost", "luck")
 ALLOWED = (
     "[SYSTEM] WORD LOSS [SAN] then int=N, mythos=N, today=N, start=N, source=N, insane, halve, "
+    "pulp with luck=N (pulp_halve_san_cost_foundry), "
     "@DICE (the d100, the loss's dice, the INT roll, in order)"
 )
 
@@ -133,13 +135,15 @@ def in_order(request: SanityRequest, dice: Sequence[int]) -> SanityRequest:
 
 def sheet_fields(character: Character) -> dict[str, Any]:
     """What a character's sheet gives a Sanity roll: each request field a skill of the names
-    the system declares holds (SAN, INT, the Cthulhu Mythos)."""
+    the system declares holds (SAN, INT, the Cthulhu Mythos), and the Luck the sheet holds."""
     rules = sanity.rules_of(character.system)
     out: dict[str, Any] = {"system": character.system}
     for field, names in rules.sheet.items():
         skill = _skill(character, names)
         if skill is not None:
             out[field] = character.skills[skill]
+    if character.luck is not None:
+        out["luck"] = character.luck.current  # spent only with pulp (P-2)
     if "sanity" not in out:
         held = ", ".join(rules.sheet["sanity"])
         raise D100Error(

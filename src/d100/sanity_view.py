@@ -28,6 +28,7 @@ class SanityView:
     roll: int
     loss: int
     loss_words: str  # "1d6 (4)", "1d6+1 at its maximum (7)"
+    luck_spent: int  # Luck spent to lose less (P-2)
     sanity: int
     sanity_after: int
     most: int
@@ -77,6 +78,8 @@ def sanity_view(result: SanityResult, odds: SanityOdds | None = None) -> SanityV
         loss_words = result.loss_expression
     if result.loss != result.loss_rolled:
         loss_words += f", {result.loss} lost"
+    if result.luck_spent:
+        loss_words += f" for {result.luck_spent} Luck"
     int_words = ""
     if result.int_roll is not None:
         int_words = f"{result.int_roll:02d} vs {result.request['intelligence']}: {result.int_level}"
@@ -92,6 +95,7 @@ def sanity_view(result: SanityResult, odds: SanityOdds | None = None) -> SanityV
         roll=result.roll,
         loss=result.loss,
         loss_words=loss_words,
+        luck_spent=result.luck_spent,
         sanity=result.sanity,
         sanity_after=result.sanity_after,
         most=result.most,

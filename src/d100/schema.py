@@ -205,6 +205,12 @@ def sanity_schema() -> dict[str, Any]:
             "insane": {"type": "boolean", "description": "already indefinitely insane (S7-3)"},
             "source_lost": {**optional, "description": "SAN lost to this source (S7-2's cap)"},
             "halve": {"type": "boolean", "description": "the loss halved, rounded down (S7-2)"},
+            "pulp": {"type": "boolean", "description": "Pulp's Luck halves a loss (P-2)"},
+            "luck": {**optional, "description": "the Luck to spend, with pulp (P-2)"},
+            "pulp_halve_san_cost_foundry": {
+                "type": "boolean",
+                "description": "P-2's cost as Foundry's: twice the half rounded down",
+            },
             **{stream: dice for stream in sanity.STREAMS},
             "label": {"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
         },
@@ -220,7 +226,7 @@ def sanity_schema() -> dict[str, Any]:
         "required": ["loss", "chance"],
         "additionalProperties": False,
     }
-    chances = ("success", "mean", "int_roll", "indefinite", "permanent")
+    chances = ("success", "mean", "luck_spent", "int_roll", "indefinite", "permanent")
     defs["SanityOdds"] = {
         "type": "object",
         "properties": {

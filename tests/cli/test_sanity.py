@@ -102,3 +102,20 @@ def test_bad_words_are_refused_naming_the_field() -> None:
     assert "unknown word 'foo'" in clean_error(d100("roll", "coc7", "sc", "1/1d6", "6", "foo"))
     left = clean_error(d100("roll", "coc7", "sc", "1/1d6", "60", "@10,3"))
     assert "loss_dice" in left or "int_dice" in left
+
+
+# rule: P-2
+def test_pulp_luck_from_the_sheet_is_spent_and_written_back(tmp_path: Path) -> None:
+    sheet = tmp_path / "party.toml"
+    sheet.write_text(
+        '[vera]\nsystem = "coc7"\nluck = { current = 50, maximum = 50 }\n'
+        "skills = { sanity = 55, int = 70 }\n"
+    )
+    data = as_json("roll", "--sheet", str(sheet), "vera", "sc", "1/1d10", "pulp", "@80,8")
+    assert (data["loss_rolled"], data["loss"], data["luck_spent"]) == (8, 4, 16)
+    text = sheet.read_text()
+    assert "current = 34" in text and "sanity = 51" in text
+    by_numbers = as_json("roll", "coc7", "sc", "1/1d10", "50", "pulp", "luck=15", "@80,8")
+    assert (by_numbers["loss"], by_numbers["luck_spent"]) == (8, 0)  # 16 Luck is more than 15
+    refused = clean_error(d100("roll", "coc7", "sc", "1/1d10", "50", "luck=30"))
+    assert "no Luck on a Sanity roll (S7-1)" in refused

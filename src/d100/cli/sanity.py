@@ -1,7 +1,8 @@
 """Sanity rolls on the command line: ``d100 roll coc7 sc 1/1d6 60`` rolls one with its odds,
 ``d100 odds coc7 sc 1/1d6 60`` shows every loss exactly; with a sheet, ``d100 roll --sheet
 party.toml alice sc 1/1d6`` takes SAN (and INT, the Cthulhu Mythos) from alice's skills and
-writes the SAN left back. The words are ``d100.sanity_form``'s."""
+writes the SAN left back, and with ``pulp`` spends her Luck to halve a loss (P-2). The words
+are ``d100.sanity_form``'s."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import argparse
 from collections.abc import Sequence
 
 from .. import sanity, sanity_form
-from ..errors import D100Error, TooMuchWork
+from ..errors import D100Error, TooMuchWork, integer
 from ..render.sanity_views import odds_view, roll_view
 from ..render.view import View, seg
 from ..sanity import SanityOdds, SanityRequest
@@ -31,6 +32,9 @@ def request(
     ns: argparse.Namespace, asked: sanity_form.Asked
 ) -> tuple[SanityRequest, Character | None]:
     fields = dict(asked.fields)
+    flagged = getattr(ns, flags.dest_of("luck"), None)  # luck=N: the roll's --luck took it
+    if flagged is not None:
+        fields["luck"] = integer(str(flagged), "luck", "the Luck to spend, with pulp (P-2)")
     character = None
     if asked.who is not None:
         character = flags.open_sheet(ns).get(asked.who)
@@ -42,7 +46,8 @@ def request(
                     f"SAN once: {character.name}'s sheet gives {value}",
                     "given twice",
                 )
-            fields.setdefault(key, value)
+            if key != "luck" or fields.get("pulp"):
+                fields.setdefault(key, value)
     if "sanity" not in fields:
         raise D100Error(
             "SAN",
@@ -55,7 +60,7 @@ def request(
 
 
 def run_roll(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
-    from .roll import rng_of
+    from .roll import rng_of, spend_luck
 
     wanted, character = request(ns, asked)
     result = sanity.roll(wanted, rng_of(ns))
@@ -71,9 +76,12 @@ def run_roll(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
     view = roll_view(shown, wanted)
     if character is not None:
         data["who"] = character.name
+        written = []
         if result.sanity_after != result.sanity:
-            written = write_back(ns.sheet, character.name, result.sanity_after)
-            view = view + View(((seg("  sheet      ", "label"), seg(written, "warn")),))
+            written.append(write_back(ns.sheet, character.name, result.sanity_after))
+        if result.luck_spent:
+            written += spend_luck(ns.sheet, [(character.name, result.luck_spent)])
+        view = view + View(tuple((seg("  sheet      ", "label"), seg(w, "warn")) for w in written))
     show(ns, view, data)
     return 0
 

@@ -26,6 +26,8 @@ def asked(request: SanityRequest) -> str:
         parts.append(f"{request.source_lost} lost to this source")
     if request.halve:
         parts.append("halved")
+    if request.pulp:
+        parts.append(f"Pulp: {request.luck} Luck to halve a loss")
     return ", ".join(parts)
 
 
@@ -75,6 +77,8 @@ def odds_view(title: str, request: SanityRequest, chance: SanityOdds) -> View:
         above -= chanced
     lines = [head, _row("success", seg(f"{pct(chance.success)} ({frac(chance.success)})"))]
     lines.append(_row("mean", seg(f"loss {_number(chance.mean)}")))
+    if request.pulp:
+        lines.append(_row("Luck", seg(f"spent {_number(chance.luck_spent)} on average")))
     lines.append(_row("INT roll", seg(f"{pct(chance.int_roll)} ({frac(chance.int_roll)})")))
     temporary = "an INT roll may be called for: give INT" if chance.temporary is None else None
     insanity: tuple[tuple[str, Fraction | None], ...] = (

@@ -2,7 +2,8 @@
 against the current SAN with C7-1's levels and no pool, Luck or push (S7-1); a fumble loses
 the failure loss at its maximum (S7-2); a loss of 5 or more calls for an INT roll (S7-3); a
 day's losses of a fifth of its first SAN bring indefinite insanity (S7-4); SAN at most 99 less
-the Cthulhu Mythos (S7-5). ``d100.sanity`` rolls and counts it from these numbers."""
+the Cthulhu Mythos (S7-5); with Pulp Cthulhu's rules, Luck may halve a loss (P-2).
+``d100.sanity`` rolls and counts it from these numbers."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ WORDS = ("sanity", "san", "sc")  # the quick words, and the sheet's names of SAN
 def sanity_level(roll: int, value: int) -> str:
     """C7-1 at regular difficulty against the current SAN (S7-1), or INT (S7-3)."""
     return level(roll, value, fumble_from(value))
+
+
+def halve_with_luck(loss: int, foundry: bool) -> tuple[int, int]:
+    """P-2 (Pulp): lose half the loss, rounded up, for twice the whole loss in Luck (decision
+    S6); Foundry's cost, twice the half rounded down, as the house rule."""
+    half = loss // 2
+    return loss - half, 2 * half if foundry else 2 * loss
 
 
 SANITY = Sanity(
@@ -31,6 +39,7 @@ SANITY = Sanity(
             "mythos": ("cthulhu mythos",),
         }
     ),
+    luck_halves=halve_with_luck,
     summary="a Sanity roll: d100 against SAN, the loss A/B by its outcome (1/1d6), the "
     "insanity it brings",
 )
