@@ -343,6 +343,9 @@ def test_a_roll_by_hand_reads_as_the_rules_say() -> None:
         ({"lost_today": "3"}, "lost_today", "an integer 0..999"),
         ({"insane": 1}, "insane", "true or false"),
         ({"dice": [0]}, "dice", None),
+        ({"dice": [101]}, "dice", "a list of die values, each 1..100, in the order drawn"),
+        ({"int_dice": [0]}, "int_dice", None),
+        ({"loss": "/"}, "loss", sanity.LOSS_ALLOWED),
     ],
 )
 def test_bad_requests_name_the_field_the_value_and_what_is_allowed(

@@ -22,6 +22,7 @@ from .declarations import Sanity
 from .dice import RandomSource
 from .errors import BadInput, RuleRefusal
 from .expressions import Expression
+from .expressions.grammar import MAX_DICE, MAX_SIDES
 from .expressions.rolls import rolled
 from .fields import is_int
 from .machine import Dice, Given, d100
@@ -62,9 +63,8 @@ def rules_of(system: object) -> Sanity:
 
 
 def _number(name: str, value: object, low: int, high: int) -> int:
-    if not is_int(value) or not low <= value <= high:  # type: ignore[operator]
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise BadInput(name, value, f"an integer {low}..{high}")
-    assert isinstance(value, int)
     return value
 
 
@@ -77,7 +77,7 @@ def _loss(text: object) -> tuple[Expression, Expression]:
         try:
             found = expressions.parse(part.strip(), "loss", bonus=False)
         except BadInput as err:  # said of the whole loss, with the part that breaks
-            raise BadInput("loss", text, LOSS_ALLOWED, f"{part}: {err.reason}") from None
+            raise BadInput("loss", text, LOSS_ALLOWED, f"{part!r}: {err.reason}") from None
         if found.low < 0:
             raise BadInput("loss", text, LOSS_ALLOWED + " that never comes below 0", f"{found}")
         read.append(found)
@@ -212,11 +212,14 @@ class SanityRequest:
 
 
 def _dice(stream: str, values: object) -> tuple[int, ...]:
-    allowed = "a list of die values, each 1..its faces, in the order drawn"
-    if not isinstance(values, list | tuple) or len(values) > expressions.grammar.MAX_DICE:
+    """Dice given for a stream: the loss's within their faces (checked as drawn), a d100's
+    1..100."""
+    faces = "its faces" if stream == STREAMS[1] else "100"
+    allowed = f"a list of die values, each 1..{faces}, in the order drawn"
+    if not isinstance(values, list | tuple) or len(values) > MAX_DICE:
         raise BadInput(stream, values, allowed)
     for v in values:
-        if not is_int(v) or v < 1:
+        if not is_int(v) or not 1 <= v <= (MAX_SIDES if stream == STREAMS[1] else 100):
             raise BadInput(stream, values, allowed, f"not a die's value: {v!r}")
     return tuple(values)
 

@@ -61,12 +61,10 @@ def read(tokens: Sequence[str], system: str | None = None, named: bool = False) 
     system's name, else a character's when ``named``) then a Sanity word. ``system``: the
     system to use where the words name none."""
     said = list(tokens)
-    if len(said) < 2:
-        return None
     who = None
-    if said[0].lower() in REGISTRY:
+    if len(said) > 1 and said[0].lower() in REGISTRY:
         system = REGISTRY.get(said.pop(0)).name
-    elif named and said[1].lower() in words() and "/" in "".join(said[2:3]):
+    elif named and len(said) > 1 and said[1].lower() in words() and "/" in "".join(said[2:3]):
         who = said.pop(0)  # without a loss, ``alice sanity`` is a check of the skill
     if not said or said[0].lower() not in words():
         return None
