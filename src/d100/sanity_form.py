@@ -11,7 +11,7 @@ shell and a chat door read words here and do their own I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -110,6 +110,32 @@ def _once(out: dict[str, Any], name: str, value: Any, token: str) -> None:
     if name in out:
         raise BadInput(name, token, f"{name} once", "given twice")
     out[name] = value
+
+
+def request(asked: Asked, sheet: Mapping[str, Any] | None = None) -> SanityRequest:
+    """The request the words ask for, with what the sheet gives (``sheet_fields``) where the
+    words do not say it: SAN once, the sheet's Luck only with pulp (P-2), the dice given split
+    into their streams."""
+    fields = dict(asked.fields)
+    for key, value in (sheet or {}).items():
+        if key == "sanity" and "sanity" in fields:
+            raise BadInput(
+                "sanity",
+                fields["sanity"],
+                f"SAN once: {asked.who}'s sheet gives {value}",
+                "given twice",
+            )
+        if key != "luck" or fields.get("pulp"):
+            fields.setdefault(key, value)
+    if "sanity" not in fields:
+        raise BadInput(
+            "SAN",
+            None,
+            "the current SAN after the loss (coc7 sc 1/1d6 60), or WHO sc LOSS with a sheet",
+            "no SAN given",
+        )
+    made = SanityRequest.from_dict(fields)
+    return made if asked.dice is None else in_order(made, asked.dice)
 
 
 def in_order(request: SanityRequest, dice: Sequence[int]) -> SanityRequest:

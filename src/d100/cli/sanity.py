@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .. import sanity, sanity_form
 from ..errors import D100Error, TooMuchWork, integer
@@ -31,32 +32,16 @@ def read(ns: argparse.Namespace, said: Sequence[str]) -> sanity_form.Asked | Non
 def request(
     ns: argparse.Namespace, asked: sanity_form.Asked
 ) -> tuple[SanityRequest, Character | None]:
-    fields = dict(asked.fields)
+    """The request the words ask for, with the sheet's values for a character on it."""
     flagged = getattr(ns, flags.dest_of("luck"), None)  # luck=N: the roll's --luck took it
     if flagged is not None:
-        fields["luck"] = integer(str(flagged), "luck", "the Luck to spend, with pulp (P-2)")
-    character = None
-    if asked.who is not None:
-        character = flags.open_sheet(ns).get(asked.who)
-        for key, value in sanity_form.sheet_fields(character).items():
-            if key == "sanity" and "sanity" in fields:
-                raise D100Error(
-                    "sanity",
-                    fields["sanity"],
-                    f"SAN once: {character.name}'s sheet gives {value}",
-                    "given twice",
-                )
-            if key != "luck" or fields.get("pulp"):
-                fields.setdefault(key, value)
-    if "sanity" not in fields:
-        raise D100Error(
-            "SAN",
-            None,
-            "the current SAN after the loss (coc7 sc 1/1d6 60), or WHO sc LOSS with a sheet",
-            "no SAN given",
-        )
-    made = SanityRequest.from_dict(fields)
-    return (made if asked.dice is None else sanity_form.in_order(made, asked.dice)), character
+        luck = integer(str(flagged), "luck", "the Luck to spend, with pulp (P-2)")
+        asked = replace(asked, fields={**asked.fields, "luck": luck})
+    if asked.who is None:
+        return sanity_form.request(asked), None
+    character = flags.open_sheet(ns).get(asked.who)
+    named = replace(asked, who=character.name)
+    return sanity_form.request(named, sanity_form.sheet_fields(character)), character
 
 
 def run_roll(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
