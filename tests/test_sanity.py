@@ -13,6 +13,8 @@ from typing import Any
 import icepool
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from d100 import provable, sanity, schema
 from d100.errors import BadInput, DiceError, RuleRefusal, TooMuchWork
@@ -117,6 +119,7 @@ def check_against_oracle(asked: SanityRequest, expected: dict[str, Any]) -> None
     assert found.mean == sum(x * p for x, p in expected["losses"].items())
     assert found.luck_spent == expected["luck_spent"]
     assert found.int_roll == expected["int_roll"]
+    assert found.big_loss == sum(p for x, p in expected["losses"].items() if x >= 5)
     assert found.temporary == expected["temporary"]
     assert found.indefinite == expected["indefinite"]
     assert found.permanent == expected["permanent"]
@@ -413,3 +416,71 @@ def test_requests_results_and_odds_fit_the_shipped_schema() -> None:
     checker.validate(sanity.odds(asked).to_dict())
     checker.validate(asked.to_dict())
     assert not checker.is_valid({"system": "coc7", "sanity": 30, "loss": "1/1d6", "pow": 1})
+
+
+@st.composite
+def losses(draw: st.DrawFn, least: int) -> tuple[str, Any]:
+    """A loss expression as text and as an icepool die: NdM+C, or a constant."""
+    count = draw(st.integers(least, 2))
+    sides = draw(st.sampled_from([2, 3, 4, 6, 8, 10]))
+    constant = draw(st.integers(0, 3))
+    if count == 0:
+        return str(constant), constant
+    return f"{count}d{sides}+{constant}", count @ icepool.d(sides) + constant
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    san=st.integers(0, 99),
+    a=losses(0),
+    b=losses(1),
+    intelligence=st.none() | st.integers(0, 120),
+    lost_today=st.integers(0, 30),
+    day_start=st.none() | st.integers(0, 99),
+    insane=st.booleans(),
+    source_lost=st.none() | st.integers(0, 15),
+    halve=st.booleans(),
+    luck=st.none() | st.integers(0, 40),
+    foundry=st.booleans(),
+)
+def test_s7_2_s7_3_s7_4_any_request_as_the_oracle_counts_it(  # rule: P-2
+    san: int,
+    a: tuple[str, Any],
+    b: tuple[str, Any],
+    intelligence: int | None,
+    lost_today: int,
+    day_start: int | None,
+    insane: bool,
+    source_lost: int | None,
+    halve: bool,
+    luck: int | None,
+    foundry: bool,
+) -> None:
+    pulp = {} if luck is None else {"pulp": True, "luck": luck}
+    asked = request(
+        sanity=san,
+        loss=f"{a[0]}/{b[0]}",
+        intelligence=intelligence,
+        lost_today=lost_today,
+        day_start=day_start,
+        insane=insane,
+        source_lost=source_lost,
+        halve=halve,
+        pulp_halve_san_cost_foundry=foundry and luck is not None,
+        **pulp,
+    )
+    expected = oracle(
+        san,
+        a[1],
+        b[1],
+        intelligence,
+        0,
+        lost_today,
+        day_start,
+        insane,
+        source_lost,
+        halve,
+        luck,
+        foundry and luck is not None,
+    )
+    check_against_oracle(asked, expected)

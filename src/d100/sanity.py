@@ -352,7 +352,9 @@ def roll(
 @dataclass(frozen=True)
 class SanityOdds:
     """A Sanity roll's exact odds: each level, success, every loss with its chance and the
-    mean, the Luck spent on average (P-2), a loss calling for an INT roll, temporary insanity
+    mean, the Luck spent on average (P-2), one loss big enough for an INT roll (``big_loss``,
+    S7-3's P(loss >= 5)) and one calling for it (SAN left, the day's limit not reached),
+    temporary insanity
     (the INT roll included; None where one may be called for and no INT is given), indefinite
     and permanent insanity."""
 
@@ -361,6 +363,7 @@ class SanityOdds:
     losses: Mapping[int, Fraction]
     mean: Fraction
     luck_spent: Fraction
+    big_loss: Fraction
     int_roll: Fraction
     temporary: Fraction | None
     indefinite: Fraction
@@ -381,6 +384,7 @@ class SanityOdds:
             "losses": [{"loss": x, "chance": fraction_text(p)} for x, p in self.losses.items()],
             "mean": fraction_text(self.mean),
             "luck_spent": fraction_text(self.luck_spent),
+            "big_loss": fraction_text(self.big_loss),
             "int_roll": fraction_text(self.int_roll),
             "temporary": None if self.temporary is None else fraction_text(self.temporary),
             "indefinite": fraction_text(self.indefinite),
@@ -444,6 +448,7 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
         dict(sorted(losses.items())),
         sum((x * p for x, p in losses.items()), Fraction(0)),
         luck,
+        sum((p for x, p in losses.items() if x >= rules.int_roll_from), Fraction(0)),
         calls,
         temporary,
         indefinite,

@@ -226,7 +226,7 @@ def sanity_schema() -> dict[str, Any]:
         "required": ["loss", "chance"],
         "additionalProperties": False,
     }
-    chances = ("success", "mean", "luck_spent", "int_roll", "indefinite", "permanent")
+    chances = ("success", "mean", "luck_spent", "big_loss", "int_roll", "indefinite", "permanent")
     defs["SanityOdds"] = {
         "type": "object",
         "properties": {

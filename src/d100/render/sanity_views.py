@@ -79,6 +79,8 @@ def odds_view(title: str, request: SanityRequest, chance: SanityOdds) -> View:
     lines.append(_row("mean", seg(f"loss {_number(chance.mean)}")))
     if request.pulp:
         lines.append(_row("Luck", seg(f"spent {_number(chance.luck_spent)} on average")))
+    big = chance.big_loss
+    lines.append(_row(f"loss {request.rules.int_roll_from}+", seg(f"{pct(big)} ({frac(big)})")))
     lines.append(_row("INT roll", seg(f"{pct(chance.int_roll)} ({frac(chance.int_roll)})")))
     temporary = "an INT roll may be called for: give INT" if chance.temporary is None else None
     insanity: tuple[tuple[str, Fraction | None], ...] = (
