@@ -25,7 +25,10 @@ from .output import show
 def read(ns: argparse.Namespace, said: Sequence[str]) -> sanity_form.Asked | None:
     """The Sanity roll the words ask for, or None: a system's name (or ``--system``'s, or a
     character's on the sheet) and a Sanity word first."""
-    named = bool(said) and said[0].lower() not in sanity_form.words() and bool(flags.sheet_path(ns))
+    words = sanity_form.words()
+    # a sheet is looked for only where a character's name may stand before a Sanity word
+    maybe = len(said) > 1 and said[1].lower() in words and said[0].lower() not in words
+    named = maybe and bool(flags.sheet_path(ns))
     return sanity_form.read(said, ns.system, named)
 
 
