@@ -345,6 +345,7 @@ def test_a_roll_by_hand_reads_as_the_rules_say() -> None:
         ({"intelligence": -1}, "intelligence", "an integer 0..999"),
         ({"lost_today": "3"}, "lost_today", "an integer 0..999"),
         ({"insane": 1}, "insane", "true or false"),
+        ({"pulp": 1, "luck": 5}, "pulp", "true or false"),
         ({"dice": [0]}, "dice", None),
         ({"dice": [101]}, "dice", "a list of die values, each 1..100, in the order drawn"),
         ({"int_dice": [0]}, "int_dice", None),

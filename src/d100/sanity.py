@@ -132,10 +132,10 @@ class SanityRequest:
             _number("day_start", self.day_start, 0, MOST)
         if self.source_lost is not None:
             _number("source_lost", self.source_lost, 0, MOST)
-        self._pulp(rules)
         for flag in ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry"):
             if not isinstance(getattr(self, flag), bool):
                 raise BadInput(flag, getattr(self, flag), "true or false")
+        self._pulp(rules)
         for stream in STREAMS:
             given = getattr(self, stream)
             if given is not None:
@@ -145,7 +145,7 @@ class SanityRequest:
 
     def _pulp(self, rules: Sanity) -> None:
         """Luck on a Sanity roll only with Pulp's rule (S7-1, P-2), and then its amount."""
-        if self.pulp is True:
+        if self.pulp:
             if rules.luck_halves is None:
                 raise RuleRefusal("pulp", True, "a system with Pulp's Luck", "no Pulp Luck")
             if self.luck is None:
@@ -155,7 +155,7 @@ class SanityRequest:
             raise RuleRefusal(
                 "luck", self.luck, "Luck only with pulp (P-2)", "no Luck on a Sanity roll (S7-1)"
             )
-        elif self.pulp_halve_san_cost_foundry is True:
+        elif self.pulp_halve_san_cost_foundry:
             raise BadInput("pulp_halve_san_cost_foundry", True, "only with pulp (P-2)")
 
     @classmethod
