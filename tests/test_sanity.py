@@ -45,14 +45,18 @@ def oracle(
     halve: bool = False,
     luck: int | None = None,
     foundry: bool = False,
+    pool: int = 0,
 ) -> dict[str, Any]:
     """SESSION.md read afresh: P(loss = x) = P(success) P(A = x) + P(failure, no fumble) P(B = x)
     + P(fumble) [x = max(B)] (S7-2), the cap then the halving (decision S7); S7-3 with S2's INT
     roll; S7-4's limit of the day's first SAN / 5; S7-5's SAN within 0..99 - Mythos."""
     fail = _chances(on_failure)
     most_b = max(fail)
-    levels = Counter(coc7_oracle.level(r, san) for r in range(1, 101))
-    p = {lvl: Fraction(n, 100) for lvl, n in levels.items()}
+    kept = coc7_oracle.kept_rolls(pool)  # C7-3's pool under SealDice's house rule (S1)
+    levels: Counter[str] = Counter()
+    for r, n in kept.items():
+        levels[coc7_oracle.level(r, san)] += n
+    p = {lvl: Fraction(n, sum(kept.values())) for lvl, n in levels.items()}
     won = sum(p[lvl] for lvl in p if lvl in SUCCESS)
     losses: dict[int, Fraction] = {}
     luck_spent = Fraction(0)
@@ -115,6 +119,7 @@ def request(**fields: Any) -> SanityRequest:
 def check_against_oracle(asked: SanityRequest, expected: dict[str, Any]) -> None:
     found = sanity.odds(asked)
     assert found.success == expected["success"]
+    assert sum(found.levels.values()) == 1
     assert dict(found.losses) == expected["losses"]
     assert found.mean == sum(x * p for x, p in expected["losses"].items())
     assert found.luck_spent == expected["luck_spent"]
@@ -214,6 +219,29 @@ def test_s7_2_the_source_cap_then_the_halving(source_lost: int | None, halve: bo
     )
     expected = oracle(55, icepool.d4, icepool.d8 + 2, 70, source_lost=source_lost, halve=halve)
     check_against_oracle(asked, expected)
+
+
+@pytest.mark.parametrize("pool", [-2, -1, 1, 2])
+def test_s7_1_bonus_and_penalty_dice_only_under_the_house_rule(pool: int) -> None:
+    for san in (30, 60):
+        asked = request(sanity=san, loss="1/1d8", intelligence=50, pool=pool, sanity_pool=True)
+        check_against_oracle(asked, oracle(san, 1, icepool.d8, 50, pool=pool))
+    with pytest.raises(RuleRefusal) as err:
+        request(sanity=50, loss="1/1d6", pool=pool)
+    assert (err.value.field, err.value.value) == ("pool", pool)
+
+
+def test_s7_1_a_pool_by_hand_keeps_the_lower_or_the_higher_tens() -> None:
+    bonus = sanity.roll(request(sanity=40, loss="1/1d6", pool=1, sanity_pool=True, dice=[42, 2]))
+    assert (bonus.roll, bonus.dice, bonus.level) == (2, (42, 2), "extreme")
+    fields = {"sanity": 40, "loss": "1/1d6", "pool": -1, "sanity_pool": True}
+    penalty = sanity.roll(request(**fields, dice=[42, 2], loss_dice=[4]))
+    assert (penalty.roll, penalty.level, penalty.loss) == (42, "failure", 4)
+    with pytest.raises(DiceError):  # the values of one roll share their units digit
+        sanity.roll(request(**fields, dice=[42, 3], loss_dice=[4]))
+    with pytest.raises(BadInput) as err:
+        request(sanity=40, loss="1/1d6", pool=3, sanity_pool=True)
+    assert err.value.allowed == "an integer -2..2"
 
 
 # rule: P-2
@@ -443,6 +471,7 @@ def losses(draw: st.DrawFn, least: int) -> tuple[str, Any]:
     halve=st.booleans(),
     luck=st.none() | st.integers(0, 40),
     foundry=st.booleans(),
+    pool=st.integers(-2, 2),
 )
 def test_s7_2_s7_3_s7_4_any_request_as_the_oracle_counts_it(  # rule: P-2
     san: int,
@@ -456,6 +485,7 @@ def test_s7_2_s7_3_s7_4_any_request_as_the_oracle_counts_it(  # rule: P-2
     halve: bool,
     luck: int | None,
     foundry: bool,
+    pool: int,
 ) -> None:
     pulp = {} if luck is None else {"pulp": True, "luck": luck}
     asked = request(
@@ -468,6 +498,8 @@ def test_s7_2_s7_3_s7_4_any_request_as_the_oracle_counts_it(  # rule: P-2
         source_lost=source_lost,
         halve=halve,
         pulp_halve_san_cost_foundry=foundry and luck is not None,
+        pool=pool,
+        sanity_pool=pool != 0,
         **pulp,
     )
     expected = oracle(
@@ -483,5 +515,6 @@ def test_s7_2_s7_3_s7_4_any_request_as_the_oracle_counts_it(  # rule: P-2
         halve,
         luck,
         foundry and luck is not None,
+        pool,
     )
     check_against_oracle(asked, expected)

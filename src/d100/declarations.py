@@ -13,9 +13,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from .catalogue import OpposedTask
+from .machine import Given, Need
 from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
@@ -280,6 +281,22 @@ class Option:
 Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]], list[Option]]
 
 
+class SanityDie(Protocol):
+    """The d100 of a Sanity roll with a net pool of bonus (+) or penalty (-) dice, as a
+    machine ending on the kept roll: the d100 values one draw stands for, and dice given by
+    hand as its draws."""
+
+    def start(self) -> int: ...
+
+    def need(self, state: int) -> Need | None: ...
+
+    def advance(self, state: int, value: int) -> int: ...
+
+    def values(self, draw: int) -> tuple[int, ...]: ...
+
+    def encode(self, given: tuple[int, ...], field_name: str) -> Given: ...
+
+
 @dataclass(frozen=True)
 class Sanity:
     """A Sanity roll (CoC7's S7-1..S7-5): d100 against the current Sanity, a loss ``A/B`` by
@@ -294,9 +311,12 @@ class Sanity:
     most: int  # the highest Sanity before the Mythos takes its share
     sheet: Mapping[str, tuple[str, ...]]  # a request field -> the sheet skills that hold it
     summary: str
+    # the d100 for a net pool and the stream it draws for (SAN's, INT's)
+    die: Callable[[int, str], SanityDie]
     # Luck spent to lose less, where the system has it (Pulp Cthulhu's P-2): a loss and the
     # house rule's flag -> (the loss kept, the Luck it costs)
     luck_halves: Callable[[int, bool], tuple[int, int]] | None = None
+    most_pool: int = 0  # the most bonus or penalty dice the house rule ``sanity_pool`` allows
 
 
 @dataclass(frozen=True)

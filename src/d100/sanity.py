@@ -6,26 +6,27 @@ failure loss at its maximum, the loss that calls for an INT roll, the day's limi
 Sanity); this module reads them. One roll: the d100 (stream ``dice``), the loss's dice
 (``loss_dice``, none where the loss is a maximum), then the INT roll where one is called for
 (``int_dice``), all through ``machine.Dice`` in that order, so a seeded or provable source draws
-them as it draws a check's. The odds weigh every face of the d100 through the same ``level``,
-every total of the loss through the expressions' exact counts, and every face of the INT roll;
+them as it draws a check's; the d100 is the system's own machine (``Sanity.die``, with a pool
+under a house rule). The odds weigh every kept roll of that machine through the same ``level``,
+every total of the loss through the expressions' exact counts, and every INT roll;
 what a loss brings (``outcome``) is the one function the roll and the odds both call."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from . import expressions
-from .declarations import Sanity
+from .declarations import Sanity, SanityDie
 from .dice import RandomSource
 from .errors import BadInput, RuleRefusal
 from .expressions import Expression
 from .expressions.grammar import MAX_DICE, MAX_SIDES
 from .expressions.rolls import rolled
 from .fields import is_int
-from .machine import Dice, Given, d100
+from .machine import Dice, Given, distribution, run
 from .results import fraction_text, frozen, thawed
 from .systems import REGISTRY
 
@@ -44,6 +45,8 @@ FIELDS = (
     "pulp",
     "luck",
     "pulp_halve_san_cost_foundry",
+    "pool",
+    "sanity_pool",
     *STREAMS,
     "label",
 )
@@ -93,7 +96,8 @@ class SanityRequest:
     already lost to this loss's source (the per-source cap, off when None) and ``halve`` (Mythos
     Hardened); ``pulp`` with the ``luck`` to spend halving a loss where that lowers it and the
     Luck covers it (P-2; the cost Foundry's with ``pulp_halve_san_cost_foundry``); dice rolled
-    by hand, per stream; a label. Checked when built."""
+    by hand, per stream; ``pool`` bonus (+) or penalty (-) dice on the d100 against SAN, only
+    with the house rule ``sanity_pool`` (S7-1, decision S1); a label. Checked when built."""
 
     system: str
     sanity: int
@@ -108,6 +112,8 @@ class SanityRequest:
     pulp: bool = False
     luck: int | None = None
     pulp_halve_san_cost_foundry: bool = False
+    pool: int = 0
+    sanity_pool: bool = False
     dice: tuple[int, ...] | None = None
     loss_dice: tuple[int, ...] | None = None
     int_dice: tuple[int, ...] | None = None
@@ -132,10 +138,18 @@ class SanityRequest:
             _number("day_start", self.day_start, 0, MOST)
         if self.source_lost is not None:
             _number("source_lost", self.source_lost, 0, MOST)
-        for flag in ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry"):
+        for flag in ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry", "sanity_pool"):
             if not isinstance(getattr(self, flag), bool):
                 raise BadInput(flag, getattr(self, flag), "true or false")
         self._pulp(rules)
+        _number("pool", self.pool, -rules.most_pool, rules.most_pool)
+        if self.pool and not self.sanity_pool:
+            raise RuleRefusal(
+                "pool",
+                self.pool,
+                "bonus or penalty dice only with the house rule sanity_pool",
+                "no bonus or penalty dice on a Sanity roll (S7-1)",
+            )
         for stream in STREAMS:
             given = getattr(self, stream)
             if given is not None:
@@ -252,13 +266,15 @@ def outcome(request: SanityRequest, loss: int) -> Outcome:
 
 @dataclass(frozen=True)
 class SanityResult:
-    """A Sanity roll: the d100 and its level, success, the loss expression rolled (or its
+    """A Sanity roll: the d100 kept and every d100 rolled (more than one with a pool), its
+    level, success, the loss expression rolled (or its
     maximum), its dice, the loss as rolled and as lost, Sanity before and after, the highest
     Sanity, the INT roll and its level where made, and the insanity it brings: ``temporary``
     (None where an INT roll is called for and no INT is given), ``indefinite``, ``permanent``."""
 
     system: str
     roll: int
+    dice: tuple[int, ...]
     level: str
     success: bool
     loss_expression: str
@@ -283,7 +299,7 @@ class SanityResult:
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in SanityResult.__dataclass_fields__}
-        out["loss_dice"] = list(self.loss_dice)
+        out["dice"], out["loss_dice"] = list(self.dice), list(self.loss_dice)
         out["request"] = thawed(self.request)
         return out
 
@@ -294,9 +310,12 @@ def roll(
     """Roll a Sanity check: dice from the request where given (G3), else from ``rng``."""
     asked = request if isinstance(request, SanityRequest) else SanityRequest.from_dict(request)
     rules = asked.rules
-    given = {s: Given(getattr(asked, s)) for s in STREAMS if getattr(asked, s) is not None}
+    pooled = rules.die(asked.pool, STREAMS[0])
+    given = {s: Given(getattr(asked, s)) for s in STREAMS[1:] if getattr(asked, s) is not None}
+    if asked.dice is not None:
+        given[STREAMS[0]] = pooled.encode(asked.dice, STREAMS[0])
     draws = Dice(rng, given)
-    die = draws.draw(d100(STREAMS[0]))
+    die = run(pooled, draws, strict=False)
     level = rules.level(die, asked.sanity)
     success = level in REGISTRY.get(asked.system).declares.success_names
     expression = asked.success_loss if success else asked.failure_loss
@@ -313,14 +332,16 @@ def roll(
     int_roll = int_level = None
     temporary: bool | None = then.bout
     if then.int_roll and asked.intelligence is not None:
-        int_roll = draws.draw(d100(STREAMS[2]))
+        int_roll = run(rules.die(0, STREAMS[2]), draws, strict=False)
         int_level = rules.level(int_roll, asked.intelligence)
         temporary = int_level in REGISTRY.get(asked.system).declares.success_names
     elif then.int_roll:
         temporary = None
     draws.finish()
+    shown = tuple(v for d in draws.record[STREAMS[0]] for v in pooled.values(d))
+    kept = f"{die:02d}" if len(shown) == 1 else f"{die:02d} (of {', '.join(map(str, shown))})"
     why = (
-        f"rolled {die:02d} vs SAN {asked.sanity}: {level}; loss {said}"
+        f"rolled {kept} vs SAN {asked.sanity}: {level}; loss {said}"
         + ("" if loss == loss_rolled else f", {loss} lost")
         + (f" for {luck} Luck" if luck else "")
         + f"; SAN {asked.sanity} -> {then.after}"
@@ -328,6 +349,7 @@ def roll(
     return SanityResult(
         asked.system,
         die,
+        shown,
         level,
         success,
         str(expression),
@@ -393,12 +415,13 @@ class SanityOdds:
         }
 
 
-def _faces(rules: Sanity, value: int) -> dict[str, Fraction]:
-    """Every face of a d100 against ``value`` through the roll's own ``level``."""
+def _levels(die: SanityDie, level: Callable[[int, int], str], value: int) -> dict[str, Fraction]:
+    """Every kept roll of the die, from the roll's own machine, against ``value`` through the
+    roll's own ``level``."""
     out: dict[str, Fraction] = {}
-    for face in range(1, 101):
-        lvl = rules.level(face, value)
-        out[lvl] = out.get(lvl, Fraction(0)) + Fraction(1, 100)
+    for kept, p in distribution(die).items():
+        lvl = level(kept, value)
+        out[lvl] = out.get(lvl, Fraction(0)) + p
     return out
 
 
@@ -410,7 +433,7 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
     declared = REGISTRY.get(asked.system).declares
     wins = declared.success_names
     counts = [expressions.distribution(e, "loss") for e in (asked.success_loss, asked.failure_loss)]
-    levels = _faces(rules, asked.sanity)
+    levels = _levels(rules.die(asked.pool, STREAMS[0]), rules.level, asked.sanity)
     rolled_losses: dict[int, Fraction] = {}
     for lvl, p in levels.items():
         if lvl in rules.maximised:
@@ -428,7 +451,7 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
         luck += p * cost
     int_win = None
     if asked.intelligence is not None:
-        faces = _faces(rules, asked.intelligence)
+        faces = _levels(rules.die(0, STREAMS[2]), rules.level, asked.intelligence)
         int_win = sum((p for lvl, p in faces.items() if lvl in wins), Fraction(0))
     calls = bouts = indefinite = permanent = Fraction(0)
     for x, p in losses.items():

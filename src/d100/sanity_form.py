@@ -4,10 +4,10 @@
 of the system's declared Sanity words (``sanity``, ``san``, ``sc``); with a sheet the character's
 name stands for the system and the SAN (``alice sc 1/1d6``). The words are the request's own
 fields as ``KEY=VALUE`` (``int=`` for ``intelligence=``, ``today=`` for ``lost_today=``,
-``start=`` for ``day_start=``, ``source=`` for ``source_lost=``, ``luck=``), the flags
-``insane``, ``halve``, ``pulp`` and ``pulp_halve_san_cost_foundry``, and ``@DICE``: every die
-in the order drawn (the d100, the loss's dice, the INT roll). Pure: the command line, the
-shell and a chat door read words here and do their own I/O."""
+``start=`` for ``day_start=``, ``source=`` for ``source_lost=``, ``luck=``, ``pool=``), the
+flags ``insane``, ``halve``, ``pulp``, ``pulp_halve_san_cost_foundry`` and ``sanity_pool``, and
+``@DICE``: every die in the order drawn (the d100's, the loss's, the INT roll). Pure: the
+command line, the shell and a chat door read words here and do their own I/O."""
 
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ SHORT = {
     "start": "day_start",
     "source": "source_lost",
 }
-FLAGS = ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry")
-NUMBERS = ("intelligence", "mythos", "lost_today", "day_start", "source_lost", "luck")
+FLAGS = ("insane", "halve", "pulp", "pulp_halve_san_cost_foundry", "sanity_pool")
+NUMBERS = ("intelligence", "mythos", "lost_today", "day_start", "source_lost", "luck", "pool")
 ALLOWED = (
     "[SYSTEM] WORD LOSS [SAN] then int=N, mythos=N, today=N, start=N, source=N, insane, halve, "
-    "pulp with luck=N (pulp_halve_san_cost_foundry), "
+    "pulp with luck=N (pulp_halve_san_cost_foundry), sanity_pool with pool=N (+bonus, -penalty), "
     "@DICE (the d100, the loss's dice, the INT roll, in order)"
 )
 
@@ -139,19 +139,23 @@ def request(asked: Asked, sheet: Mapping[str, Any] | None = None) -> SanityReque
 
 
 def in_order(request: SanityRequest, dice: Sequence[int]) -> SanityRequest:
-    """Dice given in the order drawn, split into the roll's streams: the d100, then as many as
-    the loss its level picks has (none for a maximum), then the INT roll."""
-    if not dice:
-        raise BadInput("dice", list(dice), "the d100 first, e.g. @42")
-    first, rest = dice[0], list(dice[1:])
+    """Dice given in the order drawn, split into the roll's streams: the d100 (one value a
+    die of its pool), then as many as the loss its level picks has (none for a maximum), then
+    the INT roll."""
     rules = request.rules
-    level = rules.level(first, request.sanity)
+    size = abs(request.pool) + 1
+    if len(dice) < size:
+        raise BadInput("dice", list(dice), f"the d100 first, {size} values for its pool: @42")
+    first, rest = tuple(dice[:size]), list(dice[size:])
+    die = rules.die(request.pool, sanity.STREAMS[0])
+    kept = die.advance(die.start(), die.encode(first, sanity.STREAMS[0]).draws[0])
+    level = rules.level(kept, request.sanity)
     won = level in REGISTRY.get(request.system).declares.success_names
     loss = request.success_loss if won else request.failure_loss
     count = 0 if level in rules.maximised else loss.dice
     return replace(
         request,
-        dice=(first,),
+        dice=first,
         loss_dice=tuple(rest[:count]) or None,
         int_dice=tuple(rest[count:]) or None,
     )

@@ -26,6 +26,7 @@ class SanityView:
     met: bool
     verdict: str  # "a success" or "a failure"
     roll: int
+    dice: tuple[int, ...]  # every d100 rolled: more than one with a pool (S7-1's house rule)
     loss: int
     loss_words: str  # "1d6 (4)", "1d6+1 at its maximum (7)"
     luck_spent: int  # Luck spent to lose less (P-2)
@@ -47,6 +48,7 @@ class SanityView:
         for f in fields(self):
             value = getattr(self, f.name)
             out[f.name] = fraction_text(value) if isinstance(value, Fraction) else value
+        out["dice"] = list(self.dice)
         return out
 
 
@@ -93,6 +95,7 @@ def sanity_view(result: SanityResult, odds: SanityOdds | None = None) -> SanityV
         met=result.success,
         verdict="a success" if result.success else "a failure",
         roll=result.roll,
+        dice=result.dice,
         loss=result.loss,
         loss_words=loss_words,
         luck_spent=result.luck_spent,

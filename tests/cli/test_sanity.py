@@ -119,3 +119,11 @@ def test_pulp_luck_from_the_sheet_is_spent_and_written_back(tmp_path: Path) -> N
     assert (by_numbers["loss"], by_numbers["luck_spent"]) == (8, 0)  # 16 Luck is more than 15
     refused = clean_error(d100("roll", "coc7", "sc", "1/1d10", "50", "luck=30"))
     assert "no Luck on a Sanity roll (S7-1)" in refused
+
+
+# rule: S7-1
+def test_a_pool_only_under_the_house_rule_its_dice_first_in_order() -> None:
+    data = as_json("roll", "coc7", "sc", "1/1d6", "40", "sanity_pool", "pool=-1", "@42,02,4")
+    assert (data["roll"], data["dice"], data["loss"]) == (42, [42, 2], 4)
+    refused = clean_error(d100("roll", "coc7", "sc", "1/1d6", "40", "pool=1"))
+    assert "no bonus or penalty dice on a Sanity roll (S7-1)" in refused

@@ -34,7 +34,8 @@ def asked(request: SanityRequest) -> str:
 def roll_view(view: SanityView, request: SanityRequest) -> View:
     head = view.label or view.title
     lines: list[Line] = [line(seg(head, "title"), seg(f" — {asked(request)}", "dim"))]
-    lines.append(_row("dice", seg(f"{view.roll:02d}", "bold")))
+    every = "" if len(view.dice) == 1 else f"  of {', '.join(f'{d:02d}' for d in view.dice)}"
+    lines.append(_row("dice", seg(f"{view.roll:02d}", "bold"), seg(every, "dim")))
     lines.append(_row("level", seg(view.level.upper(), view.style), seg(f"  {view.verdict}")))
     words = "" if view.loss_words == str(view.loss) else f"  {view.loss_words}"
     lines.append(_row("loss", seg(str(view.loss), "bold"), seg(words, "dim")))
