@@ -10,6 +10,7 @@ from . import (
     machine,
     provable,
     quick,
+    sanity,
     systems,
     tallies,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "quick",
     "resolve",
     "resolve_group",
+    "sanity",
     "systems",
     "tallies",
 ]

@@ -13,9 +13,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from .catalogue import OpposedTask
+from .machine import Given, Need
 from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
@@ -280,6 +281,44 @@ class Option:
 Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]], list[Option]]
 
 
+class SanityDie(Protocol):
+    """The d100 of a Sanity roll with a net pool of bonus (+) or penalty (-) dice, as a
+    machine ending on the kept roll: the d100 values one draw stands for, and dice given by
+    hand as its draws."""
+
+    def start(self) -> int: ...
+
+    def need(self, state: int) -> Need | None: ...
+
+    def advance(self, state: int, value: int) -> int: ...
+
+    def values(self, draw: int) -> tuple[int, ...]: ...
+
+    def encode(self, given: tuple[int, ...], field_name: str) -> Given: ...
+
+
+@dataclass(frozen=True)
+class Sanity:
+    """A Sanity roll (CoC7's S7-1..S7-5): d100 against the current Sanity, a loss ``A/B`` by
+    its outcome, and the insanity a loss brings. The system declares its numbers and words;
+    ``d100.sanity`` resolves and counts any system's by them."""
+
+    words: tuple[str, ...]  # the quick words that ask for one: "sanity", "san", "sc"
+    level: Callable[[int, int], str]  # a d100 roll against a value: its level
+    maximised: frozenset[str]  # levels that lose the failure loss at its maximum
+    int_roll_from: int  # one loss at least this, SAN left, calls for an INT roll
+    daily_divisor: int  # a day's limit: the day's first Sanity over this, rounded down
+    most: int  # the highest Sanity before the Mythos takes its share
+    sheet: Mapping[str, tuple[str, ...]]  # a request field -> the sheet skills that hold it
+    summary: str
+    # the d100 for a net pool and the stream it draws for (SAN's, INT's)
+    die: Callable[[int, str], SanityDie]
+    # Luck spent to lose less, where the system has it (Pulp Cthulhu's P-2): a loss and the
+    # house rule's flag -> (the loss kept, the Luck it costs)
+    luck_halves: Callable[[int, bool], tuple[int, int]] | None = None
+    most_pool: int = 0  # the most bonus or penalty dice the house rule ``sanity_pool`` allows
+
+
 @dataclass(frozen=True)
 class Declaration:
     """Everything about a system that code outside it needs."""
@@ -321,6 +360,8 @@ class Declaration:
     # (but the fields ``binds_other_side`` names) follows from its own request and dice, so a
     # viewer shown one side whole beside a withheld one recomputes it (``d100 verify``)
     sides_stand_alone: bool = False
+    # a Sanity roll, where the system has one (``Sanity``)
+    sanity: Sanity | None = None
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

@@ -107,6 +107,11 @@ class Dice:
         self.record.setdefault(need.stream, []).append(value)
         return value
 
+    def given(self, stream: str) -> list[int]:
+        """The dice given for ``stream``, as given (none: an empty list)."""
+        found = self._given.get(stream)
+        return [] if found is None else _values(found)
+
     def finish(self) -> None:
         for stream, given in self._given.items():
             left = len(given.draws) - self._used.get(stream, 0)

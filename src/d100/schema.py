@@ -182,11 +182,79 @@ def dice_schema() -> dict[str, Any]:
     }
 
 
+def sanity_schema() -> dict[str, Any]:
+    """A Sanity roll's request, its result and its odds (``d100.sanity``)."""
+    from . import sanity
+
+    whole = {"type": "integer", "minimum": 0, "maximum": sanity.MOST}
+    optional = {"anyOf": [whole, {"type": "null"}]}
+    dice = {
+        "anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1}}, {"type": "null"}]
+    }
+    names = [s.name for s in REGISTRY if s.declares.sanity is not None]
+    request = {
+        "type": "object",
+        "properties": {
+            "system": {"enum": names},
+            "sanity": {**whole, "description": "the current SAN, at most the highest (S7-5)"},
+            "loss": {"type": "string", "description": sanity.LOSS_ALLOWED},
+            "intelligence": {**optional, "description": "INT, for the INT roll (S7-3)"},
+            "mythos": {**whole, "description": "the Cthulhu Mythos (S7-5)"},
+            "lost_today": {**whole, "description": "SAN lost earlier today (S7-4)"},
+            "day_start": {**optional, "description": "the day's first SAN (S7-4)"},
+            "insane": {"type": "boolean", "description": "already indefinitely insane (S7-3)"},
+            "source_lost": {**optional, "description": "SAN lost to this source (S7-2's cap)"},
+            "halve": {"type": "boolean", "description": "the loss halved, rounded down (S7-2)"},
+            "pulp": {"type": "boolean", "description": "Pulp's Luck halves a loss (P-2)"},
+            "luck": {**optional, "description": "the Luck to spend, with pulp (P-2)"},
+            "pulp_halve_san_cost_foundry": {
+                "type": "boolean",
+                "description": "P-2's cost as Foundry's: twice the half rounded down",
+            },
+            **{stream: dice for stream in sanity.STREAMS},
+            "label": {"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
+        },
+        "required": ["system", "sanity", "loss"],
+        "additionalProperties": False,
+    }
+    defs: dict[str, Any] = {"SanityRequest": request}
+    _define(sanity.SanityResult, defs)
+    defs["SanityResult"]["properties"]["request"] = {"$ref": "#/$defs/SanityRequest"}
+    row = {
+        "type": "object",
+        "properties": {"loss": {"type": "integer"}, "chance": FRACTION},
+        "required": ["loss", "chance"],
+        "additionalProperties": False,
+    }
+    chances = ("success", "mean", "luck_spent", "big_loss", "int_roll", "indefinite", "permanent")
+    defs["SanityOdds"] = {
+        "type": "object",
+        "properties": {
+            "levels": {"type": "object", "additionalProperties": FRACTION},
+            **dict.fromkeys(chances, FRACTION),
+            "losses": {"type": "array", "items": row},
+            "temporary": {"anyOf": [FRACTION, {"type": "null"}]},
+            "request": {"$ref": "#/$defs/SanityRequest"},
+        },
+        "required": ["levels", "losses", "temporary", "request", *chances],
+        "additionalProperties": False,
+    }
+    return {
+        "$schema": DRAFT,
+        "title": "d100 Sanity roll: request, result or odds",
+        "oneOf": [
+            {"$ref": f"#/$defs/{name}"} for name in ("SanityRequest", "SanityResult", "SanityOdds")
+        ],
+        "$defs": defs,
+    }
+
+
 SCHEMAS = {
     "request": request_schema,
     "result": result_schema,
     "odds": odds_schema,
     "dice": dice_schema,
+    "sanity": sanity_schema,
 }
 
 # The Python type of each kind of request field, for the contract's dict types.

@@ -12,7 +12,7 @@ from ..render.odds_views import contest_odds_view, odds_table_view, odds_view
 from ..render.view import View
 from ..results import CheckOdds, ContestOdds
 from ..systems import REGISTRY
-from . import dice, flags, jsonl
+from . import dice, flags, jsonl, sanity
 from .output import show
 from .roll import check_request, contest_request
 
@@ -32,6 +32,7 @@ examples:
   echo '{"system":"brp","skill":65}' | d100 odds
   d100 odds 3d6
   d100 odds 1d8+DB --db +1d4
+  d100 odds coc7 sc 1d4/1d10 45 int=70
 """
 
 
@@ -57,6 +58,9 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
+    losing = sanity.read(ns, ns.names) if ns.names and ns.vs is None else None
+    if losing is not None:
+        return sanity.run_odds(ns, losing)
     asked = dice.read(ns.names) if ns.names and ns.vs is None else None
     if asked is not None:
         return dice.run_odds(ns, asked)

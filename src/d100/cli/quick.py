@@ -16,7 +16,7 @@ from typing import Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import dice, flags, words
+from . import dice, flags, sanity, words
 from .roll import add_cover, run_check
 
 HELP = """\
@@ -31,6 +31,9 @@ d100 check (--seed 7, --json), anywhere. Two words for one field are an error. A
 chat-bot command form is read as that system's check, and 1d100<=SKILL as a check of the
 chosen system; words after a form that are none of its words are its label. BCDice's secret
 prefix S is taken (SCC<=65), though nothing is hidden here.
+
+a Sanity roll: [SYSTEM] sc LOSS SAN [int=N mythos=N today=N ...], or WHO sc LOSS with a sheet
+(coc7 sc 1/1d6 60; docs/cli.md, Sanity rolls).
 
 dice expressions: NdM, + and -, whole numbers, keep highest or lowest (4d6kh3, 2d20kl1),
 DB with --db (d100 roll 1d8+DB --db +1d4) and half(DB) for a thrown weapon (S7-6).
@@ -51,6 +54,7 @@ examples:
   d100 roll 1d8+DB --db +1d4 club --seed 7
   d100 roll coc7 '1D100<=65' --seed 7
   d100 roll coc7 'CC<=65' Spot Hidden --seed 7
+  d100 roll coc7 sc 1/1d6 60 int=70 --seed 7
 """
 
 
@@ -204,6 +208,9 @@ def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
+    losing = sanity.read(ns, said)
+    if losing is not None:
+        return sanity.run_roll(ns, losing)
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)

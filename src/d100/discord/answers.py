@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import quick
+from .. import quick, sanity_form
 from ..advise import advise
 from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
+from . import sanity
 from .render import advice_message, error_message, odds_message, roll_message
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
@@ -34,6 +35,9 @@ def quick_answer(
 ) -> dict[str, Any]:
     """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words."""
     try:
+        losing = sanity_form.read(words.split(), system)
+        if losing is not None:
+            return sanity.answer(command, losing, private, who, dice_for(secret, interaction_id))
         request = quick.read(words, system)
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:

@@ -211,19 +211,28 @@ def roll(
     (G2), e.g. ``random.Random(7)``, one ``randint(1, faces)`` per die in the order written."""
     asked = request_of(request)
     draws = Draws(rng, {STREAM: Given(asked.dice)} if asked.dice is not None else {})
+    found = rolled(asked.rolled, draws, STREAM, asked.to_dict())
+    draws.finish()
+    return found
+
+
+def rolled(
+    expression: Expression, draws: Draws, stream: str, request: Mapping[str, Any]
+) -> DiceResult:
+    """An expression (no DB left in it) rolled with ``draws``, its dice drawn for ``stream``:
+    one roll among others sharing the draws (a Sanity loss after its d100)."""
     terms: list[TermResult] = []
-    for t in asked.rolled.rolled():
+    for t in expression.rolled():
         if isinstance(t, Constant):
             terms.append(TermResult(str(t), (), (), t.value, t.bonus))
             continue
-        values = tuple(_draw(draws, t, asked) for _ in range(t.count))
+        values = tuple(_draw(draws, t, stream) for _ in range(t.count))
         kept = values if t.keep is None else tuple(sorted(values, reverse=t.highest)[: t.keep])
         terms.append(TermResult(_shown(t, terms), values, kept, t.sign * sum(kept), t.bonus))
-    draws.finish()
     total = sum(t.value for t in terms)
     dice = tuple(d for t in terms for d in t.dice)
     return DiceResult(
-        str(asked.rolled), total, dice, tuple(terms), explain(terms, total), asked.to_dict()
+        str(expression), total, dice, tuple(terms), explain(terms, total), dict(request)
     )
 
 
@@ -231,13 +240,13 @@ def _shown(t: Dice, before: list[TermResult]) -> str:
     return t.text() if not before and t.sign > 0 else str(t)
 
 
-def _draw(draws: Draws, t: Dice, asked: DiceRequest) -> int:
-    value = draws.draw(Need(STREAM, 1, t.sides))
+def _draw(draws: Draws, t: Dice, stream: str) -> int:
+    value = draws.draw(Need(stream, 1, t.sides))
     if not 1 <= value <= t.sides:  # given by hand: held to the die it stands for
-        n = len(draws.record[STREAM])
+        n = len(draws.record[stream])
         raise DiceError(
-            STREAM,
-            list(asked.dice or ()),
+            stream,
+            draws.given(stream),
             f"each die's value within its faces: die {n} is a d{t.sides}, 1..{t.sides}",
             f"{value} for die {n}, a d{t.sides}",
         )

@@ -54,6 +54,7 @@ from .coc7_rules import (
     required_value,
     winning,
 )
+from .coc7_sanity import SANITY
 
 __all__ = ["NAME", "SYSTEM", "Coc7", "Coc7Check", "Coc7Contest", "Level", "commands"]
 
@@ -430,6 +431,7 @@ DECLARATION = Declaration(
         LevelSpec(lv, MEANINGS[lv], ICONS[lv], STYLES[lv], lv in REGULAR) for lv in LEVELS
     ),
     sides_stand_alone=True,
+    sanity=SANITY,
 )
 
 Coc7.declares = DECLARATION
