@@ -77,6 +77,8 @@ def _run(link: socket.socket) -> None:
         os.environ.clear()
         os.environ.update(env)
         os.chdir(str(asked["cwd"]))
+        # what the interpreter would have put on its path from the caller's environment
+        sys.path[1:1] = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
         random.seed()  # not the forking process's state, shared by every child
         sys.argv = ["d100", *asked["args"]]  # type: ignore[misc]
         from d100.cli import main

@@ -4,9 +4,9 @@ Lines commands `d100 resolve` and `d100 odds`."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 
 import d100
 from d100 import schema
+from tests import forked
 
 CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "CONTRACT.md"
 
@@ -80,7 +81,8 @@ def test_request_schema_rejects_what_the_parser_rejects() -> None:
 
 def run_cli(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "d100", *args],
+        [forked.SHIM, *args],
+        env={**os.environ, **forked.environment()},
         input=stdin,
         capture_output=True,
         text=True,

@@ -8,7 +8,6 @@ import dataclasses
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -23,7 +22,7 @@ from d100.batch import _sides, sample
 from d100.declarations import Aim, Assistance, Declaration
 from d100.fields import Field, read
 from d100.system import Plan
-from tests import fourth_system
+from tests import forked, fourth_system
 from tests.helpers import brute_force, odds_map
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,11 +122,11 @@ def _d100(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join((str(ROOT / "src"), str(ROOT)))  # this tree's d100, then tests
     env = {**os.environ, "D100_SYSTEMS": "tests.fourth_system", "PYTHONPATH": path}
     return subprocess.run(
-        [sys.executable, "-c", "from d100.cli import main; raise SystemExit(main())", *args],
+        [forked.SHIM, *args],
+        env={**env, **forked.environment()},
         input=stdin,
         capture_output=True,
         text=True,
-        env=env,
         cwd=ROOT,
         timeout=60,
     )

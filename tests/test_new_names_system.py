@@ -19,6 +19,7 @@ import pytest
 
 import d100
 from d100 import REGISTRY, quick
+from tests import forked
 from tests import new_names_system as omens
 from tests.helpers import brute_force, odds_map
 
@@ -45,11 +46,11 @@ def env(tmp: Path) -> dict[str, str]:
 def run(tmp_path: Path) -> Any:
     def d100_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "d100", *args],
+            [forked.SHIM, *args],
             input=stdin,
             capture_output=True,
             text=True,
-            env=env(tmp_path),
+            env={**env(tmp_path), **forked.environment()},
             cwd=tmp_path,
             timeout=120,
         )
