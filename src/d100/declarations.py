@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from .catalogue import OpposedTask
+from .investigators import Development, Investigator
 from .results import CheckResult, Winner
 
 # A change to a contract check request (a dict), or None where it does not apply to it.
@@ -321,6 +322,10 @@ class Declaration:
     # (but the fields ``binds_other_side`` names) follows from its own request and dice, so a
     # viewer shown one side whole beside a withheld one recomputes it (``d100 verify``)
     sides_stand_alone: bool = False
+    # a character beyond trained skills (characteristics, derived values, base skills) and
+    # the development phase, where the system has them
+    investigator: Investigator | None = None
+    development: Development | None = None
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""
