@@ -25,7 +25,7 @@ Luck recovery roll; --odds shows the chances and rolls nothing.
 
 examples:
   d100 develop --sheet party.toml vera --odds
-  d100 develop --sheet party.toml vera --luck --seed 7
+  d100 develop --sheet party.toml vera --luck --seed 68
 """
 
 
@@ -68,6 +68,18 @@ def _chosen(ns: argparse.Namespace, everyone: tuple[Character, ...]) -> list[Cha
     ]
 
 
+def _request(
+    c: Character, ns: argparse.Namespace, given: tuple[int, ...] | None
+) -> development.DevelopmentRequest:
+    """The character's phase; a house rule refused is named by its flag."""
+    try:
+        return development.from_character(c, ns.luck, frozenset(ns.house), given)
+    except D100Error as err:
+        if err.field != "house_rules":
+            raise
+        raise D100Error("--house", err.value, err.allowed, err.reason) from None
+
+
 def run(ns: argparse.Namespace) -> int:
     sheet = flags.open_sheet(ns)
     chosen = _chosen(ns, sheet.characters)
@@ -83,7 +95,7 @@ def run(ns: argparse.Namespace) -> int:
     rng = rng_of(ns)
     view, data = View(()), []
     for c in chosen:
-        request = development.from_character(c, ns.luck, frozenset(ns.house), given)
+        request = _request(c, ns, given)
         chances = development.odds(request)
         entry: dict[str, Any] = {"name": c.name, "odds": [o.to_dict() for o in chances]}
         if ns.odds:
@@ -94,7 +106,7 @@ def run(ns: argparse.Namespace) -> int:
             entry |= result.to_dict()
             view = view + phase_view(c, request, chances, result)
         data.append(entry)
-    if not ns.odds:
+    if not ns.odds and any(d.get("skills") or d.get("luck") for d in data):
         saved(Path(ns.sheet), sheet)
         view = view + View(
             (line(seg("  sheet    ", "label"), seg(f"{ns.sheet}: written", "warn")),)

@@ -1,0 +1,87 @@
+"""``d100 develop``: the development phase of a sheet from the command line (S7-7, S7-8, S7-9),
+its odds shown before the rolls, the sheet written back, and errors naming the flag."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from d100.sheets import load
+
+from .conftest import clean_error, d100
+
+VERA = """\
+# the Keeper's notes stay
+[vera]
+system = "coc7"
+luck = { current = 45, maximum = 45 }
+characteristics = { STR = 60, CON = 55, SIZ = 65, DEX = 70, APP = 50, INT = 80, POW = 60, EDU = 85 }
+skills = { "Spot Hidden" = 60, "Library Use" = 88 }
+marks = ["Spot Hidden", "Library Use", "Climb"]
+"""
+
+
+def sheet(tmp_path: Path) -> Path:
+    path = tmp_path / "vera.toml"
+    path.write_text(VERA)
+    return path
+
+
+def test_s7_7_odds_first_and_nothing_written(tmp_path: Path) -> None:  # rule: S7-7, S7-8
+    path = sheet(tmp_path)
+    done = d100("develop", "--sheet", str(path), "--odds", "--json")
+    assert done.status == 0, done.err
+    (entry,) = json.loads(done.out)
+    # over 60: 40 of 100; mean gain 40% of 5.5; Library Use reaches 90 on 89-100 with 2+ on d10
+    assert entry["odds"][0] == {
+        "name": "Spot Hidden",
+        "value": 60,
+        "improves": "2/5",
+        "mean_gain": "11/5",
+        "rewards": "0/1",
+        "mean_reward": "0/1",
+    }
+    assert entry["odds"][1]["rewards"] == "27/250"  # 12/100 * 9/10
+    assert path.read_text() == VERA
+
+
+def test_s7_7_s7_8_s7_9_rolls_and_writes_the_sheet_back(
+    tmp_path: Path,
+) -> None:  # rule: S7-7, S7-8, S7-9
+    path = sheet(tmp_path)
+    # Spot Hidden 61 +4; Library Use 89 +2 (90: 2D6 = 3+4 SAN); Climb 20 (no); Luck 46 +5
+    dice = "61,4,89,2,3,4,20,46,5"
+    done = d100("develop", "--sheet", str(path), "vera", "--luck", "--dice", dice, "--json")
+    assert done.status == 0, done.err
+    (entry,) = json.loads(done.out)
+    assert [r["after"] for r in entry["skills"]] == [64, 90, 20]
+    assert entry["reward"] == {"name": "SAN", "before": 60, "after": 67}
+    vera = load(path).get("vera")
+    assert vera.skills == {"Spot Hidden": 64, "Library Use": 90}
+    assert vera.marks == () and vera.derived == {"SAN": 67}
+    assert vera.luck is not None and vera.luck.current == 50
+    assert path.read_text().startswith("# the Keeper's notes stay")
+
+
+def test_s7_7_house_rule_95(tmp_path: Path) -> None:  # rule: S7-7
+    path = sheet(tmp_path)
+    text = VERA.replace('"Library Use" = 88', '"Library Use" = 97')
+    path.write_text(text.replace('"Spot Hidden", ', "").replace(', "Climb"', ""))
+    done = d100(
+        "develop", "--sheet", str(path), "--house", "development_95_inclusive", "--dice", "95,1"
+    )
+    assert done.status == 0, done.err
+    assert load(path).get("vera").skills["Library Use"] == 98
+    path.write_text(text.replace('"Spot Hidden", ', "").replace(', "Climb"', ""))
+    assert d100("develop", "--sheet", str(path), "--dice", "95").status == 0
+    assert load(path).get("vera").skills["Library Use"] == 97
+
+
+def test_s7_7_errors_name_the_flag(tmp_path: Path) -> None:  # rule: S7-7
+    path = sheet(tmp_path)
+    done = d100("develop", "--sheet", str(path), "--house", "grim")
+    assert clean_error(done).startswith("d100: error: --house: ")
+    assert "development_95_inclusive" in done.err
+    done = d100("develop", "--sheet", str(path), "--dice", "61,11")
+    assert "dice" in clean_error(done) and "1..10" in done.err
+    assert path.read_text() == VERA  # nothing written on an error
