@@ -215,3 +215,12 @@ def test_s7_7_a_mark_names_a_skill_that_may_improve(marks: str, reason: str) -> 
     with pytest.raises(D100Error, match=reason) as err:
         loads(VERA.replace('["spot hidden", "Library Use", "Climb"]', marks))
     assert err.value.field == "vera.marks"
+
+
+def test_s7_7_a_request_names_each_skill_once_and_known_options() -> None:  # rule: S7-7
+    with pytest.raises(D100Error) as err:
+        dv.DevelopmentRequest("coc7", (("Occult", 50), ("Occult", 60)))
+    assert (err.value.field, err.value.value) == ("skills", "Occult")
+    with pytest.raises(D100Error) as err:
+        dv.DevelopmentRequest("coc7", (), luck=40, options=frozenset({"grim"}))
+    assert err.value.field == "options" and "pulp" in err.value.allowed

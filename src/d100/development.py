@@ -91,13 +91,13 @@ class ImprovementRoll:
         reward: Pool | None = None,
         most: int | None = None,
     ) -> None:
-        self.value, self.succeeds, self.most = value, succeeds, most
-        self.gain_pool, self.otherwise, self.mastery, self.reward_pool = (
-            gain,
-            otherwise,
-            mastery,
-            reward,
-        )
+        self.value = value
+        self.succeeds = succeeds
+        self.gain_pool = gain
+        self.otherwise = otherwise
+        self.mastery = mastery
+        self.reward_pool = reward
+        self.most = most
 
     def pool(self, s: Step) -> Pool | None:
         return self.gain_pool if s.improved else self.otherwise
@@ -191,8 +191,20 @@ class DevelopmentRequest:
         rolls = len(self.skills) + (self.luck is not None)
         if rolls > MAX_ROLLS:
             raise BadInput("skills", f"{rolls} rolls", f"at most {MAX_ROLLS} rolls in one phase")
-        for name, value in self.skills:
-            _value(f"skills.{name}", value)
+        names = [pair[0] if isinstance(pair, tuple) else pair for pair in self.skills]
+        for pair, name in zip(self.skills, names, strict=True):
+            if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(name, str)):
+                raise BadInput("skills", pair, "(name, value) pairs")
+            if names.count(name) > 1:
+                raise BadInput("skills", name, "each skill once", "a skill given twice")
+            _value(f"skills.{name}", pair[1])
+        for key in ("reward_value", "reward_most"):
+            if getattr(self, key) is not None:
+                _value(key, getattr(self, key))
+        options = system.declares.investigator.options if system.declares.investigator else {}
+        for option in self.options:
+            if option not in options:
+                raise BadInput("options", option, "one of: " + (", ".join(options) or "none"))
         if self.luck is not None:
             _value("luck", self.luck)
             if self.recovery is None:
@@ -249,7 +261,8 @@ class DevelopmentRequest:
         """Every roll of the phase, in order: the skills as marked, then Luck."""
         out = [(name, self.roll_of(value)) for name, value in self.skills]
         if self.luck is not None:
-            out.append((LUCK, self.luck_roll(self.luck)))
+            named = REGISTRY.get(self.system).declares.investigator
+            out.append((LUCK if named is None else named.luck, self.luck_roll(self.luck)))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -266,7 +279,7 @@ class DevelopmentRequest:
         return out
 
 
-LUCK = "Luck"  # the name Luck's roll goes by in a phase's rolls
+LUCK = "Luck"  # Luck's roll's name where the system declares no investigator to name it
 
 
 def _best(m: ImprovementRoll) -> Step:
