@@ -85,3 +85,17 @@ def test_s7_7_errors_name_the_flag(tmp_path: Path) -> None:  # rule: S7-7
     done = d100("develop", "--sheet", str(path), "--dice", "61,11")
     assert "dice" in clean_error(done) and "1..10" in done.err
     assert path.read_text() == VERA  # nothing written on an error
+
+
+def test_s7_10_a_character_file_rolls_a_characteristic_without_a_name(
+    tmp_path: Path,
+) -> None:  # rule: S7-10
+    path = tmp_path / "vera.toml"
+    path.write_text('name = "vera"\nsystem = "coc7"\ncharacteristics = { DEX = 70 }\n')
+    done = d100("roll", "coc7", "DEX", "hard", "@35", "--json", env={"D100_SHEET": str(path)})
+    assert done.status == 0, done.err
+    result = json.loads(done.out)
+    assert (result["who"], result["skill"], result["target"]) == ("vera", "DEX", 70)
+    assert result["level"] == "hard"  # 35 is half of 70: hard (S7-10)
+    done = d100("roll", "coc7", "DEX", "hard", "@36", "--json", env={"D100_SHEET": str(path)})
+    assert json.loads(done.out)["level"] == "regular"
