@@ -224,3 +224,12 @@ def test_s7_7_a_request_names_each_skill_once_and_known_options() -> None:  # ru
     with pytest.raises(D100Error) as err:
         dv.DevelopmentRequest("coc7", (), luck=40, options=frozenset({"grim"}))
     assert err.value.field == "options" and "pulp" in err.value.allowed
+
+
+def test_s7_8_a_sheet_without_san_is_told_where_to_give_it() -> None:  # rule: S7-8
+    c = loads('[wes]\nsystem = "coc7"\nskills = { Listen = 85 }\nmarks = ["Listen"]\n').get("wes")
+    with pytest.raises(D100Error) as err:
+        dv.from_character(c)
+    assert err.value.field == "wes.derived.SAN" and "Listen" in err.value.allowed
+    c = loads('[wes]\nsystem = "coc7"\nskills = { Listen = 50 }\nmarks = ["Listen"]\n').get("wes")
+    assert dv.from_character(c).reward_value is None  # 50 cannot reach 90: no SAN needed

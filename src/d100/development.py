@@ -446,16 +446,22 @@ def from_character(
         reward = _number(derived[rules.reward_to][0])
     if rules is not None and rules.reward_cap in derived:
         most = _number(derived[rules.reward_cap][0])
-    return DevelopmentRequest(
-        c.system,
-        skills,
-        c.luck.current if luck and c.luck is not None else None,
-        reward,
-        most,
-        house_rules,
-        frozenset(c.rules),
-        dice,
-    )
+    try:
+        return DevelopmentRequest(
+            c.system,
+            skills,
+            c.luck.current if luck and c.luck is not None else None,
+            reward,
+            most,
+            house_rules,
+            frozenset(c.rules),
+            dice,
+        )
+    except BadInput as err:
+        if rules is None or err.field != rules.reward_to:
+            raise
+        where = f"{c.name}.derived.{rules.reward_to}"  # where the sheet would give it
+        raise BadInput(where, err.value, err.allowed, err.reason) from None
 
 
 def _number(value: int | str) -> int:

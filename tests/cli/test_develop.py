@@ -99,3 +99,40 @@ def test_s7_10_a_character_file_rolls_a_characteristic_without_a_name(
     assert result["level"] == "hard"  # 35 is half of 70: hard (S7-10)
     done = d100("roll", "coc7", "DEX", "hard", "@36", "--json", env={"D100_SHEET": str(path)})
     assert json.loads(done.out)["level"] == "regular"
+
+
+def test_s7_11_a_new_investigator_and_what_the_sheet_derives(
+    tmp_path: Path,
+) -> None:  # rule: S7-10, S7-11, S7-12
+    path = tmp_path / "new.toml"
+    made = d100(
+        "sheet",
+        "new",
+        str(path),
+        "wes",
+        "-s",
+        "coc7",
+        "--characteristic",
+        "STR=70",
+        "--characteristic",
+        "siz=80",
+        "--characteristic",
+        "DEX=45",
+        "--age",
+        "52",
+        "--mark",
+        "Climb",
+        "--rule",
+        "pulp",
+    )
+    assert made.status == 0, made.err
+    done = d100("sheet", "show", str(path), "--json")
+    computed = json.loads(done.out)["wes"]["computed"]
+    assert computed["characteristics"]["DEX"] == {"half": 22, "fifth": 9}
+    # STR+SIZ 150: Build 1, +1D4; DEX and STR against SIZ 80: both below, MOV 7 (no age: pulp)
+    assert computed["derived"] == {"SAN max": 99, "MOV": 7, "Build": 1, "DB": "+1d4"}
+    assert (
+        computed["base_skills"]["Dodge"] == 22 and "Language (Own)" not in computed["base_skills"]
+    )
+    refused = d100("sheet", "new", str(path), "bo", "-s", "brp", "--characteristic", "STR=50")
+    assert "--characteristic" in clean_error(refused)
