@@ -131,7 +131,8 @@ def test_s7_11_a_sheet_sets_a_derived_value_over_the_rule() -> None:  # rule: S7
         ("derived = { Sanity = 41 }\n", "vera.derived.Sanity"),
         ('derived = { SAN = "x" }\n', "vera.derived.SAN"),
         ('derived = { DB = "1d" }\n', "vera.derived.DB"),
-        ("age = -1\n", "vera.age"),
+        ("age = 0\n", "vera.age"),
+        ("derived = { HP = 1e400 }\n", "vera.derived.HP"),
         ('rules = ["grim"]\n', "vera.rules"),
     ],
 )

@@ -131,9 +131,9 @@ def _characteristics(value: Any, where: str, _: Mapping[str, Any], system: Syste
 def _age(value: Any, where: str, *_: Any) -> int | None:
     if value is None:
         return None
-    allowed = "an integer 0..999 (years)"
+    allowed = "an integer 1..999 (years)"
     _integer(value, where, allowed)
-    if not 0 <= value <= 999:
+    if not 1 <= value <= 999:
         raise D100Error(where, value, allowed, None)
     return int(value)
 
@@ -157,7 +157,10 @@ def _derived(value: Any, where: str, _: Mapping[str, Any], system: System) -> An
             parse(text, f"{where}.{key}", bonus=False)  # refuses what is no dice expression
             out[name] = text
         else:
-            _integer(given, f"{where}.{key}", f"an integer {-BIG}..{BIG}")
+            allowed = f"an integer {-BIG}..{BIG}"
+            _integer(given, f"{where}.{key}", allowed)
+            if not -BIG <= given <= BIG:
+                raise D100Error(f"{where}.{key}", given, allowed, None)
             out[name] = given
     return out
 

@@ -175,7 +175,7 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     dice.refuse_lookalike(ns, said)
     ns.names = said
     book = flags.open_sheet(ns)
-    who = _who(book, said)
+    who, said = _who(book, said)
     if named is not None and named != who.system:
         raise D100Error(
             "SYSTEM", named, f"{who.name}'s system, {who.system}", f"{who.name} plays {who.system}"
@@ -186,17 +186,17 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     return ns
 
 
-def _who(book: Sheet, said: list[str]) -> Character:
-    """The character the first word names; a sheet of one character (a character file) needs
-    none, so ``d100 roll coc7 DEX hard`` rolls its DEX."""
+def _who(book: Sheet, said: list[str]) -> tuple[Character, list[str]]:
+    """The character the first word names, and the words from that name on; a sheet of one
+    character (a character file) needs no name, so ``d100 roll coc7 DEX hard`` rolls its
+    DEX."""
     try:
-        return book.get(said[0])
+        return book.get(said[0]), said
     except D100Error:
         if book.layout != "character":
             raise
     (only,) = book.characters
-    said.insert(0, only.name)
-    return only
+    return only, [only.name, *said]
 
 
 def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
