@@ -62,6 +62,7 @@ def test_s7_11_derived_values_of_a_sheet() -> None:  # rule: S7-11
         "MP": 12,
         "SAN": 60,
         "SAN max": 95,
+        "SAN a day": 12,  # S7-4's daily limit: SAN / 5
         "MOV": 7,
         "Build": 1,
         "DB": "+1d4",
@@ -121,6 +122,7 @@ def test_s7_11_movement_never_below_zero() -> None:  # rule: S7-11
 def test_s7_11_a_sheet_sets_a_derived_value_over_the_rule() -> None:  # rule: S7-11
     c = vera('derived = { SAN = 41, db = "+1d6" }\n')
     assert c.derived_values["SAN"] == (41, True)
+    assert c.derived_values["SAN a day"] == (8, False)  # from the sheet's SAN: 41 / 5
     assert c.derived_values["DB"] == ("+1d6", True)
     assert c.derived_values["HP"] == (12, False)
 

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Profile:
     """What derived values and base skills are computed from: the characteristics given (a
-    sheet may give only some), the trained skills, the age where given, and the options a
-    sheet plays by (``Investigator.options``)."""
+    sheet may give only some), the trained skills, the age where given, the options a sheet
+    plays by (``Investigator.options``) and the derived values it sets itself (a value
+    derived from another reads the sheet's)."""
 
     characteristics: Mapping[str, int]
     skills: Mapping[str, int] = field(default_factory=dict)
     age: int | None = None
     options: frozenset[str] = frozenset()
+    derived: Mapping[str, int | str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,8 @@ class Character:
 
     @property
     def profile(self) -> Profile:
-        return Profile(self.characteristics, self.skills, self.age, frozenset(self.rules))
+        rules = frozenset(self.rules)
+        return Profile(self.characteristics, self.skills, self.age, rules, self.derived)
 
     @cached_property
     def base_skills(self) -> dict[str, int]:

@@ -108,6 +108,7 @@ DERIVED = (
     DerivedValue("MP", "magic points", "POW / 5, rounded down"),
     DerivedValue("SAN", "Sanity", "POW at creation"),
     DerivedValue("SAN max", "the most SAN", "99 - Cthulhu Mythos"),
+    DerivedValue("SAN a day", "the SAN lost in a day that is indefinite insanity", "SAN / 5"),
     DerivedValue("MOV", "movement rate", "9, 8 or 7 by DEX and STR against SIZ; less from 40"),
     DerivedValue("Build", "build", "by STR + SIZ"),
     DerivedValue("DB", "damage bonus", "by STR + SIZ", dice=True),
@@ -143,6 +144,9 @@ def derive(p: Profile) -> dict[str, int | str]:
     if "POW" in c:
         out["MP"] = c["POW"] // 5
         out["SAN"] = c["POW"]
+    san = p.derived.get("SAN", out.get("SAN"))
+    if isinstance(san, int):
+        out["SAN a day"] = san // 5  # S7-4's daily limit, from the SAN now
     mythos = next((v for k, v in p.skills.items() if k.casefold() == MYTHOS.casefold()), 0)
     out["SAN max"] = max(0, 99 - mythos)
     if {"DEX", "STR", "SIZ"} <= c.keys():
