@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
 
 from .catalogue import OpposedTask
+from .investigators import Development, Investigator
 from .machine import Given, Need
 from .results import CheckResult, Winner
 
@@ -362,6 +363,10 @@ class Declaration:
     sides_stand_alone: bool = False
     # a Sanity roll, where the system has one (``Sanity``)
     sanity: Sanity | None = None
+    # a character beyond trained skills (characteristics, derived values, base skills) and
+    # the development phase, where the system has them
+    investigator: Investigator | None = None
+    development: Development | None = None
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

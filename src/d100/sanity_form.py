@@ -162,30 +162,48 @@ def in_order(request: SanityRequest, dice: Sequence[int]) -> SanityRequest:
 
 
 def sheet_fields(character: Character) -> dict[str, Any]:
-    """What a character's sheet gives a Sanity roll: each request field a skill of the names
-    the system declares holds (SAN, INT, the Cthulhu Mythos), and the Luck the sheet holds."""
+    """What a character's sheet gives a Sanity roll: each request field a value of the names
+    the system declares holds (SAN, INT, the Cthulhu Mythos: a skill, a characteristic or a
+    derived value such as an investigator's SAN), and the Luck the sheet holds."""
     rules = sanity.rules_of(character.system)
+    values = _values(character)
     out: dict[str, Any] = {"system": character.system}
     for field, names in rules.sheet.items():
-        skill = _skill(character, names)
-        if skill is not None:
-            out[field] = character.skills[skill]
+        name = _named(values, names)
+        if name is not None:
+            out[field] = values[name]
     if character.luck is not None:
         out["luck"] = character.luck.current  # spent only with pulp (P-2)
     if "sanity" not in out:
         held = ", ".join(rules.sheet["sanity"])
         raise D100Error(
-            "sanity", None, f"a skill named {held} on {character.name}'s sheet", "no SAN"
+            "sanity", None, f"a skill or value named {held} on {character.name}'s sheet", "no SAN"
         )
     return out
 
 
-def _skill(character: Character, names: Sequence[str]) -> str | None:
-    return next((s for s in character.skills if s.casefold().strip() in names), None)
+def _values(character: Character) -> dict[str, int]:
+    """The sheet's numbers by name: its skills, characteristics and base skills, then the
+    derived values (the rule's or the sheet's own)."""
+    out = dict(character.rollable)
+    taken = {k.casefold() for k in out}
+    for name, (value, _) in character.derived_values.items():
+        if isinstance(value, int) and name.casefold() not in taken:
+            out[name] = value
+    return out
+
+
+def _named(values: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    return next((s for s in values if s.casefold().strip() in names), None)
 
 
 def with_sanity(character: Character, value: int) -> Character:
-    """The character with the SAN the roll left (the skill the sheet holds it in)."""
-    skill = _skill(character, sanity.rules_of(character.system).sheet["sanity"])
-    assert skill is not None  # read from this sheet before the roll
-    return replace(character, skills={**character.skills, skill: value})
+    """The character with the SAN the roll left, where the sheet holds it: the skill of that
+    name, or else the derived value (set on the sheet from now on)."""
+    names = sanity.rules_of(character.system).sheet["sanity"]
+    skill = _named(character.skills, names)
+    if skill is not None:
+        return replace(character, skills={**character.skills, skill: value})
+    derived = _named(character.derived_values, names)
+    assert derived is not None  # read from this sheet before the roll
+    return replace(character, derived={**character.derived, derived: value})

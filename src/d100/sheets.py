@@ -26,14 +26,16 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from .declarations import Declaration
 from .errors import MAX_DIGITS, D100Error
-from .fields import BIG, Field, is_int
+from .fields import BIG, is_int
+from .investigators import Investigator, Profile
 from .luck import Luck
+from .system import System
 from .systems import REGISTRY
 
 Layout = Literal["party", "character"]
@@ -43,20 +45,29 @@ def _ability(d: Declaration) -> object:
     return d.ability_field
 
 
+def _investigator(d: Declaration) -> object:
+    return d.investigator
+
+
+def _development(d: Declaration) -> object:
+    return d.development
+
+
 # How a sheet key's value is read: (value or None, where, the keys read before it, the
-# system's skill field) -> the Character field's value.
-Reader = Callable[[Any, str, Mapping[str, Any], Field], Any]
+# system) -> the Character field's value.
+Reader = Callable[[Any, str, Mapping[str, Any], System], Any]
 
 
 @dataclass(frozen=True)
 class Flag:
     """How the command line sets a sheet key (``d100 sheet new``): its flag, what it takes,
     and how its text reads: ``number`` NAME=N pairs, ``name`` NAME=OTHER, ``names``
-    NAME=A,B, ``count`` a single N."""
+    NAME=A,B, ``count`` a single N (Luck's current and maximum), ``integer`` a single N,
+    ``list`` a name each time it is given."""
 
     flag: str
     metavar: str
-    shape: Literal["number", "name", "names", "count"]
+    shape: Literal["number", "name", "names", "count", "integer", "list"]
     help: str
 
 
@@ -74,7 +85,8 @@ def _table(value: Any) -> Any:
     return {} if value is None else value
 
 
-def _skills(value: Any, where: str, got: Mapping[str, Any], skill: Field) -> dict[str, int]:
+def _skills(value: Any, where: str, got: Mapping[str, Any], system: System) -> dict[str, int]:
+    skill = next(f for f in system.check_fields if f.name == "skill")
     return _numbers(_table(value), where, skill.low, skill.high)
 
 
@@ -86,14 +98,94 @@ def _read_luck(value: Any, where: str, *_: Any) -> Luck | None:
     return _luck(value, where)
 
 
-def _synergy(value: Any, where: str, got: Mapping[str, Any], _: Field) -> dict[str, Any]:
+def _synergy(value: Any, where: str, got: Mapping[str, Any], _: System) -> dict[str, Any]:
     skills = got["skills"]
     named = _names(_table(value), where, skills, skills, many=True)
     return {k: tuple(v) for k, v in named.items()}
 
 
-def _uses(value: Any, where: str, got: Mapping[str, Any], _: Field) -> dict[str, str]:
+def _uses(value: Any, where: str, got: Mapping[str, Any], _: System) -> dict[str, str]:
     return _names(_table(value), where, got["skills"], got["abilities"], what="abilities")
+
+
+def _declared(names: Iterable[str], given: str, where: str, what: str) -> str:
+    """A declared name as declared, from any letter case."""
+    names = list(names)
+    found = next((n for n in names if n.casefold() == given.casefold()), None)
+    if found is None:
+        raise D100Error(where, given, "one of " + ", ".join(names), f"not one of the {what}")
+    return found
+
+
+def _characteristics(value: Any, where: str, _: Mapping[str, Any], system: System) -> Any:
+    if value is None:
+        return {}
+    rules = system.declares.investigator
+    assert rules is not None  # a key feeding a rule its system lacks is refused before
+    low, high = rules.range
+    read = _numbers(value, where, low, high)
+    named = rules.characteristics
+    return {_declared(named, k, f"{where}.{k}", "characteristics"): v for k, v in read.items()}
+
+
+def _age(value: Any, where: str, *_: Any) -> int | None:
+    if value is None:
+        return None
+    allowed = "an integer 1..999 (years)"
+    _integer(value, where, allowed)
+    if not 1 <= value <= 999:
+        raise D100Error(where, value, allowed, None)
+    return int(value)
+
+
+def _derived(value: Any, where: str, _: Mapping[str, Any], system: System) -> Any:
+    """Derived values the sheet sets instead of the rule's (current SAN, HP after a wound):
+    numbers, and a dice expression where the value is one (a damage bonus)."""
+    if value is None:
+        return {}
+    rules = system.declares.investigator
+    assert rules is not None
+    if not isinstance(value, dict):
+        raise D100Error(where, value, "a table of name = value", "not a table")
+    out: dict[str, int | str] = {}
+    for key, given in value.items():
+        name = _declared((d.name for d in rules.derived), key, f"{where}.{key}", "derived values")
+        if rules.derived_value(name).dice:
+            from .expressions.grammar import parse
+
+            text = str(given) if is_int(given) else given
+            parse(text, f"{where}.{key}", bonus=False)  # refuses what is no dice expression
+            out[name] = text
+        else:
+            allowed = f"an integer {-BIG}..{BIG}"
+            _integer(given, f"{where}.{key}", allowed)
+            if not -BIG <= given <= BIG:
+                raise D100Error(f"{where}.{key}", given, allowed, None)
+            out[name] = given
+    return out
+
+
+def _name_list(value: Any, where: str, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    allowed = f"a list of {what}, each once"
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise D100Error(where, value, allowed, None)
+    seen = [v.casefold() for v in value]
+    if len(set(seen)) != len(seen):
+        raise D100Error(where, value, allowed, "a name given twice")
+    return tuple(value)
+
+
+def _marks(value: Any, where: str, *_: Any) -> tuple[str, ...]:
+    return _name_list(value, where, "skill names")
+
+
+def _rules(value: Any, where: str, _: Mapping[str, Any], system: System) -> tuple[str, ...]:
+    named = _name_list(value, where, "optional rules")
+    rules = system.declares.investigator
+    options = rules.options if rules is not None else {}
+    return tuple(_declared(options, n, where, "optional rules") for n in named)
 
 
 @dataclass(frozen=True)
@@ -132,10 +224,108 @@ class Character:
             _uses, Flag("--uses", "SKILL=ABILITY", "name", "the ability a skill adds"), _ability
         ),
     )
+    characteristics: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_key(
+            _characteristics,
+            Flag("--characteristic", "NAME=N", "number", "a characteristic"),
+            _investigator,
+        ),
+    )
+    age: int | None = field(
+        default=None,
+        metadata=_key(_age, Flag("--age", "N", "integer", "age in years"), _investigator),
+    )
+    derived: dict[str, int | str] = field(
+        default_factory=dict,
+        metadata=_key(
+            _derived,
+            Flag("--derived", "NAME=N", "number", "a derived value set instead of the rule's"),
+            _investigator,
+        ),
+    )
+    rules: tuple[str, ...] = field(
+        default=(),
+        metadata=_key(
+            _rules, Flag("--rule", "NAME", "list", "an optional rule played by"), _investigator
+        ),
+    )
+    marks: tuple[str, ...] = field(
+        default=(),
+        metadata=_key(
+            _marks,
+            Flag("--mark", "SKILL", "list", "a skill marked for improvement"),
+            _development,
+        ),
+    )
+
+    @cached_property
+    def rollable(self) -> dict[str, int]:
+        """Every value a check may be made against, by name: the trained skills, then the
+        characteristics and Luck, then the base skills the sheet does not list (where the
+        system declares an investigator); a name once, in any letter case."""
+        out = dict(self.skills)
+        rules = self.investigator_rules
+        if rules is None:
+            return out
+        more = dict(self.characteristics)
+        if self.luck is not None:
+            more[rules.luck] = self.luck.current
+        more.update(self.base_skills)
+        taken = {k.casefold() for k in out}
+        for name, value in more.items():
+            if name.casefold() not in taken:
+                out[name] = value
+                taken.add(name.casefold())
+        return out
+
+    @property
+    def investigator_rules(self) -> Investigator | None:
+        return REGISTRY.get(self.system).declares.investigator
+
+    @property
+    def profile(self) -> Profile:
+        rules = frozenset(self.rules)
+        return Profile(self.characteristics, self.skills, self.age, rules, self.derived)
+
+    @cached_property
+    def base_skills(self) -> dict[str, int]:
+        """The system's base skills this sheet does not list (S7-12 for CoC7)."""
+        rules = self.investigator_rules
+        if rules is None:
+            return {}
+        listed = {k.casefold() for k in self.skills}
+        base = rules.base(self.characteristics)
+        return {k: v for k, v in base.items() if k.casefold() not in listed}
+
+    @cached_property
+    def derived_values(self) -> dict[str, tuple[int | str, bool]]:
+        """Each derived value the sheet allows, with whether the sheet set it (else the
+        system's rule made it)."""
+        rules = self.investigator_rules
+        if rules is None:
+            return {}
+        made = rules.derive(self.profile)
+        out: dict[str, tuple[int | str, bool]] = {}
+        for d in rules.derived:
+            if d.name in self.derived:
+                out[d.name] = (self.derived[d.name], True)
+            elif d.name in made:
+                out[d.name] = (made[d.name], False)
+        return out
+
+    def marked(self, mark: str, where: str = "marks") -> str:
+        """The skill a mark names: a trained one, or one at its base (never a
+        characteristic); errors name ``where``."""
+        try:
+            return lookup(mark, {**self.skills, **self.base_skills}, f"{self.name}'s skill")
+        except D100Error as err:
+            raise D100Error(where, mark, err.allowed, err.reason) from None
 
     def skill(self, query: str) -> str:
-        """The skill's name as the sheet spells it, from a prefix or any letter case."""
-        return lookup(query, self.skills, f"{self.name}'s skill")
+        """The skill's name as the sheet spells it, from a prefix or any letter case; with
+        an investigator, a characteristic's, Luck's or a base skill's too."""
+        return lookup(query, self.rollable, f"{self.name}'s skill")
 
     def ability(self, query: str) -> str:
         return lookup(query, self.abilities, f"{self.name}'s ability")
@@ -157,7 +347,7 @@ class Character:
         ``ability`` names the ability to add (where the system adds one) instead of the sheet's
         choice."""
         name = self.skill(skill)
-        out: dict[str, Any] = {"skill": self.skills[name]}
+        out: dict[str, Any] = {"skill": self.rollable[name]}
         declares = REGISTRY.get(self.system).declares
         if declares.ability_field is None:
             return out
@@ -408,6 +598,8 @@ def values(c: Character) -> dict[str, Any]:
             value = {"current": value.current, "maximum": value.maximum}
         elif isinstance(value, dict):
             value = {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()}
+        elif isinstance(value, tuple):
+            value = list(value)
         out[key] = value
     return out
 
@@ -447,11 +639,27 @@ def from_table(name: str, data: Mapping[str, Any], where: str | None = None) -> 
                 f"the keys of {system.name} characters: " + ", ".join(used),
                 f"{system.name} has no {key}",
             )
-    skill_field = next(f for f in system.check_fields if f.name == "skill")
     read: dict[str, Any] = {}
     for f in fields(Character)[2:]:
-        read[f.name] = f.metadata["read"](data.get(f.name), at(f.name), read, skill_field)
-    return Character(name, system.name, **read)
+        read[f.name] = f.metadata["read"](data.get(f.name), at(f.name), read, system)
+    character = Character(name, system.name, **read)
+    _check_marks(character, at("marks"))
+    return character
+
+
+def _check_marks(c: Character, where: str) -> None:
+    """Every mark names a skill the character has (trained or at its base), once, and none
+    the system's development never marks."""
+    rules = REGISTRY.get(c.system).declares.development
+    never = () if rules is None else rules.never
+    seen: set[str] = set()
+    for mark in c.marks:
+        name = c.marked(mark, where)
+        if name.casefold() in never:
+            raise D100Error(where, mark, "a skill that may improve", f"{name} never earns a mark")
+        if name in seen:
+            raise D100Error(where, mark, "each skill marked once", f"{name} is marked twice")
+        seen.add(name)
 
 
 def _numbers(table: Any, where: str, low: int | None, high: int | None) -> dict[str, int]:

@@ -127,3 +127,27 @@ def test_a_pool_only_under_the_house_rule_its_dice_first_in_order() -> None:
     assert (data["roll"], data["dice"], data["loss"]) == (42, [42, 2], 4)
     refused = clean_error(d100("roll", "coc7", "sc", "1/1d6", "40", "pool=1"))
     assert "no bonus or penalty dice on a Sanity roll (S7-1)" in refused
+
+
+# rule: S7-5 (SAN starts at POW), S7-3
+def test_an_investigator_s_san_is_read_from_pow_and_written_back_as_a_derived_value(
+    tmp_path: Path,
+) -> None:
+    """A sheet with characteristics and no SAN of its own: the roll reads SAN from POW (the
+    derived value), INT from the characteristic, and the SAN left is set on the sheet."""
+    sheet = tmp_path / "vera.toml"
+    sheet.write_text(
+        '[vera]\nsystem = "coc7"\n'
+        "characteristics = { STR = 50, CON = 60, SIZ = 55, DEX = 70, APP = 50, INT = 75, "
+        "POW = 65, EDU = 80 }\n"
+    )
+    run = d100("roll", "--sheet", str(sheet), "vera", "sc", "1/1d6", "@80,6,90")
+    assert run.status == 0, run
+    rows = {line.split()[0]: line.split()[1:] for line in run.out.splitlines()[1:]}
+    assert rows["SAN"] == ["65", "->", "59"]  # a failure: 1d6 lost, 6
+    assert rows["INT"][:4] == ["roll", "90", "vs", "75:"]  # INT from the characteristic
+    shown = d100("sheet", "show", str(sheet), "vera", "--json")
+    assert shown.status == 0, shown
+    assert "SAN = 59" in sheet.read_text()
+    again = d100("roll", "--sheet", str(sheet), "vera", "sc", "0/1", "@10")
+    assert "59 -> 59" in again.out, again

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "odds": ("odds", "exact odds from flags, an odds table, or JSON Lines"),
     "sheet": ("sheet", "create, show and check character sheets (TOML)"),
     "rest": ("sheet", "a full night's rest: Luck back to maximum (BRP7)"),
+    "develop": ("develop", "the development phase: improvement rolls with their exact odds"),
     "advise": ("advise", "every option for a check, with its exact odds and cost"),
     "simulate": ("simulate", "N seeded rolls beside the exact odds"),
     "chart": ("chart", "PNG/SVG charts of the odds against skill"),

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import dice, flags, sanity, words
 from .roll import add_cover, run_check
+
+if TYPE_CHECKING:
+    from ..sheets import Character, Sheet
 
 HELP = """\
 A check in a few words: [SYSTEM] SKILL [WORDS...], or WHO SKILL [WORDS...] with a sheet;
@@ -176,7 +179,7 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     dice.refuse_lookalike(ns, said)
     ns.names = said
     book = flags.open_sheet(ns)
-    who = book.get(said[0])
+    who, said = _who(book, said)
     if named is not None and named != who.system:
         raise D100Error(
             "SYSTEM", named, f"{who.name}'s system, {who.system}", f"{who.name} plays {who.system}"
@@ -185,6 +188,19 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
     ns.names = [who.name, skill]
     ns.quick = quick.fields(after, who.system)
     return ns
+
+
+def _who(book: Sheet, said: list[str]) -> tuple[Character, list[str]]:
+    """The character the first word names, and the words from that name on; a sheet of one
+    character (a character file) needs no name, so ``d100 roll coc7 DEX hard`` rolls its
+    DEX."""
+    try:
+        return book.get(said[0]), said
+    except D100Error:
+        if book.layout != "character":
+            raise
+    (only,) = book.characters
+    return only, [only.name, *said]
 
 
 def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:

@@ -51,7 +51,7 @@ def register(sub: Any) -> None:
     for key, f in FLAGS.items():  # one flag per sheet key, its help naming who has it
         who = [name for name in REGISTRY.names() if feeds(key, name)]
         only = "" if len(who) == len(REGISTRY.names()) else ", ".join(who) + ": "
-        if f.shape == "count":
+        if f.shape in ("count", "integer"):
             new.add_argument(f.flag, type=int, metavar=f.metavar, help=only + f.help)
         else:
             new.add_argument(
@@ -99,6 +99,8 @@ def flag_value(ns: argparse.Namespace, f: Flag) -> Any:
         return None
     if f.shape == "count":
         return {"current": given, "maximum": given}
+    if f.shape in ("integer", "list"):
+        return given
     if f.shape == "names":
         return {k: v.split(",") for k, v in pairs(given, f.flag, False).items()}
     return pairs(given, f.flag, f.shape == "number")
@@ -147,7 +149,7 @@ def run_show(ns: argparse.Namespace) -> int:
     view = View(())
     for c in chosen:
         view = view + character_view(c)
-    show(ns, view, {c.name: to_table(c) for c in chosen})
+    show(ns, view, {c.name: sheet_data(c) for c in chosen})
     return 0
 
 
@@ -165,12 +167,48 @@ def character_view(c: Character) -> View:
         if c.synergy.get(skill):
             extra.append("synergy: " + ", ".join(c.synergy[skill]))
         rows.append([seg(skill), seg(str(value), "bold"), seg("; ".join(extra), "dim")])
+    for skill, value in c.base_skills.items():
+        rows.append([seg(skill, "dim"), seg(str(value)), seg("base", "dim")])
     view = View((line(seg(head, "title")),)) + table(["skill", "%", ""], rows)
     if c.abilities:
         view = view + table(
             ["abilities", "factor"], [[seg(k), seg(f"{v:+d}")] for k, v in c.abilities.items()]
         )
-    return view + View(((("", ""),),))
+    return view + investigator_view(c) + View(((("", ""),),))
+
+
+def investigator_view(c: Character) -> View:
+    """Characteristics with the fractions checks read, and derived values, each marked where
+    the sheet sets it rather than the rule; nothing for a system without an investigator."""
+    rules = c.investigator_rules
+    if rules is None or not (c.characteristics or c.derived_values):
+        return View(())
+    view = View(())
+    if c.characteristics:
+        heads = [name for name, _ in rules.parts(0)]
+        rows = [
+            [seg(k), seg(str(v), "bold"), *(seg(str(n)) for _, n in rules.parts(v))]
+            for k, v in c.characteristics.items()
+        ]
+        view = view + table(["characteristics", "value", *heads], rows)
+    rows = [
+        [seg(k), seg(str(v), "bold"), seg("sheet" if own else "", "dim")]
+        for k, (v, own) in c.derived_values.items()
+    ]
+    return view + table(["derived", "value", ""], rows)
+
+
+def sheet_data(c: Character) -> dict[str, Any]:
+    """A character as JSON: its table, and what its system derives from it."""
+    out = to_table(c)
+    rules = c.investigator_rules
+    if rules is not None:
+        out["computed"] = {
+            "characteristics": {k: dict(rules.parts(v)) for k, v in c.characteristics.items()},
+            "derived": {k: v for k, (v, _) in c.derived_values.items()},
+            "base_skills": c.base_skills,
+        }
+    return out
 
 
 def run_validate(ns: argparse.Namespace) -> int:

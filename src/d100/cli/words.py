@@ -19,8 +19,8 @@ def split_skill(character: Character, words: Sequence[str]) -> tuple[str, list[s
     wins, so ``spot`` stays Spot when the sheet has Spot Hidden too; one word falls back to
     the sheet's lookup (prefixes, did-you-mean)."""
     if not words:
-        raise D100Error("SKILL", None, "one of " + ", ".join(character.skills), "no skill named")
-    skills = list(character.skills)
+        raise D100Error("SKILL", None, "one of " + ", ".join(character.rollable), "no skill named")
+    skills = list(character.rollable)
     for n in range(len(words), 1, -1):
         asked = " ".join(words[:n]).lower()
         exact = [s for s in skills if s.lower() == asked]
@@ -37,7 +37,7 @@ def completions(character: Character, typed: Sequence[str], text: str) -> list[s
     multi-word skill completes one word at a time (each with a space after it)."""
     before = " ".join(typed).lower()
     out = []
-    for skill in character.skills:
+    for skill in character.rollable:
         parts = skill.split()
         if len(parts) <= len(typed) or " ".join(parts[: len(typed)]).lower() != before:
             continue

@@ -182,5 +182,5 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
 def _skills(rows: list[Character], names: list[str], typed: str) -> list[str]:
     """The skills of the characters named (once each) that hold what is typed."""
     chosen = {n.strip().casefold() for n in names}
-    skills = (s for r in rows if r.name.casefold() in chosen for s in sheet_of(r).skills)
+    skills = (s for r in rows if r.name.casefold() in chosen for s in sheet_of(r).rollable)
     return [s for s in dict.fromkeys(skills) if typed.casefold() in s.casefold()]

@@ -263,7 +263,7 @@ def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tup
         else:
             chosen = str(it.options().get("character") or "")
             row = next((r for r in rows if r.name == chosen), None)
-            names = [] if row is None else list(characters.sheet_of(row).skills)
+            names = [] if row is None else list(characters.sheet_of(row).rollable)
     typed = typed.casefold()
     return [(n, n) for n in names if typed in n.casefold()][:SUGGESTIONS]
 

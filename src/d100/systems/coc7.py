@@ -43,6 +43,7 @@ from .coc7_check import (
     plan_of,
 )
 from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
+from .coc7_investigator import DEVELOPMENT, INVESTIGATOR, NO_MARKS
 from .coc7_rules import (
     BUYABLE,
     DIFFICULTIES,
@@ -297,9 +298,6 @@ def _named(skill: str | None, names: tuple[str, ...]) -> bool:
     return any(key == n or key.startswith(f"{n} ") for n in names)
 
 
-NO_MARKS = ("credit rating", "cthulhu mythos")  # skills that never earn a mark (S7-7)
-
-
 def _earns_mark(check: CheckResult, skill: str | None) -> bool:
     """Whether a successful check earns its skill's improvement mark (S7-7, Foundry's
     ``isRolledSuccess``): no Luck spent on it and no bonus or penalty dice, and not Credit
@@ -432,6 +430,8 @@ DECLARATION = Declaration(
     ),
     sides_stand_alone=True,
     sanity=SANITY,
+    investigator=INVESTIGATOR,
+    development=DEVELOPMENT,
 )
 
 Coc7.declares = DECLARATION
