@@ -7,6 +7,7 @@ whose ids are put in the path, so the fuzz reaches past sign-in into characters,
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,3 +328,21 @@ def test_a_wrong_error_shape_is_reported(target: Target) -> None:
     with pytest.raises(BaseExceptionGroup) as failed:
         case.validate_response(case.call(session=target.client), checks=HELD)
     assert [type(e).__name__ for e in failed.value.exceptions] == ["JsonSchemaError"]
+
+
+def test_a_method_no_route_takes_is_405_with_its_allow_header(target: Target) -> None:
+    """Every path, asked by a method its description lacks (TRACE among them), signed in or
+    not: a 405 naming the methods it takes, never the 401 of a table's sign-in first."""
+    real = {k: v[0] for k, v in target.ids.items()}
+    for path, ops in APP.openapi()["paths"].items():
+        url = re.sub(r"\{(\w+)\}", lambda m: real.get(m[1], "x"), path)
+        described = {m.upper() for m in ops}
+        if "GET" in described:
+            described.add("HEAD")
+        for method in {"GET", "POST", "PUT", "PATCH", "DELETE", "TRACE"} - described:
+            for headers in ({}, bearer(target.player)):
+                r = target.client.request(method, url, headers=headers)
+                assert r.status_code == 405, (method, path, r.status_code, r.text[:200])
+                allowed = set(r.headers["allow"].split(", "))
+                assert allowed - {"HEAD"} == described - {"HEAD"}, (method, path, allowed)
+                assert r.json()["error"]["field"] == "path"

@@ -18,13 +18,12 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
-from starlette.routing import Match
 
 from .. import __version__
 from ..errors import D100Error
 from .api import Server, router
-from .errors import ApiError, invalid
-from .guard import Guard, Limits
+from .errors import ApiError, invalid, wrong_method
+from .guard import Guard, Limits, refused_method
 from .live import Hub, cancel, listen
 from .store import Store
 from .work import Pool, Writes
@@ -118,7 +117,9 @@ def create_app(
 
         mount(app, discord)
     _errors(app)
-    app.add_middleware(Guard, limits=limits, member_table=store.member_table)
+    app.add_middleware(
+        Guard, limits=limits, member_table=store.member_table, routes=app.router.routes
+    )
     return app
 
 
@@ -127,16 +128,6 @@ def _page(name: str) -> Any:
         return FileResponse(STATIC / name, headers={"cache-control": "no-cache"})
 
     return page
-
-
-def _allowed(request: Request) -> str:
-    """Every method some route of this path takes (one route per method here)."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches({**request.scope, "method": "\x00"})
-        if match is not Match.NONE:
-            methods |= getattr(route, "methods", None) or set()
-    return ", ".join(sorted(methods))
 
 
 def _errors(app: FastAPI) -> None:
@@ -168,11 +159,12 @@ def _errors(app: FastAPI) -> None:
         if err.status_code == 400:  # FastAPI raises 400 only for a body it cannot parse
             body = ApiError(400, "body", None, "a JSON document", str(err.detail))
         else:
-            allowed = "a path and method listed at /docs" if err.status_code in (404, 405) else ""
+            allowed = "a path and method listed at /docs" if err.status_code == 404 else ""
             body = ApiError(err.status_code, "path", request.url.path, allowed, str(err.detail))
         headers = err.headers
         if err.status_code == 405:  # Starlette names only the first matching route's methods
-            headers = {"allow": _allowed(request)}
+            body = wrong_method(request.url.path)
+            headers = {"allow": refused_method(request.app.router.routes, request.scope) or ""}
         return JSONResponse(body.to_dict(), status_code=err.status_code, headers=headers)
 
     @app.exception_handler(Exception)

@@ -93,6 +93,10 @@ def unauthorised() -> ApiError:
     )
 
 
+def wrong_method(path: str) -> ApiError:
+    return ApiError(405, "path", path, "a path and method listed at /docs", "Method Not Allowed")
+
+
 def forbidden(what: str, allowed: str) -> ApiError:
     return ApiError(403, "token", None, allowed, f"not allowed: {what}")
 

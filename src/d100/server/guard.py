@@ -24,16 +24,17 @@ import math
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Match
 
 from .access import CREDENTIAL, Credential, foreign_origin, read_credential, unreadable_origin
 from .admission import AT_ONCE, PER_TABLE, WAITING, Admission, Share, holding
-from .errors import ApiError, unauthorised
+from .errors import ApiError, unauthorised, wrong_method
 from .work import CLIENT
 
 Scope = MutableMapping[str, Any]
@@ -141,8 +142,15 @@ class Guard:
     whose token it is (not revoked), None for any other (only a real token gets a bucket of
     its own)."""
 
-    def __init__(self, app: App, limits: Limits, member_table: Callable[[str], str | None]) -> None:
+    def __init__(
+        self,
+        app: App,
+        limits: Limits,
+        member_table: Callable[[str], str | None],
+        routes: Sequence[BaseRoute] = (),
+    ) -> None:
         self.app = app
+        self.routes = routes  # the app's, to tell a path's wrong method before sign-in
         self.limits = limits
         self.buckets = Buckets(limits)
         self.admission = server_turns()
@@ -221,7 +229,12 @@ class Guard:
             return
         signing_out = scope["method"] == "DELETE" and path == TABLES + table_id + SIGN_OUT
         if table != table_id and not signing_out:
-            # Not a member of this table: the routes' own 401, before any turn is taken.
+            # Not a member of this table: the routes' own 401, before any turn is taken; but
+            # a method no route of the path takes is that 405 first, as on the open routes.
+            allow = refused_method(self.routes, scope)
+            if allow is not None:
+                await _answer(wrong_method(path), scope, receive, send, {"allow": allow})
+                return
             await _answer(unauthorised(), scope, receive, send)
             return
         assert credential is not None
@@ -426,3 +439,16 @@ async def _answer(
     err: ApiError, scope: Scope, receive: Receive, send: Send, headers: dict[str, str] | None = None
 ) -> None:
     await JSONResponse(err.to_dict(), status_code=err.status, headers=headers)(scope, receive, send)
+
+
+def refused_method(routes: Sequence[BaseRoute], scope: Scope) -> str | None:
+    """The ``Allow`` header of a path some route takes by another method than the request's,
+    or None (a route takes it, or none has the path)."""
+    methods: set[str] = set()
+    for route in routes:
+        match, _ = route.matches(scope)
+        if match is Match.FULL:
+            return None
+        if match is Match.PARTIAL:
+            methods |= getattr(route, "methods", None) or set()
+    return ", ".join(sorted(methods)) or None
