@@ -50,6 +50,14 @@ class CheckData(TypedDict, total=False):
     malfunction: int
     permanent_modifiers: Sequence[int]
     versus: Mapping[str, Any]
+    test: str
+    modifier: int | str
+    loss: str
+    loss_dice: Sequence[int]
+    adapted: bool
+    willpower: int
+    bond: int
+    breaking_point: int
 
 
 class ContestData(TypedDict, total=False):
