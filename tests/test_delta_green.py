@@ -276,6 +276,12 @@ def test_dg_5_loss_dice_given_by_hand() -> None:
         with pytest.raises(D100Error) as err:
             d100.parse(request("skill", 55, 0, **{field: value}))
         assert err.value.field == field
+    with pytest.raises(D100Error) as err:  # DG-7: a projection names WP and a Bond
+        d100.parse(request("sanity", 55, 0, loss="1/1d6", willpower=10))
+    assert err.value.field == "bond"
+    with pytest.raises(D100Error) as err:
+        sanity_odds(d100.parse(request("sanity", 55, 0)))  # type: ignore[arg-type]
+    assert err.value.field == "loss"
 
 
 def test_dg_7_projection_keeps_a_loss_of_five_when_willpower_gives_out() -> None:

@@ -66,6 +66,7 @@ CAP = 99  # DG-3: a modified target is held to 1..99
 HUMAN = 99  # DG-4: a statistic whose x5 is above this is inhuman
 INSANITY = 5  # DG-5: a loss of 5 or more from one roll is temporary insanity
 PROJECTION = 4  # DG-7: the d4 of projecting onto a Bond
+LOSS_STREAM = "loss_dice"  # the loss's dice and the d4, drawn after the d100
 # DG-5: the losses of the rulebook's tables (violence, helplessness, the unnatural) and the
 # defaults of Foundry's items (unnatural 1/1D4, tome 1D4/1D6, ritual 0/1D10)
 LOSSES = (
@@ -326,8 +327,8 @@ def level(roll: int, judged: Judged) -> Level:
 
 @dataclass(frozen=True)
 class Loss:
-    """A SAN test's loss as rolled: the expression, its dice and total, a projection's d4
-    (0: none rolled) and what it changed, and the loss that stands."""
+    """A SAN test's loss as rolled: the expression and its total, a projection's d4 (0: none
+    rolled) and whether it took the d4 off, and the loss that stands."""
 
     expression: str
     rolled: int
@@ -386,9 +387,6 @@ class LossRoll:
         if drawn < len(self.sides):
             return (drawn + 1, total + value, 0)
         return (drawn, total, value)
-
-
-LOSS_STREAM = "loss_dice"
 
 
 def _route(check: DgCheck, judged: Judged, roll: int) -> tuple[str, bool]:
@@ -508,7 +506,8 @@ def _why(check: DgCheck, roll: int, lvl: str) -> str:
     if roll == 1:
         return f"{text} (01)"
     if lvl in ("critical", "fumble"):
-        return f"{text} ({'matching digits' if is_doubles(roll) else 'inhuman: at or under'})"
+        why = "matching digits" if is_doubles(roll) else f"inhuman: at or under {check.skill}"
+        return f"{text} ({why})"
     return text
 
 
