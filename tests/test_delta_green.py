@@ -18,6 +18,7 @@ import pytest
 import d100
 from d100.declarations import Rolled
 from d100.errors import D100Error, DiceError, RuleRefusal
+from d100.result_view import result_view
 from d100.systems import REGISTRY
 from d100.systems.delta_green import sanity_odds
 from tests.helpers import _More, _Prefix, brute_force, nonzero, odds_map
@@ -348,6 +349,13 @@ def test_dg_5_the_json_contract_round_trip() -> None:
     assert json.loads(json.dumps(data))["level"] == "failure"
     assert d100.resolve(data["request"]).to_dict() == data
     assert REGISTRY.get(NAME).declares.after(Rolled(req, result, None)) == ()
+
+
+def test_dg_6_an_adapted_agent_reads_as_adapted_on_every_door() -> None:
+    adapted = d100.resolve(request("sanity", 60, 0, loss="1/1d4", adapted=True, loss_dice=[]))
+    view = result_view(adapted)
+    assert (view.dice, view.level) == ("no roll (adapted)", "success")
+    assert adapted.note == "SAN loss 1 = 1; SAN 60 -> 59"  # the success loss, a constant
 
 
 def _cli(*args: str) -> str:

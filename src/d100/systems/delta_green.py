@@ -675,7 +675,7 @@ DECLARATION = Declaration(
         example="harder, or -20",
     ),
     skill_range=(0, CAP),
-    words=Words(target="target", shortfall=None, bands=_bands),
+    words=Words(target="target", shortfall=None, bands=_bands, unrolled="adapted"),
     options=_options,
     sampler=lambda c: Roller() if _plain_check(c) else None,
     improvement="failure",
