@@ -173,10 +173,14 @@ def loss_text(expression: str) -> tuple[list[int], int]:
     return faces, constant
 
 
-def expected_loss(r: int | None, dice: list[int], san: int, loss: str, **rules: Any) -> int:
+def expected_loss(
+    r: int | None, dice: list[int], san: int, loss: str, **rules: Any
+) -> tuple[int, int]:
     """DG-5 from the text: the success loss on a success (or adapted, DG-6, r None), the
     failure loss on a failure, its maximum on a critical failure by house rule; DG-7: a d4
-    after a loss above 0 with a projection, WP less the d4 at least 1: the loss less the d4."""
+    after a loss above 0 with a projection, WP less the d4 at least 1: the loss less the d4;
+    DG-6: on the third incident, a loss of 1 or more without temporary insanity (5 or more)
+    or the breaking point: 1D6 lost on adapting. The loss, and the 1D6 (0: none)."""
     success_loss, failure_loss = loss.split("/")
     lvl = "success" if r is None else oracle(r, "sanity", san, 0)
     chosen = success_loss if lvl in ("critical", "success") else failure_loss
@@ -187,12 +191,17 @@ def expected_loss(r: int | None, dice: list[int], san: int, loss: str, **rules: 
         total, rest = sum(dice[: len(faces)]) + constant, dice[len(faces) :]
     willpower = rules.get("willpower")
     if willpower is not None and total > 0:
-        (d4,) = rest
+        d4, *rest = rest
         if willpower - d4 >= 1:
             total = max(0, total - d4)
-    else:
-        assert not rest
-    return total
+    bp = rules.get("breaking_point")
+    reached = bp is not None and san - total <= bp
+    if rules.get("adapting") and 1 <= total <= 4 and not reached:
+        (d6,) = rest
+        assert 1 <= d6 <= 6
+        return total, d6
+    assert not rest
+    return total, 0
 
 
 def sequences(req: dict[str, Any]) -> list[tuple[tuple[int, ...], Fraction, d100.CheckResult]]:
@@ -223,6 +232,8 @@ SAN_CASES = [
     (45, "1/1d6", {"willpower": 3, "bond": 9}),
     (45, "1d4/1d6", {"willpower": 12, "bond": 2, "breaking_point": 42}),
     (70, "1/1d4", {"adapted": True}),
+    (50, "1/1d6", {"adapting": "violence", "breaking_point": 46}),
+    (40, "1d4/1d6", {"adapting": "helplessness", "willpower": 2, "bond": 5}),
 ]
 
 
@@ -240,7 +251,12 @@ def test_dg_5_dg_6_dg_7_dg_8_sanity_loss_by_brute_force(
     for dice, weight, result in sequences(req):
         r = None if adapted else dice[0]
         rolled = list(dice if adapted else dice[1:])
-        want = expected_loss(r, rolled, san, loss, **rules)
+        want, d6 = expected_loss(r, rolled, san, loss, **rules)
+        if d6:  # DG-6: what adapting costs
+            lost = "CHA and each Bond" if more["adapting"] == "violence" else "POW"
+            assert f"adapted to {more['adapting']}, 1D6 {d6}: {lost} -{d6}" in result.note
+        else:
+            assert "adapted to" not in result.note
         assert result.note is not None
         found = LOSS_RE.search(result.note)
         assert found is not None and int(found[1]) == san
@@ -277,6 +293,9 @@ def test_dg_5_loss_dice_given_by_hand() -> None:
         with pytest.raises(D100Error) as err:
             d100.parse(request("skill", 55, 0, **{field: value}))
         assert err.value.field == field
+    with pytest.raises(D100Error) as err:  # DG-6: an adapted agent adapts no more
+        d100.parse(request("sanity", 55, 0, loss="1/1d6", adapted=True, adapting="violence"))
+    assert err.value.field == "adapting"
     with pytest.raises(D100Error) as err:  # DG-7: a projection names WP and a Bond
         d100.parse(request("sanity", 55, 0, loss="1/1d6", willpower=10))
     assert err.value.field == "bond"

@@ -57,6 +57,7 @@ class CheckData(TypedDict, total=False):
     adapted: bool
     willpower: int
     bond: int
+    adapting: str
     breaking_point: int
 
 

@@ -66,7 +66,8 @@ CAP = 99  # DG-3: a modified target is held to 1..99
 HUMAN = 99  # DG-4: a statistic whose x5 is above this is inhuman
 INSANITY = 5  # DG-5: a loss of 5 or more from one roll is temporary insanity
 PROJECTION = 4  # DG-7: the d4 of projecting onto a Bond
-LOSS_STREAM = "loss_dice"  # the loss's dice and the d4, drawn after the d100
+ADAPTING = 6  # DG-6: the 1D6 of CHA (violence) or POW (helplessness) lost on adapting
+LOSS_STREAM = "loss_dice"  # the loss's dice, the d4, the d6, drawn after the d100
 # DG-5: the losses of the rulebook's tables (violence, helplessness, the unnatural) and the
 # defaults of Foundry's items (unnatural 1/1D4, tome 1D4/1D6, ritual 0/1D10)
 LOSSES = (
@@ -156,7 +157,7 @@ SANITY_FIELDS = (
     Field(
         "loss_dice",
         "dice",
-        "the SAN loss's dice, then a projection's d4, rolled by hand (DG-5)",
+        "the SAN loss's dice, then a projection's d4, then adapting's d6, rolled by hand (DG-5)",
         words=("loss@*",),
     ),
     Field(
@@ -181,6 +182,14 @@ SANITY_FIELDS = (
         low=1,
         high=BIG,
         words=("bond#",),
+    ),
+    Field(
+        "adapting",
+        "choice",
+        "with a loss: the threat whose third incident box this is, violence or helplessness:"
+        " a loss of 1-4 that reaches no breaking point adapts the agent, who loses 1D6 CHA and"
+        " as much of each Bond (violence) or 1D6 POW (helplessness) (DG-6)",
+        choices=("violence", "helplessness"),
     ),
     Field(
         "breaking_point",
@@ -222,6 +231,7 @@ class DgCheck:
     adapted: bool = False
     willpower: int | None = None
     bond: int | None = None
+    adapting: str | None = None
     breaking_point: int | None = None
     dice: tuple[int, ...] | None = None
     house_rules: HouseRules = field(default_factory=HouseRules)
@@ -243,7 +253,9 @@ class DgCheck:
                 raise D100Error(
                     name, plain(value), "only with test sanity", f"a {self.test or 'skill'} test"
                 )
-        for name in ("loss_dice", "willpower"):
+        if self.adapted and self.adapting is not None:  # DG-6: adapted once, for good
+            raise D100Error("adapting", self.adapting, "only before adapting", "already adapted")
+        for name in ("loss_dice", "willpower", "adapting"):
             if getattr(self, name) is not None and self.loss is None:
                 raise D100Error(name, plain(getattr(self, name)), "only with a loss", "no loss")
         if (self.willpower is None) != (self.bond is None):  # DG-7: both, or no projection
@@ -328,13 +340,15 @@ def level(roll: int, judged: Judged) -> Level:
 @dataclass(frozen=True)
 class Loss:
     """A SAN test's loss as rolled: the expression and its total, a projection's d4 (0: none
-    rolled) and whether it took the d4 off, and the loss that stands."""
+    rolled) and whether it took the d4 off, the loss that stands, and the 1D6 of adapting
+    (0: the agent did not adapt)."""
 
     expression: str
     rolled: int
     d4: int
     projected: bool
     final: int
+    d6: int
 
 
 def _sides(expression: str) -> tuple[tuple[int, ...], int]:
@@ -352,41 +366,70 @@ def _sides(expression: str) -> tuple[tuple[int, ...], int]:
 
 def _loss_cost(expression: str) -> int:
     """Faces tried rolling a loss: each die over the totals before it, then a d4 over the
-    totals."""
+    totals, then a d6 over the totals and d4s."""
     sides, _ = _sides(expression)
     tried, high = 0, 0
     for faces in sides:
         tried += (high + 1) * faces
         high += faces
-    return tried + (high + 1) * PROJECTION
+    return tried + (high + 1) * PROJECTION * (1 + ADAPTING)
+
+
+def _projected(check: DgCheck, rolled: int, d4: int) -> tuple[bool, int]:
+    """DG-7: whether a projection's d4 comes off the loss (WP less it still 1 or more), and
+    the loss that stands."""
+    projected = bool(d4) and check.willpower is not None and check.willpower - d4 >= 1
+    return projected, max(0, rolled - d4) if projected else rolled
+
+
+def _adapts(check: DgCheck, final: int) -> bool:
+    """DG-6: the incident that ticks a threat's third box adapts the agent: a loss of 1 or
+    more without temporary insanity or the breaking point reached."""
+    reached = check.breaking_point is not None and check.skill - final <= check.breaking_point
+    return check.adapting is not None and 1 <= final < INSANITY and not reached
+
+
+Stage = tuple[int, int, int, int]  # loss dice drawn, their sum, the d4 or 0, the d6 or 0
 
 
 class LossRoll:
     """The loss dice one at a time, then a projection's d4 where one is asked and a loss
-    stands (DG-7): the state is (dice drawn, their sum, the d4 or 0)."""
+    stands (DG-7), then the 1D6 of adapting where the loss adapts the agent (DG-6)."""
 
-    def __init__(self, sides: tuple[int, ...], constant: int, project: bool) -> None:
-        self.sides, self.constant, self.project = sides, constant, project
+    def __init__(self, check: DgCheck, sides: tuple[int, ...], constant: int) -> None:
+        self.check, self.sides, self.constant = check, sides, constant
 
-    def start(self) -> tuple[int, int, int]:
-        return (0, 0, 0)
+    def start(self) -> Stage:
+        return (0, 0, 0, 0)
 
-    def need(self, state: tuple[int, int, int]) -> Need | None:
-        drawn, total, d4 = state
+    def _next(self, state: Stage) -> int:
+        """Which die comes next: 0 a loss die, 1 the d4, 2 the d6, -1 none."""
+        drawn, total, d4, d6 = state
+        rolled = total + self.constant
         if drawn < len(self.sides):
-            return Need(LOSS_STREAM, 1, self.sides[drawn])
-        if self.project and not d4 and total + self.constant > 0:
-            return Need(LOSS_STREAM, 1, PROJECTION)
-        return None
+            return 0
+        if self.check.projects and not d4 and rolled > 0:
+            return 1
+        if not d6 and _adapts(self.check, _projected(self.check, rolled, d4)[1]):
+            return 2
+        return -1
 
-    def advance(self, state: tuple[int, int, int], value: int) -> tuple[int, int, int]:
-        drawn, total, _ = state
-        faces = self.sides[drawn] if drawn < len(self.sides) else PROJECTION
+    def _faces(self, state: Stage, die: int) -> int:
+        return self.sides[state[0]] if die == 0 else PROJECTION if die == 1 else ADAPTING
+
+    def need(self, state: Stage) -> Need | None:
+        die = self._next(state)
+        return None if die < 0 else Need(LOSS_STREAM, 1, self._faces(state, die))
+
+    def advance(self, state: Stage, value: int) -> Stage:
+        die = self._next(state)
+        faces = self._faces(state, die)
         if not 1 <= value <= faces:  # given by hand: held to the die it stands for
             raise DiceError(LOSS_STREAM, value, f"a d{faces}'s value, 1..{faces}", "off the die")
-        if drawn < len(self.sides):
-            return (drawn + 1, total + value, 0)
-        return (drawn, total, value)
+        drawn, total, d4, _ = state
+        if die == 0:
+            return (drawn + 1, total + value, 0, 0)
+        return (drawn, total, value, 0) if die == 1 else (drawn, total, d4, value)
 
 
 def _route(check: DgCheck, judged: Judged, roll: int) -> tuple[str, bool]:
@@ -404,19 +447,16 @@ def _loss_machine(check: DgCheck, route: tuple[str, bool]) -> Machine[Any]:
     sides, constant = _sides(route[0])
     if route[1]:  # at its maximum: no dice
         sides, constant = (), sum(sides) + constant
-    return LossRoll(sides, constant, check.projects)
+    return LossRoll(check, sides, constant)
 
 
-def _loss(check: DgCheck, judged: Judged, roll: int, end: tuple[int, int, int]) -> Loss:
-    """A final state's loss, projected where asked (DG-7: WP less the d4 still 1 or more, the
-    loss and the Bond take the d4)."""
+def _loss(check: DgCheck, judged: Judged, roll: int, end: Stage) -> Loss:
+    """A final state's loss."""
     expression, at_most = _route(check, judged, roll)
     sides, constant = _sides(expression)
     rolled = (sum(sides) + constant) if at_most else end[1] + constant
-    d4 = end[2]
-    projected = bool(d4) and check.willpower is not None and check.willpower - d4 >= 1
-    final = max(0, rolled - d4) if projected else rolled
-    return Loss(expression, rolled, d4, projected, final)
+    projected, final = _projected(check, rolled, end[2])
+    return Loss(expression, rolled, end[2], projected, final, end[3])
 
 
 def _roll_of(state: Any) -> int:
@@ -425,7 +465,7 @@ def _roll_of(state: Any) -> int:
 
 
 def _loss_words(check: DgCheck, loss: Loss, dice: tuple[int, ...]) -> str:
-    n = len(dice) - (1 if loss.d4 else 0)
+    n = len(dice) - bool(loss.d4) - bool(loss.d6)
     shown = f" ({', '.join(map(str, dice[:n]))})" if n else ""
     words = [f"SAN loss {loss.expression}{shown} = {loss.rolled}"]
     if check.willpower is not None and check.bond is not None and loss.d4:
@@ -441,6 +481,9 @@ def _loss_words(check: DgCheck, loss: Loss, dice: tuple[int, ...]) -> str:
     words.append(f"SAN {check.skill} -> {after}")
     if loss.final >= INSANITY:
         words.append("temporary insanity (a loss of 5 or more)")
+    if loss.d6:
+        lost = "CHA and each Bond" if check.adapting == "violence" else "POW"
+        words.append(f"adapted to {check.adapting}, 1D6 {loss.d6}: {lost} -{loss.d6}")
     if check.breaking_point is not None and after <= check.breaking_point:
         words.append(f"breaking point reached (SAN {after} <= {check.breaking_point})")
     return "; ".join(words)
