@@ -50,6 +50,15 @@ class CheckData(TypedDict, total=False):
     malfunction: int
     permanent_modifiers: Sequence[int]
     versus: Mapping[str, Any]
+    test: str
+    modifier: int | str
+    san_loss: str
+    san_loss_dice: Sequence[int]
+    adapted: bool
+    willpower: int
+    bond: int
+    adapting: str
+    breaking_point: int
 
 
 class ContestData(TypedDict, total=False):

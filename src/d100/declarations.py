@@ -179,6 +179,7 @@ class Words:
     # result's margin then counts from ``Needed.most``, as its target's does
     needed: Callable[[CheckResult], Needed | None] | None = None
     stakes: str = ""  # what failing a later attempt brings, where a rule makes it worse (C7-5)
+    unrolled: str = "a master"  # who does not roll, where a rule says (OQ3; DG-6: adapted)
 
 
 @dataclass(frozen=True)

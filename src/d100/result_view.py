@@ -385,14 +385,16 @@ def _helper(data: Mapping[str, Any], system: str) -> CheckResult:
 def dice_segments(result: CheckResult) -> list[Segment]:
     """Every die, the kept one in brackets; groups split where a later attempt began (a Luck
     reroll, a push: the system's words)."""
+    words = REGISTRY.get(result.system).declares.words if result.system in REGISTRY else None
     if not result.dice:
-        return [("no roll (a master)" if result.roll is None else f"took {result.roll}", "")]
+        unrolled = f"no roll ({words.unrolled})" if words else "no roll"
+        return [(unrolled if result.roll is None else f"took {result.roll}", "")]
     groups = [result.dice]
     if result.attempts:
         per = len(result.dice) // len(result.attempts)
         groups = [result.dice[i : i + per] for i in range(0, len(result.dice), per)]
     out: list[Segment] = []
-    again = REGISTRY.get(result.system).declares.words.again if result.system in REGISTRY else ""
+    again = words.again if words else ""
     for n, group in enumerate(groups):
         if n:
             out.append((f"  then {again or 'again'}: ", "warn"))
