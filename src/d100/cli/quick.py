@@ -17,7 +17,7 @@ from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import dice, flags, words
-from .roll import add_cover, run_check
+from .roll import add_cover, rng_of, run_check
 
 HELP = """\
 A check in a few words: [SYSTEM] SKILL [WORDS...], or WHO SKILL [WORDS...] with a sheet;
@@ -70,7 +70,7 @@ def register(sub: Any) -> None:
         metavar="[SYSTEM] SKILL WORDS",
         help="a skill %% (or WHO SKILL with a sheet), quick words and flags, in any order",
     )
-    p.set_defaults(run=run, parser=p)
+    p.set_defaults(run=run, parser=p, repeat=1)
 
 
 def command_parser(command: str) -> argparse.ArgumentParser:
@@ -197,6 +197,7 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     ns.quick = request
     ns.label = found.label
     ns.secret = found.secret
+    ns.repeat = found.repeat
     return ns
 
 
@@ -207,4 +208,9 @@ def run(ns: argparse.Namespace) -> int:
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)
-    return run_check(fill(ns, said, typed))
+    ns = fill(ns, said, typed)
+    if ns.repeat > 1:  # SealDice's 3#: one source for every roll, so a seed repeats them all
+        ns.rng = rng_of(ns)
+    for _ in range(ns.repeat):
+        run_check(ns)
+    return 0

@@ -24,6 +24,7 @@ from ..declarations import (
     Option,
     Rolled,
     Roller,
+    Said,
     Style,
     Target,
     Words,
@@ -32,12 +33,15 @@ from ..declarations import (
 from ..fields import Field
 from ..results import CheckResult, ContestResult
 from ..system import Declared, Plan
+from . import coc7_sealdice
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
     MAX_LUCK,
     NAME,
     Coc7Check,
+    ladder_of,
+    one_roll,
     one_roll_bands,
     parse_check,
     plan_of,
@@ -49,7 +53,7 @@ from .coc7_rules import (
     LEVELS,
     RANK,
     Level,
-    fumble_from,
+    changes,
     luck_offers,
     required_value,
     winning,
@@ -112,7 +116,7 @@ _CBR = re.compile(r"cbr\((\d+),(\d+)\)", re.IGNORECASE)
 _SUFFIX = {"r": "regular", "h": "hard", "e": "extreme", "c": "critical"}
 
 
-def commands(text: str) -> dict[str, Any] | None:
+def commands(text: str) -> dict[str, Any] | Said | None:
     """BCDice's Cthulhu7th checks as contract requests: ``CC<=65``; a net pool as ``CC1<=65``,
     ``CC+1``, ``CC-1`` or ``CC(2)`` (positive: bonus dice, negative: penalty dice); a required
     level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``, or ``CC1<=60/h``);
@@ -121,6 +125,9 @@ def commands(text: str) -> dict[str, Any] | None:
     dice comes back as asked, for the request's own check to refuse. ``CC`` without a target
     is a bare roll, not a check (None); ``CC<=0`` is a skill of 0, resolved as Foundry does
     (C7-1)."""
+    seal = coc7_sealdice.read(text)  # SealDice's .ra/.rc (SD-W1..SD-W5)
+    if seal is not None or text.lstrip().startswith("."):
+        return seal
     words = text.split()
     if not words:
         return None
@@ -216,8 +223,7 @@ def _shape(check: Coc7Check) -> tuple[int] | None:
 
 
 def _key(check: Coc7Check) -> tuple[Any, ...]:
-    h = check.house_rules.critical_difficulty_fumbles
-    return (check.targets, check.difficulty, h, check.luck, check.luck_to)
+    return (check.targets, check.difficulty, check.house_rules.levels, check.luck, check.luck_to)
 
 
 def _kept(state: int) -> int:
@@ -227,12 +233,15 @@ def _kept(state: int) -> int:
 
 def _cuts(check: Coc7Check) -> tuple[int, ...] | None:
     """C7-1: the kept dice after which one skill's level may change (01, then the fumble range,
-    fifths, halves and the target); None where Luck or several skills name the roll."""
+    fifths, halves and the target; under ``setcoc``, wherever its ladder changes); None where
+    Luck or several skills name the roll."""
     cut = one_roll_bands(check)
-    if cut is None:
+    if cut is not None:
+        fumbles, extreme, hard, target = cut
+        return (1, fumbles - 1, extreme, hard, target)
+    if not one_roll(check):
         return None
-    fumbles, extreme, hard, target = cut
-    return (1, fumbles - 1, extreme, hard, target)
+    return changes(ladder_of(check.target, check.difficulty, check.house_rules))
 
 
 def _luck_key(check: Coc7Check) -> tuple[Any, ...] | None:
@@ -334,13 +343,12 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
         return ()
     base = {k: v for k, v in request.items() if k not in ("luck", "luck_to", "push", "dice")}
     check = parse_check(base)
-    critical = check.house_rules.critical_difficulty_fumbles
-    fumbles = fumble_from(check.target, check.difficulty, critical)
+    lad = ladder_of(check.target, check.difficulty, check.house_rules)
     out = []
     if rolled.luck is not None and not _named(rolled.skill, UNLUCKY):
         spent = result.luck_spent or 0  # the roll as lowered by Luck spent on it already
         lowered = result.roll - spent
-        offers = luck_offers(lowered, check.target, check.difficulty, fumbles, rolled.luck)
+        offers = luck_offers(lowered, lad, check.difficulty, rolled.luck)
         for n, (lvl, cost) in enumerate(offers.items()):
             # the cheapest offer on a failure is the plain "luck" one: the difficulty bought
             least = n == 0 and not result.success
@@ -415,6 +423,7 @@ DECLARATION = Declaration(
                 "response",
                 "house_rules.critical_difficulty_fumbles",
                 "house_rules.allow_push_fumbles",
+                "house_rules.setcoc",
             }
         ),
         shape=_shape,

@@ -25,11 +25,12 @@ from .coc7_check import (
     check_of,
     ends_of,
     given_of,
+    ladder_of,
     machine_of,
     result,
     table_of,
 )
-from .coc7_rules import LEVELS, RESPONSES, contest_winner, fumble_from, level
+from .coc7_rules import LEVELS, RESPONSES, Ladder, contest_winner
 from .common import contest_sides, dice_stream, house_dict, house_from, system_field
 
 CONTEST_FIELDS = (
@@ -160,8 +161,9 @@ def ranking(contest: Coc7Contest) -> RankedContest | None:
     for check in (contest.actor, contest.opponent):
         if check.dice is not None:
             return None
-        t = check.target
-        sides.append(RankedSide(check, (check.net_dice,), t, partial(_shown, t)))
+        t, house = check.target, contest.house_rules
+        shown = partial(_shown, ladder_of(t, "regular", house))
+        sides.append(RankedSide(check, (check.net_dice,), (t, house.levels), shown))
     return RankedContest(
         (NAME, contest.response),
         _results,
@@ -170,9 +172,9 @@ def ranking(contest: Coc7Contest) -> RankedContest | None:
     )
 
 
-def _shown(target: int, state: Any) -> str:
-    """What a side shows the ranking: its level (C7-1, regular difficulty)."""
-    return level(ends_of(state)[1], target, fumble_from(target))
+def _shown(lad: Ladder, state: Any) -> str:
+    """What a side shows the ranking: its level (C7-1, or ``setcoc``'s; regular difficulty)."""
+    return lad[ends_of(state)[1]]
 
 
 def _results() -> list[Hashable]:

@@ -1,0 +1,130 @@
+"""SealDice's CoC7 check words as aliases over coc7's own requests (SD-W1..SD-W5, SD-W8):
+``.ra``/``.rc`` with difficulty prefixes glued to the name, ``b``/``p`` dice, ``3#`` repeats,
+``.rah``/``.rch`` hidden; ``.rc`` judged by rule 0, ``.ra`` by the table's ``setcoc``, else rule
+0 (decision S9). Other dot-commands are refused, naming those taken."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..declarations import Said
+from ..errors import D100Error
+
+NAME = "coc7"
+# command word -> (hidden, forced rule): .rc/.rch force rule 0 (SD-W1), .rah/.rch are hidden
+CHECKS: dict[str, tuple[bool, int | None]] = {
+    "ra": (False, None),
+    "rah": (True, None),
+    "rc": (False, 0),
+    "rch": (True, 0),
+}
+# SealDice's commands d100 reads elsewhere, or not at all, with what to say instead
+ELSEWHERE = {
+    "setcoc": "sets the table's rule: on the command line, --house setcoc=N (0-5 or dg)",
+    "sc": "a Sanity roll: not available as a SealDice word",
+    "en": "a development roll: not available as a SealDice word",
+    "rav": "an opposed check: not available as a SealDice word (d100 contest)",
+    "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
+}
+TAKEN = ", ".join(f".{c}" for c in CHECKS)
+# the longest first, so that .rah is not read as .ra and a name starting with h
+_COMMAND = re.compile(
+    r"\.(" + "|".join(sorted([*CHECKS, *ELSEWHERE], key=len, reverse=True)) + r")(.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+_DOT = re.compile(r"\.[A-Za-z]+")
+# SD-W2: difficulty words are prefixes glued to a name that is not all digits
+WORDS = {
+    "困难": "hard",
+    "困難": "hard",
+    "极难": "extreme",
+    "極難": "extreme",
+    "大成功": "critical",
+    "常规": "regular",
+    "常規": "regular",
+    "失败": "regular",  # stripped, and read as regular (SD-W2)
+    "失敗": "regular",
+}
+_REPEAT = re.compile(r"(\d+)#\s*")
+_DICE = re.compile(r"([bBpP])(\d*)\s*")
+_GLUE = re.compile(r"([^\d\s]+)\s+(\d+)")  # SD-W1 step 1: "侦查 50" is "侦查50"
+_ATTRIBUTE = re.compile(
+    r"(?P<word>" + "|".join(WORDS) + r")?"
+    r"(?P<name>[^\d\s+\-@#]+)?(?P<value>\d+)?(?P<mods>(?:[+-]\d+)*)"
+)
+_GIVEN = re.compile(r"@(\d+(?:,\d+)*)")
+MAX_REPEAT = 10  # d100's own bound on one line's work
+
+
+def _refuse(text: str, allowed: str, reason: str) -> D100Error:
+    return D100Error("quick", text, allowed, reason)
+
+
+def read(text: str) -> Said | None:
+    """A SealDice check as coc7's request, its label (the name and the reason), hidden or
+    not, and its repeats; None for text that is no dot-command, or a bare command word (its
+    words follow). An unknown dot-command, or one d100 reads elsewhere, is refused."""
+    line = text.strip()
+    found = _COMMAND.match(line)
+    if found is None:
+        if _DOT.match(line):
+            typed = line.split()[0]
+            raise _refuse(typed, f"one of {TAKEN}", f"unknown SealDice command {typed}")
+        return None
+    command, rest = found[1].lower(), found[2].strip()
+    if command in ELSEWHERE:
+        raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
+    if not rest:
+        return None
+    hidden, rule = CHECKS[command]
+    fields: dict[str, Any] = {}
+    repeat = 1
+    if m := _REPEAT.match(rest):
+        repeat, rest = int(m[1]), rest[m.end() :]
+        if not 1 <= repeat <= MAX_REPEAT:
+            raise D100Error("repeat", repeat, f"1..{MAX_REPEAT}", "SealDice's N# repeats")
+    if rest[:1] in ("b", "B", "p", "P"):  # SD-W4, step 2 of SD-W1: the dice, then the rest
+        m = _DICE.match(rest)
+        assert m is not None
+        count = int(m[2] or 1)
+        fields["bonus_dice" if m[1] in "bB" else "penalty_dice"] = count
+        rest = rest[m.end() :]
+    elif rest[:1] == "(":
+        raise _refuse(line, "a skill: 侦查50, 50, 侦查50+10", "dice expressions are not taken")
+    else:
+        rest = _GLUE.sub(r"\1\2", rest)
+    if not rest.strip():  # .raB2 alone: its skill is in the words that follow
+        return None
+    head, _, reason = rest.strip().partition(" ")
+    m = _ATTRIBUTE.fullmatch(head)
+    if m is None or m["value"] is None:
+        raise _refuse(
+            line,
+            "a skill with its value: 侦查50, 困难侦查50, 50, 侦查50+10",
+            "no value given (there is no character card here)",
+        )
+    word, name = m["word"], m["name"]
+    if name is None:  # 困难50: a name 困难, regular (SD-W2)
+        name = word
+    elif word is not None and WORDS[word] != "regular":
+        fields["difficulty"] = WORDS[word]
+    mods = [int(x) for x in re.findall(r"[+-]\d+", m["mods"])]
+    if mods:
+        fields["modifiers"] = mods
+    label = [name] if name else []
+    for part in reason.split():
+        given = _GIVEN.fullmatch(part)
+        if given is not None:
+            fields["dice"] = [int(v) for v in given[1].split(",")]
+        elif part.startswith("@"):
+            raise _refuse(part, "@DICE, dice rolled by hand", "SealDice's @someone is not taken")
+        else:
+            label.append(part)
+    request = {
+        "system": NAME,
+        "skill": int(m["value"]),
+        **fields,
+        "house_rules": {"setcoc": 0 if rule is None else rule},
+    }
+    return Said(request, " ".join(label) or None, hidden, repeat)
