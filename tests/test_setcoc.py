@@ -353,6 +353,34 @@ def test_sd_core_fast_paths_equal_the_reference_enumeration(rule: str) -> None:
         assert tallies.tally(contest).fractions() == tallies.reference(contest).fractions()
 
 
+def test_sd_dg_opposed_successes_at_one_level_go_to_the_lower_roll() -> None:
+    # rule: SD-dg
+    """SealDice's ``.rav`` under dg, counted over every pair of rolls: the higher level wins;
+    both succeeding at one level, the lower roll (equal rolls tie); under the other rules
+    equal levels tie (C7-6)."""
+    order = ["fumble", "failure", "regular", "hard", "extreme", "critical"]
+    for rule, (a, o) in product(("dg", "2"), ((50, 60), (45, 44), (100, 12))):
+        counts: Counter[str] = Counter()
+        for ra, ro in product(range(1, 101), repeat=2):
+            x, y = want(rule, a, "regular", ra)[0], want(rule, o, "regular", ro)[0]
+            if x != y:
+                counts["actor" if order.index(x) > order.index(y) else "opponent"] += 1
+            elif rule == "dg" and want(rule, a, "regular", ra)[1] and ra != ro:
+                counts["actor" if ra < ro else "opponent"] += 1
+            else:
+                counts["tie"] += 1
+        data = {
+            "system": "coc7",
+            "actor": {"skill": a},
+            "opponent": {"skill": o},
+            "house_rules": {"setcoc": rule},
+        }
+        assert nonzero(odds_map(data)) == {k: Fraction(v, 10000) for k, v in counts.items()}
+    two = {"actor": {"skill": 50, "dice": [20]}, "opponent": {"skill": 60, "dice": [30]}}
+    rolled = d100.resolve({**data, **two, "house_rules": {"setcoc": "dg"}})
+    assert rolled.winner == "actor"
+
+
 # -- the house rule asked for --------------------------------------------------------------
 
 

@@ -188,6 +188,11 @@ class HouseRules:
             return coc7_setcoc.rule_of(self.setcoc).key
         return "bcdice" if self.critical_difficulty_fumbles else "foundry"
 
+    @property
+    def lower_roll_wins(self) -> bool:
+        """Whether an opposed roll both sides succeed at one level goes to the lower roll."""
+        return self.setcoc is not None and coc7_setcoc.rule_of(self.setcoc).lower_roll_wins
+
 
 def ladder_of(target: int, difficulty: str, house: HouseRules) -> Ladder:
     """Each roll's level for one target and required level: SealDice's rule where the house

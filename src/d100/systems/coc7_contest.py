@@ -30,7 +30,7 @@ from .coc7_check import (
     result,
     table_of,
 )
-from .coc7_rules import LEVELS, RESPONSES, Ladder, contest_winner
+from .coc7_rules import LEVELS, RESPONSES, Ladder, contest_winner, succeeds
 from .common import contest_sides, dice_stream, house_dict, house_from, system_field
 
 CONTEST_FIELDS = (
@@ -110,8 +110,15 @@ def contest_plan(contest: Coc7Contest) -> Plan[Any, ContestResult]:
     o_machine = machine_of(o, o_attempt)
     response = contest.response
 
+    lower = response is None and contest.house_rules.lower_roll_wins
+
     def decide(state: Any) -> Winner:
-        return contest_winner(side_level(a, state[1]), side_level(o, state[2]), response)
+        x = side_level(a, state[1])
+        winner = contest_winner(x, side_level(o, state[2]), response)
+        if winner == "tie" and lower and succeeds(x, "regular"):  # SD-dg: the lower roll
+            ra, ro = ends_of(state[1])[1], ends_of(state[2])[1]
+            return "tie" if ra == ro else "actor" if ra < ro else "opponent"
+        return winner
 
     def build(state: Any, record: Record) -> ContestResult:
         winner = decide(state)
@@ -157,6 +164,8 @@ def _verdict(winner: Winner, response: str | None, actor_level: str) -> str:
 
 
 def ranking(contest: Coc7Contest) -> RankedContest | None:
+    if contest.response is None and contest.house_rules.lower_roll_wins:
+        return None  # levels alone do not order it: the rolls do
     sides = []
     for check in (contest.actor, contest.opponent):
         if check.dice is not None:

@@ -48,13 +48,15 @@ def _keep(rank: int, roll: int) -> int:
 @dataclass(frozen=True)
 class SealRule:
     """One of SealDice's rules: what ``.setcoc`` takes, its help in English, the last roll
-    that is critical and the first that fumbles, and what it does to the frame's rank."""
+    that is critical and the first that fumbles, what it does to the frame's rank, and
+    whether the lower roll wins an opposed roll both sides succeed at one level."""
 
     key: str
     summary: str
     crit: Value
     fum: Value
     override: Override = _keep
+    lower_roll_wins: bool = False  # opposed, both succeeding at one level (``.rav``, SD-dg)
 
 
 def _rule0(rank: int, roll: int) -> int:
@@ -128,6 +130,7 @@ RULES: dict[str, SealRule] = {
             lambda s, need: 1,
             lambda s, need: 100,
             _dg,
+            lower_roll_wins=True,
         ),
     )
 }
