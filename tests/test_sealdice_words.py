@@ -17,7 +17,8 @@ def form(line: str) -> quick.Form:
 
 
 def asked(line: str) -> dict[str, object]:
-    return form(line).request
+    """The request a line asks for, as JSON Lines and Discord read it (no table settings)."""
+    return quick.read(line)
 
 
 def test_sd_w1_ra_and_rc_read_the_value_glued_or_spaced_and_rule_0() -> None:
@@ -30,6 +31,12 @@ def test_sd_w1_ra_and_rc_read_the_value_glued_or_spaced_and_rule_0() -> None:
     assert form(".ra 50 撬锁").label == "撬锁"
     assert form(".ra 侦查50 撬锁").label == "侦查 撬锁"
     assert asked(".ra 侦查50+10-5")["modifiers"] == [10, -5]
+
+
+def test_sd_w1_ra_leaves_the_rule_to_the_table_rc_forces_rule_0() -> None:
+    ra, rc = form(".ra 侦查50"), form(".rc 侦查50")
+    assert "house_rules" not in ra.request and ra.defaults == {"house_rules": {"setcoc": 0}}
+    assert rc.request["house_rules"] == {"setcoc": 0} and not rc.defaults
 
 
 def test_sd_w1_ra_without_a_value_is_refused_clearly() -> None:
@@ -82,7 +89,7 @@ def test_sd_w1_a_check_as_sealdice_judges_it() -> None:
 
 @pytest.mark.parametrize(
     ("line", "named"),
-    [(".xyz 50", ".xyz"), (".sc 1/1d6", ".sc"), (".en 侦查", ".en"), (".setcoc 2", ".setcoc")],
+    [(".xyz 50", ".xyz"), (".sc 1/1d6", ".sc"), (".en 侦查", ".en"), (".rav 侦查50", ".rav")],
 )
 def test_sd_w8_unknown_or_elsewhere_dot_commands_are_refused_naming_those_taken(
     line: str, named: str
@@ -90,4 +97,13 @@ def test_sd_w8_unknown_or_elsewhere_dot_commands_are_refused_naming_those_taken(
     with pytest.raises(D100Error) as err:
         quick.read(line)
     assert ".ra" in err.value.allowed and ".rch" in err.value.allowed
+    assert ".setcoc" in err.value.allowed
     assert named in str(err.value)
+
+
+def test_sd_w8_setcoc_takes_sealdices_rules_as_a_setting() -> None:
+    for typed, rule in (("0", 0), ("5", 5), ("dg", "dg"), ("DG", "dg")):
+        found = form(f".setcoc {typed}")
+        assert found.settings == {"house_rules": {"setcoc": rule}}, typed
+        with pytest.raises(D100Error):  # a setting rolls nothing: JSON Lines refuse it
+            quick.read(f".setcoc {typed}")

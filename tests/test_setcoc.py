@@ -197,6 +197,15 @@ def test_sd_3_ignores_the_target() -> None:
     assert level("3", 30, 6, "critical") == "failure"
 
 
+def test_sd_3_critical_difficulty_shows_the_rolls_that_meet_it() -> None:
+    from d100.systems.coc7 import DECLARATION
+
+    assert DECLARATION.words.needed is not None
+    for rule, s, how in (("3", 30, "01-05"), ("0", 30, "01 only"), ("4", 8, "no roll")):
+        needed = DECLARATION.words.needed(resolve(rule, s, difficulty="critical", dice=[4]))
+        assert needed is not None and needed.how == how, rule
+
+
 def test_sd_4_no_critical_under_ten_fumbles_climb_by_tens() -> None:
     assert level("4", 9, 1) == "extreme"  # 01 <= 9 / 5: no critical below 10
     assert level("4", 0, 1) == "failure"

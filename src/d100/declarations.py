@@ -283,12 +283,16 @@ Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]]
 @dataclass(frozen=True)
 class Said:
     """A chat-bot command as typed: its contract request, the label written with it, whether
-    it was asked hidden, and how many times it is rolled (SealDice's ``.rah``, ``3#``)."""
+    it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
+    fields it leaves to the table's settings (SealDice's ``.ra``: the table's rule, else 0),
+    and the table's settings it makes instead of a roll (SealDice's ``.setcoc``)."""
 
     request: Mapping[str, Any]
     label: str | None = None
     secret: bool = False
     repeat: int = 1
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)

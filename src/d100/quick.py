@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from . import expressions
@@ -259,6 +259,8 @@ class Form:
     label: str | None = None
     secret: bool = False
     repeat: int = 1  # rolled this many times (SealDice's ``3#``)
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # what the table's settings replace
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -321,14 +323,32 @@ def _form(
     found: Said, request: dict[str, Any], label: str | None = None, secret: bool = False
 ) -> Form:
     """A form read: its request, its label and its secrecy, its own or the words' after it."""
-    return Form(request, label or found.label, secret or found.secret, found.repeat)
+    label, secret = label or found.label, secret or found.secret
+    return Form(request, label, secret, found.repeat, found.defaults, found.settings)
+
+
+def no_setting(found: Form, text: str) -> Form:
+    """A form that rolls: one that makes a table's setting (``.setcoc``) is refused where
+    no table keeps it."""
+    if found.settings:
+        raise D100Error(
+            "quick",
+            text,
+            "a roll; d100 shell keeps a setting for its session (on one line: --house "
+            "NAME=VALUE or the word NAME=VALUE)",
+            "a setting, not a roll",
+        )
+    return found
 
 
 def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
     """A command form's request: the whole line, else its first word followed by quick words
     (``CC<=65 @42``), whose fields may not repeat the command's, and a label, left out."""
     found = form(tokens, system)
-    return None if found is None else found.request
+    if found is None:
+        return None
+    no_setting(found, " ".join(tokens))
+    return merged(found.defaults, found.request)
 
 
 def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:

@@ -186,7 +186,7 @@ def fill(ns: argparse.Namespace, said: list[str], typed: Sequence[str]) -> argpa
 def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     """A request read from words, given to the namespace: its system, its skill (never also a
     flag's), the rest as words, and the form's label and secrecy."""
-    request = dict(found.request)
+    request = dict(quick.no_setting(found, " ".join(getattr(ns, "words", None) or ())).request)
     ns.system = request.pop("system")
     skill = request.pop(flags.SKILL, None)
     if skill is not None:
@@ -198,6 +198,7 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     ns.label = found.label
     ns.secret = found.secret
     ns.repeat = found.repeat
+    ns.defaults = found.defaults
     return ns
 
 

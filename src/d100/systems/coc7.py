@@ -30,6 +30,7 @@ from ..declarations import (
     Words,
     frozen_map,
 )
+from ..dice import show_roll
 from ..fields import Field
 from ..results import CheckResult, ContestResult
 from ..system import Declared, Plan
@@ -40,6 +41,7 @@ from .coc7_check import (
     MAX_LUCK,
     NAME,
     Coc7Check,
+    HouseRules,
     ladder_of,
     one_roll,
     one_roll_bands,
@@ -270,8 +272,12 @@ def _needed(result: CheckResult) -> Needed | None:
         lowest = f"the lowest of {shown}"
         how = lowest if difficulty == DIFFICULTIES[0] else f"{HOW.get(difficulty, '')} {lowest}"
         return Needed(most, asked, "01 only" if values[0] is None else how.strip())
-    if values[0] is None:
-        return Needed(most, difficulty, "01 only")
+    if values[0] is None:  # 01, or a house rule's run of criticals (setcoc 3: 01-05)
+        house = HouseRules(**result.request.get("house_rules", {}))
+        lad = ladder_of(result.target, difficulty, house)
+        top = next((r - 1 for r in range(1, 101) if lad[r] != "critical"), 100)
+        how = "no roll" if top == 0 else "01 only" if top == 1 else f"01-{show_roll(top)}"
+        return Needed(top, difficulty, how)
     return Needed(most, difficulty, f"{HOW[difficulty]} {shown}")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..declarations import Said
 from ..errors import D100Error
+from . import coc7_setcoc
 
 NAME = "coc7"
 # command word -> (hidden, forced rule): .rc/.rch force rule 0 (SD-W1), .rah/.rch are hidden
@@ -21,16 +22,16 @@ CHECKS: dict[str, tuple[bool, int | None]] = {
 }
 # SealDice's commands d100 reads elsewhere, or not at all, with what to say instead
 ELSEWHERE = {
-    "setcoc": "sets the table's rule: on the command line, --house setcoc=N (0-5 or dg)",
     "sc": "a Sanity roll: not available as a SealDice word",
     "en": "a development roll: not available as a SealDice word",
     "rav": "an opposed check: not available as a SealDice word (d100 contest)",
     "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
 }
-TAKEN = ", ".join(f".{c}" for c in CHECKS)
+SETCOC = "setcoc"  # SD-W8: sets the table's rule
+TAKEN = ", ".join(f".{c}" for c in (*CHECKS, SETCOC))
 # the longest first, so that .rah is not read as .ra and a name starting with h
 _COMMAND = re.compile(
-    r"\.(" + "|".join(sorted([*CHECKS, *ELSEWHERE], key=len, reverse=True)) + r")(.*)",
+    r"\.(" + "|".join(sorted([*CHECKS, *ELSEWHERE, SETCOC], key=len, reverse=True)) + r")(.*)",
     re.IGNORECASE | re.DOTALL,
 )
 _DOT = re.compile(r"\.[A-Za-z]+")
@@ -61,6 +62,16 @@ def _refuse(text: str, allowed: str, reason: str) -> D100Error:
     return D100Error("quick", text, allowed, reason)
 
 
+def _setcoc(value: str) -> Said:
+    """SD-W8: ``.setcoc N`` sets the table's rule, 0-5 or dg, as the house rule ``setcoc``."""
+    found = next((v for v in coc7_setcoc.VALUES if str(v) == value.strip().lower()), None)
+    if found is None:
+        allowed = "0, 1, 2, 3, 4, 5 or dg"
+        raise D100Error("setcoc", value, allowed, "not one of SealDice's rules")
+    rule = int(found) if str(found).isdigit() else found
+    return Said({"system": NAME}, settings={"house_rules": {"setcoc": rule}})
+
+
 def read(text: str) -> Said | None:
     """A SealDice check as coc7's request, its label (the name and the reason), hidden or
     not, and its repeats; None for text that is no dot-command, or a bare command word (its
@@ -77,6 +88,8 @@ def read(text: str) -> Said | None:
         raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
     if not rest:
         return None
+    if command == SETCOC:
+        return _setcoc(rest)
     hidden, rule = CHECKS[command]
     fields: dict[str, Any] = {}
     repeat = 1
@@ -121,10 +134,8 @@ def read(text: str) -> Said | None:
             raise _refuse(part, "@DICE, dice rolled by hand", "SealDice's @someone is not taken")
         else:
             label.append(part)
-    request = {
-        "system": NAME,
-        "skill": int(m["value"]),
-        **fields,
-        "house_rules": {"setcoc": 0 if rule is None else rule},
-    }
-    return Said(request, " ".join(label) or None, hidden, repeat)
+    request: dict[str, Any] = {"system": NAME, "skill": int(m["value"]), **fields}
+    house = {"house_rules": {"setcoc": 0}}  # .rc's own, .ra's where the table sets none
+    if rule is not None:
+        return Said({**request, **house}, " ".join(label) or None, hidden, repeat)
+    return Said(request, " ".join(label) or None, hidden, repeat, house)
