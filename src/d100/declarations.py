@@ -281,7 +281,7 @@ Options = Callable[[dict[str, Any], int | None, Mapping[str, Mapping[str, Any]]]
 
 
 @dataclass(frozen=True)
-class Said:
+class Command:
     """A chat-bot command as typed: its contract request, the label written with it, whether
     it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
     fields it leaves to the table's settings (SealDice's ``.ra``: the table's rule, else 0),
@@ -315,9 +315,9 @@ class Declaration:
     marks: Marks = dataclasses.field(default_factory=lambda: Marks())  # how its rules mark
     fast: FastPath | None = None
     # the command forms players type into chat dice bots (``CC<=65/h``), read as a contract
-    # request with its ``system`` (or ``Said``, a request with its label, hidden or repeated),
+    # request with its ``system`` (or ``Command``, a request with its label, hidden or repeated),
     # or None where the text is not one of this system's forms
-    commands: Callable[[str], dict[str, Any] | Said | None] | None = None
+    commands: Callable[[str], dict[str, Any] | Command | None] | None = None
     levels: tuple[LevelSpec, ...] = ()  # best first
     # the levels that succeed for a check where the request decides them (CoC7's required
     # level, C7-2), or None: the system's ``success_levels`` always

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from . import expressions
 from .contract import CheckRequest
-from .declarations import Said
+from .declarations import Command
 from .engine import parse as parse_request
 from .errors import D100Error, integer
 from .fields import Field, from_text, word_shape
@@ -226,7 +226,7 @@ def plain_form(tokens: Sequence[str]) -> bool:
     return bool(tokens) and (tokens[0].lower() in REGISTRY or is_number(tokens[0]))
 
 
-def said(text: str, system: str | None = None) -> Said | None:
+def read_command(text: str, system: str | None = None) -> Command | None:
     """The first system's reading of ``text`` as one of its chat-bot command forms
     (``Declaration.commands``), else None: only ``system``'s when one is given (a form such
     as ``CC<=65`` means other things in other editions), else every system's in the
@@ -236,13 +236,13 @@ def said(text: str, system: str | None = None) -> Said | None:
         if spec.declares.commands is not None and line:
             found = spec.declares.commands(line)
             if found is not None:
-                return found if isinstance(found, Said) else Said(found)
+                return found if isinstance(found, Command) else Command(found)
     return None
 
 
 def command(text: str, system: str | None = None) -> dict[str, Any] | None:
     """The request of the first system that reads ``text`` as one of its command forms."""
-    found = said(text, system)
+    found = read_command(text, system)
     return None if found is None else dict(found.request)
 
 
@@ -293,11 +293,11 @@ def form(
     if not tokens:
         return None
 
-    def one(word: str) -> Said | None:
+    def one(word: str) -> Command | None:
         if PERCENTILE.fullmatch(word):
             found = percentile(word, system or (chosen() if chosen is not None else None))
-            return None if found is None else Said(found)
-        return said(word, system)
+            return None if found is None else Command(found)
+        return read_command(word, system)
 
     # The first word alone first: a form may take the rest of its line as a comment (BCDice
     # does), which would drop the words after it. The whole line for forms with spaces.
@@ -307,7 +307,7 @@ def form(
         secret, found = True, one(bare)
         secret = found is not None
     if found is None:
-        whole = said(" ".join(tokens), system)
+        whole = read_command(" ".join(tokens), system)
         return None if whole is None else _form(whole, dict(whole.request))
     request = dict(found.request)
     words, label = labelled(tokens[1:], request["system"])
@@ -320,7 +320,7 @@ def form(
 
 
 def _form(
-    found: Said, request: dict[str, Any], label: str | None = None, secret: bool = False
+    found: Command, request: dict[str, Any], label: str | None = None, secret: bool = False
 ) -> Form:
     """A form read: its request, its label and its secrecy, its own or the words' after it."""
     label, secret = label or found.label, secret or found.secret

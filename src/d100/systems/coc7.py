@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..declarations import (
+    Command,
     Declaration,
     ExtraDice,
     FastPath,
@@ -24,7 +25,6 @@ from ..declarations import (
     Option,
     Rolled,
     Roller,
-    Said,
     Style,
     Target,
     Words,
@@ -118,7 +118,7 @@ _CBR = re.compile(r"cbr\((\d+),(\d+)\)", re.IGNORECASE)
 _SUFFIX = {"r": "regular", "h": "hard", "e": "extreme", "c": "critical"}
 
 
-def commands(text: str) -> dict[str, Any] | Said | None:
+def commands(text: str) -> dict[str, Any] | Command | None:
     """BCDice's Cthulhu7th checks as contract requests: ``CC<=65``; a net pool as ``CC1<=65``,
     ``CC+1``, ``CC-1`` or ``CC(2)`` (positive: bonus dice, negative: penalty dice); a required
     level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``, or ``CC1<=60/h``);

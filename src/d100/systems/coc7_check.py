@@ -36,7 +36,7 @@ from .coc7_rules import (
     bands,
     fumble_from,
     ladder,
-    luck_buys,
+    luck_bought,
     luck_offers,
     succeeds,
 )
@@ -393,11 +393,12 @@ def table(
     if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, its ladder
         rolled = lad
     else:
-        rolled = (NO_ROLL, *(worst(judged(r, targets, difficulty, house)) for r in ROLLS))
-    if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
+        lads = [ladder_of(t, difficulty, house) for t in targets]
+        rolled = (NO_ROLL, *(worst([lad[r] for lad in lads]) for r in ROLLS))
+    if luck is None:  # nothing to buy a roll with (``luck_bought`` would give None for all)
         first, spent = rolled, NONE_SPENT
     else:
-        bought = [None, *(luck_buys(r, lad, difficulty, luck, luck_to) for r in ROLLS)]
+        bought = luck_bought(lad, difficulty, luck, luck_to)
         first = tuple(lv if b is None else b[1] for lv, b in zip(rolled, bought, strict=True))
         spent = tuple(0 if b is None else b[0] for b in bought)
     return Table(first, spent, _pushes(difficulty, house.allow_push_fumbles), rolled)

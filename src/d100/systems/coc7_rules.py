@@ -117,11 +117,16 @@ def luck_offers(roll: int, lad: Ladder, difficulty: str, available: int | None) 
     ``availableButtons``): none on a fumble; "regular" only when the roll failed the required
     level; no level below the required one nor at or below the roll's own; and the Luck
     available strictly greater than the cost (every level the rule would offer where
-    ``available`` is None). Lowest level first, so that the cheapest comes first."""
+    ``available`` is None). Lowest level first."""
+    return _offers(roll, lad, _last(lad), difficulty, available)
+
+
+def _offers(
+    roll: int, lad: Ladder, last: dict[str, tuple[int, ...]], difficulty: str, available: int | None
+) -> dict[str, int]:
     rolled = lad[roll]
     if rolled == "fumble":
         return {}
-    last = _last(lad)
     out: dict[str, int] = {}
     for lvl in BUYABLE:
         if not succeeds(lvl, difficulty) or RANK[lvl] <= RANK[rolled]:
@@ -135,20 +140,31 @@ def luck_offers(roll: int, lad: Ladder, difficulty: str, available: int | None) 
     return out
 
 
-def luck_buys(
+Bought = tuple[int, str] | None  # (Luck spent, the level it buys), or nothing bought
+
+
+def luck_bought(
+    lad: Ladder, difficulty: str, available: int, to: str | None = None
+) -> tuple[Bought, ...]:
+    """What Luck buys after each roll (``_buys``), indexed by the roll (index 0, no roll,
+    buys nothing)."""
+    last = _last(lad)
+    return (None, *(_buys(r, lad, last, difficulty, available, to) for r in range(1, 101)))
+
+
+def _buys(
     roll: int,
     lad: Ladder,
+    last: dict[str, tuple[int, ...]],
     difficulty: str,
-    available: int | None,
-    to: str | None = None,
-) -> tuple[int, str] | None:
+    available: int,
+    to: str | None,
+) -> Bought:
     """Decision 7: a roll that fails the required level and that Luck can buy up to it, as
     (the least Luck that does, the level it reaches); None where the roll already succeeds or
     cannot be bought. With ``to``, that level bought where C7-4 offers it, a success raised
     too. The lowered roll is the highest of the level bought below it, so the level is that."""
-    if available is None:
-        return None
-    offers = luck_offers(roll, lad, difficulty, available)
+    offers = _offers(roll, lad, last, difficulty, available)
     if to is not None:
         return (offers[to], to) if to in offers else None
     if succeeds(lad[roll], difficulty):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..declarations import Said
+from ..declarations import Command
 from ..errors import D100Error
 from . import coc7_setcoc
 
@@ -62,17 +62,17 @@ def _refuse(text: str, allowed: str, reason: str) -> D100Error:
     return D100Error("quick", text, allowed, reason)
 
 
-def _setcoc(value: str) -> Said:
+def _setcoc(value: str) -> Command:
     """SD-W8: ``.setcoc N`` sets the table's rule, 0-5 or dg, as the house rule ``setcoc``."""
     found = next((v for v in coc7_setcoc.VALUES if str(v) == value.strip().lower()), None)
     if found is None:
         allowed = "0, 1, 2, 3, 4, 5 or dg"
         raise D100Error("setcoc", value, allowed, "not one of SealDice's rules")
     rule = int(found) if str(found).isdigit() else found
-    return Said({"system": NAME}, settings={"house_rules": {"setcoc": rule}})
+    return Command({"system": NAME}, settings={"house_rules": {"setcoc": rule}})
 
 
-def read(text: str) -> Said | None:
+def read(text: str) -> Command | None:
     """A SealDice check as coc7's request, its label (the name and the reason), hidden or
     not, and its repeats; None for text that is no dot-command, or a bare command word (its
     words follow). An unknown dot-command, or one d100 reads elsewhere, is refused."""
@@ -137,5 +137,5 @@ def read(text: str) -> Said | None:
     request: dict[str, Any] = {"system": NAME, "skill": int(m["value"]), **fields}
     house = {"house_rules": {"setcoc": 0}}  # .rc's own, .ra's where the table sets none
     if rule is not None:
-        return Said({**request, **house}, " ".join(label) or None, hidden, repeat)
-    return Said(request, " ".join(label) or None, hidden, repeat, house)
+        return Command({**request, **house}, " ".join(label) or None, hidden, repeat)
+    return Command(request, " ".join(label) or None, hidden, repeat, house)
