@@ -390,6 +390,31 @@ def test_sd_dg_opposed_successes_at_one_level_go_to_the_lower_roll() -> None:
     assert rolled.winner == "actor"
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_sd_core_declared_cuts_hold_on_every_final_state(rule: str) -> None:
+    # rule: SD-0, SD-1, SD-2, SD-3, SD-4, SD-5, SD-dg
+    """coc7's ``FastPath.cuts`` under a rule: one level over each span between its cuts."""
+    from bisect import bisect_left
+
+    from d100.machine import final_weights
+
+    for s, difficulty, net in product((-3, 0, 4, 9, 33, 44, 50, 99, 100, 120), D, (-1, 0, 2)):
+        check = d100.parse(
+            request(
+                rule, s, difficulty=difficulty, bonus_dice=max(net, 0), penalty_dice=max(-net, 0)
+            )
+        )
+        fast = tallies.system_of(check).declares.fast
+        assert fast is not None and fast.cuts is not None and fast.reading is not None
+        cuts = sorted(fast.cuts(check) or ())
+        assert cuts, (rule, s, difficulty)
+        plan = tallies.plan_of(check)
+        spans: dict[int, set[str]] = {}
+        for state in final_weights(plan.machine)[0]:
+            spans.setdefault(bisect_left(cuts, fast.reading(state)), set()).add(plan.outcome(state))
+        assert all(len(levels) == 1 for levels in spans.values()), (rule, s, difficulty, spans)
+
+
 # -- the house rule asked for --------------------------------------------------------------
 
 
