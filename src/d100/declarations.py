@@ -322,6 +322,21 @@ class Sanity:
 
 
 @dataclass(frozen=True)
+class Command:
+    """A chat-bot command as typed: its contract request, the label written with it, whether
+    it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
+    fields it leaves to the table's settings (SealDice's ``.ra``: the table's rule, else 0),
+    and the table's settings it makes instead of a roll (SealDice's ``.setcoc``)."""
+
+    request: Mapping[str, Any]
+    label: str | None = None
+    secret: bool = False
+    repeat: int = 1
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Declaration:
     """Everything about a system that code outside it needs."""
 
@@ -341,8 +356,9 @@ class Declaration:
     marks: Marks = dataclasses.field(default_factory=lambda: Marks())  # how its rules mark
     fast: FastPath | None = None
     # the command forms players type into chat dice bots (``CC<=65/h``), read as a contract
-    # request with its ``system``, or None where the text is not one of this system's forms
-    commands: Callable[[str], dict[str, Any] | None] | None = None
+    # request with its ``system`` (or ``Command``, a request with its label, hidden or repeated),
+    # or None where the text is not one of this system's forms
+    commands: Callable[[str], dict[str, Any] | Command | None] | None = None
     levels: tuple[LevelSpec, ...] = ()  # best first
     # the levels that succeed for a check where the request decides them (CoC7's required
     # level, C7-2), or None: the system's ``success_levels`` always

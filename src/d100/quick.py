@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from . import expressions
 from .contract import CheckRequest
+from .declarations import Command
 from .engine import parse as parse_request
 from .errors import D100Error, integer
 from .fields import Field, from_text, word_shape
@@ -225,18 +226,24 @@ def plain_form(tokens: Sequence[str]) -> bool:
     return bool(tokens) and (tokens[0].lower() in REGISTRY or is_number(tokens[0]))
 
 
-def command(text: str, system: str | None = None) -> dict[str, Any] | None:
-    """The request of the first system that reads ``text`` as one of its chat-bot command
-    forms (``Declaration.commands``), else None: only ``system``'s when one is given (a form
-    such as ``CC<=65`` means other things in other editions), else every system's in the
+def read_command(text: str, system: str | None = None) -> Command | None:
+    """The first system's reading of ``text`` as one of its chat-bot command forms
+    (``Declaration.commands``), else None: only ``system``'s when one is given (a form such
+    as ``CC<=65`` means other things in other editions), else every system's in the
     registry's order."""
     line = text.strip()
     for spec in (REGISTRY.get(system),) if system is not None else REGISTRY:
         if spec.declares.commands is not None and line:
             found = spec.declares.commands(line)
             if found is not None:
-                return dict(found)
+                return found if isinstance(found, Command) else Command(found)
     return None
+
+
+def command(text: str, system: str | None = None) -> dict[str, Any] | None:
+    """The request of the first system that reads ``text`` as one of its command forms."""
+    found = read_command(text, system)
+    return None if found is None else dict(found.request)
 
 
 PERCENTILE = re.compile(r"1?d100<=([0-9]+)", re.IGNORECASE)
@@ -251,6 +258,9 @@ class Form:
     request: dict[str, Any]
     label: str | None = None
     secret: bool = False
+    repeat: int = 1  # rolled this many times (SealDice's ``3#``)
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # what the table's settings replace
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -283,10 +293,11 @@ def form(
     if not tokens:
         return None
 
-    def one(word: str) -> dict[str, Any] | None:
+    def one(word: str) -> Command | None:
         if PERCENTILE.fullmatch(word):
-            return percentile(word, system or (chosen() if chosen is not None else None))
-        return command(word, system)
+            found = percentile(word, system or (chosen() if chosen is not None else None))
+            return None if found is None else Command(found)
+        return read_command(word, system)
 
     # The first word alone first: a form may take the rest of its line as a comment (BCDice
     # does), which would drop the words after it. The whole line for forms with spaces.
@@ -296,21 +307,48 @@ def form(
         secret, found = True, one(bare)
         secret = found is not None
     if found is None:
-        whole = command(" ".join(tokens), system)
-        return None if whole is None else Form(whole)
-    words, label = labelled(tokens[1:], found["system"])
-    more = fields(words, found["system"])
+        whole = read_command(" ".join(tokens), system)
+        return None if whole is None else _form(whole, dict(whole.request))
+    request = dict(found.request)
+    words, label = labelled(tokens[1:], request["system"])
+    more = fields(words, request["system"])
     for key in more:
-        if key in found and key != HOUSE:
+        if key in request and key != HOUSE:
             raise D100Error(key, more[key], f"{key} once: {tokens[0]} gives it", "given twice")
-    return Form(merged(found, more), label, secret)
+    both = " ".join(t for t in (found.label, label) if t) or None
+    return _form(found, merged(request, more), both, secret)
+
+
+def _form(
+    found: Command, request: dict[str, Any], label: str | None = None, secret: bool = False
+) -> Form:
+    """A form read: its request, its label and its secrecy, its own or the words' after it."""
+    label, secret = label or found.label, secret or found.secret
+    return Form(request, label, secret, found.repeat, found.defaults, found.settings)
+
+
+def no_setting(found: Form, text: str) -> Form:
+    """A form that rolls: one that makes a table's setting (``.setcoc``) is refused where
+    no table keeps it."""
+    if found.settings:
+        raise D100Error(
+            "quick",
+            text,
+            "a roll; d100 shell keeps a setting for its session (on one line: --house "
+            "NAME=VALUE or the word NAME=VALUE)",
+            "a setting, not a roll",
+        )
+    return found
 
 
 def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
     """A command form's request: the whole line, else its first word followed by quick words
     (``CC<=65 @42``), whose fields may not repeat the command's, and a label, left out."""
     found = form(tokens, system)
-    return None if found is None else found.request
+    if found is None:
+        return None
+    no_setting(found, " ".join(tokens))
+    return merged(found.defaults, found.request)
 
 
 def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:

@@ -435,7 +435,7 @@ def inputs_text(request: dict[str, object], system: str | None = None) -> str:
             named = (
                 k.replace("_", " ") + ("" if v is True else f" {v}")
                 for k, v in value.items()
-                if v not in (False, None)
+                if v is not False and v is not None  # a house rule of 0 is a value, not "off"
             )
             parts.append(f"{words}: " + ", ".join(named))
         elif isinstance(value, list):

@@ -414,7 +414,21 @@ def side_request(
     fixed.pop("who_name", None)
     fixed = quick.merged(fixed, words)
     if not contest and getattr(ns, "house", None):
-        fixed = quick.merged(fixed, {quick.HOUSE: house_rules(ns.house)})
+        given = house_rules(ns.house)
+        said = words.get(quick.HOUSE, {})
+        for name in sorted(given.keys() & said.keys()):
+            if given[name] != said[name]:
+                raise D100Error(
+                    "--house",
+                    f"{name}={given[name]}",
+                    f"one value for {name}: the words' or --house",
+                    f"the words give {name} {said[name]}",
+                )
+        fixed = quick.merged(fixed, {quick.HOUSE: given})
+    # what a command form leaves to the table (SealDice's .ra: rule 0 where none is set),
+    # then the table's own settings (the shell's, made by a form such as .setcoc)
+    table = (getattr(ns, "table_settings", None) or {}).get(system, {})
+    fixed = quick.merged(quick.merged(getattr(ns, "defaults", None) or {}, table), fixed)
     head = {} if contest else {"system": system}
     order = {name: i for i, name in enumerate(declared)}  # the system's own order of fields
     out = []

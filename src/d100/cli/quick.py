@@ -17,7 +17,7 @@ from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
 from . import dice, flags, sanity, words
-from .roll import add_cover, run_check
+from .roll import add_cover, rng_of, run_check
 
 if TYPE_CHECKING:
     from ..sheets import Character, Sheet
@@ -77,7 +77,7 @@ def register(sub: Any) -> None:
         metavar="[SYSTEM] SKILL WORDS",
         help="a skill %% (or WHO SKILL with a sheet), quick words and flags, in any order",
     )
-    p.set_defaults(run=run, parser=p)
+    p.set_defaults(run=run, parser=p, repeat=1)
 
 
 def command_parser(command: str) -> argparse.ArgumentParser:
@@ -206,7 +206,7 @@ def _who(book: Sheet, said: list[str]) -> tuple[Character, list[str]]:
 def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     """A request read from words, given to the namespace: its system, its skill (never also a
     flag's), the rest as words, and the form's label and secrecy."""
-    request = dict(found.request)
+    request = dict(quick.no_setting(found, " ".join(getattr(ns, "words", None) or ())).request)
     ns.system = request.pop("system")
     skill = request.pop(flags.SKILL, None)
     if skill is not None:
@@ -217,6 +217,8 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     ns.quick = request
     ns.label = found.label
     ns.secret = found.secret
+    ns.repeat = found.repeat
+    ns.defaults = found.defaults
     return ns
 
 
@@ -230,4 +232,9 @@ def run(ns: argparse.Namespace) -> int:
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)
-    return run_check(fill(ns, said, typed))
+    ns = fill(ns, said, typed)
+    if ns.repeat > 1:  # SealDice's 3#: one source for every roll, so a seed repeats them all
+        ns.rng = rng_of(ns)
+    for _ in range(ns.repeat):
+        run_check(ns)
+    return 0

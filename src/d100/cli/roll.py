@@ -155,6 +155,10 @@ def contest_level() -> tuple[str, ...]:
 
 
 def rng_of(ns: argparse.Namespace) -> RandomSource:
+    """The namespace's source (one for a line's repeats), else one from its seed."""
+    given: RandomSource | None = getattr(ns, "rng", None)
+    if given is not None:
+        return given
     return random.Random(ns.seed) if ns.seed is not None else random.SystemRandom()
 
 

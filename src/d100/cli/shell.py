@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import quick as quick_words
 from ..errors import D100Error
+from ..result_view import inputs_text
 from ..sheets import Character, Sheet, load
 from ..systems import REGISTRY
 from . import config, flags, quick, words
@@ -83,6 +84,8 @@ class Shell(cmd.Cmd):
         self.count = 0
         self.last: Followable | None = None  # the last check, for what may follow it
         self.keys: set[str] = set()  # every follow-up offered: one typed later is refused
+        # the session's settings by system, made by a form such as SealDice's .setcoc
+        self.table: dict[str, dict[str, Any]] = {}
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -143,16 +146,27 @@ class Shell(cmd.Cmd):
             raise D100Error(
                 "line", None, "WHO SKILL [words], [SYSTEM] SKILL [words], or `help`", "empty"
             )
+        setting = quick_words.form(typed)
+        if setting is not None and setting.settings:
+            system = setting.request["system"]
+            self.table[system] = quick_words.merged(self.table.get(system, {}), setting.settings)
+            print(f"{system} from now on: {inputs_text({'system': system, **self.table[system]})}")
+            return
         ns = quick.prepare(typed, self.sheet_path, command, self._extra(command))
+        ns.table_settings = self.table
         if command == "odds":
             run_odds(ns)
             return
-        view, data, rolled = rolled_check(ns)
-        self.last = Followable(data.get("who"), rolled)
-        self._offered(self.last)
-        show(ns, view + offers_view(self.last), data)
-        who, skill = (ns.names[0], ns.names[1]) if ns.names else ("", str(ns.skill))
-        self._log("check", who or data["system"], skill, data)
+        repeat = getattr(ns, "repeat", 1)
+        if repeat > 1:  # SealDice's 3#: the line's rolls from one source
+            ns.rng = rng_of(ns)
+        for _ in range(repeat):
+            view, data, rolled = rolled_check(ns)
+            self.last = Followable(data.get("who"), rolled)
+            self._offered(self.last)
+            show(ns, view + offers_view(self.last), data)
+            who, skill = (ns.names[0], ns.names[1]) if ns.names else ("", str(ns.skill))
+            self._log("check", who or data["system"], skill, data)
 
     def contest(self, typed: list[str], command: str = "contest") -> None:
         if len(typed) < 4:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..declarations import (
+    Command,
     Declaration,
     ExtraDice,
     FastPath,
@@ -29,15 +30,20 @@ from ..declarations import (
     Words,
     frozen_map,
 )
+from ..dice import show_roll
 from ..fields import Field
 from ..results import CheckResult, ContestResult
 from ..system import Declared, Plan
+from . import coc7_sealdice
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
     MAX_LUCK,
     NAME,
     Coc7Check,
+    HouseRules,
+    ladder_of,
+    one_roll,
     one_roll_bands,
     parse_check,
     plan_of,
@@ -50,7 +56,7 @@ from .coc7_rules import (
     LEVELS,
     RANK,
     Level,
-    fumble_from,
+    changes,
     luck_offers,
     required_value,
     winning,
@@ -114,7 +120,7 @@ _CBR = re.compile(r"cbr\((\d+),(\d+)\)", re.IGNORECASE)
 _SUFFIX = {"r": "regular", "h": "hard", "e": "extreme", "c": "critical"}
 
 
-def commands(text: str) -> dict[str, Any] | None:
+def commands(text: str) -> dict[str, Any] | Command | None:
     """BCDice's Cthulhu7th checks as contract requests: ``CC<=65``; a net pool as ``CC1<=65``,
     ``CC+1``, ``CC-1`` or ``CC(2)`` (positive: bonus dice, negative: penalty dice); a required
     level as BCDice's suffix ``r``, ``h``, ``e`` or ``c`` (``CC1<=60h``, or ``CC1<=60/h``);
@@ -123,6 +129,9 @@ def commands(text: str) -> dict[str, Any] | None:
     dice comes back as asked, for the request's own check to refuse. ``CC`` without a target
     is a bare roll, not a check (None); ``CC<=0`` is a skill of 0, resolved as Foundry does
     (C7-1)."""
+    seal = coc7_sealdice.read(text)  # SealDice's .ra/.rc (SD-W1..SD-W5)
+    if seal is not None or text.lstrip().startswith("."):
+        return seal
     words = text.split()
     if not words:
         return None
@@ -218,8 +227,7 @@ def _shape(check: Coc7Check) -> tuple[int] | None:
 
 
 def _key(check: Coc7Check) -> tuple[Any, ...]:
-    h = check.house_rules.critical_difficulty_fumbles
-    return (check.targets, check.difficulty, h, check.luck, check.luck_to)
+    return (check.targets, check.difficulty, check.house_rules.levels, check.luck, check.luck_to)
 
 
 def _kept(state: int) -> int:
@@ -229,12 +237,15 @@ def _kept(state: int) -> int:
 
 def _cuts(check: Coc7Check) -> tuple[int, ...] | None:
     """C7-1: the kept dice after which one skill's level may change (01, then the fumble range,
-    fifths, halves and the target); None where Luck or several skills name the roll."""
+    fifths, halves and the target; under ``setcoc``, wherever its ladder changes); None where
+    Luck or several skills name the roll."""
     cut = one_roll_bands(check)
-    if cut is None:
+    if cut is not None:
+        fumbles, extreme, hard, target = cut
+        return (1, fumbles - 1, extreme, hard, target)
+    if not one_roll(check):
         return None
-    fumbles, extreme, hard, target = cut
-    return (1, fumbles - 1, extreme, hard, target)
+    return changes(ladder_of(check.target, check.difficulty, check.house_rules))
 
 
 def _luck_key(check: Coc7Check) -> tuple[Any, ...] | None:
@@ -263,8 +274,12 @@ def _needed(result: CheckResult) -> Needed | None:
         lowest = f"the lowest of {shown}"
         how = lowest if difficulty == DIFFICULTIES[0] else f"{HOW.get(difficulty, '')} {lowest}"
         return Needed(most, asked, "01 only" if values[0] is None else how.strip())
-    if values[0] is None:
-        return Needed(most, difficulty, "01 only")
+    if values[0] is None:  # 01, or a house rule's run of criticals (setcoc 3: 01-05)
+        house = HouseRules(**result.request.get("house_rules", {}))
+        lad = ladder_of(result.target, difficulty, house)
+        top = next((r - 1 for r in range(1, 101) if lad[r] != "critical"), 100)
+        how = "no roll" if top == 0 else "01 only" if top == 1 else f"01-{show_roll(top)}"
+        return Needed(top, difficulty, how)
     return Needed(most, difficulty, f"{HOW[difficulty]} {shown}")
 
 
@@ -333,13 +348,12 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
         return ()
     base = {k: v for k, v in request.items() if k not in ("luck", "luck_to", "push", "dice")}
     check = parse_check(base)
-    critical = check.house_rules.critical_difficulty_fumbles
-    fumbles = fumble_from(check.target, check.difficulty, critical)
+    lad = ladder_of(check.target, check.difficulty, check.house_rules)
     out = []
     if rolled.luck is not None and not _named(rolled.skill, UNLUCKY):
         spent = result.luck_spent or 0  # the roll as lowered by Luck spent on it already
         lowered = result.roll - spent
-        offers = luck_offers(lowered, check.target, check.difficulty, fumbles, rolled.luck)
+        offers = luck_offers(lowered, lad, check.difficulty, rolled.luck)
         for n, (lvl, cost) in enumerate(offers.items()):
             # the cheapest offer on a failure is the plain "luck" one: the difficulty bought
             least = n == 0 and not result.success
@@ -414,6 +428,7 @@ DECLARATION = Declaration(
                 "response",
                 "house_rules.critical_difficulty_fumbles",
                 "house_rules.allow_push_fumbles",
+                "house_rules.setcoc",
             }
         ),
         shape=_shape,

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
 from typing import Any
 
 from ..dice import show_roll
@@ -23,6 +22,7 @@ from ..machine import Given, Machine, Need, Repeat
 from ..memo import memoised
 from ..results import CheckResult, check_data
 from ..system import Plan, Record
+from . import coc7_setcoc
 from .brp import Attempt, BrpCheck, tens_kept
 from .brp import HouseRules as BrpHouseRules
 from .coc7_rules import (
@@ -30,12 +30,13 @@ from .coc7_rules import (
     DIFFICULTIES,
     LEVELS,
     RANK,
+    Ladder,
     Level,
     banded,
     bands,
     fumble_from,
-    level,
-    luck_buys,
+    ladder,
+    luck_bought,
     luck_offers,
     succeeds,
 )
@@ -72,6 +73,13 @@ HOUSE_RULES = Field(
             "bool",
             "a fumbled roll may be pushed (Foundry's allowPushFumbles, C7-5)",
             default=False,
+        ),
+        Field(
+            "setcoc",
+            "choice",
+            "SealDice's critical and fumble rule (.setcoc 0-5 or dg, SD-0..SD-dg) in place of "
+            "C7-1 and C7-2's levels; absent: the rulebook's as Foundry plays it",
+            choices=coc7_setcoc.VALUES,
         ),
     ),
 )
@@ -160,9 +168,38 @@ CHECK_FIELDS = (
 class HouseRules:
     critical_difficulty_fumbles: bool = False
     allow_push_fumbles: bool = False
+    setcoc: int | str | None = None
 
     def __post_init__(self) -> None:
         validate(self, HOUSE_RULES.fields)
+        if self.setcoc is not None and self.critical_difficulty_fumbles:
+            raise RuleRefusal(
+                "house_rules.critical_difficulty_fumbles",
+                True,
+                "false with setcoc",
+                "setcoc replaces the whole level function (SD-0 already fumbles 96-99 "
+                "under critical difficulty)",
+            )
+
+    @property
+    def levels(self) -> str:
+        """What names the level function: C7-1's bands, or a SealDice rule (canonical)."""
+        if self.setcoc is not None:
+            return coc7_setcoc.rule_of(self.setcoc).key
+        return "bcdice" if self.critical_difficulty_fumbles else "foundry"
+
+    @property
+    def lower_roll_wins(self) -> bool:
+        """Whether an opposed roll both sides succeed at one level goes to the lower roll."""
+        return self.setcoc is not None and coc7_setcoc.rule_of(self.setcoc).lower_roll_wins
+
+
+def ladder_of(target: int, difficulty: str, house: HouseRules) -> Ladder:
+    """Each roll's level for one target and required level: SealDice's rule where the house
+    rule ``setcoc`` names one (SD-core), else C7-1 with C7-2's fumble range."""
+    if house.setcoc is not None:
+        return coc7_setcoc.ladder(house.setcoc, target, difficulty)
+    return ladder(target, fumble_from(target, difficulty, house.critical_difficulty_fumbles))
 
 
 @dataclass(frozen=True)
@@ -329,9 +366,9 @@ class Table:
         return self.pushed[kept] if pushes else self.first[kept]
 
 
-def judged(roll: int, targets: tuple[int, ...], difficulty: str, critical: bool) -> list[Level]:
+def judged(roll: int, targets: tuple[int, ...], difficulty: str, house: HouseRules) -> list[Level]:
     """Each skill's level on one roll, its fumble range from its own required value."""
-    return [level(roll, t, fumble_from(t, difficulty, critical)) for t in targets]
+    return [ladder_of(t, difficulty, house)[roll] for t in targets]
 
 
 def worst(levels: list[Level]) -> Level:
@@ -347,27 +384,24 @@ NO_ROLL = "failure"  # index 0 of a table: no roll has it, it is there so rolls 
 def table(
     targets: tuple[int, ...],
     difficulty: str,
-    critical: bool,
+    house: HouseRules,
     luck: int | None,
-    push_fumbles: bool,
     luck_to: str | None = None,
 ) -> Table:
-    fumbles = fumble_from(targets[0], difficulty, critical)
+    lad = ladder_of(targets[0], difficulty, house)
     rolled: tuple[str, ...]
-    if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, on ``fumbles``
-        t = targets[0]
-        cuts = repeat(fumbles), repeat(t // 5), repeat(t // 2), repeat(t)
-        rolled = (NO_ROLL, *map(banded, ROLLS, *cuts))
+    if len(targets) == 1:  # one skill: ``judged`` and ``worst`` give its level, its ladder
+        rolled = lad
     else:
-        rolled = (NO_ROLL, *(worst(judged(r, targets, difficulty, critical)) for r in ROLLS))
-    if luck is None:  # nothing to buy a roll with (``luck_buys`` gives None for every roll)
+        lads = [ladder_of(t, difficulty, house) for t in targets]
+        rolled = (NO_ROLL, *(worst([lad[r] for lad in lads]) for r in ROLLS))
+    if luck is None:  # nothing to buy a roll with (``luck_bought`` would give None for all)
         first, spent = rolled, NONE_SPENT
     else:
-        t = targets[0]
-        bought = [None, *(luck_buys(r, t, difficulty, fumbles, luck, luck_to) for r in ROLLS)]
+        bought = luck_bought(lad, difficulty, luck, luck_to)
         first = tuple(lv if b is None else b[1] for lv, b in zip(rolled, bought, strict=True))
         spent = tuple(0 if b is None else b[0] for b in bought)
-    return Table(first, spent, _pushes(difficulty, push_fumbles), rolled)
+    return Table(first, spent, _pushes(difficulty, house.allow_push_fumbles), rolled)
 
 
 NONE_SPENT = (0,) * (len(ROLLS) + 1)
@@ -380,15 +414,7 @@ def _pushes(difficulty: str, push_fumbles: bool) -> Mapping[str, bool]:
 
 
 def table_of(check: Coc7Check) -> Table:
-    h = check.house_rules
-    return table(
-        check.targets,
-        check.difficulty,
-        h.critical_difficulty_fumbles,
-        check.luck,
-        h.allow_push_fumbles,
-        check.luck_to,
-    )
+    return table(check.targets, check.difficulty, check.house_rules, check.luck, check.luck_to)
 
 
 def machine_of(check: Coc7Check, attempt: Attempt) -> Machine[Any]:
@@ -412,10 +438,16 @@ def given_of(check: Coc7Check, attempt: Attempt, stream: str) -> dict[str, Given
     return {} if check.dice is None else {stream: attempt.encode(check.dice, stream)}
 
 
+def one_roll(check: Coc7Check) -> bool:
+    """Whether the kept die alone names the check's level: one skill, no Luck, no push."""
+    return not (check.push or check.luck is not None or check.combined)
+
+
 def one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
     """(fumbles from, extreme, hard, target) of a check whose kept die alone names its level
-    through ``banded`` (C7-1, C7-2): one skill, no Luck and no push; None for any other."""
-    if check.push or check.luck is not None or check.combined:
+    through ``banded`` (C7-1, C7-2): ``one_roll`` without the house rule ``setcoc`` (whose
+    levels go by the ladder); None for any other."""
+    if not one_roll(check) or check.house_rules.setcoc is not None:
         return None
     t = check.target
     fumbles = fumble_from(t, check.difficulty, check.house_rules.critical_difficulty_fumbles)
@@ -477,8 +509,8 @@ def result(
     lvl = outcome(tab, state)
     cost = spent(tab, state)
     t, d = check.target, check.difficulty
-    fumbles = fumble_from(t, d, check.house_rules.critical_difficulty_fumbles)
-    shown = bands(t, fumbles)
+    lad = ladder_of(t, d, check.house_rules)
+    shown = bands(lad)
 
     def rolled(value: int, group: tuple[int, ...]) -> str:
         how = f" ({'lower' if attempt.lower else 'higher'} of {rolls(group)})" if per > 1 else ""
@@ -490,7 +522,7 @@ def result(
         why = f"rolled {rolled(kept_each[0], groups[0])} vs {t}{need}: {first}; pushed: "
         why += f"{rolled(kept, groups[-1])}: {lvl}"
     elif check.combined:
-        levels = judged(kept, check.targets, d, check.house_rules.critical_difficulty_fumbles)
+        levels = judged(kept, check.targets, d, check.house_rules)
         wins = sum(succeeds(v, d) for v in levels)
         verdict = (
             "success"
@@ -518,7 +550,7 @@ def result(
         explanation=f"{why} ({shown})",
         request=check_data(check.to_dict() if not side else check.side_dict()),
         luck_spent=cost if single else None,
-        luck_costs=_costs(check, kept, fumbles, pushes) if single else None,
+        luck_costs=_costs(check, kept, lad, pushes) if single else None,
         attempts=kept_each if pushes else (),
         bands=shown,
         combined=_combined(check, kept) if check.combined else (),
@@ -531,20 +563,20 @@ def as_level(lvl: str) -> Any:
     return lvl
 
 
-def _costs(check: Coc7Check, kept: int, fumbles: int, pushes: int) -> dict[str, int]:
+def _costs(check: Coc7Check, kept: int, lad: Ladder, pushes: int) -> dict[str, int]:
     """The levels C7-4 offers Luck for at the roll that stands, before any is spent: none
     after a push; with the Luck given, those it can pay for (all, where none is given)."""
     if pushes:
         return {}
-    return luck_offers(kept, check.target, check.difficulty, fumbles, check.luck)
+    return luck_offers(kept, lad, check.difficulty, check.luck)
 
 
 def _combined(check: Coc7Check, kept: int) -> tuple[CheckResult, ...]:
     """Each skill of a combined roll judged on the one roll (C7-8), this check's first."""
-    d, critical = check.difficulty, check.house_rules.critical_difficulty_fumbles
+    d, house = check.difficulty, check.house_rules
     out = []
-    for t, lvl in zip(check.targets, judged(kept, check.targets, d, critical), strict=True):
-        shown = bands(t, fumble_from(t, d, critical))
+    for t, lvl in zip(check.targets, judged(kept, check.targets, d, house), strict=True):
+        shown = bands(ladder_of(t, d, house))
         out.append(
             CheckResult(
                 system=NAME,

@@ -25,11 +25,12 @@ from .coc7_check import (
     check_of,
     ends_of,
     given_of,
+    ladder_of,
     machine_of,
     result,
     table_of,
 )
-from .coc7_rules import LEVELS, RESPONSES, contest_winner, fumble_from, level
+from .coc7_rules import LEVELS, RESPONSES, Ladder, contest_winner, succeeds
 from .common import contest_sides, dice_stream, house_dict, house_from, system_field
 
 CONTEST_FIELDS = (
@@ -109,8 +110,15 @@ def contest_plan(contest: Coc7Contest) -> Plan[Any, ContestResult]:
     o_machine = machine_of(o, o_attempt)
     response = contest.response
 
+    lower = response is None and contest.house_rules.lower_roll_wins
+
     def decide(state: Any) -> Winner:
-        return contest_winner(side_level(a, state[1]), side_level(o, state[2]), response)
+        x = side_level(a, state[1])
+        winner = contest_winner(x, side_level(o, state[2]), response)
+        if winner == "tie" and lower and succeeds(x, "regular"):  # SD-dg: the lower roll
+            ra, ro = ends_of(state[1])[1], ends_of(state[2])[1]
+            return "tie" if ra == ro else "actor" if ra < ro else "opponent"
+        return winner
 
     def build(state: Any, record: Record) -> ContestResult:
         winner = decide(state)
@@ -156,12 +164,15 @@ def _verdict(winner: Winner, response: str | None, actor_level: str) -> str:
 
 
 def ranking(contest: Coc7Contest) -> RankedContest | None:
+    if contest.response is None and contest.house_rules.lower_roll_wins:
+        return None  # levels alone do not order it: the rolls do
     sides = []
     for check in (contest.actor, contest.opponent):
         if check.dice is not None:
             return None
-        t = check.target
-        sides.append(RankedSide(check, (check.net_dice,), t, partial(_shown, t)))
+        t, house = check.target, contest.house_rules
+        shown = partial(_shown, ladder_of(t, "regular", house))
+        sides.append(RankedSide(check, (check.net_dice,), (t, house.levels), shown))
     return RankedContest(
         (NAME, contest.response),
         _results,
@@ -170,9 +181,9 @@ def ranking(contest: Coc7Contest) -> RankedContest | None:
     )
 
 
-def _shown(target: int, state: Any) -> str:
-    """What a side shows the ranking: its level (C7-1, regular difficulty)."""
-    return level(ends_of(state)[1], target, fumble_from(target))
+def _shown(lad: Ladder, state: Any) -> str:
+    """What a side shows the ranking: its level (C7-1, or ``setcoc``'s; regular difficulty)."""
+    return lad[ends_of(state)[1]]
 
 
 def _results() -> list[Hashable]:

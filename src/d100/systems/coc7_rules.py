@@ -80,64 +80,100 @@ _WINNING: dict[str, frozenset[str]] = {
 }
 
 
+# Each roll's level, indexed by the roll 1..100 (index 0, no roll, is a failure): C7-1's
+# bands, or a house rule's whole level function (``coc7_setcoc``)
+Ladder = tuple[Level, ...]
+
+
 @memoised(4096)
-def tops(target: int, fumbles: int) -> dict[str, int]:
-    """The highest roll of each level that some roll reaches: the top of its range, which is
-    what Luck must lower a roll to (C7-4). Foundry builds a level's range only where its
-    threshold passes the one below and the fumble range leaves room: exactly the levels some
-    roll 1..100 has."""
-    out: dict[str, int] = {}
-    for r in range(1, 101):
-        out[level(r, target, fumbles)] = r
+def ladder(target: int, fumbles: int) -> Ladder:
+    """C7-1's level of every roll for one target and fumble range."""
+    return ("failure", *(level(r, target, fumbles) for r in range(1, 101)))
+
+
+@memoised(4096)
+def changes(lad: Ladder) -> tuple[int, ...]:
+    """The rolls after which the level changes (``FastPath.cuts``)."""
+    return tuple(r for r in range(1, 100) if lad[r] != lad[r + 1])
+
+
+@memoised(4096)
+def _last(lad: Ladder) -> dict[str, tuple[int, ...]]:
+    """For each level, the highest roll at or under each roll that has it (0: none): what
+    Luck must lower a roll to (C7-4). Foundry lowers to the top of a level's range; on a
+    ladder whose levels come back (SealDice's Delta Green doubles) that is the nearest below."""
+    out: dict[str, tuple[int, ...]] = {}
+    for lvl in LEVELS:
+        last, seen = [], 0
+        for r, at in enumerate(lad):
+            seen = r if at == lvl and r > 0 else seen
+            last.append(seen)
+        out[lvl] = tuple(last)
     return out
 
 
-def luck_offers(
-    roll: int, target: int, difficulty: str, fumbles: int, available: int | None
-) -> dict[str, int]:
+def luck_offers(roll: int, lad: Ladder, difficulty: str, available: int | None) -> dict[str, int]:
     """The levels Luck is offered for after ``roll``, with their costs (C7-4, Foundry's
     ``availableButtons``): none on a fumble; "regular" only when the roll failed the required
-    level; no level below the required one; a cost above 0; and the Luck available strictly
-    greater than the cost (every level the rule would offer where ``available`` is None).
-    Lowest level first, so that the cheapest comes first."""
-    rolled = level(roll, target, fumbles)
+    level; no level below the required one nor at or below the roll's own; and the Luck
+    available strictly greater than the cost (every level the rule would offer where
+    ``available`` is None). Lowest level first."""
+    return _offers(roll, lad, _last(lad), difficulty, available)
+
+
+def _offers(
+    roll: int, lad: Ladder, last: dict[str, tuple[int, ...]], difficulty: str, available: int | None
+) -> dict[str, int]:
+    rolled = lad[roll]
     if rolled == "fumble":
         return {}
-    top = tops(target, fumbles)
     out: dict[str, int] = {}
     for lvl in BUYABLE:
-        if not succeeds(lvl, difficulty) or lvl not in top:
+        if not succeeds(lvl, difficulty) or RANK[lvl] <= RANK[rolled]:
             continue
         if lvl == "regular" and succeeds(rolled, difficulty):
             continue
-        cost = roll - top[lvl]
-        if cost > 0 and (available is None or available > cost):
+        below = last[lvl][roll]
+        cost = roll - below
+        if below and (available is None or available > cost):
             out[lvl] = cost
     return out
 
 
-def luck_buys(
+Bought = tuple[int, str] | None  # (Luck spent, the level it buys), or nothing bought
+
+
+def luck_bought(
+    lad: Ladder, difficulty: str, available: int, to: str | None = None
+) -> tuple[Bought, ...]:
+    """What Luck buys after each roll (``_buys``), indexed by the roll (index 0, no roll,
+    buys nothing)."""
+    last = _last(lad)
+    return (None, *(_buys(r, lad, last, difficulty, available, to) for r in range(1, 101)))
+
+
+def _buys(
     roll: int,
-    target: int,
+    lad: Ladder,
+    last: dict[str, tuple[int, ...]],
     difficulty: str,
-    fumbles: int,
-    available: int | None,
-    to: str | None = None,
-) -> tuple[int, str] | None:
+    available: int,
+    to: str | None,
+) -> Bought:
     """Decision 7: a roll that fails the required level and that Luck can buy up to it, as
     (the least Luck that does, the level it reaches); None where the roll already succeeds or
     cannot be bought. With ``to``, that level bought where C7-4 offers it, a success raised
-    too. The lowered roll is the top of the level bought, so the level is that."""
-    if available is None:
-        return None
-    offers = luck_offers(roll, target, difficulty, fumbles, available)
+    too. The lowered roll is the highest of the level bought below it, so the level is that."""
+    offers = _offers(roll, lad, last, difficulty, available)
     if to is not None:
         return (offers[to], to) if to in offers else None
-    if succeeds(level(roll, target, fumbles), difficulty):
+    if succeeds(lad[roll], difficulty):
         return None
     if not offers:
         return None
-    lvl = next(iter(offers))  # the lowest level on offer: every level on offer succeeds
+    # the cheapest level on offer, the lowest of equal costs: every level on offer succeeds (on
+    # C7-1's bands the lowest is the cheapest; a Delta Green double may be cheaper under dg)
+    lvl = min(offers, key=offers.__getitem__)
     return offers[lvl], lvl
 
 
@@ -157,14 +193,17 @@ def contest_winner(actor: str, opponent: str, response: str | None) -> Winner:
 
 
 @memoised(4096)  # every result of a target shows the same bands
-def bands(target: int, fumbles: int) -> str:
-    """Which rolls give which level, for one target and fumble range."""
-    spans: dict[str, list[int]] = {}
+def bands(lad: Ladder) -> str:
+    """Which rolls give which level: each level's runs of rolls, best level first."""
+    runs: dict[str, list[list[int]]] = {}
     for r in range(1, 101):
-        spans.setdefault(level(r, target, fumbles), []).append(r)
-    parts = []
-    for lvl in LEVELS:
-        if lvl in spans and lvl != "failure":
-            lo, hi = spans[lvl][0], spans[lvl][-1]
-            parts.append(f"{lvl} {show_span(lo, hi)}")
-    return ", ".join(parts)
+        spans = runs.setdefault(lad[r], [])
+        if spans and spans[-1][1] == r - 1:
+            spans[-1][1] = r
+        else:
+            spans.append([r, r])
+    return ", ".join(
+        f"{lvl} " + " ".join(show_span(lo, hi) for lo, hi in runs[lvl])
+        for lvl in LEVELS
+        if lvl in runs and lvl != "failure"
+    )

@@ -191,7 +191,9 @@ function fieldInputs(schema, skip, prefix) {
     if (spec.enum) {  // left on "the usual", the request leaves the field to its default
       const usual = spec.enum.includes(null) ? [] : [el("option", { value: "", text: "the usual" })];
       input = el("select", { id, name, "aria-describedby": `${id}-help` }, usual,
-        spec.enum.map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
+        // one option a text: a choice taking a number and its text (2 and "2") shows it once
+        [...new Map(spec.enum.map((v) => [String(v), v])).values()]
+          .map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
       // the example follows the field's own range: signed modifiers, or values such as skills
       const signed = !(spec.items.minimum >= 0);

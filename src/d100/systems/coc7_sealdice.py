@@ -1,0 +1,141 @@
+"""SealDice's CoC7 check words as aliases over coc7's own requests (SD-W1..SD-W5, SD-W8):
+``.ra``/``.rc`` with difficulty prefixes glued to the name, ``b``/``p`` dice, ``3#`` repeats,
+``.rah``/``.rch`` hidden; ``.rc`` judged by rule 0, ``.ra`` by the table's ``setcoc``, else rule
+0 (decision S9). Other dot-commands are refused, naming those taken."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..declarations import Command
+from ..errors import D100Error
+from . import coc7_setcoc
+
+NAME = "coc7"
+# command word -> (hidden, forced rule): .rc/.rch force rule 0 (SD-W1), .rah/.rch are hidden
+CHECKS: dict[str, tuple[bool, int | None]] = {
+    "ra": (False, None),
+    "rah": (True, None),
+    "rc": (False, 0),
+    "rch": (True, 0),
+}
+# SealDice's commands d100 reads elsewhere, or not at all, with what to say instead
+ELSEWHERE = {
+    "sc": "a Sanity roll: not available as a SealDice word",
+    "en": "a development roll: not available as a SealDice word",
+    "rav": "an opposed check: not available as a SealDice word (d100 contest)",
+    "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
+}
+SETCOC = "setcoc"  # SD-W8: sets the table's rule
+TAKEN = ", ".join(f".{c}" for c in (*CHECKS, SETCOC))
+# the longest first, so that .rah is not read as .ra and a name starting with h
+_COMMAND = re.compile(
+    r"\.(" + "|".join(sorted([*CHECKS, *ELSEWHERE, SETCOC], key=len, reverse=True)) + r")(.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+_DOT = re.compile(r"\.[A-Za-z]+")
+# SD-W2: difficulty words are prefixes glued to a name that is not all digits
+WORDS = {
+    "困难": "hard",
+    "困難": "hard",
+    "极难": "extreme",
+    "極難": "extreme",
+    "大成功": "critical",
+    "常规": "regular",
+    "常規": "regular",
+    "失败": "regular",  # stripped, and read as regular (SD-W2)
+    "失敗": "regular",
+}
+_REPEAT = re.compile(r"(\d+)#\s*")
+_DICE = re.compile(r"([bBpP])(\d*)\s*")
+_GLUE = re.compile(r"([^\d\s]+)\s+(\d+)")  # SD-W1 step 1: "侦查 50" is "侦查50"
+_ATTRIBUTE = re.compile(
+    r"(?P<word>" + "|".join(WORDS) + r")?"
+    r"(?P<name>[^\d\s+\-@#]+)?(?P<value>\d+)?(?P<mods>(?:[+-]\d+)*)"
+)
+_GIVEN = re.compile(r"@(\d+(?:,\d+)*)")
+MAX_REPEAT = 10  # d100's own bound on one line's work
+
+
+def _refuse(text: str, allowed: str, reason: str) -> D100Error:
+    return D100Error("quick", text, allowed, reason)
+
+
+def _setcoc(value: str) -> Command:
+    """SD-W8: ``.setcoc N`` sets the table's rule, 0-5 or dg, as the house rule ``setcoc``."""
+    found = next((v for v in coc7_setcoc.VALUES if str(v) == value.strip().lower()), None)
+    if found is None:
+        allowed = "0, 1, 2, 3, 4, 5 or dg"
+        raise D100Error("setcoc", value, allowed, "not one of SealDice's rules")
+    rule = int(found) if str(found).isdigit() else found
+    return Command({"system": NAME}, settings={"house_rules": {"setcoc": rule}})
+
+
+def read(text: str) -> Command | None:
+    """A SealDice check as coc7's request, its label (the name and the reason), hidden or
+    not, and its repeats; None for text that is no dot-command, or a bare command word (its
+    words follow). An unknown dot-command, or one d100 reads elsewhere, is refused."""
+    line = text.strip()
+    found = _COMMAND.match(line)
+    if found is None:
+        if _DOT.match(line):
+            typed = line.split()[0]
+            raise _refuse(typed, f"one of {TAKEN}", f"unknown SealDice command {typed}")
+        return None
+    command, rest = found[1].lower(), found[2].strip()
+    if command in ELSEWHERE:
+        raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
+    if not rest:
+        return None
+    if command == SETCOC:
+        return _setcoc(rest)
+    hidden, rule = CHECKS[command]
+    fields: dict[str, Any] = {}
+    repeat = 1
+    if m := _REPEAT.match(rest):
+        repeat, rest = int(m[1]), rest[m.end() :]
+        if not 1 <= repeat <= MAX_REPEAT:
+            raise D100Error("repeat", repeat, f"1..{MAX_REPEAT}", "SealDice's N# repeats")
+    if rest[:1] in ("b", "B", "p", "P"):  # SD-W4, step 2 of SD-W1: the dice, then the rest
+        m = _DICE.match(rest)
+        assert m is not None
+        count = int(m[2] or 1)
+        fields["bonus_dice" if m[1] in "bB" else "penalty_dice"] = count
+        rest = rest[m.end() :]
+    elif rest[:1] == "(":
+        raise _refuse(line, "a skill: 侦查50, 50, 侦查50+10", "dice expressions are not taken")
+    else:
+        rest = _GLUE.sub(r"\1\2", rest)
+    if not rest.strip():  # .raB2 alone: its skill is in the words that follow
+        return None
+    head, _, reason = rest.strip().partition(" ")
+    m = _ATTRIBUTE.fullmatch(head)
+    if m is None or m["value"] is None:
+        raise _refuse(
+            line,
+            "a skill with its value: 侦查50, 困难侦查50, 50, 侦查50+10",
+            "no value given (there is no character card here)",
+        )
+    word, name = m["word"], m["name"]
+    if name is None:  # 困难50: a name 困难, regular (SD-W2)
+        name = word
+    elif word is not None and WORDS[word] != "regular":
+        fields["difficulty"] = WORDS[word]
+    mods = [int(x) for x in re.findall(r"[+-]\d+", m["mods"])]
+    if mods:
+        fields["modifiers"] = mods
+    label = [name] if name else []
+    for part in reason.split():
+        given = _GIVEN.fullmatch(part)
+        if given is not None:
+            fields["dice"] = [int(v) for v in given[1].split(",")]
+        elif part.startswith("@"):
+            raise _refuse(part, "@DICE, dice rolled by hand", "SealDice's @someone is not taken")
+        else:
+            label.append(part)
+    request: dict[str, Any] = {"system": NAME, "skill": int(m["value"]), **fields}
+    house = {"house_rules": {"setcoc": 0}}  # .rc's own, .ra's where the table sets none
+    if rule is not None:
+        return Command({**request, **house}, " ".join(label) or None, hidden, repeat)
+    return Command(request, " ".join(label) or None, hidden, repeat, house)
