@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +18,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from d100 import beacon
+from d100.cli.extras import MissingExtra
+from d100.cli.verify import audit_log
 from d100.server import events, gametables, rounds
 from d100.server.app import create_app
+from d100.server.errors import ApiError
 from tests.cli.conftest import d100
 
 from .tablehelp import Api, Table
@@ -255,3 +259,49 @@ def test_without_the_beacon_verify_lists_the_rolls_the_operator_could_choose(
     human = d100("verify", str(tmp_path / "log.jsonl"))
     shown = ", ".join(f"#{s}" for s in expected)
     assert f"  the operator could have chosen: {shown} (no beacon round binds" in human.out
+
+
+def test_verify_without_the_beacon_extra_says_which_to_install(
+    bound: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table, _ = played(bound, beacon=True)
+    export(table, table.gm, tmp_path / "log.jsonl")
+    monkeypatch.setitem(sys.modules, "pyblst", None)  # as if not installed
+    with pytest.raises(MissingExtra) as err:
+        audit_log((tmp_path / "log.jsonl").read_text().splitlines())
+    assert err.value.extra == "beacon" and err.value.module == "pyblst"
+    assert "pip install 'd100[beacon]'" in err.value.message
+
+
+def test_fetching_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The relays are asked in turn (mocked: no network); a round not yet due is waited for
+    only so long, a forged signature refused."""
+    import httpx
+    import respx
+
+    path = f"/{beacon.CHAIN_HASH}/public/{ROUND}"
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(f"https://one.example{path}").mock(return_value=httpx.Response(500))
+        mock.get(f"https://two.example{path}").mock(
+            return_value=httpx.Response(200, json={"round": ROUND, "signature": SIGNATURES[ROUND]})
+        )
+        fetch = rounds.http_fetch(["https://one.example", "https://two.example"])
+        assert fetch(ROUND) == SIGNATURES[ROUND]
+        monkeypatch.setattr(rounds, "fetcher", fetch)
+        assert rounds.signature_of(ROUND) == SIGNATURES[ROUND]
+    monkeypatch.setattr(rounds, "fetcher", lambda n: SIGNATURES[OTHER])  # another round's
+    with pytest.raises(ApiError) as err:
+        rounds.signature_of(ROUND)
+    assert err.value.status == 503 and "does not verify" in err.value.message
+    due = beacon.round_time(ROUND)
+    with pytest.raises(ApiError) as err:
+        rounds.signature_of(ROUND, clock=lambda: due - 60)
+    assert err.value.status == 503 and "published only in 60 s" in err.value.message
+    monkeypatch.setattr(rounds, "fetcher", None)
+    with pytest.raises(ApiError) as err:
+        rounds.signature_of(ROUND)
+    assert rounds.URL_ENV in err.value.message
+    assert rounds.relays({rounds.URL_ENV: " https://a.example/, https://b.example"}) == [
+        "https://a.example",
+        "https://b.example",
+    ]
