@@ -87,6 +87,8 @@ def played(api: Api, **extra: Any) -> tuple[Table, str]:
     table.roll(pat, alice, "stealth")
     table.roll(table.gm, alice, "dodge", opponent={"character_id": orc, "skill": "stealth"})
     table.roll(table.gm, orc, "spot")
+    blind = table.roll(pat, alice, "stealth", visibility="blind")
+    table.ok("POST", f"/rolls/{blind['seq']}/unblind", table.gm, 201)
     table.ok("POST", "/seeds/rotate", table.gm)
     return table, pat
 
@@ -100,8 +102,8 @@ def test_every_seed_names_a_round_and_the_exports_verify(bound: Api, tmp_path: P
         assert opening["active"]["beacon"] == beacon.named(ROUND)
         status, out = report(tmp_path / "log.jsonl")
         assert status == 0 and out["ok"], out
-        # the GM's export: all four rolls; the player's, those shown to them in full
-        assert out["mismatch"] == 0 and out["verified"] == (4 if token == table.gm else 2), out
+        # the GM's export: all six rolls; the player's, those shown to them in full
+        assert out["mismatch"] == 0 and out["verified"] == (6 if token == table.gm else 3), out
         # no roll could have been chosen: every seed waited for its round
         assert out["operator_could_choose"] == []
         revealed = next(e for e in entries if e["kind"] == "seed")["revealed"]
@@ -250,7 +252,9 @@ def test_without_the_beacon_verify_lists_the_rolls_the_operator_could_choose(
     assert "beacon" not in entries[0]["active"]
     status, out = report(tmp_path / "log.jsonl")
     assert status == 0 and out["ok"], out
-    by_kind = [(e["seq"], e["kind"], e["actor_id"]) for e in entries if "provable" in e]
+    by_kind = [
+        (e["seq"], e["kind"], e["actor_id"]) for e in entries if e["kind"] in ("roll", "contest")
+    ]
     gm_id = entries[0]["gm"]["id"]
     # the player's first roll (the server's client seed), the GM's contest and NPC roll;
     # not the player's roll under the client seed they set after the seed was announced
