@@ -309,3 +309,17 @@ def test_fetching_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
         "https://a.example",
         "https://b.example",
     ]
+
+
+def test_a_round_is_asked_for_once() -> None:
+    import httpx
+    import respx
+
+    path = f"/{beacon.CHAIN_HASH}/public/{ROUND}"
+    with respx.mock() as mock:
+        route = mock.get(f"https://one.example{path}").mock(
+            return_value=httpx.Response(200, json={"round": ROUND, "signature": SIGNATURES[ROUND]})
+        )
+        fetch = rounds.http_fetch(["https://one.example"])
+        assert fetch(ROUND) == fetch(ROUND) == SIGNATURES[ROUND]
+        assert route.call_count == 1

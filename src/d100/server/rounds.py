@@ -25,6 +25,7 @@ URL_ENV = "D100_BEACON_URL"
 TIMEOUT = 2.0  # seconds, each request to a relay
 WAIT = 8.0  # seconds a roll waits for its round to be published (it is at most ~6 s away)
 RETRY = 0.5  # seconds between asks for a round a relay has not got yet
+KEPT = 256  # rounds' answers kept by a fetcher
 
 # A round's number -> its signature (hex), as a relay answers; raises LookupError if it has none.
 Fetch = Callable[[int], str]
@@ -36,10 +37,23 @@ def relays(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> Fetch:
-    """Ask each relay in turn for ``/<chain hash>/public/<round>``."""
+    """Ask each relay in turn for ``/<chain hash>/public/<round>``. A round's answer is kept
+    (the latest ``KEPT`` that verify): a rotation's seeds name the same round, fetched once."""
     import httpx  # the server extra's
 
+    kept: dict[int, str] = {}
+
     def fetch(round_number: int) -> str:
+        if round_number in kept:
+            return kept[round_number]
+        signature = ask(round_number)
+        if _verifies(round_number, signature):  # a forged answer is not kept
+            if len(kept) >= KEPT:
+                kept.pop(next(iter(kept)))
+            kept[round_number] = signature
+        return signature
+
+    def ask(round_number: int) -> str:
         failures = []
         for url in urls:
             try:
@@ -56,6 +70,13 @@ def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> Fetch:
         raise LookupError("; ".join(failures) or "no relay")
 
     return fetch
+
+
+def _verifies(round_number: int, signature: str) -> bool:
+    try:
+        return beacon.verify(beacon.round_of(beacon.named(round_number) | {"signature": signature}))
+    except (ValueError, ModuleNotFoundError):
+        return False
 
 
 # What this server fetches rounds with: None, no beacon (set at start from the environment;
