@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -323,3 +324,22 @@ def test_a_round_is_asked_for_once() -> None:
         fetch = rounds.http_fetch(["https://one.example"])
         assert fetch(ROUND) == fetch(ROUND) == SIGNATURES[ROUND]
         assert route.call_count == 1
+
+
+def test_a_new_seeds_round_is_fetched_in_the_background() -> None:
+    import httpx
+    import respx
+
+    path = f"/{beacon.CHAIN_HASH}/public/{ROUND}"
+    with respx.mock() as mock:
+        route = mock.get(f"https://one.example{path}").mock(
+            return_value=httpx.Response(200, json={"round": ROUND, "signature": SIGNATURES[ROUND]})
+        )
+        fetch = rounds.http_fetch(["https://one.example"])
+        fetch.warm(ROUND)
+        fetch.warm(ROUND)  # one fetch a round
+        deadline = time.monotonic() + 10
+        while ROUND not in fetch.kept and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert fetch.kept[ROUND] == SIGNATURES[ROUND]
+        assert fetch(ROUND) == SIGNATURES[ROUND] and route.call_count == 1

@@ -576,6 +576,7 @@ def _seed_session(table_id: str, chain: Chain, bound: bool = False) -> SeedSessi
     if bound:
         committed = datetime.fromisoformat(created).timestamp()
         round_number = beacons.round_after(committed + beacons.PERIOD)
+        rounds.warm(round_number)  # fetched once due, ready for the seed's first roll
     return SeedSession(
         id=new_id(),
         table_id=table_id,

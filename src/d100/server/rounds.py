@@ -9,12 +9,14 @@ commitment: a roll made sooner waits for it (at most ``WAIT`` seconds), then eac
 asked with a timeout of ``TIMEOUT`` seconds a request; a round that cannot be had, or whose
 signature does not verify against quicknet's public key, refuses the roll (503, with
 ``Retry-After``) and draws nothing: its nonce is not taken. The round's signature is kept with
-its seed, so it is fetched once.
+its seed, so it is fetched once; and as soon as a seed is made, its round is fetched in the
+background once due, so its first roll (made under the table's lock) seldom waits for it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 
@@ -36,29 +38,39 @@ def relays(environ: Mapping[str, str] | None = None) -> list[str]:
     return [u.strip().rstrip("/") for u in env.get(URL_ENV, "").split(",") if u.strip()]
 
 
-def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> Fetch:
+class HttpRounds:
     """Ask each relay in turn for ``/<chain hash>/public/<round>``. A round's answer is kept
-    (the latest ``KEPT`` that verify): a rotation's seeds name the same round, fetched once."""
-    import httpx  # the server extra's
+    (the latest ``KEPT`` that verify): a rotation's seeds name the same round, fetched once.
+    ``warm`` fetches a round in the background once it is due, so the seed's first roll
+    finds it kept rather than fetching it under the table's lock."""
 
-    kept: dict[int, str] = {}
+    def __init__(self, urls: list[str], timeout: float = TIMEOUT) -> None:
+        self.urls = urls
+        self.timeout = timeout
+        self.kept: dict[int, str] = {}
+        self.warming: set[int] = set()
+        self.lock = threading.Lock()
 
-    def fetch(round_number: int) -> str:
-        if round_number in kept:
-            return kept[round_number]
-        signature = ask(round_number)
+    def __call__(self, round_number: int) -> str:
+        with self.lock:
+            if round_number in self.kept:
+                return self.kept[round_number]
+        signature = self.ask(round_number)
         if _verifies(round_number, signature):  # a forged answer is not kept
-            if len(kept) >= KEPT:
-                kept.pop(next(iter(kept)))
-            kept[round_number] = signature
+            with self.lock:
+                if len(self.kept) >= KEPT:
+                    self.kept.pop(next(iter(self.kept)))
+                self.kept[round_number] = signature
         return signature
 
-    def ask(round_number: int) -> str:
+    def ask(self, round_number: int) -> str:
+        import httpx  # the server extra's
+
         failures = []
-        for url in urls:
+        for url in self.urls:
             try:
                 answer = httpx.get(
-                    f"{url}/{beacon.CHAIN_HASH}/public/{round_number}", timeout=timeout
+                    f"{url}/{beacon.CHAIN_HASH}/public/{round_number}", timeout=self.timeout
                 )
                 if answer.status_code == 200:
                     signature = answer.json().get("signature")
@@ -69,7 +81,32 @@ def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> Fetch:
                 failures.append(f"{url}: {type(err).__name__}")
         raise LookupError("; ".join(failures) or "no relay")
 
-    return fetch
+    def warm(self, round_number: int) -> None:
+        with self.lock:
+            if round_number in self.kept or round_number in self.warming:
+                return
+            self.warming.add(round_number)
+
+        def run() -> None:
+            try:
+                signature_of(round_number, fetch=self)
+            except ApiError:
+                pass  # the roll will ask again, and say why it cannot be had
+            finally:
+                with self.lock:
+                    self.warming.discard(round_number)
+
+        threading.Thread(target=run, name=f"beacon round {round_number}", daemon=True).start()
+
+
+def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> HttpRounds:
+    return HttpRounds(urls, timeout)
+
+
+def warm(round_number: int) -> None:
+    """Fetch ``round_number`` in the background, where this server's fetcher keeps rounds."""
+    if isinstance(fetcher, HttpRounds):
+        fetcher.warm(round_number)
 
 
 def _verifies(round_number: int, signature: str) -> bool:
@@ -106,10 +143,13 @@ def unavailable(round_number: int, reason: str) -> ApiError:
     )
 
 
-def signature_of(round_number: int, clock: Callable[[], float] = time.time) -> str:
+def signature_of(
+    round_number: int, clock: Callable[[], float] = time.time, fetch: Fetch | None = None
+) -> str:
     """The verified signature of ``round_number``, waiting for it to be published; 503 if it
     cannot be had. Verifying costs about 2 ms (d100.beacon.verify)."""
-    if fetcher is None:
+    fetch = fetch or fetcher
+    if fetch is None:
         raise unavailable(round_number, f"this server fetches no rounds: {URL_ENV} is not set")
     due = beacon.round_time(round_number)
     ahead = due - clock()
@@ -121,7 +161,7 @@ def signature_of(round_number: int, clock: Callable[[], float] = time.time) -> s
         if now < due:
             time.sleep(due - now)
         try:
-            signature = fetcher(round_number)
+            signature = fetch(round_number)
             break
         except LookupError as err:
             if clock() + RETRY > deadline:
