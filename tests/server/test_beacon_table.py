@@ -343,3 +343,33 @@ def test_a_new_seeds_round_is_fetched_in_the_background() -> None:
             time.sleep(0.01)
         assert fetch.kept[ROUND] == SIGNATURES[ROUND]
         assert fetch(ROUND) == SIGNATURES[ROUND] and route.call_count == 1
+
+
+ODD_VALUES: list[Any] = [None, "9367912", 0, -1, 1 << 70, True, [], {}, "zz" * 48, 3.5]
+
+
+def test_odd_beacon_fields_are_reported_never_a_crash(bound: Api, tmp_path: Path) -> None:
+    table, _ = played(bound, beacon=True)
+    entries = export(table, table.gm, tmp_path / "log.jsonl")
+    at = next(i for i, e in enumerate(entries) if e["kind"] == "seed")
+    places = [
+        (0, ("active", "beacon")),
+        (0, ("active", "beacon", "round")),
+        (0, ("active", "beacon", "chain")),
+        (at, ("revealed", "beacon")),
+        (at, ("revealed", "beacon", "round")),
+        (at, ("revealed", "beacon", "signature")),
+    ]
+    for n, (line, keys) in enumerate(places):
+        value = ODD_VALUES[n % len(ODD_VALUES)], ODD_VALUES[(n + 3) % len(ODD_VALUES)]
+        for odd in value:
+            copy = json.loads(json.dumps(entries))
+            part = copy[line]
+            for key in keys[:-1]:
+                part = part[key]
+            part[keys[-1]] = odd
+            path = tmp_path / "odd.jsonl"
+            write(path, copy)
+            run = d100("verify", "--json", str(path))
+            assert run.status in (1, 2), (keys, odd, run.out, run.err)
+            assert "Traceback" not in run.err, (keys, odd, run.err)
