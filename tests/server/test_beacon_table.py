@@ -373,3 +373,19 @@ def test_odd_beacon_fields_are_reported_never_a_crash(bound: Api, tmp_path: Path
             run = d100("verify", "--json", str(path))
             assert run.status in (1, 2), (keys, odd, run.out, run.err)
             assert "Traceback" not in run.err, (keys, odd, run.err)
+
+
+def test_a_luck_reroll_draws_from_the_mixed_seed(bound: Api, tmp_path: Path) -> None:
+    """A follow-up re-reads the roll it follows from the seed mixed with its round, and draws
+    its own dice from it: the export verifies."""
+    table = bound.table("brp", beacon=True)
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    drawn = table.roll(pat, alice, "stealth")
+    failed = table.roll(pat, alice, "stealth", actor={"dice": [99]})
+    again = table.ok("POST", f"/rolls/{failed['seq']}/reroll", pat, 201)
+    assert again["provable"]["nonce"] == drawn["provable"]["nonce"] + 2
+    table.ok("POST", "/seeds/rotate", table.gm)
+    export(table, table.gm, tmp_path / "log.jsonl")
+    status, out = report(tmp_path / "log.jsonl")
+    assert status == 0 and out["mismatch"] == 0 and out["verified"] == 2, out
