@@ -1,7 +1,8 @@
 """Commands that need an optional extra: ``pip install d100`` gives the library and the command
 line; ``d100 serve`` and ``d100 discord`` need the ``server`` extra, ``d100 chart`` the
-``charts`` one. A command whose extra is missing says which, and the line that installs it,
-and exits 2 (no traceback)."""
+``charts`` one, ``d100 verify`` of a log whose seeds name beacon rounds the ``beacon`` one.
+A command whose extra is missing says which, and the line that installs it, and exits 2 (no
+traceback)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ EXTRAS: dict[str, str] = {
     "cryptography": "server",
     "matplotlib": "charts",
     "numpy": "charts",
+    "pyblst": "beacon",  # BLS signatures of drand rounds: d100 verify of a beacon-bound log
 }
 
 

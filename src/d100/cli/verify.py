@@ -14,15 +14,17 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, beacon
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
 from ..systems import REGISTRY
 from ..tallies import plan_of
+from .extras import needed
 from .jsonl import parse_line
 
 HELP = """\
@@ -88,6 +90,10 @@ class Audit:
     checks: list[Check] = field(default_factory=list)
     seeds: int = 0  # seeds revealed in the log
     unchecked: list[str] = field(default_factory=list)  # what this log cannot show, and why
+    # rolls the server's operator could have chosen (by trying seeds before committing): the
+    # GM's own and NPCs', and a player's made under the client seed the server gave them,
+    # each drawn from a seed no beacon round binds (see ``choosable``)
+    choosable: list[Any] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -110,6 +116,7 @@ class Audit:
             **counts,
             "unchecked": self.unchecked,
             "checks": checks,
+            "operator_could_choose": self.choosable,
         }
 
 
@@ -131,6 +138,12 @@ class Seed:
     retired: int = 0
     seed: bytes | None = None
     rolls: int | None = None
+    # a seed bound to the beacon (d100.beacon): the round its announcement named, when it
+    # was committed (Unix seconds: the later of its creation and its announcement), and the
+    # seed its draws use once its round is checked (the server seed mixed with the round's)
+    round: int | None = None
+    committed: float | None = None
+    drawing: bytes | None = None
 
 
 def register(sub: Any) -> None:
@@ -163,6 +176,8 @@ def run(ns: argparse.Namespace) -> int:
         print(summary(audit))
         for note in audit.unchecked:
             print(f"  not checked: {note}")
+        if audit.choosable:
+            print(f"  the operator could have chosen: {choosable(audit.choosable)}")
         for check in audit.checks:
             if check.status != VERIFIED:
                 print(f"  #{check.seq} {check.kind} (line {check.line}): {check.reason}")
@@ -205,6 +220,7 @@ class _Auditor:
 
     def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         self.entries = entries
+        self.entries_seq = {n: e.get("seq") for n, e in entries}  # a line -> its event's number
         self.audit = Audit()
         self.seeds: dict[str, Seed] = {}
         self.chains: dict[str, Seed | None] = {OPEN: None, BLIND: None}
@@ -223,6 +239,10 @@ class _Auditor:
         self.shown: dict[int, int] = {}  # a blind roll's number -> the line showing it
         self.results: dict[int, Any] = {}  # a roll's number -> its result, as shown
         self.status: dict[int, str] = {}  # a roll's number -> how it checked
+        self.at: Any = None  # the time of the event whose seeds are being read
+        self.bound_table = False  # the opening's seeds name beacon rounds: every seed must
+        self.own: dict[str, list[int]] = {}  # member id -> events setting their client seed
+        self.verified_rounds: dict[tuple[int, str], bool] = {}  # each round checked once
 
     def run(self) -> Audit:
         self._numbers()
@@ -277,6 +297,7 @@ class _Auditor:
 
     def _seed_event(self, number: int, entry: Mapping[str, Any]) -> None:
         kind, seq = entry.get("kind"), entry.get("seq")
+        self.at = entry.get("at")
         if kind == "table" and number == self.entries[0][0]:
             gm = entry.get("gm")
             if isinstance(gm, Mapping) and isinstance(gm.get("id"), str):
@@ -332,6 +353,7 @@ class _Auditor:
             self._fail(number, seq, "seed", f"seed {seed_id} announced a second time")
             return
         self.seeds[seed_id] = self.chains[chain] = Seed(seed_id, chain, promised, number)
+        self._round_named(self.seeds[seed_id], number, seq, record)
 
     def _reveal(self, chain: str, number: int, seq: Any, record: Any) -> None:
         seed_id, stated = _named(number, chain, "revealed", record)
@@ -363,6 +385,7 @@ class _Auditor:
         rolls = record.get("rolls")
         if isinstance(rolls, int) and not isinstance(rolls, bool):
             current.rolls = rolls
+        self._round_shown(current, number, seq, record)
 
     # -- rolls ------------------------------------------------------------------------------
 
@@ -370,6 +393,8 @@ class _Auditor:
         kind, seq = entry["kind"], entry["seq"]
         for member_id, client_seed in _client_seeds(entry):
             self.history.setdefault(member_id, []).append((seq, client_seed))
+        if kind == "client_seed":
+            self.own.setdefault(str(entry.get("member_id")), []).append(seq)
         if kind not in ROLL_KINDS and not isinstance(entry.get("provable"), Mapping):
             return
         check = Check(number, seq, str(kind), VERIFIED)
@@ -395,6 +420,8 @@ class _Auditor:
         if bound and formed and (reason := self._chain_allows(entry, seed)) is not None:
             check.status, check.reason = MISMATCH, reason
         self.status[seq] = check.status
+        if self._choosable(entry, seed):
+            self.audit.choosable.append(seq)
 
     def _followed(self, entry: Mapping[str, Any], request: Any, given: list[str]) -> int | None:
         """The roll a follow-up reads the dice of (Luck spent on the roll already made,
@@ -607,7 +634,10 @@ class _Auditor:
                 f"commitment it was announced under, {seed.commitment}"
             )
         try:
-            again = resolve(request, ProvableSource(seed.seed, client_seed, nonce)).to_dict()
+            drawing = seed.drawing if seed.round is not None else seed.seed
+            if drawing is None:
+                return MISMATCH, f"seed {seed_id}'s beacon round does not check: see its reveal"
+            again = resolve(request, ProvableSource(drawing, client_seed, nonce)).to_dict()
         except D100Error as err:
             return MISMATCH, f"the logged request does not resolve: {err.message}"
         if _outcome(json.loads(json.dumps(again))) != _outcome(entry["result"]):
@@ -628,6 +658,119 @@ class _Auditor:
                 "but no seed drew them"
             )
         return VERIFIED, ""
+
+    # -- the beacon ---------------------------------------------------------------------------
+
+    def _round_named(self, seed: Seed, number: int, seq: Any, record: Any) -> None:
+        """The beacon round a seed's announcement names (``d100.beacon``), and when it was
+        committed. At a table whose opening's seeds name rounds, every seed must."""
+        assert isinstance(record, Mapping)
+        named = record.get("beacon")
+        if named is None:
+            if self.bound_table:
+                self._fail(
+                    number,
+                    seq,
+                    "seed",
+                    f"seed {seed.id} is announced without a beacon round, at a table whose "
+                    "seeds name one: its dice could have been chosen",
+                )
+            return
+        try:
+            if not isinstance(named, Mapping):
+                raise D100Error(f"line {number}.beacon", named, "a quicknet round", "not one")
+            found = beacon.round_of({**named, "signature": "0" * 96}, f"line {number}.beacon")
+        except D100Error as err:
+            self._fail(number, seq, "seed", f"seed {seed.id}: {err.message}")
+            return
+        if number == self.entries[0][0]:
+            self.bound_table = True
+        seed.round = found.number
+        times = [_seconds(record.get("created_at")), _seconds(self.at)]
+        seed.committed = max((t for t in times if t is not None), default=None)
+
+    def _round_shown(self, seed: Seed, number: int, seq: Any, record: Mapping[str, Any]) -> None:
+        """A revealed seed's round: the one its announcement named, its signature quicknet's
+        for that round (about 2 ms a round, each checked once), published after the seed was
+        committed; its draws use the seed mixed with the round's randomness."""
+        shown = record.get("beacon")
+        if seed.round is None:
+            if shown is not None:
+                self._fail(
+                    number,
+                    seq,
+                    "seed",
+                    f"reveals seed {seed.id} with a beacon round its announcement did not name",
+                )
+            return
+        stated = shown.get("round") if isinstance(shown, Mapping) else None
+        if stated != seed.round:
+            self._fail(
+                number,
+                seq,
+                "seed",
+                f"reveals seed {seed.id} with beacon round {stated}, where line "
+                f"{seed.announced} named round {seed.round}",
+            )
+            return
+        assert isinstance(shown, Mapping)
+        if "signature" not in shown:
+            if (seed.rolls or 0) > 0:
+                self._fail(
+                    number,
+                    seq,
+                    "seed",
+                    f"reveals seed {seed.id} without its beacon round's signature: its rolls "
+                    "cannot be recomputed",
+                )
+            return
+        try:
+            found = beacon.round_of(dict(shown), f"line {number}.revealed.beacon")
+        except D100Error as err:
+            self._fail(number, seq, "seed", f"seed {seed.id}: {err.message}")
+            return
+        key = (found.number, found.signature)
+        if key not in self.verified_rounds:
+            with needed("verify"):
+                self.verified_rounds[key] = beacon.verify(found)
+        if not self.verified_rounds[key]:
+            self._fail(
+                number,
+                seq,
+                "seed",
+                f"seed {seed.id}'s beacon round {found.number}: its signature is not "
+                "quicknet's (it does not verify against the chain's public key)",
+            )
+            return
+        if seed.committed is None or found.time <= seed.committed:
+            when = "an unknown time" if seed.committed is None else _utc(seed.committed)
+            self._fail(
+                number,
+                seq,
+                "seed",
+                f"seed {seed.id}'s beacon round {found.number} was published at "
+                f"{_utc(found.time)}, not after the seed was committed (line "
+                f"{seed.announced}, {when}): its randomness was known",
+            )
+            return
+        assert seed.seed is not None
+        seed.drawing = beacon.mixed(seed.seed, found.randomness)
+
+    def _choosable(self, entry: Mapping[str, Any], seed: Seed) -> bool:
+        """Whether the server's operator could have chosen this roll: drawn from a seed no
+        beacon round binds, by the GM (their own or an NPC's: on a self-hosted server the GM
+        runs it, so knows the client seed and may try server seeds before committing one), or
+        by a player whose client seed in force was not set by them after the seed was
+        announced (the server gave it, or it was known when the seed was committed)."""
+        if seed.round is not None or entry.get("kind") == HIDDEN_KIND:
+            return False
+        actor = str(entry.get("actor_id"))
+        if actor in self.gms:
+            return True
+        seq = entry["seq"]
+        announced = self.entries_seq.get(seed.announced) or 0
+        own = [at for at in self.own.get(actor, []) if at < seq]
+        return not own or own[-1] < announced
 
     # -- what only the whole log tells ------------------------------------------------------
 
@@ -939,6 +1082,31 @@ def _client_seeds(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
     if kind == "client_seed":
         return [(str(entry.get("member_id")), str(entry.get("client_seed")))]
     return []
+
+
+def choosable(rolls: list[Any]) -> str:
+    """The report's line of the rolls the operator could have chosen (``Audit.choosable``)."""
+    shown = ", ".join(f"#{seq}" for seq in rolls)
+    return (
+        f"{shown} (no beacon round binds their seeds, and the server knew their roller's "
+        "client seed when it committed: the GM's own and NPCs' rolls, and a player's under "
+        "the client seed the server gave; on a self-hosted table the GM runs the server)"
+    )
+
+
+def _seconds(stamp: Any) -> float | None:
+    """An ISO time as Unix seconds; None if it is not one."""
+    if not isinstance(stamp, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
 def _in_force(history: Mapping[str, list[tuple[int, str]]], member_id: Any, seq: int) -> str | None:

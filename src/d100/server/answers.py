@@ -25,6 +25,9 @@ class TableView(Answer):
     follow_up_window: int = Field(
         description="a roll more than this many events before last_seq can no longer be followed up"
     )
+    beacon: bool | None = Field(
+        None, description="true: every seed names a drand quicknet round its dice mix in"
+    )
 
 
 class MemberView(Answer):
@@ -72,6 +75,9 @@ class SeedView(Answer):
     created_at: str
     server_seed: str | None = Field(None, description="once revealed (rotated)")
     revealed_at: str | None = None
+    beacon: dict[str, Any] | None = Field(
+        None, description="at a table with the beacon: the quicknet round its draws mix in"
+    )
 
 
 class CalledSide(Answer):

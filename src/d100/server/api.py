@@ -183,7 +183,13 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     with _server(request).store.write() as session:
         made = gametables.create_table(
-            session, body.name, body.system, body.gm_name, body.house_rules, body.settings
+            session,
+            body.name,
+            body.system,
+            body.gm_name,
+            body.house_rules,
+            body.settings,
+            body.beacon,
         )
         out = {
             "table": gametables.table_view(made.table),

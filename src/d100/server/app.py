@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException
 
 from .. import __version__
 from ..errors import D100Error
+from . import rounds
 from .api import Server, router
 from .errors import ApiError, invalid, wrong_method
 from .guard import Guard, Limits, refused_method
@@ -60,6 +61,8 @@ def create_app(
         from ..discord.router import Discord  # needs the server extra's cryptography
 
         discord = Discord.from_env()
+    if rounds.relays():  # D100_BEACON_URL: tables may bind their seeds to the beacon
+        rounds.from_environment()
     hub = Hub()
     # with a Discord endpoint, rolls made through the web at a channel's table are sent to it
     store = Store(

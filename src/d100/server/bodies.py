@@ -65,6 +65,11 @@ class NewTable(Body):
     gm_name: Name = "GM"
     house_rules: Options = Field(default_factory=dict)
     settings: Options = Field(default_factory=dict)
+    beacon: bool = Field(
+        False,
+        description="every seed names a future drand quicknet round its dice mix in, so no "
+        "one, the server's operator included, can choose them (on a server that fetches rounds)",
+    )
 
 
 class SignIn(Body):

@@ -19,6 +19,7 @@ KINDS = {
     422: "bad_input",
     429: "rate_limited",
     500: "internal",
+    503: "unavailable",  # a beacon round the server could not fetch (rounds.py)
 }
 
 

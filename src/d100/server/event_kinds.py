@@ -64,6 +64,15 @@ class LoggedMember(Part):
     client_seed: str = Field(description="mixed into this member's rolls")
 
 
+class BeaconRound(Part):
+    """The drand quicknet round a seed's draws mix in (``d100.beacon``): named with the seed's
+    commitment (a round published after it), its signature shown with the seed's reveal."""
+
+    chain: str = Field(description="the drand chain's hash (quicknet's)")
+    round: int
+    signature: str | None = absent()
+
+
 class LoggedSeed(Part):
     """A server seed: its commitment before its rolls, the seed itself once revealed."""
 
@@ -80,6 +89,7 @@ class LoggedSeed(Part):
     member_id: str | None = absent()
     server_seed: str | None = absent()
     revealed_at: str | None = absent()
+    beacon: BeaconRound | None = absent()
 
 
 class BlindSeeds(Part):

@@ -25,7 +25,7 @@ from .access import Viewer, chain_of, require_editor, sees_event, sheet_readers_
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
-from .gametables import draw
+from .gametables import draw, drawing_seed
 from .models import Event, GameTable, SeedSession
 
 
@@ -158,7 +158,7 @@ def _rolled(session: Session, logged: kinds.Roll, luck: int | None) -> Rolled:
     p = logged.provable
     assert p.request is not None  # the log keeps what resolved it (a view may not)
     seed = session.get_one(SeedSession, p.seed_id)
-    source = ProvableSource(bytes.fromhex(seed.server_seed), p.client_seed, p.nonce)
+    source = ProvableSource(drawing_seed(seed), p.client_seed, p.nonce)
     result = resolve(p.request, source)
     assert isinstance(result, CheckResult)  # only checks are followed up
     taken = tuple(logged.taken or ())

@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
@@ -13,12 +14,14 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
+from .. import beacon as beacons
 from ..declarations import IMPROVEMENTS
 from ..errors import D100Error
 from ..fields import Field, read
 from ..provable import commitment
 from ..systems import REGISTRY
 from . import event_kinds as kinds
+from . import rounds
 from .access import (
     BLIND,
     GM,
@@ -160,7 +163,17 @@ def create_table(
     gm_name: str,
     house_rules: dict[str, Any],
     settings: dict[str, Any],
+    beacon: bool = False,
 ) -> Created:
+    """``beacon``: every seed of the table names a future quicknet round its draws mix in
+    (``d100.beacon``), on a server that fetches rounds (``rounds``)."""
+    if beacon and rounds.fetcher is None:
+        raise bad(
+            "beacon",
+            beacon,
+            "false: this server fetches no beacon rounds",
+            f"the server's operator has not set {rounds.URL_ENV}",
+        )
     try:
         system = REGISTRY.get(system).name
     except D100Error as err:
@@ -175,12 +188,14 @@ def create_table(
         invite_hash=token_hash(invite),
         last_seq=0,
         created_at=now(),
+        beacon=beacon,
     )
     session.add(table)
     gm_token = new_token()
     gm = _member(table, GM, text_field("gm_name", gm_name, NAME_LIMIT), gm_token)
     session.add(gm)
-    opened, blind = _seed_session(table.id, Chain(OPEN)), _seed_session(table.id, Chain(BLIND))
+    opened = _seed_session(table.id, Chain(OPEN), beacon)
+    blind = _seed_session(table.id, Chain(BLIND), beacon)
     session.add_all([opened, blind])
     session.flush()
     # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
@@ -311,7 +326,9 @@ def active_seed(session: Session, table_id: str, chain: Chain) -> SeedSession | 
 @dataclass(frozen=True)
 class Draw:
     """What a roll draws with: the active seed's session (``active_seed``), the nonce it took
-    from it and the roller's client seed."""
+    from it and the roller's client seed. ``server_seed``: the seed its draws use (hex), the
+    server seed, or at a table with the beacon the server seed mixed with its round's
+    randomness (``drawing_seed``)."""
 
     seed_id: str
     server_seed: str
@@ -338,6 +355,8 @@ _DRAW = (
         SeedSession.commitment,
         SeedSession.next_nonce,
         _CLIENT_SEED.scalar_subquery(),
+        SeedSession.beacon_round,
+        SeedSession.beacon_signature,
     )
 )
 
@@ -346,7 +365,9 @@ def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Dr
     """Take the next nonce of the table's active seed of ``chain`` and read the roller's
     client seed, in one statement. A chain's first roll starts it: its seed's commitment is
     announced to everyone (a "chain" event) before the roll. Made under the table's lock: a
-    client seed changed meanwhile is an event before this roll's."""
+    client seed changed meanwhile is an event before this roll's. At a table with the beacon,
+    a seed's first roll fetches its round (``rounds.signature_of``: it may wait a few seconds
+    for it, or refuse the roll, 503, and nothing is drawn)."""
     params = {
         "b_table_id": table.id,
         "b_member_id": member_id,
@@ -355,15 +376,36 @@ def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Dr
     }
     row = session.connection().execute(_DRAW, params).first()
     if row is None:
-        started = _seed_session(table.id, chain)
+        started = _seed_session(table.id, chain, table.beacon)
         session.add(started)
         append(session, table, kinds.chain_started(seed_view(started), member_id))
         row = session.connection().execute(_DRAW, params).one()
-    seed_id, server_seed, commitment, after, client_seed = row
+    seed_id, server_seed, commitment, after, client_seed, round_number, signature = row
     loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
     if loaded is not None:  # the same session's object, read before: kept in step
         set_committed_value(loaded, "next_nonce", after)
-    return Draw(seed_id, server_seed, commitment, after - 1, client_seed)
+    if round_number is not None and signature is None:
+        signature = rounds.signature_of(round_number)
+        session.connection().execute(
+            update(SeedSession).where(SeedSession.id == seed_id).values(beacon_signature=signature)
+        )
+        if loaded is not None:
+            set_committed_value(loaded, "beacon_signature", signature)
+    drawing = _drawing(server_seed, signature)
+    return Draw(seed_id, drawing, commitment, after - 1, client_seed)
+
+
+def _drawing(server_seed: str, signature: str | None) -> str:
+    if signature is None:
+        return server_seed
+    randomness = beacons.randomness(bytes.fromhex(signature))
+    return beacons.mixed(bytes.fromhex(server_seed), randomness).hex()
+
+
+def drawing_seed(seed: SeedSession) -> bytes:
+    """The seed ``seed``'s rolls drew from: the server seed, mixed with its round's randomness
+    at a table with the beacon (its round fetched by its first roll)."""
+    return bytes.fromhex(_drawing(seed.server_seed, seed.beacon_signature))
 
 
 @dataclass(frozen=True)
@@ -457,7 +499,7 @@ def rotation_view(rotation: Rotation, viewer: Viewer) -> dict[str, Any]:
 def _reveal(session: Session, seed: SeedSession) -> SeedSession:
     """Publish ``seed`` (to its chain's audience) and start its successor on the same chain."""
     seed.revealed_at = now()
-    new = _seed_session(seed.table_id, chain_of_seed(seed))
+    new = _seed_session(seed.table_id, chain_of_seed(seed), seed.beacon_round is not None)
     session.add(new)
     session.flush()
     return new
@@ -479,6 +521,10 @@ def seed_view(seed: SeedSession, viewer: Viewer | None = None) -> dict[str, Any]
     shown = viewer is None or chain_of_seed(seed).sees(viewer)
     if seed.revealed_at is not None and shown:
         out |= {"server_seed": seed.server_seed, "revealed_at": seed.revealed_at}
+    if seed.beacon_round is not None:  # named with the commitment, its signature with the reveal
+        out["beacon"] = beacons.named(seed.beacon_round)
+        if "server_seed" in out and seed.beacon_signature is not None:
+            out["beacon"]["signature"] = seed.beacon_signature
     return out
 
 
@@ -493,7 +539,7 @@ def member_view(member: Member) -> dict[str, Any]:
 
 
 def table_view(table: GameTable) -> dict[str, Any]:
-    return {
+    out = {
         "id": table.id,
         "name": table.name,
         "system": table.system,
@@ -502,6 +548,9 @@ def table_view(table: GameTable) -> dict[str, Any]:
         "last_seq": table.last_seq,
         "follow_up_window": FOLLOW_UP_WINDOW,
     }
+    if table.beacon:  # only then: a table without it answers as it did
+        out["beacon"] = True
+    return out
 
 
 def _member(table: GameTable, role: str, name: str, token: str) -> Member:
@@ -517,16 +566,26 @@ def _member(table: GameTable, role: str, name: str, token: str) -> Member:
     )
 
 
-def _seed_session(table_id: str, chain: Chain) -> SeedSession:
+def _seed_session(table_id: str, chain: Chain, bound: bool = False) -> SeedSession:
+    """A new seed of ``chain``; ``bound`` (a table with the beacon): naming the first quicknet
+    round published more than one period after its commitment, so a member who sees the
+    commitment sees it before the round exists, whatever a few seconds of clock skew."""
     seed = new_seed()
+    created = now()
+    round_number = None
+    if bound:
+        committed = datetime.fromisoformat(created).timestamp()
+        round_number = beacons.round_after(committed + beacons.PERIOD)
+        rounds.warm(round_number)  # fetched once due, ready for the seed's first roll
     return SeedSession(
         id=new_id(),
         table_id=table_id,
         server_seed=seed.hex(),
         commitment=commitment(seed),
         next_nonce=0,
-        created_at=now(),
+        created_at=created,
         blind=chain.kind == BLIND,
         chain=chain.kind,
         member_id=chain.member_id,
+        beacon_round=round_number,
     )

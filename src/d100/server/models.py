@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Float,
     ForeignKey,
@@ -38,6 +39,9 @@ class GameTable(Base):
     # The last event's number: bumped under the row lock, so events commit in number order.
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[str] = mapped_column(String(40))
+    # Every seed of the table names a future drand quicknet round its draws mix in
+    # (d100.beacon): chosen when the table is made, on a server that fetches rounds.
+    beacon: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Member(Base):
@@ -94,6 +98,11 @@ class SeedSession(Base):
     # chain it is ("" for the table's own: open, blind and the GM's).
     chain: Mapped[str] = mapped_column(String(8), default="open")
     member_id: Mapped[str] = mapped_column(ID, default="")
+    # At a table with the beacon: the quicknet round its commitment names (published after
+    # it), and that round's signature once fetched; draws use the server seed mixed with the
+    # round's randomness (d100.beacon.mixed). None at a table without.
+    beacon_round: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    beacon_signature: Mapped[str | None] = mapped_column(String(96), nullable=True)
 
 
 class BlindRoll(Base):
