@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic import command
 from alembic.config import Config
 from fastapi.testclient import TestClient
@@ -17,10 +19,25 @@ from sqlalchemy import text
 from d100.cli.verify import audit_log
 from d100.server.app import create_app
 from d100.server.store import MIGRATIONS, Store
+from tests.conftest import need_service
 
+from .services import postgres_available, postgres_database
 from .tablehelp import Api, Table
 
 FIRST = "0001"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of this test's own: a migration goes down and up over every table in it, and
+    the worker's shared PostgreSQL database holds other tests' (a beacon-bound seed left
+    unrevealed rightly stops a downgrade)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+        return
+    need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
+    with postgres_database() as url:
+        yield url
 
 
 def _alembic(store: Store, action: str, revision: str) -> None:
