@@ -142,7 +142,10 @@ def tail_words(won: Successes) -> str:
     return f"a run this unlucky or unluckier: {once_in(won.at_most)}"
 
 
-def ledger_card(book: Ledger) -> LedgerCard:
+def ledger_card(book: Ledger, whose: str | None = None) -> LedgerCard:
+    """The card of ``book``; ``whose`` names it where the ledger was asked for by an id (a
+    character's name, as its viewer knows it)."""
+    whose = whose or book.whose
     rolls = "roll" if book.rolls == 1 else "rolls"
     typed = f" ({book.typed} with dice typed by hand)" if book.typed else ""
     span = f", events {book.seqs[0]} to {book.seqs[-1]}" if book.seqs else ""
@@ -161,8 +164,8 @@ def ledger_card(book: Ledger) -> LedgerCard:
     won = book.successes
     said, _, rest = won.verdict.partition(": ")
     return LedgerCard(
-        f"Luck ledger of {book.whose}",
-        book.whose,
+        f"Luck ledger of {whose}",
+        whose,
         book.rolls,
         f"{book.rolls} {rolls} counted{typed}{span}",
         len({t.system for t in book.levels}) > 1,

@@ -126,4 +126,5 @@ def answer(
 ) -> dict[str, Any]:
     """The ledger's numbers, exactly, and its card (``view``): on a worker, as plain data."""
     found = book(events, names, character, member, last)
-    return found.to_dict() | {"view": ledger_card(found).to_dict()}
+    named = next((c["name"] for c in names if c["id"] == character), None)
+    return found.to_dict() | {"view": ledger_card(found, named).to_dict()}
