@@ -10,6 +10,9 @@ import json
 from typing import Any
 
 from d100.ledger import HIDDEN, ledger
+from d100.server.access import Viewer
+from d100.server.api import Server
+from d100.server.ledgers import Readings
 
 from .tablehelp import Api, Table
 
@@ -133,3 +136,20 @@ def test_refusals_name_the_field_the_value_and_what_is_allowed(api: Api) -> None
     # a player's refusal names only the characters they see: the same two
     gm = table.req("GET", "/ledger?character=Bob", table.gm).json()["error"]
     assert gm["allowed"] == "a character this log shows: Alice, Orc"
+
+
+def test_a_member_reads_one_ledger_at_a_time(api: Api) -> None:
+    """Each ledger reads the whole log, as an export does: a member's second one while the
+    first is read is a 429, and a table's players read four at once; a GM always may."""
+    table, pat, _, _ = played(api)
+    server: Server = api.client.app.state.server  # type: ignore[attr-defined]
+    reads: Readings = server.ledger_reads
+    members = table.ok("GET", "", table.gm)["members"]
+    pats = next(m for m in members if m["name"] == "Pat")
+    viewer = Viewer(pats["id"], table.id, "player", "Pat", frozenset())
+    with reads.place(viewer):
+        r = table.req("GET", "/ledger", pat)
+        assert r.status_code == 429 and r.headers["retry-after"] == "2"
+        assert r.json()["error"]["allowed"] == "one ledger at a time for each member"
+        assert table.req("GET", "/ledger", table.gm).status_code == 200
+    assert table.req("GET", "/ledger", pat).status_code == 200

@@ -29,6 +29,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import D100Error
+from ..ledger import MAX_ROLLS
 from ..server import calculator, rolls
 from ..server import ledgers as ledger_views
 from ..server.errors import ApiError
@@ -314,18 +315,21 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
 
 
 Made = TypeVar("Made")
+LAST = MAX_ROLLS  # a ledger's rolls: the most it counts, the latest of a longer log
 
 
 async def _ledger(request: Request, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
     """``/ledger``: the user seated in the write queue's turn (a member on first use), the
-    log read in a thread, the ledger counted on a worker in the table's lane, as the web's."""
+    log read in a thread, the ledger of the last ``LAST`` rolls counted on a worker in the
+    table's lane, one at a time for each member, as the web's."""
     server = request.app.state.server
     wanted = await _written(request, it, ledgers.asked, server.store, it, options)
     if isinstance(wanted, dict):
         return wanted
-    events, names = await run_in_threadpool(ledgers.read, server.store, wanted)
-    lane, asked = f"table:{wanted.viewer.table_id}", (wanted.character, wanted.member, None)
-    answer = await server.pool.run(lane, ledger_views.answer, events, names, *asked)
+    with server.ledger_reads.place(wanted.viewer):
+        events, names = await run_in_threadpool(ledgers.read, server.store, wanted)
+        lane, asked = f"table:{wanted.viewer.table_id}", (wanted.character, wanted.member)
+        answer = await server.pool.run(lane, ledger_views.answer, events, names, *asked, LAST)
     return ledgers.shown(answer, wanted)
 
 

@@ -79,6 +79,7 @@ class Server:
     pool: Pool  # odds, advice and charts: a roll's odds go ahead of its table's previews
     writing: Writes  # rolls' transactions, queued per table without holding threads
     exports: Exports = field(default_factory=Exports)  # the log exports running, per table
+    ledger_reads: ledgers.Readings = field(default_factory=ledgers.Readings)  # ledgers read
 
 
 def _server(request: Request) -> Server:
@@ -683,10 +684,14 @@ async def luck_ledger(
     export gives it: a roll hidden from them is not counted, nor mentioned; a blind roll not
     yet shown, a contest and an NPC's roll shown by its level are counted as left out. At
     most 1,000 rolls a ledger (``last`` narrows a longer one); ``view`` is the ledger as the
-    page shows it."""
+    page shows it. It reads the whole log, as an export does: one ledger at a time for each
+    member, four between a table's players (429 beyond)."""
     if character is not None and member is not None:
         raise bad("member", member, "a character or a member, not both", "both given")
     server, token = _server(request), _token(request, table_id)
-    events, names = await anyio.to_thread.run_sync(ledgers.read, server.store, table_id, token)
-    work = f"table:{table_id}"
-    return await server.pool.run(work, ledgers.answer, events, names, character, member, last)
+    store = server.store
+    viewer = await anyio.to_thread.run_sync(ledgers.viewer_of_token, store, table_id, token)
+    with server.ledger_reads.place(viewer):
+        events, names = await anyio.to_thread.run_sync(ledgers.read, store, table_id, token)
+        work = f"table:{table_id}"
+        return await server.pool.run(work, ledgers.answer, events, names, character, member, last)

@@ -12,7 +12,8 @@ runs on the worker pool (at most ``MAX_ROLLS`` rolls a ledger, as the library's)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -23,11 +24,63 @@ from ..ledger import Ledger, Window, ledger
 from ..render.ledger_views import ledger_card
 from . import characters
 from .access import Viewer, authenticate, view_event
+from .errors import ApiError
 from .event_kinds import HIDDEN
 from .events import events_after, get_table
 from .export import BATCH
 from .models import Logged
 from .store import Store
+
+AT_ONCE = 4  # ledgers a table's players read at once (a GM's always has a place)
+
+
+class Readings:
+    """The ledgers being read, by member and by table (the event loop's, so plain counts):
+    each reads the whole log, as an export does, so a member reads one at a time and a
+    table's players ``AT_ONCE`` between them (a ``429`` beyond)."""
+
+    def __init__(self, at_once: int = AT_ONCE) -> None:
+        self.at_once = at_once
+        self._members: set[tuple[str, str]] = set()
+        self._players: dict[str, int] = {}
+
+    @contextmanager
+    def place(self, viewer: Viewer) -> Iterator[None]:
+        member, table = (viewer.table_id, viewer.member_id), viewer.table_id
+        if member in self._members:
+            raise self._busy(
+                "one ledger at a time for each member", "your last ledger is still being read"
+            )
+        players = 0 if viewer.is_gm else self._players.get(table, 0)
+        if players >= self.at_once:
+            raise self._busy(
+                f"at most {self.at_once} players' ledgers of a table at once",
+                "this table's log is being read for other ledgers; try again in a moment",
+            )
+        self._members.add(member)
+        if not viewer.is_gm:
+            self._players[table] = players + 1
+        try:
+            yield
+        finally:
+            self._members.discard(member)
+            if not viewer.is_gm:
+                left = self._players[table] - 1
+                if left:
+                    self._players[table] = left
+                else:
+                    del self._players[table]
+
+    @staticmethod
+    def _busy(allowed: str, message: str) -> ApiError:
+        return ApiError(429, "ledger", None, allowed, message, {"retry-after": "2"})
+
+
+def viewer_of_token(store: Store, table_id: str, token: str | None) -> Viewer:
+    """Who asks (a 401 before anything is read)."""
+    with store.read() as session:
+        return authenticate(session, table_id, token)
+
 
 # What the ledger reads of an event, and of its parts: nothing else is kept.
 KEPT = ("seq", "kind", "at", "hidden", "manual", "unblinds", "rolled_at", "roll_kind")

@@ -720,6 +720,7 @@ function renderSeeds() {
 // -- the luck ledger: its card (render/ledger_views.py) as the server built it -------------------
 
 const EACH = "each";  // the whose-select's value for each of the viewer's own characters
+const LEDGER_ROLLS = 1000;  // the most a ledger counts (ledger.MAX_ROLLS): a longer log's latest
 
 function renderLedgerWhose() {
   const own = isGm() ? [] : mine();
@@ -739,8 +740,13 @@ async function showLedger() {
   const button = $("ledger-button");
   button.disabled = true;
   $("ledger-out").setAttribute("aria-busy", "true");
-  const books = await act(() => Promise.all(asked.map((id) =>
-    api("GET", `${base}/ledger${id ? `?character=${encodeURIComponent(id)}` : ""}`))), "ledger-error");
+  const books = await act(async () => {  // one after another: a member reads one ledger at a time
+    const out = [];
+    for (const id of asked) {
+      out.push(await api("GET", `${base}/ledger?last=${LEDGER_ROLLS}${id ? `&character=${encodeURIComponent(id)}` : ""}`));
+    }
+    return out;
+  }, "ledger-error");
   button.disabled = false;
   $("ledger-out").removeAttribute("aria-busy");
   if (books) $("ledger-out").replaceChildren(...books.map((book) => ledgerCard(book.view)));
