@@ -33,10 +33,14 @@ from sqlalchemy import select
 from d100.discord import interactions
 from d100.discord.calls import CALLED
 from d100.discord.interactions import message
+from d100.discord.ledgers import AS_CHANNEL, AS_YOU_SEE
 from d100.discord.play import FOLLOW, SHOW_ALL, SHOW_ME, roll_view
-from d100.discord.render import embed, failed_message
+from d100.discord.render import embed, failed_message, ledger_message
 from d100.discord.router import Discord as Endpoint
 from d100.discord.tables import REMOVED
+from d100.errors import D100Error
+from d100.ledger import ledger
+from d100.render.ledger_views import ledger_card
 from d100.render.view import pct
 from d100.server.event_kinds import HIDDEN
 from d100.server.guard import Buckets, Limits
@@ -68,6 +72,7 @@ FRACTION = re.compile(r"^(\d+)/(\d+)$")
 _ids = count(600000000000000000)
 
 LURK = "lurking"
+CHARACTERS = "'s characters"  # a ledger's title: "Luck ledger of Pat's characters"
 # A sheet's abilities and the ability each skill adds, where a system's sheets name them.
 ABILITIES = {"chances": "abilities = {{ per = 4 }}\nuses = {{ {} }}\n"}
 # What a check needs besides its skill, where a system asks for more (CH4's risk): its
@@ -180,8 +185,7 @@ class Withheld:
         """From every member's views (``views``), each a state and a log."""
         # each member's views of the events they see (a stub tells nothing of its event)
         logs = {
-            u: {e["seq"]: e for e in log if e["kind"] != HIDDEN}
-            for u, (_, log) in shown.items()
+            u: {e["seq"]: e for e in log if e["kind"] != HIDDEN} for u, (_, log) in shown.items()
         }
         mine = logs[user]
         events = {
@@ -194,8 +198,7 @@ class Withheld:
             for seq in set().union(*logs.values())
         }
         texts = {
-            seq: strings([log[seq] for log in logs.values() if seq in log])
-            - strings(mine.get(seq))
+            seq: strings([log[seq] for log in logs.values() if seq in log]) - strings(mine.get(seq))
             for seq in events
         }
         candidates = numbers(list(shown.values())) | {SKILL, LUCK, MOST}
@@ -451,6 +454,51 @@ def a_failure_offering(
     return None
 
 
+def a_ledger(character: str = "", public: bool = False) -> dict[str, Any]:
+    """``/ledger``, of the user's characters or one of them, posted to the channel if asked."""
+    options: list[dict[str, Any]] = [{"name": "public", "type": 5, "value": public}]
+    if character:
+        options.append({"name": "character", "type": 3, "value": character})
+    data = {"id": "8", "name": "ledger", "type": 1, "options": options}
+    return payload(interactions.APPLICATION_COMMAND, data)
+
+
+def ask_ledgers(table: Table) -> None:
+    """The luck ledger, privately and posted, of one's characters and of one character; a
+    removed member's and another's character's refused."""
+    for user in USERS:
+        table.act(user, typing("ledger", "character", ""))
+        table.act(user, a_ledger())
+        table.act(user, a_ledger(public=True))
+    for user, name in (("Pat", "Ada"), ("Gina", "Ghoul"), ("Gina", "Ada"), ("Rex", "Cy")):
+        table.act(user, a_ledger(name))
+        table.act(user, a_ledger(name, public=True))
+    table.act("Pat", a_ledger("Ghoul"))  # not Pat's: refused
+
+
+def is_ledger(thing: Any) -> bool:
+    embeds = thing.get("embeds") or () if isinstance(thing, dict) else ()
+    return any(str(e.get("title", "")).startswith("Luck ledger of ") for e in embeds)
+
+
+def ledger_as_the_web_shows(table: Table, user: str, thing: dict[str, Any]) -> dict[str, Any]:
+    """The ledger message ``thing`` should be, from the user's own web view of the log (or,
+    posted to the channel, from a player's of nothing: Olga's), as the library counts it."""
+    whose = thing["embeds"][0]["title"].removeprefix("Luck ledger of ")
+    public = not private(thing)
+    events = [e for e in table.log("Olga" if public else user) if e["kind"] != HIDDEN]
+    if whose.endswith(CHARACTERS):
+        member = whose.removesuffix(CHARACTERS)
+        try:
+            book = ledger(events, member=member)
+        except D100Error:  # a member the log names nowhere: none of their rolls
+            book = ledger([], member=member)
+        view = ledger_card(book).to_dict() | {"title": f"Luck ledger of {whose}"}
+    else:
+        view = ledger_card(ledger(events, character=whose)).to_dict()
+    return ledger_message(view, AS_CHANNEL if public else AS_YOU_SEE, not public)
+
+
 def play(table: Table) -> None:
     """Every kind of event, through Discord and through the page."""
     system, skill = table.system, skill_of(table.system)
@@ -620,6 +668,7 @@ def test_discord_delivers_no_user_anything_their_web_view_withholds(
     rex_saw = views(table, "Rex")  # his page, while he had one
     revoked(table)
     table.linked("Olga")  # made a member by her first interactions: a player of nothing
+    ask_ledgers(table)
     shown = {user: views(table, user) for user in ("Gina", "Pat", "Quinn", "Olga")}
     since = [e for e in shown["Olga"][1] if e["seq"] > rex_saw[1][-1]["seq"]]
     shown["Rex"] = [rex_saw[0], rex_saw[1] + since]  # since: as a member of nothing
@@ -632,7 +681,13 @@ def test_discord_delivers_no_user_anything_their_web_view_withholds(
         assert table.got[user], user
         failed = [m for m in table.got[user] if m.get("content") == failed_message()["content"]]
         assert not failed, (user, failed)  # every interaction answered, none failed
-        found = leaks(table.got[user], withheld)
+        # a ledger's counts and chances are worked out from what the user's web view shows
+        # (its percentages may match a withheld number by chance): it must be that ledger
+        books = [m for m in table.got[user] if is_ledger(m)]
+        assert books or user == "Rex", user  # Rex was removed: refused
+        for book in books:
+            assert book == ledger_as_the_web_shows(table, user, book), (user, book)
+        found = leaks([m for m in table.got[user] if not is_ledger(m)], withheld)
         assert not found, (user, found[:3])
 
 

@@ -462,6 +462,9 @@ MATRIX: dict[tuple[str, str], Entry] = {
         table_path("/events/stream"), members(200)
     ),
     ("GET", "/api/tables/{table_id}/log.jsonl"): Entry(table_path("/log.jsonl"), members(200)),
+    # the ledger counts only what its member sees (its numbers are checked in
+    # test_ledger_route.py; here, no hidden roll's words are in it)
+    ("GET", "/api/tables/{table_id}/ledger"): Entry(table_path("/ledger"), members(200)),
 }
 
 
@@ -573,6 +576,13 @@ def test_every_route_every_role_every_visibility(
         for roll in w.rolls:
             if sees_event(role, roll):
                 assert ("result" in shown[roll.seq]) == sees_result(role, roll), (role, roll)
+        # its ledger counts no roll it may not know, and mentions none hidden from it
+        book = w.call(role, "GET", w.at("/ledger")).json()
+        unknown = {r.seq for r in w.rolls if not may_know(role, r)}
+        assert not set(book["seqs"]) & unknown, (role, book["seqs"], unknown)
+        assert set(book["seqs"]) <= set(shown), (role, book["seqs"])
+        told = {s for left in book["left_out"] for s in left["seqs"]}
+        assert told <= set(shown), (role, told)
     record_property(
         FIGURES,
         f"access matrix: {len(routes)} routes x {len(ROLES)} roles, "

@@ -269,6 +269,8 @@ BEYOND_SCHEMA = {
     "POST /api/tables/{table_id}/rolls": ("actor", "opponent", "fields"),
     "POST /api/tables/{table_id}/odds": ("actor", "opponent", "fields"),
     "POST /api/tables/{table_id}/calls": ("fields", "opponent", "skill", "character_ids"),
+    # whose ledger: a character or a member the log shows, not both
+    "GET /api/tables/{table_id}/ledger": ("character", "member"),
     "POST /api/odds": ONE_OF,
     "POST /api/odds/chart": (*ONE_OF, "low", "high", "step"),
 }

@@ -252,7 +252,36 @@ def call_command() -> dict[str, Any]:
     }
 
 
+LEDGER = "ledger"  # ``/ledger [character] [public]``: the luck ledger, privately unless asked
+PUBLIC = "public"
+
+
+def ledger_command() -> dict[str, Any]:
+    """``/ledger``: the user's characters' rolls against their exact odds."""
+    return {
+        "name": LEDGER,
+        "type": CHAT_INPUT,
+        "description": "Are the dice fair? Your characters' rolls against their exact odds",
+        "options": [
+            {
+                "type": STRING,
+                "name": CHARACTER,
+                "description": "one of your characters here (else all of them)",
+                "autocomplete": True,
+                "max_length": 80,
+            },
+            {
+                "type": BOOLEAN,
+                "name": PUBLIC,
+                "description": "post it to the channel (then it counts what the channel sees)",
+            },
+        ],
+        "contexts": [0],
+        "integration_types": [0],
+    }
+
+
 def definitions() -> list[dict[str, Any]]:
     """Every command, as ``PUT /applications/{id}/commands`` takes the list."""
     quick = [quick_command(name, description, rolls) for name, description, rolls in QUICK]
-    return quick + table_commands() + [roll_as_command(), call_command()]
+    return quick + table_commands() + [roll_as_command(), call_command(), ledger_command()]

@@ -288,3 +288,32 @@ def busy_message(seconds: int) -> dict[str, Any]:
 
 def failed_message() -> dict[str, Any]:
     return message("Something went wrong on the table server (it is logged there).", private=True)
+
+
+def ledger_message(card: Mapping[str, Any], shown_to: str, private: bool) -> dict[str, Any]:
+    """A luck ledger's card (``render.ledger_views.LedgerCard``, as the server built it): a
+    field per level, seen against expected, the successes', and the tail in words."""
+    rows = [*card["rows"], card["successes"]]
+    fields = [
+        (
+            f"{escaped(r['label'])}"
+            + (f" ({r['system']})" if card["several"] and r["system"] else ""),
+            f"{r['observed']} seen, {r['expected']} expected"
+            + (f" ({r['exact']})" if r["exact"] else ""),
+        )
+        for r in (rows if card["rolls"] else [])
+    ]
+    said = [f"**{escaped(card['tail'])}**", *(escaped(p) for p in card["verdict"])]
+    left = [escaped(p) for p in card["left_out"]]
+    return message(
+        embeds=[
+            embed(
+                escaped(card["title"]),
+                "\n".join(said),
+                fields,
+                " · ".join([escaped(card["summary"]), shown_to, *left]),
+                COLOURS.get(card["successes"]["style"], PLAIN),
+            )
+        ],
+        private=private,
+    )

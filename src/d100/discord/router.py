@@ -29,19 +29,23 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import D100Error
+from ..ledger import MAX_ROLLS
 from ..server import calculator, rolls
+from ..server import ledgers as ledger_views
 from ..server.errors import ApiError
 from ..server.events import DISCORD, DOOR
 from ..server.guard import Buckets, Limits
 from ..server.store import Store
 from ..server.work import ANONYMOUS, CLIENT, Pool
-from . import answers, calls, clicks, interactions, mirror, outbox, play, sheets, tables
+from . import answers, calls, clicks, interactions, ledgers, mirror, outbox, play, sheets, tables
 from .commands import (
     CALL,
     CLOSE,
     FILE,
+    LEDGER,
     LINK,
     OPEN,
+    PUBLIC,
     QUICK,
     ROLL_AS,
     SECRET,
@@ -184,8 +188,8 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
         options = it.options()
         name, typed = it.focused()
         store = request.app.state.server.store
-        if it.command in (ROLL_AS, CALL):
-            complete = play.suggest if it.command == ROLL_AS else calls.suggest
+        if it.command in (ROLL_AS, CALL, LEDGER):
+            complete = calls.suggest if it.command == CALL else play.suggest
             found = await run_in_threadpool(complete, store, it, name, typed)
         else:
             found = suggest(typed, options.get(SYSTEM)) if name == WORDS else []
@@ -201,7 +205,7 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     return JSONResponse(await _command(discord, pool, it))
 
 
-OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL)  # the commands of a channel's table
+OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL, LEDGER)  # the commands of a channel's table
 
 
 async def _guarded(work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
@@ -233,7 +237,9 @@ async def _in_time(
     if done:
         return task.result()
     clicked = it.type == interactions.MESSAGE_COMPONENT
-    private = not clicked and it.command == LINK
+    private = not clicked and (
+        it.command == LINK or (it.command == LEDGER and not it.options().get(PUBLIC))
+    )
     later = asyncio.ensure_future(_answer_later(discord, it, task, clicked, private))
     discord.pending.add(later)
     later.add_done_callback(discord.pending.discard)
@@ -299,6 +305,8 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
         return _shown(discord, it, rolled)
     if it.command == CALL:
         return await _written(request, it, calls.call_command, store, it, options)
+    if it.command == LEDGER:
+        return await _ledger(request, it, options)
     if options.get("subcommand") == OPEN:
         return await _written(request, it, tables.open_table, store, it, options)
     if options.get("subcommand") == CLOSE:
@@ -307,6 +315,22 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
 
 
 Made = TypeVar("Made")
+LAST = MAX_ROLLS  # a ledger's rolls: the most it counts, the latest of a longer log
+
+
+async def _ledger(request: Request, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
+    """``/ledger``: the user seated in the write queue's turn (a member on first use), the
+    log read in a thread, the ledger of the last ``LAST`` rolls counted on a worker in the
+    table's lane, one at a time for each member, as the web's."""
+    server = request.app.state.server
+    wanted = await _written(request, it, ledgers.asked, server.store, it, options)
+    if isinstance(wanted, dict):
+        return wanted
+    with server.ledger_reads.place(wanted.viewer):
+        events, names = await run_in_threadpool(ledgers.read, server.store, wanted)
+        lane, asked = f"table:{wanted.viewer.table_id}", (wanted.character, wanted.member)
+        answer = await server.pool.run(lane, ledger_views.answer, events, names, *asked, LAST)
+    return ledgers.shown(answer, wanted)
 
 
 async def _written(request: Request, it: Interaction, fn: Callable[..., Made], *args: Any) -> Made:

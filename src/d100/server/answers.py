@@ -141,3 +141,25 @@ class OddsAnswer(Answer):
 
 def documented(status: int, model: Any) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": model}}
+
+
+class LedgerAnswer(Answer):
+    character: str | None = Field(description="whose ledger: a character's id or name, or null")
+    member: str | None = Field(description="a member's id or name, or null (the table's)")
+    window: dict[str, Any] = Field(description="the part of the log read: last, the rolls kept")
+    rolls: int = Field(description="the rolls counted")
+    seqs: list[int] = Field(description="the numbers of the events counted")
+    typed: int = Field(description="of them, rolls with dice typed by hand")
+    levels: list[dict[str, Any]] = Field(
+        description="each level rolled: system, level, success, observed, expected (p/q)"
+    )
+    successes: dict[str, Any] = Field(
+        description="rolls, observed, expected, at_least and at_most (exact p/q), verdict"
+    )
+    left_out: list[dict[str, Any]] = Field(
+        description="the rolls seen but not counted: reason, rolls, seqs"
+    )
+    view: dict[str, Any] = Field(
+        description="the ledger as the page shows it: title, summary, rows, successes, tail"
+        " (in words), verdict, left_out"
+    )

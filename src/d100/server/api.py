@@ -16,6 +16,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from ..ledger import MAX_ROLLS
 from ..systems import REGISTRY
 from . import (
     answers,
@@ -27,6 +28,7 @@ from . import (
     followups,
     gametables,
     idempotency,
+    ledgers,
     rolls,
 )
 from .access import (
@@ -77,6 +79,7 @@ class Server:
     pool: Pool  # odds, advice and charts: a roll's odds go ahead of its table's previews
     writing: Writes  # rolls' transactions, queued per table without holding threads
     exports: Exports = field(default_factory=Exports)  # the log exports running, per table
+    ledger_reads: ledgers.Readings = field(default_factory=ledgers.Readings)  # ledgers read
 
 
 def _server(request: Request) -> Server:
@@ -657,3 +660,44 @@ async def export_log(table_id: TableId, request: Request) -> StreamingResponse:
     viewer, last = await anyio.to_thread.run_sync(export.last_event, server.store, table_id, token)
     place = server.exports.take(viewer)
     return export.LogExport(server.store, server.exports, place, token, last)
+
+
+@router.get(
+    "/api/tables/{table_id}/ledger",
+    tags=["log"],
+    responses=documented(200, answers.LedgerAnswer),
+)
+async def luck_ledger(
+    table_id: TableId,
+    request: Request,
+    character: Annotated[
+        str | None,
+        Query(max_length=80, description="one character's rolls: its id or name"),
+    ] = None,
+    member: Annotated[
+        str | None,
+        Query(max_length=80, description="a member's characters' rolls: their id or name"),
+    ] = None,
+    last: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_ROLLS, description="only the last N rolls counted"),
+    ] = None,
+) -> dict[str, Any]:
+    """The luck ledger: each level's observed count beside its exact expected count (the
+    odds recorded with each roll), and the exact chance with fair dice of as many successes or
+    more (``at_least``), or as few or fewer (``at_most``), of ``character``, ``member``'s
+    characters or the table (neither). Read from the log as this member sees it, as their
+    export gives it: a roll hidden from them is not counted, nor mentioned; a blind roll not
+    yet shown, a contest and an NPC's roll shown by its level are counted as left out. At
+    most 1,000 rolls a ledger (``last`` narrows a longer one); ``view`` is the ledger as the
+    page shows it. It reads the whole log, as an export does: one ledger at a time for each
+    member, four between a table's players (429 beyond)."""
+    if character is not None and member is not None:
+        raise bad("member", member, "a character or a member, not both", "both given")
+    server, token = _server(request), _token(request, table_id)
+    store = server.store
+    viewer = await anyio.to_thread.run_sync(ledgers.viewer_of_token, store, table_id, token)
+    with server.ledger_reads.place(viewer):
+        events, names = await anyio.to_thread.run_sync(ledgers.read, store, table_id, token)
+        work = f"table:{table_id}"
+        return await server.pool.run(work, ledgers.answer, events, names, character, member, last)

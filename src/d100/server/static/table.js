@@ -268,6 +268,7 @@ function render() {
   renderMembers();
   $("table-rules").textContent = tableRules();
   renderSeeds();
+  renderLedgerWhose();
   preview();
   staleOffers();
 }
@@ -716,6 +717,63 @@ function renderSeeds() {
   if (document.activeElement !== $("client-seed")) $("client-seed").value = state.me.client_seed;
 }
 
+// -- the luck ledger: its card (render/ledger_views.py) as the server built it -------------------
+
+const EACH = "each";  // the whose-select's value for each of the viewer's own characters
+const LEDGER_ROLLS = 1000;  // the most a ledger counts (ledger.MAX_ROLLS): a longer log's latest
+
+function renderLedgerWhose() {
+  const own = isGm() ? [] : mine();
+  const pairs = [...(own.length ? [[EACH, own.length > 1 ? "Each of your characters" : `Your character, ${own[0].name}`]] : []),
+    ["", "The whole table (what you may see)"],
+    ...state.characters.map((c) => [c.id, c.name])];
+  const select = $("ledger-whose");
+  options(select, pairs);
+  // until the viewer picks, their own characters (once they have one), else the table
+  if (!select.dataset.picked) select.value = pairs[0][0];
+}
+
+async function showLedger() {
+  const whose = $("ledger-whose").value;
+  const own = isGm() ? [] : mine();
+  const asked = whose === EACH ? own.map((c) => c.id) : [whose];
+  const button = $("ledger-button");
+  button.disabled = true;
+  $("ledger-out").setAttribute("aria-busy", "true");
+  const books = await act(async () => {  // one after another: a member reads one ledger at a time
+    const out = [];
+    for (const id of asked) {
+      out.push(await api("GET", `${base}/ledger?last=${LEDGER_ROLLS}${id ? `&character=${encodeURIComponent(id)}` : ""}`));
+    }
+    return out;
+  }, "ledger-error");
+  button.disabled = false;
+  $("ledger-out").removeAttribute("aria-busy");
+  if (books) $("ledger-out").replaceChildren(...books.map((book) => ledgerCard(book.view)));
+}
+
+// One ledger: its title, its counts, the tail in words, a row per level, and what it left out.
+function ledgerCard(view) {
+  const row = (r, strong) => el("tr", { class: strong ? "ledger-total" : null },
+    el("th", { scope: "row" }, strong ? r.label : el("span", { class: `level ${r.style}`, text: r.label })),
+    view.several ? el("td", { text: r.system }) : null,
+    el("td", { class: "num", text: String(r.observed) }),
+    el("td", { class: "num" }, r.expected, r.exact ? el("small", { class: "muted exact-line", text: r.exact }) : null));
+  return el("article", { class: "ledger" },
+    el("h3", { text: view.title }),
+    el("p", { class: "muted", text: view.summary }),
+    el("p", { class: "ledger-tail" }, el("strong", { text: view.tail })),
+    view.rolls ? el("table", { class: "ledger-levels" },
+      el("caption", { class: "muted", text: "Each level: times seen, times the odds expected" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Level" }),
+        view.several ? el("th", { scope: "col", text: "System" }) : null,
+        el("th", { scope: "col", class: "num", text: "Seen" }),
+        el("th", { scope: "col", class: "num", text: "Expected" }))),
+      el("tbody", {}, view.rows.map((r) => row(r, false)), row(view.successes, true))) : null,
+    el("ul", { class: "ledger-verdict" }, view.verdict.map((part) => el("li", { text: part }))),
+    view.left_out.length ? el("ul", { class: "muted ledger-verdict" }, view.left_out.map((part) => el("li", { text: part }))) : null);
+}
+
 // -- rolling --------------------------------------------------------------------------------
 
 // Tapping a skill: the roll panel takes it, in view, with its Roll button.
@@ -1004,6 +1062,8 @@ function wire() {
     const saved = await act(() => api("PATCH", `${base}/characters/${editing}`, valuesBody()), "sheet-error");
     if (saved) showSaved();
   });
+  $("ledger-form").addEventListener("submit", (e) => { e.preventDefault(); showLedger(); });
+  $("ledger-whose").addEventListener("change", () => { $("ledger-whose").dataset.picked = "yes"; });
   $("seed-form").addEventListener("submit", (e) => {
     e.preventDefault();
     act(() => api("PUT", `${base}/me/client-seed`, { client_seed: $("client-seed").value }), "page-error");
