@@ -15,6 +15,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
+from .actions import Action
 from .catalogue import OpposedTask
 from .results import CheckResult, Winner
 
@@ -321,6 +322,8 @@ class Declaration:
     # (but the fields ``binds_other_side`` names) follows from its own request and dice, so a
     # viewer shown one side whole beside a withheld one recomputes it (``d100 verify``)
     sides_stand_alone: bool = False
+    # requests beside the check and the contest (CoC7's full auto), read from their own words
+    actions: tuple[Action, ...] = ()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

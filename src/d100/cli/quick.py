@@ -16,7 +16,7 @@ from typing import Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import dice, flags, words
+from . import actions, dice, flags, words
 from .roll import add_cover, run_check
 
 HELP = """\
@@ -207,4 +207,7 @@ def run(ns: argparse.Namespace) -> int:
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)
+    action = actions.read(said, ns)
+    if action is not None:
+        return actions.run(ns, *action)
     return run_check(fill(ns, said, typed))

@@ -1,0 +1,201 @@
+"""Call of Cthulhu 7th firearms as the edition declares them to the doors (``Declaration.actions``):
+BCDice's ``FAR(...)`` (S7-14) and multiple handgun shots in quick words (S7-13), each read
+from what a person types, rolled, counted and put in words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from ..actions import Action, Report, Row
+from ..dice import show_roll
+from ..errors import D100Error
+from ..fields import from_text
+from . import coc7_full_auto as fa
+from . import coc7_shots as cs
+from .coc7_rules import DIFFICULTIES
+from .common import DICE, rolls
+
+TITLE = "Call of Cthulhu 7th edition"
+
+
+def _given(word: str) -> tuple[int, ...] | None:
+    """``@52,11,81``: dice rolled by hand, in the order rolled; None for any other word."""
+    if not word.startswith("@"):
+        return None
+    return tuple(from_text(DICE, word[1:], "dice"))
+
+
+# -- FAR ---------------------------------------------------------------------------------------
+
+
+def read_far(words: Sequence[str]) -> tuple[fa.FullAuto, str | None] | None:
+    """``FAR(w,x,y[,z[,d[,v]]])`` first, then dice rolled by hand (``@52,11,81``), then a label,
+    as BCDice reads anything after the command as a comment."""
+    if not words:
+        return None
+    request = fa.far(words[0])
+    if request is None:
+        return None
+    rest = list(words[1:])
+    if rest and (dice := _given(rest[0])) is not None:
+        request = replace(request, dice=dice)
+        rest.pop(0)
+    return request, " ".join(rest) or None
+
+
+def far_report(result: fa.FullAutoResult, odds: fa.FullAutoOdds) -> Report:
+    r = result.request
+    head = f"{TITLE} full auto (BCDice FAR) — {r.bullets} bullets, skill {r.skill}, "
+    head += f"malfunction {r.malfunction}, volleys of {r.size}"
+    rows = []
+    for i, v in enumerate(result.volleys, 1):
+        did = {"jam": "JAM", "miss": "miss"}.get(v.hit, f"{v.normal} hit, {v.impaling} impaling")
+        text = f"{v.step} {_pool(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
+        rows.append(Row(f"volley {i}", f"{text}{v.level.upper()} · {did}", v.level))
+    ended = {"jam": "jammed", "empty": "all fired", "stop": "stopped as asked"}
+    rows.append(
+        Row(
+            "hits",
+            f"{result.normal} normal, {result.impaling} impaling; {result.bullets_left} "
+            f"bullets left" + (f" ({ended[result.ended]})" if result.ended in ended else ""),
+        )
+    )
+    chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.jam))
+    return Report("coc7", head, tuple(rows), chances, r.notes)
+
+
+def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[str, Fraction]]:
+    """Any hit, and this many or more where that says more."""
+    out = [("any hit", at_least(1))]
+    if hits > 1:
+        out.append((f"{hits} or more hits", at_least(hits)))
+    return out
+
+
+def far_dict(result: fa.FullAutoResult, odds: fa.FullAutoOdds) -> dict[str, Any]:
+    return {**result.to_dict(), "odds": odds.to_dict()}
+
+
+# -- multiple shots ----------------------------------------------------------------------------
+
+_WORDS = {  # a word's pattern and the field it sets; an empty number is 1 (b: a bonus die)
+    "shots": re.compile(r"shots=?(\d+)", re.IGNORECASE),
+    "bonus_dice": re.compile(r"(?:b|bonus)=?(\d*)", re.IGNORECASE),
+    "penalty_dice": re.compile(r"(?:p|penalty)=?(\d*)", re.IGNORECASE),
+    "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
+    "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
+}
+SHOT_WORDS = (
+    "shotsN; bN or pN (the pool before the penalty die of each shot); aim (a bonus die on the "
+    "first); malN (malfunction number); normal, long or extreme: one range for all, or one "
+    "per shot in order (a shot's difficulty is its range's); @DICE; then a label"
+)
+
+
+def _shot_word(word: str) -> tuple[str, Any] | None:
+    if word.lower() in cs.RANGES:
+        return "ranges", word.lower()
+    if (dice := _given(word)) is not None:
+        return "dice", dice
+    for name, pattern in _WORDS.items():
+        m = pattern.fullmatch(word)
+        if m:
+            return name, True if name == "aimed" else int(m[1] or 1)
+    return None
+
+
+def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
+    """``SKILL shotsN [WORDS...] [LABEL]``: several shots in one round, once a ``shotsN`` word
+    is among the words; the label is the words from the first that is none of them."""
+    if (
+        not words
+        or not words[0].isdigit()
+        or not any(_WORDS["shots"].fullmatch(w) for w in words[1:])
+    ):
+        return None
+    out: dict[str, Any] = {"skill": int(words[0])}
+    ranges: list[str] = []
+    label: list[str] = []
+    for word in words[1:]:
+        found = _shot_word(word)
+        if found is None or label:
+            if found is not None:
+                raise D100Error("word", word, "shot words first, then the label", "after a label")
+            if not word[:1].isalpha() or word.lower() in DIFFICULTIES:  # no label: a mistake
+                raise D100Error("word", word, SHOT_WORDS, "not a word of several shots")
+            label.append(word)
+            continue
+        name, value = found
+        if name == "ranges":
+            ranges.append(value)
+        elif name in out:
+            raise D100Error(name, word, f"one word for {name}", f"{name} given twice")
+        else:
+            out[name] = value
+    if ranges:
+        out["ranges"] = tuple(ranges)
+    return cs.Shots(**out), " ".join(label) or None
+
+
+def _pool(net: int) -> str:
+    return "no extra dice" if net == 0 else f"{abs(net)} {'bonus' if net > 0 else 'penalty'}"
+
+
+def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
+    r = result.request
+    head = f"{TITLE} multiple shots — skill {r.skill}, {r.shots} shots"
+    if r.malfunction is not None:
+        head += f", malfunction {r.malfunction}"
+    rows = []
+    for i, s in enumerate(result.shots, 1):
+        did = (
+            "MALFUNCTION"
+            if s.malfunction
+            else "extreme hit"
+            if s.extreme
+            else "hit"
+            if s.hit
+            else "miss"
+        )
+        text = f"{s.range} range, {s.difficulty}, {_pool(s.net)}: {rolls(s.dice)} → "
+        rows.append(
+            Row(f"shot {i}", f"{text}{show_roll(s.roll)} {s.level.upper()} · {did}", s.level)
+        )
+    rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
+    chances = _hit_chances(result.hits, odds.at_least)
+    if r.malfunction is not None:
+        chances.append(("a malfunction", odds.malfunction))
+    return Report("coc7", head, tuple(rows), tuple(chances))
+
+
+def shots_dict(result: cs.ShotsResult, odds: cs.ShotsOdds) -> dict[str, Any]:
+    return {**result.to_dict(), "odds": odds.to_dict()}
+
+
+ACTIONS = (
+    Action(
+        "full_auto",
+        "FAR(bullets,skill,malfunction[,bonus[,stop[,volley]]])",
+        "full auto as BCDice plays it (S7-14): volleys with fewer dice each, then one each "
+        "at hard, extreme and critical; stop r, h or e; hits, impales and a jam",
+        read_far,
+        fa.roll,
+        fa.odds,
+        far_report,
+        far_dict,
+    ),
+    Action(
+        "shots",
+        "SKILL shotsN [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "several shots in a round (S7-13): a penalty die on each; " + SHOT_WORDS,
+        read_shots,
+        cs.roll,
+        cs.odds,
+        shots_report,
+        shots_dict,
+    ),
+)
