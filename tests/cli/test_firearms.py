@@ -1,0 +1,68 @@
+"""CoC7 firearms on the command line: BCDice's ``FAR(...)`` (S7-14) and several shots in quick
+words (S7-13), with the exact odds beside the roll and errors that name the field."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from d100.systems import coc7_full_auto as fa
+from d100.systems import coc7_shots as cs
+
+from .conftest import clean_error, d100
+
+
+def as_json(*args: str) -> dict[str, object]:
+    run = d100(*args, "--json")
+    assert run.status == 0, run
+    data: dict[str, object] = json.loads(run.out)
+    return data
+
+
+def test_s7_14_far_rolls_in_any_case_with_its_odds() -> None:
+    run = d100("roll", "coc7", "far(30,62,98)", "@52,11,81,2,2,2,98,88,78")
+    assert run.status == 0, run
+    lines = run.out.splitlines()
+    assert "full auto (BCDice FAR)" in lines[0] and "volleys of 6" in lines[0]
+    assert lines[4].endswith("98 FUMBLE · JAM")
+    assert lines[5].endswith("6 normal, 3 impaling; 12 bullets left (jammed)")
+    data = as_json("roll", "FAR(30,62,98)", "@52,11,81,2,2,2,98,88,78", "MP5")
+    assert (data["normal"], data["impaling"], data["bullets_left"]) == (6, 3, 12)
+    assert data["label"] == "MP5"
+    odds = data["odds"]
+    assert isinstance(odds, dict)
+    hits = {int(h): Fraction(p) for h, p in odds["hits"].items()}
+    assert sum(hits.values()) == 1
+    assert hits == fa.odds(fa.FullAuto(30, 62, 98)).hits
+
+
+def test_s7_14_far_says_what_it_changed_and_refuses_what_bcdice_refuses() -> None:
+    data = as_json("roll", "FAR(150,62,-98)", "--seed", "1")
+    assert data["full_auto"] == {"bullets": 100, "skill": 62, "malfunction": 98, "bonus": 0}
+    assert len(data["notes"]) == 2  # type: ignore[arg-type]
+    assert clean_error(d100("roll", "coc7", "FAR(0,62,98)")).startswith("d100: error: bullets:")
+    assert "bonus" in clean_error(d100("roll", "FAR(30,62,98,3)"))
+    assert "dice" in clean_error(d100("roll", "FAR(30,62,98)", "@52,11"))
+
+
+def test_s7_13_several_shots_in_quick_words() -> None:
+    data = as_json("roll", "coc7", "55", "shots2", "b1", "aim", "long", "@31,21,40", "Colt")
+    fired = data["fired"]
+    assert isinstance(fired, list)
+    assert [s["net_dice"] for s in fired] == [1, 0]  # aim on the first, a penalty die on each
+    assert [s["difficulty"] for s in fired] == ["hard", "hard"]
+    assert (data["hits"], data["label"]) == (1, "Colt")
+    odds = data["odds"]
+    assert isinstance(odds, dict)
+    want = cs.odds(cs.Shots(55, 2, bonus_dice=1, aimed=True, ranges=("long",)))
+    assert {int(h): Fraction(p) for h, p in odds["hits"].items()} == want.hits
+    run = d100("roll", "55", "shots3", "mal98", "--seed", "4", env={"D100_SYSTEM": "coc7"})
+    assert run.status == 0 and run.out.splitlines()[-1].lstrip().startswith("odds"), run
+
+
+def test_s7_13_shot_words_refused_by_name() -> None:
+    assert "shots: got 11" in clean_error(d100("roll", "coc7", "55", "shots11"))
+    err = clean_error(d100("roll", "coc7", "55", "shots2", "hard"))
+    assert "word: not a word of several shots: 'hard'" in err and "range" in err
+    err = clean_error(d100("roll", "coc7", "55", "shots2", "shots3"))
+    assert err.startswith("d100: error: shots:")
