@@ -30,7 +30,9 @@ flag of d100 check, a field or a house rule: ability=10 assist=40@33), and any -
 d100 check (--seed 7, --json), anywhere. Two words for one field are an error. A system's
 chat-bot command form is read as that system's check, and 1d100<=SKILL as a check of the
 chosen system; words after a form that are none of its words are its label. BCDice's secret
-prefix S is taken (SCC<=65), though nothing is hidden here.
+prefix S is taken (SCC<=65), though nothing is hidden here. A system's own requests read
+their own words: CoC7's full auto FAR(bullets,skill,malfunction[,bonus,stop,volley]) and
+several shots, SKILL shotsN [bN|pN] [aim] [malN] [normal|long|extreme...].
 
 dice expressions: NdM, + and -, whole numbers, keep highest or lowest (4d6kh3, 2d20kl1),
 DB with --db (d100 roll 1d8+DB --db +1d4) and half(DB) for a thrown weapon (S7-6).
@@ -51,6 +53,8 @@ examples:
   d100 roll 1d8+DB --db +1d4 club --seed 7
   d100 roll coc7 '1D100<=65' --seed 7
   d100 roll coc7 'CC<=65' Spot Hidden --seed 7
+  d100 roll coc7 'FAR(30,62,98)' --seed 7
+  d100 roll coc7 55 shots3 long mal98 --seed 7
 """
 
 

@@ -54,7 +54,7 @@ def far_report(result: fa.FullAutoResult, odds: fa.FullAutoOdds) -> Report:
     rows = []
     for i, v in enumerate(result.volleys, 1):
         did = {"jam": "JAM", "miss": "miss"}.get(v.hit, f"{v.normal} hit, {v.impaling} impaling")
-        text = f"{v.step} {_pool(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
+        text = f"{v.step}, {_pool(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
         rows.append(Row(f"volley {i}", f"{text}{v.level.upper()} · {did}", v.level))
     ended = {"jam": "jammed", "empty": "all fired", "stop": "stopped as asked"}
     rows.append(
@@ -142,7 +142,9 @@ def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
 
 
 def _pool(net: int) -> str:
-    return "no extra dice" if net == 0 else f"{abs(net)} {'bonus' if net > 0 else 'penalty'}"
+    if net == 0:
+        return "no extra dice"
+    return f"{abs(net)} {'bonus' if net > 0 else 'penalty'} {'die' if abs(net) == 1 else 'dice'}"
 
 
 def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
