@@ -15,7 +15,7 @@ import pytest
 from d100.errors import D100Error, DiceError
 from d100.machine import distribution
 from d100.systems import coc7_shots as cs
-from tests.test_coc7_full_auto import kept_chances
+from tests.test_coc7_far import kept_chances
 
 STEP = ["regular", "hard", "extreme", "critical", "impossible"]
 RANGE = {"normal": 0, "long": 1, "extreme": 2}

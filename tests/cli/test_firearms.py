@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from d100.systems import coc7_full_auto as fa
+from d100.systems import coc7_far as fa
 from d100.systems import coc7_shots as cs
 
 from .conftest import clean_error, d100
@@ -33,12 +33,12 @@ def test_s7_14_far_rolls_in_any_case_with_its_odds() -> None:
     assert isinstance(odds, dict)
     hits = {int(h): Fraction(p) for h, p in odds["hits"].items()}
     assert sum(hits.values()) == 1
-    assert hits == fa.odds(fa.FullAuto(30, 62, 98)).hits
+    assert hits == fa.odds(fa.Far(30, 62, 98)).hits
 
 
 def test_s7_14_far_says_what_it_changed_and_refuses_what_bcdice_refuses() -> None:
     data = as_json("roll", "FAR(150,62,-98)", "--seed", "1")
-    assert data["full_auto"] == {"bullets": 100, "skill": 62, "malfunction": 98, "bonus": 0}
+    assert data["far"] == {"bullets": 100, "skill": 62, "malfunction": 98, "bonus": 0}
     assert len(data["notes"]) == 2  # type: ignore[arg-type]
     assert clean_error(d100("roll", "coc7", "FAR(0,62,98)")).startswith("d100: error: bullets:")
     assert "bonus" in clean_error(d100("roll", "FAR(30,62,98,3)"))

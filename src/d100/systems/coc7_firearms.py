@@ -14,8 +14,9 @@ from ..actions import Action, Report, Row
 from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import from_text
-from . import coc7_full_auto as fa
+from . import coc7_far as fa
 from . import coc7_shots as cs
+from .coc7_firing import RANGES
 from .coc7_rules import DIFFICULTIES
 from .common import DICE, rolls
 
@@ -32,7 +33,7 @@ def _given(word: str) -> tuple[int, ...] | None:
 # -- FAR ---------------------------------------------------------------------------------------
 
 
-def read_far(words: Sequence[str]) -> tuple[fa.FullAuto, str | None] | None:
+def read_far(words: Sequence[str]) -> tuple[fa.Far, str | None] | None:
     """``FAR(w,x,y[,z[,d[,v]]])`` first, then dice rolled by hand (``@52,11,81``), then a label,
     as BCDice reads anything after the command as a comment."""
     if not words:
@@ -47,7 +48,7 @@ def read_far(words: Sequence[str]) -> tuple[fa.FullAuto, str | None] | None:
     return request, " ".join(rest) or None
 
 
-def far_report(result: fa.FullAutoResult, odds: fa.FullAutoOdds) -> Report:
+def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
     r = result.request
     head = f"{TITLE} full auto (BCDice FAR) — {r.bullets} bullets, skill {r.skill}, "
     head += f"malfunction {r.malfunction}, volleys of {r.size}"
@@ -76,7 +77,7 @@ def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[s
     return out
 
 
-def far_dict(result: fa.FullAutoResult, odds: fa.FullAutoOdds) -> dict[str, Any]:
+def far_dict(result: fa.FarResult, odds: fa.FarOdds) -> dict[str, Any]:
     return {**result.to_dict(), "odds": odds.to_dict()}
 
 
@@ -97,7 +98,7 @@ SHOT_WORDS = (
 
 
 def _shot_word(word: str) -> tuple[str, Any] | None:
-    if word.lower() in cs.RANGES:
+    if word.lower() in RANGES:
         return "ranges", word.lower()
     if (dice := _given(word)) is not None:
         return "dice", dice
@@ -180,7 +181,7 @@ def shots_dict(result: cs.ShotsResult, odds: cs.ShotsOdds) -> dict[str, Any]:
 
 ACTIONS = (
     Action(
-        "full_auto",
+        "far",
         "FAR(bullets,skill,malfunction[,bonus[,stop[,volley]]])",
         "full auto as BCDice plays it (S7-14): volleys with fewer dice each, then one each "
         "at hard, extreme and critical; stop r, h or e; hits, impales and a jam",

@@ -14,11 +14,39 @@ from ..errors import D100Error, DiceError
 from ..machine import Given, Need, final_weights
 from ..memo import memoised
 from .brp import Attempt
-from .coc7_check import Coc7Check, Pool, attempt_of
+from .coc7_check import MAX_EXTRA_DICE, Coc7Check, Pool, attempt_of
+from .coc7_rules import fumble_from, level, succeeds
 from .common import rolls
 
 S = TypeVar("S", bound=Hashable)
 STREAM = "dice"
+# the range band's difficulty (S7-6), and the steps an excess penalty die climbs (S7-13)
+RANGES = {"normal": "regular", "long": "hard", "extreme": "extreme"}
+LADDER = ("regular", "hard", "extreme", "critical", "impossible")
+
+
+def clamped(net: int, band: str) -> tuple[int, str]:
+    """A shot's or volley's pool and difficulty (S7-13, Foundry's 1030-1041): the net dice
+    held to two either way, each penalty die beyond raising the range's difficulty a step."""
+    step = LADDER.index(RANGES[band]) + max(0, -MAX_EXTRA_DICE - net)
+    return max(-MAX_EXTRA_DICE, min(MAX_EXTRA_DICE, net)), LADDER[min(step, len(LADDER) - 1)]
+
+
+def aimed(kept: int, skill: int, difficulty: str) -> tuple[str, bool]:
+    """A ranged roll's level, with the fumble range of the required value (C7-2; an impossible
+    one fumbles as a critical one does), and whether it reaches the difficulty."""
+    need = "critical" if difficulty == "impossible" else difficulty
+    lvl = level(kept, skill, fumble_from(skill, need))
+    return lvl, difficulty != "impossible" and succeeds(lvl, difficulty)
+
+
+def check_ranges(ranges: tuple[str, ...], count: int, what: str) -> None:
+    """One range for all, or one for each of ``count`` rolls, each a band of ``RANGES``."""
+    if len(ranges) not in (1, count):
+        raise D100Error("ranges", list(ranges), f"one range, or one per {what} ({count})")
+    for r in ranges:
+        if r not in RANGES:
+            raise D100Error("ranges", r, ", ".join(RANGES))
 
 
 @memoised(16)

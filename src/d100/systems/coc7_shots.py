@@ -13,14 +13,16 @@ from fractions import Fraction
 from typing import Any
 
 from ..dice import RandomSource, show_roll
-from ..errors import D100Error
 from ..fields import BIG
 from ..machine import Dice, run
 from .coc7_check import MAX_EXTRA_DICE
 from .coc7_firing import (
     STREAM,
     Run,
+    aimed,
     at_least,
+    check_ranges,
+    clamped,
     fraction_text,
     given,
     kept_weights,
@@ -28,13 +30,10 @@ from .coc7_firing import (
     totals,
     within,
 )
-from .coc7_rules import LEVELS, fumble_from, level, succeeds
+from .coc7_rules import LEVELS
 from .common import rolls
 
 MAX_SHOTS = 10  # more than any weapon's uses per round
-# the range band's difficulty (S7-6), and the steps an excess penalty die climbs (S7-13)
-RANGES = {"normal": "regular", "long": "hard", "extreme": "extreme"}
-LADDER = ("regular", "hard", "extreme", "critical", "impossible")
 
 
 @dataclass(frozen=True)
@@ -57,13 +56,7 @@ class Shots:
         within("shots", self.shots, 1, MAX_SHOTS)
         within("bonus_dice", self.bonus_dice, 0, MAX_EXTRA_DICE)
         within("penalty_dice", self.penalty_dice, 0, MAX_EXTRA_DICE)
-        if len(self.ranges) not in (1, self.shots):
-            raise D100Error(
-                "ranges", list(self.ranges), f"one range, or one per shot ({self.shots})"
-            )
-        for r in self.ranges:
-            if r not in RANGES:
-                raise D100Error("ranges", r, ", ".join(RANGES))
+        check_ranges(self.ranges, self.shots, "shot")
         if self.malfunction is not None:
             within("malfunction", self.malfunction, 1, 100)
         if self.dice is not None:
@@ -80,10 +73,7 @@ class Shots:
         net = self.bonus_dice - self.penalty_dice
         net += 1 if self.aimed and i == 0 else 0
         net -= 1 if self.shots > 1 else 0
-        step = LADDER.index(RANGES[self.range_of(i)])
-        if net < -MAX_EXTRA_DICE:
-            step += -MAX_EXTRA_DICE - net
-        return max(-MAX_EXTRA_DICE, min(MAX_EXTRA_DICE, net)), LADDER[min(step, len(LADDER) - 1)]
+        return clamped(net, self.range_of(i))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"skill": self.skill, "shots": self.shots}
@@ -135,10 +125,9 @@ def judge(request: Shots, i: int, kept: int) -> Shot:
     the difficulty, extreme at a critical, or an extreme success short of extreme range; a
     malfunction fails it."""
     net, difficulty = request.pool(i)
-    need = "critical" if difficulty == "impossible" else difficulty
-    lvl = level(kept, request.skill, fumble_from(request.skill, need))
+    lvl, success = aimed(kept, request.skill, difficulty)
     jammed = request.malfunction is not None and kept >= request.malfunction
-    hit = not jammed and difficulty != "impossible" and succeeds(lvl, difficulty)
+    hit = success and not jammed
     far = request.range_of(i) == "extreme"
     extreme = hit and (lvl == "critical" or (lvl == "extreme" and not far))
     return Shot(request.range_of(i), difficulty, net, (), kept, lvl, hit, extreme, jammed)

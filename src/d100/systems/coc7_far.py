@@ -40,7 +40,7 @@ HITS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
 
 
 @dataclass(frozen=True)
-class FullAuto:
+class Far:
     """``FAR(bullets, skill, malfunction, bonus, stop, volley)``, checked when built; ``notes``
     are BCDice's own changes to what was typed (``far`` makes them and says so)."""
 
@@ -99,7 +99,7 @@ _FAR = re.compile(
 )
 
 
-def far(text: str) -> FullAuto | None:
+def far(text: str) -> Far | None:
     """``FAR(w,x,y[,z[,d[,v]]])`` read as BCDice reads it (``full_auto.rb`` 36-90), else None:
     more than 100 bullets loaded are 100, a negative malfunction number is made positive and a
     volley cap is brought within 3 and a tenth of the skill, each said in ``notes``; BCDice's
@@ -134,7 +134,7 @@ def far(text: str) -> FullAuto | None:
         stop = STOPS.get(m[5].lower())
         if stop is None:
             raise D100Error("stop", m[5], "r, h or e: stop after regular, hard or extreme")
-    return FullAuto(w, x, y, z, stop, volley, notes=tuple(notes))
+    return Far(w, x, y, z, stop, volley, notes=tuple(notes))
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -171,8 +171,8 @@ class Volley:
 
 
 @dataclass(frozen=True)
-class FullAutoResult:
-    request: FullAuto
+class FarResult:
+    request: Far
     volleys: tuple[Volley, ...]
     normal: int
     impaling: int
@@ -187,7 +187,7 @@ class FullAutoResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "system": "coc7",
-            "full_auto": self.request.to_dict(),
+            "far": self.request.to_dict(),
             "volley_size": self.request.size,
             "volleys": [v.to_dict() for v in self.volleys],
             "normal": self.normal,
@@ -200,7 +200,7 @@ class FullAutoResult:
         }
 
 
-def judge(request: FullAuto, step: int, kept: int) -> tuple[str, Hit]:
+def judge(request: Far, step: int, kept: int) -> tuple[str, Hit]:
     """A volley's level and what it does (S7-14 steps 3-5): the level against the whole skill,
     fumbling from 96 after the first step or under 50; a jam at the malfunction number."""
     fumbles = 96 if step >= 1 or request.skill < 50 else 100
@@ -211,7 +211,7 @@ def judge(request: FullAuto, step: int, kept: int) -> tuple[str, Hit]:
     return lvl, "hit" if lvl in hits else "impale" if lvl in impales else "miss"
 
 
-def bullets(request: FullAuto, left: int, hit: Hit) -> tuple[int, int, int]:
+def bullets(request: Far, left: int, hit: Hit) -> tuple[int, int, int]:
     """(normal, impaling, spent) of a volley that fired (S7-14 step 6)."""
     s = request.size
     if left >= s:
@@ -228,7 +228,7 @@ def bullets(request: FullAuto, left: int, hit: Hit) -> tuple[int, int, int]:
     return 0, 0, left
 
 
-def machine(request: FullAuto) -> Run[State]:
+def machine(request: Far) -> Run[State]:
     series = request.series
 
     def pool(state: State) -> int | None:
@@ -249,7 +249,7 @@ def machine(request: FullAuto) -> Run[State]:
     return Run((0, request.bullets, 0, 0, ""), pool, step)
 
 
-def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
+def roll(request: Far, rng: RandomSource | None = None) -> FarResult:
     """Fire the run: the request's dice first, else the random source's."""
     nets = [b for b, _ in request.series]
     given_dice = {} if request.dice is None else given(request.dice, nets, "dice")
@@ -263,7 +263,7 @@ def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
         lvl, hit = judge(request, k, kept)
         n, imp, _ = (0, 0, 0) if hit == "jam" else bullets(request, left, hit)
         volleys.append(Volley(STEPS[k], net, values, kept, lvl, hit, n, imp))
-    return FullAutoResult(
+    return FarResult(
         request,
         tuple(volleys),
         end[2],
@@ -274,7 +274,7 @@ def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
     )
 
 
-def _explain(request: FullAuto, volleys: tuple[Volley, ...], end: State) -> str:
+def _explain(request: Far, volleys: tuple[Volley, ...], end: State) -> str:
     parts = []
     for v in volleys:
         said = f"{rolls(v.dice)} -> {show_roll(v.roll)} {v.level}"
@@ -295,11 +295,11 @@ def _explain(request: FullAuto, volleys: tuple[Volley, ...], end: State) -> str:
 
 
 @dataclass(frozen=True)
-class FullAutoOdds:
+class FarOdds:
     """Exact chances of a run: of each number of bullets hitting, of impaling ones, of each
     (normal, impaling) pair, and of a jam."""
 
-    request: FullAuto
+    request: Far
     outcomes: Mapping[tuple[int, int], Fraction]  # (normal, impaling) -> chance
     jam: Fraction
 
@@ -327,7 +327,7 @@ class FullAutoOdds:
         }
 
 
-def odds(request: FullAuto) -> FullAutoOdds:
+def odds(request: Far) -> FarOdds:
     """The exact odds of the run, whatever dice the request gives."""
     outcomes: dict[tuple[int, int], Fraction] = {}
     jam = Fraction(0)
@@ -335,7 +335,7 @@ def odds(request: FullAuto) -> FullAutoOdds:
         outcomes[(normal, impaling)] = outcomes.get((normal, impaling), Fraction(0)) + p
         if ended == "jam":
             jam += p
-    return FullAutoOdds(request, dict(sorted(outcomes.items())), jam)
+    return FarOdds(request, dict(sorted(outcomes.items())), jam)
 
 
-__all__ = ["FullAuto", "FullAutoOdds", "FullAutoResult", "Volley", "far", "odds", "roll"]
+__all__ = ["Far", "FarOdds", "FarResult", "Volley", "far", "odds", "roll"]

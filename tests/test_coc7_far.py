@@ -16,7 +16,7 @@ import pytest
 
 from d100.errors import D100Error, DiceError
 from d100.machine import distribution
-from d100.systems import coc7_full_auto as fa
+from d100.systems import coc7_far as fa
 from tests.conftest import need_service
 from tests.references import bcdice_cases as bc
 
@@ -98,7 +98,7 @@ def oracle(
     return out
 
 
-def d100_outcomes(request: fa.FullAuto) -> dict[tuple[int, int, int, bool], Fraction]:
+def d100_outcomes(request: fa.Far) -> dict[tuple[int, int, int, bool], Fraction]:
     out: dict[tuple[int, int, int, bool], Fraction] = {}
     for (_, left, normal, imp, ended), p in fa.machine(request).distribution().items():
         key = (normal, imp, left, ended == "jam")
@@ -122,7 +122,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES)
 def test_s7_14_far_odds_match_an_oracle_from_the_rule_text(case: tuple) -> None:
     w, x, y, z, d, v = case
-    request = fa.FullAuto(w, x, y, z, {"r": "regular", "h": "hard", "e": "extreme"}.get(d or ""), v)
+    request = fa.Far(w, x, y, z, {"r": "regular", "h": "hard", "e": "extreme"}.get(d or ""), v)
     want = oracle(w, x, y, z, d, v)
     assert d100_outcomes(request) == {k: p for k, p in want.items() if p}
     odds = fa.odds(request)
@@ -134,7 +134,7 @@ def test_s7_14_far_odds_match_an_oracle_from_the_rule_text(case: tuple) -> None:
 def test_s7_14_far_quick_enumeration_equals_the_machine_die_by_die(case: tuple) -> None:
     """The run's enumeration lumps kept values; the machine's own driver tries every face."""
     w, x, y, z, d, v = case
-    request = fa.FullAuto(w, x, y, z, None if d is None else "hard", v)
+    request = fa.Far(w, x, y, z, None if d is None else "hard", v)
     run = fa.machine(request)
     assert distribution(run) == run.distribution()
 
@@ -214,12 +214,12 @@ def read_bcdice(text: str) -> tuple[list[tuple[str, str, int, int]], tuple[int, 
     return volleys, (int(t[1]), int(t[2]), int(t[3]))
 
 
-def ours(result: fa.FullAutoResult) -> tuple[list[tuple[str, bool, int, int]], tuple[int, ...]]:
+def ours(result: fa.FarResult) -> tuple[list[tuple[str, bool, int, int]], tuple[int, ...]]:
     volleys = [(v.level, v.hit == "jam", v.normal, v.impaling) for v in result.volleys]
     return volleys, (result.normal, result.impaling, result.bullets_left)
 
 
-def rands(result: fa.FullAutoResult) -> list[int]:
+def rands(result: fa.FarResult) -> list[int]:
     return [r for v in result.volleys for r in bc.coc7_rands(list(v.dice))]
 
 
