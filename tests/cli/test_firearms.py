@@ -7,6 +7,7 @@ import json
 from fractions import Fraction
 
 from d100.systems import coc7_far as fa
+from d100.systems import coc7_full_auto as au
 from d100.systems import coc7_shots as cs
 
 from .conftest import clean_error, d100
@@ -66,3 +67,24 @@ def test_s7_13_shot_words_refused_by_name() -> None:
     assert "word: not a word of several shots: 'hard'" in err and "range" in err
     err = clean_error(d100("roll", "coc7", "55", "shots2", "shots3"))
     assert err.startswith("d100: error: shots:")
+
+
+def test_s7_14_d100_s_own_full_auto_in_quick_words() -> None:
+    data = as_json("roll", "coc7", "62", "auto30", "volleys2", "long", "mal98", "@52,40,50")
+    assert data["full_auto"] == {
+        "skill": 62,
+        "bullets": 30,
+        "volleys": 2,
+        "malfunction": 98,
+        "ranges": ["long"],
+        "dice": [52, 40, 50],
+    }
+    volleys = data["volleys"]
+    assert isinstance(volleys, list)
+    assert [(v["difficulty"], v["net_dice"]) for v in volleys] == [("hard", 0), ("hard", -1)]
+    assert (data["hits"], data["bullets_left"]) == (0, 18)
+    odds = data["odds"]
+    assert isinstance(odds, dict)
+    want = au.odds(au.FullAuto(62, 30, volleys=2, ranges=("long",), malfunction=98))
+    assert {int(h): Fraction(p) for h, p in odds["hits"].items()} == want.hits
+    assert "not a word of full auto" in clean_error(d100("roll", "coc7", "62", "auto30", "hard"))

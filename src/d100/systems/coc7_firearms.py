@@ -15,6 +15,7 @@ from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import from_text
 from . import coc7_far as fa
+from . import coc7_full_auto as au
 from . import coc7_shots as cs
 from .coc7_firing import RANGES
 from .coc7_rules import DIFFICULTIES
@@ -54,7 +55,7 @@ def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
     head += f"malfunction {r.malfunction}, volleys of {r.size}"
     rows = []
     for i, v in enumerate(result.volleys, 1):
-        did = {"jam": "JAM", "miss": "miss"}.get(v.hit, f"{v.normal} hit, {v.impaling} impaling")
+        did = {"jam": "JAM", "miss": "miss"}.get(v.hit, f"{v.normal} normal, {v.impaling} impaling")
         text = f"{v.step}, {_pool(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
         rows.append(Row(f"volley {i}", f"{text}{v.level.upper()} · {did}", v.level))
     ended = {"jam": "jammed", "empty": "all fired", "stop": "stopped as asked"}
@@ -72,62 +73,68 @@ def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
 def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[str, Fraction]]:
     """Any hit, and this many or more where that says more."""
     out = [("any hit", at_least(1))]
-    if hits > 1:
+    if hits > 1 and at_least(hits) != out[0][1]:
         out.append((f"{hits} or more hits", at_least(hits)))
     return out
 
 
-def far_dict(result: fa.FarResult, odds: fa.FarOdds) -> dict[str, Any]:
-    return {**result.to_dict(), "odds": odds.to_dict()}
+# -- several shots and d100's own full auto, in quick words -------------------------------------
 
-
-# -- multiple shots ----------------------------------------------------------------------------
-
-_WORDS = {  # a word's pattern and the field it sets; an empty number is 1 (b: a bonus die)
-    "shots": re.compile(r"shots=?(\d+)", re.IGNORECASE),
+_COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: a bonus die)
     "bonus_dice": re.compile(r"(?:b|bonus)=?(\d*)", re.IGNORECASE),
     "penalty_dice": re.compile(r"(?:p|penalty)=?(\d*)", re.IGNORECASE),
     "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
     "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
 }
-SHOT_WORDS = (
-    "shotsN; bN or pN (the pool before the penalty die of each shot); aim (a bonus die on the "
-    "first); malN (malfunction number); normal, long or extreme: one range for all, or one "
-    "per shot in order (a shot's difficulty is its range's); @DICE; then a label"
+_SHOTS = {"shots": re.compile(r"shots=?(\d+)", re.IGNORECASE), **_COMMON}
+_AUTO = {
+    "bullets": re.compile(r"auto=?(\d+)", re.IGNORECASE),
+    "volleys": re.compile(r"volleys=?(\d+)", re.IGNORECASE),
+    "volley": re.compile(r"volley=?(\d+)", re.IGNORECASE),
+    **_COMMON,
+}
+RANGE_WORDS = (
+    "aim (a bonus die on the first); malN (malfunction number); normal, long or extreme: one "
+    "range for all, or one each in order (the difficulty is the range's); @DICE; then a label"
+)
+SHOT_WORDS = f"shotsN; bN or pN (the pool before each shot's penalty die); {RANGE_WORDS}"
+AUTO_WORDS = (
+    f"autoN (bullets loaded); volleyN (bullets a volley fires); volleysN (how many: else until "
+    f"the bullets run out); bN or pN (the first volley's pool); {RANGE_WORDS}"
 )
 
 
-def _shot_word(word: str) -> tuple[str, Any] | None:
+def _word(word: str, patterns: dict[str, re.Pattern[str]]) -> tuple[str, Any] | None:
     if word.lower() in RANGES:
         return "ranges", word.lower()
     if (dice := _given(word)) is not None:
         return "dice", dice
-    for name, pattern in _WORDS.items():
+    for name, pattern in patterns.items():
         m = pattern.fullmatch(word)
         if m:
             return name, True if name == "aimed" else int(m[1] or 1)
     return None
 
 
-def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
-    """``SKILL shotsN [WORDS...] [LABEL]``: several shots in one round, once a ``shotsN`` word
-    is among the words; the label is the words from the first that is none of them."""
-    if (
-        not words
-        or not words[0].isdigit()
-        or not any(_WORDS["shots"].fullmatch(w) for w in words[1:])
-    ):
+def _fields(
+    words: Sequence[str], key: str, patterns: dict[str, re.Pattern[str]], allowed: str, what: str
+) -> tuple[dict[str, Any], str | None] | None:
+    """``SKILL WORDS... [LABEL]`` as request fields once the ``key`` field's word is among the
+    words, else None; the label is the words from the first that is none of them."""
+    if not words or not words[0].isdigit():
+        return None
+    if not any(patterns[key].fullmatch(w) for w in words[1:]):
         return None
     out: dict[str, Any] = {"skill": int(words[0])}
     ranges: list[str] = []
     label: list[str] = []
     for word in words[1:]:
-        found = _shot_word(word)
+        found = _word(word, patterns)
         if found is None or label:
             if found is not None:
-                raise D100Error("word", word, "shot words first, then the label", "after a label")
+                raise D100Error("word", word, "its words first, then the label", "after a label")
             if not word[:1].isalpha() or word.lower() in DIFFICULTIES:  # no label: a mistake
-                raise D100Error("word", word, SHOT_WORDS, "not a word of several shots")
+                raise D100Error("word", word, allowed, f"not a word of {what}")
             label.append(word)
             continue
         name, value = found
@@ -139,7 +146,19 @@ def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
             out[name] = value
     if ranges:
         out["ranges"] = tuple(ranges)
-    return cs.Shots(**out), " ".join(label) or None
+    return out, " ".join(label) or None
+
+
+def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
+    """``SKILL shotsN [WORDS...] [LABEL]``: several shots in one round (S7-13)."""
+    found = _fields(words, "shots", _SHOTS, SHOT_WORDS, "several shots")
+    return None if found is None else (cs.Shots(**found[0]), found[1])
+
+
+def read_auto(words: Sequence[str]) -> tuple[au.FullAuto, str | None] | None:
+    """``SKILL autoN [WORDS...] [LABEL]``: full auto with N bullets loaded (S7-14, Foundry's)."""
+    found = _fields(words, "bullets", _AUTO, AUTO_WORDS, "full auto")
+    return None if found is None else (au.FullAuto(**found[0]), found[1])
 
 
 def _pool(net: int) -> str:
@@ -175,7 +194,40 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
     return Report("coc7", head, tuple(rows), tuple(chances))
 
 
-def shots_dict(result: cs.ShotsResult, odds: cs.ShotsOdds) -> dict[str, Any]:
+def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
+    r = result.request
+    head = f"{TITLE} full auto — skill {r.skill}, {r.bullets} bullets, volleys of {r.size}"
+    if r.malfunction is not None:
+        head += f", malfunction {r.malfunction}"
+    rows = []
+    for i, v in enumerate(result.volleys, 1):
+        did = (
+            "MALFUNCTION"
+            if v.malfunction
+            else f"{v.normal} normal, {v.impaling} impaling"
+            if v.normal or v.impaling
+            else "miss"
+        )
+        text = f"{v.range} range, {v.difficulty}, {_pool(v.net)}: {rolls(v.dice)} → "
+        rows.append(
+            Row(f"volley {i}", f"{text}{show_roll(v.roll)} {v.level.upper()} · {did}", v.level)
+        )
+    ended = {"malfunction": " (malfunction)", "empty": " (all fired)"}.get(result.ended, "")
+    rows.append(
+        Row(
+            "hits",
+            f"{result.normal} normal, {result.impaling} impaling; "
+            f"{result.bullets_left} bullets left{ended}",
+        )
+    )
+    chances = _hit_chances(result.hits, odds.at_least)
+    if r.malfunction is not None:
+        chances.append(("a malfunction", odds.malfunction))
+    return Report("coc7", head, tuple(rows), tuple(chances))
+
+
+def with_odds(result: Any, odds: Any) -> dict[str, Any]:
+    """A result's contract JSON with its exact odds beside."""
     return {**result.to_dict(), "odds": odds.to_dict()}
 
 
@@ -189,7 +241,7 @@ ACTIONS = (
         fa.roll,
         fa.odds,
         far_report,
-        far_dict,
+        with_odds,
     ),
     Action(
         "shots",
@@ -199,6 +251,16 @@ ACTIONS = (
         cs.roll,
         cs.odds,
         shots_report,
-        shots_dict,
+        with_odds,
+    ),
+    Action(
+        "full_auto",
+        "SKILL autoN [volleyN] [volleysN] [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "full auto as Foundry plays it (S7-14, d100's own): a die worse each volley; " + AUTO_WORDS,
+        read_auto,
+        au.roll,
+        au.odds,
+        auto_report,
+        with_odds,
     ),
 )
