@@ -7,10 +7,12 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
-from d100.errors import D100Error
+from d100 import tallies
+from d100.errors import D100Error, TooMuchWork
 from d100.machine import distribution
 from d100.systems import coc7_full_auto as au
 from tests.test_coc7_far import kept_chances
@@ -132,3 +134,30 @@ def test_s7_14_full_auto_refusals_name_the_field(kwargs: dict, field: str) -> No
     with pytest.raises(D100Error) as err:
         au.FullAuto(**{"skill": 62, "bullets": 30, **kwargs})
     assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [au.FullAuto(150, 100, volley=3), au.FullAuto(39, 100, bonus_dice=2, aimed=True)],
+    ids=["long", "aimed"],
+)
+def test_s7_14_full_auto_cost_is_known_before_and_bounds_the_work(request_: au.FullAuto) -> None:
+    run = au.machine(request_)
+    steps = 0
+    step = run.step
+
+    def counted(state: tuple, kept: int) -> tuple:
+        nonlocal steps
+        steps += 1
+        return step(state, kept)
+
+    run.step = counted  # type: ignore[method-assign]
+    run.distribution()
+    assert 0 < steps <= run.cost
+
+
+def test_s7_14_full_auto_over_the_budget_is_refused_before_any_work(monkeypatch: Any) -> None:
+    monkeypatch.setattr(tallies, "BUDGET", 1000)
+    with pytest.raises(TooMuchWork) as err:
+        au.odds(au.FullAuto(62, 30))
+    assert err.value.field == "bullets" and err.value.cost > 1000

@@ -246,7 +246,7 @@ def machine(request: Far) -> Run[State]:
             ended = "stop" if request.stop is not None else "done"
         return (i + 1, left, normal + n, impaling + imp, ended)
 
-    return Run((0, request.bullets, 0, 0, ""), pool, step)
+    return Run((0, request.bullets, 0, 0, ""), pool, step, [True] * len(series), "bullets")
 
 
 def roll(request: Far, rng: RandomSource | None = None) -> FarResult:

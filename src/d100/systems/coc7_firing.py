@@ -6,11 +6,13 @@ three-dice volleys costs ten times a hundred steps per state, not 10,000 faces p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from fractions import Fraction
+from math import comb
 from typing import Generic, TypeVar
 
-from ..errors import D100Error, DiceError
+from .. import tallies
+from ..errors import D100Error, DiceError, TooMuchWork
 from ..machine import Given, Need, final_weights
 from ..memo import memoised
 from .brp import Attempt
@@ -71,11 +73,18 @@ class Run(Generic[S]):
     rest of the run and its result depend on, so equal states merge."""
 
     def __init__(
-        self, start: S, pool: Callable[[S], int | None], step: Callable[[S, int], S]
+        self,
+        start: S,
+        pool: Callable[[S], int | None],
+        step: Callable[[S, int], S],
+        scoring: Sequence[bool],
+        field: str,
     ) -> None:
         self._start = start
         self.pool = pool
         self.step = step
+        self.cost = cost(scoring)
+        self.field = field  # what makes the run dear, named when it is refused
 
     def start(self) -> S:
         return self._start
@@ -91,7 +100,10 @@ class Run(Generic[S]):
 
     def distribution(self) -> dict[S, Fraction]:
         """Every final state with its exact chance: each roll's kept values grouped by the
-        state they lead to (``step``), weighted as the pool's machine counts them."""
+        state they lead to (``step``), weighted as the pool's machine counts them;
+        refused before any work when its ``cost`` is over the engine's budget."""
+        if self.cost > tallies.BUDGET:
+            raise TooMuchWork(self.field, self.cost, tallies.BUDGET)
         frontier: dict[S, Fraction] = {self._start: Fraction(1)}
         finals: dict[S, Fraction] = {}
         while frontier:
@@ -118,6 +130,21 @@ class Run(Generic[S]):
             kept = pool.advance(0, draw)
             yield state, net, pool.attempt.values(draw), kept
             state = self.step(state, kept)
+
+
+KINDS = 4  # what a roll may score: nothing, hits, hits and impales, every bullet
+
+
+def cost(scoring: Sequence[bool]) -> int:
+    """A bound of the steps of ``Run.distribution``, known before it runs: a roll tries 100
+    kept values for each state before it; the states are at most the ways the rolls before it
+    that may score (``scoring``: a roll at an impossible difficulty may not) can add up, one
+    of ``KINDS`` each, and twice that for the runs that ended."""
+    steps, scored = 0, 0
+    for may in scoring:
+        steps += 100 * 2 * comb(scored + KINDS - 1, KINDS - 1)
+        scored += may
+    return steps
 
 
 def given(values: tuple[int, ...], nets: list[int], field: str) -> dict[str, Given]:

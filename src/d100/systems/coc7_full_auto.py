@@ -184,7 +184,8 @@ def machine(request: FullAuto) -> Run[State]:
         )
         return (i + 1, left, normal + b.normal, impaling + b.impaling, ended)
 
-    return Run((0, request.bullets, 0, 0, ""), pool, step)
+    scoring = [request.pool(i)[1] != "impossible" for i in range(request.count)]
+    return Run((0, request.bullets, 0, 0, ""), pool, step, scoring, "bullets")
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,8 @@ def machine(request: Shots) -> Run[State]:
         ended = "malfunction" if shot.malfunction else "done" if i + 1 == request.shots else ""
         return (i + 1, hits + shot.hit, extreme + shot.extreme, ended)
 
-    return Run((0, 0, 0, ""), pool, step)
+    scoring = [request.pool(i)[1] != "impossible" for i in range(request.shots)]
+    return Run((0, 0, 0, ""), pool, step, scoring, "shots")
 
 
 @dataclass(frozen=True)
