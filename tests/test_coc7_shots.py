@@ -179,3 +179,48 @@ def test_s7_13_refusals_name_the_field(kwargs: dict, field: str) -> None:
     with pytest.raises(D100Error) as err:
         cs.Shots(**{"skill": 50, "shots": 3, **kwargs})
     assert err.value.field == field
+
+
+# -- damage (S7-6) -------------------------------------------------------------------------------
+
+
+def test_s7_6_shots_damage_odds_match_brute_force() -> None:
+    """Every kept die of every shot (a malfunction's prefix once), then every face of each
+    hit's 1d4+1, an extreme hit adding 5, the most 1d4+1 comes to."""
+    request = cs.Shots(70, 2, malfunction=99, damage="1d4+1")
+    pools = [request.pool(i) for i in range(2)]
+    want: dict[int, Fraction] = {}
+    seen: set[tuple[int, ...]] = set()
+    for kept in product(*(sorted(kept_chances(net)) for net, _ in pools)):
+        p = Fraction(1)
+        wounds: list[list[int]] = []
+        fired: tuple[int, ...] = kept
+        for i, r in enumerate(kept):
+            p *= kept_chances(pools[i][0])[r]
+            _, hit, extreme, jammed = rule_shot(70, r, pools[i][1], "normal", 99)
+            if hit:
+                wounds.append([f + 1 + (5 if extreme else 0) for f in range(1, 5)])
+            if jammed:
+                fired = kept[: i + 1]
+                break
+        if fired in seen:
+            continue
+        seen.add(fired)
+        for faces in product(*wounds):
+            want[sum(faces)] = want.get(sum(faces), Fraction(0)) + p / 4 ** len(wounds)
+    got = cs.odds(request).damage
+    assert got is not None and sum(got.values()) == 1
+    assert got == {t: p for t, p in want.items() if p}
+
+
+def test_s7_6_each_hit_rolls_its_damage_an_extreme_one_adds_the_most() -> None:
+    request = cs.Shots(80, 2, dice=(3, 3, 45, 45), damage="1d8+2")
+    result = cs.roll(request, random.Random(1))
+    first, second = result.shots
+    assert first.extreme and first.damage[-1] == first.damage[0] + 2 + 10
+    assert not second.extreme and second.damage[-1] == second.damage[0] + 2
+    assert result.damage == first.damage[-1] + second.damage[-1]
+    assert result == cs.roll(request, random.Random(1))
+    with pytest.raises(D100Error) as err:
+        cs.Shots(80, 2, damage="1d8+DB")  # a firearm adds no damage bonus
+    assert err.value.field == "damage"

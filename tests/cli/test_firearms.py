@@ -88,3 +88,13 @@ def test_s7_14_d100_s_own_full_auto_in_quick_words() -> None:
     want = au.odds(au.FullAuto(62, 30, volleys=2, ranges=("long",), malfunction=98))
     assert {int(h): Fraction(p) for h, p in odds["hits"].items()} == want.hits
     assert "not a word of full auto" in clean_error(d100("roll", "coc7", "62", "auto30", "hard"))
+
+
+def test_s7_6_several_shots_roll_damage_for_each_hit() -> None:
+    data = as_json("roll", "coc7", "80", "shots2", "dmg=1d8+2", "@3,3,45,45", "--seed", "1")
+    fired = data["fired"]
+    assert isinstance(fired, list)
+    assert [s["damage"] - s["damage_dice"][0] for s in fired] == [12, 2]
+    assert data["damage"] == sum(s["damage"] for s in fired)
+    odds = data["odds"]
+    assert isinstance(odds, dict) and sum(Fraction(p) for p in odds["damage"].values()) == 1

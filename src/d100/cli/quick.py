@@ -32,7 +32,7 @@ chat-bot command form is read as that system's check, and 1d100<=SKILL as a chec
 chosen system; words after a form that are none of its words are its label. BCDice's secret
 prefix S is taken (SCC<=65), though nothing is hidden here. A system's own requests read
 their own words: CoC7's full auto FAR(bullets,skill,malfunction[,bonus,stop,volley]) and
-several shots, SKILL shotsN [bN|pN] [aim] [malN] [normal|long|extreme...], and its own full
+several shots, SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme...], its full
 auto, SKILL autoN [volleyN] [volleysN] and the same words.
 
 dice expressions: NdM, + and -, whole numbers, keep highest or lowest (4d6kh3, 2d20kl1),

@@ -86,7 +86,11 @@ _COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: 
     "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
     "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
 }
-_SHOTS = {"shots": re.compile(r"shots=?(\d+)", re.IGNORECASE), **_COMMON}
+_SHOTS = {
+    "shots": re.compile(r"shots=?(\d+)", re.IGNORECASE),
+    "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
+    **_COMMON,
+}
 _AUTO = {
     "bullets": re.compile(r"auto=?(\d+)", re.IGNORECASE),
     "volleys": re.compile(r"volleys=?(\d+)", re.IGNORECASE),
@@ -97,7 +101,10 @@ RANGE_WORDS = (
     "aim (a bonus die on the first); malN (malfunction number); normal, long or extreme: one "
     "range for all, or one each in order (the difficulty is the range's); @DICE; then a label"
 )
-SHOT_WORDS = f"shotsN; bN or pN (the pool before each shot's penalty die); {RANGE_WORDS}"
+SHOT_WORDS = (
+    "shotsN; dmg=EXPR (each hit's damage, S7-6); bN or pN (the pool before each shot's "
+    f"penalty die); {RANGE_WORDS}"
+)
 AUTO_WORDS = (
     f"autoN (bullets loaded); volleyN (bullets a volley fires); volleysN (how many: else until "
     f"the bullets run out); bN or pN (the first volley's pool); {RANGE_WORDS}"
@@ -112,7 +119,8 @@ def _word(word: str, patterns: dict[str, re.Pattern[str]]) -> tuple[str, Any] | 
     for name, pattern in patterns.items():
         m = pattern.fullmatch(word)
         if m:
-            return name, True if name == "aimed" else int(m[1] or 1)
+            value = m[1] if name == "damage" else True if name == "aimed" else int(m[1] or 1)
+            return name, value
     return None
 
 
@@ -161,6 +169,10 @@ def read_auto(words: Sequence[str]) -> tuple[au.FullAuto, str | None] | None:
     return None if found is None else (au.FullAuto(**found[0]), found[1])
 
 
+def rolls_plain(dice: tuple[int, ...]) -> str:
+    return " ".join(str(d) for d in dice)
+
+
 def _pool(net: int) -> str:
     if net == 0:
         return "no extra dice"
@@ -184,11 +196,21 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
             else "miss"
         )
         text = f"{s.range} range, {s.difficulty}, {_pool(s.net)}: {rolls(s.dice)} → "
+        if s.damage:
+            did += f", damage {s.damage[-1]}" + (
+                f" ({rolls_plain(s.damage[:-1])})" if s.damage[:-1] else ""
+            )
         rows.append(
             Row(f"shot {i}", f"{text}{show_roll(s.roll)} {s.level.upper()} · {did}", s.level)
         )
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
+    hurt = odds.damage
+    if result.damage is not None and hurt is not None:
+        rows.append(Row("damage", f"{result.damage} in all (S7-6: an extreme hit adds the most)"))
+        if result.damage > 0:
+            more = sum((p for t, p in hurt.items() if t >= result.damage), Fraction(0))
+            chances.append((f"{result.damage} or more damage", more))
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
     return Report("coc7", head, tuple(rows), tuple(chances))

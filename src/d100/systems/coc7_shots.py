@@ -15,7 +15,9 @@ from typing import Any
 from ..dice import RandomSource, show_roll
 from ..fields import BIG
 from ..machine import Dice, run
+from . import coc7_damage as damage
 from .coc7_check import MAX_EXTRA_DICE
+from .coc7_damage import weapon
 from .coc7_firing import (
     STREAM,
     Run,
@@ -50,9 +52,12 @@ class Shots:
     ranges: tuple[str, ...] = ("normal",)
     malfunction: int | None = None
     dice: tuple[int, ...] | None = None
+    damage: str | None = None  # the weapon's damage per bullet (S7-6), rolled for each hit
 
     def __post_init__(self) -> None:
         within("skill", self.skill, 0, BIG)
+        if self.damage is not None:
+            weapon(self.damage)
         within("shots", self.shots, 1, MAX_SHOTS)
         within("bonus_dice", self.bonus_dice, 0, MAX_EXTRA_DICE)
         within("penalty_dice", self.penalty_dice, 0, MAX_EXTRA_DICE)
@@ -87,6 +92,8 @@ class Shots:
             out["malfunction"] = self.malfunction
         if self.dice is not None:
             out["dice"] = list(self.dice)
+        if self.damage is not None:
+            out["damage"] = self.damage
         return out
 
 
@@ -104,9 +111,10 @@ class Shot:
     hit: bool
     extreme: bool
     malfunction: bool
+    damage: tuple[int, ...] = ()  # a hit's damage dice, its total last (S7-6)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "range": self.range,
             "difficulty": self.difficulty,
             "net_dice": self.net,
@@ -117,6 +125,9 @@ class Shot:
             "extreme": self.extreme,
             "malfunction": self.malfunction,
         }
+        if self.damage:
+            out |= {"damage": self.damage[-1], "damage_dice": list(self.damage[:-1])}
+        return out
 
 
 def judge(request: Shots, i: int, kept: int) -> Shot:
@@ -160,6 +171,13 @@ class ShotsResult:
     malfunction: bool
     explanation: str
 
+    @property
+    def damage(self) -> int | None:
+        """The damage of every hit, where the request names the weapon's."""
+        if self.request.damage is None:
+            return None
+        return sum(s.damage[-1] for s in self.shots if s.damage)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "system": "coc7",
@@ -169,6 +187,7 @@ class ShotsResult:
             "extreme": self.extreme,
             "malfunction": self.malfunction,
             "explanation": self.explanation,
+            **({} if self.damage is None else {"damage": self.damage}),
         }
 
 
@@ -179,10 +198,15 @@ def roll(request: Shots, rng: RandomSource | None = None) -> ShotsResult:
     fire = machine(request)
     dice = Dice(rng, given_dice)
     end = run(fire, dice)
-    shots = []
-    for before, _, values, kept in fire.replay(dice.record.get(STREAM, [])):
-        shot = judge(request, before[0], kept)
-        shots.append(replace(shot, dice=values))
+    shots = [
+        replace(judge(request, before[0], kept), dice=values)
+        for before, _, values, kept in fire.replay(dice.record.get(STREAM, []))
+    ]
+    if request.damage is not None:  # the shots first, then each hit's damage
+        hurt = weapon(request.damage)
+        shots = [
+            replace(s, damage=damage.roll(hurt, s.extreme, rng)) if s.hit else s for s in shots
+        ]
     parts = [
         f"{s.range} ({s.difficulty}, {s.net:+d}) {rolls(s.dice)} -> {show_roll(s.roll)} {s.level}"
         + (
@@ -221,8 +245,15 @@ class ShotsOdds:
     def at_least(self, hits: int) -> Fraction:
         return at_least(self.hits, hits)
 
+    @property
+    def damage(self) -> dict[int, Fraction] | None:
+        """The chance of each total damage of the hits (S7-6), where the request names it."""
+        if self.request.damage is None:
+            return None
+        return damage.odds(weapon(self.request.damage), self.outcomes)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "hits": {str(h): fraction_text(p) for h, p in self.hits.items()},
             "outcomes": [
                 {"hits": h, "extreme": e, "chance": fraction_text(p)}
@@ -232,6 +263,10 @@ class ShotsOdds:
             "mean_hits": fraction_text(self.mean_hits),
             "per_shot": [{k: fraction_text(p) for k, p in s.items()} for s in self.per_shot],
         }
+        hurt = self.damage
+        if hurt is not None:
+            out["damage"] = {str(t): fraction_text(p) for t, p in hurt.items()}
+        return out
 
 
 def odds(request: Shots) -> ShotsOdds:
