@@ -44,6 +44,8 @@ def test_s7_14_far_says_what_it_changed_and_refuses_what_bcdice_refuses() -> Non
     assert clean_error(d100("roll", "coc7", "FAR(0,62,98)")).startswith("d100: error: bullets:")
     assert "bonus" in clean_error(d100("roll", "FAR(30,62,98,3)"))
     assert "dice" in clean_error(d100("roll", "FAR(30,62,98)", "@52,11"))
+    err = clean_error(d100("roll", "coc7", "FAR(30,62,98)", "--bonus", "1"))
+    assert err.startswith("d100: error: --bonus: a flag of a check, not of far")
 
 
 def test_s7_13_several_shots_in_quick_words() -> None:

@@ -39,9 +39,26 @@ def read(said: Sequence[str], ns: argparse.Namespace) -> tuple[Action, Any, str 
     return None
 
 
+OWN = frozenset({"help", "system", "sheet", "seed", "json", "plain", "color", "words"})
+
+
+def refuse_check_flags(ns: argparse.Namespace, action: Action) -> None:
+    """A check's flag beside an action's words would be dropped: refused, naming it."""
+    for option in ns.parser._actions:
+        if option.dest in OWN or getattr(ns, option.dest, None) == option.default:
+            continue
+        raise D100Error(
+            option.option_strings[0] if option.option_strings else option.dest,
+            getattr(ns, option.dest),
+            f"{action.form}: its own words, with --seed, --json, --plain or --color",
+            f"a flag of a check, not of {action.name}",
+        )
+
+
 def run(ns: argparse.Namespace, action: Action, request: Any, label: str | None) -> int:
     from .roll import rng_of
 
+    refuse_check_flags(ns, action)
     result = action.roll(request, rng_of(ns))
     chance = action.odds(request)
     data = action.to_dict(result, chance)
