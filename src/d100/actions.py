@@ -51,3 +51,36 @@ class Action:
     odds: Callable[[Any], Any]
     report: Callable[[Any, Any], Report]
     to_dict: Callable[[Any, Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Found:
+    """Words read as an action: the action, its typed request and the label after it."""
+
+    action: Action
+    request: Any
+    label: str | None
+
+
+def find(words: Sequence[str], system: str | None) -> Found | None:
+    """The action ``words`` ask for (``[SYSTEM] FAR(30,62,98)``, ``[SYSTEM] 55 shots3``), else
+    None: a form led by a skill is the named system's, else ``system``'s (the one chosen where
+    the words name none); any other form a named system's, else any system's in the
+    registry's order."""
+    from .systems import REGISTRY  # here: the systems' declarations import this module
+
+    said = list(words)
+    named = said.pop(0).lower() if said and said[0].lower() in REGISTRY else None
+    if not said:
+        return None
+    if named is None and said[0].isdigit():
+        named = system
+        if named is None or named not in REGISTRY:
+            return None  # no system chosen: the check's own reading says so
+    systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
+    for spec in systems:
+        for action in spec.declares.actions:
+            found = action.read(said)
+            if found is not None:
+                return Found(action, found[0], found[1])
+    return None

@@ -6,37 +6,24 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
-from ..actions import Action
+from ..actions import Action, Found, find
 from ..errors import D100Error
-from ..quick import is_number
 from ..render.action_views import report_view
-from ..systems import REGISTRY
 from . import flags
 from .output import show
 
 
-def read(said: Sequence[str], ns: argparse.Namespace) -> tuple[Action, Any, str | None] | None:
-    """The action the words ask for, its request and label; None when they ask for none. A
-    form led by a skill is the chosen system's; any other, a named system's or any system's
-    in the registry's order."""
-    words = list(said)
-    named = words.pop(0).lower() if words and words[0].lower() in REGISTRY else None
-    if not words:
-        return None
-    if named is None and is_number(words[0]):
+def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
+    """The action the words ask for; a form led by a skill is the chosen system's."""
+
+    def chosen() -> str | None:
         try:
-            named = flags.system_of(ns)
+            return flags.system_of(ns)
         except D100Error:
             return None  # no system chosen: the check's own reading says so
-    systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
-    for system in systems:
-        for action in system.declares.actions:
-            found = action.read(words)
-            if found is not None:
-                return action, found[0], found[1]
-    return None
+
+    return find(said, chosen())
 
 
 OWN = frozenset({"help", "system", "sheet", "seed", "json", "plain", "color", "words"})
@@ -55,9 +42,10 @@ def refuse_check_flags(ns: argparse.Namespace, action: Action) -> None:
         )
 
 
-def run(ns: argparse.Namespace, action: Action, request: Any, label: str | None) -> int:
+def run(ns: argparse.Namespace, found: Found) -> int:
     from .roll import rng_of
 
+    action, request, label = found.action, found.request, found.label
     refuse_check_flags(ns, action)
     result = action.roll(request, rng_of(ns))
     chance = action.odds(request)

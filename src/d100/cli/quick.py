@@ -214,5 +214,5 @@ def run(ns: argparse.Namespace) -> int:
         return dice.run_roll(ns, asked)
     action = actions.read(said, ns)
     if action is not None:
-        return actions.run(ns, *action)
+        return actions.run(ns, action)
     return run_check(fill(ns, said, typed))

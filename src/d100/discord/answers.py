@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from .. import quick
+from ..actions import find
 from ..advise import advise
 from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
-from .render import advice_message, error_message, odds_message, roll_message
+from .render import advice_message, error_message, odds_message, report_message, roll_message
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
 
@@ -34,6 +35,11 @@ def quick_answer(
 ) -> dict[str, Any]:
     """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words."""
     try:
+        found = find(words.split(), system) if command == ROLL else None
+        if found is not None:  # a system's own request: full auto, several shots
+            rolled = found.action.roll(found.request, dice_for(secret, interaction_id))
+            report = found.action.report(rolled, found.action.odds(found.request))
+            return report_message(who, words, report, found.label, private)
         request = quick.read(words, system)
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:

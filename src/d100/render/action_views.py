@@ -19,7 +19,9 @@ def report_view(report: Report, label: str | None = None, secret: bool = False) 
         style = level_style(row.level, report.system) if row.level else ""
         lines.append(_row(row.label, seg(row.text, style)))
     if report.chances:
-        said = [[seg(f"{what} {pct(p)}", "bold"), *_exact(p)] for what, p in report.chances]
+        said = [
+            [seg(f"{what} {pct(p)}", "bold"), seg(exact(p), "dim")] for what, p in report.chances
+        ]
         lines.append(_row("odds", *joined(said)))
     if secret:
         lines.append(_row("secret", seg(SECRET, "warn")))
@@ -30,7 +32,7 @@ def _row(label: str, *parts: Segment) -> Line:
     return (seg(f"  {label:<9} ", "label"), *parts)
 
 
-def _exact(p: Fraction) -> list[Segment]:
-    """The exact fraction where a person can read it; ``--json`` always gives it."""
+def exact(p: Fraction) -> str:
+    """The exact fraction where a person can read it, else nothing (the JSON gives it)."""
     text = f"{p.numerator}/{p.denominator}"
-    return [seg(f" ({text})", "dim")] if len(text) <= FRACTION_DIGITS else []
+    return f" ({text})" if len(text) <= FRACTION_DIGITS else ""
