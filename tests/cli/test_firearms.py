@@ -100,3 +100,20 @@ def test_s7_6_several_shots_roll_damage_for_each_hit() -> None:
     assert data["damage"] == sum(s["damage"] for s in fired)
     odds = data["odds"]
     assert isinstance(odds, dict) and sum(Fraction(p) for p in odds["damage"].values()) == 1
+
+
+def test_s7_14_far_in_json_lines() -> None:
+    lines = [
+        '{"quick": "coc7 FAR(30,62,98) @52,11,81,2,2,2,98,88,78"}',
+        '{"quick": "coc7 55 shots2 @31,31,70,90"}',
+    ]
+    run = d100("resolve", stdin="\n".join(lines) + "\n")
+    assert run.status == 0, run
+    far, shots = (json.loads(line) for line in run.out.splitlines())
+    assert (far["normal"], far["impaling"], far["bullets_left"]) == (6, 3, 12)
+    assert [s["roll"] for s in shots["fired"]] == [31, 90]
+    run = d100("odds", stdin=lines[0] + "\n")
+    assert (
+        run.status == 0
+        and json.loads(run.out)["jam"] == fa.odds(fa.Far(30, 62, 98)).to_dict()["jam"]
+    ), run
