@@ -20,7 +20,7 @@ from ..dice import RandomSource, show_roll
 from ..errors import D100Error
 from ..fields import BIG
 from ..machine import Dice, run
-from .coc7_check import MAX_EXTRA_DICE
+from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_firing import STREAM, Run, at_least, fraction_text, given, mean, totals, within
 from .coc7_rules import level
 from .common import rolls
@@ -186,7 +186,7 @@ class FarResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "system": "coc7",
+            "system": NAME,
             "far": self.request.to_dict(),
             "volley_size": self.request.size,
             "volleys": [v.to_dict() for v in self.volleys],

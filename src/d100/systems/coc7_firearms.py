@@ -1,6 +1,7 @@
-"""Call of Cthulhu 7th firearms as the edition declares them to the doors (``Declaration.actions``):
-BCDice's ``FAR(...)`` (S7-14) and multiple handgun shots in quick words (S7-13), each read
-from what a person types, rolled, counted and put in words."""
+"""Call of Cthulhu 7th firearms as the edition declares them (``Declaration.actions``): BCDice's
+``FAR(...)`` (S7-14), several handgun shots with their damage (S7-13, S7-6) and d100's own full
+auto (S7-14, Foundry's reading) in quick words, each read from what a person types, rolled,
+counted and put in words for any door to draw."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..fields import from_text
 from . import coc7_far as fa
 from . import coc7_full_auto as au
 from . import coc7_shots as cs
+from .coc7_check import NAME
 from .coc7_firing import RANGES
 from .coc7_rules import DIFFICULTIES
 from .common import DICE, rolls
@@ -67,7 +69,7 @@ def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
         )
     )
     chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.jam))
-    return Report("coc7", head, tuple(rows), chances, r.notes)
+    return Report(NAME, head, tuple(rows), chances, r.notes)
 
 
 def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[str, Fraction]]:
@@ -213,7 +215,7 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
             chances.append((f"{result.damage} or more damage", more))
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
-    return Report("coc7", head, tuple(rows), tuple(chances))
+    return Report(NAME, head, tuple(rows), tuple(chances))
 
 
 def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
@@ -245,7 +247,7 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
     chances = _hit_chances(result.hits, odds.at_least)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
-    return Report("coc7", head, tuple(rows), tuple(chances))
+    return Report(NAME, head, tuple(rows), tuple(chances))
 
 
 def with_odds(result: Any, odds: Any) -> dict[str, Any]:

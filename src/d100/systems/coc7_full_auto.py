@@ -17,7 +17,7 @@ from typing import Any
 from ..dice import RandomSource
 from ..fields import BIG
 from ..machine import Dice, run
-from .coc7_check import MAX_EXTRA_DICE
+from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_far import MAX_BULLETS, MIN_VOLLEY
 from .coc7_firing import (
     STREAM,
@@ -204,7 +204,7 @@ class FullAutoResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "system": "coc7",
+            "system": NAME,
             "full_auto": self.request.to_dict(),
             "volley_size": self.request.size,
             "volleys": [v.to_dict() for v in self.volleys],

@@ -16,7 +16,7 @@ from ..dice import RandomSource, show_roll
 from ..fields import BIG
 from ..machine import Dice, run
 from . import coc7_damage as damage
-from .coc7_check import MAX_EXTRA_DICE
+from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_damage import weapon
 from .coc7_firing import (
     STREAM,
@@ -180,7 +180,7 @@ class ShotsResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "system": "coc7",
+            "system": NAME,
             "shots": self.request.to_dict(),
             "fired": [s.to_dict() for s in self.shots],
             "hits": self.hits,
