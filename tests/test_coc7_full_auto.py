@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from fractions import Fraction
+from itertools import product
 from typing import Any
 
 import pytest
@@ -161,3 +162,27 @@ def test_s7_14_full_auto_over_the_budget_is_refused_before_any_work(monkeypatch:
     with pytest.raises(TooMuchWork) as err:
         au.odds(au.FullAuto(62, 30))
     assert err.value.field == "bullets" and err.value.cost > 1000
+
+
+def test_s7_6_full_auto_damage_odds_match_brute_force() -> None:
+    """The oracle's (normal, impaling) chances, then every face of each bullet's 1d3, an
+    impaling bullet adding 3, the most 1d3 comes to."""
+    request = au.FullAuto(60, 7, malfunction=98, damage="1d3")
+    outcomes, _ = oracle(replace(request, damage=None))
+    want: dict[int, Fraction] = {}
+    for (normal, imp), p in outcomes.items():
+        wounds = [[1, 2, 3]] * normal + [[4, 5, 6]] * imp
+        for faces in product(*wounds):
+            want[sum(faces)] = want.get(sum(faces), Fraction(0)) + p / 3 ** len(wounds)
+    got = au.odds(request).damage
+    assert got is not None and sum(got.values()) == 1
+    assert got == {t: p for t, p in want.items() if p}
+
+
+def test_s7_6_full_auto_rolls_each_hitting_bullet_s_damage() -> None:
+    result = au.roll(au.FullAuto(60, 6, dice=(10,), damage="1d4+1"), random.Random(3))
+    (volley,) = result.volleys
+    assert (volley.normal, volley.impaling, len(volley.damage)) == (3, 3, 6)
+    assert all(2 <= d <= 5 for d in volley.damage[:3])
+    assert all(7 <= d <= 10 for d in volley.damage[3:])  # an impale adds 5, the most of 1d4+1
+    assert result.damage == sum(volley.damage)

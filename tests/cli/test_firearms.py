@@ -117,3 +117,11 @@ def test_s7_14_far_in_json_lines() -> None:
         run.status == 0
         and json.loads(run.out)["jam"] == fa.odds(fa.Far(30, 62, 98)).to_dict()["jam"]
     ), run
+
+
+def test_s7_6_full_auto_rolls_each_bullet_s_damage() -> None:
+    data = as_json("roll", "coc7", "60", "auto6", "dmg=1d4+1", "@10", "--seed", "3")
+    (volley,) = data["volleys"]  # type: ignore[misc]
+    assert len(volley["damage"]) == 6 and data["damage"] == sum(volley["damage"])
+    odds = data["odds"]
+    assert isinstance(odds, dict) and sum(Fraction(p) for p in odds["damage"].values()) == 1

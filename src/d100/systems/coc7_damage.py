@@ -1,12 +1,12 @@
-"""The damage of the hits of several shots (S7-6): a hit rolls the weapon's damage; an extreme
-hit, a bullet being an impaling weapon, rolls it and adds its maximum; a firearm adds no
-damage bonus. Rolled through the random source as every die is; its exact distribution is the
-mixture, over the chances of each number of hits and extreme hits, of the sums of their
-damage."""
+"""The damage of the hits of several shots and of full auto's bullets (S7-6): a hit rolls the
+weapon's damage; an impale (an extreme hit, a bullet being an impaling weapon) rolls it and adds
+its maximum; a firearm adds no damage bonus. Rolled through the random source as every die is;
+its exact distribution is the mixture, over the chances of each number of hits and impales, of
+the sums of their damage."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from .. import expressions, tallies
@@ -32,29 +32,34 @@ def roll(damage: DiceRequest, extreme: bool, rng: RandomSource | None) -> tuple[
     return (*rolled.dice, rolled.total + (damage.rolled.high if extreme else 0))
 
 
-@memoised(256)
-def _sum(damage: DiceRequest, normal: int, extreme: int) -> Counts:
-    """The damage of ``normal`` hits and ``extreme`` ones, every way counted."""
+@memoised(512)
+def _power(damage: DiceRequest, times: int, extreme: bool) -> Counts:
+    """The damage of ``times`` hits, all extreme or none, each count built on the one before."""
+    if times == 0:
+        return Counts(0, (1,))
     one = expressions.distribution(damage.rolled)
-    impale = Counts(one.low + damage.rolled.high, one.counts)
-    out = Counts(0, (1,))
-    for part, times in ((one, normal), (impale, extreme)):
-        for _ in range(times):
-            out = joined(out, part)
-    return out
+    part = Counts(one.low + damage.rolled.high, one.counts) if extreme else one
+    return joined(_power(damage, times - 1, extreme), part)
+
+
+def cost(width: int, hits: Iterable[tuple[int, int]]) -> int:
+    """A bound of the steps of ``odds``, known before it runs: each power of the weapon's
+    totals (``width`` of them) built once, then each (hits, extreme hits) joined once."""
+    pairs = list(hits)
+    most = max((h for h, _ in pairs), default=0)
+    powers = 2 * sum(k * width * width for k in range(most + 1))
+    return powers + sum(((h - e) * width + 1) * (e * width + 1) for h, e in pairs)
 
 
 def odds(damage: DiceRequest, hits: Mapping[tuple[int, int], Fraction]) -> dict[int, Fraction]:
     """The chance of each total damage, from the chance of each (hits, extreme hits); refused
     before any work when the sums would cost more than the engine's budget."""
-    width = len(expressions.distribution(damage.rolled).counts)
-    most = max((h for h, _ in hits), default=0)
-    dear = len(hits) * most * (most * width) * width  # each sum: a hit's totals by the sum's
+    dear = cost(len(expressions.distribution(damage.rolled).counts), hits)
     if dear > tallies.BUDGET:
         raise TooMuchWork("damage", dear, tallies.BUDGET)
     out: dict[int, Fraction] = {}
     for (h, e), p in hits.items():
-        counts = _sum(damage, h - e, e)
+        counts = joined(_power(damage, h - e, False), _power(damage, e, True))
         for total, ways in counts.ways().items():
             out[total] = out.get(total, Fraction(0)) + p * Fraction(ways, counts.denominator)
     return dict(sorted(out.items()))

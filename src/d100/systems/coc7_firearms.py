@@ -97,6 +97,7 @@ _AUTO = {
     "bullets": re.compile(r"auto=?(\d+)", re.IGNORECASE),
     "volleys": re.compile(r"volleys=?(\d+)", re.IGNORECASE),
     "volley": re.compile(r"volley=?(\d+)", re.IGNORECASE),
+    "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
     **_COMMON,
 }
 RANGE_WORDS = (
@@ -108,7 +109,8 @@ SHOT_WORDS = (
     f"penalty die); {RANGE_WORDS}"
 )
 AUTO_WORDS = (
-    f"autoN (bullets loaded); volleyN (bullets a volley fires); volleysN (how many: else until "
+    f"autoN (bullets loaded); dmg=EXPR (a bullet's damage); volleyN (bullets a volley fires); "
+    f"volleysN (how many: else until "
     f"the bullets run out); bN or pN (the first volley's pool); {RANGE_WORDS}"
 )
 
@@ -207,12 +209,7 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
         )
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
-    hurt = odds.damage
-    if result.damage is not None and hurt is not None:
-        rows.append(Row("damage", f"{result.damage} in all (S7-6: an extreme hit adds the most)"))
-        if result.damage > 0:
-            more = sum((p for t, p in hurt.items() if t >= result.damage), Fraction(0))
-            chances.append((f"{result.damage} or more damage", more))
+    _damage(result.damage, odds.damage, rows, chances)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
     return Report(NAME, head, tuple(rows), tuple(chances))
@@ -232,6 +229,8 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
             if v.normal or v.impaling
             else "miss"
         )
+        if v.damage:
+            did += f", damage {sum(v.damage)}"
         text = f"{v.range} range, {v.difficulty}, {_pool(v.net)}: {rolls(v.dice)} → "
         rows.append(
             Row(f"volley {i}", f"{text}{show_roll(v.roll)} {v.level.upper()} · {did}", v.level)
@@ -247,7 +246,23 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
     chances = _hit_chances(result.hits, odds.at_least)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
+    _damage(result.damage, odds.damage, rows, chances)
     return Report(NAME, head, tuple(rows), tuple(chances))
+
+
+def _damage(
+    total: int | None,
+    chances_of: dict[int, Fraction] | None,
+    rows: list[Row],
+    chances: list[tuple[str, Fraction]],
+) -> None:
+    """The damage in all and the chance of as much or more, where a weapon's damage is named."""
+    if total is None or chances_of is None:
+        return
+    rows.append(Row("damage", f"{total} in all (S7-6: an impale adds the most)"))
+    if total > 0:
+        more = sum((p for t, p in chances_of.items() if t >= total), Fraction(0))
+        chances.append((f"{total} or more damage", more))
 
 
 def with_odds(result: Any, odds: Any) -> dict[str, Any]:

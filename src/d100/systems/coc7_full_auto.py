@@ -17,7 +17,9 @@ from typing import Any
 from ..dice import RandomSource
 from ..fields import BIG
 from ..machine import Dice, run
+from . import coc7_damage as damage
 from .coc7_check import MAX_EXTRA_DICE, NAME
+from .coc7_damage import weapon
 from .coc7_far import MAX_BULLETS, MIN_VOLLEY
 from .coc7_firing import (
     STREAM,
@@ -55,9 +57,12 @@ class FullAuto:
     ranges: tuple[str, ...] = ("normal",)
     malfunction: int | None = None
     dice: tuple[int, ...] | None = None
+    damage: str | None = None  # a bullet's damage (S7-6), rolled for each bullet that hits
 
     def __post_init__(self) -> None:
         within("skill", self.skill, 0, BIG)
+        if self.damage is not None:
+            weapon(self.damage)
         within("bullets", self.bullets, 1, MAX_BULLETS)
         if self.volley is not None:
             within("volley", self.volley, MIN_VOLLEY, max(MIN_VOLLEY, self.skill // 10))
@@ -104,6 +109,8 @@ class FullAuto:
         out["ranges"] = list(self.ranges)
         if self.dice is not None:
             out["dice"] = list(self.dice)
+        if self.damage is not None:
+            out["damage"] = self.damage
         return out
 
 
@@ -122,9 +129,10 @@ class Burst:
     normal: int
     impaling: int
     malfunction: bool
+    damage: tuple[int, ...] = ()  # each hitting bullet's damage: the normal ones, then impaling
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "range": self.range,
             "difficulty": self.difficulty,
             "net_dice": self.net,
@@ -136,6 +144,9 @@ class Burst:
             "impaling": self.impaling,
             "malfunction": self.malfunction,
         }
+        if self.damage:
+            out["damage"] = list(self.damage)
+        return out
 
 
 def judge(request: FullAuto, i: int, left: int, kept: int) -> Burst:
@@ -202,6 +213,13 @@ class FullAutoResult:
     def hits(self) -> int:
         return self.normal + self.impaling
 
+    @property
+    def damage(self) -> int | None:
+        """The damage of every bullet that hit, where the request names a bullet's."""
+        if self.request.damage is None:
+            return None
+        return sum(sum(v.damage) for v in self.volleys)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "system": NAME,
@@ -214,6 +232,7 @@ class FullAutoResult:
             "bullets_left": self.bullets_left,
             "ended": self.ended,
             "explanation": self.explanation,
+            **({} if self.damage is None else {"damage": self.damage}),
         }
 
 
@@ -228,6 +247,18 @@ def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
         replace(judge(request, before[0], before[1], kept), dice=values)
         for before, _, values, kept in fire.replay(dice.record.get(STREAM, []))
     ]
+    if request.damage is not None:  # the volleys first, then each hitting bullet's damage
+        hurt = weapon(request.damage)
+        volleys = [
+            replace(
+                v,
+                damage=tuple(
+                    damage.roll(hurt, extreme, rng)[-1]
+                    for extreme in [False] * v.normal + [True] * v.impaling
+                ),
+            )
+            for v in volleys
+        ]
     parts = [
         f"{v.range} ({v.difficulty}, {v.net:+d}) {rolls(v.dice)} -> {v.roll:02d} {v.level}: "
         + ("malfunction" if v.malfunction else f"{v.normal} hit, {v.impaling} impaling")
@@ -257,13 +288,25 @@ class FullAutoOdds:
     def at_least(self, hits: int) -> Fraction:
         return at_least(self.hits, hits)
 
+    @property
+    def damage(self) -> dict[int, Fraction] | None:
+        """The chance of each total damage (S7-6), where the request names a bullet's."""
+        if self.request.damage is None:
+            return None
+        hits = {(n + i, i): p for (n, i), p in self.outcomes.items()}
+        return damage.odds(weapon(self.request.damage), hits)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "hits": {str(h): fraction_text(p) for h, p in self.hits.items()},
             "impaling": {str(h): fraction_text(p) for h, p in self.impaling.items()},
             "malfunction": fraction_text(self.malfunction),
             "mean_hits": fraction_text(mean(self.hits)),
         }
+        hurt = self.damage
+        if hurt is not None:
+            out["damage"] = {str(t): fraction_text(p) for t, p in hurt.items()}
+        return out
 
 
 def odds(request: FullAuto) -> FullAutoOdds:
