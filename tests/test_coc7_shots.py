@@ -12,7 +12,7 @@ from itertools import product
 
 import pytest
 
-from d100.errors import D100Error, DiceError
+from d100.errors import D100Error, DiceError, TooMuchWork
 from d100.machine import distribution
 from d100.systems import coc7_shots as cs
 from tests.test_coc7_far import kept_chances
@@ -224,3 +224,12 @@ def test_s7_6_each_hit_rolls_its_damage_an_extreme_one_adds_the_most() -> None:
     with pytest.raises(D100Error) as err:
         cs.Shots(80, 2, damage="1d8+DB")  # a firearm adds no damage bonus
     assert err.value.field == "damage"
+
+
+def test_s7_6_damage_odds_over_the_budget_are_refused_and_the_roll_stands() -> None:
+    request = cs.Shots(80, 10, damage="10d100")
+    with pytest.raises(TooMuchWork) as err:
+        cs.odds(request).damage  # noqa: B018 (the property is the work)
+    assert err.value.field == "damage"
+    assert cs.odds(request).to_dict()["damage"]["not_worked_out"]["kind"] == "too_much_work"
+    assert cs.roll(request, random.Random(1)).damage is not None

@@ -6,8 +6,9 @@ the sums of their damage."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from .. import expressions, tallies
 from ..dice import RandomSource
@@ -15,6 +16,7 @@ from ..errors import D100Error, TooMuchWork
 from ..expressions import Counts, DiceRequest
 from ..expressions.exact import joined
 from ..memo import memoised
+from .coc7_firing import fraction_text
 
 
 def weapon(expression: str) -> DiceRequest:
@@ -63,3 +65,13 @@ def odds(damage: DiceRequest, hits: Mapping[tuple[int, int], Fraction]) -> dict[
         for total, ways in counts.ways().items():
             out[total] = out.get(total, Fraction(0)) + p * Fraction(ways, counts.denominator)
     return dict(sorted(out.items()))
+
+
+def shown(chances: Callable[[], dict[int, Fraction] | None]) -> dict[str, Any] | None:
+    """Damage odds as contract JSON, or why they were not worked out (over the budget: the
+    roll stands, as a dice expression's does); None where no damage is named."""
+    try:
+        found = chances()
+    except TooMuchWork as err:
+        return {"not_worked_out": err.to_dict()}
+    return None if found is None else {str(t): fraction_text(p) for t, p in found.items()}

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..actions import Action, Report, Row
 from ..dice import show_roll
-from ..errors import D100Error
+from ..errors import D100Error, TooMuchWork
 from ..fields import from_text
 from . import coc7_far as fa
 from . import coc7_full_auto as au
@@ -209,7 +209,7 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
         )
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
-    _damage(result.damage, odds.damage, rows, chances)
+    _damage(result.damage, lambda: odds.damage, rows, chances)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
     return Report(NAME, head, tuple(rows), tuple(chances))
@@ -246,18 +246,26 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
     chances = _hit_chances(result.hits, odds.at_least)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
-    _damage(result.damage, odds.damage, rows, chances)
+    _damage(result.damage, lambda: odds.damage, rows, chances)
     return Report(NAME, head, tuple(rows), tuple(chances))
 
 
 def _damage(
     total: int | None,
-    chances_of: dict[int, Fraction] | None,
+    odds_of: Callable[[], dict[int, Fraction] | None],
     rows: list[Row],
     chances: list[tuple[str, Fraction]],
 ) -> None:
-    """The damage in all and the chance of as much or more, where a weapon's damage is named."""
-    if total is None or chances_of is None:
+    """The damage in all and the chance of as much or more, where a weapon's damage is named
+    (the roll stands where its odds would cost more than the budget, and says so)."""
+    if total is None:
+        return
+    try:
+        chances_of = odds_of()
+    except TooMuchWork as err:
+        rows.append(Row("damage", f"{total} in all; its odds not worked out: {err.reason}"))
+        return
+    if chances_of is None:
         return
     rows.append(Row("damage", f"{total} in all (S7-6: an impale adds the most)"))
     if total > 0:

@@ -303,9 +303,9 @@ class FullAutoOdds:
             "malfunction": fraction_text(self.malfunction),
             "mean_hits": fraction_text(mean(self.hits)),
         }
-        hurt = self.damage
+        hurt = damage.shown(lambda: self.damage)
         if hurt is not None:
-            out["damage"] = {str(t): fraction_text(p) for t, p in hurt.items()}
+            out["damage"] = hurt
         return out
 
 

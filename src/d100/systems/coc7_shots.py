@@ -263,9 +263,9 @@ class ShotsOdds:
             "mean_hits": fraction_text(self.mean_hits),
             "per_shot": [{k: fraction_text(p) for k, p in s.items()} for s in self.per_shot],
         }
-        hurt = self.damage
+        hurt = damage.shown(lambda: self.damage)
         if hurt is not None:
-            out["damage"] = {str(t): fraction_text(p) for t, p in hurt.items()}
+            out["damage"] = hurt
         return out
 
 
