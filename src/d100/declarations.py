@@ -15,6 +15,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
 
+from .actions import Action
 from .catalogue import OpposedTask
 from .investigators import Development, Investigator
 from .machine import Given, Need
@@ -384,6 +385,8 @@ class Declaration:
     # the development phase, where the system has them
     investigator: Investigator | None = None
     development: Development | None = None
+    # requests beside the check and the contest (CoC7's full auto), read from their own words
+    actions: tuple[Action, ...] = ()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""

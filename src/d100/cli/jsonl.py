@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .. import quick
+from ..actions import Found, find
 from ..engine import odds, resolve
 from ..errors import D100Error, json_int, shown
 
@@ -118,7 +119,8 @@ def quick_line(data: Any) -> Any:
             raise D100Error(
                 "quick", data.get("quick"), 'a line {"quick": "TEXT"} and nothing else', None
             )
-        return quick.read(data["quick"])
+        found = find(data["quick"].split(), None)  # a system's own request: full auto...
+        return found if found is not None else quick.read(data["quick"])
     return data
 
 
@@ -135,9 +137,22 @@ def hint(command: str, example: str) -> None:
 def run_resolve(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
     hint("resolve", '{"system":"brp","skill":65}')
-    return answer_lines(sys.stdin, sys.stdout, lambda data: resolve(data, rng).to_dict())
+
+    def rolled(data: Any) -> Any:
+        if isinstance(data, Found):
+            action = data.action
+            return action.to_dict(action.roll(data.request, rng), action.odds(data.request))
+        return resolve(data, rng).to_dict()
+
+    return answer_lines(sys.stdin, sys.stdout, rolled)
 
 
 def run_odds(args: argparse.Namespace) -> int:
     hint("odds", '{"system":"brp","skill":65}  (flags also work: d100 odds -s brp --skill 65)')
-    return answer_lines(sys.stdin, sys.stdout, lambda data: odds(data).to_dict())
+
+    def counted(data: Any) -> Any:
+        if isinstance(data, Found):
+            return data.action.odds(data.request).to_dict()
+        return odds(data).to_dict()
+
+    return answer_lines(sys.stdin, sys.stdout, counted)

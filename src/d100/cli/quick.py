@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import dice, flags, sanity, words
+from . import actions, dice, flags, sanity, words
 from .roll import add_cover, rng_of, run_check
 
 if TYPE_CHECKING:
@@ -33,7 +33,10 @@ flag of d100 check, a field or a house rule: ability=10 assist=40@33), and any -
 d100 check (--seed 7, --json), anywhere. Two words for one field are an error. A system's
 chat-bot command form is read as that system's check, and 1d100<=SKILL as a check of the
 chosen system; words after a form that are none of its words are its label. BCDice's secret
-prefix S is taken (SCC<=65), though nothing is hidden here.
+prefix S is taken (SCC<=65), though nothing is hidden here. A system's own requests read
+their own words: CoC7's full auto FAR(bullets,skill,malfunction[,bonus,stop,volley]) and
+several shots, SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme...], its full
+auto, SKILL autoN [volleyN] [volleysN] and the same words.
 
 a Sanity roll: [SYSTEM] sc LOSS SAN [int=N mythos=N today=N ...], or WHO sc LOSS with a sheet
 (coc7 sc 1/1d6 60; docs/cli.md, Sanity rolls).
@@ -58,6 +61,8 @@ examples:
   d100 roll coc7 '1D100<=65' --seed 7
   d100 roll coc7 'CC<=65' Spot Hidden --seed 7
   d100 roll coc7 sc 1/1d6 60 int=70 --seed 7
+  d100 roll coc7 'FAR(30,62,98)' --seed 7
+  d100 roll coc7 55 shots3 long mal98 --seed 7
 """
 
 
@@ -232,6 +237,9 @@ def run(ns: argparse.Namespace) -> int:
     asked = dice.read(said)
     if asked is not None:
         return dice.run_roll(ns, asked)
+    action = actions.read(said, ns)
+    if action is not None:
+        return actions.run(ns, action)
     ns = fill(ns, said, typed)
     if ns.repeat > 1:  # SealDice's 3#: one source for every roll, so a seed repeats them all
         ns.rng = rng_of(ns)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import quick, sanity_form
+from ..actions import find
 from ..advise import advise
 from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
 from . import sanity
-from .render import advice_message, error_message, odds_message, roll_message
+from .render import advice_message, error_message, odds_message, report_message, roll_message
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
 
@@ -38,6 +39,11 @@ def quick_answer(
         losing = sanity_form.read(words.split(), system)
         if losing is not None:
             return sanity.answer(command, losing, private, who, dice_for(secret, interaction_id))
+        found = find(words.split(), system) if command == ROLL else None
+        if found is not None:  # a system's own request: full auto, several shots
+            rolled = found.action.roll(found.request, dice_for(secret, interaction_id))
+            report = found.action.report(rolled, found.action.odds(found.request))
+            return report_message(who, words, report, found.label, private)
         request = quick.read(words, system)
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:

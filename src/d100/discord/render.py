@@ -11,9 +11,11 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ..actions import Report
 from ..advise import Option
 from ..declarations import LevelSpec
 from ..errors import D100Error
+from ..render.action_views import exact
 from ..render.checks import names_of
 from ..render.view import frac, pct
 from ..result_view import contest_view, inputs_text, result_view
@@ -215,6 +217,19 @@ def roll_message(
         embeds=[embed(title, head, contest_fields(contest), hue=hue_of(contest))],
         private=private,
     )
+
+
+def report_message(
+    who: str, words: str, report: Report, label: str | None, private: bool
+) -> dict[str, Any]:
+    """A system's own request rolled (full auto, several shots): its report's rows as fields,
+    each level with its mark, its notes and its exact chances."""
+    rows = [(row.label, row.text) for row in report.rows]
+    rows += [("Note", note) for note in report.notes]
+    rows += [(what.capitalize(), f"{pct(p)}{exact(p)}") for what, p in report.chances]
+    head = f"{escaped(who)} rolled {escaped(words)}" if who else escaped(words)
+    title = f"{label} · {report.title}" if label else report.title
+    return message(embeds=[embed(title, head, rows)], private=private)
 
 
 def odds_message(

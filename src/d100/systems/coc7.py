@@ -49,6 +49,7 @@ from .coc7_check import (
     plan_of,
 )
 from .coc7_contest import CONTEST_FIELDS, Coc7Contest, contest_plan, parse_contest, ranking
+from .coc7_firearms import ACTIONS
 from .coc7_investigator import DEVELOPMENT, INVESTIGATOR, NO_MARKS
 from .coc7_rules import (
     BUYABLE,
@@ -439,6 +440,7 @@ DECLARATION = Declaration(
         cuts=_cuts,
     ),
     commands=commands,
+    actions=ACTIONS,
     success=lambda check: winning(check.difficulty),
     levels=tuple(
         LevelSpec(lv, MEANINGS[lv], ICONS[lv], STYLES[lv], lv in REGULAR) for lv in LEVELS

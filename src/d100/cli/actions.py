@@ -1,0 +1,56 @@
+"""``d100 roll`` of a system's actions (``Declaration.actions``): ``d100 roll coc7
+FAR(30,62,98)`` or ``d100 roll coc7 55 shots3 long``, rolled and shown with the exact odds
+beside, read from what each system declares."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from ..actions import Action, Found, find
+from ..errors import D100Error
+from ..render.action_views import report_view
+from . import flags
+from .output import show
+
+
+def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
+    """The action the words ask for; a form led by a skill is the chosen system's."""
+
+    def chosen() -> str | None:
+        try:
+            return flags.system_of(ns)
+        except D100Error:
+            return None  # no system chosen: the check's own reading says so
+
+    return find(said, chosen())
+
+
+OWN = frozenset({"help", "system", "sheet", "seed", "json", "plain", "color", "words"})
+
+
+def refuse_check_flags(ns: argparse.Namespace, action: Action) -> None:
+    """A check's flag beside an action's words would be dropped: refused, naming it."""
+    for option in ns.parser._actions:
+        if option.dest in OWN or getattr(ns, option.dest, None) == option.default:
+            continue
+        raise D100Error(
+            option.option_strings[0] if option.option_strings else option.dest,
+            getattr(ns, option.dest),
+            f"{action.form}: its own words, with --seed, --json, --plain or --color",
+            f"a flag of a check, not of {action.name}",
+        )
+
+
+def run(ns: argparse.Namespace, found: Found) -> int:
+    from .roll import rng_of
+
+    action, request, label = found.action, found.request, found.label
+    refuse_check_flags(ns, action)
+    result = action.roll(request, rng_of(ns))
+    chance = action.odds(request)
+    data = action.to_dict(result, chance)
+    if label is not None:
+        data["label"] = label
+    show(ns, report_view(action.report(result, chance), label), data)
+    return 0
