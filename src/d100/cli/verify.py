@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, expressions, sanity
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
@@ -58,6 +58,8 @@ examples:
   d100 verify - < d100-table.jsonl
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
+DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
+DECLARED_ROLLS: dict[str, Callable[..., Any]] = {"dice": expressions.roll, "sanity": sanity.roll}
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
@@ -554,6 +556,8 @@ class _Auditor:
             )
         if (reason := _names_bound(entry, provable)) is not None:
             return MISMATCH, reason
+        if entry["kind"] == DECLARED_KIND:
+            return self._declared(number, entry, seed, roller_seed)
         if "withheld" in entry:
             status, reason = _withheld(entry)
             shown = _side_shown(entry, self.system) if status == HIDDEN else None
@@ -627,6 +631,41 @@ class _Auditor:
                 f"dice typed by hand ({', '.join(given)}): its outcome is recomputed from them, "
                 "but no seed drew them"
             )
+        return VERIFIED, ""
+
+    def _declared(
+        self, number: int, entry: Mapping[str, Any], seed: Seed, roller_seed: str | None
+    ) -> tuple[str, str]:
+        """A dice expression or a Sanity roll: its request resolved again with its seed."""
+        provable = entry["provable"]
+        if "withheld" in entry:
+            return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
+        tagged = provable.get("request")
+        if not isinstance(tagged, Mapping) or tagged.get("roll") not in DECLARED_ROLLS:
+            return MISMATCH, "its provable record has no request: nothing binds what it shows"
+        if entry.get("request") != tagged.get("request") or entry.get("roll") != tagged["roll"]:
+            return MISMATCH, "its request differs from the one its provable record resolved"
+        if "result" not in entry:
+            return HIDDEN, "this export does not show its result"
+        client_seed, nonce = provable["client_seed"], provable["nonce"]
+        made = {"request": dict(tagged), "client_seed": client_seed, "result": entry["result"]}
+        first = self.made.setdefault((str(provable["seed_id"]), nonce), (number, made))
+        if first[1] != made:
+            return MISMATCH, f"seed {provable['seed_id']} nonce {nonce} also gave line {first[0]}"
+        if roller_seed is None or roller_seed != client_seed:
+            return MISMATCH, f"client seed {client_seed!r} is not the roller's ({roller_seed!r})"
+        if seed.seed is None:
+            return UNVERIFIABLE, f"seed {seed.id} not revealed yet (the GM reveals it by rotating)"
+        if commitment(seed.seed) != seed.commitment:
+            return MISMATCH, f"seed {seed.id} does not hash to its commitment {seed.commitment}"
+        roll = DECLARED_ROLLS[str(tagged["roll"])]
+        try:
+            again = roll(tagged["request"], ProvableSource(seed.seed, client_seed, nonce))
+        except D100Error as err:
+            return MISMATCH, f"the logged request does not resolve: {err.message}"
+        found = json.loads(json.dumps(again.to_dict()))
+        if _outcome(found) != _outcome(entry["result"]):
+            return MISMATCH, f"recomputed {_dice(found)}, logged {_dice(entry['result'])}"
         return VERIFIED, ""
 
     # -- what only the whole log tells ------------------------------------------------------

@@ -1,0 +1,213 @@
+"""Rolls of the kinds a table's rules declare beside the check: a dice expression
+(``1d6+1``, ``2d6+DB``) and, where the system declares Sanity (``Declaration.sanity``), a
+Sanity roll (``sc 1/1d6``). Asked in the words the command line takes, for a character or
+none, in any roll mode a check has but blind; drawn from the table's provable seeds as a
+check is (``access.chain_of``), logged as a ``declared`` event with its exact odds and its
+reading. A Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes
+the SAN it leaves back, in the roll's transaction, where every reader of the sheet sees the
+roll (as a check's improvement mark: the sheet would tell the result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from .. import expressions, sanity, sanity_form
+from ..errors import D100Error, TooMuchWork
+from ..expressions import DiceRequest
+from ..expressions.exact import cost
+from ..provable import ProvableSource
+from ..sanity import SanityRequest, SanityResult
+from ..sanity_view import sanity_view
+from . import characters
+from . import event_kinds as kinds
+from .access import VISIBILITIES, Viewer, chain_of, require_editor, sheet_readers_see
+from .calculator import CHEAP
+from .errors import bad, conflict, invalid
+from .events import append, lock_table
+from .gametables import draw
+from .models import Character, Event, GameTable
+from .rolls import Dear, Planned
+from .store import write_columns
+
+MODES = tuple(v for v in VISIBILITIES if v != "blind")  # a blind roll is shown by its check's way
+ALLOWED = "a dice expression (1d6+1, 2d6+DB) or a Sanity roll of this table's rules (sc 1/1d6)"
+NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
+
+
+@dataclass(frozen=True)
+class DeclaredSpec:
+    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none."""
+
+    words: str
+    character_id: str | None = None
+    visibility: str = "public"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The request the words make at this table: its kind, the library's request object."""
+
+    roll: str  # "dice" or "sanity"
+    request: DiceRequest | SanityRequest
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.request.to_dict()
+
+    def cost(self) -> int:
+        """The exact odds' inner steps, known before any work (``expressions.exact.cost``)."""
+        if isinstance(self.request, DiceRequest):
+            return cost(self.request.rolled)
+        return sum(cost(e) for e in (self.request.success_loss, self.request.failure_loss))
+
+
+def asked(table: GameTable, row: Character | None, words: str) -> Asked:
+    """What the words ask at this table, with what the character's sheet gives a Sanity
+    roll. Dice typed by hand are refused: the table draws every die of these rolls."""
+    tokens = words.split()
+    try:
+        said = sanity_form.read(tokens, table.system)
+        if said is not None:
+            if said.dice is not None:
+                raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
+            sheet = None if row is None else sanity_form.sheet_fields(characters.sheet_of(row))
+            return Asked("sanity", sanity_form.request(said, sheet))
+        if not tokens or not expressions.looks_like(tokens[0]):
+            raise bad("words", words, ALLOWED, "neither a dice expression nor a Sanity roll")
+        return Asked("dice", DiceRequest("".join(tokens)))
+    except D100Error as err:
+        raise invalid(err, "words") from None
+
+
+def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
+    """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+    if roll == "sanity":
+        return sanity.odds(request).to_dict()
+    return expressions.odds(request).to_dict()
+
+
+def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
+    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
+    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
+    be worked out on a worker and rolled again with them (``planned``)."""
+    if spec.visibility not in MODES:
+        raise bad(
+            "visibility",
+            spec.visibility,
+            "one of " + ", ".join(MODES),
+            "a dice or Sanity roll is public, gm or self",
+        )
+    table = lock_table(session, viewer.table_id)
+    row = None
+    if spec.character_id is not None:
+        row = characters.load(session, table.id, spec.character_id)
+        require_editor(viewer, row, "roll for this character")
+    made = asked(table, row, spec.words)
+    request = made.to_dict()
+    tagged = {"roll": made.roll, "request": request}
+    if planned is None:
+        if made.cost() > CHEAP:
+            raise Dear(tagged)
+        try:
+            planned = Planned(tagged, odds_of(made.roll, request))
+        except TooMuchWork as err:
+            raise invalid(err, "words") from None
+    elif planned.request != tagged:
+        raise conflict(
+            "request",
+            None,
+            "the roll as it was when its odds were worked out",
+            "the character changed meanwhile; roll again",
+        )
+    character = None if row is None else characters.public_view(row)
+    ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
+    named = kinds.Named(character=ref, request=request)
+    chain = chain_of(spec.visibility, viewer.member_id, named, viewer.gms)
+    drawn = draw(session, table, chain, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
+    sheet = None
+    if isinstance(made.request, SanityRequest):
+        result = sanity.roll(made.request, source)
+        reading = sanity_reading(sanity_view(result).to_dict(), planned.odds)
+        if row is not None:
+            sheet = _write_back(session, viewer, spec.visibility, row, result)
+        outcome = result.to_dict()
+    else:
+        dice = expressions.roll(made.request, source)
+        reading = dice_reading(dice.to_dict(), planned.odds)
+        outcome = dice.to_dict()
+    event = kinds.declared(
+        made.roll,
+        " ".join(spec.words.split()),
+        character,
+        request,
+        planned.odds,
+        drawn,
+        outcome,
+        reading,
+        sheet,
+        spec.visibility,
+        viewer.member_id,
+    )
+    return append(session, table, event, flush=False)
+
+
+def _write_back(
+    session: Session, viewer: Viewer, visibility: str, row: Character, result: SanityResult
+) -> dict[str, Any]:
+    """SAN (and Luck spent halving a loss, P-2) written to the sheet where every reader of it
+    sees the roll; else left as it was, for the GM to set when the player may know: a SAN
+    changed on a player's own sheet would tell them how a roll kept from them went."""
+    seen = sheet_readers_see(session, visibility, viewer.member_id, row)
+    before, after = result.sanity, result.sanity_after
+    if seen and (before != after or result.luck_spent):
+        now = characters.sheet_of(row)
+        changed = sanity_form.with_sanity(now, after)
+        write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
+        if result.luck_spent and now.luck is not None:
+            characters.change_luck(session, row, now.luck.spend(result.luck_spent))
+    elif not seen and result.luck_spent:
+        raise bad(
+            "visibility",
+            visibility,
+            "a mode every reader of the sheet sees, to spend Luck",
+            "Luck spent halving a loss would show the result on the sheet",
+        )
+    return {"sanity": [before, after], "written": seen}
+
+
+def dice_reading(result: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]:
+    """How a dice roll reads: its total, how it was made, and the exact chance of that total
+    and of at least it, with the mean (``DiceOdds``' fractions, as text)."""
+    total = result["total"]
+    rows: list[dict[str, Any]] = odds["distribution"]
+    row = next((r for r in rows if r["total"] == total), {})
+    return {
+        "title": result["expression"],
+        "total": total,
+        "explanation": result["explanation"],
+        "chance": row.get("chance"),
+        "at_least": row.get("at_least"),
+        "mean": odds["mean"],
+    }
+
+
+ODDS_READ = {
+    "success_odds": "success",
+    "mean_loss": "mean",
+    "temporary_odds": "temporary",
+    "indefinite_odds": "indefinite",
+    "permanent_odds": "permanent",
+}
+
+
+def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]:
+    """A Sanity roll's view (``SanityView``) with its exact odds, as the odds' own text."""
+    return view | {key: odds[name] for key, name in ODDS_READ.items()}
+
+
+def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
+    """The odds of a ``Dear`` declared roll's request, worked out on a worker."""
+    return odds_of(str(tagged["roll"]), tagged["request"])

@@ -1,0 +1,182 @@
+"""Dice expressions and Sanity rolls at a table (``/declared-rolls``): drawn from the table's
+provable seeds, logged with their exact odds and reading, seen as any roll in its mode, a
+Sanity roll's SAN written back to the sheet only where every reader of it sees the roll, and
+every one recomputed by ``d100 verify`` from an export."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from d100 import expressions, sanity
+from d100.provable import ProvableSource
+from tests.cli.conftest import d100
+
+from .tablehelp import SHEETS, Api, Table
+
+SHEET = """name = "{name}"
+system = "coc7"
+luck = {{ current = 50, maximum = 99 }}
+skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5 }}
+"""
+
+
+@pytest.fixture(autouse=True)
+def sheets() -> Iterator[None]:
+    SHEETS["coc7"] = SHEET
+    yield
+    del SHEETS["coc7"]
+
+
+def seated(api: Api, system: str = "coc7") -> tuple[Table, str, str, str]:
+    table = api.table(system)
+    pat = table.join("Pat")
+    return table, pat, table.character(pat, "Alice"), table.character(table.gm, "Ghoul")
+
+
+def declared(table: Table, token: str, words: str, status: int = 201, **extra: Any) -> Any:
+    """The roll's view, or a refusal's error (its field, value, allowed and message)."""
+    out = table.ok("POST", "/declared-rolls", token, status, json={"words": words, **extra})
+    return out if status == 201 else out["error"]
+
+
+def san_of(table: Table, token: str, character_id: str) -> int:
+    mine = {c["id"]: c for c in table.ok("GET", "", token)["characters"]}
+    value: int = mine[character_id]["skills"]["sanity"]
+    return value
+
+
+def test_a_dice_roll_is_drawn_provably_with_its_exact_odds(api: Api) -> None:
+    table, pat, alice, _ = seated(api, "brp")
+    made = declared(table, pat, "1d6 + 1d4", character_id=alice)
+    assert made["kind"] == "declared" and made["roll"] == "dice" and made["words"] == "1d6 + 1d4"
+    result, view = made["result"], made["view"]
+    assert 2 <= result["total"] <= 10 and view["total"] == result["total"]
+    # the odds are the expression's exact distribution, and the card's chance is its total's
+    chance = expressions.odds("1d6+1d4")
+    assert Fraction(view["chance"]) == chance.chance(result["total"])
+    assert made["odds"]["mean"] == "6/1" or Fraction(made["odds"]["mean"]) == Fraction(6)
+    # drawn from the table's seed: the same seed, client seed and nonce give the same dice
+    assert made["provable"]["request"] == {"roll": "dice", "request": {"expression": "1d6+1d4"}}
+    nobody = declared(table, table.gm, "3d6")
+    assert "character" not in nobody and nobody["result"]["total"] >= 3
+
+
+def test_a_sanity_roll_reads_the_sheet_and_writes_san_back(api: Api) -> None:  # rule: S7-2
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 1/1d6", character_id=alice)
+    result = made["result"]
+    assert made["roll"] == "sanity" and result["sanity"] == 60
+    assert made["request"]["intelligence"] == 70 and made["request"]["mythos"] == 5
+    # S7-2: a success loses A, a failure B, a fumble B at its maximum
+    if result["success"]:
+        assert result["loss"] == 1
+    elif result["level"] == "fumble":
+        assert result["loss"] == 6
+    else:
+        assert 1 <= result["loss"] <= 6
+    assert made["sheet"] == {"sanity": [60, 60 - result["loss"]], "written": True}
+    assert san_of(table, pat, alice) == 60 - result["loss"]
+    # the odds beside it are the library's exact ones for the request the sheet made
+    exact = sanity.odds(made["request"])
+    assert Fraction(made["view"]["success_odds"]) == exact.success
+    # S7-1: d100 against the current SAN, 01..60 succeed
+    assert Fraction(made["odds"]["success"]) == Fraction(60, 100)  # rule: S7-1
+
+
+def test_san_given_twice_and_words_that_are_no_roll_are_refused(api: Api) -> None:
+    table, pat, alice, _ = seated(api)
+    twice = declared(table, pat, "sc 1/1d6 55", 422, character_id=alice)
+    assert twice["field"] == "words.sanity" or "sanity" in twice["field"]
+    nothing = declared(table, pat, "hello there", 422)
+    assert nothing["field"] == "words" and "dice expression" in nothing["allowed"]
+    no_san = declared(table, pat, "sc 1/1d6", 422)  # no character, no SAN in the words
+    assert no_san["field"].startswith("words")
+    typed = declared(table, pat, "sc 1/1d6 @42", 422, character_id=alice)
+    assert "@DICE" in typed["allowed"]
+    blind = declared(table, pat, "1d6", 422, visibility="blind")
+    assert blind["field"] == "visibility" and "public" in blind["allowed"]
+    other = declared(table, pat, "1d6", 403, character_id=table.character(table.gm, "Bob"))
+    assert other["field"]
+    brp, sam, _, _ = seated(api, "brp")
+    no_sanity = declared(brp, sam, "sc 1/1d6 50", 422)
+    assert no_sanity["field"].startswith("words")
+
+
+def test_a_secret_sanity_roll_of_a_player_s_character_tells_the_player_nothing(
+    api: Api,
+) -> None:  # rule: S7-2
+    """The GM's gm roll of Alice: Pat sees a stub, in the answer, the log and the export, and
+    Alice's sheet keeps its SAN (a SAN changed on Pat's sheet would tell the loss)."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, table.gm, "sc 1/1d10", character_id=alice, visibility="gm")
+    assert made["sheet"]["written"] is False and "result" in made
+    assert san_of(table, pat, alice) == 60 == san_of(table, table.gm, alice)
+    seen = {e["seq"]: e for e in table.events(pat)}[made["seq"]]
+    assert seen == {
+        "seq": made["seq"],
+        "kind": "hidden",
+        "hidden": True,
+        "provable": {"seed_id": made["provable"]["seed_id"], "nonce": 0},
+    } or (seen["kind"] == "hidden" and set(seen) == {"seq", "kind", "hidden", "provable"})
+    line = [json.loads(x) for x in table.req("GET", "/log.jsonl", pat).text.splitlines()]
+    assert {e["kind"] for e in line if e["seq"] == made["seq"]} == {"hidden"}
+    # the player's own gm roll is seen by every reader of the sheet: it writes SAN
+    own = declared(table, pat, "sc 0/1", character_id=alice, visibility="gm")
+    assert own["sheet"]["written"] is True
+    assert san_of(table, pat, alice) == own["result"]["sanity_after"]
+    # a self roll is hidden from the GM, a reader of the sheet: SAN stays
+    kept = declared(table, pat, "sc 1/1", character_id=alice, visibility="self")
+    assert kept["sheet"]["written"] is False
+    assert san_of(table, pat, alice) == own["result"]["sanity_after"]
+    assert {e["seq"]: e for e in table.events(table.gm)}[kept["seq"]]["kind"] == "hidden"
+
+
+def test_an_npc_s_sanity_roll_shows_players_its_outcome_only(api: Api) -> None:
+    table, pat, _, ghoul = seated(api)
+    made = declared(table, table.gm, "sc 1/1d6", character_id=ghoul)
+    shown = {e["seq"]: e for e in table.events(pat)}[made["seq"]]
+    assert shown["withheld"] == ["actor"]
+    assert "request" not in shown and "odds" not in shown and "sheet" not in shown
+    assert "request" not in shown["provable"] and "sanity" not in shown["result"]
+    assert shown["result"]["level"] == made["result"]["level"]
+    assert "sanity" not in shown["view"] and "dice" not in shown["view"]
+
+
+def test_an_export_with_dice_and_sanity_rolls_verifies(api: Api, tmp_path: Path) -> None:
+    table, pat, alice, ghoul = seated(api)
+    declared(table, pat, "1d6+1", character_id=alice)
+    declared(table, pat, "sc 1/1d6", character_id=alice)
+    declared(table, table.gm, "2d6", visibility="gm")
+    declared(table, table.gm, "sc 1/1d4", character_id=ghoul)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token, checked in ((table.gm, 4), (pat, 2)):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        run = d100("verify", "--json", str(log))
+        out = json.loads(run.out)
+        assert run.status == 0 and out["ok"], out
+        assert out["verified"] == checked and out["mismatch"] == 0
+    # a die changed in the log is caught
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    rolled = next(e for e in entries if e["kind"] == "declared" and e.get("roll") == "dice")
+    rolled["result"]["total"] += 1
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    run = d100("verify", "--json", str(log))
+    assert run.status != 0 and json.loads(run.out)["mismatch"] == 1
+
+
+def test_the_dice_recompute_from_the_table_s_seed(api: Api) -> None:
+    table, pat, alice, _ = seated(api, "brp")
+    made = declared(table, pat, "2d10", character_id=alice)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    seeds = [e for e in table.events(pat) if e["kind"] == "seed"]
+    seed = bytes.fromhex(seeds[-1]["revealed"]["server_seed"])
+    p = made["provable"]
+    again = expressions.roll("2d10", ProvableSource(seed, p["client_seed"], p["nonce"]))
+    assert list(again.dice) == made["result"]["dice"]
