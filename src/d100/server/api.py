@@ -499,7 +499,7 @@ async def declared_roll(
                     lambda: declared.roll(session, viewer, spec, planned),
                 )
                 return view_event(viewer, done.event), done.replayed
-        except rolls.Dear as dear:  # nothing was written
+        except declared.Dear as dear:  # nothing was written
             return dear.request
 
     done = await server.writing.run(f"table:{table_id}", make, None)

@@ -29,12 +29,28 @@ from .errors import bad, conflict, invalid
 from .events import append, lock_table
 from .gametables import draw
 from .models import Character, Event, GameTable
-from .rolls import Dear, Planned
+from .rolls import Dear as CheckDear
+from .rolls import Planned
 from .store import write_columns
 
 MODES = tuple(v for v in VISIBILITIES if v != "blind")  # a blind roll is shown by its check's way
 ALLOWED = "a dice expression (1d6+1, 2d6+DB) or a Sanity roll of this table's rules (sc 1/1d6)"
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
+
+
+class Dear(CheckDear):
+    """A declared roll's odds too dear to work out under the lock: ``planned_odds`` works
+    them out for ``request`` (``{"roll": kind, "request": ...}``) on a worker."""
+
+
+def reads_as(words: str) -> bool:
+    """Whether words ask for a declared roll rather than name a skill: a Sanity word of any
+    system followed by a loss ``A/B``, or a word that looks like a dice expression (the
+    table then says whether its rules take it). A door asks this after the sheet."""
+    tokens = words.split()
+    if len(tokens) > 1 and tokens[0].lower() in sanity_form.words() and "/" in tokens[1]:
+        return True
+    return bool(tokens) and expressions.looks_like(tokens[0])
 
 
 @dataclass(frozen=True)
