@@ -63,6 +63,11 @@ def test_a_dice_roll_is_drawn_provably_with_its_exact_odds(api: Api) -> None:
     assert made["odds"]["mean"] == "6/1" or Fraction(made["odds"]["mean"]) == Fraction(6)
     # drawn from the table's seed: the same seed, client seed and nonce give the same dice
     assert made["provable"]["request"] == {"roll": "dice", "request": {"expression": "1d6+1d4"}}
+    bonus = declared(table, pat, "2d6+DB db=+1d4", character_id=alice)
+    assert bonus["request"] == {"expression": "2d6+DB", "damage_bonus": "+1d4"}
+    assert 3 <= bonus["result"]["total"] <= 16
+    no_bonus = declared(table, pat, "2d6+DB", 422)
+    assert no_bonus["field"] == "words.damage_bonus"
     nobody = declared(table, table.gm, "3d6")
     assert "character" not in nobody and nobody["result"]["total"] >= 3
 
@@ -180,3 +185,15 @@ def test_the_dice_recompute_from_the_table_s_seed(api: Api) -> None:
     p = made["provable"]
     again = expressions.roll("2d10", ProvableSource(seed, p["client_seed"], p["nonce"]))
     assert list(again.dice) == made["result"]["dice"]
+
+
+def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> None:
+    """The odds' cost is known before any work: past a cheap bound they are worked out on a
+    worker, then the roll made; past the engine's budget the roll is refused, naming it."""
+    table, pat, alice, _ = seated(api, "brp")
+    dear = declared(table, pat, "100d100", character_id=alice)
+    assert 100 <= dear["result"]["total"] <= 10_000
+    assert Fraction(dear["odds"]["mean"]) == Fraction(5050)
+    refused = declared(table, pat, "100d1000", 422, character_id=alice)
+    assert refused["kind"] == "too_much_work" and refused["field"] == "words.expression"
+    assert refused["budget"] == 2_000_000

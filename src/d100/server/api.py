@@ -16,7 +16,6 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from ..errors import TooMuchWork
 from ..systems import REGISTRY
 from . import (
     answers,
@@ -45,7 +44,7 @@ from .access import (
 )
 from .answers import documented
 from .described import ERRORS
-from .errors import ApiError, bad, invalid
+from .errors import ApiError, bad
 from .event_views import EventView
 from .events import get_table
 from .export import Exports
@@ -505,10 +504,7 @@ async def declared_roll(
     done = await server.writing.run(f"table:{table_id}", make, None)
     if isinstance(done, dict):  # dear odds: a worker's, within the engine's budget
         work = f"table:{table_id}"
-        try:
-            chance = await server.pool.run(work, declared.planned_odds, done, urgent=True)
-        except TooMuchWork as err:
-            raise invalid(err, "words") from None
+        chance = await server.pool.run(work, declared.planned_odds, done, urgent=True)
         done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done

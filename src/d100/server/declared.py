@@ -34,7 +34,11 @@ from .rolls import Planned
 from .store import write_columns
 
 MODES = tuple(v for v in VISIBILITIES if v != "blind")  # a blind roll is shown by its check's way
-ALLOWED = "a dice expression (1d6+1, 2d6+DB) or a Sanity roll of this table's rules (sc 1/1d6)"
+ALLOWED = (
+    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for) or a Sanity roll of this "
+    "table's rules (sc 1/1d6)"
+)
+BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
 
 
@@ -92,7 +96,11 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
             return Asked("sanity", sanity_form.request(said, sheet))
         if not tokens or not expressions.looks_like(tokens[0]):
             raise bad("words", words, ALLOWED, "neither a dice expression nor a Sanity roll")
-        return Asked("dice", DiceRequest("".join(tokens)))
+        bonus = [t.partition("=")[2] for t in tokens if t.lower().startswith(BONUS)]
+        written = "".join(t for t in tokens if not t.lower().startswith(BONUS))
+        if len(bonus) > 1:
+            raise bad("words", words, f"{BONUS} once", "the damage bonus given twice")
+        return Asked("dice", DiceRequest(written, bonus[0] if bonus else None))
     except D100Error as err:
         raise invalid(err, "words") from None
 
@@ -225,5 +233,9 @@ def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]
 
 
 def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
-    """The odds of a ``Dear`` declared roll's request, worked out on a worker."""
-    return odds_of(str(tagged["roll"]), tagged["request"])
+    """The odds of a ``Dear`` declared roll's request, worked out on a worker: refused past
+    the engine's budget (``TooMuchWork``) naming the words, as under the lock."""
+    try:
+        return odds_of(str(tagged["roll"]), tagged["request"])
+    except D100Error as err:
+        raise err.at(f"words.{err.field}") from None
