@@ -62,3 +62,25 @@ def test_r_a_secret_sanity_roll_shows_the_channel_nothing(
     stub = said(discord.post(client, r("Alice", "sc", "1/1d6", "gm", user=PLAYER, name="Pat")))
     assert "secret" in stub["content"] and "embeds" not in stub
     assert not re.search(r"\d", json.dumps({**stub, "components": []})), stub
+
+
+@respx.mock
+def test_dice_rolled_on_the_page_are_posted_to_the_channel(
+    client: TestClient, discord: Discord
+) -> None:
+    from .test_mirror import channel_route, posted
+
+    route = channel_route()
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=COC7))
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(COC7), user=PLAYER, name="Pat")))
+    url = the_link_of(client, discord)
+    path, token = url.split("#")
+    at = f"/api/tables/{path.rsplit('/', 1)[1]}"
+    body = {"words": "1d6+1"}
+    made = client.post(f"{at}/declared-rolls", headers=bearer(token), json=body)
+    assert made.status_code == 201, made.text
+    (message,) = posted(route, 1)
+    embed = message["embeds"][0]
+    assert embed["title"] == f"Total {made.json()['result']['total']} · roll #{made.json()['seq']}"
+    assert "Pat rolled 1d6+1" in embed["description"]

@@ -282,6 +282,8 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
     """A roll's message from an event's view: its result's view as the server built it for
     this viewer (``access.shape``), so only what that viewer may see is shown."""
+    if view.get("kind") == "declared":  # dice or a Sanity roll: no check's view
+        return declared_view(who, view, private)
     reading = view.get("view")
     if not isinstance(reading, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
