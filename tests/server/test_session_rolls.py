@@ -174,6 +174,18 @@ def test_an_export_with_dice_and_sanity_rolls_verifies(api: Api, tmp_path: Path)
     log.write_text("".join(json.dumps(e) + "\n" for e in entries))
     run = d100("verify", "--json", str(log))
     assert run.status != 0 and json.loads(run.out)["mismatch"] == 1
+    # so is a card or a sheet showing other numbers than the dice give
+    rolled["result"]["total"] -= 1
+    rolled["view"]["total"] += 1
+    san = next(e for e in entries if e["kind"] == "declared" and e.get("roll") == "sanity")
+    san["sheet"]["sanity"] = [60, 60]
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    run = d100("verify", "--json", str(log))
+    found = json.loads(run.out)
+    assert run.status == 1 and found["mismatch"] == 2, found
+    reasons = [c["reason"] for c in found["checks"] if c["status"] == "mismatch"]
+    assert any("card shows total" in r for r in reasons), reasons
+    assert any("sheet shows SAN" in r or "card shows" in r for r in reasons), reasons
 
 
 def test_the_dice_recompute_from_the_table_s_seed(api: Api) -> None:

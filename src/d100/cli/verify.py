@@ -666,6 +666,8 @@ class _Auditor:
         found = json.loads(json.dumps(again.to_dict()))
         if _outcome(found) != _outcome(entry["result"]):
             return MISMATCH, f"recomputed {_dice(found)}, logged {_dice(entry['result'])}"
+        if (reason := _declared_shown(entry, found)) is not None:
+            return MISMATCH, reason
         return VERIFIED, ""
 
     # -- what only the whole log tells ------------------------------------------------------
@@ -834,6 +836,25 @@ NAMES_BOUND = (
     ("member_id", ("character", "member_id")),
     ("skill", ("skill",)),
 )
+
+
+# What a declared roll's card and sheet show of its result: each the result's own number
+DECLARED_SHOWN = ("total", "roll", "level", "loss", "sanity", "sanity_after")
+
+
+def _declared_shown(entry: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
+    """A reason if a dice or Sanity roll's view (its card) or its sheet's SAN shows other
+    numbers than its recomputed result."""
+    view = entry.get("view")
+    if isinstance(view, Mapping):
+        for key in DECLARED_SHOWN:
+            if key in view and key in found and view[key] != found[key]:
+                return f"its card shows {key} {_brief(view[key])}, its dice give {found[key]}"
+    sheet = entry.get("sheet")
+    shown = sheet.get("sanity") if isinstance(sheet, Mapping) else None
+    if shown is not None and shown != [found.get("sanity"), found.get("sanity_after")]:
+        return f"its sheet shows SAN {_brief(shown)}, its dice give otherwise"
+    return None
 
 
 def _names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any]) -> str | None:
