@@ -209,3 +209,19 @@ def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> N
     refused = declared(table, pat, "100d1000", 422, character_id=alice)
     assert refused["kind"] == "too_much_work" and refused["field"] == "words.expression"
     assert refused["budget"] == 2_000_000
+
+
+def test_pulp_luck_spent_halving_a_loss_is_written_only_where_all_readers_see_it(
+    api: Api,
+) -> None:
+    """P-2: twice the full loss in Luck halves it (rounded up); the Luck left is the sheet's,
+    so a roll hidden from one of its readers may not spend it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 10/10 pulp", character_id=alice)
+    assert made["result"]["loss"] == 5 and made["result"]["luck_spent"] == 20
+    mine = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]
+    assert mine["luck"]["current"] == 30 and mine["skills"]["sanity"] == 55
+    secret = declared(table, table.gm, "sc 10/10 pulp", 422, character_id=alice, visibility="gm")
+    assert secret["field"] == "visibility" and "Luck" in secret["message"]
+    after = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]
+    assert after["luck"]["current"] == 30 and after["skills"]["sanity"] == 55

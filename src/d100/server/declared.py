@@ -145,6 +145,15 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
             "the roll as it was when its odds were worked out",
             "the character changed meanwhile; roll again",
         )
+    # whether the sheet may change: every reader of it sees the roll (decided before the dice)
+    seen = row is not None and sheet_readers_see(session, spec.visibility, viewer.member_id, row)
+    if isinstance(made.request, SanityRequest) and made.request.pulp and row and not seen:
+        raise bad(
+            "visibility",
+            spec.visibility,
+            "a mode every reader of the sheet sees, to spend Luck halving a loss (pulp)",
+            "Luck spent halving a loss would show the result on the sheet",
+        )
     character = None if row is None else characters.public_view(row)
     ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
     named = kinds.Named(character=ref, request=request)
@@ -156,7 +165,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         result = sanity.roll(made.request, source)
         reading = sanity_reading(sanity_view(result).to_dict(), planned.odds)
         if row is not None:
-            sheet = _write_back(session, viewer, spec.visibility, row, result)
+            sheet = _write_back(session, seen, row, result)
         outcome = result.to_dict()
     else:
         dice = expressions.roll(made.request, source)
@@ -179,12 +188,11 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
 
 
 def _write_back(
-    session: Session, viewer: Viewer, visibility: str, row: Character, result: SanityResult
+    session: Session, seen: bool, row: Character, result: SanityResult
 ) -> dict[str, Any]:
     """SAN (and Luck spent halving a loss, P-2) written to the sheet where every reader of it
-    sees the roll; else left as it was, for the GM to set when the player may know: a SAN
-    changed on a player's own sheet would tell them how a roll kept from them went."""
-    seen = sheet_readers_see(session, visibility, viewer.member_id, row)
+    sees the roll (``seen``); else left as it was, for the GM to set when the player may know:
+    a SAN changed on a player's own sheet would tell them how a roll kept from them went."""
     before, after = result.sanity, result.sanity_after
     if seen and (before != after or result.luck_spent):
         now = characters.sheet_of(row)
@@ -192,13 +200,6 @@ def _write_back(
         write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
         if result.luck_spent and now.luck is not None:
             characters.change_luck(session, row, now.luck.spend(result.luck_spent))
-    elif not seen and result.luck_spent:
-        raise bad(
-            "visibility",
-            visibility,
-            "a mode every reader of the sheet sees, to spend Luck",
-            "Luck spent halving a loss would show the result on the sheet",
-        )
     return {"sanity": [before, after], "written": seen}
 
 
