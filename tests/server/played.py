@@ -73,7 +73,7 @@ SANITY = 'name = "{}"\nsystem = "coc7"\nskills = {{ sanity = 60, int = 70, "spot
 
 def _sanity(api: Api) -> Played:
     """Sanity rolls at a CoC7 table: a player's, the GM's secret one of the player's
-    character, and an NPC's."""
+    character, an NPC's, and a blind one shown."""
     table = api.table("coc7")
     pat, sam = table.join("Pat"), table.join("Sam")
     made = [
@@ -87,6 +87,9 @@ def _sanity(api: Api) -> Played:
     ):
         body = {"words": "sc 1/1d6", "character_id": character, "visibility": visibility}
         table.ok("POST", "/declared-rolls", who, 201, json=body)
+    body = {"words": "sc 1/1d6", "character_id": made[0], "visibility": "blind"}
+    blind = table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    table.ok("POST", f"/rolls/{blind['seq']}/unblind", table.gm, 201)
     return Played(table, (table.gm, pat, sam))
 
 

@@ -184,7 +184,7 @@ class World:
         return {"words": words, "character_id": self.alice, "visibility": visibility}
 
     def declared(self, role: str, visibility: str) -> None:
-        """A dice roll (``/declared-rolls``) in the ledger, as any roll: blind is no mode of it."""
+        """A dice roll (``/declared-rolls``) in the ledger, as any roll."""
         body = self.declared_body(visibility)
         self.record(role, self.ok(role, "POST", self.at("/declared-rolls"), body))
 
@@ -246,9 +246,8 @@ def build_world(client: httpx.Client) -> World:
         w.roll(ROLLER, visibility)
         w.roll(GM, visibility)
         w.roll(ROLLER, visibility, contest=True)
-        if visibility != "blind":
-            w.declared(ROLLER, visibility)
-            w.declared(GM, visibility)  # the GM's roll for the roller's character
+        w.declared(ROLLER, visibility)
+        w.declared(GM, visibility)  # the GM's roll for the roller's character
         # A called test is rolled in the mode the GM chose.
         call = w.ok(
             GM,
@@ -444,6 +443,7 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ("POST", "/api/tables/{table_id}/declared-rolls"): Entry(
         lambda w, role, v: (w.at("/declared-rolls"), w.declared_body(v)),
         members(201, 201, 403),
+        per_visibility=True,
     ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)

@@ -104,8 +104,8 @@ def test_san_given_twice_and_words_that_are_no_roll_are_refused(api: Api) -> Non
     assert no_san["field"].startswith("words")
     typed = declared(table, pat, "sc 1/1d6 @42", 422, character_id=alice)
     assert "@DICE" in typed["allowed"]
-    blind = declared(table, pat, "1d6", 422, visibility="blind")
-    assert blind["field"] == "visibility" and "public" in blind["allowed"]
+    unknown = declared(table, pat, "1d6", 422, visibility="nobody")
+    assert unknown["field"] == "visibility" and "blind" in unknown["allowed"]
     other = declared(table, pat, "1d6", 403, character_id=table.character(table.gm, "Bob"))
     assert other["field"]
     brp, sam, _, _ = seated(api, "brp")
@@ -225,3 +225,32 @@ def test_pulp_luck_spent_halving_a_loss_is_written_only_where_all_readers_see_it
     assert secret["field"] == "visibility" and "Luck" in secret["message"]
     after = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]
     assert after["luck"]["current"] == 30 and after["skills"]["sanity"] == 55
+
+
+def test_a_blind_sanity_roll_is_the_gm_s_until_shown_and_then_verifies(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-2
+    """Pat's blind Sanity roll: Pat sees that it was made and its odds, not its result, nor
+    their SAN changed; the GM shows it to everyone, and the blind seed's reveal then lets
+    every export verify it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 1/1d6", character_id=alice, visibility="blind")
+    assert made["hidden"] is True and "result" not in made and "view" not in made
+    assert "sheet" not in made and made["odds"]["success"] == "3/5"
+    assert san_of(table, pat, alice) == 60  # kept from Pat: the sheet stays
+    gm_view = {e["seq"]: e for e in table.events(table.gm)}[made["seq"]]
+    assert gm_view["sheet"] == {"sanity": [60, gm_view["result"]["sanity_after"]], "written": False}
+    sam = table.join("Sam")
+    assert {e["seq"]: e for e in table.events(sam)}[made["seq"]]["kind"] == "hidden"
+    shown = table.ok("POST", f"/rolls/{made['seq']}/unblind", table.gm, 201)
+    assert shown["kind"] == "unblind_declared" and shown["unblinds"] == made["seq"]
+    assert shown["view"]["sanity_after"] == gm_view["result"]["sanity_after"]
+    assert {e["seq"]: e for e in table.events(sam)}[shown["seq"]]["result"] == gm_view["result"]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat, sam):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        run = d100("verify", "--json", str(log))
+        out = json.loads(run.out)
+        assert run.status == 0 and out["ok"] and out["mismatch"] == 0, out
+        assert out["verified"] >= 1

@@ -59,6 +59,7 @@ examples:
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
+DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
 DECLARED_ROLLS: dict[str, Callable[..., Any]] = {"dice": expressions.roll, "sanity": sanity.roll}
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
@@ -376,7 +377,7 @@ class _Auditor:
             return
         check = Check(number, seq, str(kind), VERIFIED)
         self.audit.checks.append(check)
-        if kind == "unblind":
+        if kind in ("unblind", DECLARED_UNBLIND):
             check.status, check.reason = self._unblind(number, entry)
             return
         seed_id, nonce = _drawn(number, entry)
@@ -556,7 +557,7 @@ class _Auditor:
             )
         if (reason := _names_bound(entry, provable)) is not None:
             return MISMATCH, reason
-        if entry["kind"] == DECLARED_KIND:
+        if entry["kind"] in (DECLARED_KIND, DECLARED_UNBLIND):
             return self._declared(number, entry, seed, roller_seed)
         if "withheld" in entry:
             status, reason = _withheld(entry)

@@ -282,7 +282,7 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
     """A roll's message from an event's view: its result's view as the server built it for
     this viewer (``access.shape``), so only what that viewer may see is shown."""
-    if view.get("kind") == "declared":  # dice or a Sanity roll: no check's view
+    if view.get("kind") in ("declared", "unblind_declared"):  # dice or Sanity: no check's view
         return declared_view(who, view, private)
     reading = view.get("view")
     if not isinstance(reading, dict):  # the roller's own blind roll: made, not seen

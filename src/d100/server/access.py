@@ -20,7 +20,16 @@ from starlette.requests import cookie_parser
 from ..result_view import contest_view, result_view
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
-from .event_kinds import HIDDEN, AboutCall, DeclaredRoll, Entry, Names, Rolled, read
+from .event_kinds import (
+    HIDDEN,
+    AboutCall,
+    DeclaredRoll,
+    DeclaredUnblinded,
+    Entry,
+    Names,
+    Rolled,
+    read,
+)
 from .models import Character, Event, Logged, Member
 from .tokens import token_hash
 
@@ -388,7 +397,7 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
         view = {k: v for k, v in view.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
     if not decision.offers:
         view.pop("follow_ups", None)
-    if event.kind == DeclaredRoll.KIND:
+    if event.kind in DECLARED_KINDS:
         return declared_view(view, decision)
     if not decision.withheld:
         return with_reading(view)
@@ -398,6 +407,7 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
 
 
 DECLARED_KEPT = ("total", "level", "success", "loss")  # an NPC's declared roll, to a player
+DECLARED_KINDS = frozenset({DeclaredRoll.KIND, DeclaredUnblinded.KIND})
 
 
 def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:

@@ -144,9 +144,7 @@ class DeclaredRoll(Body):
 
     words: Text
     character_id: Id | None = None
-    visibility: Annotated[str, Field(json_schema_extra={"enum": ["public", "gm", "self"]})] = (
-        "public"
-    )
+    visibility: Visibility = "public"
 
     def spec(self) -> DeclaredSpec:
         return DeclaredSpec(self.words, self.character_id, self.visibility)

@@ -1,11 +1,12 @@
 """Rolls of the kinds a table's rules declare beside the check: a dice expression
 (``1d6+1``, ``2d6+DB``) and, where the system declares Sanity (``Declaration.sanity``), a
 Sanity roll (``sc 1/1d6``). Asked in the words the command line takes, for a character or
-none, in any roll mode a check has but blind; drawn from the table's provable seeds as a
-check is (``access.chain_of``), logged as a ``declared`` event with its exact odds and its
-reading. A Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes
-the SAN it leaves back, in the roll's transaction, where every reader of the sheet sees the
-roll (as a check's improvement mark: the sheet would tell the result)."""
+none, in any roll mode a check has (a blind one shown by the GM as a check's is); drawn from
+the table's provable seeds as a check is (``access.chain_of``), logged as a ``declared``
+event with its exact odds and its reading. A Sanity roll for a character reads SAN, INT and
+the Mythos from its sheet and writes the SAN it leaves back, in the roll's transaction, where
+every reader of the sheet sees the roll (as a check's improvement mark: the sheet would tell
+the result)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,11 @@ from .calculator import CHEAP
 from .errors import bad, conflict, invalid
 from .events import append, lock_table
 from .gametables import draw
-from .models import Character, Event, GameTable
+from .models import BlindRoll, Character, Event, GameTable
 from .rolls import Dear as CheckDear
 from .rolls import Planned
 from .store import write_columns
 
-MODES = tuple(v for v in VISIBILITIES if v != "blind")  # a blind roll is shown by its check's way
 ALLOWED = (
     "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for) or a Sanity roll of this "
     "table's rules (sc 1/1d6)"
@@ -116,12 +116,9 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
     ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
     be worked out on a worker and rolled again with them (``planned``)."""
-    if spec.visibility not in MODES:
+    if spec.visibility not in VISIBILITIES:
         raise bad(
-            "visibility",
-            spec.visibility,
-            "one of " + ", ".join(MODES),
-            "a dice or Sanity roll is public, gm or self",
+            "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
         )
     table = lock_table(session, viewer.table_id)
     row = None
@@ -184,7 +181,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         spec.visibility,
         viewer.member_id,
     )
-    return append(session, table, event, flush=False)
+    made_event = append(session, table, event, flush=False)
+    if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
+        session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
+    return made_event
 
 
 def _write_back(

@@ -388,6 +388,15 @@ class DeclaredRoll(Entry):
     )
 
 
+class DeclaredUnblinded(DeclaredRoll):
+    """A blind dice or Sanity roll shown to everyone: the roll again, after what it shows."""
+
+    KIND = "unblind_declared"
+    unblinds: int = Field(description="the blind roll's number")
+    roller_id: str | None
+    rolled_at: str | None = absent()
+
+
 KINDS: dict[str, type[Entry]] = {
     kind.KIND: kind
     for kind in (
@@ -410,6 +419,7 @@ KINDS: dict[str, type[Entry]] = {
         Contest,
         Unblinded,
         DeclaredRoll,
+        DeclaredUnblinded,
     )
 }
 
@@ -727,3 +737,17 @@ def declared(
         **({} if sheet is None else {"sheet": sheet}),
     }
     return _made(DeclaredRoll, actor_id, visibility, **fields)
+
+
+def declared_unblinded(
+    shown: DeclaredRoll, seq: int, rolled_at: str, actor_id: str
+) -> DeclaredUnblinded:
+    """A blind dice or Sanity roll shown to everyone: a public event repeating it."""
+    return _made(
+        DeclaredUnblinded,
+        actor_id,
+        unblinds=seq,
+        roller_id=shown.actor_id,
+        rolled_at=rolled_at,
+        **shown.data(),
+    )
