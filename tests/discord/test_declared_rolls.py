@@ -84,3 +84,28 @@ def test_dice_rolled_on_the_page_are_posted_to_the_channel(
     embed = message["embeds"][0]
     assert embed["title"] == f"Total {made.json()['result']['total']} · roll #{made.json()['seq']}"
     assert "Pat rolled 1d6+1" in embed["description"]
+
+
+@respx.mock
+def test_a_blind_sanity_roll_is_shown_to_everyone_by_its_gm_s_button(
+    client: TestClient, discord: Discord
+) -> None:
+    from d100.discord import interactions
+
+    from .test_buttons import offered
+    from .test_play import click
+
+    seated(client, discord)
+    respx.post(re.compile(r".*/webhooks/.*")).respond(200, json={"id": "1"})
+    stub = said(discord.post(client, r("Alice", "sc", "1/1d6", "blind", user=PLAYER, name="Pat")))
+    ids = {b["label"]: b["custom_id"] for b in offered(stub)}
+    assert set(ids) == {"GM: show me", "Show to everyone"}
+    mine = said(discord.post(client, click(ids["GM: show me"], user=GM, name="Gina")))
+    assert private(mine) and "SAN" in {f["name"] for f in mine["embeds"][0]["fields"]}
+    answer = discord.post(client, click(ids["Show to everyone"], user=GM, name="Gina")).json()
+    assert answer["type"] == interactions.UPDATE, answer
+    shown = answer["data"]["embeds"][0]
+    assert "Pat rolled sc 1/1d6 as Alice" in shown["description"]
+    assert "SAN" in {f["name"] for f in shown["fields"]}
+    seen = page_of(client, the_link_of(client, discord))
+    assert [e["kind"] for e in seen["events"]].count("unblind_declared") == 1

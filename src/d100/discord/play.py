@@ -187,7 +187,8 @@ def secret_stub(words: str, table_id: str, seen: Mapping[str, Any]) -> dict[str,
 
 def roller_name(session: Session, event: Any, view: Mapping[str, Any]) -> str:
     """Who made a roll: its event's actor, or for a shown blind roll its roller."""
-    rolled_by = event.actor_id if event.kind != "unblind" else view.get("roller_id")
+    shown = event.kind in ("unblind", "unblind_declared")
+    rolled_by = view.get("roller_id") if shown else event.actor_id
     roller = session.get(Member, rolled_by) if rolled_by else None
     return roller.name if roller is not None else "Someone"
 
