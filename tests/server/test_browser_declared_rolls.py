@@ -1,6 +1,7 @@
 """Dice and Sanity rolls on the table page, on a phone and a desktop: the Keeper's small form
 takes ``1d6+1`` and ``sc 1/1d6``, the card shows the total or the Sanity roll with its exact
-odds, and a character's SAN on its card is what the roll left (S7-2)."""
+odds, and a character's SAN on its card is what the roll left (S7-2); a blind one the GM
+shows to everyone from its card."""
 
 from __future__ import annotations
 
@@ -53,6 +54,16 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         page.set_viewport_size(DESKTOP)
         expect(page.locator("#log .card").first).to_contain_text("Sanity sc 1/1d6")
         assert overflow(page) == 0
+        # a blind one: the GM shows it to everyone from its card
+        page.locator("#declared-character").select_option(label="no character")
+        page.locator("#declared-visibility").select_option("blind")
+        words.fill("2d6")
+        page.get_by_role("button", name="Roll dice").click()
+        blind = page.locator("#log .card").first  # on a wide screen the log shows it
+        expect(blind).to_contain_text("2d6")
+        blind.get_by_role("button", name="Show to everyone").click()
+        expect(page.locator("#log .card").first).to_contain_text("Blind roll #")
+        expect(page.locator("#log .card").first).to_contain_text("Total")
         assert not errors, errors
     finally:
         context.close()
