@@ -454,7 +454,10 @@ class Declaration:
             "take": None,
             "tie_break": None,
             "cover": None,
+            "sanity": None,
         }
+        if (sanity := self.sanity) is not None:  # the words a table's page offers for one
+            out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         if (tie := self.tie_break) is not None:
             out["tie_break"] = {"field": tie.field, "faces": list(tie.faces)}
         if (cover := self.cover) is not None:

@@ -42,6 +42,10 @@ def play_every_kind(api: Api) -> list[Played]:
     by_character = {t["character"]["id"]: t["id"] for t in group["targets"]}
     table.ok("POST", f"/targets/{by_character[theirs]}/decline", sam)
     table.ok("POST", f"/calls/{group['id']}/cancel", table.gm)
+    for visibility in ("public", "gm", "self"):  # dice, and an NPC's (withheld from players)
+        body = {"words": "1d6+1", "character_id": mine, "visibility": visibility}
+        table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    table.ok("POST", "/declared-rolls", table.gm, 201, json={"words": "2d6", "character_id": npc})
     table.ok("PATCH", f"/characters/{mine}", pat, json={"skills": {"stealth": 70}})
     table.ok("DELETE", f"/characters/{mine}/marks", table.gm)
     table.ok("POST", "/rest", table.gm)
@@ -57,7 +61,36 @@ def play_every_kind(api: Api) -> list[Played]:
     assist = {"character_id": bob, "skill": "stealth"}
     helped.ok("POST", f"/targets/{target}/assists", bea, 201, json=assist)
     helped.roll(ann, alice, None, target_id=target)
-    return [Played(table, (table.gm, pat, sam)), Played(helped, (helped.gm, ann, bea))]
+    return [
+        Played(table, (table.gm, pat, sam)),
+        Played(helped, (helped.gm, ann, bea)),
+        _sanity(api),
+    ]
+
+
+SANITY = 'name = "{}"\nsystem = "coc7"\nskills = {{ sanity = 60, int = 70, "spot hidden" = 40 }}\n'
+
+
+def _sanity(api: Api) -> Played:
+    """Sanity rolls at a CoC7 table: a player's, the GM's secret one of the player's
+    character, an NPC's, and a blind one shown."""
+    table = api.table("coc7")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    made = [
+        table.ok("POST", "/characters", who, 201, json={"sheet": SANITY.format(name)})["id"]
+        for who, name in ((pat, "Alice"), (table.gm, "Ghoul"))
+    ]
+    for who, character, visibility in (
+        (pat, made[0], "public"),
+        (table.gm, made[0], "gm"),
+        (table.gm, made[1], "public"),
+    ):
+        body = {"words": "sc 1/1d6", "character_id": character, "visibility": visibility}
+        table.ok("POST", "/declared-rolls", who, 201, json=body)
+    body = {"words": "sc 1/1d6", "character_id": made[0], "visibility": "blind"}
+    blind = table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    table.ok("POST", f"/rolls/{blind['seq']}/unblind", table.gm, 201)
+    return Played(table, (table.gm, pat, sam))
 
 
 def _member_id(table: Table, token: str) -> str:

@@ -177,6 +177,17 @@ class World:
         self.record(role, answer)
         return answer
 
+    def declared_body(self, visibility: str) -> dict[str, Any]:
+        """A dice roll for the roller's character with a constant no other roll has, so its
+        explanation (``1d100 (42) + 7 = 49``) belongs to this roll alone."""
+        words = f"1d100+{next(self.modifier)}"
+        return {"words": words, "character_id": self.alice, "visibility": visibility}
+
+    def declared(self, role: str, visibility: str) -> None:
+        """A dice roll (``/declared-rolls``) in the ledger, as any roll."""
+        body = self.declared_body(visibility)
+        self.record(role, self.ok(role, "POST", self.at("/declared-rolls"), body))
+
     def check(self, role: str, text: str, where: str, events: list[int] | None = None) -> None:
         """No result of a roll ``role`` may not see is in ``text``; no event it may not see
         is in ``events``."""
@@ -235,6 +246,8 @@ def build_world(client: httpx.Client) -> World:
         w.roll(ROLLER, visibility)
         w.roll(GM, visibility)
         w.roll(ROLLER, visibility, contest=True)
+        w.declared(ROLLER, visibility)
+        w.declared(GM, visibility)  # the GM's roll for the roller's character
         # A called test is rolled in the mode the GM chose.
         call = w.ok(
             GM,
@@ -425,6 +438,13 @@ MATRIX: dict[tuple[str, str], Entry] = {
         members(201, 201, 403),
         per_visibility=True,
     ),
+    # Dice for the roller's character: the GM and the roller may (a Sanity roll is the same
+    # route at a table whose rules have one: tests/server/test_session_rolls.py).
+    ("POST", "/api/tables/{table_id}/declared-rolls"): Entry(
+        lambda w, role, v: (w.at("/declared-rolls"), w.declared_body(v)),
+        members(201, 201, 403),
+        per_visibility=True,
+    ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)
     ),
@@ -561,7 +581,7 @@ def test_every_route_every_role_every_visibility(
                     else None
                 )
                 w.check(role, text, where, listed)
-                if status in (200, 201) and template.endswith("/rolls"):
+                if status in (200, 201) and template.endswith(("/rolls", "/declared-rolls")):
                     w.record(role, r.json())
                 if status == 201 and template.endswith("/unblind"):
                     shown = int(path.split("/")[-2])

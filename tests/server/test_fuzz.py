@@ -268,6 +268,8 @@ BEYOND_SCHEMA = {
     # a contest's own fields are its table's system's, and only with an opponent
     "POST /api/tables/{table_id}/rolls": ("actor", "opponent", "fields"),
     "POST /api/tables/{table_id}/odds": ("actor", "opponent", "fields"),
+    # words are a roll only where they read as a dice expression or the table's Sanity roll
+    "POST /api/tables/{table_id}/declared-rolls": ("words",),
     "POST /api/tables/{table_id}/calls": ("fields", "opponent", "skill", "character_ids"),
     # whose ledger: a character or a member the log shows, not both
     "GET /api/tables/{table_id}/ledger": ("character", "member"),

@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, beacon
+from .. import __version__, beacon, expressions, sanity
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
@@ -60,6 +60,9 @@ examples:
   d100 verify - < d100-table.jsonl
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
+DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
+DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
+DECLARED_ROLLS: dict[str, Callable[..., Any]] = {"dice": expressions.roll, "sanity": sanity.roll}
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
@@ -399,7 +402,7 @@ class _Auditor:
             return
         check = Check(number, seq, str(kind), VERIFIED)
         self.audit.checks.append(check)
-        if kind == "unblind":
+        if kind in ("unblind", DECLARED_UNBLIND):
             check.status, check.reason = self._unblind(number, entry)
             return
         seed_id, nonce = _drawn(number, entry)
@@ -581,6 +584,8 @@ class _Auditor:
             )
         if (reason := _names_bound(entry, provable)) is not None:
             return MISMATCH, reason
+        if entry["kind"] in (DECLARED_KIND, DECLARED_UNBLIND):
+            return self._declared(number, entry, seed, roller_seed)
         if "withheld" in entry:
             status, reason = _withheld(entry)
             shown = _side_shown(entry, self.system) if status == HIDDEN else None
@@ -772,6 +777,46 @@ class _Auditor:
         own = [at for at in self.own.get(actor, []) if at < seq]
         return not own or own[-1] < announced
 
+    def _declared(
+        self, number: int, entry: Mapping[str, Any], seed: Seed, roller_seed: str | None
+    ) -> tuple[str, str]:
+        """A dice expression or a Sanity roll: its request resolved again with its seed."""
+        provable = entry["provable"]
+        if "withheld" in entry:
+            return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
+        tagged = provable.get("request")
+        if not isinstance(tagged, Mapping) or tagged.get("roll") not in DECLARED_ROLLS:
+            return MISMATCH, "its provable record has no request: nothing binds what it shows"
+        if entry.get("request") != tagged.get("request") or entry.get("roll") != tagged["roll"]:
+            return MISMATCH, "its request differs from the one its provable record resolved"
+        if "result" not in entry:
+            return HIDDEN, "this export does not show its result"
+        client_seed, nonce = provable["client_seed"], provable["nonce"]
+        made = {"request": dict(tagged), "client_seed": client_seed, "result": entry["result"]}
+        first = self.made.setdefault((str(provable["seed_id"]), nonce), (number, made))
+        if first[1] != made:
+            return MISMATCH, f"seed {provable['seed_id']} nonce {nonce} also gave line {first[0]}"
+        if roller_seed is None or roller_seed != client_seed:
+            return MISMATCH, f"client seed {client_seed!r} is not the roller's ({roller_seed!r})"
+        if seed.seed is None:
+            return UNVERIFIABLE, f"seed {seed.id} not revealed yet (the GM reveals it by rotating)"
+        if commitment(seed.seed) != seed.commitment:
+            return MISMATCH, f"seed {seed.id} does not hash to its commitment {seed.commitment}"
+        roll = DECLARED_ROLLS[str(tagged["roll"])]
+        try:
+            drawing = seed.drawing if seed.round is not None else seed.seed
+            if drawing is None:
+                return MISMATCH, f"seed {seed.id}'s beacon round does not check: see its reveal"
+            again = roll(tagged["request"], ProvableSource(drawing, client_seed, nonce))
+        except D100Error as err:
+            return MISMATCH, f"the logged request does not resolve: {err.message}"
+        found = json.loads(json.dumps(again.to_dict()))
+        if _outcome(found) != _outcome(entry["result"]):
+            return MISMATCH, f"recomputed {_dice(found)}, logged {_dice(entry['result'])}"
+        if (reason := _declared_shown(entry, found)) is not None:
+            return MISMATCH, reason
+        return VERIFIED, ""
+
     # -- what only the whole log tells ------------------------------------------------------
 
     def _counts(self) -> None:
@@ -938,6 +983,25 @@ NAMES_BOUND = (
     ("member_id", ("character", "member_id")),
     ("skill", ("skill",)),
 )
+
+
+# What a declared roll's card and sheet show of its result: each the result's own number
+DECLARED_SHOWN = ("total", "roll", "level", "loss", "sanity", "sanity_after")
+
+
+def _declared_shown(entry: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
+    """A reason if a dice or Sanity roll's view (its card) or its sheet's SAN shows other
+    numbers than its recomputed result."""
+    view = entry.get("view")
+    if isinstance(view, Mapping):
+        for key in DECLARED_SHOWN:
+            if key in view and key in found and view[key] != found[key]:
+                return f"its card shows {key} {_brief(view[key])}, its dice give {found[key]}"
+    sheet = entry.get("sheet")
+    shown = sheet.get("sanity") if isinstance(sheet, Mapping) else None
+    if shown is not None and shown != [found.get("sanity"), found.get("sanity_after")]:
+        return f"its sheet shows SAN {_brief(shown)}, its dice give otherwise"
+    return None
 
 
 def _names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any]) -> str | None:

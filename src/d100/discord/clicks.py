@@ -52,7 +52,7 @@ BUTTON = "custom_id"
 NOT_YOURS = "This roll is not yours."
 ELSEWHERE = "This button is not of this channel's table."
 GM_ONLY = "Only the table's GM may use this button."
-ROLLED = frozenset({"roll", "contest"})  # the kinds a secret roll's event may be
+ROLLED = frozenset({"roll", "contest", "declared"})  # the kinds a secret roll's event may be
 
 
 @dataclass(frozen=True)

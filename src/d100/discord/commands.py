@@ -170,7 +170,11 @@ def roll_as_command() -> dict[str, Any]:
         "description": "Roll as your character at this channel's table",
         "options": [
             typed | {"name": CHARACTER, "description": "one of your characters here"},
-            typed | {"name": SKILL, "description": "one of its sheet's skills"},
+            typed
+            | {
+                "name": SKILL,
+                "description": "one of its sheet's skills, dice (1d6+1) or sc (words: 1/1d6)",
+            },
             {
                 "type": STRING,
                 "name": WORDS,

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from .. import quick
 from ..errors import D100Error
-from ..server import characters, rolls
+from ..server import characters, declared, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
 from ..server.idempotency import once
@@ -72,7 +72,16 @@ def viewer_at(session: Session, it: Interaction) -> Viewer | None:
     return viewer_of(session, found[1])
 
 
-def _pick(rows: list[Character], name: str, skill: str) -> tuple[Character, str]:
+def _on_sheet(rows: list[Character], name: str, skill: str) -> bool:
+    """Whether ``skill`` is a skill of the character named (a check, not a declared roll)."""
+    try:
+        _pick(rows, name, skill)
+    except ApiError:
+        return False
+    return True
+
+
+def _pick(rows: list[Character], name: str, skill: str | None) -> tuple[Character, str]:
     """The character and skill asked for, checked again (a completion's value is typed by
     the client, and may be anything), matched as the web matches them (``sheets.lookup``:
     any letter case and spacing, or a prefix of one name): the row, and the skill as its
@@ -86,6 +95,8 @@ def _pick(rows: list[Character], name: str, skill: str) -> tuple[Character, str]
             422, "character", name, allowed, f"character: not yours; yours: {allowed}"
         ) from None
     sheet = characters.sheet_of(row)
+    if skill is None:  # the character alone
+        return row, ""
     try:
         return row, sheet.skill(skill)
     except D100Error:
@@ -106,7 +117,22 @@ def roll_as(
         viewer = viewer_at(session, it)
         if viewer is None:
             return Rolled(no_table())
-        row, skill = _pick(_mine(session, viewer), name, skill)
+        mine = _mine(session, viewer)
+        said = f"{skill} {options.get('words') or ''}".strip()
+        if declared.reads_as(said) and not _on_sheet(mine, name, skill):
+            # dice (``/r Alice 1d6+1``) or a Sanity roll (``/r Alice sc 1/1d6``): the page's
+            # route, for the character named
+            wanted = declared.DeclaredSpec(said, _pick(mine, name, None)[0].id, visibility)
+            done = once(
+                session,
+                viewer,
+                key_of(it),
+                {"command": it.command, **options},
+                lambda: declared.roll(session, viewer, wanted, planned),
+            )
+            own, public = views(viewer, done.event)
+            return declared_messages(viewer.name, viewer.table_id, own, public)
+        row, skill = _pick(mine, name, skill)
         table = session.get(GameTable, viewer.table_id)
         assert table is not None  # the channel's binding's foreign key
         try:
@@ -161,7 +187,8 @@ def secret_stub(words: str, table_id: str, seen: Mapping[str, Any]) -> dict[str,
 
 def roller_name(session: Session, event: Any, view: Mapping[str, Any]) -> str:
     """Who made a roll: its event's actor, or for a shown blind roll its roller."""
-    rolled_by = event.actor_id if event.kind != "unblind" else view.get("roller_id")
+    shown = event.kind in ("unblind", "unblind_declared")
+    rolled_by = view.get("roller_id") if shown else event.actor_id
     roller = session.get(Member, rolled_by) if rolled_by else None
     return roller.name if roller is not None else "Someone"
 
@@ -207,9 +234,57 @@ def button_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def declared_messages(
+    who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]
+) -> Rolled:
+    """A dice or Sanity roll's messages: the channel's as a plain player sees it (a stub when
+    it is not public), the roller's own privately when the channel's hides it."""
+    if public.get("hidden"):
+        secret = secret_stub(f"{escaped(who)} rolled in secret.", table_id, own)
+        return Rolled(secret, declared_view(who, own, True))
+    return Rolled(declared_view(who, public, False))
+
+
+def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, Any]:
+    """A dice or Sanity roll's message from its view: only what this viewer's view holds."""
+    reading = view.get("view")
+    if not isinstance(reading, dict):
+        return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
+    character = view.get("character") or {}
+    head = f"{escaped(who)} rolled {escaped(str(view.get('words', '')))}"
+    if character.get("name"):
+        head += f" as {escaped(str(character['name']))}"
+    fields: list[tuple[str, str]]
+    if view.get("roll") == "dice":
+        title = f"Total {reading['total']} · roll #{view['seq']}"
+        fields = [("Dice", escaped(str(reading.get("explanation", ""))))]
+        if reading.get("chance"):
+            fields += [
+                ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
+                ("Mean", str(reading["mean"])),
+            ]
+        return message(embeds=[embed(title, head, fields)], private=private)
+    level = str(reading.get("level", "")).upper()
+    title = f"{reading.get('mark', '')} {level} · Sanity roll #{view['seq']}".strip()
+    fields = [("Loss", str(reading.get("loss", "")))]
+    if "sanity" in reading:  # all of it: not an NPC's to a player
+        fields = [
+            ("Dice", f"{reading['roll']:02d}"),
+            ("Loss", f"{reading['loss']} ({escaped(str(reading['loss_words']))})"),
+            ("SAN", f"{reading['sanity']} → {reading['sanity_after']}"),
+            ("Insanity", escaped(str(reading["insanity"]))),
+            ("Success", f"{reading['success_odds']} · mean loss {reading['mean_loss']}"),
+        ]
+        if reading.get("int_words"):
+            fields.insert(3, ("INT roll", escaped(str(reading["int_words"]))))
+    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
+
+
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
     """A roll's message from an event's view: its result's view as the server built it for
     this viewer (``access.shape``), so only what that viewer may see is shown."""
+    if view.get("kind") in ("declared", "unblind_declared"):  # dice or Sanity: no check's view
+        return declared_view(who, view, private)
     reading = view.get("view")
     if not isinstance(reading, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import D100Error
 from ..ledger import MAX_ROLLS
-from ..server import calculator, rolls
+from ..server import calculator, declared, rolls
 from ..server import ledgers as ledger_views
 from ..server.errors import ApiError
 from ..server.events import DISCORD, DOOR
@@ -352,7 +352,8 @@ async def _with_odds(
         return await _written(request, it, make, None)
     except rolls.Dear as dear:
         lane = f"{ANONYMOUS}:{it.who}"
-        chance = await pool.run(lane, calculator.odds_of, dear.request, urgent=True)
+        work = declared.planned_odds if isinstance(dear, declared.Dear) else calculator.odds_of
+        chance = await pool.run(lane, work, dear.request, urgent=True)
         return await _written(request, it, make, rolls.Planned(dear.request, chance))
 
 

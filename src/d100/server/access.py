@@ -20,14 +20,24 @@ from starlette.requests import cookie_parser
 from ..result_view import contest_view, result_view
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
-from .event_kinds import HIDDEN, AboutCall, Entry, Names, Rolled, read
+from .event_kinds import (
+    HIDDEN,
+    AboutCall,
+    DeclaredRoll,
+    DeclaredUnblinded,
+    Entry,
+    Names,
+    Rolled,
+    read,
+)
 from .models import Character, Event, Logged, Member
 from .tokens import token_hash
 
 GM = "gm"
 PLAYER = "player"
 VISIBILITIES = ("public", "gm", "blind", "self")
-HIDDEN_IN_BLIND = ("result", "follow_ups")  # what a blind roller's own view leaves out
+# what a blind roller's own view leaves out (a declared roll's reading and sheet tell its result)
+HIDDEN_IN_BLIND = ("result", "follow_ups", "reading", "sheet")
 # Built once: a statement keeps its SQL cache key, so each request only binds the hash.
 _BY_TOKEN = select(Member).where(Member.token_hash == bindparam("token_hash"))
 # A viewer is read as a plain row, not an ORM object: every request authenticates. With it,
@@ -307,6 +317,10 @@ def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -
         return Decision(event.seq, False, False)
     if logged is None:
         logged = read(event)
+    if isinstance(logged, DeclaredRoll):  # an NPC's dice or Sanity: its outcome only
+        owner = None if logged.character is None else logged.character.member_id
+        kept = logged.character is not None and withholds(viewer, owner)
+        return Decision(event.seq, seen, own_blind, (ACTOR,) if kept else ())
     if not isinstance(logged, Rolled):  # only a call's chosen opponent is anyone's secret
         opponent = logged.call.opponent if isinstance(logged, AboutCall) else None
         kept = opponent is not None and withholds(viewer, opponent.character.member_id, True)
@@ -383,11 +397,36 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
         view = {k: v for k, v in view.items() if k not in HIDDEN_IN_BLIND} | {"hidden": True}
     if not decision.offers:
         view.pop("follow_ups", None)
+    if event.kind in DECLARED_KINDS:
+        return declared_view(view, decision)
     if not decision.withheld:
         return with_reading(view)
     if "provable" not in view:
         return view | {"call": _called(view["call"])}
     return with_reading(_withheld(view, decision))
+
+
+DECLARED_KEPT = ("total", "level", "success", "loss")  # an NPC's declared roll, to a player
+DECLARED_KINDS = frozenset({DeclaredRoll.KIND, DeclaredUnblinded.KIND})
+
+
+def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
+    """A dice or Sanity roll as this viewer sees it: its stored reading as ``view``. One of an
+    NPC, to a viewer who may not read its sheet, keeps its outcome (the total, the Sanity
+    roll's level and loss) and loses its numbers: the request and odds (SAN, INT, Mythos),
+    the dice, SAN before and after; its provable record keeps no request."""
+    reading = view.pop("reading", None)
+    if not decision.withheld:
+        return view if reading is None else view | {"view": reading}
+    out = {k: v for k, v in view.items() if k not in ("request", "odds", "sheet", "result")}
+    out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
+    out["withheld"] = [ACTOR]
+    if isinstance(reading, dict):
+        out["view"] = {k: reading[k] for k in ("title", *DECLARED_KEPT) if k in reading}
+    result = view.get("result")
+    if isinstance(result, dict):
+        out["result"] = {k: result[k] for k in DECLARED_KEPT if k in result}
+    return out
 
 
 def with_reading(view: dict[str, Any]) -> dict[str, Any]:

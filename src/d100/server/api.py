@@ -23,6 +23,7 @@ from . import (
     bodies,
     calculator,
     characters,
+    declared,
     export,
     flow,
     followups,
@@ -465,6 +466,54 @@ async def roll(
     if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
         work = f"table:{table_id}"
         chance = await server.pool.run(work, calculator.odds_of, done, urgent=True)
+        done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
+        assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
+    view, replayed = done
+    if replayed:
+        response.headers["idempotent-replayed"] = "true"
+    return view
+
+
+@router.post(
+    "/api/tables/{table_id}/declared-rolls",
+    status_code=201,
+    tags=["rolls"],
+    responses=documented(201, EventView),
+)
+async def declared_roll(
+    table_id: TableId,
+    body: bodies.DeclaredRoll,
+    request: Request,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+) -> dict[str, Any]:
+    """A dice expression (``1d6+1``) or, where the table's rules have them, a Sanity roll
+    (``sc 1/1d6``), drawn from the table's provable seeds as a check is and logged with its
+    exact odds. A Sanity roll for a character writes the SAN it leaves to the sheet when every
+    reader of the sheet sees the roll. With an ``Idempotency-Key`` a retry answers with the
+    roll already made."""
+    server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
+    sent = body.model_dump(mode="json") | {"route": "declared"}
+
+    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool] | dict[str, Any]:
+        try:
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
+                done = idempotency.once(
+                    session,
+                    viewer,
+                    idempotency_key,
+                    sent,
+                    lambda: declared.roll(session, viewer, spec, planned),
+                )
+                return view_event(viewer, done.event), done.replayed
+        except declared.Dear as dear:  # nothing was written
+            return dear.request
+
+    done = await server.writing.run(f"table:{table_id}", make, None)
+    if isinstance(done, dict):  # dear odds: a worker's, within the engine's budget
+        work = f"table:{table_id}"
+        chance = await server.pool.run(work, declared.planned_odds, done, urgent=True)
         done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
     view, replayed = done

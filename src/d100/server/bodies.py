@@ -12,6 +12,7 @@ from d100.systems import REGISTRY
 
 from . import calculator
 from .access import VISIBILITIES
+from .declared import DeclaredSpec
 from .rolls import RollSpec, Side
 from .tokens import CONTROLS, UNPRINTABLE
 
@@ -139,6 +140,19 @@ class Roll(Body):
     def spec(self) -> RollSpec:
         opponent = None if self.opponent is None else self.opponent.spec()
         return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id, self.fields)
+
+
+class DeclaredRoll(Body):
+    """A dice expression or a Sanity roll in the command line's words (``1d6+1``, ``2d6+DB``,
+    ``sc 1/1d6``, ``sc 1/1d6 int=70``), for a character (its sheet gives a Sanity roll SAN,
+    INT and the Mythos, and takes the SAN left) or none (then SAN is in the words)."""
+
+    words: Text
+    character_id: Id | None = None
+    visibility: Visibility = "public"
+
+    def spec(self) -> DeclaredSpec:
+        return DeclaredSpec(self.words, self.character_id, self.visibility)
 
 
 class Reroll(Body):

@@ -370,6 +370,43 @@ class Unblinded(Rolled, Unblinding):
     KIND = "unblind"
 
 
+class DeclaredRoll(Entry):
+    """A roll of a kind the table's system declares beside the check (``declared.KINDS``): a
+    dice expression (``1d6+1``) or a Sanity roll (``sc 1/1d6``), for a character or none. Its
+    ``provable.request`` is ``{"roll": kind, "request": ...}``, resolved again by verify."""
+
+    KIND = "declared"
+    roll: Literal["dice", "sanity"]
+    words: str = Field(description="the roll as asked: 1d6+1, sc 1/1d6")
+    character: CharacterRef | None = absent()
+    request: dict[str, Any] | None = absent()
+    odds: dict[str, Any] | None = Field(None, description="exact odds (DiceOdds, SanityOdds)")
+    provable: Provable
+    result: dict[str, Any] | None = Field(
+        None, description="the result (DiceResult, SanityResult)", json_schema_extra=never_null
+    )
+    reading: dict[str, Any] | None = Field(
+        None,
+        description="how it reads, as every door shows it (a SanityView, or a dice total)",
+        json_schema_extra=never_null,
+    )
+    sheet: dict[str, Any] | None = Field(
+        None,
+        description="what it did to the character's sheet: SAN before and after, and whether "
+        "it was written (only where every reader of the sheet sees the roll)",
+        json_schema_extra=never_null,
+    )
+
+
+class DeclaredUnblinded(DeclaredRoll):
+    """A blind dice or Sanity roll shown to everyone: the roll again, after what it shows."""
+
+    KIND = "unblind_declared"
+    unblinds: int = Field(description="the blind roll's number")
+    roller_id: str | None
+    rolled_at: str | None = absent()
+
+
 KINDS: dict[str, type[Entry]] = {
     kind.KIND: kind
     for kind in (
@@ -391,6 +428,8 @@ KINDS: dict[str, type[Entry]] = {
         Roll,
         Contest,
         Unblinded,
+        DeclaredRoll,
+        DeclaredUnblinded,
     )
 }
 
@@ -663,5 +702,62 @@ def unblinded(shown: Rolled, seq: int, roll_kind: str, rolled_at: str, actor_id:
         roll_kind=roll_kind,
         roller_id=shown.actor_id,
         rolled_at=rolled_at,  # the card tells when it was rolled, not shown
+        **shown.data(),
+    )
+
+
+def declared(
+    roll: str,
+    words: str,
+    character: Mapping[str, Any] | None,
+    request: dict[str, Any],
+    odds: dict[str, Any] | None,
+    drawn: Drawn,
+    result: dict[str, Any],
+    reading: dict[str, Any],
+    sheet: dict[str, Any] | None,
+    visibility: str,
+    actor_id: str,
+) -> DeclaredRoll:
+    """A dice expression or a Sanity roll: ``request`` resolved with the drawn seed gives
+    ``result`` again (``d100 verify``)."""
+    provable: dict[str, Any] = {
+        "seed_id": drawn.seed_id,
+        "commitment": drawn.commitment,
+        "client_seed": drawn.client_seed,
+        "nonce": drawn.nonce,
+        "engine": __version__,
+        "request": {"roll": roll, "request": request},
+    }
+    if character is not None:
+        provable |= {
+            "character_id": character["id"],
+            "character_name": character["name"],
+            "member_id": character["member_id"],
+        }
+    fields: dict[str, Any] = {
+        "roll": roll,
+        "words": words,
+        **({} if character is None else {"character": character}),
+        "request": request,
+        "odds": odds,
+        "provable": provable,
+        "result": result,
+        "reading": reading,
+        **({} if sheet is None else {"sheet": sheet}),
+    }
+    return _made(DeclaredRoll, actor_id, visibility, **fields)
+
+
+def declared_unblinded(
+    shown: DeclaredRoll, seq: int, rolled_at: str, actor_id: str
+) -> DeclaredUnblinded:
+    """A blind dice or Sanity roll shown to everyone: a public event repeating it."""
+    return _made(
+        DeclaredUnblinded,
+        actor_id,
+        unblinds=seq,
+        roller_id=shown.actor_id,
+        rolled_at=rolled_at,
         **shown.data(),
     )

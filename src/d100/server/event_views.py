@@ -16,6 +16,7 @@ from pydantic import Field, RootModel, create_model
 from .event_kinds import (
     HIDDEN,
     KINDS,
+    DeclaredRoll,
     Entry,
     Part,
     Rolled,
@@ -57,6 +58,21 @@ class RollViewed(Viewed):
     )
 
 
+class DeclaredViewed(Viewed):
+    withheld: list[Literal["actor"]] | None = Field(
+        None,
+        description="an NPC's dice or Sanity roll, for a viewer who may not read its sheet: "
+        "shown by its outcome only (the total, the level and the loss)",
+        json_schema_extra=never_null,
+    )
+    view: dict[str, Any] | None = Field(
+        None,
+        description="how it reads, as every door shows it: a Sanity roll's SanityView with its "
+        "exact odds, a dice roll's total, explanation and chance; absent from a blind view",
+        json_schema_extra=never_null,
+    )
+
+
 class HiddenProvable(Part):
     seed_id: str
     nonce: int
@@ -74,11 +90,15 @@ class HiddenView(Part):
 
 def viewed(kind: type[Entry]) -> type[Part]:
     """The model of a kind's views: the view's own keys, then the kind's data."""
-    base = RollViewed if issubclass(kind, Rolled) else Viewed
+    base: type[Viewed] = RollViewed if issubclass(kind, Rolled) else Viewed
+    if issubclass(kind, DeclaredRoll):
+        base = DeclaredViewed
     data = {
         name: (field.annotation, field)
         for name, field in kind.model_fields.items()
         if name not in Entry.model_fields
+        and name not in base.model_fields
+        and not (base is DeclaredViewed and name == "reading")  # shown as its ``view``
     }
     made: type[Part] = create_model(  # type: ignore[call-overload]
         f"{kind.__name__}View",

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from .errors import not_found
-from .event_kinds import Contest, Entry, Roll, Unblinded
+from .event_kinds import Contest, DeclaredRoll, DeclaredUnblinded, Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
 from .store import MIRROR, POSTED, touch, write_columns
 from .tokens import now
@@ -27,7 +27,9 @@ from .tokens import now
 FOLLOW_UP_WINDOW = 200
 # The kinds a table's Discord channel is sent when they are made through another door; the
 # door a request came in by: the Discord one answers in the channel itself.
-MIRRORED = frozenset({Roll.KIND, Contest.KIND, Unblinded.KIND})
+MIRRORED = frozenset(
+    {Roll.KIND, Contest.KIND, Unblinded.KIND, DeclaredRoll.KIND, DeclaredUnblinded.KIND}
+)
 DISCORD = "discord"
 DOOR: ContextVar[str] = ContextVar("d100_door", default="web")
 _CHANNEL_OF = select(DiscordChannel.channel_id).where(

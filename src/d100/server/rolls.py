@@ -542,8 +542,12 @@ def unblind(session: Session, viewer: Viewer, seq: int) -> Event:
         )
     rolled = session.get_one(Event, (table.id, seq))
     logged = kinds.read(rolled)
-    assert isinstance(logged, kinds.Rolled)  # only rolls are blind rolls
-    told = kinds.unblinded(logged, seq, rolled.kind, rolled.created_at, viewer.member_id)
+    told: kinds.Entry
+    if isinstance(logged, kinds.DeclaredRoll):  # dice or a Sanity roll, rolled blind
+        told = kinds.declared_unblinded(logged, seq, rolled.created_at, viewer.member_id)
+    else:
+        assert isinstance(logged, kinds.Rolled)  # only rolls are blind rolls
+        told = kinds.unblinded(logged, seq, rolled.kind, rolled.created_at, viewer.member_id)
     shown = append(session, table, told)
     blind.unblinded_seq = shown.seq
     return shown

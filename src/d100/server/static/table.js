@@ -39,7 +39,7 @@ const byId = (id) => state.characters.find((c) => c.id === id);
 const callable = () => state.characters.filter((c) => !state.members.some((m) => m.id === c.member_id && m.revoked));
 const isGm = () => state.me.role === "gm";
 const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
-const RESULTS = ["roll", "contest", "unblind"];
+const RESULTS = ["roll", "contest", "unblind", "declared", "unblind_declared"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
 async function start() {
@@ -89,7 +89,7 @@ function connect() {
     const event = JSON.parse(message.data);
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
-    if (event.kind === "unblind") showBlind(event);
+    if (event.kind === "unblind" || event.kind === "unblind_declared") showBlind(event);
     if (event.reroll_of) { rerolled.add(event.reroll_of); showReroll(event); }
     for (const offer of document.querySelectorAll(`[data-reroll="${event.reroll_of}"]`)) offer.remove();
     $("log").prepend(el("li", { class: `card ${cardClass(event)}`, "data-seq": event.seq, "data-kind": event.kind }, describe(event)));
@@ -253,6 +253,13 @@ function render() {
   options($("roll-character"), mine().map((c) => [c.id, c.name]));
   $("roll-form").hidden = !mine().length;  // a Roll button with nothing to roll, else
   $("roll-none").hidden = !!mine().length;
+  options($("declared-character"), [["", "no character"], ...mine().map((c) => [c.id, c.name])]);
+  // the words the table's rules take beside a check: a Sanity roll where they declare one
+  const sanity = system.declares && system.declares.sanity;
+  $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
+  $("declared-help").textContent = sanity
+    ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
+    : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -1007,6 +1014,20 @@ function wire() {
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
   });
+  $("declared-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const words = $("declared-words").value.trim();
+    if (!words) { $("declared-error").textContent = "Type what to roll: 1d6+1."; return; }
+    const body = { words, visibility: $("declared-visibility").value };
+    if ($("declared-character").value) body.character_id = $("declared-character").value;
+    $("declared-button").disabled = true;
+    let event;
+    try { event = await act(() => once(`${base}/declared-rolls`, body), "declared-error"); }
+    finally { $("declared-button").disabled = false; }
+    if (!event) return;
+    $("declared-result").replaceChildren(...hereCard(event));
+    $("declared-result").scrollIntoView({ block: "nearest" });
+  });
   $("call-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fields = {};
@@ -1247,6 +1268,36 @@ function showBlind(event) {
   }
 }
 
+// A dice expression's or a Sanity roll's card, from its view (the server's reading of it).
+function declaredCard(e, tag, time) {
+  const whose = e.character ? [...who(e.character), " · "] : [];
+  const v = e.view;
+  const shown = shownAs.get(e.seq);
+  if (e.hidden || !v) return [el("p", { class: "head" }, ...whose, e.words, tag, time), el("p", { text: blindWords(shown) })];
+  // a blind one, for the GM until shown (its seed is revealed once every blind roll is)
+  const show = e.visibility === "blind" && isGm() && !shown
+    ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone")
+    : null;
+  if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
+  if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
+  if (e.roll === "dice") {
+    return [el("p", { class: "head" }, ...whose, e.words, tag, time),
+      el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
+      v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
+      v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
+  }
+  const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
+  const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${e.words}`, tag, time)];
+  if (e.withheld) return [...out, v.loss !== undefined ? el("p", {}, `Loss ${v.loss}`) : null];
+  out.push(el("p", {}, `Rolled ${v.roll} · loss ${v.loss} (${v.loss_words}) · SAN ${v.sanity} → `, el("strong", { text: String(v.sanity_after) })),
+    v.int_words ? el("p", { class: "muted", text: v.int_words }) : null,
+    el("p", { class: "verdict", text: v.insanity }),
+    v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${v.mean_loss}` }) : null,
+    e.sheet && !e.sheet.written ? el("p", { class: "hazard", text: "Hidden from a reader of the sheet: its SAN is left for the GM to set." }) : null,
+    v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show);
+  return out;
+}
+
 function describe(e) {
   const shown = shownAs.get(e.seq);
   const tag = e.visibility && e.visibility !== "public"
@@ -1292,6 +1343,7 @@ function describe(e) {
         lost ? el("p", { class: "hazard" }, "Hazard: ", e.call.hazard) : null,
         secret ? null : el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: e.result.explanation }))];
     }
+    case "declared": case "unblind_declared": return declaredCard(e, tag, time);
     case "call": {
       const names = e.call.targets.map((t) => t.character.name).join(", ");
       return [el("p", { class: "head" }, `${memberName(e.actor_id)} calls for `, el("strong", { text: e.call.skill }), `${fieldsText(e.call.fields)} from ${names}${versus(e.call)}`, time),

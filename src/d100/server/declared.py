@@ -1,0 +1,242 @@
+"""Rolls of the kinds a table's rules declare beside the check: a dice expression
+(``1d6+1``, ``2d6+DB``) and, where the system declares Sanity (``Declaration.sanity``), a
+Sanity roll (``sc 1/1d6``). Asked in the words the command line takes, for a character or
+none, in any roll mode a check has (a blind one shown by the GM as a check's is); drawn from
+the table's provable seeds as a check is (``access.chain_of``), logged as a ``declared``
+event with its exact odds and its reading. A Sanity roll for a character reads SAN, INT and
+the Mythos from its sheet and writes the SAN it leaves back, in the roll's transaction, where
+every reader of the sheet sees the roll (as a check's improvement mark: the sheet would tell
+the result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from .. import expressions, sanity, sanity_form
+from ..errors import D100Error, TooMuchWork
+from ..expressions import DiceRequest
+from ..expressions.exact import cost
+from ..provable import ProvableSource
+from ..sanity import SanityRequest, SanityResult
+from ..sanity_view import sanity_view
+from . import characters
+from . import event_kinds as kinds
+from .access import VISIBILITIES, Viewer, chain_of, require_editor, sheet_readers_see
+from .calculator import CHEAP
+from .errors import bad, conflict, invalid
+from .events import append, lock_table
+from .gametables import draw
+from .models import BlindRoll, Character, Event, GameTable
+from .rolls import Dear as CheckDear
+from .rolls import Planned
+from .store import write_columns
+
+ALLOWED = (
+    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for) or a Sanity roll of this "
+    "table's rules (sc 1/1d6)"
+)
+BONUS = "db="  # the word saying what DB stands for, as the command line's --db
+NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
+
+
+class Dear(CheckDear):
+    """A declared roll's odds too dear to work out under the lock: ``planned_odds`` works
+    them out for ``request`` (``{"roll": kind, "request": ...}``) on a worker."""
+
+
+def reads_as(words: str) -> bool:
+    """Whether words ask for a declared roll rather than name a skill: a Sanity word of any
+    system followed by a loss ``A/B``, or a word that looks like a dice expression (the
+    table then says whether its rules take it). A door asks this after the sheet."""
+    tokens = words.split()
+    if len(tokens) > 1 and tokens[0].lower() in sanity_form.words() and "/" in tokens[1]:
+        return True
+    return bool(tokens) and expressions.looks_like(tokens[0])
+
+
+@dataclass(frozen=True)
+class DeclaredSpec:
+    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none."""
+
+    words: str
+    character_id: str | None = None
+    visibility: str = "public"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The request the words make at this table: its kind, the library's request object."""
+
+    roll: str  # "dice" or "sanity"
+    request: DiceRequest | SanityRequest
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.request.to_dict()
+
+    def cost(self) -> int:
+        """The exact odds' inner steps, known before any work (``expressions.exact.cost``)."""
+        if isinstance(self.request, DiceRequest):
+            return cost(self.request.rolled)
+        return sum(cost(e) for e in (self.request.success_loss, self.request.failure_loss))
+
+
+def asked(table: GameTable, row: Character | None, words: str) -> Asked:
+    """What the words ask at this table, with what the character's sheet gives a Sanity
+    roll. Dice typed by hand are refused: the table draws every die of these rolls."""
+    tokens = words.split()
+    try:
+        said = sanity_form.read(tokens, table.system)
+        if said is not None:
+            if said.dice is not None:
+                raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
+            sheet = None if row is None else sanity_form.sheet_fields(characters.sheet_of(row))
+            return Asked("sanity", sanity_form.request(said, sheet))
+        if not tokens or not expressions.looks_like(tokens[0]):
+            raise bad("words", words, ALLOWED, "neither a dice expression nor a Sanity roll")
+        bonus = [t.partition("=")[2] for t in tokens if t.lower().startswith(BONUS)]
+        written = "".join(t for t in tokens if not t.lower().startswith(BONUS))
+        if len(bonus) > 1:
+            raise bad("words", words, f"{BONUS} once", "the damage bonus given twice")
+        return Asked("dice", DiceRequest(written, bonus[0] if bonus else None))
+    except D100Error as err:
+        raise invalid(err, "words") from None
+
+
+def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
+    """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+    if roll == "sanity":
+        return sanity.odds(request).to_dict()
+    return expressions.odds(request).to_dict()
+
+
+def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
+    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
+    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
+    be worked out on a worker and rolled again with them (``planned``)."""
+    if spec.visibility not in VISIBILITIES:
+        raise bad(
+            "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
+        )
+    table = lock_table(session, viewer.table_id)
+    row = None
+    if spec.character_id is not None:
+        row = characters.load(session, table.id, spec.character_id)
+        require_editor(viewer, row, "roll for this character")
+    made = asked(table, row, spec.words)
+    request = made.to_dict()
+    tagged = {"roll": made.roll, "request": request}
+    if planned is None:
+        if made.cost() > CHEAP:
+            raise Dear(tagged)
+        try:
+            planned = Planned(tagged, odds_of(made.roll, request))
+        except TooMuchWork as err:
+            raise invalid(err, "words") from None
+    elif planned.request != tagged:
+        raise conflict(
+            "request",
+            None,
+            "the roll as it was when its odds were worked out",
+            "the character changed meanwhile; roll again",
+        )
+    # whether the sheet may change: every reader of it sees the roll (decided before the dice)
+    seen = row is not None and sheet_readers_see(session, spec.visibility, viewer.member_id, row)
+    if isinstance(made.request, SanityRequest) and made.request.pulp and row and not seen:
+        raise bad(
+            "visibility",
+            spec.visibility,
+            "a mode every reader of the sheet sees, to spend Luck halving a loss (pulp)",
+            "Luck spent halving a loss would show the result on the sheet",
+        )
+    character = None if row is None else characters.public_view(row)
+    ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
+    named = kinds.Named(character=ref, request=request)
+    chain = chain_of(spec.visibility, viewer.member_id, named, viewer.gms)
+    drawn = draw(session, table, chain, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
+    sheet = None
+    if isinstance(made.request, SanityRequest):
+        result = sanity.roll(made.request, source)
+        reading = sanity_reading(sanity_view(result).to_dict(), planned.odds)
+        if row is not None:
+            sheet = _write_back(session, seen, row, result)
+        outcome = result.to_dict()
+    else:
+        dice = expressions.roll(made.request, source)
+        reading = dice_reading(dice.to_dict(), planned.odds)
+        outcome = dice.to_dict()
+    event = kinds.declared(
+        made.roll,
+        " ".join(spec.words.split()),
+        character,
+        request,
+        planned.odds,
+        drawn,
+        outcome,
+        reading,
+        sheet,
+        spec.visibility,
+        viewer.member_id,
+    )
+    made_event = append(session, table, event, flush=False)
+    if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
+        session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
+    return made_event
+
+
+def _write_back(
+    session: Session, seen: bool, row: Character, result: SanityResult
+) -> dict[str, Any]:
+    """SAN (and Luck spent halving a loss, P-2) written to the sheet where every reader of it
+    sees the roll (``seen``); else left as it was, for the GM to set when the player may know:
+    a SAN changed on a player's own sheet would tell them how a roll kept from them went."""
+    before, after = result.sanity, result.sanity_after
+    if seen and (before != after or result.luck_spent):
+        now = characters.sheet_of(row)
+        changed = sanity_form.with_sanity(now, after)
+        write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
+        if result.luck_spent and now.luck is not None:
+            characters.change_luck(session, row, now.luck.spend(result.luck_spent))
+    return {"sanity": [before, after], "written": seen}
+
+
+def dice_reading(result: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]:
+    """How a dice roll reads: its total, how it was made, and the exact chance of that total
+    and of at least it, with the mean (``DiceOdds``' fractions, as text)."""
+    total = result["total"]
+    rows: list[dict[str, Any]] = odds["distribution"]
+    row = next((r for r in rows if r["total"] == total), {})
+    return {
+        "title": result["expression"],
+        "total": total,
+        "explanation": result["explanation"],
+        "chance": row.get("chance"),
+        "at_least": row.get("at_least"),
+        "mean": odds["mean"],
+    }
+
+
+ODDS_READ = {
+    "success_odds": "success",
+    "mean_loss": "mean",
+    "temporary_odds": "temporary",
+    "indefinite_odds": "indefinite",
+    "permanent_odds": "permanent",
+}
+
+
+def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]:
+    """A Sanity roll's view (``SanityView``) with its exact odds, as the odds' own text."""
+    return view | {key: odds[name] for key, name in ODDS_READ.items()}
+
+
+def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
+    """The odds of a ``Dear`` declared roll's request, worked out on a worker: refused past
+    the engine's budget (``TooMuchWork``) naming the words, as under the lock."""
+    try:
+        return odds_of(str(tagged["roll"]), tagged["request"])
+    except D100Error as err:
+        raise err.at(f"words.{err.field}") from None

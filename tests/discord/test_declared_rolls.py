@@ -1,0 +1,111 @@
+"""``/r`` at a table channel rolls dice (``/r Alice 1d6+1``) and a Sanity roll for the
+character (``/r Alice sc 1/1d6``) by the page's route: the same event, seeds and sheet
+write-back; a secret one shows the channel nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import httpx
+import respx
+from fastapi.testclient import TestClient
+
+from tests.server.tablehelp import bearer
+
+from .signing import Discord
+from .test_play import r, the_link_of
+from .test_tables import CDN, GM, PLAYER, page_of, private, said, sheet, table_open
+
+COC7 = 'name = "Alice"\nsystem = "coc7"\nskills = { "spot hidden" = 55, sanity = 60, int = 70 }\n'
+
+
+def seated(client: TestClient, discord: Discord) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=COC7))
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(COC7), user=PLAYER, name="Pat")))
+
+
+@respx.mock
+def test_r_rolls_dice_and_a_sanity_roll_for_the_character(  # rule: S7-2
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    dice = said(discord.post(client, r("Alice", "1d6+1", user=PLAYER, name="Pat")))
+    assert not private(dice) and dice["embeds"][0]["title"].startswith("Total ")
+    shown = {f["name"]: f["value"] for f in dice["embeds"][0]["fields"]}
+    assert "/" in shown["Exact chance"]
+    san = said(discord.post(client, r("Alice", "sc", "1/1d6", user=PLAYER, name="Pat")))
+    fields = {f["name"]: f["value"] for f in san["embeds"][0]["fields"]}
+    assert fields["SAN"].startswith("60 → ") and "3/5" in fields["Success"]
+    url = the_link_of(client, discord)
+    seen = page_of(client, url)
+    made = [e for e in seen["events"] if e["kind"] == "declared"]
+    assert [e["roll"] for e in made] == ["dice", "sanity"]
+    after = made[1]["result"]["sanity_after"]
+    assert fields["SAN"] == f"60 → {after}"
+    path, token = url.split("#")
+    state = client.get(f"/api/tables/{path.rsplit('/', 1)[1]}", headers=bearer(token)).json()
+    alice = next(c for c in state["characters"] if c["name"] == "Alice")
+    assert alice["skills"]["sanity"] == after  # written back, as the page's roll does
+    # a skill of the sheet is still a check
+    check = said(discord.post(client, r("Alice", "spot hidden", user=PLAYER, name="Pat")))
+    assert "Sanity" not in json.dumps(check)
+
+
+@respx.mock
+def test_r_a_secret_sanity_roll_shows_the_channel_nothing(
+    client: TestClient, discord: Discord
+) -> None:
+    seated(client, discord)
+    respx.post(re.compile(r".*/webhooks/.*")).respond(200, json={"id": "1"})
+    stub = said(discord.post(client, r("Alice", "sc", "1/1d6", "gm", user=PLAYER, name="Pat")))
+    assert "secret" in stub["content"] and "embeds" not in stub
+    assert not re.search(r"\d", json.dumps({**stub, "components": []})), stub
+
+
+@respx.mock
+def test_dice_rolled_on_the_page_are_posted_to_the_channel(
+    client: TestClient, discord: Discord
+) -> None:
+    from .test_mirror import channel_route, posted
+
+    route = channel_route()
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=COC7))
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(COC7), user=PLAYER, name="Pat")))
+    url = the_link_of(client, discord)
+    path, token = url.split("#")
+    at = f"/api/tables/{path.rsplit('/', 1)[1]}"
+    body = {"words": "1d6+1"}
+    made = client.post(f"{at}/declared-rolls", headers=bearer(token), json=body)
+    assert made.status_code == 201, made.text
+    (message,) = posted(route, 1)
+    embed = message["embeds"][0]
+    assert embed["title"] == f"Total {made.json()['result']['total']} · roll #{made.json()['seq']}"
+    assert "Pat rolled 1d6+1" in embed["description"]
+
+
+@respx.mock
+def test_a_blind_sanity_roll_is_shown_to_everyone_by_its_gm_s_button(
+    client: TestClient, discord: Discord
+) -> None:
+    from d100.discord import interactions
+
+    from .test_buttons import offered
+    from .test_play import click
+
+    seated(client, discord)
+    respx.post(re.compile(r".*/webhooks/.*")).respond(200, json={"id": "1"})
+    stub = said(discord.post(client, r("Alice", "sc", "1/1d6", "blind", user=PLAYER, name="Pat")))
+    ids = {b["label"]: b["custom_id"] for b in offered(stub)}
+    assert set(ids) == {"GM: show me", "Show to everyone"}
+    mine = said(discord.post(client, click(ids["GM: show me"], user=GM, name="Gina")))
+    assert private(mine) and "SAN" in {f["name"] for f in mine["embeds"][0]["fields"]}
+    answer = discord.post(client, click(ids["Show to everyone"], user=GM, name="Gina")).json()
+    assert answer["type"] == interactions.UPDATE, answer
+    shown = answer["data"]["embeds"][0]
+    assert "Pat rolled sc 1/1d6 as Alice" in shown["description"]
+    assert "SAN" in {f["name"] for f in shown["fields"]}
+    seen = page_of(client, the_link_of(client, discord))
+    assert [e["kind"] for e in seen["events"]].count("unblind_declared") == 1

@@ -1,0 +1,69 @@
+"""Dice and Sanity rolls on the table page, on a phone and a desktop: the Keeper's small form
+takes ``1d6+1`` and ``sc 1/1d6``, the card shows the total or the Sanity roll with its exact
+odds, and a character's SAN on its card is what the roll left (S7-2); a blind one the GM
+shows to everyone from its card."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .test_browser import DESKTOP, PHONE, add_character, overflow, wired
+
+pytestmark = pytest.mark.browser
+SHEET = (
+    'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
+    'skills = {{ "spot hidden" = 45, sanity = 60, int = 70 }}\n'
+)
+
+
+def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None:  # rule: S7-2
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option("coc7")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEET)
+        words = page.get_by_label("Roll", exact=True)
+        expect(words).to_have_attribute("placeholder", re.compile("sc 1/1d6"))
+        words.fill("1d6+1")
+        page.get_by_role("button", name="Roll dice").click()
+        card = page.locator("#declared-result > .card")
+        expect(card).to_contain_text("Total")
+        expect(card).to_contain_text("Exact chance of")
+        total = int(card.locator(".total").inner_text())
+        assert 2 <= total <= 7
+        page.locator("#declared-character").select_option(label="Ada")
+        words.fill("sc 1/1d6")
+        page.get_by_role("button", name="Roll dice").click()
+        expect(card).to_contain_text("Sanity sc 1/1d6")
+        expect(card).to_contain_text("Odds of success 3/5")
+        left = re.search(r"SAN 60 → (\d+)", card.inner_text())
+        assert left is not None, card.inner_text()
+        assert 54 <= int(left.group(1)) <= 59
+        assert overflow(page) == 0
+        page.set_viewport_size(DESKTOP)
+        expect(page.locator("#log .card").first).to_contain_text("Sanity sc 1/1d6")
+        assert overflow(page) == 0
+        # a blind one: the GM shows it to everyone from its card
+        page.locator("#declared-character").select_option(label="no character")
+        page.locator("#declared-visibility").select_option("blind")
+        words.fill("2d6")
+        page.get_by_role("button", name="Roll dice").click()
+        blind = page.locator("#log .card").first  # on a wide screen the log shows it
+        expect(blind).to_contain_text("2d6")
+        blind.get_by_role("button", name="Show to everyone").click()
+        expect(page.locator("#log .card").first).to_contain_text("Blind roll #")
+        expect(page.locator("#log .card").first).to_contain_text("Total")
+        assert not errors, errors
+    finally:
+        context.close()

@@ -1,0 +1,256 @@
+"""Dice expressions and Sanity rolls at a table (``/declared-rolls``): drawn from the table's
+provable seeds, logged with their exact odds and reading, seen as any roll in its mode, a
+Sanity roll's SAN written back to the sheet only where every reader of it sees the roll, and
+every one recomputed by ``d100 verify`` from an export."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from d100 import expressions, sanity
+from d100.provable import ProvableSource
+from tests.cli.conftest import d100
+
+from .tablehelp import SHEETS, Api, Table
+
+SHEET = """name = "{name}"
+system = "coc7"
+luck = {{ current = 50, maximum = 99 }}
+skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5 }}
+"""
+
+
+@pytest.fixture(autouse=True)
+def sheets() -> Iterator[None]:
+    SHEETS["coc7"] = SHEET
+    yield
+    del SHEETS["coc7"]
+
+
+def seated(api: Api, system: str = "coc7") -> tuple[Table, str, str, str]:
+    table = api.table(system)
+    pat = table.join("Pat")
+    return table, pat, table.character(pat, "Alice"), table.character(table.gm, "Ghoul")
+
+
+def declared(table: Table, token: str, words: str, status: int = 201, **extra: Any) -> Any:
+    """The roll's view, or a refusal's error (its field, value, allowed and message)."""
+    out = table.ok("POST", "/declared-rolls", token, status, json={"words": words, **extra})
+    return out if status == 201 else out["error"]
+
+
+def san_of(table: Table, token: str, character_id: str) -> int:
+    mine = {c["id"]: c for c in table.ok("GET", "", token)["characters"]}
+    value: int = mine[character_id]["skills"]["sanity"]
+    return value
+
+
+def test_a_dice_roll_is_drawn_provably_with_its_exact_odds(api: Api) -> None:
+    table, pat, alice, _ = seated(api, "brp")
+    made = declared(table, pat, "1d6 + 1d4", character_id=alice)
+    assert made["kind"] == "declared" and made["roll"] == "dice" and made["words"] == "1d6 + 1d4"
+    result, view = made["result"], made["view"]
+    assert 2 <= result["total"] <= 10 and view["total"] == result["total"]
+    # the odds are the expression's exact distribution, and the card's chance is its total's
+    chance = expressions.odds("1d6+1d4")
+    assert Fraction(view["chance"]) == chance.chance(result["total"])
+    assert made["odds"]["mean"] == "6/1" or Fraction(made["odds"]["mean"]) == Fraction(6)
+    # drawn from the table's seed: the same seed, client seed and nonce give the same dice
+    assert made["provable"]["request"] == {"roll": "dice", "request": {"expression": "1d6+1d4"}}
+    bonus = declared(table, pat, "2d6+DB db=+1d4", character_id=alice)
+    assert bonus["request"] == {"expression": "2d6+DB", "damage_bonus": "+1d4"}
+    assert 3 <= bonus["result"]["total"] <= 16
+    no_bonus = declared(table, pat, "2d6+DB", 422)
+    assert no_bonus["field"] == "words.damage_bonus"
+    nobody = declared(table, table.gm, "3d6")
+    assert "character" not in nobody and nobody["result"]["total"] >= 3
+
+
+def test_a_sanity_roll_reads_the_sheet_and_writes_san_back(api: Api) -> None:  # rule: S7-2
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 1/1d6", character_id=alice)
+    result = made["result"]
+    assert made["roll"] == "sanity" and result["sanity"] == 60
+    assert made["request"]["intelligence"] == 70 and made["request"]["mythos"] == 5
+    # S7-2: a success loses A, a failure B, a fumble B at its maximum
+    if result["success"]:
+        assert result["loss"] == 1
+    elif result["level"] == "fumble":
+        assert result["loss"] == 6
+    else:
+        assert 1 <= result["loss"] <= 6
+    assert made["sheet"] == {"sanity": [60, 60 - result["loss"]], "written": True}
+    assert san_of(table, pat, alice) == 60 - result["loss"]
+    # the odds beside it are the library's exact ones for the request the sheet made
+    exact = sanity.odds(made["request"])
+    assert Fraction(made["view"]["success_odds"]) == exact.success
+    # S7-1: d100 against the current SAN, 01..60 succeed
+    assert Fraction(made["odds"]["success"]) == Fraction(60, 100)  # rule: S7-1
+
+
+def test_san_given_twice_and_words_that_are_no_roll_are_refused(api: Api) -> None:
+    table, pat, alice, _ = seated(api)
+    twice = declared(table, pat, "sc 1/1d6 55", 422, character_id=alice)
+    assert twice["field"] == "words.sanity" or "sanity" in twice["field"]
+    nothing = declared(table, pat, "hello there", 422)
+    assert nothing["field"] == "words" and "dice expression" in nothing["allowed"]
+    no_san = declared(table, pat, "sc 1/1d6", 422)  # no character, no SAN in the words
+    assert no_san["field"].startswith("words")
+    typed = declared(table, pat, "sc 1/1d6 @42", 422, character_id=alice)
+    assert "@DICE" in typed["allowed"]
+    unknown = declared(table, pat, "1d6", 422, visibility="nobody")
+    assert unknown["field"] == "visibility" and "blind" in unknown["allowed"]
+    other = declared(table, pat, "1d6", 403, character_id=table.character(table.gm, "Bob"))
+    assert other["field"]
+    brp, sam, _, _ = seated(api, "brp")
+    no_sanity = declared(brp, sam, "sc 1/1d6 50", 422)
+    assert no_sanity["field"].startswith("words")
+
+
+def test_a_secret_sanity_roll_of_a_player_s_character_tells_the_player_nothing(
+    api: Api,
+) -> None:  # rule: S7-2
+    """The GM's gm roll of Alice: Pat sees a stub, in the answer, the log and the export, and
+    Alice's sheet keeps its SAN (a SAN changed on Pat's sheet would tell the loss)."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, table.gm, "sc 1/1d10", character_id=alice, visibility="gm")
+    assert made["sheet"]["written"] is False and "result" in made
+    assert san_of(table, pat, alice) == 60 == san_of(table, table.gm, alice)
+    seen = {e["seq"]: e for e in table.events(pat)}[made["seq"]]
+    assert seen == {
+        "seq": made["seq"],
+        "kind": "hidden",
+        "hidden": True,
+        "provable": {"seed_id": made["provable"]["seed_id"], "nonce": 0},
+    } or (seen["kind"] == "hidden" and set(seen) == {"seq", "kind", "hidden", "provable"})
+    line = [json.loads(x) for x in table.req("GET", "/log.jsonl", pat).text.splitlines()]
+    assert {e["kind"] for e in line if e["seq"] == made["seq"]} == {"hidden"}
+    # the player's own gm roll is seen by every reader of the sheet: it writes SAN
+    own = declared(table, pat, "sc 0/1", character_id=alice, visibility="gm")
+    assert own["sheet"]["written"] is True
+    assert san_of(table, pat, alice) == own["result"]["sanity_after"]
+    # a self roll is hidden from the GM, a reader of the sheet: SAN stays
+    kept = declared(table, pat, "sc 1/1", character_id=alice, visibility="self")
+    assert kept["sheet"]["written"] is False
+    assert san_of(table, pat, alice) == own["result"]["sanity_after"]
+    assert {e["seq"]: e for e in table.events(table.gm)}[kept["seq"]]["kind"] == "hidden"
+
+
+def test_an_npc_s_sanity_roll_shows_players_its_outcome_only(api: Api) -> None:
+    table, pat, _, ghoul = seated(api)
+    made = declared(table, table.gm, "sc 1/1d6", character_id=ghoul)
+    shown = {e["seq"]: e for e in table.events(pat)}[made["seq"]]
+    assert shown["withheld"] == ["actor"]
+    assert "request" not in shown and "odds" not in shown and "sheet" not in shown
+    assert "request" not in shown["provable"] and "sanity" not in shown["result"]
+    assert shown["result"]["level"] == made["result"]["level"]
+    assert "sanity" not in shown["view"] and "dice" not in shown["view"]
+
+
+def test_an_export_with_dice_and_sanity_rolls_verifies(api: Api, tmp_path: Path) -> None:
+    table, pat, alice, ghoul = seated(api)
+    declared(table, pat, "1d6+1", character_id=alice)
+    declared(table, pat, "sc 1/1d6", character_id=alice)
+    declared(table, table.gm, "2d6", visibility="gm")
+    declared(table, table.gm, "sc 1/1d4", character_id=ghoul)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token, checked in ((table.gm, 4), (pat, 2)):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        run = d100("verify", "--json", str(log))
+        out = json.loads(run.out)
+        assert run.status == 0 and out["ok"], out
+        assert out["verified"] == checked and out["mismatch"] == 0
+    # a die changed in the log is caught
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    rolled = next(e for e in entries if e["kind"] == "declared" and e.get("roll") == "dice")
+    rolled["result"]["total"] += 1
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    run = d100("verify", "--json", str(log))
+    assert run.status != 0 and json.loads(run.out)["mismatch"] == 1
+    # so is a card or a sheet showing other numbers than the dice give
+    rolled["result"]["total"] -= 1
+    rolled["view"]["total"] += 1
+    san = next(e for e in entries if e["kind"] == "declared" and e.get("roll") == "sanity")
+    san["sheet"]["sanity"] = [60, 60]
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    run = d100("verify", "--json", str(log))
+    found = json.loads(run.out)
+    assert run.status == 1 and found["mismatch"] == 2, found
+    reasons = [c["reason"] for c in found["checks"] if c["status"] == "mismatch"]
+    assert any("card shows total" in r for r in reasons), reasons
+    assert any("sheet shows SAN" in r or "card shows" in r for r in reasons), reasons
+
+
+def test_the_dice_recompute_from_the_table_s_seed(api: Api) -> None:
+    table, pat, alice, _ = seated(api, "brp")
+    made = declared(table, pat, "2d10", character_id=alice)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    seeds = [e for e in table.events(pat) if e["kind"] == "seed"]
+    seed = bytes.fromhex(seeds[-1]["revealed"]["server_seed"])
+    p = made["provable"]
+    again = expressions.roll("2d10", ProvableSource(seed, p["client_seed"], p["nonce"]))
+    assert list(again.dice) == made["result"]["dice"]
+
+
+def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> None:
+    """The odds' cost is known before any work: past a cheap bound they are worked out on a
+    worker, then the roll made; past the engine's budget the roll is refused, naming it."""
+    table, pat, alice, _ = seated(api, "brp")
+    dear = declared(table, pat, "100d100", character_id=alice)
+    assert 100 <= dear["result"]["total"] <= 10_000
+    assert Fraction(dear["odds"]["mean"]) == Fraction(5050)
+    refused = declared(table, pat, "100d1000", 422, character_id=alice)
+    assert refused["kind"] == "too_much_work" and refused["field"] == "words.expression"
+    assert refused["budget"] == 2_000_000
+
+
+def test_pulp_luck_spent_halving_a_loss_is_written_only_where_all_readers_see_it(
+    api: Api,
+) -> None:
+    """P-2: twice the full loss in Luck halves it (rounded up); the Luck left is the sheet's,
+    so a roll hidden from one of its readers may not spend it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 10/10 pulp", character_id=alice)
+    assert made["result"]["loss"] == 5 and made["result"]["luck_spent"] == 20
+    mine = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]
+    assert mine["luck"]["current"] == 30 and mine["skills"]["sanity"] == 55
+    secret = declared(table, table.gm, "sc 10/10 pulp", 422, character_id=alice, visibility="gm")
+    assert secret["field"] == "visibility" and "Luck" in secret["message"]
+    after = {c["id"]: c for c in table.ok("GET", "", pat)["characters"]}[alice]
+    assert after["luck"]["current"] == 30 and after["skills"]["sanity"] == 55
+
+
+def test_a_blind_sanity_roll_is_the_gm_s_until_shown_and_then_verifies(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-2
+    """Pat's blind Sanity roll: Pat sees that it was made and its odds, not its result, nor
+    their SAN changed; the GM shows it to everyone, and the blind seed's reveal then lets
+    every export verify it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "sc 1/1d6", character_id=alice, visibility="blind")
+    assert made["hidden"] is True and "result" not in made and "view" not in made
+    assert "sheet" not in made and made["odds"]["success"] == "3/5"
+    assert san_of(table, pat, alice) == 60  # kept from Pat: the sheet stays
+    gm_view = {e["seq"]: e for e in table.events(table.gm)}[made["seq"]]
+    assert gm_view["sheet"] == {"sanity": [60, gm_view["result"]["sanity_after"]], "written": False}
+    sam = table.join("Sam")
+    assert {e["seq"]: e for e in table.events(sam)}[made["seq"]]["kind"] == "hidden"
+    shown = table.ok("POST", f"/rolls/{made['seq']}/unblind", table.gm, 201)
+    assert shown["kind"] == "unblind_declared" and shown["unblinds"] == made["seq"]
+    assert shown["view"]["sanity_after"] == gm_view["result"]["sanity_after"]
+    assert {e["seq"]: e for e in table.events(sam)}[shown["seq"]]["result"] == gm_view["result"]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat, sam):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        run = d100("verify", "--json", str(log))
+        out = json.loads(run.out)
+        assert run.status == 0 and out["ok"] and out["mismatch"] == 0, out
+        assert out["verified"] >= 1
