@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..chain import Followed, extends, first_difference, follow, parse_head
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
@@ -63,7 +64,7 @@ TEXT = frozenset({"explanation", "bands"})  # words about a result, not the resu
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
 UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
-NOT_A_ROLL = ("seed", "log")  # checks of a seed or of the log as a whole, not of one roll
+NOT_A_ROLL = ("seed", "log", "chain")  # checks of a seed or of the log as a whole, not of one roll
 _MISSING = object()  # what a path reaches in a value that does not have it
 # A table's chains of seeds, by audience (the server's ``access.Chain``): open (every member
 # sees its rolls whole), blind (blind rolls), the GM's ("gm": rolls only the GMs see whole),
@@ -88,6 +89,7 @@ class Audit:
     checks: list[Check] = field(default_factory=list)
     seeds: int = 0  # seeds revealed in the log
     unchecked: list[str] = field(default_factory=list)  # what this log cannot show, and why
+    chain: Followed = field(default_factory=Followed)  # its links (``d100.chain``)
 
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -110,6 +112,15 @@ class Audit:
             **counts,
             "unchecked": self.unchecked,
             "checks": checks,
+            "chain": self.chain_dict(),
+        }
+
+    def chain_dict(self) -> dict[str, Any]:
+        head = self.chain.head
+        return {
+            "linked": len(self.chain.links),
+            "before": len(self.chain.before),
+            "head": None if head is None else {"seq": head[0], "link": head[1]},
         }
 
 
@@ -140,23 +151,37 @@ def register(sub: Any) -> None:
         description=HELP,
     )
     p.add_argument("log", help="the exported log.jsonl, or - for standard input")
+    p.add_argument(
+        "other",
+        nargs="?",
+        help="another export of the same table (another member's, or earlier): one history "
+        "must extend the other",
+    )
+    p.add_argument("--against", metavar="OTHER", help="the same as giving OTHER second")
+    p.add_argument(
+        "--head",
+        metavar="SEQ:HASH",
+        action="append",
+        default=[],
+        help="a head witnessed earlier (an answer's, a post's, an export's last): the log "
+        "must extend it (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="the report as one JSON object")
     p.set_defaults(run=run)
 
 
 def run(ns: argparse.Namespace) -> int:
-    try:
-        if ns.log == "-":
-            audit = audit_log(sys.stdin)
-        else:
-            with Path(ns.log).open(encoding="utf-8") as lines:
-                audit = audit_log(lines)
-    except OSError as err:
-        raise D100Error("log", ns.log, "a readable file", err.strerror) from None
-    except UnicodeDecodeError as err:
-        raise D100Error(
-            "log", ns.log, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
-        ) from None
+    if ns.other is not None and ns.against is not None:
+        raise D100Error("--against", ns.against, "one other export", f"{ns.other} is given already")
+    heads = [parse_head(h) for h in ns.head]
+    audit = _read(ns.log)
+    other = ns.other if ns.other is not None else ns.against
+    if other is not None:
+        witnessed(audit, _read(other).chain, other)
+    for seq, hashed in heads:
+        why = extends(audit.chain, seq, hashed)
+        if why:
+            audit.checks.append(Check(0, seq, "chain", MISMATCH, f"not the head witnessed: {why}"))
     if ns.json:
         print(json.dumps(audit.to_dict()))
     else:
@@ -165,8 +190,58 @@ def run(ns: argparse.Namespace) -> int:
             print(f"  not checked: {note}")
         for check in audit.checks:
             if check.status != VERIFIED:
-                print(f"  #{check.seq} {check.kind} (line {check.line}): {check.reason}")
+                where = f" (line {check.line})" if check.line else ""
+                print(f"  #{check.seq} {check.kind}{where}: {check.reason}")
+        head = audit.chain.head
+        if head is not None:
+            print(f"  head: {head[0]}:{head[1]}")
     return 0 if audit.ok else 1
+
+
+def _read(path: str) -> Audit:
+    try:
+        if path == "-":
+            return audit_log(sys.stdin)
+        with Path(path).open(encoding="utf-8") as lines:
+            return audit_log(lines)
+    except OSError as err:
+        raise D100Error("log", path, "a readable file", err.strerror) from None
+    except UnicodeDecodeError as err:
+        raise D100Error(
+            "log", path, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
+        ) from None
+
+
+def witnessed(audit: Audit, other: Followed, name: str) -> None:
+    """Whether one of two exports' histories extends the other: the shorter one's head is a
+    link of the longer, so every event up to it is the same (seen by each as it may)."""
+    mine = audit.chain
+    if other.broken is not None:
+        audit.checks.append(
+            Check(0, other.broken.seq, "chain", MISMATCH, f"{name}: {other.broken.reason}")
+        )
+        return
+    differs = first_difference(mine, other)
+    if differs is not None:
+        audit.checks.append(
+            Check(
+                0,
+                differs,
+                "chain",
+                MISMATCH,
+                f"{name} has another #{differs}: the two histories part there",
+            )
+        )
+        return
+    shorter, longer = (
+        (other, mine) if (other.head or (0, ""))[0] <= (mine.head or (0, ""))[0] else (mine, other)
+    )
+    if shorter.head is None:
+        audit.unchecked.append(f"{name}: no linked event to compare")
+        return
+    why = extends(longer, *shorter.head)
+    if why:
+        audit.checks.append(Check(0, shorter.head[0], "chain", MISMATCH, f"{name}: {why}"))
 
 
 def summary(audit: Audit) -> str:
@@ -196,7 +271,19 @@ def audit_log(lines: Iterable[str]) -> Audit:
     that side's own dice."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
-    return _Auditor(entries).run()
+    audit = _Auditor(entries).run()
+    audit.chain = followed = follow(entries)
+    if followed.before:
+        first, last = followed.before[0], followed.before[-1]
+        events = f"#{first}" if first == last else f"#{first} to #{last}"
+        audit.unchecked.append(
+            f"events {events} are before the chain (logged before d100 linked each event to "
+            "the one before it): their history is checked by their numbers alone"
+        )
+    if followed.broken is not None:
+        broken = followed.broken
+        audit.checks.append(Check(broken.line, broken.seq, "chain", MISMATCH, broken.reason))
+    return audit
 
 
 class _Auditor:

@@ -38,6 +38,9 @@ class GameTable(Base):
     # The last event's number: bumped under the row lock, so events commit in number order.
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[str] = mapped_column(String(40))
+    # The last event's link (``d100.chain``), extended under the same lock; None until the
+    # table's first chained event (a table whose log began before the chain).
+    last_link: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
 
 
 class Member(Base):
@@ -134,6 +137,10 @@ class Event(Base):
     created_at: Mapped[str] = mapped_column(String(40))
     # The players who see it besides the GMs (access.sees_event); None: ``visibility`` decides.
     audience: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True, default=None)
+    # Its link in the table's hash chain (``d100.chain``), and the secret its commitment is
+    # salted from: never shown, only proofs made from it. None: logged before the chain.
+    link: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
+    secret: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +155,8 @@ class Logged:
     data: dict[str, Any]
     created_at: str
     audience: list[Any] | None
+    link: str | None = None
+    secret: str | None = None
 
 
 class Call(Base):
