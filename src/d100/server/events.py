@@ -144,6 +144,14 @@ def content_of(event: dict[str, Any] | Event | Logged) -> dict[str, Any]:
     return {"kind": kind, "visibility": visibility, "actor_id": actor, "at": at, **data}
 
 
+def headed(view: dict[str, Any], event: Event | Logged) -> dict[str, Any]:
+    """A view with the log's head after its event (a roll's answer, a stream's event): kept by
+    its member, it lets ``d100 verify --head`` tell a later export that rewrote the log."""
+    if event.link is None:
+        return view
+    return view | {"head": {"seq": event.seq, "link": event.link}}
+
+
 def announce(session: Session, table_id: str) -> None:
     """Wake the table's live streams once this transaction commits: this process's through
     ``touch``, every other's through one NOTIFY per table and transaction."""
