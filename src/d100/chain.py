@@ -4,11 +4,12 @@ not see enters the chain as a salted commitment.
 An event's *content* is what its fullest view shows (kind, visibility, actor, time, data).
 Its commitment is a tree of digests over that content, salted from one secret per event
 that the server keeps: each object, list and value has a key (the event's secret for the
-whole, ``HMAC(parent key, name)`` below), a salt and pads derived from that key, and a
-digest of its name, salt and (for a value) the value, (for an object or list) its parts'
-digests. A viewer shown part of an event gets a *proof*: the key of each part shown whole,
-the salt and shown parts of an object shown in part, and the bare digests of what is kept
-from them. Keys only lead down, so no proof lets a viewer open what it keeps from them.
+whole, keyed BLAKE2b of its name under its parent's key below); a value's digest is keyed
+BLAKE2b of its name and value under its key, an object's or list's SHA-256 of its name, a
+salt derived from its key and its parts' digests (an object's padded with dummies derived
+from its key). A viewer shown part of an event gets a *proof*: the key of each part shown
+whole, the salt and shown parts of an object shown in part, and the bare digests of what is
+kept from them. Keys only lead down, so no proof lets a viewer open what it keeps from them.
 
 Each event's link is ``SHA-256(["d100/chain/1", seq, previous link, public, root])``:
 ``public`` is what even a stub shows (a roll's seed and nonce), ``root`` the content's
@@ -18,7 +19,6 @@ digest. The first chained event links to ``GENESIS``.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import secrets
 from collections.abc import Mapping, Sequence
@@ -43,46 +43,62 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _JSON.encode(value).encode()
 
 
 def _sha(value: Any) -> str:
     return hashlib.sha256(_canonical(value)).hexdigest()
 
 
-def _mac(key: bytes, message: Any) -> bytes:
-    return hmac.new(key, _canonical(message), hashlib.sha256).digest()
+# A digest's parts joined by NUL: names and values are JSON, which never holds a raw NUL,
+# and the rest is hex, so no two different parts lists join alike. (One JSON list of the
+# parts was twice as slow: a roll's commitment is worked out under its table's lock.)
+_SEP = b"\x00"
+
+
+def _mac(key: bytes, *parts: bytes) -> bytes:
+    # Keyed BLAKE2b, a PRF of its own (no length extension), three times as fast as an
+    # HMAC-SHA-256 here: a roll's commitment derives a key for every part of it.
+    return hashlib.blake2b(_SEP.join(parts), key=key, digest_size=32).digest()
 
 
 def child_key(key: bytes, name: str | int) -> bytes:
-    return _mac(key, ["key", name])
+    return _mac(key, b"key", _canonical(name))
 
 
 def salt_of(key: bytes) -> str:
-    return _mac(key, ["salt"]).hex()
+    return _mac(key, b"salt").hex()
 
 
 def _pads(key: bytes, count: int) -> list[str]:
     """Digests standing in for no field, derived from the key (not the salt a part proof
     shows), so no viewer tells them from a hidden field's."""
-    return [_mac(key, ["pad", i]).hex() for i in range(-count % PAD)]
+    missing = -count % PAD
+    if not missing:
+        return []
+    seed = _mac(key, b"pad")
+    return [hashlib.sha256(seed + bytes([i])).hexdigest() for i in range(missing)]
 
 
-def _node(tag: str, salt: str, name: str | int, body: Any) -> str:
-    return _sha([tag, salt, name, body])
+def _node(tag: bytes, salt: str, name: str | int, body: list[str] | bytes) -> str:
+    joined = body if isinstance(body, bytes) else _SEP.join(p.encode() for p in body)
+    return hashlib.sha256(_SEP.join((tag, salt.encode(), _canonical(name), joined))).hexdigest()
 
 
 def digest(name: str | int, value: Any, key: bytes) -> str:
     """The digest of a value named ``name`` (a field's name, a list item's place)."""
-    salt = salt_of(key)
     if isinstance(value, Mapping):
         parts = [digest(k, v, child_key(key, k)) for k, v in value.items()]
-        return _node("object", salt, name, sorted(parts + _pads(key, len(parts))))
+        return _node(b"object", salt_of(key), name, sorted(parts + _pads(key, len(parts))))
     if isinstance(value, list):
         items = [digest(i, v, child_key(key, i)) for i, v in enumerate(value)]
-        return _node("list", salt, name, items)
-    return _node("value", salt, name, value)
+        return _node(b"list", salt_of(key), name, items)
+    # A value is never shown in part: keyed by its own key, it needs no salt of its own.
+    return _mac(key, b"value", _canonical(name), _canonical(value)).hex()
 
 
 def public_part(content: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,7 +193,7 @@ def recompute(shown: Any, given: Any, name: str | int = "", where: str = "") -> 
         if missing:
             raise Unproven(_at(where, missing[0]), "bound by the chain, missing from the view")
         parts = [recompute(shown[k], fields[k], k, _at(where, k)) for k in shown]
-        return _node("object", str(salt), name, sorted(parts + hidden))
+        return _node(b"object", str(salt), name, sorted(parts + hidden))
     if "items" in given:
         items = given["items"]
         if not (isinstance(shown, list) and isinstance(items, list) and len(items) == len(shown)):
@@ -186,7 +202,7 @@ def recompute(shown: Any, given: Any, name: str | int = "", where: str = "") -> 
             recompute(v, p, i, _at(where, i))
             for i, (v, p) in enumerate(zip(shown, items, strict=True))
         ]
-        return _node("list", str(salt), name, parts)
+        return _node(b"list", str(salt), name, parts)
     raise Unproven(where, "a proof of no known form")
 
 
