@@ -46,9 +46,15 @@ seed this viewer is never revealed, so they are not checked against it). Each ro
 the character and skill its provable record binds (rolls made before d100 bound them bind
 neither).
 
-exit status: 0 every verifiable roll verifies, 1 a roll, seed or event does not, 2 unreadable
-log (or not a d100 log: empty, binary, nested too deeply, or not a table's events from its
-opening).
+Every event links to the one before it (a hash chain; what this viewer may not see enters it
+as a salted commitment): the first link that does not follow is named. The report ends with
+the log's head (SEQ:HASH); --head checks that the log extends a head seen earlier (a roll's
+answer gives one), and a second export (or --against) that one history extends the other.
+Events logged before d100 linked its log are reported as before the chain.
+
+exit status: 0 every verifiable roll verifies, 1 a roll, seed, event or link does not, 2
+unreadable log (or not a d100 log: empty, binary, nested too deeply, or not a table's events
+from its opening).
 
 A log can come straight from the server: curl -s -H "authorization: Bearer $TOKEN"
 $SERVER/api/tables/$ID/log.jsonl piped into d100 verify -.
@@ -57,6 +63,8 @@ examples:
   d100 verify d100-table.jsonl
   d100 verify --json d100-table.jsonl
   d100 verify - < d100-table.jsonl
+  d100 verify d100-table.jsonl --head 42:6f1c0e...
+  d100 verify mine.jsonl theirs.jsonl
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
