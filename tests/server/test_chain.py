@@ -10,14 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from d100.chain import GENESIS, PAD, content, link, public_part, root_of
 from d100.cli.verify import audit_log
+from d100.server.app import create_app
+from d100.server.store import Store
 from tests.cli.conftest import clean_error, d100
 
 from .forging import relinked, unchained
 from .tablehelp import Api, Table
+from .test_migrations import _alembic
 from .test_verify_forgeries import played
 
 Log = list[dict[str, Any]]
@@ -299,3 +303,36 @@ def test_a_link_is_the_event_s_content_its_number_and_the_link_before(
             expected = link(entry["seq"], previous, public_part(content(entry)), root)
             assert entry["chain"]["link"] == expected
             previous = expected
+
+
+def test_a_table_from_before_migration_0009_is_linked_from_its_next_event(
+    database_url: str,
+) -> None:
+    """Migrated from 0008 (events without a link), the table's log verifies with its older
+    events before the chain; a downgrade and upgrade keeps every link and the chain goes on."""
+    with TestClient(create_app(database_url)) as client:
+        table = Api(client).table("brp")
+        pat = table.join("Pat")
+        alice = table.character(pat, "Alice")
+        table.roll(pat, alice, "stealth")
+        before = export(table, table.gm)
+    store = Store(database_url)
+    try:
+        _alembic(store, "downgrade", "0008")
+        _alembic(store, "upgrade", "head")  # links kept aside and put back
+        with TestClient(create_app(database_url)) as client:
+            table.api = Api(client)
+            assert export(table, table.gm) == before
+        _alembic(store, "downgrade", "0008")
+        with store.engine.begin() as c:  # as a database never linked
+            c.execute(text("DROP TABLE event_links_kept"))
+        _alembic(store, "upgrade", "head")
+    finally:
+        store.dispose()
+    with TestClient(create_app(database_url)) as client:
+        table.api = Api(client)
+        table.roll(pat, alice, "dodge")
+        log = export(table, pat)
+    out = audit(log)
+    assert out["ok"] and out["chain"]["before"] == len(before), out
+    assert out["chain"]["linked"] == 1 and log[-1]["head"]["seq"] == len(before) + 1
