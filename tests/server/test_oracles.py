@@ -151,6 +151,7 @@ def test_a_secret_call_is_seen_by_the_gm_and_its_players_only(api: Api) -> None:
         "seq": table.events(pat)[-1]["seq"],
         "kind": "hidden",
         "hidden": True,
+        "head": table.events(pat)[-1]["head"],  # the log's head after it: one for all
     }
     unknown = "x" * len(target)
     for path, body in (
