@@ -280,7 +280,10 @@ def audit_log(lines: Iterable[str]) -> Audit:
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
     audit = _Auditor(entries).run()
-    audit.chain = followed = follow(entries)
+    try:
+        audit.chain = followed = follow(entries)
+    except RecursionError:  # a proof nested past what the log's own parts may be
+        raise _too_deep(entries[0][0]) from None
     if followed.before:
         first, last = followed.before[0], followed.before[-1]
         events = f"#{first}" if first == last else f"#{first} to #{last}"
