@@ -6,6 +6,7 @@ another member's export. A player learns nothing from the chain of what they may
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +16,16 @@ from sqlalchemy import text
 
 from d100.chain import GENESIS, PAD, content, link, public_part, root_of
 from d100.cli.verify import audit_log
+from d100.errors import D100Error
 from d100.server.app import create_app
 from d100.server.store import Store
 from tests.cli.conftest import clean_error, d100
+from tests.conftest import depth
 
 from .forging import relinked, unchained
 from .tablehelp import Api, Table
 from .test_migrations import _alembic
-from .test_verify_forgeries import played
+from .test_verify_forgeries import ODD, played
 
 Log = list[dict[str, Any]]
 
@@ -336,3 +339,51 @@ def test_a_table_from_before_migration_0009_is_linked_from_its_next_event(
     out = audit(log)
     assert out["ok"] and out["chain"]["before"] == len(before), out
     assert out["chain"]["linked"] == 1 and log[-1]["head"]["seq"] == len(before) + 1
+
+
+def changed(node: Any, rng: random.Random) -> str | None:
+    """One random change inside ``node``: a key dropped or a value of another kind."""
+    where = "chain"
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            return None
+        key = rng.choice(keys)
+        where += f".{key}"
+        inner = node[key]
+        if isinstance(inner, dict | list) and inner and rng.random() < 0.7:
+            node = inner
+            continue
+        if rng.random() < 0.3:
+            del node[key]
+            return f"{where} dropped"
+        value = rng.choice(ODD)
+        if value == inner and type(value) is type(inner):
+            return None
+        node[key] = value
+        return f"{where} = {value!r}"
+
+
+def test_a_link_or_proof_changed_anywhere_fails_never_a_crash(
+    game: tuple[Table, dict[str, str], dict[str, Log]],
+) -> None:
+    """Random changes to the links and proofs of every member's export (a key dropped, a
+    value of another kind): each gets a failing report or the one-line error, never a
+    traceback and never a clean report."""
+    _, _, logs = game
+    rng = random.Random(34)
+    tried = 0
+    for who, log in logs.items():
+        for _ in range(depth(100, 400)):
+            forged = copy(log)
+            entry = rng.choice(forged)
+            change = changed(entry["chain"], rng)
+            if change is None:
+                continue
+            tried += 1
+            try:
+                out = audit(forged)
+            except D100Error:
+                continue
+            assert not out["ok"], (who, entry["seq"], change)
+    assert tried >= depth(200, 800), tried
