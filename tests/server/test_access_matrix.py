@@ -504,7 +504,9 @@ def app_routes(app: FastAPI) -> set[tuple[str, str]]:
     return out
 
 
-STUB_KEYS = {"seq", "kind", "hidden", "provable"}  # an event its viewer may not see
+# An event its viewer may not see; ``head``: the log's head after it (its number and link);
+# ``chain`` (an export's): its link and its content's digest, nothing of it opened.
+STUB_KEYS = {"seq", "kind", "hidden", "provable", "head", "chain"}
 
 
 def event_seqs(body: Any) -> list[int]:
@@ -516,6 +518,8 @@ def event_seqs(body: Any) -> list[int]:
             continue
         if e.get("kind") == "hidden":
             assert set(e) <= STUB_KEYS and set(e.get("provable", {})) <= {"seed_id", "nonce"}, e
+            assert set(e.get("head", {})) <= {"seq", "link"}, e
+            assert set(e.get("chain", {"proof": {"digest": ""}})["proof"]) == {"digest"}, e
         else:
             out.append(e["seq"])
     return out

@@ -180,8 +180,10 @@ def test_visibility_modes(api: Api) -> None:
             for who, tok in (("gm", table.gm), ("other", sam), ("roller", pat))
         }
         assert (views["gm"] is not None and "result" in views["gm"]) is gm, mode
-        # One who may not see a roll at all gets its stub: the number, seed and nonce only.
-        assert other or set(views["other"]) == {"seq", "kind", "hidden", "provable"}, mode
+        # One who may not see a roll at all gets its stub: the number, seed and nonce only
+        # (and the log's head after it).
+        stub = {"seq", "kind", "hidden", "provable", "head"}
+        assert other or set(views["other"]) == stub, mode
         assert views["gm"]["kind"] == ("roll" if gm else "hidden"), mode
         assert views["roller"] is not None and ("result" in views["roller"]) is roller
         if mode == "blind":

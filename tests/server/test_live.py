@@ -74,7 +74,10 @@ def test_each_stream_sees_only_what_its_token_may(base: str, table: Table) -> No
         _, seq, pat_view = pat_stream.next()
         assert seq == blind["seq"] and pat_view["hidden"] and "result" not in pat_view
         _, seq, sam_view = sam_stream.next()  # the blind roll reaches Sam as a stub only
-        assert seq == blind["seq"] and set(sam_view) == {"seq", "kind", "hidden", "provable"}
+        stub = {"seq", "kind", "hidden", "provable", "head"}  # the log's head after it too
+        assert seq == blind["seq"] and set(sam_view) == stub
+        assert sam_view["head"]["seq"] == seq == gm_view["head"]["seq"]
+        assert sam_view["head"] == gm_view["head"] == pat_view["head"]  # one log for all
         _, seq, _sam_view = sam_stream.next()
         assert seq == public["seq"]
 
@@ -103,7 +106,8 @@ def test_a_secret_call_reaches_a_member_outside_it_as_a_stub(base: str, table: T
         for kind in ("call", "cancel"):
             assert pat_stream.next()[2]["call"]["hazard"] == "the floor gives", kind
             _, _, sam_view = sam_stream.next()
-            assert set(sam_view) == {"seq", "kind", "hidden"} and sam_view["kind"] == "hidden"
+            assert set(sam_view) == {"seq", "kind", "hidden", "head"}
+            assert sam_view["kind"] == "hidden"
 
 
 def test_revoked_stream_is_told_and_closed(base: str, table: Table) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from d100.cli.verify import audit_log
 
+from .forging import unchained
 from .services import serve
 from .sse import Stream
 from .tablehelp import Api
@@ -118,7 +119,9 @@ class Seated:
         with Stream(base, table.id, token) as stream:
             while not streamed or streamed[-1]["seq"] < log[-1]["seq"]:
                 streamed.append(stream.next()[2])
-        assert streamed == log == export  # one view, however it is read
+        assert streamed == log  # one view, however it is read; the export's lines add
+        assert unchained(export) == unchained(log)  # their links, and it ends with the head
+        assert export[-1]["head"] == log[-1]["head"]
         return [table.ok("GET", "", token), log]
 
     def refused(self) -> None:

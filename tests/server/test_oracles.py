@@ -151,6 +151,7 @@ def test_a_secret_call_is_seen_by_the_gm_and_its_players_only(api: Api) -> None:
         "seq": table.events(pat)[-1]["seq"],
         "kind": "hidden",
         "hidden": True,
+        "head": table.events(pat)[-1]["head"],  # the log's head after it: one for all
     }
     unknown = "x" * len(target)
     for path, body in (
@@ -180,7 +181,7 @@ def test_a_secret_call_is_seen_by_the_gm_and_its_players_only(api: Api) -> None:
     rolled = table.roll(pat, alice, None, target_id=target)
     assert rolled["call"]["hazard"] == "the guard turns round"
     stub = table.events(sam)[-1]
-    assert stub["kind"] == "hidden" and set(stub) == {"seq", "kind", "hidden", "provable"}
+    assert stub["kind"] == "hidden" and set(stub) == {"seq", "kind", "hidden", "provable", "head"}
     # Rolled, the call is still told as unknown to a member outside it, never "already rolled".
     outsider = table.join("Lee")
     assert table.req("POST", f"/targets/{target}/decline", outsider).status_code == 404

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from d100.cli.verify import audit_log
 from tests.conftest import need_service
 
 from .services import postgres_available, postgres_database, serve
@@ -76,6 +77,11 @@ def test_concurrent_rolls_through_both_servers_form_one_gapless_log(
         assert seen == made
         nonces = sorted(e["provable"]["nonce"] for e in table.events(table.gm, start))
         assert nonces == list(range(12))
+        # One chain, not a fork: each link extends the last, under the table's row lock.
+        lines = table.req("GET", "/log.jsonl", table.gm).text.splitlines()
+        out = audit_log(lines).to_dict()
+        assert out["ok"] and out["chain"]["linked"] == len(lines), out
+        assert out["chain"]["head"]["seq"] == made[-1]
 
 
 def test_a_server_s_listener_skips_its_own_notifications() -> None:

@@ -12,6 +12,7 @@ from d100.engine import resolve
 from d100.provable import ProvableSource
 from tests.cli.conftest import d100
 
+from .forging import relinked
 from .tablehelp import Api, Table
 
 
@@ -37,7 +38,9 @@ def export(table: Table, token: str, path: Path) -> list[dict[str, Any]]:
 
 
 def write(path: Path, entries: list[dict[str, Any]]) -> None:
-    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    """A forged log, its links recomputed as a forger would (``forging.relinked``): what the
+    checks of the rolls and seeds catch on their own (tests/server/test_chain.py: the chain)."""
+    path.write_text("".join(json.dumps(e) + "\n" for e in relinked(entries)))
 
 
 def report(path: Path) -> tuple[int, dict[str, Any]]:
@@ -207,8 +210,11 @@ def test_every_viewer_sees_each_hidden_roll_s_seed_and_nonce(api: Api, tmp_path:
     log = tmp_path / "log.jsonl"
     entries = {e["seq"]: e for e in export(table, sam, log)}
     for seq in hidden:
-        assert set(entries[seq]) == {"seq", "kind", "hidden", "provable"}, entries[seq]
+        assert set(entries[seq]) == {"seq", "kind", "hidden", "provable", "chain"}, entries[seq]
         assert set(entries[seq]["provable"]) == {"seed_id", "nonce"}
+        # the chain: its link and its content's digest alone, no part of it opened
+        assert set(entries[seq]["chain"]) == {"link", "proof"}
+        assert set(entries[seq]["chain"]["proof"]) == {"digest"}
     status, out = report(log)
     assert status == 0 and out["hidden"] == 3 and out["verified"] == 1, out
     # A hidden roll dropped from the log leaves a gap a sceptic sees (each was the only roll

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, beacon, expressions, sanity
+from ..chain import Followed, extends, first_difference, follow, parse_head
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
@@ -47,9 +48,15 @@ seed this viewer is never revealed, so they are not checked against it). Each ro
 the character and skill its provable record binds (rolls made before d100 bound them bind
 neither).
 
-exit status: 0 every verifiable roll verifies, 1 a roll, seed or event does not, 2 unreadable
-log (or not a d100 log: empty, binary, nested too deeply, or not a table's events from its
-opening).
+Every event links to the one before it (a hash chain; what this viewer may not see enters it
+as a salted commitment): the first link that does not follow is named. The report ends with
+the log's head (SEQ:HASH); --head checks that the log extends a head seen earlier (a roll's
+answer gives one), and a second export (or --against) that one history extends the other.
+Events logged before d100 linked its log are reported as before the chain.
+
+exit status: 0 every verifiable roll verifies, 1 a roll, seed, event or link does not, 2
+unreadable log (or not a d100 log: empty, binary, nested too deeply, or not a table's events
+from its opening).
 
 A log can come straight from the server: curl -s -H "authorization: Bearer $TOKEN"
 $SERVER/api/tables/$ID/log.jsonl piped into d100 verify -.
@@ -58,6 +65,8 @@ examples:
   d100 verify d100-table.jsonl
   d100 verify --json d100-table.jsonl
   d100 verify - < d100-table.jsonl
+  d100 verify d100-table.jsonl --head 42:6f1c0e...
+  d100 verify mine.jsonl theirs.jsonl
 """
 ROLL_KINDS = ("roll", "contest", "unblind")
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
@@ -68,7 +77,7 @@ TEXT = frozenset({"explanation", "bands"})  # words about a result, not the resu
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
 UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
-NOT_A_ROLL = ("seed", "log")  # checks of a seed or of the log as a whole, not of one roll
+NOT_A_ROLL = ("seed", "log", "chain")  # checks of a seed or of the log as a whole, not of one roll
 _MISSING = object()  # what a path reaches in a value that does not have it
 # A table's chains of seeds, by audience (the server's ``access.Chain``): open (every member
 # sees its rolls whole), blind (blind rolls), the GM's ("gm": rolls only the GMs see whole),
@@ -97,6 +106,7 @@ class Audit:
     # GM's own and NPCs', and a player's made under the client seed the server gave them,
     # each drawn from a seed no beacon round binds (see ``choosable``)
     choosable: list[Any] = field(default_factory=list)
+    chain: Followed = field(default_factory=Followed)  # its links (``d100.chain``)
 
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -120,6 +130,15 @@ class Audit:
             "unchecked": self.unchecked,
             "checks": checks,
             "operator_could_choose": self.choosable,
+            "chain": self.chain_dict(),
+        }
+
+    def chain_dict(self) -> dict[str, Any]:
+        head = self.chain.head
+        return {
+            "linked": len(self.chain.links),
+            "before": len(self.chain.before),
+            "head": None if head is None else {"seq": head[0], "link": head[1]},
         }
 
 
@@ -156,23 +175,37 @@ def register(sub: Any) -> None:
         description=HELP,
     )
     p.add_argument("log", help="the exported log.jsonl, or - for standard input")
+    p.add_argument(
+        "other",
+        nargs="?",
+        help="another export of the same table (another member's, or earlier): one history "
+        "must extend the other",
+    )
+    p.add_argument("--against", metavar="OTHER", help="the same as giving OTHER second")
+    p.add_argument(
+        "--head",
+        metavar="SEQ:HASH",
+        action="append",
+        default=[],
+        help="a head witnessed earlier (an answer's, a post's, an export's last): the log "
+        "must extend it (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="the report as one JSON object")
     p.set_defaults(run=run)
 
 
 def run(ns: argparse.Namespace) -> int:
-    try:
-        if ns.log == "-":
-            audit = audit_log(sys.stdin)
-        else:
-            with Path(ns.log).open(encoding="utf-8") as lines:
-                audit = audit_log(lines)
-    except OSError as err:
-        raise D100Error("log", ns.log, "a readable file", err.strerror) from None
-    except UnicodeDecodeError as err:
-        raise D100Error(
-            "log", ns.log, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
-        ) from None
+    if ns.other is not None and ns.against is not None:
+        raise D100Error("--against", ns.against, "one other export", f"{ns.other} is given already")
+    heads = [parse_head(h) for h in ns.head]
+    audit = _read(ns.log)
+    other = ns.other if ns.other is not None else ns.against
+    if other is not None:
+        witnessed(audit, _read(other).chain, other)
+    for seq, hashed in heads:
+        why = extends(audit.chain, seq, hashed)
+        if why:
+            audit.checks.append(Check(0, seq, "chain", MISMATCH, f"not the head witnessed: {why}"))
     if ns.json:
         print(json.dumps(audit.to_dict()))
     else:
@@ -183,8 +216,58 @@ def run(ns: argparse.Namespace) -> int:
             print(f"  the operator could have chosen: {choosable(audit.choosable)}")
         for check in audit.checks:
             if check.status != VERIFIED:
-                print(f"  #{check.seq} {check.kind} (line {check.line}): {check.reason}")
+                where = f" (line {check.line})" if check.line else ""
+                print(f"  #{check.seq} {check.kind}{where}: {check.reason}")
+        head = audit.chain.head
+        if head is not None:
+            print(f"  head: {head[0]}:{head[1]}")
     return 0 if audit.ok else 1
+
+
+def _read(path: str) -> Audit:
+    try:
+        if path == "-":
+            return audit_log(sys.stdin)
+        with Path(path).open(encoding="utf-8") as lines:
+            return audit_log(lines)
+    except OSError as err:
+        raise D100Error("log", path, "a readable file", err.strerror) from None
+    except UnicodeDecodeError as err:
+        raise D100Error(
+            "log", path, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
+        ) from None
+
+
+def witnessed(audit: Audit, other: Followed, name: str) -> None:
+    """Whether one of two exports' histories extends the other: the shorter one's head is a
+    link of the longer, so every event up to it is the same (seen by each as it may)."""
+    mine = audit.chain
+    if other.broken is not None:
+        audit.checks.append(
+            Check(0, other.broken.seq, "chain", MISMATCH, f"{name}: {other.broken.reason}")
+        )
+        return
+    differs = first_difference(mine, other)
+    if differs is not None:
+        audit.checks.append(
+            Check(
+                0,
+                differs,
+                "chain",
+                MISMATCH,
+                f"{name} has another #{differs}: the two histories part there",
+            )
+        )
+        return
+    shorter, longer = (
+        (other, mine) if (other.head or (0, ""))[0] <= (mine.head or (0, ""))[0] else (mine, other)
+    )
+    if shorter.head is None:
+        audit.unchecked.append(f"{name}: no linked event to compare")
+        return
+    why = extends(longer, *shorter.head)
+    if why:
+        audit.checks.append(Check(0, shorter.head[0], "chain", MISMATCH, f"{name}: {why}"))
 
 
 def summary(audit: Audit) -> str:
@@ -214,7 +297,22 @@ def audit_log(lines: Iterable[str]) -> Audit:
     that side's own dice."""
     entries = [(n, _entry(n, line)) for n, line in enumerate(lines, 1) if line.strip()]
     _is_a_log(entries)
-    return _Auditor(entries).run()
+    audit = _Auditor(entries).run()
+    try:
+        audit.chain = followed = follow(entries)
+    except RecursionError:  # a proof nested past what the log's own parts may be
+        raise _too_deep(entries[0][0]) from None
+    if followed.before:
+        first, last = followed.before[0], followed.before[-1]
+        events = f"#{first}" if first == last else f"#{first} to #{last}"
+        audit.unchecked.append(
+            f"events {events} are before the chain (logged before d100 linked each event to "
+            "the one before it): their history is checked by their numbers alone"
+        )
+    if followed.broken is not None:
+        broken = followed.broken
+        audit.checks.append(Check(broken.line, broken.seq, "chain", MISMATCH, broken.reason))
+    return audit
 
 
 class _Auditor:

@@ -48,7 +48,7 @@ from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
 from .event_views import EventView
-from .events import get_table
+from .events import get_table, headed
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
@@ -458,7 +458,7 @@ async def roll(
                     sent,
                     lambda: rolls.roll(session, viewer, spec, planned),
                 )
-                return view_event(viewer, done.event), done.replayed
+                return headed(view_event(viewer, done.event), done.event), done.replayed
         except rolls.Dear as dear:  # nothing was written: its transaction was rolled back
             return dear.request
 
@@ -528,7 +528,8 @@ def unblind(
 ) -> dict[str, Any]:
     """Show a blind roll to everyone (GM); its seed can then be revealed by a rotation."""
     with _acting(request, table_id) as (session, viewer):
-        return view_event(viewer, rolls.unblind(session, viewer, seq))
+        shown = rolls.unblind(session, viewer, seq)
+        return headed(view_event(viewer, shown), shown)
 
 
 @router.post("/api/tables/{table_id}/rolls/{seq}/reroll", status_code=201, tags=["rolls"])
@@ -570,7 +571,7 @@ async def reroll(
                 return followups.follow(session, viewer, planned, chance, dice)
 
             done = idempotency.once(session, viewer, idempotency_key, sent, act)
-            return view_event(viewer, done.event), done.replayed
+            return headed(view_event(viewer, done.event), done.event), done.replayed
 
     planned = await anyio.to_thread.run_sync(plan)  # in the table's turn
     chance = None

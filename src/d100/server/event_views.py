@@ -28,7 +28,35 @@ from .event_kinds import (
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-class Viewed(Part):
+class Head(Part):
+    """The log's head after an event (``d100.chain``): its number and its link, to be kept
+    and given to ``d100 verify --head`` later."""
+
+    seq: int
+    link: str = Field(pattern="^[0-9a-f]{64}$")
+
+
+class Linked(Part):
+    """An exported event's place in the log's hash chain (``d100.chain``): its link, the proof
+    of what this viewer sees of it, and, for a blind roll shown, the opening of the blind
+    roll's commitment. Absent for an event logged before the chain."""
+
+    link: str = Field(pattern="^[0-9a-f]{64}$")
+    proof: dict[str, Any]
+    opens: dict[str, Any] | None = absent()
+
+
+class Chained(Part):
+    chain: Linked | None = absent()
+    head: Head | None = Field(
+        None,
+        description="the log's head after this event: an answer's, a stream event's, the "
+        "export's last line's",
+        json_schema_extra=never_null,
+    )
+
+
+class Viewed(Chained):
     """What every view of an event has besides its data (``access.shape``)."""
 
     seq: int
@@ -78,7 +106,7 @@ class HiddenProvable(Part):
     nonce: int
 
 
-class HiddenView(Part):
+class HiddenView(Chained):
     """An event this viewer may not see: its number and, for a roll, the seed and nonce it
     drew, so ``d100 verify`` checks that every nonce is used once, in order."""
 

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
+from ..chain import GENESIS, new_secret, seal
 from .errors import not_found
 from .event_kinds import Contest, DeclaredRoll, DeclaredUnblinded, Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
@@ -114,6 +115,11 @@ def append(session: Session, table: GameTable, event: Entry, flush: bool = True)
         "created_at": now(),
         "audience": event.audience,
     }
+    # The link is made under the table's lock, like the number: two appends at a table never
+    # both extend the same link. A table whose log began before the chain starts it here.
+    secret = new_secret()
+    link = seal(seq, table.last_link or GENESIS, content_of(row), secret)
+    row |= {"link": link, "secret": secret}
     if flush:
         session.flush()
     connection = session.connection()
@@ -123,9 +129,29 @@ def append(session: Session, table: GameTable, event: Entry, flush: bool = True)
         if channel is not None:
             connection.execute(_POST, {"table_id": table.id, "seq": seq, "channel_id": channel})
             session.info[POSTED] = True
-    write_columns(session, table, last_seq=seq)
+    write_columns(session, table, last_seq=seq, last_link=link)
     announce(session, table.id)
     return Event(**row)  # not in the session: the row is written, the object only tells it
+
+
+def content_of(event: dict[str, Any] | Event | Logged) -> dict[str, Any]:
+    """What the chain binds of an event: what its fullest view shows (``access.shape``)."""
+    if isinstance(event, dict):
+        kind, visibility, actor, at, data = (
+            event[k] for k in ("kind", "visibility", "actor_id", "created_at", "data")
+        )
+    else:
+        kind, visibility, actor = event.kind, event.visibility, event.actor_id
+        at, data = event.created_at, event.data
+    return {"kind": kind, "visibility": visibility, "actor_id": actor, "at": at, **data}
+
+
+def headed(view: dict[str, Any], event: Event | Logged) -> dict[str, Any]:
+    """A view with the log's head after its event (a roll's answer, a stream's event): kept by
+    its member, it lets ``d100 verify --head`` tell a later export that rewrote the log."""
+    if event.link is None:
+        return view
+    return view | {"head": {"seq": event.seq, "link": event.link}}
 
 
 def announce(session: Session, table_id: str) -> None:
@@ -160,6 +186,8 @@ _LOGGED = (
         Event.data,
         Event.created_at,
         Event.audience,
+        Event.link,
+        Event.secret,
     )
     .where(Event.table_id == bindparam("table_id"), Event.seq > bindparam("after"))
     .order_by(Event.seq)

@@ -18,13 +18,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from sqlalchemy.orm import Session
 from starlette.requests import ClientDisconnect
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from .. import chain
+from ..chain import hidden_proof, proof, unblinded_content
 from .access import Viewer, authenticate, view_event
 from .errors import ApiError
-from .events import events_after, get_table
+from .event_kinds import HIDDEN, Unblinded
+from .events import content_of, events_after, get_table
+from .models import Event, Logged
 from .store import Store
 
 AT_ONCE = 4  # per table, between its players: a member exports to verify, now and then
@@ -102,8 +107,34 @@ def batch(
     with store.read() as session:
         viewer = authenticate(session, table_id, token)
         events = [e for e in events_after(session, table_id, after, BATCH) if e.seq <= last]
-    text = "".join(json.dumps(view_event(viewer, e), separators=(",", ":")) + "\n" for e in events)
+        views = [linked(session, table_id, e, view_event(viewer, e), e.seq == last) for e in events]
+    text = "".join(json.dumps(view, separators=(",", ":")) + "\n" for view in views)
     return text.encode(), events[-1].seq if events else last
+
+
+def linked(
+    session: Session, table_id: str, event: Logged, view: dict[str, Any], last: bool
+) -> dict[str, Any]:
+    """An exported event with its link and what its viewer needs to recompute it
+    (``d100.chain``): the proof of what the view shows, and, for a blind roll shown, the
+    opening of the blind roll's commitment. The export's last event carries the head."""
+    if event.link is None or event.secret is None:
+        return view  # logged before the chain
+    full, key = content_of(event), bytes.fromhex(event.secret)
+    if view.get("kind") == HIDDEN:
+        shown = hidden_proof(full, event.secret)
+    else:
+        shown = proof(full, chain.content(view), key)
+    links: dict[str, Any] = {"link": event.link, "proof": shown}
+    if view.get("kind") == Unblinded.KIND and isinstance(view.get("unblinds"), int):
+        blind = session.get(Event, (table_id, view["unblinds"]))
+        if blind is not None and blind.secret is not None:
+            opened = bytes.fromhex(blind.secret)
+            links["opens"] = proof(content_of(blind), unblinded_content(view), opened)
+    out = view | {"chain": links}
+    if last:
+        out["head"] = {"seq": event.seq, "link": event.link}
+    return out
 
 
 class LogExport(StreamingResponse):

@@ -25,7 +25,7 @@ from sqlalchemy.engine import URL
 from .access import Decision, authenticate_all, decide, shape
 from .errors import ApiError, unauthorised
 from .event_kinds import read
-from .events import CHANNEL, events_after, origin
+from .events import CHANNEL, events_after, headed, origin
 from .store import Store
 
 # Seconds: a comment line keeps proxies from closing an idle stream. It reads nothing: a
@@ -171,7 +171,7 @@ def read_all_views(
             # a view is made from its decision alone
             decision = decide(viewer, event, models[event.seq])
             if decision not in shaped:
-                shaped[decision] = shape(event, decision)
+                shaped[decision] = headed(shape(event, decision), event)
             views.append((event.seq, shaped[decision]))
         out.append((views, events[-1].seq if events else after))
     return out

@@ -42,6 +42,9 @@ class GameTable(Base):
     # Every seed of the table names a future drand quicknet round its draws mix in
     # (d100.beacon): chosen when the table is made, on a server that fetches rounds.
     beacon: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The last event's link (``d100.chain``), extended under the same lock; None until the
+    # table's first chained event (a table whose log began before the chain).
+    last_link: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
 
 
 class Member(Base):
@@ -143,6 +146,10 @@ class Event(Base):
     created_at: Mapped[str] = mapped_column(String(40))
     # The players who see it besides the GMs (access.sees_event); None: ``visibility`` decides.
     audience: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True, default=None)
+    # Its link in the table's hash chain (``d100.chain``), and the secret its commitment is
+    # salted from: never shown, only proofs made from it. None: logged before the chain.
+    link: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
+    secret: Mapped[str | None] = mapped_column(HASH, nullable=True, default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +164,8 @@ class Logged:
     data: dict[str, Any]
     created_at: str
     audience: list[Any] | None
+    link: str | None = None
+    secret: str | None = None
 
 
 class Call(Base):
