@@ -4,14 +4,13 @@ or the table (no server needed)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from ..errors import D100Error
 from ..ledger import MAX_ROLLS, Window, ledger
 from .jsonl import parse_line
+from .logfile import read_log
 from .output import show
 
 HELP = f"""\
@@ -53,18 +52,7 @@ def run(ns: argparse.Namespace) -> int:
     from ..render.ledger_views import ledger_view
 
     window = Window(ns.first, ns.final, ns.since, ns.until, ns.last)
-    try:
-        if ns.log == "-":
-            events = list(_events(sys.stdin))
-        else:
-            with Path(ns.log).open(encoding="utf-8") as lines:
-                events = list(_events(lines))
-    except OSError as err:
-        raise D100Error("log", ns.log, "a readable file", err.strerror) from None
-    except UnicodeDecodeError as err:
-        raise D100Error(
-            "log", ns.log, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
-        ) from None
+    events = read_log(ns.log, lambda lines: list(_events(lines)))
     book = ledger(events, ns.character, ns.member, window)
     show(ns, ledger_view(book), book.to_dict())
     return 0

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .. import __version__, beacon, expressions, sanity
@@ -27,6 +25,7 @@ from ..systems import REGISTRY
 from ..tallies import plan_of
 from .extras import needed
 from .jsonl import parse_line
+from .logfile import read_log
 
 HELP = """\
 Check a table's log, exported from the table page (or GET /api/tables/ID/log.jsonl): every
@@ -225,17 +224,7 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> Audit:
-    try:
-        if path == "-":
-            return audit_log(sys.stdin)
-        with Path(path).open(encoding="utf-8") as lines:
-            return audit_log(lines)
-    except OSError as err:
-        raise D100Error("log", path, "a readable file", err.strerror) from None
-    except UnicodeDecodeError as err:
-        raise D100Error(
-            "log", path, "a table log in UTF-8 text", f"not UTF-8 text (byte {err.start})"
-        ) from None
+    return read_log(path, audit_log)
 
 
 def witnessed(audit: Audit, other: Followed, name: str) -> None:
