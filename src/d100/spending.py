@@ -84,11 +84,12 @@ class SpendRequest:
             raise RuleRefusal("spend", self.spend, "a system with Luck spends", "none declared")
         allowed = rules.spends_under(self.options)
         if not allowed:
+            wanted = " or ".join(f'rules = ["{o}"]' for o in rules.spends)
             raise RuleRefusal(
                 "rules",
                 sorted(self.options),
-                "a sheet playing by " + " or ".join(rules.spends),
-                "no Luck spends without it",
+                f"{wanted} on the sheet, to spend Luck this way",
+                "no Luck spends under these rules",
             )
         chosen = next((s for s in allowed if s.name == self.spend), None)
         if chosen is None:

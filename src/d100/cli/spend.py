@@ -27,8 +27,8 @@ spends:
 {spends}
 
 examples:
-  d100 luck --sheet party.toml vera scratch --seed 4
-  d100 luck --sheet party.toml vera stay-conscious --used 2
+  d100 luck --sheet party.toml zora scratch --seed 4
+  d100 luck --sheet party.toml zora stay-conscious --used 2
 """
 
 WOUND_HELP = """\
@@ -39,6 +39,7 @@ rules:
 {rules}
 
 examples:
+  d100 wound --sheet party.toml zora 7
   d100 wound --sheet party.toml vera 7
 """
 
