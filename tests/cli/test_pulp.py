@@ -130,5 +130,7 @@ def test_p_9_wound_errors(tmp_path: Path) -> None:  # rule: P-9
     path = sheet(tmp_path)
     done = d100("wound", "--sheet", str(path), "vera", "lots")
     assert done.status == 2 and "DAMAGE" in done.err
+    done = d100("wound", "--sheet", str(path), "vera", "-3")
+    assert done.status == 2 and "DAMAGE" in done.err and "-3" in done.err
     done = d100("wound", "--sheet", str(path), "nobody", "3")
     assert done.status == 2 and "nobody" in done.err

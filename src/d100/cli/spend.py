@@ -176,7 +176,12 @@ def luck_view(c: Character, result: spending.SpendResult, hp_name: str) -> View:
 def run_wound(ns: argparse.Namespace) -> int:
     _, c = _character(ns)
     damage = flags.number("DAMAGE", ns.damage)
-    request = spending.wound_of(c, damage)
+    try:
+        request = spending.wound_of(c, damage)
+    except D100Error as err:
+        if err.field != "damage":
+            raise
+        raise D100Error("DAMAGE", err.value, err.allowed, err.reason) from None
     result = spending.wound(request)
     hp_name, _, _ = spending.hit_points(c)
     w = result.wound
