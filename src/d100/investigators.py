@@ -35,6 +35,46 @@ class DerivedValue:
 
 
 @dataclass(frozen=True)
+class Spend:
+    """A way to spend Luck outside a check (Pulp Cthulhu's, P-3..P-7): the word it is asked
+    by, what it is in words, its rule's ID; the Luck it needs (``least(used)``, ``used``: how
+    many times it was spent since it was last reset) and the Luck it spends (``cost(luck,
+    used)``, never more than held); the hit points it heals (a dice expression, never above
+    the most) and what it cancels, in words, where it does."""
+
+    name: str
+    title: str
+    rule_id: str
+    least: Callable[[int], int]
+    cost: Callable[[int, int], int]
+    heal: str | None = None
+    cancels: str | None = None
+    counted: bool = False  # its cost grows with ``used``
+
+
+@dataclass(frozen=True)
+class Wound:
+    """One hit's outcome: hit points left, the state in words ("dead", "dying", "unconscious",
+    "conscious"), what it calls for in words (a roll) and what else it marks."""
+
+    hp_after: int
+    state: str
+    calls_for: str | None = None
+    marks: tuple[str, ...] = ()
+    rule_id: str = ""
+
+
+@dataclass(frozen=True)
+class Wounds:
+    """A system's wounds: ``take(damage, hp, hp_most, options)`` reads one hit; ``heals(options)``
+    is the hit points natural healing gives a day."""
+
+    take: Callable[[int, int, int, frozenset[str]], Wound]
+    heals: Callable[[frozenset[str]], int]
+    rule: str  # in words
+
+
+@dataclass(frozen=True)
 class Investigator:
     """A system's characters: characteristics by name, in the sheet's order, within
     ``range``; the fractions of a value its checks read (``parts``: half, fifth); the name a
@@ -51,6 +91,13 @@ class Investigator:
     derive: Callable[[Profile], Mapping[str, int | str]]
     base: Callable[[Mapping[str, int]], Mapping[str, int]]
     options: Mapping[str, str] = field(default_factory=dict)
+    hp: str | None = None  # the derived value holding hit points now (its rule's is the most)
+    spends: Mapping[str, tuple[Spend, ...]] = field(default_factory=dict)  # by option
+    wounds: Wounds | None = None
+
+    def spends_under(self, options: frozenset[str]) -> tuple[Spend, ...]:
+        """The Luck spends a sheet's options allow, in the order declared."""
+        return tuple(s for o, group in self.spends.items() if o in options for s in group)
 
     def derived_value(self, name: str) -> DerivedValue:
         return next(d for d in self.derived if d.name == name)

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sheet": ("sheet", "create, show and check character sheets (TOML)"),
     "rest": ("sheet", "a full night's rest: Luck back to maximum (BRP7)"),
     "develop": ("develop", "the development phase: improvement rolls with their exact odds"),
+    "luck": ("spend", "spend a character's Luck outside a check (Pulp Cthulhu)"),
+    "wound": ("spend", "a character takes a hit: hit points left, dying or a CON roll"),
     "advise": ("advise", "every option for a check, with its exact odds and cost"),
     "simulate": ("simulate", "N seeded rolls beside the exact odds"),
     "chart": ("chart", "PNG/SVG charts of the odds against skill"),

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..investigators import DerivedValue, Development, Investigator, Profile, Recovery
+from ..investigators import DerivedValue, Development, Investigator, Profile, Recovery, Wounds
+from . import coc7_pulp
 
 CHARACTERISTICS = ("STR", "CON", "SIZ", "DEX", "APP", "INT", "POW", "EDU")
 PULP = "pulp"
@@ -164,7 +165,18 @@ INVESTIGATOR = Investigator(
     derived=DERIVED,
     derive=derive,
     base=base_skills,
-    options={PULP: "Pulp Cthulhu: hero HP (CON + SIZ) / 5, no age on MOV, Luck recovers more"},
+    options={
+        PULP: "Pulp Cthulhu: hero HP (CON + SIZ) / 5, no age on MOV, Luck recovers more, "
+        "Luck spends (d100 luck), no major wounds and 2 HP a day"
+    },
+    hp="HP",
+    spends={PULP: coc7_pulp.SPENDS},
+    wounds=Wounds(
+        lambda damage, hp, most, options: coc7_pulp.take(damage, hp, most, PULP in options),
+        lambda options: coc7_pulp.heals(PULP in options),
+        "a hit of HP max or more kills; of half HP max or more (rounded up) it is major: "
+        "HP 0 dying, else a CON roll (CoC7 marks a major wound; Pulp, P-9, does not)",
+    ),
 )
 
 INCLUSIVE_95 = "development_95_inclusive"

@@ -1,0 +1,223 @@
+"""Pulp Cthulhu's Luck spends outside a check (P-3..P-7) and wounds (P-9), with CoC7's major
+wound beside it: the rules, the exact odds of the healing dice against brute force, seeded and
+hand-rolled dice, sheets written back, and refusals naming the field."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+
+import pytest
+
+from d100 import spending
+from d100.errors import D100Error, DiceError, RuleRefusal
+from d100.sheets import loads
+from d100.spending import SpendRequest, WoundRequest
+
+PULP = frozenset({"pulp"})
+
+
+def request(spend: str, luck: int, **kw: object) -> SpendRequest:
+    return SpendRequest("coc7", spend, luck, PULP, **kw)  # type: ignore[arg-type]
+
+
+def brute(hp: int, most: int, sides: int, plus: int) -> dict[int, Fraction]:
+    """Every face of the die, by hand: hit points after, never above the most."""
+    out: dict[int, Fraction] = {}
+    for face in range(1, sides + 1):
+        after = min(most, hp + face + plus)
+        out[after] = out.get(after, Fraction(0)) + Fraction(1, sides)
+    return out
+
+
+# -- P-3 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("used", range(8))
+def test_p_3_staying_conscious_doubles_until_reset(used: int) -> None:  # rule: P-3
+    cost = 2**used
+    result = spending.spend(request("stay-conscious", cost, used=used))
+    assert (result.cost, result.luck_after, result.next_cost) == (cost, 0, 2 * cost)
+    assert result.dice == () and result.hp_after is None
+
+
+def test_p_3_needs_luck_at_least_the_cost() -> None:  # rule: P-3
+    with pytest.raises(RuleRefusal) as err:
+        request("stay-conscious", 7, used=3)
+    assert (err.value.field, err.value.value) == ("luck", 7)
+    assert "at least 8" in err.value.allowed
+
+
+def test_p_3_uses_only_for_a_doubling_spend() -> None:  # rule: P-3
+    with pytest.raises(D100Error) as err:
+        request("fumble", 50, used=1)
+    assert err.value.field == "used"
+
+
+# -- P-4 and P-5: exact odds against brute force ------------------------------------------------
+
+
+@pytest.mark.parametrize(("hp", "most"), [(0, 10), (3, 24), (20, 24), (24, 24), (1, 3), (5, 6)])
+def test_p_4_scratch_heals_1d6_clamped_exactly(hp: int, most: int) -> None:  # rule: P-4
+    r = request("scratch", 20, hp=hp, hp_most=most)
+    assert r.cost == 20
+    assert spending.odds(r) == dict(sorted(brute(hp, most, 6, 0).items()))
+    assert sum(spending.odds(r).values()) == 1
+
+
+@pytest.mark.parametrize(("hp", "most"), [(0, 10), (0, 4), (2, 24), (7, 8)])
+def test_p_5_avoid_death_heals_1d6_plus_1_exactly(hp: int, most: int) -> None:  # rule: P-5
+    r = request("avoid-death", 47, hp=hp, hp_most=most)
+    assert spending.odds(r) == dict(sorted(brute(hp, most, 6, 1).items()))
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_p_4_dice_by_hand_and_the_clamp(face: int) -> None:  # rule: P-4
+    result = spending.spend(request("scratch", 33, hp=20, hp_most=24, dice=(face,)))
+    assert result.hp_after == min(24, 20 + face)
+    assert (result.luck_after, result.dice) == (13, (face,))
+
+
+def test_p_4_seeded_rolls_repeat_and_match_the_odds() -> None:  # rule: P-4
+    r = request("scratch", 20, hp=3, hp_most=24)
+    seen = [spending.spend(r, random.Random(seed)).hp_after for seed in range(200)]
+    again = [spending.spend(r, random.Random(seed)).hp_after for seed in range(200)]
+    assert seen == again
+    assert set(seen) == set(spending.odds(r))  # 200 rolls meet every total of 4..9
+
+
+def test_p_5_spends_all_luck_and_needs_30() -> None:  # rule: P-5
+    result = spending.spend(request("avoid-death", 30, hp=0, hp_most=12, dice=(6,)))
+    assert (result.cost, result.luck_after, result.hp_after) == (30, 0, 7)
+    with pytest.raises(RuleRefusal) as err:
+        request("avoid-death", 29, hp=0, hp_most=12)
+    assert (err.value.field, err.value.value) == ("luck", 29)
+
+
+def test_p_4_refusals_name_the_field() -> None:  # rule: P-4
+    with pytest.raises(RuleRefusal) as err:
+        request("scratch", 19, hp=3, hp_most=10)
+    assert err.value.field == "luck" and "at least 20" in err.value.allowed
+    with pytest.raises(D100Error) as err2:
+        request("scratch", 20)
+    assert err2.value.field == "HP"
+    with pytest.raises(DiceError) as err3:
+        spending.spend(request("scratch", 20, hp=1, hp_most=10, dice=(7,)))
+    assert err3.value.field == "dice"
+    with pytest.raises(DiceError):
+        spending.spend(request("scratch", 20, hp=1, hp_most=10, dice=(2, 3)))
+
+
+def test_p_4_refused_without_pulp() -> None:  # rule: P-4
+    with pytest.raises(RuleRefusal) as err:
+        SpendRequest("coc7", "scratch", 50, frozenset(), hp=3, hp_most=10)
+    assert err.value.field == "rules" and "pulp" in err.value.allowed
+    with pytest.raises(D100Error) as err2:
+        SpendRequest("brp", "scratch", 50, PULP)
+    assert err2.value.field in ("system", "spend")
+
+
+def test_an_unknown_spend_names_those_allowed() -> None:  # rule: P-4
+    with pytest.raises(D100Error) as err:
+        request("heal", 50)
+    assert err.value.field == "spend" and "scratch" in err.value.allowed
+
+
+# -- P-6 and P-7 ---------------------------------------------------------------------------------
+
+
+def test_p_6_lucks_away_a_fumble_for_10() -> None:  # rule: P-6
+    result = spending.spend(request("fumble", 10))
+    assert (result.cost, result.luck_after) == (10, 0)
+    assert result.cancels is not None and "still fails" in result.cancels
+    with pytest.raises(RuleRefusal):
+        request("fumble", 9)
+
+
+@pytest.mark.parametrize("luck", [0, 4, 10, 11, 60])
+def test_p_7_villain_luck_is_floored_at_zero(luck: int) -> None:  # rule: P-7
+    assert spending.spend(request("second-attack", luck)).luck_after == max(0, luck - 10)
+    assert spending.spend(request("look-out-master", luck)).luck_after == 0
+
+
+# -- P-9 -----------------------------------------------------------------------------------------
+
+
+def expected(damage: int, hp: int, most: int, pulp: bool) -> tuple[int, str, bool, bool]:
+    """The rule as SESSION.md words it, written apart from the code."""
+    major = 2 * damage >= most
+    after = max(0, hp - damage)
+    if damage >= most:
+        state = "dead"
+    elif after == 0:
+        state = "dying" if major else "unconscious"
+    else:
+        state = "conscious"
+    return after, state, major and after > 0 and damage < most, major and not pulp
+
+
+@pytest.mark.parametrize("pulp", [True, False])
+def test_p_9_every_hit_on_small_grids(pulp: bool) -> None:  # rule: P-9
+    options = PULP if pulp else frozenset()
+    for most, damage in itertools.product(range(1, 14), range(0, 16)):
+        for hp in range(0, most + 1):
+            got = spending.wound(WoundRequest("coc7", damage, hp, most, options))
+            after, state, con, marked = expected(damage, hp, most, pulp)
+            w = got.wound
+            assert (w.hp_after, w.state) == (after, state), (most, damage, hp)
+            assert (w.calls_for is not None) == con, (most, damage, hp)
+            assert ("major wound" in w.marks) == marked
+            assert got.heals_a_day == (2 if pulp else 1)
+
+
+def test_p_9_examples() -> None:  # rule: P-9
+    def state(damage: int, hp: int, most: int) -> str:
+        return spending.wound(WoundRequest("coc7", damage, hp, most, PULP)).wound.state
+
+    assert state(24, 24, 24) == "dead"  # damage >= HP max
+    assert state(12, 10, 24) == "dying"  # 12 >= ceil(24 / 2)
+    assert state(11, 10, 24) == "unconscious"
+    assert state(6, 10, 11) == "conscious"  # ceil(11 / 2) = 6: a CON roll
+
+
+# -- sheets ----------------------------------------------------------------------------------------
+
+SHEET = """\
+[vera]
+system = "coc7"
+rules = ["pulp"]
+luck = { current = 45, maximum = 60 }
+characteristics = { STR = 60, CON = 55, SIZ = 65, DEX = 70, POW = 60 }
+"""
+
+
+def test_p_4_on_a_sheet_written_back() -> None:  # rule: P-4
+    c = loads(SHEET + "derived = { HP = 20 }\n").get("vera")
+    r = spending.spend_of(c, "scratch", dice=(3,))
+    assert (r.hp, r.hp_most, r.luck) == (20, 24, 45)  # P-8: (55 + 65) / 5
+    after = spending.apply_spend(c, spending.spend(r))
+    assert after.derived["HP"] == 23 and after.luck is not None
+    assert (after.luck.current, after.luck.maximum) == (25, 60)
+
+
+def test_p_9_on_a_sheet_written_back() -> None:  # rule: P-9
+    c = loads(SHEET).get("vera")
+    result = spending.wound(spending.wound_of(c, 7))
+    assert result.request.hp == 24  # no HP on the sheet: the most
+    assert spending.apply_wound(c, result).derived["HP"] == 17
+
+
+def test_p_4_hp_unknown_names_the_sheet() -> None:  # rule: P-4
+    text = SHEET.replace("CON = 55, SIZ = 65, ", "")
+    c = loads(text).get("vera")
+    with pytest.raises(D100Error) as err:
+        spending.spend_of(c, "scratch")
+    assert err.value.field == "vera.characteristics"
+
+
+def test_p_3_a_sheet_without_pulp_is_refused() -> None:  # rule: P-3
+    c = loads(SHEET.replace('rules = ["pulp"]\n', "")).get("vera")
+    with pytest.raises(RuleRefusal) as err:
+        spending.spend_of(c, "stay-conscious")
+    assert err.value.field == "rules"
