@@ -209,3 +209,15 @@ def test_s7_12_characteristics_and_base_skills_stay_off_the_saved_sheet() -> Non
     text = dumps(loads(VERA))
     assert "Climb" not in text and "Dodge" not in text and "computed" not in text
     assert loads(text) == loads(VERA)
+
+
+def test_s7_12_a_prefix_of_a_listed_skill_names_it_before_the_base_skills() -> None:
+    """The sheet's own Fighting (Brawl) is what "fighting" names, though the base skills add
+    Fighting (Axe) and others; a base skill's full name still reaches it, and a prefix only
+    base skills share stays ambiguous."""
+    ghoul = loads('[ghoul]\nsystem = "coc7"\nskills = { "fighting (brawl)" = 40, dodge = 20 }\n')
+    who = ghoul.get("ghoul")
+    assert who.skill("fighting") == "fighting (brawl)"
+    assert who.skill("Fighting (Axe)") == "Fighting (Axe)"
+    with pytest.raises(D100Error, match="ambiguous"):
+        who.skill("firearms")

@@ -325,7 +325,16 @@ class Character:
     def skill(self, query: str) -> str:
         """The skill's name as the sheet spells it, from a prefix or any letter case; with
         an investigator, a characteristic's, Luck's or a base skill's too."""
-        return lookup(query, self.rollable, f"{self.name}'s skill")
+        names = self.rollable
+        if len(names) > len(self.skills):  # base skills and characteristics beside the sheet's
+            key = _folded(query)
+            own = [n for n in self.skills if _folded(n).startswith(key)] if key else []
+            # a prefix of one skill the sheet lists is that skill ("fighting" its Fighting
+            # (Brawl), not ambiguous with the base Fighting (Axe)), unless another name is
+            # the query itself (DEX, a base skill's full name)
+            if len(own) == 1 and not any(_folded(n) == key for n in names):
+                return own[0]
+        return lookup(query, names, f"{self.name}'s skill")
 
     def ability(self, query: str) -> str:
         return lookup(query, self.abilities, f"{self.name}'s ability")

@@ -254,7 +254,8 @@ HELD = (
 # generated request schemas do not state yet.
 ONE_OF = ("skill", "characteristic", "resistance", "versus")
 BEYOND_SCHEMA = {
-    "POST /api/tables": ("house_rules", "settings"),
+    # the beacon only on a server that fetches its rounds (D100_BEACON_URL)
+    "POST /api/tables": ("house_rules", "settings", "beacon"),
     "POST /api/tables/{table_id}/characters": ("sheet",),
     "PUT /api/tables/{table_id}/characters/{character_id}": ("sheet", "member_id"),
     "PATCH /api/tables/{table_id}/characters/{character_id}": (
