@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import actions, dice, flags, sanity, words
+from . import actions, dice, flags, sanity, word_rolls, words
 from .roll import add_cover, rng_of, run_check
 
 if TYPE_CHECKING:
@@ -229,6 +229,12 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
 
 def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
+    special = word_rolls.read(typed, ns.parser, ns.system)
+    if special is not None:  # SealDice's .sc, .en: a roll that is no check
+        roll, who, flag_tokens = special
+        ns = ns.parser.parse_args(flag_tokens, namespace=ns)
+        word_rolls.run(ns, roll, who)
+        return 0
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
     losing = sanity.read(ns, said)
