@@ -231,7 +231,7 @@ def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
     special = word_rolls.read(typed, ns.parser, ns.system)
     if special is not None:  # SealDice's .sc, .en: a roll that is no check
-        roll, who, flag_tokens = special
+        roll, _, who, flag_tokens = special
         ns = ns.parser.parse_args(flag_tokens, namespace=ns)
         word_rolls.run(ns, roll, who)
         return 0

@@ -20,9 +20,9 @@ from .output import show
 
 def read(
     typed: Sequence[str], parser: argparse.ArgumentParser, system: str | None = None
-) -> tuple[WordRoll, str | None, list[str]] | None:
-    """The word roll the line asks for, who it is for (a character's name before the word),
-    and the flags left for the command; None where the line is no such roll. Tokens a
+) -> tuple[WordRoll, str, str | None, list[str]] | None:
+    """The word roll the line asks for, its system, who it is for (a character's name before
+    the word), and the flags left for the command; None where the line is no such roll. Tokens a
     system's words take (SealDice's ``--half``) are left to them where the command has no
     such flag."""
     options = parser._option_string_actions
@@ -41,7 +41,7 @@ def read(
     found = quick.read_command(" ".join([*said, *theirs]), system)
     if found is None or found.roll is None:
         return None
-    return found.roll, who, flag_tokens
+    return found.roll, str(found.request["system"]), who, flag_tokens
 
 
 def run(

@@ -87,10 +87,10 @@ def read(text: str) -> Command | None:
     command, rest = found[1].lower(), found[2].strip()
     if command in ELSEWHERE:
         raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
-    if command in ROLLS:
-        return ROLLS[command](rest)
     if not rest:
         return None
+    if command in ROLLS:
+        return ROLLS[command](rest)
     if command == SETCOC:
         return _setcoc(rest)
     hidden, rule = CHECKS[command]
