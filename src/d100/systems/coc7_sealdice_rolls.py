@@ -142,14 +142,6 @@ class ScRequest:
             out["dice"] = list(self.dice)
         return out
 
-    def with_sheet(self, character: Any) -> ScRoll:
-        """SAN from a character's sheet, as ``d100 roll --sheet F WHO sc`` reads it."""
-        from ..sanity_form import sheet_fields
-
-        if self.sanity is not None:
-            raise BadInput("sanity", self.sanity, f"SAN once: {character.name}'s sheet gives it")
-        return ScRoll(replace(self, sanity=sheet_fields(character)["sanity"]))
-
 
 @dataclass(frozen=True)
 class ScResult:
@@ -316,7 +308,17 @@ class ScRoll:
     word: str = "sc"
 
     def with_sheet(self, character: Any) -> ScRoll:
-        return self.request.with_sheet(character)
+        """SAN from a character's sheet, as ``d100 roll --sheet F WHO sc`` reads it."""
+        from ..sanity_form import sheet_fields
+
+        if self.request.sanity is not None:
+            raise BadInput(
+                "sanity",
+                self.request.sanity,
+                f"SAN once: {character.name}'s sheet gives it",
+                "given twice",
+            )
+        return ScRoll(replace(self.request, sanity=sheet_fields(character)["sanity"]))
 
     def play(self, house_rules: Mapping[str, Any], rng: RandomSource | None) -> WordRolled:
         rule = rule_of(house_rules)
