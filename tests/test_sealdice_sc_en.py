@@ -259,3 +259,15 @@ def test_sd_w7_words_and_rolls() -> None:
     with pytest.raises(D100Error) as err:
         en(".en 侦查").play({}, None)
     assert err.value.field == "侦查"
+
+
+# rule: SD-W6
+def test_sd_w6_a_loss_too_dear_to_count_is_still_rolled(monkeypatch: pytest.MonkeyPatch) -> None:
+    from d100 import tallies
+    from d100.errors import TooMuchWork
+
+    monkeypatch.setattr(tallies, "BUDGET", 1)
+    with pytest.raises(TooMuchWork):
+        sc_odds(ScRequest("1/1d6", 60))
+    done = ScRoll(ScRequest("1/1d6", 60, dice=(30,))).play({}, None)
+    assert done.data["odds"] is None and done.data["loss"] == 1

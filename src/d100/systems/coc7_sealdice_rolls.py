@@ -25,7 +25,7 @@ from .. import expressions, sanity
 from ..declarations import Command, WordRolled
 from ..development import ImprovementRoll, Pool, roll_odds, roll_one
 from ..dice import RandomSource
-from ..errors import BadInput, D100Error
+from ..errors import BadInput, D100Error, TooMuchWork
 from ..expressions import Expression
 from ..expressions.rolls import rolled
 from ..machine import Dice, Given, distribution, run
@@ -323,25 +323,30 @@ class ScRoll:
     def play(self, house_rules: Mapping[str, Any], rng: RandomSource | None) -> WordRolled:
         rule = rule_of(house_rules)
         result = sc_roll(self.request, rule, rng)
-        chance = sc_odds(replace(self.request, dice=None), rule)
+        chance: ScOdds | None
+        try:
+            chance = sc_odds(replace(self.request, dice=None), rule)
+        except TooMuchWork:  # rolling costs little; counting every loss may cost more
+            chance = None
         lines = [("roll", result.explanation)]
         if result.permanent:
             lines.append(("notice", "SAN 0: permanent insanity"))
         elif result.temporary:
             lines.append(("notice", f"a loss of {result.loss}: temporary insanity"))
-        lines.append(
-            (
-                "odds",
-                f"success {_pct(chance.success)}, mean loss {float(chance.mean):.2f}, "
-                f"loss >= 5 {_pct(chance.big_loss)}, SAN 0 {_pct(chance.permanent)}",
+        if chance is not None:
+            lines.append(
+                (
+                    "odds",
+                    f"success {_pct(chance.success)}, mean loss {float(chance.mean):.2f}, "
+                    f"loss >= 5 {_pct(chance.big_loss)}, SAN 0 {_pct(chance.permanent)}",
+                )
             )
-        )
         data = {
             "command": ".sc",
             "setcoc": rule,
             "request": self.request.to_dict(),
             **result.to_dict(),
-            "odds": chance.to_dict(),
+            "odds": None if chance is None else chance.to_dict(),
         }
         after = result.sanity_after
 
