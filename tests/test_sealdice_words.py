@@ -89,7 +89,7 @@ def test_sd_w1_a_check_as_sealdice_judges_it() -> None:
 
 @pytest.mark.parametrize(
     ("line", "named"),
-    [(".xyz 50", ".xyz"), (".sc 1/1d6", ".sc"), (".en 侦查", ".en"), (".rav 侦查50", ".rav")],
+    [(".xyz 50", ".xyz"), (".rav 侦查50", ".rav")],
 )
 def test_sd_w8_unknown_or_elsewhere_dot_commands_are_refused_naming_those_taken(
     line: str, named: str
@@ -97,8 +97,15 @@ def test_sd_w8_unknown_or_elsewhere_dot_commands_are_refused_naming_those_taken(
     with pytest.raises(D100Error) as err:
         quick.read(line)
     assert ".ra" in err.value.allowed and ".rch" in err.value.allowed
-    assert ".setcoc" in err.value.allowed
+    assert ".setcoc" in err.value.allowed and ".sc" in err.value.allowed
     assert named in str(err.value)
+
+
+@pytest.mark.parametrize("line", [".sc 1/1d6 60", ".en 侦查60"])
+def test_sd_w6_sd_w7_are_rolls_of_their_own_not_checks(line: str) -> None:
+    with pytest.raises(D100Error) as err:  # JSON Lines read checks: these roll elsewhere
+        quick.read(line)
+    assert "not a check" in str(err.value) and "d100 roll" in err.value.allowed
 
 
 def test_sd_w8_setcoc_takes_sealdices_rules_as_a_setting() -> None:

@@ -323,6 +323,30 @@ class Sanity:
 
 
 @dataclass(frozen=True)
+class WordRolled:
+    """A chat-bot word's roll that is no check (SealDice's ``.sc``, ``.en``): its title, its
+    lines (a label, a text), its data as JSON gives it, and what it writes to a character's
+    sheet (the character after it and a line saying so), None where it writes nothing."""
+
+    title: str
+    lines: tuple[tuple[str, str], ...]
+    data: Mapping[str, Any]
+    write: Callable[[Any], tuple[Any, str]] | None = None
+
+
+class WordRoll(Protocol):
+    """A chat-bot word that rolls something other than a check: the values a character's
+    sheet gives it, and its roll under the table's house rules."""
+
+    @property
+    def word(self) -> str: ...
+
+    def with_sheet(self, character: Any) -> WordRoll: ...
+
+    def play(self, house_rules: Mapping[str, Any], rng: Any) -> WordRolled: ...
+
+
+@dataclass(frozen=True)
 class Command:
     """A chat-bot command as typed: its contract request, the label written with it, whether
     it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
@@ -335,6 +359,7 @@ class Command:
     repeat: int = 1
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
 
 
 @dataclass(frozen=True)

@@ -393,7 +393,7 @@ def develop(request: DevelopmentRequest, rng: RandomSource | None = None) -> Dev
     """Roll the phase: dice from the request's ``dice`` where given, else from ``rng``."""
     given = {STREAM: Given(request.dice)} if request.dice is not None else {}
     draws = Draws(rng, given)
-    rolled = [_roll(name, m, draws, request) for name, m in request.machines()]
+    rolled = [roll_one(name, m, draws, request.dice) for name, m in request.machines()]
     draws.finish()
     luck = rolled.pop() if request.luck is not None else None
     before = request.reward_value
@@ -404,14 +404,18 @@ def develop(request: DevelopmentRequest, rng: RandomSource | None = None) -> Dev
     return DevelopmentResult(request, tuple(rolled), luck, before, after)
 
 
-def _roll(name: str, m: ImprovementRoll, draws: Draws, request: DevelopmentRequest) -> RollResult:
+def roll_one(
+    name: str, m: ImprovementRoll, draws: Draws, given: tuple[int, ...] | None
+) -> RollResult:
+    """One roll of the machine, its dice drawn from ``draws`` (``given``: the dice given by
+    hand, named where one is outside its faces)."""
     state, dice = m.start(), list[int]()
     while (need := m.need(state)) is not None:
         value = draws.draw(need)
         if not need.low <= value <= need.high:  # given by hand: held to its die
             raise DiceError(
                 STREAM,
-                list(request.dice or ()),
+                list(given or ()),
                 f"each die within its faces: {name}'s die {len(dice) + 1} is 1..{need.high}",
                 f"{value} for a die of 1..{need.high}",
             )

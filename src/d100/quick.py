@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from . import expressions
 from .contract import CheckRequest
-from .declarations import Command
+from .declarations import Command, WordRoll
 from .engine import parse as parse_request
 from .errors import D100Error, integer
 from .fields import Field, from_text, word_shape
@@ -261,6 +261,7 @@ class Form:
     repeat: int = 1  # rolled this many times (SealDice's ``3#``)
     defaults: Mapping[str, Any] = field(default_factory=dict)  # what the table's settings replace
     settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
+    roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -324,7 +325,7 @@ def _form(
 ) -> Form:
     """A form read: its request, its label and its secrecy, its own or the words' after it."""
     label, secret = label or found.label, secret or found.secret
-    return Form(request, label, secret, found.repeat, found.defaults, found.settings)
+    return Form(request, label, secret, found.repeat, found.defaults, found.settings, found.roll)
 
 
 def no_setting(found: Form, text: str) -> Form:
@@ -337,6 +338,13 @@ def no_setting(found: Form, text: str) -> Form:
             "a roll; d100 shell keeps a setting for its session (on one line: --house "
             "NAME=VALUE or the word NAME=VALUE)",
             "a setting, not a roll",
+        )
+    if found.roll is not None:
+        raise D100Error(
+            "quick",
+            text,
+            "a check; d100 roll and d100 shell roll this word (d100 roll coc7 .sc 1/1d6 60)",
+            f"a roll of its own ({found.roll.word}), not a check",
         )
     return found
 

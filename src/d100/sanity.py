@@ -87,6 +87,9 @@ def _loss(text: object) -> tuple[Expression, Expression]:
     return read[0], read[1]
 
 
+parse_loss = _loss  # a loss ``A/B`` as another Sanity roll reads it (SealDice's ``.sc``)
+
+
 @dataclass(frozen=True)
 class SanityRequest:
     """A Sanity roll: the system, the current Sanity, the loss ``A/B``; INT for the roll a big

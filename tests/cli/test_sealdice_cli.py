@@ -54,3 +54,78 @@ def test_sd_w8_setcoc_is_a_setting_not_a_roll_on_one_command_line() -> None:
     refused = clean_error(d100("roll", ".setcoc", "2"))
     assert "a setting, not a roll" in refused and "--house" in refused
     assert "0, 1, 2, 3, 4, 5 or dg" in clean_error(d100("roll", ".setcoc", "9"))
+
+
+def sc_json(*args: str) -> dict[str, object]:
+    run = d100("roll", *args, "--json")
+    assert run.status == 0, run
+    data: dict[str, object] = json.loads(run.out)
+    return data
+
+
+# rule: SD-W6
+def test_sd_w6_sc_on_the_command_line_by_the_tables_rule() -> None:
+    zero = sc_json("coc7", ".sc", "1/1d6", "60", "@97,4")
+    assert (zero["setcoc"], zero["level"], zero["loss"], zero["sanity_after"]) == (
+        0,
+        "failure",
+        4,
+        56,
+    )
+    three = sc_json(".sc", "1/1d6", "60", "--house", "setcoc=3", "@97")
+    assert (three["level"], three["maximised"], three["loss"], three["temporary"]) == (
+        "fumble",
+        True,
+        6,
+        True,
+    )
+    assert three["odds"]["success"] == "3/5" and three["view"]["title"].endswith("(setcoc 3)")
+    halved = sc_json(".sc", "0/1d10", "60", "--half", "--cap=3", "@80,9")
+    assert (halved["loss_rolled"], halved["loss"]) == (9, 3)  # halve, then cap
+    lone = sc_json(".sc", "1d6", "60", "@100")
+    assert (lone["loss_expression"], lone["loss"]) == ("1d6", 6)
+    text = d100("roll", "coc7", ".sc", "1/1d6", "4", "@90,5")
+    assert text.status == 0 and "permanent insanity" in text.out
+
+
+def test_sd_w6_sc_refusals_name_the_field() -> None:
+    assert "sanity" in clean_error(d100("roll", ".sc", "1/1d6"))
+    assert "--cap=N" in clean_error(d100("roll", ".sc", "1/1d6", "60", "--cap"))
+
+
+# rule: SD-W6, SD-W7
+def test_sd_w6_sd_w7_with_a_sheet_read_and_write_back(tmp_path: Path) -> None:
+    sheet = tmp_path / "party.toml"
+    sheet.write_text('[vera]\nsystem = "coc7"\nskills = { "侦查" = 60, sanity = 55 }  # kept\n')
+    sc = sc_json("--sheet", str(sheet), "vera", ".sc", "1/1d6", "@80,4")
+    assert (sc["who"], sc["sanity"], sc["sanity_after"]) == ("vera", 55, 51)
+    assert "sanity = 51" in sheet.read_text() and "# kept" in sheet.read_text()
+    run = d100("roll", "--sheet", str(sheet), "vera", ".en", "侦查", "@97,4")
+    assert run.status == 0, run
+    assert "侦查 64" in run.out and '"侦查" = 64' in sheet.read_text()
+    same = sc_json("--sheet", str(sheet), "vera", ".en", "侦查", "@20")
+    assert same["skills"][0]["after"] == 64 and '"侦查" = 64' in sheet.read_text()
+
+
+# rule: SD-W7
+def test_sd_w7_en_by_numbers_with_its_odds() -> None:
+    data = sc_json(".en", "侦查60", "+1/1d5", "|", "图书馆70", "@97,4,20", "--house", "setcoc=3")
+    rolls = data["skills"]
+    assert isinstance(rolls, list)
+    assert [r["after"] for r in rolls] == [64, 70]
+    assert rolls[0]["odds"]["improves"] == "2/5" and rolls[1]["odds"]["improves"] == "3/10"
+    assert "no value" in clean_error(d100("roll", ".en", "侦查"))
+
+
+# rule: SD-W6, SD-W8
+def test_sd_w6_sc_in_the_shell_takes_the_sessions_setcoc(tmp_path: Path) -> None:
+    log = tmp_path / "session.jsonl"
+    lines = [".sc 1/1d6 60 @77,2", ".setcoc dg", ".sc 1/1d6 60 @77", ".sc 1/1d6 60 @44"]
+    run = d100("shell", "--log", str(log), "--plain", stdin="\n".join(lines) + "\n")
+    assert run.status == 0, run
+    rolls = [json.loads(line)["result"] for line in log.read_text().splitlines()]
+    assert [(r["setcoc"], r["level"], r["loss"]) for r in rolls] == [
+        (0, "failure", 2),
+        ("dg", "fumble", 6),  # a failed double loses the failure loss at its maximum
+        ("dg", "critical", 1),
+    ]

@@ -36,3 +36,12 @@ def test_s7_13_several_shots_on_discord_take_the_table_s_system() -> None:
     assert "Any hit" in shown
     refused = quick_answer(ROLL, "55 shots11", "coc7", True, "Vera", SECRET, "8")
     assert refused["content"].endswith("shots: got 11; allowed: an integer 1..10")
+
+
+# rule: SD-W6
+def test_sd_w6_sc_on_discord_is_rolled_from_the_interaction() -> None:
+    answer = quick_answer(ROLL, ".sc 1/1d6 60", None, False, "Vera", SECRET, "42")
+    shown = fields(answer)
+    assert shown["roll"].startswith("rolled ") and "vs SAN 60" in shown["roll"]
+    assert answer["embeds"][0]["title"] == "SealDice .sc (setcoc 0)"
+    assert quick_answer(ROLL, ".sc 1/1d6 60", None, False, "Vera", SECRET, "42") == answer

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import quick
 from ..errors import D100Error
 from ..systems import REGISTRY
-from . import actions, dice, flags, sanity, words
+from . import actions, dice, flags, sanity, word_rolls, words
 from .roll import add_cover, rng_of, run_check
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ several shots, SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme
 auto, SKILL autoN [volleyN] [volleysN] and the same words.
 
 a Sanity roll: [SYSTEM] sc LOSS SAN [int=N mythos=N today=N ...], or WHO sc LOSS with a sheet
-(coc7 sc 1/1d6 60; docs/cli.md, Sanity rolls).
+(coc7 sc 1/1d6 60; docs/cli.md, Sanity rolls). SealDice's .sc and .en as SealDice plays them,
+under --house setcoc=N (docs/editions.md).
 
 dice expressions: NdM, + and -, whole numbers, keep highest or lowest (4d6kh3, 2d20kl1),
 DB with --db (d100 roll 1d8+DB --db +1d4) and half(DB) for a thrown weapon (S7-6).
@@ -61,6 +62,8 @@ examples:
   d100 roll coc7 '1D100<=65' --seed 7
   d100 roll coc7 'CC<=65' Spot Hidden --seed 7
   d100 roll coc7 sc 1/1d6 60 int=70 --seed 7
+  d100 roll coc7 .sc 1/1d6 60 --seed 7
+  d100 roll .en 侦查60 +1d5 --seed 7
   d100 roll coc7 'FAR(30,62,98)' --seed 7
   d100 roll coc7 55 shots3 long mal98 --seed 7
 """
@@ -229,6 +232,12 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
 
 def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
+    special = word_rolls.read(typed, ns.parser, ns.system)
+    if special is not None:  # SealDice's .sc, .en: a roll that is no check
+        roll, _, who, flag_tokens = special
+        ns = ns.parser.parse_args(flag_tokens, namespace=ns)
+        word_rolls.run(ns, roll, who)
+        return 0
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
     losing = sanity.read(ns, said)

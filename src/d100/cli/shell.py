@@ -21,7 +21,7 @@ from ..errors import D100Error
 from ..result_view import inputs_text
 from ..sheets import Character, Sheet, load
 from ..systems import REGISTRY
-from . import config, flags, quick, words
+from . import config, flags, quick, word_rolls, words
 from .follow import Followable, offers_view, take
 from .odds import run as run_odds
 from .output import show
@@ -151,6 +151,17 @@ class Shell(cmd.Cmd):
             system = setting.request["system"]
             self.table[system] = quick_words.merged(self.table.get(system, {}), setting.settings)
             print(f"{system} from now on: {inputs_text({'system': system, **self.table[system]})}")
+            return
+        special = (
+            None if command == "odds" else word_rolls.read(typed, quick.command_parser(command))
+        )
+        if special is not None:  # SealDice's .sc, .en under the session's setcoc
+            roll, system, who, flag_tokens = special
+            ns = self._parse([command, *flag_tokens])
+            ns.sheet = ns.sheet or self.sheet_path
+            table = self.table.get(system, {}).get("house_rules", {})
+            data = word_rolls.run(ns, roll, who, table)
+            self._log("roll", who or system, roll.word, data)
             return
         ns = quick.prepare(typed, self.sheet_path, command, self._extra(command))
         ns.table_settings = self.table

@@ -16,7 +16,14 @@ from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
 from . import sanity
-from .render import advice_message, error_message, odds_message, report_message, roll_message
+from .render import (
+    advice_message,
+    error_message,
+    odds_message,
+    report_message,
+    roll_message,
+    word_roll_message,
+)
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
 
@@ -44,6 +51,10 @@ def quick_answer(
             rolled = found.action.roll(found.request, dice_for(secret, interaction_id))
             report = found.action.report(rolled, found.action.odds(found.request))
             return report_message(who, words, report, found.label, private)
+        special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
+        if command == ROLL and special is not None and special.roll is not None:
+            done = special.roll.play({}, dice_for(secret, interaction_id))  # .sc, .en
+            return word_roll_message(who, words, done.title, done.lines, private)
         request = quick.read(words, system)
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:

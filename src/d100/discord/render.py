@@ -232,6 +232,17 @@ def report_message(
     return message(embeds=[embed(title, head, rows)], private=private)
 
 
+def word_roll_message(
+    who: str, words: str, title: str, rows: Sequence[tuple[str, str]], private: bool
+) -> dict[str, Any]:
+    """A chat-bot word's roll that is no check (SealDice's ``.sc``, ``.en``): its lines as
+    fields."""
+    head = f"{escaped(who)} rolled {escaped(words)}" if who else escaped(words)
+    return message(
+        embeds=[embed(title, head, [(escaped(a), escaped(b)) for a, b in rows])], private=private
+    )
+
+
 def odds_message(
     request: Mapping[str, Any], chance: CheckOdds | ContestOdds, private: bool
 ) -> dict[str, Any]:

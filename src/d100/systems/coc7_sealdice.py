@@ -1,7 +1,8 @@
-"""SealDice's CoC7 check words as aliases over coc7's own requests (SD-W1..SD-W5, SD-W8):
+"""SealDice's CoC7 words as aliases over coc7's own requests (SD-W1..SD-W8):
 ``.ra``/``.rc`` with difficulty prefixes glued to the name, ``b``/``p`` dice, ``3#`` repeats,
 ``.rah``/``.rch`` hidden; ``.rc`` judged by rule 0, ``.ra`` by the table's ``setcoc``, else rule
-0 (decision S9). Other dot-commands are refused, naming those taken."""
+0 (decision S9); ``.sc`` and ``.en`` as SealDice plays them (``coc7_sealdice_rolls``). Other
+dot-commands are refused, naming those taken."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from ..declarations import Command
 from ..errors import D100Error
-from . import coc7_setcoc
+from . import coc7_sealdice_rolls, coc7_setcoc
 
 NAME = "coc7"
 # command word -> (hidden, forced rule): .rc/.rch force rule 0 (SD-W1), .rah/.rch are hidden
@@ -22,16 +23,16 @@ CHECKS: dict[str, tuple[bool, int | None]] = {
 }
 # SealDice's commands d100 reads elsewhere, or not at all, with what to say instead
 ELSEWHERE = {
-    "sc": "a Sanity roll: not available as a SealDice word",
-    "en": "a development roll: not available as a SealDice word",
     "rav": "an opposed check: not available as a SealDice word (d100 contest)",
     "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
 }
 SETCOC = "setcoc"  # SD-W8: sets the table's rule
-TAKEN = ", ".join(f".{c}" for c in (*CHECKS, SETCOC))
+ROLLS = coc7_sealdice_rolls.READERS  # .sc, .en: rolls that are no check (SD-W6, SD-W7)
+TAKEN = ", ".join(f".{c}" for c in (*CHECKS, *ROLLS, SETCOC))
 # the longest first, so that .rah is not read as .ra and a name starting with h
+_WORDS = sorted([*CHECKS, *ROLLS, *ELSEWHERE, SETCOC], key=len, reverse=True)
 _COMMAND = re.compile(
-    r"\.(" + "|".join(sorted([*CHECKS, *ELSEWHERE, SETCOC], key=len, reverse=True)) + r")(.*)",
+    r"\.(" + "|".join(_WORDS) + r")(.*)",
     re.IGNORECASE | re.DOTALL,
 )
 _DOT = re.compile(r"\.[A-Za-z]+")
@@ -88,6 +89,8 @@ def read(text: str) -> Command | None:
         raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
     if not rest:
         return None
+    if command in ROLLS:
+        return ROLLS[command](rest)
     if command == SETCOC:
         return _setcoc(rest)
     hidden, rule = CHECKS[command]
