@@ -1290,8 +1290,8 @@ function declaredCard(e, tag, time) {
   const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${e.words}`, tag, time)];
   if (e.withheld) return [...out, v.loss !== undefined ? el("p", {}, `Loss ${v.loss}`) : null];
   out.push(el("p", {}, `Rolled ${v.roll} · loss ${v.loss} (${v.loss_words}) · SAN ${v.sanity} → `, el("strong", { text: String(v.sanity_after) })),
-    v.int_words ? el("p", { class: "muted", text: v.int_words }) : null,
-    el("p", { class: "verdict", text: v.insanity }),
+    v.int_words ? el("p", { class: "muted", text: `INT roll ${v.int_words}` }) : null,
+    el("p", { class: "verdict", text: v.insanity === "none" ? "No insanity" : v.insanity }),
     v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${v.mean_loss}` }) : null,
     e.sheet && !e.sheet.written ? el("p", { class: "hazard", text: "Hidden from a reader of the sheet: its SAN is left for the GM to set." }) : null,
     v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show);
