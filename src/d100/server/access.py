@@ -418,11 +418,17 @@ def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     reading = view.pop("reading", None)
     if not decision.withheld:
         return view if reading is None else view | {"view": reading}
-    out = {k: v for k, v in view.items() if k not in ("request", "odds", "sheet", "result")}
+    # the words go too: they are the request as typed (a damage bonus, db=+1d4, tells the NPC's
+    # STR and SIZ; today=3 the SAN it lost), and the title is the expression as written (2d6+DB)
+    hidden = ("request", "odds", "sheet", "result", "words")
+    out = {k: v for k, v in view.items() if k not in hidden}
     out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
     out["withheld"] = [ACTOR]
     if isinstance(reading, dict):
         out["view"] = {k: reading[k] for k in ("title", *DECLARED_KEPT) if k in reading}
+        request = view.get("request")
+        if view.get("roll") == "dice" and isinstance(request, dict) and "expression" in request:
+            out["view"]["title"] = str(request["expression"])
     result = view.get("result")
     if isinstance(result, dict):
         out["result"] = {k: result[k] for k in DECLARED_KEPT if k in result}

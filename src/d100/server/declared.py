@@ -40,6 +40,15 @@ ALLOWED = (
 )
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
+# A Sanity roll's odds weigh each loss it can come to at every level in exact fractions: about
+# 50 us a loss, so its odds are worked out under the table's lock (``CHEAP``) for at most a
+# couple of hundred losses (sc 1d10/1d100), on a worker beyond (sc 4d1000/1d1000: a second).
+PER_LOSS = 100
+# What a roll's logged odds leave out: the chance of every total (or loss) its request can come
+# to, which its request gives again (``d100 odds``). At the bounds (50d1000) it was 30 MB an
+# event, linked under the table's lock and sent again to every member; the card keeps the
+# chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
+UNLOGGED = {"dice": "distribution", "sanity": "losses"}
 
 
 class Dear(CheckDear):
@@ -77,10 +86,12 @@ class Asked:
         return self.request.to_dict()
 
     def cost(self) -> int:
-        """The exact odds' inner steps, known before any work (``expressions.exact.cost``)."""
+        """The exact odds' inner steps, known before any work (``expressions.exact.cost``); a
+        Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
-        return sum(cost(e) for e in (self.request.success_loss, self.request.failure_loss))
+        losses = (self.request.success_loss, self.request.failure_loss)
+        return sum(cost(e) + PER_LOSS * (e.high - e.low + 1) for e in losses)
 
 
 def asked(table: GameTable, row: Character | None, words: str) -> Asked:
@@ -168,12 +179,13 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         dice = expressions.roll(made.request, source)
         reading = dice_reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
+    logged = {k: v for k, v in planned.odds.items() if k != UNLOGGED[made.roll]}
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
         character,
         request,
-        planned.odds,
+        logged,
         drawn,
         outcome,
         reading,

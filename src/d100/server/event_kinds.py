@@ -377,7 +377,12 @@ class DeclaredRoll(Entry):
 
     KIND = "declared"
     roll: Literal["dice", "sanity"]
-    words: str = Field(description="the roll as asked: 1d6+1, sc 1/1d6")
+    words: str | None = Field(
+        None,
+        description="the roll as asked: 1d6+1, sc 1/1d6 (absent from a view withholding the "
+        "roller's numbers: an NPC's, to players)",
+        json_schema_extra=never_null,
+    )
     character: CharacterRef | None = absent()
     request: dict[str, Any] | None = absent()
     odds: dict[str, Any] | None = Field(None, description="exact odds (DiceOdds, SanityOdds)")

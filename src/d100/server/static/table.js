@@ -1274,6 +1274,8 @@ function declaredCard(e, tag, time) {
   const v = e.view;
   const shown = shownAs.get(e.seq);
   if (e.hidden || !v) return [el("p", { class: "head" }, ...whose, e.words, tag, time), el("p", { text: blindWords(shown) })];
+  // an NPC's, to a player: no words (they hold its numbers), the title the server gives
+  const words = e.words || (e.roll === "dice" ? v.title : "roll");
   // a blind one, for the GM until shown (its seed is revealed once every blind roll is)
   const show = e.visibility === "blind" && isGm() && !shown
     ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone")
@@ -1281,17 +1283,17 @@ function declaredCard(e, tag, time) {
   if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
   if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
   if (e.roll === "dice") {
-    return [el("p", { class: "head" }, ...whose, e.words, tag, time),
+    return [el("p", { class: "head" }, ...whose, words, tag, time),
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
       v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
   }
   const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
-  const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${e.words}`, tag, time)];
+  const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${words}`, tag, time)];
   if (e.withheld) return [...out, v.loss !== undefined ? el("p", {}, `Loss ${v.loss}`) : null];
   out.push(el("p", {}, `Rolled ${v.roll} · loss ${v.loss} (${v.loss_words}) · SAN ${v.sanity} → `, el("strong", { text: String(v.sanity_after) })),
-    v.int_words ? el("p", { class: "muted", text: v.int_words }) : null,
-    el("p", { class: "verdict", text: v.insanity }),
+    v.int_words ? el("p", { class: "muted", text: `INT roll ${v.int_words}` }) : null,
+    el("p", { class: "verdict", text: v.insanity === "none" ? "No insanity" : v.insanity }),
     v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${v.mean_loss}` }) : null,
     e.sheet && !e.sheet.written ? el("p", { class: "hazard", text: "Hidden from a reader of the sheet: its SAN is left for the GM to set." }) : null,
     v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show);
