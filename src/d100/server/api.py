@@ -4,7 +4,7 @@ commit before the answer is sent."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -443,35 +443,16 @@ async def roll(
     nothing they were worked out for changed."""
     server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
     sent = body.model_dump(mode="json")
-
-    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool] | dict[str, Any]:
-        """The roll and whether it was replayed, or the request whose odds are too dear to
-        work out under the lock (only without ``planned``)."""
-
-        try:
-            with server.store.write() as session:
-                viewer = authenticate(session, table_id, token)
-                done = idempotency.once(
-                    session,
-                    viewer,
-                    idempotency_key,
-                    sent,
-                    lambda: rolls.roll(session, viewer, spec, planned),
-                )
-                return headed(view_event(viewer, done.event), done.event), done.replayed
-        except rolls.Dear as dear:  # nothing was written: its transaction was rolled back
-            return dear.request
-
-    done = await server.writing.run(f"table:{table_id}", make, None)
-    if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
-        work = f"table:{table_id}"
-        chance = await server.pool.run(work, calculator.odds_of, done, urgent=True)
-        done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
-        assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
-    view, replayed = done
-    if replayed:
-        response.headers["idempotent-replayed"] = "true"
-    return view
+    made = await _made(
+        server,
+        table_id,
+        token,
+        idempotency_key,
+        sent,
+        calculator.odds_of,
+        lambda session, viewer, planned: rolls.roll(session, viewer, spec, planned),
+    )
+    return _answered(made, response)
 
 
 @router.post(
@@ -494,29 +475,56 @@ async def declared_roll(
     roll already made."""
     server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
     sent = body.model_dump(mode="json") | {"route": "declared"}
+    made = await _made(
+        server,
+        table_id,
+        token,
+        idempotency_key,
+        sent,
+        declared.planned_odds,
+        lambda session, viewer, planned: declared.roll(session, viewer, spec, planned),
+    )
+    return _answered(made, response)
 
-    def make(planned: rolls.Planned | None) -> tuple[dict[str, Any], bool] | dict[str, Any]:
+
+Made = tuple[dict[str, Any], bool]  # a roll's view and whether it was replayed
+
+
+async def _made(
+    server: Server,
+    table_id: str,
+    token: str | None,
+    idempotency_key: str | None,
+    sent: dict[str, Any],
+    odds_of: Callable[[dict[str, Any]], Any],
+    roll: Callable[[Session, Viewer, rolls.Planned | None], Event],
+) -> Made:
+    """A roll made in its table's write turn, its odds worked out in its one transaction when
+    cheap; when dear (``rolls.Dear``: nothing was written), on the worker pool first, from the
+    sheets as they are, and the roll then made if nothing they were worked out for changed."""
+
+    def make(planned: rolls.Planned | None) -> Made | dict[str, Any]:
         try:
             with server.store.write() as session:
                 viewer = authenticate(session, table_id, token)
                 done = idempotency.once(
-                    session,
-                    viewer,
-                    idempotency_key,
-                    sent,
-                    lambda: declared.roll(session, viewer, spec, planned),
+                    session, viewer, idempotency_key, sent, lambda: roll(session, viewer, planned)
                 )
-                return view_event(viewer, done.event), done.replayed
-        except declared.Dear as dear:  # nothing was written
+                return headed(view_event(viewer, done.event), done.event), done.replayed
+        except rolls.Dear as dear:  # its transaction was rolled back
             return dear.request
 
-    done = await server.writing.run(f"table:{table_id}", make, None)
-    if isinstance(done, dict):  # dear odds: a worker's, within the engine's budget
-        work = f"table:{table_id}"
-        chance = await server.pool.run(work, declared.planned_odds, done, urgent=True)
-        done = await server.writing.run(f"table:{table_id}", make, rolls.Planned(done, chance))
+    work = f"table:{table_id}"
+    done = await server.writing.run(work, make, None)
+    if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
+        chance = await server.pool.run(work, odds_of, done, urgent=True)
+        done = await server.writing.run(work, make, rolls.Planned(done, chance))
         assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
-    view, replayed = done
+    return done
+
+
+def _answered(made: Made, response: Response) -> dict[str, Any]:
+    view, replayed = made
     if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view
