@@ -568,6 +568,8 @@ def table_view(table: GameTable) -> dict[str, Any]:
     }
     if table.beacon:  # only then: a table without it answers as it did
         out["beacon"] = True
+    if table.last_link is not None:  # the log's head, as a roll's answer gives it (events.headed)
+        out["head"] = {"seq": table.last_seq, "link": table.last_link}
     return out
 
 
