@@ -133,6 +133,7 @@ function reload() {  // many events arrive together: fetch the state once for th
     const ticket = ++asked;
     try {
       const fresh = await api("GET", base);
+      heads.see(fresh.table.head);  // a head at a number kept must be the one kept, whenever read
       if (ticket === asked) { state = fresh; render(); }
     } catch (err) { $("page-error").textContent = err.message; }
   }, 80);
