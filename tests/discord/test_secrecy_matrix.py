@@ -8,9 +8,10 @@ The web view is the policy (``access.decide``): what each member's ``/events`` a
 is what they know. A roll's message (its title names its event) is held to that event's
 views: a number or a text some member's view of it holds and the user's does not is withheld;
 every message is held to the table's: a number none of the user's views shows. Numbers up to
-10 and short texts are left out (every message has them). The Ghoul (the GM's, an NPC) has
-distinctive numbers (83, 87, 91), the web's dice are typed by hand, and the server's seeds
-come from a counter, so the drawn dice are the same in every run."""
+10 and short texts are left out (every message has them), and so is a post's head (its
+footer's log number and link digits) where the user's own log shows that head. The Ghoul
+(the GM's, an NPC) has distinctive numbers (83, 87, 91), the web's dice are typed by hand,
+and the server's seeds come from a counter, so the drawn dice are the same in every run."""
 
 from __future__ import annotations
 
