@@ -71,8 +71,9 @@ def game(api: Api) -> tuple[Table, dict[str, str], dict[str, Log]]:
 
 
 def test_every_member_s_export_links_every_event_to_one_head(
-    logs: dict[str, Log],
+    game: tuple[Table, dict[str, str], dict[str, Log]],
 ) -> None:
+    table, tokens, logs = game
     heads = set()
     for who, log in logs.items():
         out = audit(log)
@@ -84,6 +85,8 @@ def test_every_member_s_export_links_every_event_to_one_head(
         assert all("head" not in e for e in log[:-1])
         assert all(e["chain"]["link"] != GENESIS for e in log)
     assert len(heads) == 1  # the GM's and each player's: one history
+    # the table's state gives each member the same head, for the page to check what it kept
+    assert {json.dumps(table.ok("GET", "", t)["table"]["head"]) for t in tokens.values()} == heads
 
 
 def test_a_player_learns_nothing_from_the_chain_of_what_they_may_not_see(
@@ -276,6 +279,7 @@ def test_a_log_begun_before_the_chain_is_linked_from_its_next_event(api: Api) ->
             text("UPDATE game_tables SET last_link = NULL WHERE id = :t"), {"t": table.id}
         )
     before = len(export(table, table.gm))
+    assert "head" not in table.ok("GET", "", pat)["table"]  # no link yet: no head to keep
     table.roll(pat, alice, "dodge")
     table.ok("POST", "/seeds/rotate", table.gm)
     for token in (table.gm, pat):
