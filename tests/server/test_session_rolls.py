@@ -23,6 +23,7 @@ from .tablehelp import SHEETS, Api, Table
 SHEET = """name = "{name}"
 system = "coc7"
 luck = {{ current = 50, maximum = 99 }}
+characteristics = {{ STR = 80, SIZ = 70 }}
 skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5 }}
 """
 
@@ -93,6 +94,23 @@ def test_a_sanity_roll_reads_the_sheet_and_writes_san_back(api: Api) -> None:  #
     assert Fraction(made["view"]["success_odds"]) == exact.success
     # S7-1: d100 against the current SAN, 01..60 succeed
     assert Fraction(made["odds"]["success"]) == Fraction(60, 100)  # rule: S7-1
+
+
+def test_db_is_read_from_the_character_s_sheet(api: Api) -> None:  # rule: S7-11
+    """``DB`` in a character's dice is its sheet's damage bonus (STR 80 + SIZ 70: +1D4) unless
+    the words say otherwise; an NPC's stays out of what a player sees of the roll."""
+    table, pat, alice, ghoul = seated(api)
+    made = declared(table, pat, "1d8+DB", character_id=alice)
+    assert made["request"] == {"expression": "1d8+DB", "damage_bonus": "+1d4"}
+    assert 2 <= made["result"]["total"] <= 12 and Fraction(made["view"]["mean"]) == 7
+    told = declared(table, pat, "1d8+DB db=-1", character_id=alice)
+    assert told["request"]["damage_bonus"] == "-1"
+    nobody = declared(table, pat, "1d8+DB", 422)
+    assert nobody["field"] == "words.damage_bonus" and nobody["value"] is None
+    npc = declared(table, table.gm, "1d8+DB", character_id=ghoul)
+    shown = {e["seq"]: e for e in table.events(pat)}[npc["seq"]]
+    assert shown["view"] == {"title": "1d8+DB", "total": npc["result"]["total"]}
+    assert "1d4" not in json.dumps(shown) and "mean" not in json.dumps(shown)
 
 
 def test_san_given_twice_and_words_that_are_no_roll_are_refused(api: Api) -> None:

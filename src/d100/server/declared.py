@@ -35,8 +35,8 @@ from .rolls import Planned
 from .store import write_columns
 
 ALLOWED = (
-    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for) or a Sanity roll of this "
-    "table's rules (sc 1/1d6)"
+    "a dice expression (1d6+1, or 1d8+DB: DB the character's damage bonus, else db=+1d4) or a "
+    "Sanity roll of this table's rules (sc 1/1d6)"
 )
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
@@ -111,7 +111,10 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
         written = "".join(t for t in tokens if not t.lower().startswith(BONUS))
         if len(bonus) > 1:
             raise bad("words", words, f"{BONUS} once", "the damage bonus given twice")
-        return Asked("dice", DiceRequest(written, bonus[0] if bonus else None))
+        given = bonus[0] if bonus else None
+        if given is None and row is not None and expressions.parse(written).names_bonus:
+            given = characters.sheet_of(row).damage_bonus  # S7-11: the sheet's, where it has one
+        return Asked("dice", DiceRequest(written, given))
     except D100Error as err:
         raise invalid(err, "words") from None
 

@@ -258,8 +258,8 @@ function render() {
   const sanity = system.declares && system.declares.sanity;
   $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
   $("declared-help").textContent = sanity
-    ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
+    ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).";
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
