@@ -4,7 +4,7 @@ one, roll it, count its odds and show it without knowing whose it is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -37,20 +37,28 @@ class Report:
 @dataclass(frozen=True)
 class Action:
     """One kind of request: ``read`` takes the words after the system's name (``FAR(30,62,98)``,
-    ``55 shots3 long``) and answers its typed request and the label written after it, or None
-    when they are not this action;
+    ``55 shots3 long``) and what ``DB`` stands for where they say nothing of it (a sheet's
+    damage bonus, or None), and answers its typed request and the label written after it, or
+    None when they are not this action; ``build`` makes the request again from its contract
+    JSON (a table's log, ``d100 verify``); ``cost`` bounds the work of its odds before any;
     ``roll`` resolves it with a random source (the request's own dice first); ``odds`` counts
-    it exactly; ``report`` puts a result and its odds in words; ``to_dict`` is the result and
-    odds as contract JSON."""
+    it exactly, as contract JSON; ``report`` puts a result and those odds in words;
+    ``to_dict`` is the result and odds as contract JSON."""
 
     name: str
     form: str  # what a person types, for help: "FAR(bullets,skill,malfunction[,...])"
     summary: str
-    read: Callable[[Sequence[str]], tuple[Any, str | None] | None]
+    read: Callable[[Sequence[str], str | None], tuple[Any, str | None] | None]
+    build: Callable[[Mapping[str, Any]], Any]
+    cost: Callable[[Any], int]
     roll: Callable[[Any, RandomSource | None], Any]
-    odds: Callable[[Any], Any]
-    report: Callable[[Any, Any], Report]
-    to_dict: Callable[[Any, Any], dict[str, Any]]
+    odds: Callable[[Any], dict[str, Any]]
+    report: Callable[[Any, Mapping[str, Any]], Report]
+
+    def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
+        """A result's contract JSON with its exact odds beside."""
+        out: dict[str, Any] = result.to_dict()
+        return {**out, "odds": dict(odds)}
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,18 @@ class Found:
     label: str | None
 
 
-def find(words: Sequence[str], system: str | None) -> Found | None:
+def named(name: str) -> Action | None:
+    """The action of that name any system declares (a table's log names its rolls so)."""
+    from .systems import REGISTRY
+
+    for spec in REGISTRY:
+        for action in spec.declares.actions:
+            if action.name == name:
+                return action
+    return None
+
+
+def find(words: Sequence[str], system: str | None, bonus: str | None = None) -> Found | None:
     """The action ``words`` ask for (``[SYSTEM] FAR(30,62,98)``, ``[SYSTEM] 55 shots3``), else
     None: a form led by a skill is the named system's, else ``system``'s (the one chosen where
     the words name none); any other form a named system's, else any system's in the
@@ -80,7 +99,7 @@ def find(words: Sequence[str], system: str | None) -> Found | None:
     systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
     for spec in systems:
         for action in spec.declares.actions:
-            found = action.read(said)
+            found = action.read(said, bonus)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None

@@ -88,6 +88,8 @@ class Far:
                 out[name] = getattr(self, name)
         if self.dice is not None:
             out["dice"] = list(self.dice)
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

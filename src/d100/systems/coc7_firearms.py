@@ -6,20 +6,21 @@ counted and put in words for any door to draw."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..actions import Action, Report, Row
 from ..dice import show_roll
-from ..errors import D100Error, TooMuchWork
+from ..errors import D100Error
 from ..fields import from_text
+from . import coc7_damage as damage
 from . import coc7_far as fa
 from . import coc7_full_auto as au
 from . import coc7_shots as cs
 from .coc7_check import NAME
-from .coc7_firing import RANGES
+from .coc7_firing import RANGES, Told, built
 from .coc7_rules import DIFFICULTIES
 from .common import DICE, rolls
 
@@ -36,7 +37,7 @@ def _given(word: str) -> tuple[int, ...] | None:
 # -- FAR ---------------------------------------------------------------------------------------
 
 
-def read_far(words: Sequence[str]) -> tuple[fa.Far, str | None] | None:
+def read_far(words: Sequence[str], bonus: str | None = None) -> tuple[fa.Far, str | None] | None:
     """``FAR(w,x,y[,z[,d[,v]]])`` first, then dice rolled by hand (``@52,11,81``), then a label,
     as BCDice reads anything after the command as a comment."""
     if not words:
@@ -51,8 +52,8 @@ def read_far(words: Sequence[str]) -> tuple[fa.Far, str | None] | None:
     return request, " ".join(rest) or None
 
 
-def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
-    r = result.request
+def far_report(result: fa.FarResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "jam")
     head = f"{TITLE} full auto (BCDice FAR) — {r.bullets} bullets, skill {r.skill}, "
     head += f"malfunction {r.malfunction}, volleys of {r.size}"
     rows = []
@@ -68,7 +69,7 @@ def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
             f"bullets left" + (f" ({ended[result.ended]})" if result.ended in ended else ""),
         )
     )
-    chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.jam))
+    chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.stop or Fraction(0)))
     return Report(NAME, head, tuple(rows), chances, r.notes)
 
 
@@ -161,13 +162,17 @@ def _fields(
     return out, " ".join(label) or None
 
 
-def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
+def read_shots(
+    words: Sequence[str], bonus: str | None = None
+) -> tuple[cs.Shots, str | None] | None:
     """``SKILL shotsN [WORDS...] [LABEL]``: several shots in one round (S7-13)."""
     found = _fields(words, "shots", _SHOTS, SHOT_WORDS, "several shots")
     return None if found is None else (cs.Shots(**found[0]), found[1])
 
 
-def read_auto(words: Sequence[str]) -> tuple[au.FullAuto, str | None] | None:
+def read_auto(
+    words: Sequence[str], bonus: str | None = None
+) -> tuple[au.FullAuto, str | None] | None:
     """``SKILL autoN [WORDS...] [LABEL]``: full auto with N bullets loaded (S7-14, Foundry's)."""
     found = _fields(words, "bullets", _AUTO, AUTO_WORDS, "full auto")
     return None if found is None else (au.FullAuto(**found[0]), found[1])
@@ -183,8 +188,8 @@ def _pool(net: int) -> str:
     return f"{abs(net)} {'bonus' if net > 0 else 'penalty'} {'die' if abs(net) == 1 else 'dice'}"
 
 
-def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
-    r = result.request
+def shots_report(result: cs.ShotsResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "malfunction")
     head = f"{TITLE} multiple shots — skill {r.skill}, {r.shots} shots"
     if r.malfunction is not None:
         head += f", malfunction {r.malfunction}"
@@ -209,14 +214,14 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
         )
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
-    _damage(result.damage, lambda: odds.damage, rows, chances)
-    if r.malfunction is not None:
-        chances.append(("a malfunction", odds.malfunction))
+    _damage(result.damage, odds.damage, rows, chances)
+    if r.malfunction is not None and odds.stop is not None:
+        chances.append(("a malfunction", odds.stop))
     return Report(NAME, head, tuple(rows), tuple(chances))
 
 
-def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
-    r = result.request
+def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "malfunction")
     head = f"{TITLE} full auto — skill {r.skill}, {r.bullets} bullets, volleys of {r.size}"
     if r.malfunction is not None:
         head += f", malfunction {r.malfunction}"
@@ -244,28 +249,24 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
         )
     )
     chances = _hit_chances(result.hits, odds.at_least)
-    if r.malfunction is not None:
-        chances.append(("a malfunction", odds.malfunction))
-    _damage(result.damage, lambda: odds.damage, rows, chances)
+    if r.malfunction is not None and odds.stop is not None:
+        chances.append(("a malfunction", odds.stop))
+    _damage(result.damage, odds.damage, rows, chances)
     return Report(NAME, head, tuple(rows), tuple(chances))
 
 
 def _damage(
     total: int | None,
-    odds_of: Callable[[], dict[int, Fraction] | None],
+    chances_of: Mapping[int, Fraction] | str | None,
     rows: list[Row],
     chances: list[tuple[str, Fraction]],
 ) -> None:
     """The damage in all and the chance of as much or more, where a weapon's damage is named
     (the roll stands where its odds would cost more than the budget, and says so)."""
-    if total is None:
+    if total is None or chances_of is None:
         return
-    try:
-        chances_of = odds_of()
-    except TooMuchWork as err:
-        rows.append(Row("damage", f"{total} in all; its odds not worked out: {err.reason}"))
-        return
-    if chances_of is None:
+    if isinstance(chances_of, str):
+        rows.append(Row("damage", f"{total} in all; its odds not worked out: {chances_of}"))
         return
     rows.append(Row("damage", f"{total} in all (S7-6: an impale adds the most)"))
     if total > 0:
@@ -273,9 +274,22 @@ def _damage(
         chances.append((f"{total} or more damage", more))
 
 
-def with_odds(result: Any, odds: Any) -> dict[str, Any]:
-    """A result's contract JSON with its exact odds beside."""
-    return {**result.to_dict(), "odds": odds.to_dict()}
+def _shots_cost(r: cs.Shots) -> int:
+    """The run's steps, and the damage's for every (hits, extreme hits) it may come to."""
+    pairs = [(h, e) for h in range(r.shots + 1) for e in range(h + 1)]
+    return cs.machine(r).cost + _damage_cost(r.damage, pairs)
+
+
+def _auto_cost(r: au.FullAuto) -> int:
+    pairs = [(h, i) for h in range(r.bullets + 1) for i in range(h // 2 + 1)]
+    return au.machine(r).cost + _damage_cost(r.damage, pairs)
+
+
+def _damage_cost(expression: str | None, pairs: list[tuple[int, int]]) -> int:
+    if expression is None:
+        return 0
+    hurt = damage.weapon(expression)
+    return damage.cost(hurt.rolled.high - hurt.rolled.low + 1, pairs)
 
 
 ACTIONS = (
@@ -285,29 +299,32 @@ ACTIONS = (
         "full auto as BCDice plays it (S7-14): volleys with fewer dice each, then one each "
         "at hard, extreme and critical; stop r, h or e; hits, impales and a jam",
         read_far,
+        lambda data: built(fa.Far, data),
+        lambda r: fa.machine(r).cost,
         fa.roll,
-        fa.odds,
+        lambda r: fa.odds(r).to_dict(),
         far_report,
-        with_odds,
     ),
     Action(
         "shots",
-        "SKILL shotsN [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme...]",
         "several shots in a round (S7-13): a penalty die on each; " + SHOT_WORDS,
         read_shots,
+        lambda data: built(cs.Shots, data),
+        _shots_cost,
         cs.roll,
-        cs.odds,
+        lambda r: cs.odds(r).to_dict(),
         shots_report,
-        with_odds,
     ),
     Action(
         "full_auto",
-        "SKILL autoN [volleyN] [volleysN] [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "SKILL autoN [dmg=EXPR] [volleyN] [volleysN] [bN|pN] [aim] [malN] [normal|long|extreme...]",
         "full auto as Foundry plays it (S7-14, d100's own): a die worse each volley; " + AUTO_WORDS,
         read_auto,
+        lambda data: built(au.FullAuto, data),
+        _auto_cost,
         au.roll,
-        au.odds,
+        lambda r: au.odds(r).to_dict(),
         auto_report,
-        with_odds,
     ),
 )

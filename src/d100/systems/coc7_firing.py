@@ -7,7 +7,7 @@ three-dice volleys costs ten times a hundred steps per state, not 10,000 faces p
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from math import comb
 from typing import Any, Generic, TypeVar
@@ -208,6 +208,21 @@ def within(name: str, value: int, low: int, high: int) -> None:
         raise D100Error(name, value, f"an integer {low}..{high}", "not an integer")
     if not low <= value <= high:
         raise D100Error(name, value, f"an integer {low}..{high}")
+
+
+R = TypeVar("R")
+
+
+def built(kind: Callable[..., R], data: Mapping[str, Any]) -> R:
+    """A request made again from its contract JSON (a table's log): its fields by name, lists
+    as tuples; anything else refused, naming it (G5)."""
+    if not isinstance(data, Mapping):
+        raise D100Error("request", data, "a JSON object of the request's fields", "not an object")
+    known = {f.name for f in fields(kind)}  # type: ignore[arg-type]
+    for key in data:
+        if key not in known:
+            raise D100Error(str(key), data[key], "fields " + ", ".join(sorted(known)), "unknown")
+    return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def fraction_text(p: Fraction) -> str:
