@@ -125,3 +125,19 @@ def test_s7_6_full_auto_rolls_each_bullet_s_damage() -> None:
     assert len(volley["damage"]) == 6 and data["damage"] == sum(volley["damage"])
     odds = data["odds"]
     assert isinstance(odds, dict) and sum(Fraction(p) for p in odds["damage"].values()) == 1
+
+
+def test_s7_6_a_skill_roll_with_damage_rolls_it_when_it_hits() -> None:
+    """``SKILL dmg=EXPR``: an extreme success with an impaling weapon deals the most 1d4+DB
+    comes to and the weapon again; ``db=`` says what DB stands for, as ``--db`` does."""
+    data = as_json("roll", "coc7", "60", "dmg=1d4+DB", "db=+1d4", "impale", "@05", "--seed", "2")
+    assert data["outcome"] == "extreme" and data["attack"]["damage_bonus"] == "+1d4"  # type: ignore[index]
+    assert data["damage"] == 8 + data["damage_dice"][0]  # type: ignore[index,operator]
+    assert data["odds"]["hit"] == "3/5"  # type: ignore[index]
+    run = d100("roll", "coc7", "60", "dmg=1d8+DB", "--db", "+1d4", "vs40", "@80,90", "club")
+    assert run.status == 0, run
+    assert run.out.splitlines()[0].startswith("club — Call of Cthulhu 7th edition attack")
+    assert "a hit" in run.out and "miss" in run.out
+    assert clean_error(d100("roll", "coc7", "60", "dmg=1d8+DB")).startswith(
+        "d100: error: damage_bonus:"
+    )

@@ -15,7 +15,8 @@ from .output import show
 
 
 def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
-    """The action the words ask for; a form led by a skill is the chosen system's."""
+    """The action the words ask for; a form led by a skill is the chosen system's; ``--db``
+    (``db=+1d4``) says what DB stands for in an attack's damage."""
 
     def chosen() -> str | None:
         try:
@@ -23,10 +24,12 @@ def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
         except D100Error:
             return None  # no system chosen: the check's own reading says so
 
-    return find(said, chosen())
+    return find(said, chosen(), getattr(ns, "damage_bonus", None))
 
 
-OWN = frozenset({"help", "system", "sheet", "seed", "json", "plain", "color", "words"})
+OWN = frozenset(
+    {"help", "system", "sheet", "seed", "json", "plain", "color", "words", "damage_bonus"}
+)
 
 
 def refuse_check_flags(ns: argparse.Namespace, action: Action) -> None:

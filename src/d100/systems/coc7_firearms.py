@@ -1,6 +1,7 @@
-"""Call of Cthulhu 7th firearms as the edition declares them (``Declaration.actions``): BCDice's
-``FAR(...)`` (S7-14), several handgun shots with their damage (S7-13, S7-6) and d100's own full
-auto (S7-14, Foundry's reading) in quick words, each read from what a person types, rolled,
+"""Call of Cthulhu 7th firearms and attacks as the edition declares them
+(``Declaration.actions``): BCDice's ``FAR(...)`` (S7-14), several handgun shots with their
+damage (S7-13, S7-6), d100's own full auto (S7-14, Foundry's reading) and an attack with its
+damage (S7-6, C7-7) in quick words, each read from what a person types, rolled,
 counted and put in words for any door to draw."""
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from .. import expressions
 from ..actions import Action, Report, Row
 from ..dice import show_roll
 from ..errors import D100Error
 from ..fields import from_text
+from . import coc7_attack as at
 from . import coc7_damage as damage
 from . import coc7_far as fa
 from . import coc7_full_auto as au
@@ -116,24 +119,37 @@ AUTO_WORDS = (
 )
 
 
-def _word(word: str, patterns: dict[str, re.Pattern[str]]) -> tuple[str, Any] | None:
-    if word.lower() in RANGES:
-        return "ranges", word.lower()
+_TEXT = frozenset({"damage", "damage_bonus"})  # words whose value is text, not a number
+_FLAGS = frozenset({"aimed"})  # words that say yes by being there
+_RANGES = {r: ("ranges", r) for r in RANGES}  # a shot's or volley's range, one or one each
+
+
+def _word(
+    word: str, patterns: dict[str, re.Pattern[str]], plain: Mapping[str, tuple[str, Any]]
+) -> tuple[str, Any] | None:
+    if word.lower() in plain:
+        return plain[word.lower()]
     if (dice := _given(word)) is not None:
         return "dice", dice
     for name, pattern in patterns.items():
         m = pattern.fullmatch(word)
         if m:
-            value = m[1] if name == "damage" else True if name == "aimed" else int(m[1] or 1)
+            value = m[1] if name in _TEXT else True if name in _FLAGS else int(m[1] or 1)
             return name, value
     return None
 
 
 def _fields(
-    words: Sequence[str], key: str, patterns: dict[str, re.Pattern[str]], allowed: str, what: str
+    words: Sequence[str],
+    key: str,
+    patterns: dict[str, re.Pattern[str]],
+    allowed: str,
+    what: str,
+    plain: Mapping[str, tuple[str, Any]] = _RANGES,
 ) -> tuple[dict[str, Any], str | None] | None:
     """``SKILL WORDS... [LABEL]`` as request fields once the ``key`` field's word is among the
-    words, else None; the label is the words from the first that is none of them."""
+    words, else None; ``plain`` words set a field to a value (ranges gather, one each); the
+    label is the words from the first that is none of them."""
     if not words or not words[0].isdigit():
         return None
     if not any(patterns[key].fullmatch(w) for w in words[1:]):
@@ -142,7 +158,7 @@ def _fields(
     ranges: list[str] = []
     label: list[str] = []
     for word in words[1:]:
-        found = _word(word, patterns)
+        found = _word(word, patterns, plain)
         if found is None or label:
             if found is not None:
                 raise D100Error("word", word, "its words first, then the label", "after a label")
@@ -176,6 +192,94 @@ def read_auto(
     """``SKILL autoN [WORDS...] [LABEL]``: full auto with N bullets loaded (S7-14, Foundry's)."""
     found = _fields(words, "bullets", _AUTO, AUTO_WORDS, "full auto")
     return None if found is None else (au.FullAuto(**found[0]), found[1])
+
+
+_ATTACK = {
+    "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
+    "damage_bonus": re.compile(r"db=(\S+)", re.IGNORECASE),
+    "defender": re.compile(r"vs=?(\d+)", re.IGNORECASE),
+    "bonus_dice": _COMMON["bonus_dice"],
+    "penalty_dice": _COMMON["penalty_dice"],
+}
+_ATTACK_PLAIN: dict[str, tuple[str, Any]] = {
+    **{d: ("difficulty", d) for d in DIFFICULTIES[1:]},
+    "impale": ("impaling", True),
+    "impaling": ("impaling", True),
+    "dodge": ("response", "dodge"),
+    "fight": ("response", "fight_back"),
+    "maneuver": ("response", "maneuver"),
+}
+ATTACK_WORDS = (
+    "dmg=EXPR (the weapon's damage: 1d8+DB, 1d6+half(DB) thrown); db=EXPR (what DB stands "
+    "for, else the sheet's); impale (an impaling weapon); hard or extreme (the difficulty); bN "
+    "or pN; vsN (a melee attack against a defender's skill) and dodge, fight or maneuver "
+    "(dodge unless said); @DICE (the attacker's, then the defender's); then a label"
+)
+
+
+def read_attack(
+    words: Sequence[str], bonus: str | None = None
+) -> tuple[at.Attack, str | None] | None:
+    """``SKILL dmg=EXPR [WORDS...] [LABEL]``: an attack with its damage (S7-6, C7-7); DB is
+    ``bonus`` (a sheet's) where the words name DB and give no ``db=``."""
+    found = _fields(words, "damage", _ATTACK, ATTACK_WORDS, "an attack", _ATTACK_PLAIN)
+    if found is None:
+        return None
+    fields, label = found
+    if bonus is not None and "damage_bonus" not in fields and _names_bonus(fields["damage"]):
+        fields["damage_bonus"] = bonus
+    return at.Attack(**fields), label
+
+
+def _names_bonus(expression: str) -> bool:
+    try:
+        return expressions.parse(expression).names_bonus
+    except D100Error:
+        return False  # the request refuses it, naming where
+
+
+def attack_report(result: at.AttackResult, odds: Mapping[str, Any]) -> Report:
+    r = result.request
+    head = f"{TITLE} attack — skill {r.skill}"
+    if r.difficulty != "regular":
+        head += f", {r.difficulty}"
+    if r.defender is not None:
+        head += f", against {r.defender} ({r.response.replace('_', ' ')})"
+    head += f"; damage {r.damage}" + (f" with DB {r.damage_bonus}" if r.damage_bonus else "")
+    head += ", impaling" if r.impaling else ""
+    net = r.nets[0]
+    rows = [
+        Row(
+            "attack",
+            f"{_pool(net)}: {rolls(result.dice)} → {show_roll(result.roll)} {result.level.upper()}",
+            result.level,
+        )
+    ]
+    if result.defence is not None:
+        values, kept, lvl = result.defence
+        rows.append(Row("defence", f"{rolls(values)} → {show_roll(kept)} {lvl.upper()}", lvl))
+    did = {"miss": "miss", "hit": "hit", "extreme": "extreme damage"}[result.outcome]
+    if result.outcome == "extreme" and r.impaling:
+        did += " and an impale"
+    rows.append(Row("outcome", did))
+    dealt = f"{result.damage}" + (
+        f" ({rolls_plain(result.damage_dice)})" if result.damage_dice else ""
+    )
+    rows.append(Row("damage", f"{dealt}; mean {_mean(odds['mean_damage'])} (S7-6)"))
+    outcomes = {k: Fraction(p) for k, p in odds["outcomes"].items()}
+    chances = [("a hit", Fraction(odds["hit"]))]
+    if outcomes["extreme"]:
+        chances.append(("extreme damage", outcomes["extreme"]))
+    if result.outcome != "miss":
+        spread = {int(t): Fraction(p) for t, p in odds["damage"].items()}
+        more = sum((p for t, p in spread.items() if t >= result.damage), Fraction(0))
+        chances.append((f"{result.damage} or more damage", more))
+    return Report(NAME, head, tuple(rows), tuple(chances))
+
+
+def _mean(text: str) -> str:
+    value = Fraction(text)
+    return str(value) if value.denominator == 1 else f"{float(value):.2f}"
 
 
 def rolls_plain(dice: tuple[int, ...]) -> str:
@@ -326,5 +430,17 @@ ACTIONS = (
         au.roll,
         lambda r: au.odds(r).to_dict(),
         auto_report,
+    ),
+    Action(
+        "attack",
+        "SKILL dmg=EXPR [db=EXPR] [impale] [hard|extreme] [bN|pN] [vsN [dodge|fight|maneuver]]",
+        "a skill roll or melee attack that rolls its damage when it hits (S7-6): extreme "
+        "damage on an extreme success, an impale for an impaling weapon; " + ATTACK_WORDS,
+        read_attack,
+        lambda data: built(at.Attack, data),
+        at.cost,
+        at.roll,
+        lambda r: at.odds(r).to_dict(),
+        attack_report,
     ),
 )
