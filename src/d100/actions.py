@@ -32,6 +32,7 @@ class Report:
     rows: tuple[Row, ...]
     chances: tuple[tuple[str, Fraction], ...] = ()
     notes: tuple[str, ...] = ()
+    outcome: str = ""  # what it came to, without the roller's numbers: "2 hits, 19 damage"
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ class Action:
     JSON (a table's log, ``d100 verify``); ``cost`` bounds the work of its odds before any;
     ``roll`` resolves it with a random source (the request's own dice first); ``odds`` counts
     it exactly, as contract JSON; ``report`` puts a result and those odds in words;
-    ``to_dict`` is the result and odds as contract JSON."""
+    ``title`` names it without its numbers; ``to_dict`` is the result and odds as contract
+    JSON."""
 
     name: str
     form: str  # what a person types, for help: "FAR(bullets,skill,malfunction[,...])"
@@ -54,6 +56,7 @@ class Action:
     roll: Callable[[Any, RandomSource | None], Any]
     odds: Callable[[Any], dict[str, Any]]
     report: Callable[[Any, Mapping[str, Any]], Report]
+    title: str  # what it is, without its numbers: "attack", "full auto (BCDice FAR)"
 
     def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
         """A result's contract JSON with its exact odds beside."""

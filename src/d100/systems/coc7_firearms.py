@@ -73,7 +73,8 @@ def far_report(result: fa.FarResult, odds_json: Mapping[str, Any]) -> Report:
         )
     )
     chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.stop or Fraction(0)))
-    return Report(NAME, head, tuple(rows), chances, r.notes)
+    hits = f"{result.normal} normal, {result.impaling} impaling"
+    return Report(NAME, head, tuple(rows), chances, r.notes, hits)
 
 
 def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[str, Fraction]]:
@@ -274,7 +275,12 @@ def attack_report(result: at.AttackResult, odds: Mapping[str, Any]) -> Report:
         spread = {int(t): Fraction(p) for t, p in odds["damage"].items()}
         more = sum((p for t, p in spread.items() if t >= result.damage), Fraction(0))
         chances.append((f"{result.damage} or more damage", more))
-    return Report(NAME, head, tuple(rows), tuple(chances))
+    said = did + _dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
+
+
+def _dealt(damage: int | None) -> str:
+    return "" if damage is None else f"; {damage} damage"
 
 
 def _mean(text: str) -> str:
@@ -321,7 +327,8 @@ def shots_report(result: cs.ShotsResult, odds_json: Mapping[str, Any]) -> Report
     _damage(result.damage, odds.damage, rows, chances)
     if r.malfunction is not None and odds.stop is not None:
         chances.append(("a malfunction", odds.stop))
-    return Report(NAME, head, tuple(rows), tuple(chances))
+    said = f"{result.hits} of {r.shots} hit" + _dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
 
 
 def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Report:
@@ -356,7 +363,8 @@ def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Repo
     if r.malfunction is not None and odds.stop is not None:
         chances.append(("a malfunction", odds.stop))
     _damage(result.damage, odds.damage, rows, chances)
-    return Report(NAME, head, tuple(rows), tuple(chances))
+    said = f"{result.normal} normal, {result.impaling} impaling" + _dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
 
 
 def _damage(
@@ -408,6 +416,7 @@ ACTIONS = (
         fa.roll,
         lambda r: fa.odds(r).to_dict(),
         far_report,
+        f"{TITLE} full auto (BCDice FAR)",
     ),
     Action(
         "shots",
@@ -419,6 +428,7 @@ ACTIONS = (
         cs.roll,
         lambda r: cs.odds(r).to_dict(),
         shots_report,
+        f"{TITLE} multiple shots",
     ),
     Action(
         "full_auto",
@@ -430,6 +440,7 @@ ACTIONS = (
         au.roll,
         lambda r: au.odds(r).to_dict(),
         auto_report,
+        f"{TITLE} full auto",
     ),
     Action(
         "attack",
@@ -442,5 +453,6 @@ ACTIONS = (
         at.roll,
         lambda r: at.odds(r).to_dict(),
         attack_report,
+        f"{TITLE} attack",
     ),
 )
