@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from .dice import RandomSource
+from .errors import D100Error
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,44 @@ class Found:
     action: Action
     request: Any
     label: str | None
+
+
+class Sheet(Protocol):
+    """What an action reads of a character's sheet (``sheets.Character``)."""
+
+    @property
+    def rollable(self) -> dict[str, int]: ...
+
+    @property
+    def damage_bonus(self) -> str | None: ...
+
+    def skill(self, query: str) -> str: ...
+
+
+def for_character(
+    actions: Sequence[Action], words: Sequence[str], sheet: Sheet | None, bonus: str | None = None
+) -> Found | None:
+    """The action of ``actions`` the words ask for, else None: led by a skill's number, or for
+    a character by a skill of its sheet (the longest name first: ``fighting brawl dmg=1d3``);
+    ``DB`` in an attack's damage is ``bonus``, else the sheet's damage bonus, unless the
+    words say (``db=``)."""
+    tokens = list(words)
+    if bonus is None and sheet is not None:
+        bonus = sheet.damage_bonus
+    tried = [tokens]
+    if sheet is not None:
+        for k in range(len(tokens) - 1, 0, -1):
+            try:
+                name = sheet.skill(" ".join(tokens[:k]))
+            except D100Error:
+                continue
+            tried.append([str(sheet.rollable[name]), *tokens[k:]])
+    for said in tried:
+        for action in actions:
+            found = action.read(said, bonus)
+            if found is not None:
+                return Found(action, found[0], found[1])
+    return None
 
 
 def named(name: str) -> Action | None:

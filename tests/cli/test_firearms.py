@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 from d100.systems import coc7_far as fa
 from d100.systems import coc7_full_auto as au
@@ -141,3 +142,20 @@ def test_s7_6_a_skill_roll_with_damage_rolls_it_when_it_hits() -> None:
     assert clean_error(d100("roll", "coc7", "60", "dmg=1d8+DB")).startswith(
         "d100: error: damage_bonus:"
     )
+
+
+def test_s7_6_a_character_s_attack_reads_its_skill_and_db_from_the_sheet(tmp_path: Path) -> None:
+    """``WHO SKILL dmg=EXPR``: the skill is the sheet's, DB its damage bonus (S7-11: STR 80 +
+    SIZ 70 is +1D4) unless ``--db`` says otherwise."""  # rule: S7-11
+    sheet = tmp_path / "party.toml"
+    sheet.write_text(
+        '[vera]\nsystem = "coc7"\ncharacteristics = { STR = 80, SIZ = 70 }\n'
+        "skills = { brawl = 65 }\n"
+    )
+    data = as_json("roll", "--sheet", str(sheet), "vera", "brawl", "dmg=1d3+DB", "@40")
+    want = {"skill": 65, "damage": "1d3+DB", "damage_bonus": "+1d4", "dice": [40]}
+    assert data["attack"] == want and data["outcome"] == "hit"
+    told = as_json("roll", "--sheet", str(sheet), "vera", "bra", "dmg=1d3+DB", "--db", "-1")
+    assert told["attack"]["damage_bonus"] == "-1"  # type: ignore[index]
+    check = d100("roll", "--sheet", str(sheet), "vera", "brawl", "@20")
+    assert check.status == 0 and "skill 65" in check.out  # no damage: a check of the skill

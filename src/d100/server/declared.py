@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import expressions, sanity, sanity_form, sheets
-from ..actions import Action, Found, Report, named
+from ..actions import Action, Found, Report, for_character, named
 from ..errors import D100Error, TooMuchWork
 from ..expressions import DiceRequest
 from ..expressions.exact import cost
@@ -73,28 +73,12 @@ def reads_as(words: str) -> bool:
 
 
 def action_of(system: str, words: str, sheet: sheets.Character | None) -> Found | None:
-    """The action of the table's system the words ask for, else None: led by a skill's
-    number, or for a character by a skill of its sheet (the longest name first); ``DB`` in
-    an attack's damage is the sheet's damage bonus unless ``db=`` says otherwise."""
-    actions = REGISTRY.get(system).declares.actions
+    """The action of the table's system the words ask for (``actions.for_character``: led by
+    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None."""
     tokens = words.split()
     if tokens and tokens[0].lower() == system:
         tokens.pop(0)
-    bonus = None if sheet is None else sheet.damage_bonus
-    tried = [tokens]
-    if sheet is not None:
-        for k in range(len(tokens) - 1, 0, -1):
-            try:
-                name = sheet.skill(" ".join(tokens[:k]))
-            except D100Error:
-                continue
-            tried.append([str(sheet.rollable[name]), *tokens[k:]])
-    for said in tried:
-        for action in actions:
-            found = action.read(said, bonus)
-            if found is not None:
-                return Found(action, found[0], found[1])
-    return None
+    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet)
 
 
 def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
