@@ -23,7 +23,7 @@ from . import coc7_far as fa
 from . import coc7_full_auto as au
 from . import coc7_shots as cs
 from .coc7_check import NAME
-from .coc7_firing import RANGES, Told, built
+from .coc7_firing import RANGES, Fired, Told, built
 from .coc7_rules import DIFFICULTIES
 from .common import DICE, rolls
 
@@ -314,14 +314,11 @@ def shots_report(result: cs.ShotsResult, odds_json: Mapping[str, Any]) -> Report
             if s.hit
             else "miss"
         )
-        text = f"{s.range} range, {s.difficulty}, {_pool(s.net)}: {rolls(s.dice)} → "
         if s.damage:
             did += f", damage {s.damage[-1]}" + (
                 f" ({rolls_plain(s.damage[:-1])})" if s.damage[:-1] else ""
             )
-        rows.append(
-            Row(f"shot {i}", f"{text}{show_roll(s.roll)} {s.level.upper()} · {did}", s.level)
-        )
+        rows.append(_fired_row(f"shot {i}", s, did))
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
     _damage(result.damage, odds.damage, rows, chances)
@@ -347,10 +344,7 @@ def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Repo
         )
         if v.damage:
             did += f", damage {sum(v.damage)}"
-        text = f"{v.range} range, {v.difficulty}, {_pool(v.net)}: {rolls(v.dice)} → "
-        rows.append(
-            Row(f"volley {i}", f"{text}{show_roll(v.roll)} {v.level.upper()} · {did}", v.level)
-        )
+        rows.append(_fired_row(f"volley {i}", v, did))
     ended = {"malfunction": " (malfunction)", "empty": " (all fired)"}.get(result.ended, "")
     rows.append(
         Row(
@@ -365,6 +359,12 @@ def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Repo
     _damage(result.damage, odds.damage, rows, chances)
     said = f"{result.normal} normal, {result.impaling} impaling" + _dealt(result.damage)
     return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
+
+
+def _fired_row(label: str, f: Fired, did: str) -> Row:
+    """A shot's or a volley's row: range, difficulty, pool, dice, level and what it did."""
+    text = f"{f.range} range, {f.difficulty}, {_pool(f.net)}: {rolls(f.dice)} → "
+    return Row(label, f"{text}{show_roll(f.roll)} {f.level.upper()} · {did}", f.level)
 
 
 def _damage(

@@ -10,10 +10,10 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from math import comb
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .. import tallies
-from ..dice import RandomSource
+from ..dice import RandomSource, show_roll
 from ..errors import D100Error, DiceError, TooMuchWork
 from ..machine import Dice, Given, Need, final_weights, run
 from ..memo import memoised
@@ -223,6 +223,31 @@ def built(kind: Callable[..., R], data: Mapping[str, Any]) -> R:
         if key not in known:
             raise D100Error(str(key), data[key], "fields " + ", ".join(sorted(known)), "unknown")
     return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+class Fired(Protocol):
+    """A shot or a volley as fired: what its explanation and its report's row read of it."""
+
+    @property
+    def range(self) -> str: ...
+    @property
+    def difficulty(self) -> str: ...
+    @property
+    def net(self) -> int: ...
+    @property
+    def dice(self) -> tuple[int, ...]: ...
+    @property
+    def roll(self) -> int: ...
+    @property
+    def level(self) -> str: ...
+
+
+def explained(fired: Fired, did: str) -> str:
+    """A shot's or volley's part of a run's explanation: its range, difficulty, dice, level
+    and what it did."""
+    f = fired
+    rolled = f"{rolls(f.dice)} -> {show_roll(f.roll)} {f.level}"
+    return f"{f.range} ({f.difficulty}, {f.net:+d}) {rolled}: {did}"
 
 
 def fraction_text(p: Fraction) -> str:

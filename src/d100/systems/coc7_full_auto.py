@@ -26,13 +26,13 @@ from .coc7_firing import (
     at_least,
     check_ranges,
     clamped,
+    explained,
     fraction_text,
     mean,
     totals,
     within,
 )
 from .coc7_rules import RANK
-from .common import rolls
 
 MAX_VOLLEYS = -(-MAX_BULLETS // MIN_VOLLEY)  # every bullet fired three at a time
 
@@ -254,8 +254,7 @@ def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
             for v in volleys
         ]
     parts = [
-        f"{v.range} ({v.difficulty}, {v.net:+d}) {rolls(v.dice)} -> {v.roll:02d} {v.level}: "
-        + ("malfunction" if v.malfunction else f"{v.normal} hit, {v.impaling} impaling")
+        explained(v, "malfunction" if v.malfunction else f"{v.normal} hit, {v.impaling} impaling")
         for v in volleys
     ]
     why = f"volleys of {request.size}: " + "; ".join(parts)

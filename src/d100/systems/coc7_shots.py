@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ..dice import RandomSource, show_roll
+from ..dice import RandomSource
 from ..fields import BIG
 from . import coc7_damage as damage
 from .coc7_check import MAX_EXTRA_DICE, NAME
@@ -23,6 +23,7 @@ from .coc7_firing import (
     at_least,
     check_ranges,
     clamped,
+    explained,
     fraction_text,
     kept_weights,
     mean,
@@ -30,7 +31,6 @@ from .coc7_firing import (
     within,
 )
 from .coc7_rules import LEVELS
-from .common import rolls
 
 MAX_SHOTS = 10  # more than any weapon's uses per round
 
@@ -201,15 +201,15 @@ def roll(request: Shots, rng: RandomSource | None = None) -> ShotsResult:
             replace(s, damage=damage.roll(hurt, s.extreme, rng)) if s.hit else s for s in shots
         ]
     parts = [
-        f"{s.range} ({s.difficulty}, {s.net:+d}) {rolls(s.dice)} -> {show_roll(s.roll)} {s.level}"
-        + (
-            ": malfunction"
+        explained(
+            s,
+            "malfunction"
             if s.malfunction
-            else ": extreme hit"
+            else "extreme hit"
             if s.extreme
-            else ": hit"
+            else "hit"
             if s.hit
-            else ": miss"
+            else "miss",
         )
         for s in shots
     ]
