@@ -13,7 +13,7 @@ import pytest
 
 from d100.errors import D100Error
 from d100.systems import coc7_attack as at
-from d100.systems.coc7_firearms import read_attack
+from d100.systems.coc7_attack import read_attack
 from tests.test_coc7_shots import rule_shot
 
 ORDER = ["fumble", "failure", "regular", "hard", "extreme", "critical"]

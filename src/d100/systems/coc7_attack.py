@@ -6,18 +6,21 @@ the exact chance of a hit, of an extreme one and of every damage dealt, a miss d
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .. import expressions
+from ..actions import Action, Report, Row
 from ..dice import RandomSource, show_roll
 from ..errors import D100Error
 from ..expressions import DamageBonus, DiceRequest, Expression
 from ..fields import BIG
 from .coc7_check import MAX_EXTRA_DICE, NAME
-from .coc7_firing import Run, fraction_text, mean, within
+from .coc7_firing import Run, built, fraction_text, mean, within
+from .coc7_quick_words import COMMON, TITLE, dealt, fields_of, pool_words, rolls_plain
 from .coc7_rules import DIFFICULTIES, RANK, RESPONSES, contest_winner, fumble_from, level
 from .coc7_rules import succeeds as reaches
 from .common import rolls
@@ -240,4 +243,103 @@ def cost(request: Attack) -> int:
     )
 
 
-__all__ = ["Attack", "AttackOdds", "AttackResult", "cost", "odds", "roll"]
+# -- in quick words ---------------------------------------------------------------------------
+
+_ATTACK = {
+    "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
+    "damage_bonus": re.compile(r"db=(\S+)", re.IGNORECASE),
+    "defender": re.compile(r"vs=?(\d+)", re.IGNORECASE),
+    "bonus_dice": COMMON["bonus_dice"],
+    "penalty_dice": COMMON["penalty_dice"],
+}
+_ATTACK_PLAIN: dict[str, tuple[str, Any]] = {
+    **{d: ("difficulty", d) for d in DIFFICULTIES[1:]},
+    "impale": ("impaling", True),
+    "impaling": ("impaling", True),
+    "dodge": ("response", "dodge"),
+    "fight": ("response", "fight_back"),
+    "maneuver": ("response", "maneuver"),
+}
+ATTACK_WORDS = (
+    "dmg=EXPR (the weapon's damage: 1d8+DB, 1d6+half(DB) thrown); db=EXPR (what DB stands "
+    "for, else the sheet's); impale (an impaling weapon); hard or extreme (the difficulty); bN "
+    "or pN; vsN (a melee attack against a defender's skill) and dodge, fight or maneuver "
+    "(dodge unless said); @DICE (the attacker's, then the defender's); then a label"
+)
+
+
+def read_attack(words: Sequence[str], bonus: str | None = None) -> tuple[Attack, str | None] | None:
+    """``SKILL dmg=EXPR [WORDS...] [LABEL]``: an attack with its damage (S7-6, C7-7); DB is
+    ``bonus`` (a sheet's) where the words name DB and give no ``db=``."""
+    found = fields_of(words, "damage", _ATTACK, ATTACK_WORDS, "an attack", _ATTACK_PLAIN)
+    if found is None:
+        return None
+    fields, label = found
+    if bonus is not None and "damage_bonus" not in fields and _names_bonus(fields["damage"]):
+        fields["damage_bonus"] = bonus
+    return Attack(**fields), label
+
+
+def _names_bonus(expression: str) -> bool:
+    try:
+        return expressions.parse(expression).names_bonus
+    except D100Error:
+        return False  # the request refuses it, naming where
+
+
+def attack_report(result: AttackResult, odds: Mapping[str, Any]) -> Report:
+    r = result.request
+    head = f"{TITLE} attack — skill {r.skill}"
+    if r.difficulty != "regular":
+        head += f", {r.difficulty}"
+    if r.defender is not None:
+        head += f", against {r.defender} ({r.response.replace('_', ' ')})"
+    head += f"; damage {r.damage}" + (f" with DB {r.damage_bonus}" if r.damage_bonus else "")
+    head += ", impaling" if r.impaling else ""
+    net = r.nets[0]
+    rolled = f"{rolls(result.dice)} → {show_roll(result.roll)} {result.level.upper()}"
+    rows = [Row("attack", f"{pool_words(net)}: {rolled}", result.level)]
+    if result.defence is not None:
+        values, kept, lvl = result.defence
+        rows.append(Row("defence", f"{rolls(values)} → {show_roll(kept)} {lvl.upper()}", lvl))
+    did = {"miss": "miss", "hit": "hit", "extreme": "extreme damage"}[result.outcome]
+    if result.outcome == "extreme" and r.impaling:
+        did += " and an impale"
+    rows.append(Row("outcome", did))
+    shown = f"{result.damage}" + (
+        f" ({rolls_plain(result.damage_dice)})" if result.damage_dice else ""
+    )
+    rows.append(Row("damage", f"{shown}; mean {_mean(odds['mean_damage'])} (S7-6)"))
+    outcomes = {k: Fraction(p) for k, p in odds["outcomes"].items()}
+    chances = [("a hit", Fraction(odds["hit"]))]
+    if outcomes["extreme"]:
+        chances.append(("extreme damage", outcomes["extreme"]))
+    if result.outcome != "miss":
+        spread = {int(t): Fraction(p) for t, p in odds["damage"].items()}
+        more = sum((p for t, p in spread.items() if t >= result.damage), Fraction(0))
+        chances.append((f"{result.damage} or more damage", more))
+    said = did + dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
+
+
+def _mean(text: str) -> str:
+    value = Fraction(text)
+    return str(value) if value.denominator == 1 else f"{float(value):.2f}"
+
+
+ATTACK = Action(
+    "attack",
+    "SKILL dmg=EXPR [db=EXPR] [impale] [hard|extreme] [bN|pN] [vsN [dodge|fight|maneuver]]",
+    "a skill roll or melee attack that rolls its damage when it hits (S7-6): extreme "
+    "damage on an extreme success, an impale for an impaling weapon; " + ATTACK_WORDS,
+    read_attack,
+    lambda data: built(Attack, data),
+    cost,
+    roll,
+    lambda r: odds(r).to_dict(),
+    attack_report,
+    f"{TITLE} attack",
+)
+
+
+__all__ = ["ATTACK", "Attack", "AttackOdds", "AttackResult", "cost", "odds", "read_attack", "roll"]
