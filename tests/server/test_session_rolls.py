@@ -333,3 +333,22 @@ def test_a_blind_sanity_roll_is_the_gm_s_until_shown_and_then_verifies(
         out = json.loads(run.out)
         assert run.status == 0 and out["ok"] and out["mismatch"] == 0, out
         assert out["verified"] >= 1
+
+
+def test_a_blind_attack_is_the_gm_s_until_shown_and_then_verifies(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-6
+    """Pat's blind attack: Pat learns that it was made, not how it went; shown by the GM, its
+    report reaches everyone and every export verifies it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "brawl dmg=1d3+DB", character_id=alice, visibility="blind")
+    assert made["hidden"] is True and "result" not in made and "view" not in made
+    shown = table.ok("POST", f"/rolls/{made['seq']}/unblind", table.gm, 201)
+    assert shown["kind"] == "unblind_declared" and shown["roll"] == "attack"
+    assert shown["view"]["rows"][0]["label"] == "attack"
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        out = json.loads(d100("verify", "--json", str(log)).out)
+        assert out["ok"] and out["mismatch"] == 0 and out["verified"] >= 1, out
