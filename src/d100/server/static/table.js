@@ -276,9 +276,11 @@ function render() {
   // the words the table's rules take beside a check: a Sanity roll where they declare one
   const sanity = system.declares && system.declares.sanity;
   $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
-  $("declared-help").textContent = sanity
-    ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
+  const actions = (system.declares && system.declares.actions) || [];
+  $("declared-help").textContent = (sanity
+    ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
+    + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -1139,7 +1141,7 @@ function levelBadge(view) {
 }
 
 function cardClass(e) {
-  return e.view ? e.view.style : "";
+  return (e.view && e.view.style) || "";  // dice and actions have no level style
 }
 
 // A check's view, or a contest's side's: [{name, view}] for a contest, its own for a check.
@@ -1306,6 +1308,16 @@ function declaredCard(e, tag, time) {
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
       v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
+  }
+  if (v.heading) {  // a system's action (an attack, shots, full auto, FAR): its report's rows
+    const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
+    const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
+    if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
+    return [head, el("p", { class: "muted", text: v.title }),
+      ...(v.notes || []).map((n) => el("p", { class: "hazard", text: n })),
+      ...v.rows.map((r) => el("p", {}, el("span", { class: "muted", text: `${r.label} ` }), r.text)),
+      outcome,
+      v.odds.length ? el("p", { class: "muted", text: `Exact odds: ${v.odds.map((o) => `${o.what} ${o.chance}`).join(" · ")}` }) : null, show];
   }
   const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
   const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${words}`, tag, time)];
