@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from .dice import RandomSource
+from .errors import read_words
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def find(words: Sequence[str], system: str | None) -> Found | None:
     systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
     for spec in systems:
         for action in spec.declares.actions:
-            found = action.read(said)
+            found = read_words(action.read, said)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None
