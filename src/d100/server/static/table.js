@@ -541,7 +541,7 @@ function contestOwn(values) {
 const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
+  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${valueWords(v)}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -1346,7 +1346,7 @@ function describe(e) {
       const side = (c, r, v) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(v)), npc(c) ? null : diceLine(r, v));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
-      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
+      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${valueWords(v)}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
         side(e.character, e.result.actor, actorView), side(e.opponent, e.result.opponent, opponentView),
