@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from .dice import RandomSource
-from .errors import D100Error
+from .errors import D100Error, read_words
 
 
 @dataclass(frozen=True)
@@ -106,10 +106,16 @@ def for_character(
             tried.append([str(sheet.rollable[name]), *tokens[k:]])
     for said in tried:
         for action in actions:
-            found = action.read(said, bonus)
+            found = read_words(_reader(action, bonus), said)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None
+
+
+def _reader(
+    action: Action, bonus: str | None
+) -> Callable[[Sequence[str]], tuple[Any, str | None] | None]:
+    return lambda words: action.read(words, bonus)
 
 
 def named(name: str) -> Action | None:
@@ -141,7 +147,7 @@ def find(words: Sequence[str], system: str | None, bonus: str | None = None) -> 
     systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
     for spec in systems:
         for action in spec.declares.actions:
-            found = action.read(said, bonus)
+            found = read_words(_reader(action, bonus), said)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None

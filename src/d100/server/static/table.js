@@ -562,7 +562,7 @@ function contestOwn(values) {
 const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
+  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${valueWords(v)}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -1226,7 +1226,7 @@ function followOffers(e) {
     error.textContent = "";
     // A spend of several points is one tap on a phone: say what it leaves first.
     const left = character.luck ? character.luck.current - offer.luck : 0;
-    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} keeps ${left} Luck of ${character.luck.current}.`)) return;
+    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} has ${character.luck.current} Luck and keeps ${left}.`)) return;
     const body = { follow_up: offer.key };
     try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
@@ -1246,8 +1246,16 @@ function followOffers(e) {
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
-    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []), error);
+    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []),
+    ...offers.filter((o) => o.stakes).map(stakesLine), error);
   return box;
+}
+
+// What taking an offer risks, before it is taken, in the words Discord uses: "Push the roll,
+// 60.00% (3/5) to succeed; a failed push brings a dire consequence, the Keeper's to choose."
+function stakesLine(offer) {
+  const odds = offer.chance ? `, ${offer.chance} (${offer.odds}) to succeed` : "";
+  return el("p", { class: "muted stakes", text: `${offer.label}${odds}; ${offer.stakes}.` });
 }
 
 // A follow-up's outcome takes its first roll's place wherever that was shown where rolled, and
@@ -1369,7 +1377,7 @@ function describe(e) {
       const side = (c, r, v) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(v)), npc(c) ? null : diceLine(r, v));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
-      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
+      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${valueWords(v)}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
         side(e.character, e.result.actor, actorView), side(e.opponent, e.result.opponent, opponentView),
