@@ -219,7 +219,7 @@ def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None
     _store(row, sent)
     session.add(row)
     session.flush()
-    _announce(session, table, viewer, row, "created")
+    _announce(session, table, viewer, row, "created", with_sheet=True)
     return row
 
 
@@ -230,7 +230,7 @@ def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) ->
     _unique(session, table, viewer, sent.character.name, row.id)
     before = sheet_of(row)
     _store(row, sent)
-    _announce(session, table, viewer, row, "edited", changes(before, sent.character))
+    _announce(session, table, viewer, row, "edited", changes(before, sent.character), True)
     return row
 
 
@@ -315,10 +315,13 @@ def _announce(
     row: Character,
     change: str,
     changed: dict[str, list[Any]] | None = None,
+    with_sheet: bool = False,
 ) -> None:
     """Tell the table a character was created, edited or had its marks cleared
-    (``event_kinds.character_changed``: what an edit changed is for the sheet's readers)."""
-    told = kinds.character_changed(public_view(row), change, changed, viewer.member_id)
+    (``event_kinds.character_changed``: what an edit changed, and the sheet as it is now where
+    ``with_sheet``, are for the sheet's readers)."""
+    sheet = sheets.to_table(sheet_of(row)) if with_sheet else None
+    told = kinds.character_changed(public_view(row), change, changed, viewer.member_id, sheet)
     append(session, table, told)
 
 
