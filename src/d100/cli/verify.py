@@ -40,6 +40,12 @@ seed this viewer is never revealed, so they are not checked against it). Each ro
 the character and skill its provable record binds (rolls made before d100 bound them bind
 neither).
 
+The table is replayed in order: each character's sheet as created and edited (in the export
+of its player and the GMs), its Luck as rolls spend it, and each called test. A roll's
+request must follow from that state (the skill on the sheet then, the call's skill, mode and
+fields); each roll says what it proves (dice, target, level, outcome) and what it takes on
+trust, and each sheet this export does not hold is named.
+
 Every event links to the one before it (a hash chain; what this viewer may not see enters it
 as a salted commitment): the first link that does not follow is named. The report ends with
 the log's head (SEQ:HASH); --head checks that the log extends a head seen earlier (a roll's
@@ -109,9 +115,13 @@ def run(ns: argparse.Namespace) -> int:
         if audit.choosable:
             print(f"  the operator could have chosen: {choosable(audit.choosable)}")
         for check in audit.checks:
+            where = f" (line {check.line})" if check.line else ""
             if check.status != VERIFIED:
-                where = f" (line {check.line})" if check.line else ""
                 print(f"  #{check.seq} {check.kind}{where}: {check.reason}")
+            if check.trusted:
+                proven = ", ".join(check.proven) or "nothing"
+                trusted = "; ".join(check.trusted)
+                print(f"  #{check.seq} {check.kind}{where}: proven {proven}; on trust: {trusted}")
         head = audit.chain.head
         if head is not None:
             print(f"  head: {head[0]}:{head[1]}")
@@ -127,7 +137,8 @@ def summary(audit: Audit) -> str:
         f"{audit.rolls} rolls: {audit.count(VERIFIED)} verified, "
         f"{audit.count(MISMATCH)} mismatched, {audit.count(TYPED)} typed by hand, "
         f"{audit.count(UNVERIFIABLE)} not yet verifiable (seed not revealed), "
-        f"{audit.count(HIDDEN)} hidden from this viewer; {audit.seeds} seeds revealed"
+        f"{audit.count(HIDDEN)} hidden from this viewer; {audit.whole} proven whole (dice, "
+        f"target, level, outcome); {audit.seeds} seeds revealed"
     )
 
 

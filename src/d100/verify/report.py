@@ -21,6 +21,10 @@ class Check:
     kind: str
     status: str
     reason: str = ""
+    # a roll's: what its report proves (of dice, target, level, outcome), and what it takes
+    # on trust, each with why
+    proven: list[str] = field(default_factory=list)
+    trusted: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -42,6 +46,11 @@ class Audit:
         return sum(1 for c in self.checks if c.kind not in NOT_A_ROLL)
 
     @property
+    def whole(self) -> int:
+        """The rolls whose dice, target, level and outcome the log proves, none on trust."""
+        return sum(1 for c in self.checks if c.proven and not c.trusted)
+
+    @property
     def ok(self) -> bool:
         return self.count(MISMATCH) == 0
 
@@ -51,6 +60,7 @@ class Audit:
         return {
             "ok": self.ok,
             "rolls": self.rolls,
+            "proven_whole": self.whole,
             "seeds_revealed": self.seeds,
             **counts,
             "unchecked": self.unchecked,

@@ -14,6 +14,7 @@ from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
 from ..tallies import plan_of
+from .replay import Replay, Replayed
 from .report import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check
 from .seeds import BLIND, GM_CHAIN, OPEN, SEALED, Seed, SeedPass
 from .sides import declared_shown, names_bound, side_shown, withheld_parts
@@ -39,8 +40,13 @@ HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number,
 
 
 class Auditor(SeedPass):
-    """One pass for the seeds (announced, revealed), one for the rolls, then what only the
-    whole log tells (each seed's roll count, every blind roll shown before its seed)."""
+    """One pass for the seeds (announced, revealed), one for the rolls and the table's
+    state they are made from, then what only the whole log tells (each seed's roll count,
+    every blind roll shown before its seed)."""
+
+    def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
+        super().__init__(entries)
+        self.replay = Replay(self.system)
 
     def run(self) -> Audit:
         self._numbers()
@@ -69,6 +75,7 @@ class Auditor(SeedPass):
                 raise too_deep(number) from None
         self._counts()
         self._blind_rolls_shown()
+        self.audit.unchecked += self.replay.notes()
         return self.audit
 
     # -- rolls ------------------------------------------------------------------------------
@@ -79,10 +86,17 @@ class Auditor(SeedPass):
             self.history.setdefault(member_id, []).append((seq, client_seed))
         if kind == "client_seed":
             self.own.setdefault(str(entry.get("member_id")), []).append(seq)
+        self.replay.event(entry)
         if kind not in ROLL_KINDS and not isinstance(entry.get("provable"), Mapping):
             return
         check = Check(number, seq, str(kind), VERIFIED)
         self.audit.checks.append(check)
+        self._drawn(check, number, entry)
+        self._replayed(check, entry)
+
+    def _drawn(self, check: Check, number: int, entry: Mapping[str, Any]) -> None:
+        """The roll's dice, from the seed it drew from."""
+        kind, seq = entry["kind"], entry["seq"]
         if kind in ("unblind", DECLARED_UNBLIND):
             check.status, check.reason = self._unblind(number, entry)
             return
@@ -106,6 +120,36 @@ class Auditor(SeedPass):
         self.status[seq] = check.status
         if self._choosable(entry, seed):
             self.audit.choosable.append(seq)
+
+    def _replayed(self, check: Check, entry: Mapping[str, Any]) -> None:
+        """The roll against the table's state at its moment (``replay``): a mismatch if its
+        request does not follow from it; else what its report proves and takes on trust."""
+        kind = entry["kind"]
+        if kind in (DECLARED_KIND, DECLARED_UNBLIND):
+            if kind == DECLARED_KIND:
+                self.replay.declared(entry)
+            found = Replayed()
+            if "character" in entry:
+                found.trusted.append(
+                    "what it read of the sheet: dice and Sanity rolls are not replayed"
+                )
+        elif kind in ROLL_KINDS:
+            found = self.replay.roll(entry)
+        else:
+            return  # a stub
+        if found.reason is not None and check.status != MISMATCH:
+            check.status, check.reason = MISMATCH, found.reason
+        if check.status not in (VERIFIED, TYPED):
+            return
+        drawn = check.status == VERIFIED
+        check.proven = ["dice"] if drawn else []
+        check.trusted = ([] if drawn else ["the dice: typed by hand"]) + found.trusted
+        if not found.trusted:
+            check.proven.append("target")
+        if drawn and not found.trusted:
+            check.proven += ["level", "outcome"]
+        else:
+            check.trusted.append("the level and outcome: from what is taken on trust")
 
     def _followed(self, entry: Mapping[str, Any], request: Any, given: list[str]) -> int | None:
         """The roll a follow-up reads the dice of (Luck spent on the roll already made,

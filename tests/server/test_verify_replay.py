@@ -1,0 +1,206 @@
+"""``d100 verify`` replays the table (issue 34, item 2): each roll's request must follow from
+the sheet its character had then (as created and edited), the Luck it had left and the call
+it answers. Each forgery here keeps the dice honest (the result recomputed from the revealed
+seed, as ``d100 resolve`` would, and the chain relinked), so only the replay catches it; a
+sheet the viewer may not read is named, and what rests on it is reported as taken on trust."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from d100.engine import resolve
+from d100.provable import ProvableSource
+from d100.systems import REGISTRY
+
+from .forging import unchained
+from .tablehelp import SHEETS, Api
+from .test_verify_forgeries import (
+    Log,
+    _shown_side,
+    _withheld_contests,
+    audit,
+    copy,
+    export,
+    failed,
+    logs,
+    recomputed,
+    revealed_seeds,
+)
+
+__all__ = ["logs"]  # the played table's exports, a fixture shared with the forgeries' tests
+WHOLE = ["dice", "target", "level", "outcome"]
+
+
+def _check(log: Log, seq: int) -> dict[str, Any]:
+    found: dict[str, Any] = next(c for c in audit(log)["checks"] if c["seq"] == seq)
+    return found
+
+
+def _plain_rolls(log: Log, name: str) -> list[dict[str, Any]]:
+    """A character's drawn checks this export shows whole, asked freely (no call, no
+    follow-up, no dice typed by hand)."""
+    return [
+        e
+        for e in log
+        if e["kind"] == "roll"
+        and e["character"]["name"] == name
+        and "result" in e
+        and "withheld" not in e
+        and not e["manual"]
+        and "call" not in e
+        and "reroll_of" not in e
+    ]
+
+
+def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str = "") -> None:
+    """A skill raised in the roll's request and its provable record, its result recomputed
+    from its own dice: the forgery the dice alone cannot catch."""
+    for request in (entry["request"], entry["provable"]["request"]):
+        (request[side] if side else request)["skill"] = skill
+    entry["result"] = recomputed(entry, seeds[entry["provable"]["seed_id"]])
+
+
+def test_a_roll_made_a_success_by_raising_its_skill_fails(logs: dict[str, Log]) -> None:
+    """In the GM's and the roller's exports each of Alice's rolls is proven whole; raised to
+    99 with its result recomputed, each fails naming her sheet. In another player's export,
+    which does not hold Bob's sheet, Bob's roll so raised is no mismatch, but its target is
+    reported as taken on trust, naming Bob's sheet."""
+    for who in ("gm", "pat"):
+        log = copy(logs[who])
+        rolls = _plain_rolls(log, "Alice")
+        assert rolls
+        for entry in rolls:
+            assert _check(log, entry["seq"])["proven"] == WHOLE, (who, entry["seq"])
+            _raise(entry, revealed_seeds(log), 99)
+        bad = failed(log)
+        for entry in rolls:
+            said = bad[entry["seq"]]
+            assert "skill 99" in said and "Alice's sheet then" in said, (who, said)
+    log = copy(logs["pat"])
+    bob = _plain_rolls(log, "Bob")[0]
+    _raise(bob, revealed_seeds(log), 99)
+    check = _check(log, bob["seq"])
+    assert check["status"] == "verified" and "target" not in check["proven"], check
+    assert any("Bob's sheet" in t for t in check["trusted"]), check
+
+
+def test_a_skill_raised_inside_a_contest_fails(logs: dict[str, Log]) -> None:
+    """The GM's export holds both sides' sheets: the Orc's side raised fails naming its sheet.
+    A player's export shows Alice's side whole beside the Orc's withheld one: raised, and its
+    side's result recomputed from its own dice, it fails naming Alice's sheet."""
+    log = copy(logs["gm"])
+    contest = next(
+        e
+        for e in log
+        if e["kind"] == "contest" and "call" not in e and not e["manual"] and "result" in e
+    )
+    _raise(contest, revealed_seeds(log), 99, "opponent")
+    said = failed(log)[contest["seq"]]
+    assert "opponent's request has skill 99" in said and "Orc's sheet then" in said, said
+    log = copy(logs["pat"])
+    contests = _withheld_contests(log)
+    assert contests
+    for entry in contests:
+        side = _shown_side(entry)
+        hidden = "actor" if side == "opponent" else "opponent"
+        mine = {**entry["request"][side], "skill": 99}
+        stand_in = {**entry["request"], side: {**mine, "dice": entry["result"][side]["dice"]}}
+        again = resolve(stand_in | {hidden: mine}, ProvableSource(b"", "", 0)).to_dict()
+        binds = REGISTRY.get("brp").declares.binds_other_side
+        entry["request"][side] = mine
+        entry["result"][side] = {k: v for k, v in again[side].items() if k not in binds}
+    bad = failed(log)
+    for entry in contests:
+        assert "Alice's sheet then" in bad[entry["seq"]], bad
+
+
+def test_a_called_roll_follows_its_call(logs: dict[str, Log]) -> None:
+    """The roll answering the GM's secret call of Spot: relabelled as a roll of another skill
+    (Alice's own value for it, so her sheet agrees), or given a difficulty the GM did not
+    ask, it fails naming the call."""
+    for who in ("gm", "pat"):
+        for forge, words in (
+            (lambda e: e.update(skill="stealth"), "where call"),
+            (lambda e: e["request"].update(difficulty="hard"), "adds difficulty"),
+        ):
+            log = copy(logs[who])
+            entry = next(e for e in log if e["kind"] == "roll" and "call" in e)
+            assert _check(log, entry["seq"])["proven"] == WHOLE
+            forge(entry)
+            if entry["skill"] == "stealth":
+                entry["provable"]["skill"] = "stealth"
+                entry["request"]["skill"] = 65
+            entry["provable"]["request"] = {**entry["provable"]["request"], **entry["request"]}
+            entry["result"] = recomputed(entry, revealed_seeds(log)[entry["provable"]["seed_id"]])
+            said = failed(log)[entry["seq"]]
+            assert words in said, (who, said)
+
+
+def test_the_sheet_as_edited_is_the_one_rolled_from(api: Api) -> None:
+    """A sheet edited by the GM between two rolls: the player's export holds the edit (its
+    readers see it, another player a stub), each roll is proven whole from the sheet it was
+    rolled from, and the first roll claiming the edited value fails."""
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice = table.character(pat, "Alice")
+    table.roll(pat, alice, "stealth")
+    sheet = SHEETS["brp"].format(name="Alice").replace("stealth = 65", "stealth = 80")
+    table.ok("PUT", f"/characters/{alice}", table.gm, json={"sheet": sheet})
+    table.roll(pat, alice, "stealth")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = export(table, pat)
+    edit = next(e for e in log if e.get("change") == "edited")
+    assert edit["sheet"]["skills"]["stealth"] == 80 and edit["changes"]
+    theirs = next(e for e in export(table, sam) if e["seq"] == edit["seq"])
+    assert theirs["kind"] == "hidden" and "sheet" not in theirs
+    created = next(e for e in export(table, sam) if e.get("change") == "created")
+    assert created["withheld"] == ["sheet"] and "sheet" not in created
+    out = audit(log)
+    assert out["ok"] and out["unchecked"] == [] and out["proven_whole"] == 2, out
+    first = _plain_rolls(log, "Alice")[0]
+    _raise(first, revealed_seeds(log), 80)
+    assert "gives Alice's stealth 65" in failed(log)[first["seq"]]
+
+
+def test_luck_spent_beyond_what_was_left_fails(api: Api) -> None:
+    """BRP7: Alice has 3 Luck and spends 1 on each of three rolls. Her sheet as created,
+    forged to say 2, leaves the third spend more than she had."""
+    table = api.table("brp")
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    boosted = [
+        table.roll(pat, alice, "stealth", actor={"fields": {"luck_boost": True}}) for _ in range(3)
+    ]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = export(table, pat)
+    assert audit(log)["proven_whole"] == 3
+    created = next(e for e in log if e.get("change") == "created")
+    created["sheet"]["luck"]["current"] = 2
+    assert "spends 1 Luck, having 0" in failed(log)[boosted[-1]["seq"]]
+
+
+def test_an_older_log_without_sheets_names_each_unchecked(logs: dict[str, Log]) -> None:
+    """A log from before d100 logged sheets still passes: each character's sheet is named as
+    not in the log, and no roll's target is proven."""
+    for who, log in logs.items():
+        old = unchained(log)
+        for entry in old:
+            if entry["kind"] == "character":
+                entry.pop("sheet", None)
+                entry.pop("withheld", None)
+        out = audit(old)
+        assert out["ok"] and out["proven_whole"] == 0, (who, out)
+        named = {n.split("'s sheet")[0] for n in out["unchecked"] if "sheet" in n}
+        assert named == {"Alice", "Bob", "Orc"} - ({"Orc"} if who != "gm" else set()), out
+        assert all("before d100 logged sheets" in n for n in out["unchecked"] if "sheet" in n)
+
+
+def test_a_player_s_export_shows_only_the_sheets_they_read(logs: dict[str, Log]) -> None:
+    """A hostile player learns nothing of another's sheet from the export: Bob's and the
+    Orc's creation events carry no sheet in Pat's export, Alice's does; the GM's has all."""
+    for who, readable in (("pat", {"Alice"}), ("sam", {"Bob"}), ("gm", {"Alice", "Bob", "Orc"})):
+        made = [e for e in logs[who] if e.get("change") == "created"]
+        assert {e["character"]["name"] for e in made if "sheet" in e} == readable, who
+        text = json.dumps([e for e in made if e["character"]["name"] not in readable])
+        assert '"skills"' not in text and '"luck"' not in text, who
