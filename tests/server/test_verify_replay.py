@@ -85,6 +85,42 @@ def test_a_roll_made_a_success_by_raising_its_skill_fails(logs: dict[str, Log]) 
     assert any("Bob's sheet" in t for t in check["trusted"]), check
 
 
+def _unbound(entry: dict[str, Any]) -> None:
+    for key in ("character_id", "character_name", "member_id", "skill"):
+        entry["provable"].pop(key, None)
+
+
+def test_a_roll_unbound_and_moved_to_a_made_up_character_or_another_skill_fails(
+    logs: dict[str, Log],
+) -> None:
+    """The character and skill its provable record binds deleted (so that it would pass for
+    a roll logged before the binding), then moved to a made-up character, or to another skill
+    of the same value: a roll linked in the chain binds them, and the log never made such a
+    character. Every check and contest of Alice's, withheld contests included."""
+    for who in ("gm", "pat"):
+        for move, words in (
+            (lambda e: e["character"].update(id="MADEUPMADEUP", name="Zed"), "binds no"),
+            (lambda e: e.update(skill="dodge"), "binds no"),
+        ):
+            log = copy(logs[who])
+            rolls = [e for e in log if e["kind"] in ("roll", "contest")]
+            rolls = [e for e in rolls if e["character"]["name"] == "Alice"]
+            assert any("withheld" in e for e in rolls) == (who == "pat")
+            for entry in rolls:
+                _unbound(entry)
+                move(entry)
+            bad = failed(log)
+            for entry in rolls:
+                assert words in bad[entry["seq"]], (who, bad)
+    # and in a log from before the chain, where an unbound roll may be an older one, the
+    # made-up character is one the log never made
+    log = unchained(copy(logs["gm"]))
+    roll = _plain_rolls(log, "Alice")[0]
+    _unbound(roll)
+    roll["character"] |= {"id": "MADEUPMADEUP", "name": "Zed"}
+    assert "a character the log never made" in failed(log)[roll["seq"]]
+
+
 def test_a_skill_raised_inside_a_contest_fails(logs: dict[str, Log]) -> None:
     """The GM's export holds both sides' sheets: the Orc's side raised fails naming its sheet.
     A player's export shows Alice's side whole beside the Orc's withheld one: raised, and its

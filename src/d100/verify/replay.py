@@ -44,11 +44,10 @@ class Known:
 @dataclass
 class Replayed:
     """What a roll's replay found: a reason it does not follow from the state, or what rests
-    on trust (and which characters' sheets, for the report's notes)."""
+    on trust."""
 
     reason: str | None = None
     trusted: list[str] = field(default_factory=list)
-    unread: list[Known] = field(default_factory=list)
 
     def fail(self, reason: str) -> None:
         self.reason = self.reason or reason
@@ -127,6 +126,9 @@ class Replay:
             state = self.states[seq] = dict(self.known)
         followed = entry.get("reroll_of")
         for side, ref, skill, part in _sides(entry):
+            if str(ref.get("id")) not in state:
+                out.fail(f"its {side} is {brief(ref.get('name'))}, a character the log never made")
+                continue
             if isinstance(followed, int) and side == "actor":
                 self._follows(out, followed, part)
                 continue
@@ -151,13 +153,11 @@ class Replay:
         if part is None:
             out.trusted.append(f"the {side}'s target: its side is {KEPT}")
             return
-        if known is None or known.sheet is None:
-            name = "a character" if known is None else known.name
-            why = "not in this log" if known is None else known.why
-            out.trusted.append(f"the {side}'s target: {name}'s sheet is {why}")
-            if known is not None:
-                out.unread.append(known)
-                self.unread.setdefault((known.name, known.why), []).append(seq)
+        if known is None:
+            return  # no such character: the roll failed already
+        if known.sheet is None:
+            out.trusted.append(f"the {side}'s target: {known.name}'s sheet is {known.why}")
+            self.unread.setdefault((known.name, known.why), []).append(seq)
             return
         if not isinstance(skill, str):
             out.trusted.append(f"the {side}'s target: the skill is {KEPT}")

@@ -307,7 +307,7 @@ class Auditor(SeedPass):
             return MISMATCH, (
                 f"made under commitment {made_under}, not the one {where} gives seed {seed_id}"
             )
-        if (reason := names_bound(entry, provable)) is not None:
+        if (reason := names_bound(entry, provable, entry["kind"] in ROLL_KINDS)) is not None:
             return MISMATCH, reason
         if entry["kind"] in (DECLARED_KIND, DECLARED_UNBLIND):
             return self._declared(number, entry, seed, roller_seed)

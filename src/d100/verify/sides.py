@@ -168,9 +168,18 @@ def declared_shown(entry: Mapping[str, Any], found: Mapping[str, Any]) -> str | 
     return None
 
 
-def names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any]) -> str | None:
+def names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any], check: bool) -> str | None:
     """Whose roll it is and of which skill, as its provable record binds them: a reason if
-    the roll shows another character or skill."""
+    the roll shows another character or skill, or if a check or contest (``check``) linked in
+    the log's chain binds none: d100 bound them before it linked its log, so only a roll from
+    before the chain may be one made before the binding."""
+    if check and "chain" in entry:
+        unbound = [key for key, _ in NAMES_BOUND if key not in provable]
+        if unbound:
+            return (
+                f"its provable record binds no {unbound[0]}, yet it is linked in the log's "
+                "chain (every roll since the chain binds its character and skill)"
+            )
     for key, path in NAMES_BOUND:
         shown = at(entry, list(path))
         if key in provable and shown != provable[key]:
