@@ -240,3 +240,42 @@ def test_a_player_s_export_shows_only_the_sheets_they_read(logs: dict[str, Log])
         assert {e["character"]["name"] for e in made if "sheet" in e} == readable, who
         text = json.dumps([e for e in made if e["character"]["name"] not in readable])
         assert '"skills"' not in text and '"luck"' not in text, who
+
+
+def test_a_sheet_the_gm_reveals_is_replayed_by_every_member(api: Api) -> None:
+    """Bob's sheet, created and edited, is kept from Pat, so Pat's export takes Bob's targets
+    on trust; once the GM reveals it (a player may not), Pat's export opens each commitment
+    and proves Bob's rolls whole, a raised skill fails, and a reveal showing another sheet
+    than was committed to, or leaving one out, fails naming the reveal."""
+    table = api.table("brp")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    table.character(pat, "Alice")
+    bob = table.character(sam, "Bob")
+    table.roll(sam, bob, "stealth")
+    sheet = SHEETS["brp"].format(name="Bob").replace("stealth = 65", "stealth = 70")
+    table.ok("PUT", f"/characters/{bob}", sam, json={"sheet": sheet})
+    table.roll(sam, bob, "stealth")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    before = audit(export(table, pat))
+    assert before["ok"] and before["proven_whole"] == 0, before
+    assert [n.split(" is ")[0] for n in before["unchecked"]] == ["Bob's sheet"]
+    table.ok("POST", f"/characters/{bob}/reveal", pat, 403)
+    shown = table.ok("POST", f"/characters/{bob}/reveal", table.gm, 201)
+    assert [s["sheet"]["skills"]["stealth"] for s in shown["sheets"]] == [65, 70]
+    log = export(table, pat)
+    after = audit(log)
+    assert after["ok"] and after["unchecked"] == [] and after["proven_whole"] == 2, after
+    for token in (table.gm, sam):  # the sheet's readers: the reveal opens what they saw
+        assert audit(export(table, token))["ok"]
+    first = _plain_rolls(log, "Bob")[0]
+    forged = copy(log)
+    _raise(next(e for e in forged if e["seq"] == first["seq"]), revealed_seeds(log), 70)
+    assert "gives Bob's stealth 65" in failed(forged)[first["seq"]]
+    reveal = next(e for e in log if e["kind"] == "reveal_sheet")
+    for forge, words in (
+        (lambda e: e["sheets"][0]["sheet"]["skills"].update(stealth=99), "committed to it"),
+        (lambda e: e["sheets"].pop(0), "but not the one"),
+    ):
+        forged = copy(log)
+        forge(next(e for e in forged if e["seq"] == reveal["seq"]))
+        assert words in failed(forged)[reveal["seq"]], words

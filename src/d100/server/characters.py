@@ -21,7 +21,7 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
-from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
+from .models import Call, CallAssist, CallTarget, Character, Event, GameTable, Member
 from .store import count_of, write_columns
 from .tokens import UNPRINTABLE, new_id, now
 
@@ -323,6 +323,33 @@ def _announce(
     sheet = sheets.to_table(sheet_of(row)) if with_sheet else None
     told = kinds.character_changed(public_view(row), change, changed, viewer.member_id, sheet)
     append(session, table, told)
+
+
+def reveal(session: Session, viewer: Viewer, character_id: str) -> Event:
+    """The GM shows every member the character's sheets as its events logged them, so that
+    anyone's ``d100 verify`` replays its rolls: each earlier ``character`` event's commitment
+    to its sheet is opened in every export (``export.linked``)."""
+    require_gm(viewer, "reveal a character's sheet")
+    table = lock_table(session, viewer.table_id)
+    row = load(session, table.id, character_id)
+    logged = session.scalars(
+        select(Event)
+        .where(Event.table_id == table.id, Event.kind == kinds.CharacterChanged.KIND)
+        .order_by(Event.seq)
+    )
+    shown = [
+        (event.seq, event.data["character"], event.data["sheet"])
+        for event in logged
+        if event.data["character"]["id"] == row.id and "sheet" in event.data
+    ]
+    if not shown:
+        raise conflict(
+            "character_id",
+            character_id,
+            "a character whose sheet the log holds",
+            "its sheet was logged before d100 logged sheets: nothing to reveal",
+        )
+    return append(session, table, kinds.sheet_revealed(public_view(row), shown, viewer.member_id))
 
 
 def export(session: Session, viewer: Viewer, character_id: str) -> Character:

@@ -283,6 +283,21 @@ class CharacterChanged(Entry):
     )
 
 
+class RevealedSheet(Part):
+    seq: int = Field(description="the character event whose sheet it is")
+    character: CharacterRef = Field(description="the character as that event named it")
+    sheet: dict[str, Any]
+
+
+class SheetRevealed(Entry):
+    """The GM shows every member a character's sheets, each as an earlier ``character`` event
+    kept it from them: the export opens each one's commitment (``d100 verify`` checks it)."""
+
+    KIND = "reveal_sheet"
+    character: CharacterRef
+    sheets: list[RevealedSheet]
+
+
 class AboutCall(Entry):
     call: LoggedCall
 
@@ -430,6 +445,7 @@ KINDS: dict[str, type[Entry]] = {
         SeedRevealed,
         SeedRotated,
         CharacterChanged,
+        SheetRevealed,
         TestCalled,
         CallCancelled,
         Declined,
@@ -553,6 +569,17 @@ def character_changed(
         changes=changes,
         **shown,
     )
+
+
+def sheet_revealed(
+    character: Mapping[str, Any],
+    shown: Sequence[tuple[int, Mapping[str, Any], Mapping[str, Any]]],
+    actor_id: str,
+) -> SheetRevealed:
+    """A character's sheets shown to everyone (a public event): each with the number of the
+    event that kept it and the character as that event named it."""
+    sheets = [{"seq": seq, "character": ref, "sheet": sheet} for seq, ref, sheet in shown]
+    return _made(SheetRevealed, actor_id, character=character, sheets=sheets)
 
 
 def test_called(call: Mapping[str, Any], actor_id: str, audience: list[str] | None) -> TestCalled:

@@ -16,10 +16,11 @@ from .. import sheets
 from ..errors import D100Error
 from ..systems import REGISTRY
 from ..table_fields import players_part, reserved
+from .reveals import SHEET, opened
 from .values import brief
 
 SIDES = ("actor", "opponent")
-KEPT = "kept from this viewer (its player's and the GMs' to read)"
+KEPT = "kept from this viewer (its player's and the GMs' to read; the GM has not revealed it)"
 OLDER = "not in the log (created before d100 logged sheets)"
 
 
@@ -54,7 +55,7 @@ class Replayed:
 
 
 class Replay:
-    def __init__(self, system: Any) -> None:
+    def __init__(self, system: Any, entries: list[tuple[int, dict[str, Any]]]) -> None:
         self.system = system if isinstance(system, str) and system in REGISTRY else None
         self.known: dict[str, Known] = {}  # character id -> as shown so far
         self.calls: dict[str, Mapping[str, Any]] = {}  # call id -> the call as called
@@ -63,6 +64,7 @@ class Replay:
         self.asked: dict[int, dict[str, Any]] = {}  # a roll's number -> its sheet's part
         self.proven: dict[int, bool] = {}  # a roll's number -> its target proven
         self.unread: dict[tuple[str, str], list[int]] = {}  # (name, why) -> rolls on trust
+        self.revealed, self.failures = opened(entries)
 
     # -- what changes the state ------------------------------------------------------------
 
@@ -83,34 +85,38 @@ class Replay:
             for cid, known in self.known.items():
                 luck = None if known.sheet is None else known.sheet.luck
                 self.known[cid] = replace(known, luck=None if luck is None else luck.maximum)
+        elif kind == "hidden" and seq in self.revealed:  # an edit kept from this viewer
+            shown = self.revealed[seq]
+            self._sheet(shown.character, shown.sheet, seq, "")
         elif kind == "hidden" and "provable" in entry and isinstance(seq, int):
             # a roll this viewer may not see (shown later, if blind) may have spent anyone's Luck
             self.states[seq] = dict(self.known)
             self.known = {cid: replace(k, luck=None) for cid, k in self.known.items()}
 
     def _character(self, entry: Mapping[str, Any]) -> None:
-        ref = entry.get("character")
+        ref, seq, change = entry.get("character"), entry.get("seq"), entry.get("change")
         if not isinstance(ref, Mapping) or not isinstance(ref.get("id"), str):
             return
-        cid, name, change = ref["id"], str(ref.get("name")), entry.get("change")
         if change == "deleted":
-            self.known.pop(cid, None)
-            return
-        if change not in ("created", "edited"):
-            return
-        given = entry.get("sheet")
+            self.known.pop(ref["id"], None)
+        elif change in ("created", "edited"):
+            shown = self.revealed.get(seq) if isinstance(seq, int) else None
+            given = entry.get(SHEET, None if shown is None else shown.sheet)
+            self._sheet(ref, given, seq, KEPT if "withheld" in entry else OLDER)
+
+    def _sheet(self, ref: Mapping[str, Any], given: Any, seq: Any, why: str) -> None:
+        """A character's sheet from an event (``why``: why it is not shown, if it is not)."""
+        cid, name = str(ref.get("id")), str(ref.get("name"))
         if not isinstance(given, Mapping):
-            why = KEPT if "withheld" in entry else OLDER
-            self.known[cid] = Known(name, None, entry.get("seq"), None, why)
+            self.known[cid] = Known(name, None, seq, None, why)
             return
         try:
-            sheet = sheets.from_table(name, given, f"#{entry.get('seq')}.sheet")
+            sheet = sheets.from_table(name, given, f"#{seq}.sheet")
         except D100Error as err:
-            why = f"unreadable in the log ({err.message})"
-            self.known[cid] = Known(name, None, entry.get("seq"), None, why)
+            self.known[cid] = Known(name, None, seq, None, f"unreadable ({err.message})")
             return
         luck = None if sheet.luck is None else sheet.luck.current
-        self.known[cid] = Known(name, sheet, entry.get("seq"), luck)
+        self.known[cid] = Known(name, sheet, seq, luck)
 
     # -- a roll ----------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ from ..chain import Followed
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
 UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
-NOT_A_ROLL = ("seed", "log", "chain")  # checks of a seed or of the log as a whole, not of one roll
+# checks of a seed, a sheet revealed or of the log as a whole, not of one roll
+NOT_A_ROLL = ("seed", "sheet", "log", "chain")
 
 
 @dataclass

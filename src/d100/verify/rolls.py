@@ -46,7 +46,7 @@ class Auditor(SeedPass):
 
     def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         super().__init__(entries)
-        self.replay = Replay(self.system)
+        self.replay = Replay(self.system, entries)
 
     def run(self) -> Audit:
         self._numbers()
@@ -76,6 +76,8 @@ class Auditor(SeedPass):
         self._counts()
         self._blind_rolls_shown()
         self.audit.unchecked += self.replay.notes()
+        for line, seq, reason in self.replay.failures:
+            self._fail(line, seq, "sheet", reason)
         return self.audit
 
     # -- rolls ------------------------------------------------------------------------------
