@@ -7,15 +7,20 @@ sheet the viewer may not read is named, and what rests on it is reported as take
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from d100.engine import resolve
 from d100.provable import ProvableSource
 from d100.systems import REGISTRY
+from tests.cli.conftest import d100
 
 from .forging import unchained
 from .tablehelp import SHEETS, Api
 from .test_verify_forgeries import (
+    COC7,
     Log,
     _shown_side,
     _withheld_contests,
@@ -61,7 +66,9 @@ def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str
     entry["result"] = recomputed(entry, seeds[entry["provable"]["seed_id"]])
 
 
-def test_a_roll_made_a_success_by_raising_its_skill_fails(logs: dict[str, Log]) -> None:
+def test_a_roll_made_a_success_by_raising_its_skill_fails(
+    logs: dict[str, Log], tmp_path: Path
+) -> None:
     """In the GM's and the roller's exports each of Alice's rolls is proven whole; raised to
     99 with its result recomputed, each fails naming her sheet. In another player's export,
     which does not hold Bob's sheet, Bob's roll so raised is no mismatch, but its target is
@@ -83,6 +90,12 @@ def test_a_roll_made_a_success_by_raising_its_skill_fails(logs: dict[str, Log]) 
     check = _check(log, bob["seq"])
     assert check["status"] == "verified" and "target" not in check["proven"], check
     assert any("Bob's sheet" in t for t in check["trusted"]), check
+    path = tmp_path / "pat.jsonl"  # the report as a person reads it: per roll, then by name
+    path.write_text("".join(json.dumps(e) + "\n" for e in logs["pat"]))
+    run = d100("verify", str(path))
+    assert run.status == 0 and f"#{bob['seq']} roll (line {bob['seq']}): proven dice; " in run.out
+    assert "on trust: the actor's target: Bob's sheet is kept" in run.out, run.out
+    assert "not checked: Bob's sheet is kept from this viewer" in run.out, run.out
 
 
 def _unbound(entry: dict[str, Any]) -> None:
@@ -279,3 +292,32 @@ def test_a_sheet_the_gm_reveals_is_replayed_by_every_member(api: Api) -> None:
         forged = copy(log)
         forge(next(e for e in forged if e["seq"] == reveal["seq"]))
         assert words in failed(forged)[reveal["seq"]], words
+
+
+def test_c7_4_luck_spent_is_the_luck_a_later_luck_roll_is_made_against(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Luck bought a failed roll a success (C7-4): a Luck roll after it is made against the
+    Luck left, and proven so; forged to the Luck Ada had before, it fails naming her Luck."""
+    monkeypatch.setitem(SHEETS, "coc7", COC7)
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    ada = table.character(pat, "Ada")
+    for _ in range(100):
+        rolled = table.roll(pat, ada, "library")
+        if "luck" in {o["key"] for o in rolled.get("follow_ups", ())}:
+            break
+    else:
+        pytest.fail("no failed roll Luck could buy in 100 rolls")
+    bought = table.ok(
+        "POST", f"/rolls/{rolled['seq']}/reroll", pat, 201, json={"follow_up": "luck"}
+    )
+    luck = table.roll(pat, ada, "luck")
+    assert luck["request"]["skill"] == 50 - bought["luck_spent"] < 50
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = export(table, pat)
+    out = audit(log)
+    assert out["ok"] and _check(log, luck["seq"])["proven"] == WHOLE, out
+    entry = next(e for e in log if e["seq"] == luck["seq"])
+    _raise(entry, revealed_seeds(log), 50)
+    assert "gives Ada's Luck" in failed(log)[luck["seq"]]

@@ -116,12 +116,12 @@ def run(ns: argparse.Namespace) -> int:
             print(f"  the operator could have chosen: {choosable(audit.choosable)}")
         for check in audit.checks:
             where = f" (line {check.line})" if check.line else ""
-            if check.status != VERIFIED:
-                print(f"  #{check.seq} {check.kind}{where}: {check.reason}")
-            if check.trusted:
-                proven = ", ".join(check.proven) or "nothing"
-                trusted = "; ".join(check.trusted)
-                print(f"  #{check.seq} {check.kind}{where}: proven {proven}; on trust: {trusted}")
+            said = [check.reason] if check.status != VERIFIED else []
+            if check.trusted:  # what the roll proves, and what rests on trust
+                said.append(f"proven {', '.join(check.proven) or 'nothing'}")
+                said.append(f"on trust: {'; '.join(check.trusted)}")
+            if said:
+                print(f"  #{check.seq} {check.kind}{where}: {'; '.join(said)}")
         head = audit.chain.head
         if head is not None:
             print(f"  head: {head[0]}:{head[1]}")
