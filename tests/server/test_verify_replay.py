@@ -321,3 +321,29 @@ def test_c7_4_luck_spent_is_the_luck_a_later_luck_roll_is_made_against(
     entry = next(e for e in log if e["seq"] == luck["seq"])
     _raise(entry, revealed_seeds(log), 50)
     assert "gives Ada's Luck" in failed(log)[luck["seq"]]
+
+
+def test_an_ability_the_roller_names_is_one_on_the_sheet(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the table adds an ability to a skill and the sheet does not say which, the
+    roller names one of the sheet's: proven whole whichever; a value the sheet has for none
+    of its abilities fails."""
+    unsaid = SHEETS["chances"].replace('uses = {{ sneaking = "dex", hearing = "per" }}\n', "")
+    monkeypatch.setitem(SHEETS, "chances", unsaid)
+    table = api.table("chances")
+    pat = table.join("Pat")
+    ivy = table.character(pat, "Ivy")
+    made = [
+        table.roll(pat, ivy, "sneaking", actor={"ability": name, "fields": {"risk": "tough"}})
+        for name in ("dex", "per")
+    ]
+    assert [m["request"]["ability"] for m in made] == [10, 5]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = export(table, pat)
+    assert audit(log)["proven_whole"] == 2
+    entry = next(e for e in log if e["seq"] == made[1]["seq"])
+    for request in (entry["request"], entry["provable"]["request"]):
+        request["ability"] = 30
+    entry["result"] = recomputed(entry, revealed_seeds(log)[entry["provable"]["seed_id"]])
+    assert "has ability 30, where Ivy's sheet" in failed(log)[made[1]["seq"]]

@@ -179,21 +179,26 @@ class Replay:
             return
         where = f"{known.name}'s sheet then (#{known.since})"
         try:
-            expected = sheet.side(skill)
+            sheet.skill(skill)
         except D100Error:
             out.fail(f"its {side} rolls {skill}, which {where} does not have")
             return
-        ability = REGISTRY.get(sheet.system).declares.ability_field
-        chosen = set(sheet.abilities.values())  # a roller may name another ability
+        # a roller may name the ability a skill adds: the sheet's ability of that value
+        field_ = REGISTRY.get(sheet.system).declares.ability_field
+        named = [a for a, v in sheet.abilities.items() if field_ and v == part.get(field_)]
+        try:
+            expected = sheet.side(skill, named[0] if named else None)
+        except D100Error as err:
+            out.fail(f"its {side}'s request does not follow from {where}: {err.message}")
+            return
         if side == "actor":  # what a follow-up of it must read alike
             self.asked[seq] = {k: part.get(k) for k in expected}
         for key, value in expected.items():
-            got = part.get(key)
-            if got != value and not (key == ability and got in chosen):
+            if part.get(key) != value:
                 whose = f"{known.name}'s {skill}" if key == "skill" else f"its {key}"
                 out.fail(
-                    f"its {side}'s request has {key} {brief(got)}, where {where} gives "
-                    f"{whose} {brief(value)}"
+                    f"its {side}'s request has {key} {brief(part.get(key))}, where {where} "
+                    f"gives {whose} {brief(value)}"
                 )
                 return
 
