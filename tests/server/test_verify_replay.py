@@ -280,6 +280,15 @@ def test_a_sheet_the_gm_reveals_is_replayed_by_every_member(api: Api) -> None:
     assert after["ok"] and after["unchecked"] == [] and after["proven_whole"] == 2, after
     for token in (table.gm, sam):  # the sheet's readers: the reveal opens what they saw
         assert audit(export(table, token))["ok"]
+    # an edit after the reveal is a stub to Pat again: Bob's later roll rests on trust
+    later = sheet.replace("stealth = 70", "stealth = 90")
+    table.ok("PUT", f"/characters/{bob}", table.gm, json={"sheet": later})
+    again = table.roll(sam, bob, "stealth")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    out = audit(export(table, pat))
+    assert out["ok"] and out["proven_whole"] == 2, out
+    assert [n.split(" is ")[0] for n in out["unchecked"]] == ["Bob's sheet"], out
+    assert f"#{again['seq']}" in out["unchecked"][0]
     first = _plain_rolls(log, "Bob")[0]
     forged = copy(log)
     _raise(next(e for e in forged if e["seq"] == first["seq"]), revealed_seeds(log), 70)

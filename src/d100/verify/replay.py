@@ -33,6 +33,7 @@ class Known:
     since: Any  # the event that set it
     luck: int | None  # its Luck now; None: changed where this viewer does not see
     why: str = ""
+    revealed: bool = False  # shown by the GM's reveal: an edit after it may be a stub
 
     def reads_luck(self, skill: str) -> bool:
         """Whether a check of ``skill`` is a Luck roll (its target the Luck it has now)."""
@@ -87,8 +88,14 @@ class Replay:
                 self.known[cid] = replace(known, luck=None if luck is None else luck.maximum)
         elif kind == "hidden" and seq in self.revealed:  # an edit kept from this viewer
             shown = self.revealed[seq]
-            self._sheet(shown.character, shown.sheet, seq, "")
-        elif kind == "hidden" and "provable" in entry and isinstance(seq, int):
+            self._sheet(shown.character, shown.sheet, seq, "", True)
+        elif kind == "hidden" and "provable" not in entry:
+            # an event this viewer may not see may be an edit of a sheet revealed before it
+            why = f"kept from this viewer since #{seq} (an event it may not see, perhaps an edit)"
+            for cid, known in self.known.items():
+                if known.revealed:
+                    self.known[cid] = Known(known.name, None, seq, None, why)
+        elif kind == "hidden" and isinstance(seq, int):
             # a roll this viewer may not see (shown later, if blind) may have spent anyone's Luck
             self.states[seq] = dict(self.known)
             self.known = {cid: replace(k, luck=None) for cid, k in self.known.items()}
@@ -102,10 +109,14 @@ class Replay:
         elif change in ("created", "edited"):
             shown = self.revealed.get(seq) if isinstance(seq, int) else None
             given = entry.get(SHEET, None if shown is None else shown.sheet)
-            self._sheet(ref, given, seq, KEPT if "withheld" in entry else OLDER)
+            why = KEPT if "withheld" in entry else OLDER
+            self._sheet(ref, given, seq, why, SHEET not in entry and shown is not None)
 
-    def _sheet(self, ref: Mapping[str, Any], given: Any, seq: Any, why: str) -> None:
-        """A character's sheet from an event (``why``: why it is not shown, if it is not)."""
+    def _sheet(
+        self, ref: Mapping[str, Any], given: Any, seq: Any, why: str, revealed: bool = False
+    ) -> None:
+        """A character's sheet from an event (``why``: why it is not shown, if it is not;
+        ``revealed``: shown by the GM's reveal, not to its readers)."""
         cid, name = str(ref.get("id")), str(ref.get("name"))
         if not isinstance(given, Mapping):
             self.known[cid] = Known(name, None, seq, None, why)
@@ -116,7 +127,7 @@ class Replay:
             self.known[cid] = Known(name, None, seq, None, f"unreadable ({err.message})")
             return
         luck = None if sheet.luck is None else sheet.luck.current
-        self.known[cid] = Known(name, sheet, seq, luck)
+        self.known[cid] = Known(name, sheet, seq, luck, revealed=revealed)
 
     # -- a roll ----------------------------------------------------------------------------
 
