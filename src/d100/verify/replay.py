@@ -150,6 +150,8 @@ class Replay:
                 self._follows(out, followed, part)
                 continue
             self._side(out, state.get(str(ref.get("id"))), side, skill, part, seq)
+        if entry.get("helpers"):
+            out.trusted.append("the helpers' values (not replayed against their sheets)")
         call = entry.get("call")
         if isinstance(call, Mapping) and followed is None and shows is None:
             self._answers(out, entry, call, state)
