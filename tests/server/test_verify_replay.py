@@ -28,12 +28,13 @@ from .test_verify_forgeries import (
     copy,
     export,
     failed,
+    honest,
     logs,
     recomputed,
     revealed_seeds,
 )
 
-__all__ = ["logs"]  # the played table's exports, a fixture shared with the forgeries' tests
+__all__ = ["honest", "logs"]  # the played table's exports, shared with the forgeries' tests
 WHOLE = ["dice", "target", "level", "outcome"]
 
 
