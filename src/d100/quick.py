@@ -285,6 +285,36 @@ def unsecret(word: str) -> str | None:
     return word[1:] if len(word) > 1 and word[0] in "sS" else None
 
 
+@dataclass(frozen=True)
+class DiceWords:
+    """A dice expression read from words: its text, the label after it, and whether it was
+    asked secretly (BCDice's ``S`` prefix)."""
+
+    text: str
+    label: str | None
+    secret: bool = False
+
+
+def dice_words(words: Sequence[str]) -> DiceWords | None:
+    """``[SYSTEM] EXPRESSION [LABEL...]``: a dice expression first (a system's name before it
+    changes nothing: ``coc7 1d6`` is 1d6), its label after; None when the first word is none
+    (a skill's number is a skill, never a constant)."""
+    said = list(words)
+    if len(said) > 1 and said[0].lower() in REGISTRY:
+        said.pop(0)
+    if not said or is_number(said[0]):
+        return None
+    for text, secret in ((said[0], False), (unsecret(said[0]), True)):
+        if text is None:
+            continue
+        try:
+            expressions.parse(text)
+        except D100Error:
+            continue
+        return DiceWords(text, " ".join(said[1:]) or None, secret)
+    return None
+
+
 def form(
     tokens: Sequence[str], system: str | None = None, chosen: Callable[[], str] | None = None
 ) -> Form | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import quick, sanity_form
+from .. import expressions, quick, sanity_form
 from ..actions import find
 from ..advise import advise
 from ..engine import is_contest, odds, resolve
@@ -18,6 +18,8 @@ from ..provable import ProvableSource
 from . import sanity
 from .render import (
     advice_message,
+    dice_message,
+    dice_odds_message,
     error_message,
     odds_message,
     report_message,
@@ -51,6 +53,14 @@ def quick_answer(
             rolled = found.action.roll(found.request, dice_for(secret, interaction_id))
             report = found.action.report(rolled, found.action.odds(found.request))
             return report_message(who, words, report, found.label, private)
+        asked_dice = quick.dice_words(words.split()) if command in (ROLL, ODDS) else None
+        if asked_dice is not None:  # 2d6+1, coc7 1d8+1d4: a dice expression with its odds
+            chance = expressions.odds(asked_dice.text)
+            if command == ODDS:
+                return dice_odds_message(chance.to_dict(), private)
+            rolled = expressions.roll(asked_dice.text, dice_for(secret, interaction_id))
+            reading = expressions.reading(rolled.to_dict(), chance.to_dict())
+            return dice_message(who, words, reading, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
         if command == ROLL and special is not None and special.roll is not None:
             done = special.roll.play({}, dice_for(secret, interaction_id))  # .sc, .en

@@ -31,6 +31,7 @@ from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
 from .render import (
     contest_fields,
+    dice_fields,
     embed,
     escaped,
     head_note,
@@ -283,12 +284,7 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
     fields: list[tuple[str, str]]
     if view.get("roll") == "dice":
         title = f"Total {reading['total']} · roll #{view['seq']}"
-        fields = [("Dice", escaped(str(reading.get("explanation", ""))))]
-        if reading.get("chance"):
-            fields += [
-                ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
-                ("Mean", str(reading["mean"])),
-            ]
+        fields = dice_fields(reading)
         return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
     if "heading" in reading:  # a system's action: its report, as /roll shows one
         return _action_view(head, view, reading, private)
