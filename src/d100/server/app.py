@@ -15,25 +15,22 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 
 from .. import __version__
 from ..errors import D100Error
 from . import rounds
 from .api import Server, router
-from .errors import ApiError, invalid, wrong_method
+from .errors import ApiError, database_busy, invalid, wrong_method
 from .guard import Guard, Limits, refused_method
 from .live import Hub, cancel, listen
-from .store import Store
+from .store import DATABASE_BUSY, Store
 from .work import Pool, Writes
 
 STATIC = Path(__file__).parent / "static"
 HOT = ("/api/tables/{table_id}/rolls", "/api/tables/{table_id}", "/health")
 PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
 log = logging.getLogger("d100.server")
-DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 # Pydantic's own words before a validator's message ("Value error, ..."): not the user's.
@@ -170,21 +167,17 @@ def _errors(app: FastAPI) -> None:
             headers = {"allow": refused_method(request.app.router.routes, request.scope) or ""}
         return JSONResponse(body.to_dict(), status_code=err.status_code, headers=headers)
 
+    async def busy(request: Request, err: Exception) -> JSONResponse:
+        # Handled here, not as an Exception: Starlette re-raises those after the answer, and
+        # the ASGI server logs a traceback for each (a PostgreSQL "too many clients" storm).
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
+        return await api_error(request, database_busy())
+
+    for kind in DATABASE_BUSY:
+        app.add_exception_handler(kind, busy)
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, err: Exception) -> JSONResponse:
-        if isinstance(err, DATABASE_BUSY):  # also from the guard, outside the routes' handlers
-            # Unreachable, restarting, locked past the busy timeout, or every pooled
-            # connection in use. Rolled back as a rule; a COMMIT lost on its way back may
-            # have landed, so a roll is retried with its Idempotency-Key.
-            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
-            busy = ApiError(
-                503,
-                "database",
-                None,
-                "a retry in a moment (a roll with its Idempotency-Key)",
-                "the database is busy",
-            )
-            return JSONResponse(busy.to_dict(), status_code=503, headers={"retry-after": "1"})
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         body = ApiError(500, "server", None, "", "internal error (logged on the server)")
         return JSONResponse(body.to_dict(), status_code=500)

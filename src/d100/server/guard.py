@@ -34,7 +34,8 @@ from starlette.routing import BaseRoute, Match
 
 from .access import CREDENTIAL, Credential, foreign_origin, read_credential, unreadable_origin
 from .admission import AT_ONCE, PER_TABLE, WAITING, Admission, Share, holding
-from .errors import ApiError, unauthorised, wrong_method
+from .errors import ApiError, database_busy, unauthorised, wrong_method
+from .store import DATABASE_BUSY
 from .work import CLIENT
 
 Scope = MutableMapping[str, Any]
@@ -199,7 +200,12 @@ class Guard:
         table_id = path[len(TABLES) :].split("/", 1)[0] if path.startswith(TABLES) else None
         credential = None if table_id is None else read_credential(table_id, headers)
         scope[CREDENTIAL] = credential  # read once: the routes take it from here
-        key, table, wait = await self._key(scope, credential)
+        try:
+            key, table, wait = await self._key(scope, credential)
+        except DATABASE_BUSY:  # the token's lookup: answered here, outside the app's handlers
+            busy = database_busy()
+            await _answer(busy, scope, receive, send, busy.headers)
+            return
         CLIENT.set(key)  # the worker pool's fair share is counted per bucket too
         if wait:
             seconds = math.ceil(wait)

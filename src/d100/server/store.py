@@ -17,6 +17,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import bindparam, create_engine, event, func, inspect, select, text, update
 from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql import Update
@@ -33,6 +35,9 @@ WRITE = "d100_write"
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
 # closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
 POOL, POOL_OVERFLOW = 30, 10
+# What a busy database raises: unreachable, restarting, locked past the busy timeout, too many
+# clients, or every pooled connection in use (answered 503 with Retry-After).
+DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 class Store:
