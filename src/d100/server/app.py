@@ -49,11 +49,14 @@ def create_app(
     limits: Limits | None = None,
     freeze: bool = False,
     discord: Any = None,
+    processes: int | None = None,
 ) -> FastAPI:
     """The table server's app. ``freeze``: a process serving only this app (``d100 serve``)
     keeps what its start loaded out of the garbage collector's full sweeps. ``discord``: the
     Discord endpoint's state (``d100.discord.router.Discord``), else made from the
-    environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint."""
+    environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint. ``processes``:
+    how many server processes share a PostgreSQL database (``store.pool_sizes``; None: the
+    default pool, for a test's own database)."""
     if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
         from ..discord.router import Discord  # needs the server extra's cryptography
 
@@ -67,6 +70,7 @@ def create_app(
         on_commit=hub.wake,
         mirror=discord is not None,
         on_posted=None if discord is None else discord.posted,
+        processes=processes,
     )
 
     @asynccontextmanager
