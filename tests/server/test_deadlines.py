@@ -328,3 +328,72 @@ def test_2000_connections_from_one_address_leave_another_s_roll_answered(
         f"while one address opened {opened} connections ({refused} told 429), another's "
         f"roll p50 {statistics.median(rolls) * 1e3:.0f} ms, max {max(rolls) * 1e3:.0f} ms"))
     assert refused >= ATTACKERS // 2, (opened, refused)  # the cap per address turned them away
+
+
+# Many addresses of one host holding silent connections, as the attack that kept a member out
+# (20 loopback addresses x 60 each, 503 on 36 of 40 rolls), at a small scale: two /24s of ten
+# addresses each, six silent connections an address, against caps a fraction of that.
+FLOOD_CAP, FLOOD_NETWORK, FLOOD_ADDRESS = 40, 24, 8
+FLOOD_NETWORKS, FLOOD_ADDRESSES, FLOOD_EACH = ("127.0.0", "127.0.1"), 10, 6
+
+
+async def _silent_flood(address: tuple[str, int]) -> list[asyncio.StreamReader]:
+    opened = []
+    for network in FLOOD_NETWORKS:
+        for i in range(FLOOD_ADDRESSES):
+            for _ in range(FLOOD_EACH):
+                reader, _writer = await asyncio.open_connection(
+                    *address, local_addr=(f"{network}.{10 + i}", 0))
+                opened.append(reader)
+    return opened
+
+
+def test_silent_connections_from_many_addresses_keep_no_member_out(tmp_path: Path) -> None:
+    """120 silent connections from 20 addresses of two /24s, one of them the member's: past
+    each network's share and the cap, the oldest silent ones are shut (told nothing) to make
+    room, the member's kept-alive connection stays, and the member's rolls on fresh
+    connections from the crowded /24 are each answered 201. The head deadline is far off:
+    every connection closed was shut to make room."""
+    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    caps = {"D100_MAX_CONNECTIONS": str(FLOOD_CAP),
+            "D100_MAX_CONNECTIONS_PER_NETWORK": str(FLOOD_NETWORK),
+            "D100_MAX_CONNECTIONS_PER_ADDRESS": str(FLOOD_ADDRESS),
+            "D100_HEADER_SECONDS": str(LONG_HEAD_SECONDS)}
+    with serve(url, tmp_path / "server.log", **caps) as base:
+        address = _address(base)
+        with httpx.Client(base_url=base, timeout=GIVE_UP) as setup:
+            table = Api(setup).table()
+            alice = table.character(table.gm, "Alice")
+        with httpx.Client(base_url=base, timeout=GIVE_UP) as kept:
+            _roll(kept, table.id, table.gm, alice)  # kept alive, vouched for by this roll
+
+            async def flood() -> tuple[list[int], list[bytes]]:
+                opened = await _silent_flood(address)
+                fresh = httpx.AsyncHTTPTransport(local_address="127.0.0.1", retries=0)
+                rolls = []
+                for _ in range(5):
+                    async with httpx.AsyncClient(base_url=base, transport=fresh,
+                                                 timeout=GIVE_UP) as member:
+                        answer = await member.post(
+                            f"/api/tables/{table.id}/rolls", headers=bearer(table.gm),
+                            json={"actor": {"character_id": alice, "skill": "stealth"}})
+                        rolls.append(answer.status_code)
+                rolls.append(await asyncio.to_thread(
+                    lambda: kept.post(f"/api/tables/{table.id}/rolls", headers=bearer(table.gm),
+                                      json={"actor": {"character_id": alice,
+                                                      "skill": "stealth"}}).status_code))
+                # At most the cap are open: wait till the rest have been shut, each told what.
+                told = [asyncio.ensure_future(r.read()) for r in opened]
+                shut = len(opened) - FLOOD_CAP
+                give_up = time.monotonic() + GIVE_UP
+                while sum(t.done() for t in told) < shut:
+                    assert time.monotonic() < give_up, "silent connections never made room"
+                    await asyncio.sleep(0.05)
+                for t in told:
+                    t.cancel()
+                return rolls, [t.result() for t in told if t.done() and not t.cancelled()]
+
+            rolls, said = asyncio.run(flood())
+    assert rolls == [201] * 6, rolls
+    assert len(said) >= FLOOD_NETWORKS.__len__() * FLOOD_ADDRESSES * FLOOD_EACH - FLOOD_CAP
+    assert set(said) == {b""}, said[:3]  # shut to make room: no 503, no 429

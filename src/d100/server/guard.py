@@ -35,6 +35,7 @@ from starlette.routing import BaseRoute, Match
 from .access import CREDENTIAL, Credential, foreign_origin, read_credential, unreadable_origin
 from .admission import AT_ONCE, PER_TABLE, WAITING, Admission, Share, holding
 from .errors import ApiError, database_busy, unauthorised, wrong_method
+from .serving import vouch
 from .store import DATABASE_BUSY
 from .work import CLIENT
 
@@ -53,6 +54,9 @@ SIGN_OUT = "/session"  # DELETE: anyone may clear a table's cookie, signed in or
 # request holds a connection of its own): a lower one was a refusal a flood from a member's
 # own address could keep full, the member's first request with it.
 LOOKUPS_WAITING = 1024
+# The server's threads the addresses' turns may hold together: however many addresses send
+# made-up tokens, members' requests are admitted ahead of them to the other three quarters.
+ANONYMOUS_AT_ONCE = AT_ONCE // 4
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -128,12 +132,22 @@ class Buckets:
             self._buckets.popitem(last=False)
         return wait
 
+    def wait(self, key: str) -> float:
+        """The seconds until ``key`` may spend one (0: now), spending nothing."""
+        found = self._buckets.get(key)
+        if found is None:
+            return 0.0
+        tokens, then = found
+        tokens = tokens + (self.clock() - then) * self.limits.per_second
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.limits.per_second
+
 
 def server_turns() -> Admission:
     """The server's threads: ``PER_TABLE`` of a table's requests at once, one of an
-    address's (its lookups, its requests without a member's token)."""
+    address's (its lookups, its requests without a member's token), and all addresses
+    together at most ``ANONYMOUS_AT_ONCE``: members' requests always have the rest."""
     tables = Share(PER_TABLE, WAITING)
-    addresses = Share(1, LOOKUPS_WAITING, per="address")
+    addresses = Share(1, LOOKUPS_WAITING, together=ANONYMOUS_AT_ONCE, per="address")
     return Admission(AT_ONCE, kinds={"table": tables, "address": addresses})
 
 
@@ -244,6 +258,8 @@ class Guard:
             await _answer(unauthorised(), scope, receive, send)
             return
         assert credential is not None
+        if table == table_id:
+            vouch(scope)  # a member's connection is never shut to make room for another
         send = self._forgetting(credential.hashed, send)
         if path.endswith(STREAM):  # open for hours, its reads one per table woken
             await self.app(scope, receive, send)
