@@ -24,6 +24,7 @@ from .api import Server, router
 from .errors import ApiError, database_busy, invalid, wrong_method
 from .guard import Guard, Limits, refused_method
 from .live import Hub, cancel, listen
+from .quotas import Openings, Quotas
 from .store import DATABASE_BUSY, Store
 from .work import Pool, Writes
 
@@ -50,13 +51,15 @@ def create_app(
     freeze: bool = False,
     discord: Any = None,
     processes: int | None = None,
+    quotas: Quotas | None = None,
 ) -> FastAPI:
     """The table server's app. ``freeze``: a process serving only this app (``d100 serve``)
     keeps what its start loaded out of the garbage collector's full sweeps. ``discord``: the
     Discord endpoint's state (``d100.discord.router.Discord``), else made from the
     environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint. ``processes``:
     how many server processes share a PostgreSQL database (``store.pool_sizes``; None: the
-    default pool, for a test's own database)."""
+    default pool, for a test's own database). ``quotas``: what the storage may be made to
+    hold (None: no quota)."""
     if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
         from ..discord.router import Discord  # needs the server extra's cryptography
 
@@ -71,6 +74,7 @@ def create_app(
         mirror=discord is not None,
         on_posted=None if discord is None else discord.posted,
         processes=processes,
+        events_per_table=None if quotas is None else quotas.events_per_table,
     )
 
     @asynccontextmanager
@@ -107,7 +111,8 @@ def create_app(
     pool = Pool(job_seconds=limits.job_seconds)
     # SQLite has one writer at a time: its rolls take their turns here, not at its lock.
     writes = Writes() if store.is_postgres else Writes(writers=1)
-    app.state.server = Server(store, hub, pool, writes)
+    quotas = quotas or Quotas()
+    app.state.server = Server(store, hub, pool, writes, quotas=quotas, openings=Openings(quotas))
     # The routes join the app's own list: an included router is matched twice a request (once
     # to find it, once inside it), a tenth of a roll's server CPU on FastAPI 0.165. The
     # busiest come first, as routes are tried in order (no two match the same request).

@@ -32,6 +32,7 @@ TOUCHED = "d100_touched"
 MIRROR = "d100_mirror"
 POSTED = "d100_posted"  # session.info: a channel post was queued (the sender looks at commit)
 WRITE = "d100_write"
+MOST_EVENTS = "d100_most_events"  # session.info: the events a table's log may hold (None: any)
 # Connections kept open. Every live stream a commit wakes reads the log on a worker thread
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
 # closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
@@ -78,11 +79,13 @@ class Store:
         mirror: bool = False,
         on_posted: Callable[[], None] | None = None,
         processes: int | None = None,
+        events_per_table: int | None = None,
     ) -> None:
         """``on_commit``: called with each table a committed write changed; ``on_posted``:
         once a committed write queued channel posts (``mirror``: writes queue them);
         ``processes``: how many server processes share a PostgreSQL database, each pool
-        sized to its share of the server's connections (``PoolTooSmall`` if too few)."""
+        sized to its share of the server's connections (``PoolTooSmall`` if too few);
+        ``events_per_table``: the most events a table's log may hold (``events.append``)."""
         self.url: URL = make_url(url)
         self.on_commit = on_commit
         self.on_posted = on_posted
@@ -95,7 +98,7 @@ class Store:
         self._write = sessionmaker(
             self.engine.execution_options(**{WRITE: True}),
             expire_on_commit=False,
-            info={MIRROR: mirror},
+            info={MIRROR: mirror, MOST_EVENTS: events_per_table},
         )
         # SQLite has one writer at a time. Writers of this process queue here, and the next
         # starts the moment the last commits; without it they wait in SQLite's busy handler,
