@@ -118,3 +118,27 @@ def test_a_played_table_s_events_fit_the_described_event(api: Api) -> None:
     assert [e["kind"] for e in seen[sam]][-2:] == ["hidden", "hidden"]
     with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: no number
         jsonschema.validate({"kind": "roll"}, schema)
+
+
+def test_a_chart_refuses_no_pair_of_bounds_and_checks_a_skill_given(api: Api) -> None:
+    """A chart's points are at most 101, those past left out (none where high is below low),
+    so no bounds the description allows are refused; a skill its request gives is checked
+    (a fraction was accepted, and ignored), one it leaves out is not required."""
+    from d100.engine import odds
+
+    client = api.client
+    chart = client.post("/api/odds/chart",
+                        json={"request": {"system": "brp"}, "low": 0, "high": 1000, "step": 1})
+    assert chart.status_code == 200, chart.text
+    points = chart.json()
+    assert [p["skill"] for p in points] == list(range(101))
+    assert points[40]["success"] == str(odds({"system": "brp", "skill": 40}).success)
+    empty = client.post("/api/odds/chart",
+                        json={"request": {"system": "brp"}, "low": 50, "high": 10})
+    assert empty.status_code == 200 and empty.json() == []
+    fraction = client.post("/api/odds/chart", json={"request": {"system": "brp", "skill": 50.5}})
+    assert fraction.status_code == 422
+    assert fraction.json()["error"]["field"] == "request.skill"
+    described = client.get("/openapi.json").json()["components"]["schemas"]["Chart"]
+    for variant in described["properties"]["request"]["oneOf"]:
+        assert "skill" not in variant.get("required", ()), variant["title"]

@@ -11,6 +11,7 @@ from typing import Any
 from ..advise import advise
 from ..contract import Request
 from ..engine import is_contest, odds, parse
+from ..errors import D100Error
 from ..fields import json_schema
 from ..memo import memoised
 from ..render.view import pct
@@ -18,9 +19,10 @@ from ..results import CheckOdds
 from ..system import System
 from ..systems import REGISTRY
 from ..tallies import plan_of
-from .errors import bad
+from .errors import bad, invalid
 
 MAX_POINTS = 101
+VARIED = "skill"  # the field a chart sets at each of its points
 CHEAP = 20_000  # die faces: a hundredth of the engine's budget (tallies.BUDGET), ~10 ms at most
 
 
@@ -148,14 +150,30 @@ def _cheap(parsed: Request) -> dict[str, Any] | None:
     return odds(parsed).to_dict()
 
 
+def chart_request_schema() -> dict[str, Any]:
+    """A chart's request: a check's, its skill optional, as the chart sets it at each point."""
+    schema = request_schema(("check",))
+    for variant in schema["oneOf"]:
+        if VARIED in variant.get("required", ()):
+            variant["required"] = [k for k in variant["required"] if k != VARIED]
+            if not variant["required"]:
+                del variant["required"]
+    return schema
+
+
 def chart_skills(request: Mapping[str, Any], low: int, high: int, step: int) -> list[int]:
-    """The skills a chart has points at, checked: a check's, at most ``MAX_POINTS``."""
+    """The skills a chart has points at, from ``low`` by ``step`` up to ``high`` and at most
+    ``MAX_POINTS`` of them (none where ``high`` is below ``low``): those past are left out,
+    as the answer's points say, so no pair of bounds is refused. The request is a check's,
+    and a skill it gives (each point sets its own) is checked as the check's would be."""
     if is_contest(request):
         raise bad("request", "a contest", "a check", "the chart varies one check's skill")
-    skills = list(range(low, high + 1, step))
-    if not 1 <= len(skills) <= MAX_POINTS:
-        raise bad("step", step, f"low..high in 1..{MAX_POINTS} points", "too many points")
-    return skills
+    if VARIED in request:
+        try:
+            parse(request)
+        except D100Error as err:
+            raise invalid(err, "request") from None
+    return list(range(low, high + 1, step))[:MAX_POINTS]
 
 
 def chart_points(
