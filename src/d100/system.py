@@ -45,6 +45,10 @@ class System(Protocol):
     title: str
     check_fields: tuple[Field, ...]
     contest_fields: tuple[Field, ...]
+    # The rules between a request's fields, as JSON Schema (``fields.exactly_one``,
+    # ``only_with``): the API's description states what the parse refuses.
+    check_rules: tuple[Mapping[str, Any], ...]
+    contest_rules: tuple[Mapping[str, Any], ...]
     declares: Declaration
 
     @property
@@ -69,6 +73,8 @@ class Declared:
     level records (set once the module has built them): nothing restated beside them."""
 
     declares: Declaration
+    check_rules: tuple[Mapping[str, Any], ...] = ()  # none but each field's own
+    contest_rules: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def levels(self) -> tuple[str, ...]:

@@ -142,3 +142,58 @@ def test_a_chart_refuses_no_pair_of_bounds_and_checks_a_skill_given(api: Api) ->
     described = client.get("/openapi.json").json()["components"]["schemas"]["Chart"]
     for variant in described["properties"]["request"]["oneOf"]:
         assert "skill" not in variant.get("required", ()), variant["title"]
+
+
+def _odds_schema() -> dict[str, object]:
+    op = DESCRIBED["paths"]["/api/odds"]["post"]
+    return {**op["requestBody"]["content"]["application/json"]["schema"], **DESCRIBED}
+
+
+BETWEEN_FIELDS = [
+    # DG-9: Luck is tested at 50
+    ({"system": "delta-green", "skill": 60, "test": "luck"},
+     {"system": "delta-green", "skill": 50, "test": "luck"}),
+    # DG-7: a projection is willpower and bond together, in a Sanity test with a loss
+    ({"system": "delta-green", "skill": 50, "test": "sanity", "san_loss": "1/1d4",
+      "willpower": 12},
+     {"system": "delta-green", "skill": 50, "test": "sanity", "san_loss": "1/1d4",
+      "willpower": 12, "bond": 10}),
+    ({"system": "delta-green", "skill": 50, "willpower": 12, "bond": 10},
+     {"system": "delta-green", "skill": 50}),
+    # RQ-2: exactly one of skill, characteristic or resistance; a multiplier with a
+    # characteristic
+    ({"system": "rqg", "skill": 50, "characteristic": 12},
+     {"system": "rqg", "characteristic": 12, "multiplier": 3}),
+    ({"system": "rqg", "skill": 50, "multiplier": 3}, {"system": "rqg", "skill": 50}),
+    ({"system": "rqg", "actor": {"skill": 50}, "opponent": {}},
+     {"system": "rqg", "actor": {"skill": 50}, "opponent": {"characteristic": 12}}),
+    # C6: a resistance roll has no malfunction number
+    ({"system": "coc6", "resistance": {"active": 10, "passive": 12}, "malfunction": 98},
+     {"system": "coc6", "resistance": {"active": 10, "passive": 12}}),
+    ({"system": "brp-foundry"}, {"system": "brp-foundry", "skill": 40}),
+]
+
+
+def test_the_odds_description_states_the_rules_between_fields(api: Api) -> None:
+    """What the server refuses between a request's fields, the description says: each refused
+    request fails its schema, and its accepted twin fits it and is answered (rules DG-7,
+    DG-9, RQ-2 and Call of Cthulhu 6th's resistance roll)."""
+    schema = _odds_schema()
+    for refused, accepted in BETWEEN_FIELDS:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(refused, schema)
+        r = api.client.post("/api/odds", json=refused)
+        assert r.status_code == 422, (refused, r.text)
+        jsonschema.validate(accepted, schema)
+        r = api.client.post("/api/odds", json=accepted)
+        assert r.status_code == 200, (accepted, r.text)
+
+
+def test_a_query_parameter_no_route_takes_is_refused_naming_it(api: Api) -> None:
+    """As a body's unknown field is: a misspelt ``after`` read as none answered the whole log."""
+    table = api.table()
+    r = table.req("GET", "/events?afterr=3", table.gm)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == "afterr" and "after" in r.json()["error"]["allowed"]
+    assert table.req("GET", "/events?after=0", table.gm).status_code == 200
+    assert api.client.get("/api/systems?x=1").status_code == 422

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.responses import JSONResponse
@@ -211,6 +212,10 @@ class Guard:
             await _answer(refusal, scope, receive, send)
             return
         path: str = scope["path"]
+        unknown = scope.get("query_string") and unknown_query(self.routes, scope)
+        if unknown:
+            await _answer(unknown, scope, receive, send)
+            return
         table_id = path[len(TABLES) :].split("/", 1)[0] if path.startswith(TABLES) else None
         credential = None if table_id is None else read_credential(table_id, headers)
         scope[CREDENTIAL] = credential  # read once: the routes take it from here
@@ -474,3 +479,23 @@ def refused_method(routes: Sequence[BaseRoute], scope: Scope) -> str | None:
         if match is Match.PARTIAL:
             methods |= getattr(route, "methods", None) or set()
     return ", ".join(sorted(methods)) or None
+
+
+def unknown_query(routes: Sequence[BaseRoute], scope: Scope) -> ApiError | None:
+    """A 422 naming a query parameter the route does not take, as a body's unknown field is
+    refused (a misspelt ``after`` read as none would answer the whole log); None when it
+    takes them all, or when no route has the path (its own 404 or 405 follows)."""
+    for route in routes:
+        match, _ = route.matches(scope)
+        if match is Match.FULL:
+            dependant = getattr(route, "dependant", None)
+            if dependant is None:
+                return None
+            taken = {p.alias for p in dependant.query_params}
+            for name, _value in parse_qsl(scope["query_string"].decode("latin-1"), True):
+                if name not in taken:
+                    allowed = ", ".join(sorted(taken)) or "none"
+                    message = f"{name}: not a parameter of this path; allowed: {allowed}"
+                    return ApiError(422, name[:80], None, allowed, message)
+            return None
+    return None
