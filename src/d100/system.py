@@ -45,10 +45,6 @@ class System(Protocol):
     title: str
     check_fields: tuple[Field, ...]
     contest_fields: tuple[Field, ...]
-    # The rules between a request's fields, as JSON Schema (``fields.exactly_one``,
-    # ``only_with``): the API's description states what the parse refuses.
-    check_rules: tuple[Mapping[str, Any], ...]
-    contest_rules: tuple[Mapping[str, Any], ...]
     declares: Declaration
 
     @property
@@ -86,6 +82,16 @@ class Declared:
 
     def meaning(self, level: str) -> str:
         return self.declares.level(level).meaning
+
+
+Rules = tuple[Mapping[str, Any], ...]
+
+
+def rules_between_fields(system: System) -> tuple[Rules, Rules]:
+    """A system's rules between a check's fields and a contest's, as JSON Schema
+    (``fields.exactly_one``, ``only_with``), so the API's description states what its parse
+    refuses: declared where it has any (``check_rules``, ``contest_rules``)."""
+    return getattr(system, "check_rules", ()), getattr(system, "contest_rules", ())
 
 
 def complete(system: System) -> None:

@@ -16,7 +16,7 @@ from ..fields import json_schema
 from ..memo import memoised
 from ..render.view import pct
 from ..results import CheckOdds
-from ..system import System
+from ..system import System, rules_between_fields
 from ..systems import REGISTRY
 from ..tallies import plan_of
 from .errors import bad, invalid
@@ -50,9 +50,11 @@ def request_schema(kinds: Sequence[str] = ("check", "contest")) -> dict[str, Any
     variants = [
         {"title": f"{s.name} {kind}", **_without_dice(json_schema(fields)), "allOf": list(rules)}
         for s in REGISTRY
-        for kind, fields, rules in (
-            ("check", s.check_fields, s.check_rules),
-            ("contest", s.contest_fields, s.contest_rules),
+        for kind, fields, rules in zip(
+            ("check", "contest"),
+            (s.check_fields, s.contest_fields),
+            rules_between_fields(s),
+            strict=True,
         )
         if kind in kinds
     ]
