@@ -397,3 +397,28 @@ def test_silent_connections_from_many_addresses_keep_no_member_out(tmp_path: Pat
     assert rolls == [201] * 6, rolls
     assert len(said) >= FLOOD_NETWORKS.__len__() * FLOOD_ADDRESSES * FLOOD_EACH - FLOOD_CAP
     assert set(said) == {b""}, said[:3]  # shut to make room: no 503, no 429
+
+
+def test_a_connection_its_client_closed_lets_its_place_go_at_once(tmp_path: Path) -> None:
+    """Hypercorn kept a connection in no request that its client closed open till the head
+    deadline, and its place with it: one address's four, closed, kept a fifth out (429) for
+    as long. The deadline is far off here: the places come back once the server sees the
+    closes, and the address is answered again."""
+    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    with serve(url, tmp_path / "server.log", D100_MAX_CONNECTIONS_PER_ADDRESS="4",
+               D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
+        address = _address(base)
+        for _ in range(2):  # a second round: the places came back each time
+            held = [socket.create_connection(address, timeout=GIVE_UP) for _ in range(4)]
+            for sock in held:
+                sock.close()
+            give_up = time.monotonic() + GIVE_UP
+            while True:
+                with socket.create_connection(address, timeout=GIVE_UP) as sock:
+                    sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    answer = _answered(sock)
+                if answer.startswith(b"HTTP/1.1 200"):
+                    break
+                assert answer.startswith(b"HTTP/1.1 429"), answer[:200]
+                assert time.monotonic() < give_up, "the closed connections kept their places"
+                time.sleep(0.05)
