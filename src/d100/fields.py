@@ -271,6 +271,29 @@ def _show(value: Any) -> str:
     return shown(value)
 
 
+def exactly_one(names: Sequence[str]) -> dict[str, Any]:
+    """JSON Schema of a rule between fields: exactly one of ``names`` given (a target, as
+    ``systems.common.one_of`` checks it)."""
+    return {"oneOf": [{"required": [n]} for n in names]}
+
+
+def only_with(name: str, needs: str, equal: Any = None, given: Any = None) -> dict[str, Any]:
+    """JSON Schema of a rule between fields: ``name`` given (or given as ``given``) only
+    with ``needs`` given too (and equal to ``equal``, where said)."""
+    condition: dict[str, Any] = {"required": [name]}
+    if given is not None:
+        condition["properties"] = {name: {"const": given}}
+    then: dict[str, Any] = {"required": [needs]}
+    if equal is not None:
+        then["properties"] = {needs: {"const": equal}}
+    return {"if": condition, "then": then}
+
+
+def sides(rules: Sequence[Mapping[str, Any]], names: Sequence[str] = ("actor", "opponent")) -> Any:
+    """A check's rules between fields, held by each side of a contest."""
+    return {"properties": {n: {"allOf": list(rules)} for n in names}}
+
+
 def json_schema(fields: Sequence[Field]) -> dict[str, Any]:
     """The JSON Schema of an object made of ``fields``."""
     props: dict[str, Any] = {}

@@ -35,7 +35,7 @@ from ..declarations import (
 from ..dice import is_doubles, show_roll
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..expressions import Dice, parse
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, only_with, read, validate
 from ..machine import Fixed, Machine, Need, Then, distribution
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
@@ -212,6 +212,17 @@ CONTEST_FIELDS = (
 )
 _SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
 _SANITY_NAMES = tuple(f.name for f in SANITY_FIELDS)
+# What ``DgCheck`` refuses between its fields, as JSON Schema (the stat of 0 is a rule's
+# refusal, DG-1, said as one).
+CHECK_RULES = (
+    *(only_with(n, "test", "sanity") for n in _SANITY_NAMES if n != "adapted"),
+    only_with("adapted", "test", "sanity", given=True),
+    only_with("test", "skill", LUCK, given="luck"),  # DG-9
+    {"not": {"required": ["adapted", "adapting"], "properties": {"adapted": {"const": True}}}},
+    *(only_with(n, "san_loss") for n in ("san_loss_dice", "willpower", "adapting")),
+    only_with("willpower", "bond"),  # DG-7: a projection needs both
+    only_with("bond", "willpower"),
+)
 
 
 @dataclass(frozen=True)
@@ -577,6 +588,7 @@ class DeltaGreen(Declared):
     title: str = "Delta Green"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = CHECK_RULES
 
     def parse_check(self, data: Mapping[str, Any]) -> DgCheck:
         values = read(data, CHECK_FIELDS)
