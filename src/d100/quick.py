@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from . import expressions
@@ -349,14 +349,15 @@ def no_setting(found: Form, text: str) -> Form:
     return found
 
 
-def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
-    """A command form's request: the whole line, else its first word followed by quick words
-    (``CC<=65 @42``), whose fields may not repeat the command's, and a label, left out."""
+def from_command(tokens: Sequence[str], system: str | None = None) -> Form | None:
+    """A command form that rolls a check: the whole line, else its first word followed by
+    quick words (``CC<=65 @42``), whose fields may not repeat the command's, then a label; its
+    request with the defaults it leaves to no table filled in."""
     found = form(tokens, system)
     if found is None:
         return None
     no_setting(found, " ".join(tokens))
-    return merged(found.defaults, found.request)
+    return replace(found, request=merged(found.defaults, found.request), defaults={})
 
 
 def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:
@@ -393,6 +394,12 @@ def _is_word(word: str, system: System) -> bool:
 def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]:
     """The contract request ``text`` describes: ``[SYSTEM] SKILL WORDS...`` (``system`` is the
     one to use when the text names none), else a chat-bot command form a system declares."""
+    return read_form(text, system).request
+
+
+def read_form(text: str | Sequence[str], system: str | None = None) -> Form:
+    """``read``'s request with what a command form says of its roll beside it: its label,
+    whether it was asked hidden (``SCC<=65``, SealDice's ``.rah``) and its repeats (``3#``)."""
     tokens = text.split() if isinstance(text, str) else list(text)
     if len(tokens) > 1 and tokens[0].lower() in REGISTRY and not is_number(tokens[1]):
         found = from_command(tokens[1:], tokens[0].lower())  # ``coc6 CC<=65``
@@ -428,7 +435,7 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
     skill_field = next((f for f in spec.check_fields if f.name == "skill"), None)
     allowed = "a skill %" if skill_field is None else skill_field.allowed()
     skill = integer(tokens.pop(0).removesuffix("%"), "skill", allowed)
-    return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
+    return Form({"system": spec.name, "skill": skill, **fields(tokens, spec.name)})
 
 
 def parse(text: str | Sequence[str], system: str | None = None) -> CheckRequest:

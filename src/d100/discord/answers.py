@@ -15,21 +15,33 @@ from ..advise import advise
 from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
+from ..results import CheckOdds, CheckResult
 from . import sanity
+from .interactions import message
 from .render import (
     advice_message,
     error_message,
+    escaped,
     odds_message,
+    repeated_message,
     report_message,
     roll_message,
     word_roll_message,
 )
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
+OWN = "own"  # an answer's part its roller alone gets, after it (a hidden roll's result)
 
 
 def dice_for(secret: bytes, interaction_id: str) -> ProvableSource:
     return ProvableSource(secret, f"discord:{interaction_id}", 0)
+
+
+def hidden(who: str, made: dict[str, Any]) -> dict[str, Any]:
+    """A roll asked hidden (SealDice's ``.rah``, BCDice's ``S``): the channel is told only
+    that it was made, and the roll goes to its roller alone (``OWN``: a private follow-up),
+    as SealDice sends it privately with a notice to the group (SD-W3)."""
+    return {**message(f"{escaped(who)} rolled in secret."), OWN: made}
 
 
 def quick_answer(
@@ -55,11 +67,20 @@ def quick_answer(
         if command == ROLL and special is not None and special.roll is not None:
             done = special.roll.play({}, dice_for(secret, interaction_id))  # .sc, .en
             return word_roll_message(who, words, done.title, done.lines, private)
-        request = quick.read(words, system)
+        form = quick.read_form(words, system)
+        request = form.request
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:
-            result = resolve(request, dice_for(secret, interaction_id))
-            return roll_message(who, result, odds(asked), private)
+            source = dice_for(secret, interaction_id)  # one source: each repeat draws anew
+            rolled = [resolve(request, source) for _ in range(form.repeat)]
+            if form.repeat == 1:
+                made = roll_message(who, rolled[0], odds(asked), private or form.secret)
+            else:
+                checks = [r for r in rolled if isinstance(r, CheckResult)]
+                chance = odds(asked)
+                assert len(checks) == len(rolled) and isinstance(chance, CheckOdds)  # 3#: .ra
+                made = repeated_message(who, checks, chance, private or form.secret)
+            return hidden(who, made) if form.secret and not private else made
         if command == ODDS:
             return odds_message(request, odds(request), private)
         if command == ADVISE:

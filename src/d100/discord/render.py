@@ -219,6 +219,26 @@ def roll_message(
     )
 
 
+def repeated_message(
+    who: str, results: Sequence[CheckResult], chance: CheckOdds | None, private: bool
+) -> dict[str, Any]:
+    """A check rolled several times (SealDice's ``3#``): the first roll as ``roll_message``
+    draws it, each other as its headline, dice, level and margin (one request, so one odds),
+    within Discord's ten embeds and 6,000 characters."""
+    first = roll_message(who, results[0], chance, private)
+    embeds = first["embeds"]
+    embeds[0]["title"] = clip(f"1/{len(results)} · {embeds[0]['title']}", TITLE_MAX)
+    for i, result in enumerate(results[1:], 2):
+        view = result_view(result, chance).to_dict()
+        fields = [
+            ("Dice", str(view["dice"])),
+            ("Level", f"{headline(view)}: {view['meaning']}"),
+            ("Margin", str(view["margin_words"])),
+        ]
+        embeds.append(embed(f"{i}/{len(results)} · {headline(view)}", "", fields, hue=hue_of(view)))
+    return first
+
+
 def report_message(
     who: str, words: str, report: Report, label: str | None, private: bool
 ) -> dict[str, Any]:

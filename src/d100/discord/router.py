@@ -424,7 +424,7 @@ async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, A
     task = asyncio.ensure_future(_settled(job))
     done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
     if done:
-        return interactions.answer(task.result())
+        return interactions.answer(_own_later(discord, it, task.result()))
     later = asyncio.ensure_future(_follow(discord, it, task))
     discord.pending.add(later)
     later.add_done_callback(discord.pending.discard)
@@ -452,9 +452,19 @@ def _refused(err: ApiError, words: str) -> dict[str, Any]:
 
 async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[str, Any]]) -> None:
     body = await task
-    discord.outbox.put(
-        outbox.edit_original(discord.application_id or it.application_id, it.token, body)
-    )
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.edit_original(app, it.token, _own_later(discord, it, body)))
+
+
+def _own_later(discord: Discord, it: Interaction, body: dict[str, Any]) -> dict[str, Any]:
+    """The answer for the channel; its roller's own part (a hidden roll) is queued to follow
+    it privately, the outbox's turn sending it after the answer it follows."""
+    own = body.get(answers.OWN)
+    if own is None:
+        return body
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.follow_up(app, it.token, own))
+    return {k: v for k, v in body.items() if k != answers.OWN}
 
 
 async def _sheet(

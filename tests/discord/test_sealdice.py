@@ -1,0 +1,92 @@
+"""SealDice's check words on Discord's ``/roll`` as SealDice and the command line read them:
+``.rah``/``.rch`` hidden (the channel told only that a roll was made, the roll to its roller
+alone), ``3#`` rolled three times from the interaction's dice."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import respx
+from fastapi.testclient import TestClient
+
+from d100.discord import interactions
+from d100.discord.answers import OWN, ROLL, dice_for, quick_answer
+from d100.discord.limits import problems
+from d100.discord.router import Discord as Endpoint
+from d100.engine import resolve
+from d100.results import CheckResult
+
+from .signing import APP, Discord, command
+
+SECRET = b"s" * 32
+
+
+def dice_shown(card: dict[str, Any]) -> str:
+    return next(f["value"] for f in card["fields"] if f["name"] == "Dice")
+
+
+def rolled(request: dict[str, Any], interaction: str, times: int = 1) -> list[CheckResult]:
+    """The rolls an interaction's dice make of ``request``, one after another."""
+    source = dice_for(SECRET, interaction)
+    found = [resolve(request, source) for _ in range(times)]
+    assert all(isinstance(r, CheckResult) for r in found)
+    return found  # type: ignore[return-value]
+
+
+def test_sd_w3_rah_tells_the_channel_only_that_a_roll_was_made() -> None:
+    for word in (".rah", ".rch"):  # .rah by the table's rule (none here: 0), .rch by rule 0
+        answer = quick_answer(ROLL, f"{word} 侦查50", None, False, "Vera", SECRET, "42")
+        own = answer[OWN]
+        public = {k: v for k, v in answer.items() if k != OWN}
+        assert public["content"] == "Vera rolled in secret." and "embeds" not in public
+        assert "flags" not in public  # the channel's
+        assert not re.search(r"\d", json.dumps(public))  # no dice, skill, level or count
+        assert own["flags"] == interactions.EPHEMERAL and not problems(own)
+        (expected,) = rolled({"system": "coc7", "skill": 50, "house_rules": {"setcoc": 0}}, "42")
+        assert f"{expected.roll:02d}" in dice_shown(own["embeds"][0])
+    plain = quick_answer(ROLL, ".ra 侦查50", None, False, "Vera", SECRET, "42")
+    assert OWN not in plain and "embeds" in plain
+
+
+def test_sd_w3_a_hidden_roll_asked_secret_is_the_roller_s_alone_without_notice() -> None:
+    answer = quick_answer(ROLL, ".rah 侦查50", None, True, "Vera", SECRET, "42")
+    assert OWN not in answer and answer["flags"] == interactions.EPHEMERAL
+    assert "embeds" in answer
+
+
+def test_bcdice_s_prefix_is_hidden_on_discord_too() -> None:
+    answer = quick_answer(ROLL, "SCC<=65", None, False, "Vera", SECRET, "7")
+    assert answer["content"] == "Vera rolled in secret." and OWN in answer
+
+
+def test_sd_w5_repeats_roll_each_time_from_the_interaction_s_dice() -> None:
+    answer = quick_answer(ROLL, ".ra 3#p 侦查50", None, False, "Vera", SECRET, "9")
+    assert not problems(answer)
+    cards = answer["embeds"]
+    assert len(cards) == 3
+    request = {"system": "coc7", "skill": 50, "penalty_dice": 1, "house_rules": {"setcoc": 0}}
+    for i, (card, result) in enumerate(zip(cards, rolled(request, "9", 3), strict=True), 1):
+        assert card["title"].startswith(f"{i}/3 · ")
+        assert f"[{result.roll:02d}]" in dice_shown(card)
+        assert result.level.upper() in card["title"]
+    hidden = quick_answer(ROLL, ".rah 10#侦查50", None, False, "Vera", SECRET, "9")
+    assert len(hidden[OWN]["embeds"]) == 10 and not problems(hidden[OWN])
+    refused = quick_answer(ROLL, ".ra 11#侦查50", None, False, "Vera", SECRET, "9")
+    assert refused["flags"] == interactions.EPHEMERAL and "1..10" in refused["content"]
+
+
+@respx.mock
+def test_sd_w3_the_hidden_roll_follows_its_notice_privately(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    posted = respx.post(re.compile(rf".*/webhooks/{APP}/[^/]+$")).respond(200, json={"id": "1"})
+    answer = discord.post(client, command("roll", ".rah 侦查50"))
+    body = answer.json()
+    assert body["type"] == interactions.MESSAGE and OWN not in body["data"]
+    assert body["data"]["content"].endswith(" rolled in secret.")
+    client.portal.call(endpoint.outbox.flush)  # type: ignore[union-attr]
+    (sent,) = [json.loads(call.request.content) for call in posted.calls]
+    assert sent["flags"] & interactions.EPHEMERAL and not problems(sent)
+    assert "Dice" in {f["name"] for f in sent["embeds"][0]["fields"]}
