@@ -349,15 +349,23 @@ def no_setting(found: Form, text: str) -> Form:
     return found
 
 
-def from_command(tokens: Sequence[str], system: str | None = None) -> Form | None:
+Settings = Mapping[str, Mapping[str, Any]]  # a table's settings by system: its house rules
+
+
+def from_command(
+    tokens: Sequence[str], system: str | None = None, table: Settings | None = None
+) -> Form | None:
     """A command form that rolls a check: the whole line, else its first word followed by
     quick words (``CC<=65 @42``), whose fields may not repeat the command's, then a label; its
-    request with the defaults it leaves to no table filled in."""
+    request with what it leaves to the table filled in, by ``table``'s settings of its system
+    where it has them (SealDice's ``.ra``: the table's ``setcoc``), else by its defaults."""
     found = form(tokens, system)
     if found is None:
         return None
     no_setting(found, " ".join(tokens))
-    return replace(found, request=merged(found.defaults, found.request), defaults={})
+    kept = (table or {}).get(str(found.request["system"]), {}) if found.defaults else {}
+    request = merged(merged(found.defaults, kept), found.request)
+    return replace(found, request=request, defaults={})
 
 
 def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:
@@ -397,17 +405,20 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
     return read_form(text, system).request
 
 
-def read_form(text: str | Sequence[str], system: str | None = None) -> Form:
+def read_form(
+    text: str | Sequence[str], system: str | None = None, table: Settings | None = None
+) -> Form:
     """``read``'s request with what a command form says of its roll beside it: its label,
-    whether it was asked hidden (``SCC<=65``, SealDice's ``.rah``) and its repeats (``3#``)."""
+    whether it was asked hidden (``SCC<=65``, SealDice's ``.rah``) and its repeats (``3#``);
+    what a form leaves to the table taken from ``table``'s settings (``from_command``)."""
     tokens = text.split() if isinstance(text, str) else list(text)
     if len(tokens) > 1 and tokens[0].lower() in REGISTRY and not is_number(tokens[1]):
-        found = from_command(tokens[1:], tokens[0].lower())  # ``coc6 CC<=65``
+        found = from_command(tokens[1:], tokens[0].lower(), table)  # ``coc6 CC<=65``
         if found is not None:
             return found
     if not plain_form(tokens):
         line = text if isinstance(text, str) else " ".join(tokens)
-        found = from_command(tokens, system)
+        found = from_command(tokens, system, table)
         if found is not None:
             return found
         if tokens and expressions.looks_like(tokens[0]):

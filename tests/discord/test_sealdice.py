@@ -19,6 +19,7 @@ from d100.engine import resolve
 from d100.results import CheckResult
 
 from .signing import APP, Discord, command
+from .test_tables import GM, said, table_open
 
 SECRET = b"s" * 32
 
@@ -90,3 +91,52 @@ def test_sd_w3_the_hidden_roll_follows_its_notice_privately(
     (sent,) = [json.loads(call.request.content) for call in posted.calls]
     assert sent["flags"] & interactions.EPHEMERAL and not problems(sent)
     assert "Dice" in {f["name"] for f in sent["embeds"][0]["fields"]}
+
+
+RULE_3 = {"coc7": {"house_rules": {"setcoc": 3}}}  # a channel's table's settings, by system
+
+
+def test_sd_w6_sc_takes_the_channel_s_table_rule_as_the_shell_its_session_s() -> None:
+    # 97 vs SAN 60: a failure under rule 0 (its loss rolled, 4), a fumble under rule 3 (its
+    # loss at its maximum, 6), as SESSION's SD-W6 reads them
+    plain = quick_answer(ROLL, ".sc 1/1d6 60 @97,4", None, False, "Vera", SECRET, "1")
+    assert plain["embeds"][0]["title"] == "SealDice .sc (setcoc 0)"
+    assert "SAN 60 -\\> 56" in plain["embeds"][0]["fields"][0]["value"]
+    ruled = quick_answer(ROLL, ".sc 1/1d6 60 @97", None, False, "Vera", SECRET, "1", RULE_3)
+    assert ruled["embeds"][0]["title"] == "SealDice .sc (setcoc 3)"
+    assert "at its maximum" in ruled["embeds"][0]["fields"][0]["value"]
+
+
+def test_sd_w7_en_takes_the_channel_s_table_rule() -> None:
+    # 03 over a skill of 2 improves under rule 0 (its critical is 01 only) and not under rule
+    # 3, whose 01-05 are criticals whatever the skill (SD-W7's c)
+    plain = quick_answer(ROLL, ".en 侦查2 @3,5", None, False, "Vera", SECRET, "1")
+    assert "improves, +5 -\\> 7" in plain["embeds"][0]["fields"][0]["value"]
+    ruled = quick_answer(ROLL, ".en 侦查2 @3", None, False, "Vera", SECRET, "1", RULE_3)
+    assert "no improvement" in ruled["embeds"][0]["fields"][0]["value"]
+
+
+def test_sd_w1_ra_takes_the_table_s_rule_and_rc_rule_0() -> None:
+    ruled = {"coc7": {"house_rules": {"setcoc": 2}}}
+    ra = quick_answer(ROLL, ".ra 侦查50 @3", None, False, "Vera", SECRET, "1", ruled)
+    assert "CRITICAL" in ra["embeds"][0]["title"]  # rule 2: 01-05 at or under the skill
+    assert "setcoc 2" in ra["embeds"][0]["description"]
+    rc = quick_answer(ROLL, ".rc 侦查50 @3", None, False, "Vera", SECRET, "1", ruled)
+    assert "EXTREME" in rc["embeds"][0]["title"] and "setcoc 0" in rc["embeds"][0]["description"]
+    other = quick_answer(ROLL, ".ra 侦查50 @3", None, False, "Vera", SECRET, "1", {"brp": {}})
+    assert "setcoc 0" in other["embeds"][0]["description"]  # another system's table: rule 0
+
+
+def test_sd_w8_setcoc_on_discord_names_where_a_table_s_rule_is_set() -> None:
+    answer = quick_answer(ROLL, ".setcoc 2", None, False, "Vera", SECRET, "1")
+    assert answer["flags"] == interactions.EPHEMERAL
+    assert "/table open" in answer["content"] and "shell" not in answer["content"]
+
+
+@respx.mock
+def test_sd_w6_a_quick_sc_in_a_table_s_channel_takes_its_setcoc(
+    client: TestClient, discord: Discord
+) -> None:
+    said(discord.post(client, table_open("coc7", "setcoc = 3", user=GM, name="Gina")))
+    body = said(discord.post(client, command("roll", ".sc 1/1d6 60 @97")))
+    assert body["embeds"][0]["title"] == "SealDice .sc (setcoc 3)"

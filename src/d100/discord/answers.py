@@ -30,6 +30,7 @@ from .render import (
 )
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
+SETTING = "/table open system: coc7 house_rules: setcoc = 2"
 OWN = "own"  # an answer's part its roller alone gets, after it (a hidden roll's result)
 
 
@@ -52,8 +53,11 @@ def quick_answer(
     who: str,
     secret: bytes,
     interaction_id: str,
+    table: quick.Settings | None = None,
 ) -> dict[str, Any]:
-    """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words."""
+    """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words; ``table``:
+    the settings of the channel's table, by system, which a chat-bot word leaves to its table
+    (SealDice's words: the table's ``setcoc``, else rule 0, as in the shell's session)."""
     try:
         losing = sanity_form.read(words.split(), system)
         if losing is not None:
@@ -64,10 +68,19 @@ def quick_answer(
             report = found.action.report(rolled, found.action.odds(found.request))
             return report_message(who, words, report, found.label, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
+        if special is not None and special.settings:  # .setcoc: the table's, set when opened
+            raise D100Error(
+                "words",
+                words,
+                f"a roll; a channel's table takes its rules when opened ({SETTING})",
+                "a setting, not a roll",
+            )
         if command == ROLL and special is not None and special.roll is not None:
-            done = special.roll.play({}, dice_for(secret, interaction_id))  # .sc, .en
+            kept = (table or {}).get(str(special.request["system"]), {})
+            house = kept.get(quick.HOUSE, {})
+            done = special.roll.play(house, dice_for(secret, interaction_id))  # .sc, .en
             return word_roll_message(who, words, done.title, done.lines, private)
-        form = quick.read_form(words, system)
+        form = quick.read_form(words, system, table)
         request = form.request
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:

@@ -202,7 +202,9 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
         work = _guarded(_table_command(request, discord, it))
         return JSONResponse(await _in_time(discord, it, work))
-    return JSONResponse(await _command(discord, pool, it))
+    store = request.app.state.server.store
+    table = await run_in_threadpool(tables.channel_settings, store, it.channel_id)
+    return JSONResponse(await _command(discord, pool, it, table))
 
 
 OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL, LEDGER)  # the commands of a channel's table
@@ -401,7 +403,9 @@ def _own(discord: Discord, it: Interaction, rolled: play.Rolled) -> outbox.Post:
     return replace(post, then=sent)
 
 
-async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
+async def _command(
+    discord: Discord, pool: Pool, it: Interaction, table: Mapping[str, Any]
+) -> dict[str, Any]:
     quick = {name for name, _, _ in QUICK}
     if it.type != interactions.APPLICATION_COMMAND or it.command not in quick:
         return interactions.answer(
@@ -420,6 +424,7 @@ async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, A
         it.user_name,
         discord.secret,
         it.id,
+        table,
     )
     task = asyncio.ensure_future(_settled(job))
     done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
