@@ -262,6 +262,7 @@ class Form:
     defaults: Mapping[str, Any] = field(default_factory=dict)  # what the table's settings replace
     settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
     roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
+    named: str | None = None  # the skill named without a value: a sheet's (``Command.named``)
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -325,7 +326,16 @@ def _form(
 ) -> Form:
     """A form read: its request, its label and its secrecy, its own or the words' after it."""
     label, secret = label or found.label, secret or found.secret
-    return Form(request, label, secret, found.repeat, found.defaults, found.settings, found.roll)
+    return Form(
+        request,
+        label,
+        secret,
+        found.repeat,
+        found.defaults,
+        found.settings,
+        found.roll,
+        found.named,
+    )
 
 
 def no_setting(found: Form, text: str) -> Form:
@@ -345,6 +355,13 @@ def no_setting(found: Form, text: str) -> Form:
             text,
             "a check; d100 roll and d100 shell roll this word (d100 roll coc7 .sc 1/1d6 60)",
             f"a roll of its own ({found.roll.word}), not a check",
+        )
+    if found.named is not None:
+        raise D100Error(
+            "quick",
+            text,
+            f"a skill with its value ({found.named}50): no character's sheet gives it here",
+            f"no value given for {found.named}",
         )
     return found
 

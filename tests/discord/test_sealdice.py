@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+import httpx
 import respx
 from fastapi.testclient import TestClient
 
@@ -17,9 +18,11 @@ from d100.discord.limits import problems
 from d100.discord.router import Discord as Endpoint
 from d100.engine import resolve
 from d100.results import CheckResult
+from d100.server.guard import Buckets, Limits
 
 from .signing import APP, Discord, command
-from .test_tables import GM, said, table_open
+from .test_play import r
+from .test_tables import CDN, GM, PLAYER, link, page_of, private, said, sheet, table_open, the_link
 
 SECRET = b"s" * 32
 
@@ -140,3 +143,75 @@ def test_sd_w6_a_quick_sc_in_a_table_s_channel_takes_its_setcoc(
     said(discord.post(client, table_open("coc7", "setcoc = 3", user=GM, name="Gina")))
     body = said(discord.post(client, command("roll", ".sc 1/1d6 60 @97")))
     assert body["embeds"][0]["title"] == "SealDice .sc (setcoc 3)"
+
+
+# -- at a channel's table: /r Alice .rah 困难侦查 ----------------------------------------------
+
+COC7_SHEET = 'name = "Alice"\nsystem = "coc7"\nskills = { "侦查" = 50, "聆听" = 40 }\n'
+OTHER = "400000000000000444"  # a second player of the table
+
+
+def at_table(client: TestClient, discord: Discord, house_rules: str | None = None) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=COC7_SHEET))
+    said(discord.post(client, table_open("coc7", house_rules, user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(COC7_SHEET.encode()), user=PLAYER, name="Pat")))
+
+
+def rolls_seen(client: TestClient, discord: Discord, user: str) -> list[dict[str, Any]]:
+    url = the_link(said(discord.post(client, link(user=user, name=user[-4:]))))
+    return [e for e in page_of(client, url)["events"] if e["kind"] == "roll"]
+
+
+@respx.mock
+def test_sd_w3_a_hidden_word_at_a_table_is_a_secret_roll(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    at_table(client, discord)
+    posted = respx.post(re.compile(rf".*/webhooks/{APP}/[^/]+$")).respond(200, json={"id": "1"})
+    stub = said(discord.post(client, r("Alice", ".rah 3#困难侦查", user=PLAYER, name="Pat")))
+    assert not private(stub) and stub["content"] == "Pat rolled in secret."
+    assert not re.search(r"\d", json.dumps(stub)), stub  # neither dice, skill nor count
+    client.portal.call(endpoint.outbox.flush)  # type: ignore[union-attr]
+    (own,) = [json.loads(call.request.content) for call in posted.calls]
+    assert private(own) and not problems(own) and len(own["embeds"]) == 3
+    gm = rolls_seen(client, discord, GM)
+    assert [e["visibility"] for e in gm] == ["gm"] * 3  # as the page's secret roll
+    asked = gm[0]["result"]["request"]
+    assert asked["skill"] == 50 and asked["difficulty"] == "hard"
+    assert asked["house_rules"] == {"setcoc": 0}  # SealDice's default: the table sets none
+    assert all("result" not in e for e in rolls_seen(client, discord, OTHER))
+
+
+@respx.mock
+def test_sd_w5_repeats_at_a_table_are_rolls_of_their_own(
+    client: TestClient, discord: Discord
+) -> None:
+    at_table(client, discord, "setcoc = 2")
+    shown = said(discord.post(client, r("Alice", ".ra", "3#p 聆听", user=PLAYER, name="Pat")))
+    assert [c["title"][:4] for c in shown["embeds"]] == ["1/3 ", "2/3 ", "3/3 "]
+    seen = rolls_seen(client, discord, OTHER)
+    assert len(seen) == 3 and {e["visibility"] for e in seen} == {"public"}
+    for card, event in zip(shown["embeds"], seen, strict=True):
+        assert event["result"]["request"]["house_rules"] == {"setcoc": 2}  # the table's (SD-W1)
+        assert event["result"]["request"]["penalty_dice"] == 1
+        dice = next(f["value"] for f in card["fields"] if f["name"] == "Dice")
+        assert f"{event['result']['roll']:02d}" in dice
+
+
+@respx.mock
+def test_sd_w1_rc_at_a_table_is_judged_by_rule_0_and_refusals_name_the_field(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    endpoint.buckets = Buckets(Limits(burst=1000, per_second=1000.0))  # one user's many
+    at_table(client, discord, "setcoc = 2")
+    said(discord.post(client, r("Alice", ".rc 侦查", user=PLAYER, name="Pat")))
+    (event,) = rolls_seen(client, discord, PLAYER)
+    assert event["result"]["request"]["house_rules"] == {"setcoc": 0}
+    for words, needle in (
+        (".ra 侦查50", "the sheet gives the skill's value"),
+        (".sc 1/1d6", "sc rolls on /roll"),
+        (".setcoc 3", "set when it is opened"),
+        (".ra 射击", "Alice has no such skill"),
+    ):
+        refused = said(discord.post(client, r("Alice", words, user=PLAYER, name="Pat")))
+        assert private(refused) and needle in refused["content"], (words, refused)

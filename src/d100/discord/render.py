@@ -226,17 +226,27 @@ def repeated_message(
     draws it, each other as its headline, dice, level and margin (one request, so one odds),
     within Discord's ten embeds and 6,000 characters."""
     first = roll_message(who, results[0], chance, private)
-    embeds = first["embeds"]
-    embeds[0]["title"] = clip(f"1/{len(results)} · {embeds[0]['title']}", TITLE_MAX)
-    for i, result in enumerate(results[1:], 2):
-        view = result_view(result, chance).to_dict()
-        fields = [
-            ("Dice", str(view["dice"])),
-            ("Level", f"{headline(view)}: {view['meaning']}"),
-            ("Margin", str(view["margin_words"])),
-        ]
-        embeds.append(embed(f"{i}/{len(results)} · {headline(view)}", "", fields, hue=hue_of(view)))
-    return first
+    return numbered([first, *(roll_message(who, r, chance, private) for r in results[1:])])
+
+
+BRIEF = ("Dice", "Level", "Margin")  # what a repeated roll's card keeps after the first's
+
+
+def numbered(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Messages of one roll each as one message: the first's card whole, each other's its
+    title, dice, level and margin (within Discord's ten cards and 6,000 characters), each
+    title numbered; without buttons (a repeated roll's follow-ups are taken on the page)."""
+    out = {k: v for k, v in messages[0].items() if k not in ("embeds", "components")}
+    cards: list[dict[str, Any]] = []
+    for i, found in enumerate(messages, 1):
+        card = dict(found["embeds"][0])
+        card["title"] = clip(f"{i}/{len(messages)} · {card['title']}", TITLE_MAX)
+        if i > 1:
+            card.pop("description", None)
+            card["fields"] = [f for f in card.get("fields", []) if f["name"] in BRIEF]
+        cards.append(card)
+    out["embeds"] = cards
+    return out
 
 
 def report_message(

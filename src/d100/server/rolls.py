@@ -81,6 +81,9 @@ class RollSpec:
     visibility: str = "public"
     target_id: str | None = None  # the called test this roll answers
     fields: Mapping[str, Any] = field(default_factory=dict)  # a contest's own (its response)
+    # the house rules a chat-bot word asks of its roll over the table's (SealDice's ``.rc``:
+    # rule 0): set by a door reading such words, never by a request's body
+    house_rules: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def sides(self) -> list[Side]:
@@ -193,8 +196,9 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     request: dict[str, Any] = {"system": table.system}
     request |= parts[0] if len(parts) == 1 else {"actor": parts[0], "opponent": parts[1]}
     request |= spec.fields
-    if table.house_rules:
-        request["house_rules"] = table.house_rules
+    house = {**table.house_rules, **spec.house_rules}
+    if house:
+        request["house_rules"] = house
     try:
         parsed = parse(request)
     except D100Error as err:
