@@ -83,6 +83,8 @@ def _matches(f: Field, word: str) -> Iterator[Any]:
                         yield number
                 else:
                     yield number
+    if f.kind == "text" and f.pattern is not None and re.fullmatch(f.pattern, word):
+        yield word
     key = low.replace("_", "-").replace(" ", "-")
     if f.kind == "preset" and key in f.presets:
         yield key
