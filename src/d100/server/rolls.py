@@ -435,6 +435,8 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             aimed = characters.aim_view(table.system, row.aim_rounds)
             row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared, viewer.gms)
+    if isinstance(result, CheckResult) and shared[0]:
+        _leave(session, prepared.rows[0], prepared.skills[0], result)
     offers: list[dict[str, Any]] = []
     if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
         luck = characters.sheet_of(prepared.rows[0]).luck
@@ -462,6 +464,18 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     if visibility == "blind":
         session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=drawn.seed_id))
     return event
+
+
+def _leave(session: Session, row: Character, skill: str, result: CheckResult) -> None:
+    """The value a check leaves its skill at (a Delta Green SAN test's SAN less its loss),
+    written to the sheet, as a CoC7 Sanity roll's SAN is (``declared``): only where every
+    reader of the sheet sees the roll, as the new value would tell them how it went."""
+    sheet = characters.sheet_of(row)
+    after = result.skill_after
+    if after is None or skill not in sheet.skills or sheet.skills[skill] == after:
+        return
+    changed = replace(sheet, skills={**sheet.skills, skill: after})
+    write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
 
 
 def _named(prepared: Prepared, spec: RollSpec) -> kinds.Named:

@@ -486,7 +486,7 @@ def _loss_words(check: DgCheck, loss: Loss, dice: tuple[int, ...]) -> str:
             )
         else:
             words.append(f"projection failed, d4 {loss.d4}: WP {wp} -> {max(0, wp - loss.d4)}")
-    after = max(0, check.skill - loss.final)
+    after = max(0, check.skill - loss.final)  # as the result's skill_after
     words.append(f"SAN {check.skill} -> {after}")
     if loss.final >= INSANITY:
         words.append("temporary insanity (a loss of 5 or more)")
@@ -596,10 +596,11 @@ class DeltaGreen(Declared):
     def _result(self, check: DgCheck, where: str, state: Any, record: Record) -> CheckResult:
         roll, judged = _roll_of(state), check.judged
         lvl = "success" if not roll else level(roll, judged)
-        note = None
+        note, after = None, None
         if check.san_loss is not None:
             loss = _loss(check, judged, roll, state[2])
             note = _loss_words(check, loss, tuple(record.get(LOSS_STREAM, ())))
+            after = max(0, check.skill - loss.final)  # DG-5: what the sheet's SAN becomes
         return CheckResult(
             system=NAME,
             level=lvl,
@@ -612,6 +613,7 @@ class DeltaGreen(Declared):
             request=check_data(check.to_dict()),
             bands=_bands_of(check.target) if roll else None,
             note=note,
+            skill_after=after,
         )
 
     def check_plan(self, check: DgCheck) -> Plan[Any, CheckResult]:
