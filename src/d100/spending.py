@@ -14,7 +14,7 @@ from typing import Any
 from .development import Pool
 from .dice import RandomSource
 from .errors import BadInput, DiceError, RuleRefusal
-from .investigators import Investigator, Spend, Wound
+from .investigators import MOST_USED, Investigator, Spend, Wound
 from .luck import Luck
 from .machine import Dice as Draws
 from .machine import Given, Need, distribution
@@ -23,7 +23,6 @@ from .systems import REGISTRY
 
 STREAM = "dice"  # the request field dice rolled by hand come in
 MOST = 10_000  # Luck, hit points or damage a request may give
-MOST_USED = 64  # uses of a doubling spend since its reset
 
 
 def _number(where: str, value: object, least: int = 0) -> int:
@@ -319,12 +318,15 @@ def _hp_known(c: Character, name: str, most: int | None, now: int | None) -> tup
 
 
 def spend_of(
-    c: Character, word: str, used: int = 0, dice: tuple[int, ...] | None = None
+    c: Character, word: str, used: int | None = None, dice: tuple[int, ...] | None = None
 ) -> SpendRequest:
-    """A spend of the character's Luck, with hit points where the spend heals."""
+    """A spend of the character's Luck, with hit points where the spend heals; a doubling
+    spend's uses since its reset are the sheet's (``luck_uses``, P-3) unless ``used`` says."""
     if c.luck is None:
         raise BadInput("luck", None, f"a luck entry on {c.name}'s sheet", f"{c.name} has no Luck")
     name, now, most = hit_points(c)
+    if used is None:
+        used = c.luck_uses.get(word, 0)
     try:
         return SpendRequest(
             c.system, word, c.luck.current, frozenset(c.rules), used, now, most, dice
@@ -350,9 +352,13 @@ def _with_hp(c: Character, hp: int | None) -> Character:
 
 
 def apply_spend(c: Character, result: SpendResult) -> Character:
-    """The character after the spend: Luck spent, hit points healed."""
+    """The character after the spend: Luck spent, hit points healed, one more use of a
+    doubling spend counted on the sheet (P-3: its cost doubles until the Keeper resets it)."""
     assert c.luck is not None
     c = replace(c, luck=Luck(result.luck_after, c.luck.maximum))
+    r = result.request
+    if r.rule.counted:
+        c = replace(c, luck_uses={**c.luck_uses, r.spend: min(r.used + 1, MOST_USED)})
     return _with_hp(c, result.hp_after) if result.request.rule.heal is not None else c
 
 

@@ -71,6 +71,25 @@ def test_p_3_stay_conscious_plain_text(tmp_path: Path) -> None:  # rule: P-3
     assert load(path).get("vera").derived["HP"] == 20
 
 
+def test_p_3_uses_are_kept_on_the_sheet_until_the_keeper_resets(tmp_path: Path) -> None:
+    """1, 2, 4 Luck, each use counted on the sheet (luck_uses), then 1 again after a reset."""
+    path = sheet(tmp_path)
+    costs = []
+    for extra in ((), (), (), ("--reset",)):
+        done = d100("luck", "--sheet", str(path), "vera", "stay-conscious", *extra, "--json")
+        assert done.status == 0, done.err
+        costs.append(json.loads(done.out)["cost"])
+    assert costs == [1, 2, 4, 1]
+    c = load(path).get("vera")
+    assert c.luck_uses == {"stay-conscious": 1} and c.luck is not None
+    assert c.luck.current == 45 - 8 and "luck_uses" in path.read_text()
+    assert path.read_text().startswith("# the Keeper's notes stay")
+    bad = sheet(tmp_path, VERA + "luck_uses = { scratch = 2 }\n")
+    done = d100("luck", "--sheet", str(bad), "vera", "scratch", "--json")
+    assert done.status == 2
+    assert json.loads(done.out)["error"]["field"].endswith(": vera.luck_uses.scratch")
+
+
 def test_p_6_and_p_7(tmp_path: Path) -> None:  # rule: P-6, P-7
     path = sheet(tmp_path)
     done = d100("luck", "--sheet", str(path), "vera", "fumble", "--json")

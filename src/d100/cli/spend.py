@@ -21,14 +21,16 @@ from .sheet import saved
 LUCK_HELP = """\
 Spend a character's Luck outside a check, as the sheet's rules allow (rules = [...] on the
 sheet): each spend's cost, what it heals with the exact odds of the hit points after, and the
-Luck and hit points left written back to the sheet.
+Luck and hit points left written back to the sheet, with a doubling spend's uses since the
+Keeper reset it (luck_uses).
 
 spends:
 {spends}
 
 examples:
   d100 luck --sheet party.toml zora scratch --seed 4
-  d100 luck --sheet party.toml zora stay-conscious --used 2
+  d100 luck --sheet party.toml zora stay-conscious          # its uses kept on the sheet
+  d100 luck --sheet party.toml zora stay-conscious --reset  # the Keeper reset its cost
 """
 
 WOUND_HELP = """\
@@ -85,9 +87,15 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--used",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="times a doubling spend was made since the Keeper reset its cost (default 0)",
+        help="times a doubling spend was made since the Keeper reset its cost (default: the "
+        "sheet's luck_uses, else 0)",
+    )
+    p.add_argument(
+        "--reset",
+        action="store_true",
+        help="the Keeper resets a doubling spend's cost first (P-3: from 1 again)",
     )
     p.add_argument("--dice", help="dice rolled by hand, every die in order")
     flags.add_sheet(p)
@@ -126,7 +134,8 @@ def run_luck(ns: argparse.Namespace) -> int:
         None if ns.dice is None else tuple(flags.number("--dice", d) for d in ns.dice.split(","))
     )
     try:
-        request = spending.spend_of(c, ns.spend, ns.used, given)
+        used = 0 if ns.reset else ns.used
+        request = spending.spend_of(c, ns.spend, used, given)
     except D100Error as err:
         if err.field == "used":
             raise D100Error("--used", err.value, err.allowed, err.reason) from None
