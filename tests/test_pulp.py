@@ -221,3 +221,51 @@ def test_p_3_a_sheet_without_pulp_is_refused() -> None:  # rule: P-3
     with pytest.raises(RuleRefusal) as err:
         spending.spend_of(c, "stay-conscious")
     assert err.value.field == "rules"
+
+
+# -- advice: whether a spend pays, against brute force ----------------------------------------
+
+ZORA = """[zora]
+system = "coc7"
+rules = ["pulp"]
+luck = {{ current = {luck}, maximum = 60 }}
+[zora.characteristics]
+STR = 60
+CON = 55
+SIZ = 65
+DEX = 70
+APP = 50
+INT = 80
+POW = 60
+EDU = 85
+[zora.derived]
+HP = {hp}
+[zora.luck_uses]
+stay-conscious = 3
+"""
+
+
+@pytest.mark.parametrize(("luck", "hp"), [(45, 20), (45, 24), (25, 0), (19, 5)])
+def test_p_3_p_4_p_5_advice_says_exactly_what_each_spend_buys(luck: int, hp: int) -> None:
+    # rule: P-3, P-4, P-5, P-6
+    c = loads(ZORA.format(luck=luck, hp=hp)).get("zora")
+    found = {a.spend.name: a for a in spending.advise(c)}
+    most = (55 + 65) // 5  # CON + SIZ over 5 (P-8)
+    for word, least, plus in (("scratch", 20, 0), ("avoid-death", 30, 1)):
+        a = found[word]
+        if luck < least:
+            assert a.cost is None and not a.pays and a.refused and f"{luck} Luck" in a.refused
+            continue
+        want: dict[int, Fraction] = {}
+        for after, p in brute(hp, most, 6, plus).items():
+            want[after - hp] = want.get(after - hp, Fraction(0)) + p
+        assert a.gained == want
+        assert a.mean == sum((g * p for g, p in want.items()), Fraction(0))
+        cost = 20 if word == "scratch" else luck
+        assert a.cost == cost and a.per_luck == a.mean / cost
+        assert a.pays == (hp < most)  # healing none at full hit points pays nothing
+    stay = found["stay-conscious"]
+    assert stay.cost == (8 if luck >= 8 else None) and stay.gained == {}  # 2^3: the sheet's uses
+    assert found["fumble"].pays == (luck >= 10) and "still fails" in str(found["fumble"].buys)
+    data = [a.to_dict() for a in spending.advise(c)]
+    assert {d["spend"] for d in data} == set(found)

@@ -227,6 +227,82 @@ def spend(request: SpendRequest, rng: RandomSource | None = None) -> SpendResult
     return SpendResult(request, cost, request.luck - cost, hp, tuple(dice), rule.cancels, following)
 
 
+# -- advice --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpendAdvice:
+    """Whether one spend pays, now: its cost, whether the Luck held buys it (and why not),
+    the exact chance of each hit point gained (healing held to the most) with the mean and
+    the mean a Luck point buys, and what else it buys, in words. A spend that heals pays
+    only where it may heal at all; one that buys something else pays where it is bought."""
+
+    spend: Spend
+    cost: int | None  # None: not affordable now
+    refused: str | None
+    gained: dict[int, Fraction]
+    buys: str | None
+
+    @property
+    def mean(self) -> Fraction | None:
+        if not self.gained:
+            return None
+        return sum((g * p for g, p in self.gained.items()), Fraction(0))
+
+    @property
+    def per_luck(self) -> Fraction | None:
+        mean = self.mean
+        return None if mean is None or not self.cost else mean / self.cost
+
+    @property
+    def pays(self) -> bool:
+        if self.cost is None:
+            return False
+        if self.spend.heal is not None:
+            return any(g > 0 for g in self.gained)
+        return self.buys is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "spend": self.spend.name,
+            "rule": self.spend.rule_id,
+            "cost": self.cost,
+            "pays": self.pays,
+        }
+        if self.refused is not None:
+            out["refused"] = self.refused
+        if self.gained:
+            out["gained"] = {str(g): _text(p) for g, p in self.gained.items()}
+            out["mean"] = _text(self.mean or Fraction(0))
+            if self.per_luck is not None:
+                out["per_luck"] = _text(self.per_luck)
+        if self.buys is not None:
+            out["buys"] = self.buys
+        return out
+
+
+def advise(c: Character, used: int | None = None) -> tuple[SpendAdvice, ...]:
+    """Every spend the character's sheet allows, in the order declared, with the exact odds of
+    what it heals against what it costs now (``odds``: the machine that rolls it), so a
+    player sees which pays: a healing spend at full hit points heals nothing."""
+    rules = _investigator(c.system)
+    out = []
+    for rule in rules.spends_under(frozenset(c.rules)):
+        try:
+            asked = spend_of(c, rule.name, used if rule.counted else None)
+        except RuleRefusal as err:
+            out.append(SpendAdvice(rule, None, f"{err.reason}; {err.allowed}", {}, None))
+            continue
+        gained: dict[int, Fraction] = {}
+        if rule.heal is not None:
+            assert asked.hp is not None
+            for hp, p in odds(asked).items():
+                gained[hp - asked.hp] = gained.get(hp - asked.hp, Fraction(0)) + p
+        buys = None if rule.heal is not None else (rule.cancels or rule.title)
+        out.append(SpendAdvice(rule, asked.cost, None, gained, buys))
+    return tuple(out)
+
+
 # -- wounds --------------------------------------------------------------------------------------
 
 

@@ -153,3 +153,18 @@ def test_p_9_wound_errors(tmp_path: Path) -> None:  # rule: P-9
     assert done.status == 2 and "DAMAGE" in done.err and "-3" in done.err
     done = d100("wound", "--sheet", str(path), "nobody", "3")
     assert done.status == 2 and "nobody" in done.err
+
+
+def test_p_4_advice_spends_nothing(tmp_path: Path) -> None:  # rule: P-4
+    path = sheet(tmp_path)
+    before = path.read_text()
+    done = d100("luck", "--sheet", str(path), "vera", "--advise", "--json")
+    assert done.status == 0, done.err
+    advice = {a["spend"]: a for a in json.loads(done.out)["advice"]}
+    assert advice["scratch"]["gained"] == {"1": "1/6", "2": "1/6", "3": "1/6", "4": "1/2"}
+    assert advice["scratch"]["mean"] == "3/1" and advice["scratch"]["pays"] is True
+    assert path.read_text() == before
+    plain = d100("luck", "--sheet", str(path), "vera", "--advise")
+    assert "scratch" in plain.out and "pays" in plain.out and "mean +3.00" in plain.out
+    none = d100("luck", "--sheet", str(path), "vera")
+    assert none.status == 2 and "SPEND" in none.err
