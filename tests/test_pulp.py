@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -14,6 +15,10 @@ from d100 import spending
 from d100.errors import D100Error, DiceError, RuleRefusal
 from d100.sheets import loads
 from d100.spending import SpendRequest, WoundRequest
+from d100.systems import coc7_full_auto as full_auto
+from d100.systems import coc7_shots as shots
+from d100.systems.coc7_full_auto import FullAuto
+from d100.systems.coc7_shots import Shots
 
 PULP = frozenset({"pulp"})
 
@@ -269,3 +274,42 @@ def test_p_3_p_4_p_5_advice_says_exactly_what_each_spend_buys(luck: int, hp: int
     assert found["fumble"].pays == (luck >= 10) and "still fails" in str(found["fumble"].buys)
     data = [a.to_dict() for a in spending.advise(c)]
     assert {d["spend"] for d in data} == set(found)
+
+
+# -- P-6 in the firearms' results ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("luck", "spent"), [(45, 10), (10, 10), (9, 0), (None, None)])
+def test_p_6_luck_cancels_a_malfunction_in_shots_and_full_auto(
+    luck: int | None, spent: int | None
+) -> None:  # rule: P-6
+    """One shot, or one volley, with no extra dice: the roll is one d100, so a malfunction
+    from 96 comes 5 times in 100 (brute force by hand); a Pulp hero holding 10 Luck spends it
+    on every one, the shot still failing and the weapon not jammed."""
+    shot = Shots(55, 1, malfunction=96, pulp_luck=luck, dice=(97,))
+    burst = FullAuto(30, 3, malfunction=96, pulp_luck=luck, dice=(97,))
+    for result, chance in (
+        (shots.roll(shot), shots.odds(replace(shot, dice=None))),
+        (full_auto.roll(burst), full_auto.odds(replace(burst, dice=None))),
+    ):
+        data, odds = result.to_dict(), chance.to_dict()
+        assert chance.malfunction == Fraction(5, 100) and result.hits == 0  # still a failure
+        if luck is None:
+            assert "luck_spent" not in data and "luck_spent" not in odds
+            continue
+        assert data["luck_spent"] == spent and data["jammed"] is (spent == 0)
+        assert chance.luck_spent == (Fraction(5, 100) if spent else 0)
+    clean = shots.roll(replace(shot, dice=(40,)))
+    assert clean.luck_spent == 0 and clean.to_dict().get("jammed", False) is False
+
+
+def test_p_6_in_the_firearms_report_every_door_draws() -> None:  # rule: P-6
+    from d100.discord.answers import ROLL, quick_answer
+
+    answer = quick_answer(ROLL, "coc7 55 shots1 mal96 pulp45 @97", None, False, "Zora", b"k", "1")
+    shown = {f["name"]: f["value"] for f in answer["embeds"][0]["fields"]}
+    assert shown["Luck"].startswith("45 → 35 (P-6)") and "not jammed" in shown["Luck"]
+    assert shown["10 luck spent"].startswith("5.00%")
+    low = quick_answer(ROLL, "coc7 55 shots1 mal96 pulp9 @97", None, False, "Zora", b"k", "1")
+    kept = {f["name"]: f["value"] for f in low["embeds"][0]["fields"]}
+    assert "stays jammed" in kept["Luck"] and "10 luck spent" not in kept

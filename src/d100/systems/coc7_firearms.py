@@ -87,6 +87,7 @@ _COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: 
     "penalty_dice": re.compile(r"(?:p|penalty)=?(\d*)", re.IGNORECASE),
     "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
     "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
+    "pulp_luck": re.compile(r"pulp=?(\d+)", re.IGNORECASE),
 }
 _SHOTS = {
     "shots": re.compile(r"shots=?(\d+)", re.IGNORECASE),
@@ -101,7 +102,8 @@ _AUTO = {
     **_COMMON,
 }
 RANGE_WORDS = (
-    "aim (a bonus die on the first); malN (malfunction number); normal, long or extreme: one "
+    "aim (a bonus die on the first); malN (malfunction number); pulpN (a Pulp hero's Luck: 10 "
+    "of it cancels a malfunction's consequence, P-6); normal, long or extreme: one "
     "range for all, or one each in order (the difficulty is the range's); @DICE; then a label"
 )
 SHOT_WORDS = (
@@ -212,7 +214,29 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
     _damage(result.damage, lambda: odds.damage, rows, chances)
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
+    _lucked(r.pulp_luck, result.malfunction, result.luck_spent, odds.luck_spent, rows, chances)
     return Report(NAME, head, tuple(rows), tuple(chances))
+
+
+def _lucked(
+    luck: int | None,
+    malfunctioned: bool,
+    spent: int,
+    chance: Fraction,
+    rows: list[Row],
+    chances: list[tuple[str, Fraction]],
+) -> None:
+    """P-6, for a Pulp hero: the Luck spent cancelling a malfunction (the shot still fails,
+    the weapon not jammed), or why it stays jammed; the chance the Luck is spent."""
+    if luck is None:
+        return
+    if spent:
+        said = f"{luck} → {luck - spent} (P-6): {spent} cancels the malfunction; the shot "
+        rows.append(Row("Luck", said + "still fails, the weapon is not jammed"))
+    elif malfunctioned:
+        rows.append(Row("Luck", f"{luck} (P-6): 10 needed, the weapon stays jammed"))
+    if chance:
+        chances.append(("10 Luck spent", chance))
 
 
 def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
@@ -247,6 +271,8 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
     if r.malfunction is not None:
         chances.append(("a malfunction", odds.malfunction))
     _damage(result.damage, lambda: odds.damage, rows, chances)
+    jammed = result.ended == "malfunction"
+    _lucked(r.pulp_luck, jammed, result.luck_spent, odds.luck_spent, rows, chances)
     return Report(NAME, head, tuple(rows), tuple(chances))
 
 
