@@ -5,6 +5,7 @@ hand-rolled dice, sheets written back, and refusals naming the field."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import replace
 from fractions import Fraction
@@ -313,3 +314,54 @@ def test_p_6_in_the_firearms_report_every_door_draws() -> None:  # rule: P-6
     low = quick_answer(ROLL, "coc7 55 shots1 mal96 pulp9 @97", None, False, "Zora", b"k", "1")
     kept = {f["name"]: f["value"] for f in low["embeds"][0]["fields"]}
     assert "stays jammed" in kept["Luck"] and "10 luck spent" not in kept
+
+
+# -- P-2: whether Luck spent halving a Sanity loss pays, against brute force -------------------
+
+
+def halved_by_hand(san: int, loss: int, luck: int) -> tuple[Fraction, Fraction, Fraction]:
+    """Every d100 and every 1d10 by hand, a loss ``1/1d{loss}`` against SAN ``san`` >= 50:
+    a success (01..SAN) loses 1, a failure 1dN, a fumble (00) N; Luck halves a loss d (kept
+    ceil(d/2), cost 2d) where that lowers it and the Luck covers it. The mean loss keeping
+    the Luck, the mean spending it, and the mean Luck spent."""
+    keep = spend = spent = Fraction(0)
+    for r in range(1, 101):
+        rolled = [1] if r <= san else [loss] if r == 100 else list(range(1, loss + 1))
+        for d in rolled:
+            p = Fraction(1, 100 * len(rolled))
+            kept, cost = -(-d // 2), 2 * d
+            use = kept < d and cost <= luck
+            keep += p * d
+            spend += p * (kept if use else d)
+            spent += p * (cost if use else 0)
+    return keep, spend, spent
+
+
+@pytest.mark.parametrize(("san", "loss", "luck"), [(60, 10, 50), (55, 6, 8), (70, 1, 50)])
+def test_p_2_advice_says_exactly_whether_halving_pays(san: int, loss: int, luck: int) -> None:
+    # rule: P-2
+    from d100 import sanity
+
+    asked = {"system": "coc7", "sanity": san, "loss": f"1/1d{loss}", "pulp": True, "luck": luck}
+    advice = sanity.luck_advice(asked)
+    keep, spend, spent = halved_by_hand(san, loss, luck)
+    assert (advice.keeping.mean, advice.spending.mean) == (keep, spend)
+    assert advice.saved == keep - spend and advice.spending.luck_spent == spent
+    assert advice.pays == (keep > spend)
+    assert advice.per_luck == (None if not spent else (keep - spend) / spent)
+    with pytest.raises(D100Error) as err:
+        sanity.luck_advice({**asked, "pulp": False, "luck": None})
+    assert err.value.field == "pulp"
+
+
+def test_p_2_advice_on_the_odds_and_discord() -> None:  # rule: P-2
+    from d100.discord.answers import quick_answer
+    from tests.cli.conftest import d100
+
+    run = d100("odds", "coc7", "sc", "1/1d10", "60", "pulp", "luck=50", "--json")
+    assert run.status == 0, run.err
+    said = json.loads(run.out)["luck_advice"]
+    assert said["pays"] is True and said["saved"] == "41/40" and "keeping" in said
+    answer = quick_answer("advise", "coc7 sc 1/1 60 pulp luck=50", None, False, "Zora", b"k", "1")
+    shown = {f["name"]: f["value"] for f in answer["embeds"][0]["fields"]}
+    assert shown["Halving the loss"].startswith("does not pay")
