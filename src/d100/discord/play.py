@@ -19,6 +19,7 @@ from ..errors import D100Error
 from ..server import characters, declared, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
+from ..server.events import headed
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
@@ -30,6 +31,7 @@ from .render import (
     contest_fields,
     embed,
     escaped,
+    head_note,
     headline,
     hue_of,
     numbered,
@@ -289,8 +291,10 @@ def channel(viewer: Viewer) -> Viewer:
 
 
 def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The event as its roller sees it, and as the channel does."""
-    return view_event(viewer, event), view_event(channel(viewer), event)
+    """The event as its roller sees it, and as the channel does, each with the log's head."""
+    return headed(view_event(viewer, event), event), headed(
+        view_event(channel(viewer), event), event
+    )
 
 
 def buttons(table_id: str, view: dict[str, Any], used: bool = False) -> list[dict[str, Any]]:
@@ -352,7 +356,7 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
                 ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
                 ("Mean", str(reading["mean"])),
             ]
-        return message(embeds=[embed(title, head, fields)], private=private)
+        return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
     level = str(reading.get("level", "")).upper()
     title = f"{reading.get('mark', '')} {level} · Sanity roll #{view['seq']}".strip()
     fields = [("Loss", str(reading.get("loss", "")))]
@@ -366,7 +370,8 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
         ]
         if reading.get("int_words"):
             fields.insert(3, ("INT roll", escaped(str(reading["int_words"]))))
-    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
+    body = embed(title, head, fields, head_note(view), hue_of(reading))
+    return message(embeds=[body], private=private)
 
 
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:
@@ -390,7 +395,7 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
         fields.insert(0, ("Hazard", escaped(hazard)))
     title = f"{headline(reading)} · roll #{view['seq']}"
     return message(
-        embeds=[embed(title, head, fields, hue=hue_of(reading))],
+        embeds=[embed(title, head, fields, head_note(view), hue_of(reading))],
         private=private,
         components=buttons(table_id, view) if table_id else None,
     )
@@ -412,7 +417,8 @@ def _contest_view(
         head += f" ({escaped(str(view['opponent_skill']))})"
     won = verdict(reading)
     title = f"{escaped(won[:1].upper() + won[1:])} · roll #{view['seq']}"
-    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
+    body = embed(title, head, fields, head_note(view), hue_of(reading))
+    return message(embeds=[body], private=private)
 
 
 def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tuple[str, str]]:

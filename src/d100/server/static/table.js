@@ -42,7 +42,23 @@ const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
 const RESULTS = ["roll", "contest", "unblind", "declared", "unblind_declared"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
+// The heads of the log seen here, kept in the browser (heads.js); made as the page starts.
+let heads = null;
+
+// An answer that carries the log's head (a roll's, a follow-up's, a showing's): kept.
+async function withHead(call) {
+  const made = await call();
+  if (made) heads.see(made.head);
+  return made;
+}
+
+function showHeads(latest, warning) {
+  $("head-box").replaceChildren(...(latest ? headLine(latest) : []));
+  $("heads-warning").textContent = warning;
+}
+
 async function start() {
+  heads = new Heads(tableId, showHeads);  // read before the state: its head is checked against them
   const token = location.hash.slice(1);
   if (/^[\w-]+$/.test(token)) {  // a token has no "=": "#view=log" is a section, kept  // a GM or rejoin link: swap the fragment's token for an HttpOnly cookie
     history.replaceState(null, "", location.pathname);
@@ -54,6 +70,7 @@ async function start() {
     $("page-error").textContent = `${err.message} Open the table from your GM link, your own link or the invite link.`;
     return;
   }
+  heads.atEnd(state.table.head);
   rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = system.declares;
@@ -87,6 +104,7 @@ function connect() {
   source.onerror = () => { $("live-status").textContent = "reconnecting…"; };
   source.onmessage = (message) => {
     const event = JSON.parse(message.data);
+    heads.see(event.head);  // an event sent again too: its head must be the one kept
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
     if (event.kind === "unblind" || event.kind === "unblind_declared") showBlind(event);
@@ -115,6 +133,7 @@ function reload() {  // many events arrive together: fetch the state once for th
     const ticket = ++asked;
     try {
       const fresh = await api("GET", base);
+      heads.see(fresh.table.head);  // a head at a number kept must be the one kept, whenever read
       if (ticket === asked) { state = fresh; render(); }
     } catch (err) { $("page-error").textContent = err.message; }
   }, 80);
@@ -496,7 +515,7 @@ async function roll(body) {
   clearTimeout(previewing);
   try {
     await Promise.allSettled([...oddsAsked]);
-    return await once(`${base}/rolls`, body);
+    return await withHead(() => once(`${base}/rolls`, body));
   } finally {
     rolling -= 1;
     if (!rolling) preview();  // what a live event meanwhile would have asked
@@ -1022,7 +1041,7 @@ function wire() {
     if ($("declared-character").value) body.character_id = $("declared-character").value;
     $("declared-button").disabled = true;
     let event;
-    try { event = await act(() => once(`${base}/declared-rolls`, body), "declared-error"); }
+    try { event = await act(() => withHead(() => once(`${base}/declared-rolls`, body)), "declared-error"); }
     finally { $("declared-button").disabled = false; }
     if (!event) return;
     $("declared-result").replaceChildren(...hereCard(event));
@@ -1216,7 +1235,7 @@ function followOffers(e) {
     rerolling.add(e.seq);
     for (const other of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) other.remove();
     try {
-      const event = await once(`${base}/rolls/${e.seq}/reroll`, body);
+      const event = await withHead(() => once(`${base}/rolls/${e.seq}/reroll`, body));
       rerolled.add(e.seq);
       showReroll(event);
       // in the log the follow-up is an entry of its own, at the top: pointed to, not shown twice
@@ -1278,7 +1297,7 @@ function declaredCard(e, tag, time) {
   const words = e.words || (e.roll === "dice" ? v.title : "roll");
   // a blind one, for the GM until shown (its seed is revealed once every blind roll is)
   const show = e.visibility === "blind" && isGm() && !shown
-    ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone")
+    ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => withHead(() => api("POST", `${base}/rolls/${e.seq}/unblind`)), "page-error") }, "Show to everyone")
     : null;
   if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
   if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
@@ -1323,7 +1342,7 @@ function describe(e) {
       if (e.visibility === "blind" && isGm() && !shown) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).
         out.push(el("button", { type: "button", class: "secondary small",
-          onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone"));
+          onclick: () => act(() => withHead(() => api("POST", `${base}/rolls/${e.seq}/unblind`)), "page-error") }, "Show to everyone"));
       }
       return out;
     }
