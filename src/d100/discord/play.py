@@ -233,14 +233,21 @@ def _spoken(
 
 
 def _together(made: list[Rolled]) -> Rolled:
-    """Repeated rolls' messages as one each way: where the channel may not see them, its one
-    stub (never how many) and the roller's own cards numbered (or the one word that they
-    are the GM's alone); else the channel's cards numbered."""
+    """Repeated rolls' messages as one each way: where the channel may not see them, one
+    stub with its GM's buttons for each roll (numbered, as the page's log numbers each stub)
+    and the roller's own cards numbered (or the one word that they are the GM's alone); else
+    the channel's cards numbered."""
     if "embeds" in made[0].public:
         return Rolled(numbered([m.public for m in made]))
     own = [m.own for m in made if m.own is not None]
     mine = numbered(own) if all("embeds" in o for o in own) else own[0]
-    return Rolled(message(made[0].public["content"]), mine)
+    found = [
+        {**b, "label": clip(f"{b['label']} ({i}/{len(made)})", BUTTON_LABEL_MAX)}
+        for i, m in enumerate(made, 1)
+        for row in m.public.get("components", [])
+        for b in row["components"]
+    ]
+    return Rolled(message(made[0].public["content"], components=button_rows(found) or None), mine)
 
 
 def key_of(it: Interaction) -> str:
