@@ -276,9 +276,11 @@ function render() {
   // the words the table's rules take beside a check: a Sanity roll where they declare one
   const sanity = system.declares && system.declares.sanity;
   $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
-  $("declared-help").textContent = sanity
-    ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
+  const actions = (system.declares && system.declares.actions) || [];
+  $("declared-help").textContent = (sanity
+    ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
+    + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -560,7 +562,7 @@ function contestOwn(values) {
 const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
+  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${valueWords(v)}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -1139,7 +1141,7 @@ function levelBadge(view) {
 }
 
 function cardClass(e) {
-  return e.view ? e.view.style : "";
+  return (e.view && e.view.style) || "";  // dice and actions have no level style
 }
 
 // A check's view, or a contest's side's: [{name, view}] for a contest, its own for a check.
@@ -1224,7 +1226,7 @@ function followOffers(e) {
     error.textContent = "";
     // A spend of several points is one tap on a phone: say what it leaves first.
     const left = character.luck ? character.luck.current - offer.luck : 0;
-    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} keeps ${left} Luck of ${character.luck.current}.`)) return;
+    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} has ${character.luck.current} Luck and keeps ${left}.`)) return;
     const body = { follow_up: offer.key };
     try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
@@ -1244,8 +1246,16 @@ function followOffers(e) {
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
-    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []), error);
+    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []),
+    ...offers.filter((o) => o.stakes).map(stakesLine), error);
   return box;
+}
+
+// What taking an offer risks, before it is taken, in the words Discord uses: "Push the roll,
+// 60.00% (3/5) to succeed; a failed push brings a dire consequence, the Keeper's to choose."
+function stakesLine(offer) {
+  const odds = offer.chance ? `, ${offer.chance} (${offer.odds}) to succeed` : "";
+  return el("p", { class: "muted stakes", text: `${offer.label}${odds}; ${offer.stakes}.` });
 }
 
 // A follow-up's outcome takes its first roll's place wherever that was shown where rolled, and
@@ -1307,6 +1317,16 @@ function declaredCard(e, tag, time) {
       v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
   }
+  if (v.heading) {  // a system's action (an attack, shots, full auto, FAR): its report's rows
+    const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
+    const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
+    if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
+    return [head, el("p", { class: "muted", text: v.title }),
+      ...(v.notes || []).map((n) => el("p", { class: "hazard", text: n })),
+      ...v.rows.map((r) => el("p", {}, el("span", { class: "muted", text: `${r.label} ` }), r.text)),
+      outcome,
+      v.odds.length ? el("p", { class: "muted", text: `Exact odds: ${v.odds.map((o) => `${o.what} ${o.chance}`).join(" · ")}` }) : null, show];
+  }
   const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
   const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${words}`, tag, time)];
   if (e.withheld) return [...out, v.loss !== undefined ? el("p", {}, `Loss ${v.loss}`) : null];
@@ -1357,7 +1377,7 @@ function describe(e) {
       const side = (c, r, v) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(v)), npc(c) ? null : diceLine(r, v));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
-      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
+      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${valueWords(v)}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
         side(e.character, e.result.actor, actorView), side(e.opponent, e.result.opponent, opponentView),
