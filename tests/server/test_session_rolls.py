@@ -361,7 +361,7 @@ skills = {{ SAN = 50, search = 40 }}
 
 
 def test_dg_5_a_san_test_writes_san_back_where_every_reader_sees_it(
-    api: Api, monkeypatch: pytest.MonkeyPatch
+    api: Api, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A Delta Green SAN test's loss leaves SAN on the sheet as a CoC7 Sanity roll's does:
     written where the agent's player and the GM both see the roll, kept otherwise."""
@@ -388,3 +388,11 @@ def test_dg_5_a_san_test_writes_san_back_where_every_reader_sees_it(
     assert san() == seen["result"]["skill_after"]  # the player's own gm roll: both see it
     plain = table.roll(pat, agent, "search", actor={"fields": {}})
     assert "skill_after" not in plain["result"]  # a test with no loss leaves the sheet be
+    # a later SAN test's target is the SAN written: the replayed log agrees (d100 verify)
+    again = table.roll(pat, agent, "SAN", actor=tested)
+    assert again["result"]["request"]["skill"] == seen["result"]["skill_after"]
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        out = json.loads(d100("verify", "--json", str(log)).out)
+        assert out["ok"] and out["mismatch"] == 0, json.dumps(out)[:3000]
