@@ -266,6 +266,36 @@ def dice_odds_message(chance: Mapping[str, Any], private: bool) -> dict[str, Any
     return message(embeds=[body], private=private)
 
 
+def repeated_message(
+    who: str, results: Sequence[CheckResult], chance: CheckOdds | None, private: bool
+) -> dict[str, Any]:
+    """A check rolled several times (SealDice's ``3#``): the first roll as ``roll_message``
+    draws it, each other as its headline, dice, level and margin (one request, so one odds),
+    within Discord's ten embeds and 6,000 characters."""
+    first = roll_message(who, results[0], chance, private)
+    return numbered([first, *(roll_message(who, r, chance, private) for r in results[1:])])
+
+
+BRIEF = ("Dice", "Level", "Margin")  # what a repeated roll's card keeps after the first's
+
+
+def numbered(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Messages of one roll each as one message: the first's card whole, each other's its
+    title, dice, level and margin (within Discord's ten cards and 6,000 characters), each
+    title numbered; without buttons (a repeated roll's follow-ups are taken on the page)."""
+    out = {k: v for k, v in messages[0].items() if k not in ("embeds", "components")}
+    cards: list[dict[str, Any]] = []
+    for i, found in enumerate(messages, 1):
+        card = dict(found["embeds"][0])
+        card["title"] = clip(f"{i}/{len(messages)} · {card['title']}", TITLE_MAX)
+        if i > 1:
+            card.pop("description", None)
+            card["fields"] = [f for f in card.get("fields", []) if f["name"] in BRIEF]
+        cards.append(card)
+    out["embeds"] = cards
+    return out
+
+
 def report_message(
     who: str, words: str, report: Report, label: str | None, private: bool
 ) -> dict[str, Any]:

@@ -228,7 +228,9 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
         work = _guarded(_table_command(request, discord, it))
         return JSONResponse(await _in_time(discord, it, work))
-    return JSONResponse(await _command(discord, pool, it))
+    store = request.app.state.server.store
+    table = await run_in_threadpool(tables.channel_settings, store, it.channel_id)
+    return JSONResponse(await _command(discord, pool, it, table))
 
 
 OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL, LEDGER)  # the commands of a channel's table
@@ -436,7 +438,9 @@ def _own(discord: Discord, it: Interaction, rolled: play.Rolled) -> outbox.Post:
     return replace(post, then=sent)
 
 
-async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
+async def _command(
+    discord: Discord, pool: Pool, it: Interaction, table: Mapping[str, Any]
+) -> dict[str, Any]:
     quick = {name for name, _, _ in QUICK}
     if it.type != interactions.APPLICATION_COMMAND or it.command not in quick:
         return interactions.answer(
@@ -455,11 +459,12 @@ async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, A
         it.user_name,
         discord.secret,
         it.id,
+        table,
     )
     task = asyncio.ensure_future(_settled(job))
     done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
     if done:
-        return interactions.answer(task.result())
+        return interactions.answer(_own_later(discord, it, task.result()))
     later = asyncio.ensure_future(_follow(discord, it, task))
     discord.pending.add(later)
     later.add_done_callback(discord.pending.discard)
@@ -487,9 +492,19 @@ def _refused(err: ApiError, words: str) -> dict[str, Any]:
 
 async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[str, Any]]) -> None:
     body = await task
-    discord.outbox.put(
-        outbox.edit_original(discord.application_id or it.application_id, it.token, body)
-    )
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.edit_original(app, it.token, _own_later(discord, it, body)))
+
+
+def _own_later(discord: Discord, it: Interaction, body: dict[str, Any]) -> dict[str, Any]:
+    """The answer for the channel; its roller's own part (a hidden roll) is queued to follow
+    it privately, the outbox's turn sending it after the answer it follows."""
+    own = body.get(answers.OWN)
+    if own is None:
+        return body
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.follow_up(app, it.token, own))
+    return {k: v for k, v in body.items() if k != answers.OWN}
 
 
 async def _sheet(
