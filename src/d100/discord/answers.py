@@ -74,8 +74,8 @@ def quick_answer(
             totals = expressions.odds(asked_dice.text).to_dict()
             if command == ODDS:
                 return dice_odds_message(totals, private)
-            made = expressions.roll(asked_dice.text, dice_for(secret, interaction_id))
-            reading = expressions.reading(made.to_dict(), totals)
+            thrown = expressions.roll(asked_dice.text, dice_for(secret, interaction_id))
+            reading = expressions.reading(thrown.to_dict(), totals)
             return dice_message(who, words, reading, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
         if special is not None and special.settings:  # .setcoc: the table's, set when opened
