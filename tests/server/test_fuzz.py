@@ -51,7 +51,9 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     yield from _target(f"sqlite:///{where / 'd100.sqlite3'}")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
 def on_each_database(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:
