@@ -352,8 +352,9 @@ def _schema(f: Field) -> dict[str, Any]:
             "items": {"type": "integer", "minimum": 1, "maximum": 100},
             "maxItems": MAX_DICE,
         }
-    if f.kind == "text":  # what it means, its system checks: a pattern cannot say
-        return {"type": "string", "maxLength": MAX_TEXT}
+    if f.kind == "text":  # its shape, where declared; what it means, its system checks
+        shape = {} if f.pattern is None else {"pattern": f"^(?:{f.pattern})$"}
+        return {"type": "string", "maxLength": MAX_TEXT, **shape}
     if f.kind == "object":
         return json_schema(f.fields)
     return {"type": "array", "items": json_schema(f.fields), "maxItems": f.max_items}

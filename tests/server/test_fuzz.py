@@ -272,6 +272,10 @@ BEYOND_SCHEMA = {
     # words are a roll only where they read as a dice expression or the table's Sanity roll
     "POST /api/tables/{table_id}/declared-rolls": ("words",),
     "POST /api/tables/{table_id}/calls": ("fields", "opponent", "skill", "character_ids"),
+    # a text field holding dice (a Delta Green loss, 1d6/1d20): its schema's pattern gives
+    # the shape, the dice's own grammar their bounds and cost
+    "POST /api/odds": ("san_loss",),
+    "POST /api/odds/chart": ("request.san_loss",),
     # whose ledger: a character or a member the log shows, not both
     "GET /api/tables/{table_id}/ledger": ("character", "member"),
 }
