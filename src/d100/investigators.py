@@ -119,6 +119,7 @@ class Investigator:
     spends: Mapping[str, tuple[Spend, ...]] = field(default_factory=dict)  # by option
     wounds: Wounds | None = None
     formats: tuple[SheetFormat, ...] = ()  # other tools' exports its sheets import from
+    group_luck: str | None = None  # the rule, in words, that the lowest Luck rolls for a group
 
     def spends_under(self, options: frozenset[str]) -> tuple[Spend, ...]:
         """The Luck spends a sheet's options allow, in the order declared."""
