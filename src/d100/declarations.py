@@ -480,7 +480,10 @@ class Declaration:
             "tie_break": None,
             "cover": None,
             "sanity": None,
+            "group_luck": None,
         }
+        if (i := self.investigator) is not None and i.group_luck is not None:
+            out["group_luck"] = {"skill": i.luck, "rule": i.group_luck}
         if (sanity := self.sanity) is not None:  # the words a table's page offers for one
             out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         if (tie := self.tie_break) is not None:

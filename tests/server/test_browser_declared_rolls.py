@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, overflow, wired
+from .test_browser import DESKTOP, PHONE, add_character, overflow, view, wired
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -67,3 +67,32 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:
+    """The call form offers the system's group Luck roll: of the characters ticked, only the
+    lowest Luck is called."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option("coc7")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEET)
+        add_character(page, "Bo", SHEET.replace("current = 50", "current = 30"))
+        view(page, "call")
+        page.locator("#call-skill").fill("luck")
+        for name in ("Ada", "Bo"):
+            page.locator("#call-characters").get_by_label(name).check()
+        lowest = page.get_by_label(re.compile("Group Luck roll: .*lowest Luck"))
+        lowest.check()
+        page.get_by_role("button", name="Call for the test").click()
+        expect(page.locator("#call-done")).to_contain_text("Called Luck for Bo.")
+        assert not errors, errors
+    finally:
+        page.close()

@@ -614,6 +614,7 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.visibility,
             None if body.opponent is None else body.opponent.spec(),
             None if body.opponent is None else body.opponent.contest,
+            body.lowest,
         )
         return view_call(viewer, flow.call_view(session, call))
 

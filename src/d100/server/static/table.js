@@ -195,6 +195,8 @@ function buildRollFields() {
   // bonus and penalty dice on a called test are the GM's, where the system declares them
   $("call-extra").replaceChildren(...fieldInputs(extraDice(), [], "call"));
   $("call-extra-box").hidden = !rules.extra_dice;
+  $("call-lowest-box").hidden = !rules.group_luck;  // the system's group Luck rule, where it has one
+  if (rules.group_luck) $("call-lowest-text").textContent = `Group ${rules.group_luck.skill} roll: ${rules.group_luck.rule}`;
   // a contest's own fields (a melee response), where the system declares any
   $("oppose-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "oppose"));
   $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "call-contest"));
@@ -1042,6 +1044,7 @@ function wire() {
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
       character_ids: ids, visibility: $("call-visibility").value };
+    if ($("call-lowest").checked) body.lowest = true;
     if ($("call-opponent").value) body.fields = sideOnly(fields);
     if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value,
       contest: fieldValues($("call-contest-fields"), system.contest) };
@@ -1050,8 +1053,8 @@ function wire() {
     if (!made) return;
     $("call-form").reset();
     $("call-contest-fields").hidden = true;
-    const names = ids.map((id) => byId(id).name).join(", ");
-    $("call-done").replaceChildren(`Called ${body.skill} for ${names}. `,
+    const names = made.targets.map((t) => t.character.name).join(", ");
+    $("call-done").replaceChildren(`Called ${made.skill} for ${names}. `,
       el("a", { href: "#view=table", text: "See the open calls" }));
   });
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
