@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import __version__, beacon, expressions, sanity
+from .. import __version__, beacon, development, expressions, sanity
 from ..chain import Followed, extends, first_difference, follow, parse_head
 from ..engine import parse, resolve
 from ..errors import D100Error
@@ -70,7 +70,11 @@ examples:
 ROLL_KINDS = ("roll", "contest", "unblind")
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
 DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
-DECLARED_ROLLS: dict[str, Callable[..., Any]] = {"dice": expressions.roll, "sanity": sanity.roll}
+DECLARED_ROLLS: dict[str, Callable[..., Any]] = {
+    "dice": expressions.roll,
+    "sanity": sanity.roll,
+    "development": development.roll,
+}
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
@@ -1088,6 +1092,12 @@ def _declared_shown(entry: Mapping[str, Any], found: Mapping[str, Any]) -> str |
     shown = sheet.get("sanity") if isinstance(sheet, Mapping) else None
     if shown is not None and shown != [found.get("sanity"), found.get("sanity_after")]:
         return f"its sheet shows SAN {_brief(shown)}, its dice give otherwise"
+    raised = sheet.get("skills") if isinstance(sheet, Mapping) else None
+    if isinstance(raised, Mapping):  # a development phase: each value before and after
+        rolled = [*found.get("skills", []), *([found["luck"]] if found.get("luck") else [])]
+        made = {r["name"]: [r["before"], r["after"]] for r in rolled if r["after"] != r["before"]}
+        if dict(raised) != made:
+            return f"its sheet shows {_brief(dict(raised))}, its dice give {_brief(made)}"
     return None
 
 

@@ -10,12 +10,14 @@ the result)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import expressions, sanity, sanity_form
+from .. import development, expressions, sanity, sanity_form
+from ..development import DevelopmentRequest, DevelopmentResult
+from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
 from ..expressions import DiceRequest
 from ..expressions.exact import cost
@@ -24,7 +26,14 @@ from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
 from . import characters
 from . import event_kinds as kinds
-from .access import VISIBILITIES, Viewer, chain_of, require_editor, sheet_readers_see
+from .access import (
+    VISIBILITIES,
+    Viewer,
+    chain_of,
+    require_editor,
+    require_gm,
+    sheet_readers_see,
+)
 from .calculator import CHEAP
 from .errors import bad, conflict, invalid
 from .events import append, lock_table
@@ -35,9 +44,10 @@ from .rolls import Planned
 from .store import write_columns
 
 ALLOWED = (
-    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for) or a Sanity roll of this "
-    "table's rules (sc 1/1d6)"
+    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for), a Sanity roll of this "
+    "table's rules (sc 1/1d6) or a character's development phase (develop, develop luck)"
 )
+LUCK_WORD = "luck"  # ``develop luck``: the phase with the optional Luck recovery roll
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
 # A Sanity roll's odds weigh each loss it can come to at every level in exact fractions: about
@@ -48,7 +58,7 @@ PER_LOSS = 100
 # to, which its request gives again (``d100 odds``). At the bounds (50d1000) it was 30 MB an
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
-UNLOGGED = {"dice": "distribution", "sanity": "losses"}
+UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
 
 
 class Dear(CheckDear):
@@ -62,6 +72,8 @@ def reads_as(words: str) -> bool:
     table then says whether its rules take it). A door asks this after the sheet."""
     tokens = words.split()
     if len(tokens) > 1 and tokens[0].lower() in sanity_form.words() and "/" in tokens[1]:
+        return True
+    if tokens and tokens[0].lower() in development.WORDS:
         return True
     return bool(tokens) and expressions.looks_like(tokens[0])
 
@@ -79,8 +91,8 @@ class DeclaredSpec:
 class Asked:
     """The request the words make at this table: its kind, the library's request object."""
 
-    roll: str  # "dice" or "sanity"
-    request: DiceRequest | SanityRequest
+    roll: str  # "dice", "sanity" or "development"
+    request: DiceRequest | SanityRequest | DevelopmentRequest
 
     def to_dict(self) -> dict[str, Any]:
         return self.request.to_dict()
@@ -90,6 +102,8 @@ class Asked:
         Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
+        if isinstance(self.request, DevelopmentRequest):
+            return sum(m.cost() for _, m in self.request.machines())
         losses = (self.request.success_loss, self.request.failure_loss)
         return sum(cost(e) + PER_LOSS * (e.high - e.low + 1) for e in losses)
 
@@ -99,6 +113,8 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
     roll. Dice typed by hand are refused: the table draws every die of these rolls."""
     tokens = words.split()
     try:
+        if tokens and tokens[0].lower() in development.WORDS:
+            return Asked("development", _phase(row, tokens, words))
         said = sanity_form.read(tokens, table.system)
         if said is not None:
             if said.dice is not None:
@@ -116,8 +132,27 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
         raise invalid(err, "words") from None
 
 
+def _phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentRequest:
+    """A character's development phase: the skills marked on its sheet and at the table, and
+    Luck's recovery roll with ``develop luck``."""
+    if len(tokens) > 2 or tokens[1:] not in ([], [LUCK_WORD]):
+        raise bad("words", words, f"{tokens[0]} or {tokens[0]} {LUCK_WORD}", "unknown words")
+    if row is None:
+        raise bad("character_id", None, "the character whose phase it is", "no character")
+    c = characters.sheet_of(row)
+    have = {m.casefold() for m in c.marks}
+    marked = [*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have)]
+    request = development.from_character(replace(c, marks=tuple(marked)), len(tokens) > 1)
+    if not request.skills and request.luck is None:
+        raise bad("words", words, f"{tokens[0]} {LUCK_WORD}, or marks to roll", "no marks")
+    return request
+
+
 def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+    if roll == "development":
+        chances = development.odds(DevelopmentRequest.from_dict(request))
+        return {"rolls": [o.to_dict() for o in chances]}
     if roll == "sanity":
         return sanity.odds(request).to_dict()
     return expressions.odds(request).to_dict()
@@ -137,6 +172,8 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         row = characters.load(session, table.id, spec.character_id)
         require_editor(viewer, row, "roll for this character")
     made = asked(table, row, spec.words)
+    if isinstance(made.request, DevelopmentRequest):
+        _may_develop(session, viewer, spec.visibility, row)
     request = made.to_dict()
     tagged = {"roll": made.roll, "request": request}
     if planned is None:
@@ -175,6 +212,12 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         if row is not None:
             sheet = _write_back(session, seen, row, result)
         outcome = result.to_dict()
+    elif isinstance(made.request, DevelopmentRequest):
+        assert row is not None  # a phase is a character's (``_phase``)
+        phase = development.develop(made.request, source)
+        reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
+        sheet = _developed(session, row, phase)
+        outcome = phase.to_dict()
     else:
         dice = expressions.roll(made.request, source)
         reading = dice_reading(dice.to_dict(), planned.odds)
@@ -197,6 +240,45 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
         session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
     return made_event
+
+
+def _may_develop(session: Session, viewer: Viewer, visibility: str, row: Character | None) -> None:
+    """A development phase is the GM's, at the end of a session. It writes the sheet, so
+    every reader of it must see it; an NPC's is seen by no one else (its skills are the GM's
+    own)."""
+    require_gm(viewer, "roll a character's development phase")
+    assert row is not None
+    if row.member_id in viewer.gms and visibility == "public":
+        raise bad(
+            "visibility",
+            visibility,
+            "gm or blind: an NPC's skills are the GM's",
+            "a public phase would show players the NPC's skills",
+        )
+    if not sheet_readers_see(session, visibility, viewer.member_id, row):
+        raise bad(
+            "visibility",
+            visibility,
+            "a mode every reader of the sheet sees (public, for a player's character)",
+            "the phase writes the sheet: its player would read the result there",
+        )
+
+
+def _developed(session: Session, row: Character, phase: DevelopmentResult) -> dict[str, Any]:
+    """The phase written back: skills raised, marks cleared (the sheet's and the table's),
+    the mastery reward and Luck recovered; every reader of the sheet sees the roll."""
+    before = characters.sheet_of(row)
+    after = development.apply(before, phase)
+    luck = None if after.luck is None else after.luck.current
+    write_columns(
+        session, row, sheet=characters.sheet_text(after, row.sheet), marks={}, luck_current=luck
+    )
+    rolled = [*phase.skills, *([phase.luck] if phase.luck else [])]
+    raised = {r.name: [r.before, r.after] for r in rolled if r.after != r.before}
+    out: dict[str, Any] = {"skills": raised, "written": True}
+    if phase.reward_before is not None and phase.reward_after != phase.reward_before:
+        out["reward"] = [phase.reward_before, phase.reward_after]
+    return out
 
 
 def _write_back(

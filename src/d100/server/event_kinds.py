@@ -376,7 +376,7 @@ class DeclaredRoll(Entry):
     ``provable.request`` is ``{"roll": kind, "request": ...}``, resolved again by verify."""
 
     KIND = "declared"
-    roll: Literal["dice", "sanity"]
+    roll: Literal["dice", "sanity", "development"]
     words: str | None = Field(
         None,
         description="the roll as asked: 1d6+1, sc 1/1d6 (absent from a view withholding the "
