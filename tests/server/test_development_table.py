@@ -99,3 +99,18 @@ def test_an_npc_s_phase_is_the_gm_s_alone(api: Api, tmp_path: Path) -> None:
         out = json.loads(run.out)
         reasons = [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
         assert run.status == 0 and out["ok"] and out["verified"] >= checked, reasons
+
+
+def test_the_phase_s_odds_before_it_is_rolled(api: Api) -> None:  # rule: S7-7, S7-8
+    table, pat, alice, ghoul = seated(api)
+    body = {"words": "develop", "character_id": alice}
+    shown = table.ok("POST", "/declared-odds", table.gm, json=body)
+    assert shown["roll"] == "development"
+    (line,) = shown["odds"]["rolls"]
+    assert (line["name"], line["value"]) == ("library use", 88)
+    assert Fraction(line["improves"]) == improves(88) == Fraction(12, 100)
+    # reaching 90 from 88: 89..100 then 2..10 on the d10
+    assert Fraction(line["rewards"]) == Fraction(12, 100) * Fraction(9, 10)
+    assert table.ok("POST", "/declared-odds", pat, 403, json=body)
+    npc = table.ok("POST", "/declared-odds", table.gm, 422, json=body | {"character_id": ghoul})
+    assert npc["error"]["field"] == "visibility"

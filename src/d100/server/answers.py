@@ -128,6 +128,16 @@ class Advice(Answer):
     odds: Fractions
 
 
+class DeclaredOdds(Answer):
+    """A dice, Sanity or development roll before it is made: its kind, the request its words
+    make at this table (from the character's sheet) and its exact odds, as the roll logs
+    them."""
+
+    roll: str
+    request: dict[str, Any]
+    odds: dict[str, Any]
+
+
 class OddsAnswer(Answer):
     """Exact odds of a request (CONTRACT.md): the request as read, chances as fractions and
     percentages; for a check, advice (ways to better them) and what each level means."""

@@ -36,7 +36,7 @@ from .access import (
 )
 from .calculator import CHEAP
 from .errors import bad, conflict, invalid
-from .events import append, lock_table
+from .events import append, get_table, lock_table
 from .gametables import draw
 from .models import BlindRoll, Character, Event, GameTable
 from .rolls import Dear as CheckDear
@@ -158,15 +158,21 @@ def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     return expressions.odds(request).to_dict()
 
 
-def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
-    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
-    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
-    be worked out on a worker and rolled again with them (``planned``)."""
+def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
+    """The request a roll's words make, ``{"roll": kind, "request": ...}``, refused as the
+    roll would be (by whoever may roll it), read without the table's lock."""
+    _, made = _made(session, viewer, get_table(session, viewer.table_id), spec)
+    return {"roll": made.roll, "request": made.to_dict()}
+
+
+def _made(
+    session: Session, viewer: Viewer, table: GameTable, spec: DeclaredSpec
+) -> tuple[Character | None, Asked]:
+    """The character (if any) and what the words ask, refused unless the viewer may roll it."""
     if spec.visibility not in VISIBILITIES:
         raise bad(
             "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
         )
-    table = lock_table(session, viewer.table_id)
     row = None
     if spec.character_id is not None:
         row = characters.load(session, table.id, spec.character_id)
@@ -174,6 +180,15 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     made = asked(table, row, spec.words)
     if isinstance(made.request, DevelopmentRequest):
         _may_develop(session, viewer, spec.visibility, row)
+    return row, made
+
+
+def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
+    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
+    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
+    be worked out on a worker and rolled again with them (``planned``)."""
+    table = lock_table(session, viewer.table_id)
+    row, made = _made(session, viewer, table, spec)
     request = made.to_dict()
     tagged = {"roll": made.roll, "request": request}
     if planned is None:
