@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import tallies
+from .declarations import DEVELOP_WORDS
 from .dice import RandomSource
 from .errors import BadInput, DiceError, TooMuchWork
 from .expressions.grammar import Dice, parse
@@ -37,7 +38,7 @@ FIELDS = (
     "options",
     STREAM,
 )
-WORDS = ("develop", "development")  # the words asking for a character's phase at a table
+WORDS = DEVELOP_WORDS  # the words asking for a character's phase at a table
 MAX_ROLLS = 200  # rolls in one phase: a party's marks are a few dozen
 MOST_VALUE = 10_000  # a skill or Luck a roll is made against
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import development, expressions, sanity, sanity_form
+from ..declarations import DEVELOP_LUCK
 from ..development import DevelopmentRequest, DevelopmentResult
 from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
@@ -47,7 +48,6 @@ ALLOWED = (
     "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for), a Sanity roll of this "
     "table's rules (sc 1/1d6) or a character's development phase (develop, develop luck)"
 )
-LUCK_WORD = "luck"  # ``develop luck``: the phase with the optional Luck recovery roll
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
 # A Sanity roll's odds weigh each loss it can come to at every level in exact fractions: about
@@ -135,8 +135,8 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
 def _phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentRequest:
     """A character's development phase: the skills marked on its sheet and at the table, and
     Luck's recovery roll with ``develop luck``."""
-    if len(tokens) > 2 or tokens[1:] not in ([], [LUCK_WORD]):
-        raise bad("words", words, f"{tokens[0]} or {tokens[0]} {LUCK_WORD}", "unknown words")
+    if len(tokens) > 2 or tokens[1:] not in ([], [DEVELOP_LUCK]):
+        raise bad("words", words, f"{tokens[0]} or {tokens[0]} {DEVELOP_LUCK}", "unknown words")
     if row is None:
         raise bad("character_id", None, "the character whose phase it is", "no character")
     c = characters.sheet_of(row)
@@ -144,7 +144,7 @@ def _phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentR
     marked = [*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have)]
     request = development.from_character(replace(c, marks=tuple(marked)), len(tokens) > 1)
     if not request.skills and request.luck is None:
-        raise bad("words", words, f"{tokens[0]} {LUCK_WORD}, or marks to roll", "no marks")
+        raise bad("words", words, f"{tokens[0]} {DEVELOP_LUCK}, or marks to roll", "no marks")
     return request
 
 

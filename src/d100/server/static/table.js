@@ -262,6 +262,7 @@ function render() {
   $("declared-help").textContent = sanity
     ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
     : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
+  developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -1057,6 +1058,10 @@ function wire() {
     $("call-done").replaceChildren(`Called ${made.skill} for ${names}. `,
       el("a", { href: "#view=table", text: "See the open calls" }));
   });
+  $("develop-odds").addEventListener("click", developOdds);
+  $("develop-button").addEventListener("click", developRoll);
+  $("develop-character").addEventListener("change", developReset);
+  $("develop-luck").addEventListener("change", developReset);
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", rotate);
   $("invite-button").addEventListener("click", async () => {
@@ -1272,6 +1277,64 @@ function showBlind(event) {
 }
 
 // A dice expression's or a Sanity roll's card, from its view (the server's reading of it).
+// The development phase, the GM's at the end of a session, where the table's rules have one:
+// the odds of each marked skill first, then the roll. An NPC's is rolled for the GMs alone.
+function developOptions() {
+  const rule = rules.development;
+  $("develop-details").hidden = !rule || !isGm();
+  if (!rule) return;
+  $("develop-rule").textContent = rule.rule;
+  $("develop-luck-box").hidden = !rule.luck;
+  options($("develop-character"), state.characters.map((c) => [c.id, c.name]));
+}
+
+function developBody() {
+  const c = byId($("develop-character").value);
+  const words = $("develop-luck").checked ? rules.development.luck : rules.development.words;
+  return { words, character_id: c.id, visibility: gmOwned(c) ? "gm" : "public" };
+}
+
+const fractionOf = (text) => { const [n, d] = text.split("/").map(Number); return n / (d || 1); };
+
+function developReset() {
+  $("develop-chances").replaceChildren();
+  $("develop-button").hidden = true;
+}
+
+async function developOdds() {
+  developReset();
+  $("develop-result").replaceChildren();
+  const shown = await act(() => api("POST", `${base}/declared-odds`, developBody()), "develop-error");
+  if (!shown) return;
+  const rows = shown.odds.rolls.map((o) => el("tr", {}, el("td", { text: o.name }), el("td", { text: String(o.value) }),
+    el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }), el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
+  $("develop-chances").replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "odds" },
+    el("tr", {}, ...["skill", "value", "improves", "mean gain"].map((h) => el("th", { text: h }))), ...rows)));
+  $("develop-button").hidden = false;
+}
+
+async function developRoll() {
+  $("develop-button").disabled = true;
+  let event;
+  try { event = await act(() => once(`${base}/declared-rolls`, developBody()), "develop-error"); }
+  finally { $("develop-button").disabled = false; }
+  if (!event) return;
+  developReset();
+  $("develop-result").replaceChildren(...hereCard(event));
+}
+
+// A development phase's card: each roll with its chance and mean gain beside it.
+function developmentCard(e, v, whose, tag, time, show) {
+  const head = el("p", { class: "head" }, ...whose, v.title, tag, time);
+  const rows = (v.rolls || []).map((r) => el("tr", {}, el("td", { text: r.name }), el("td", { text: String(r.value) }),
+    el("td", { text: r.improves_percent }), el("td", { text: `+${r.mean_gain}` }), el("td", { text: String(r.d100).padStart(2, "0") }),
+    el("td", {}, el("strong", { text: r.improved ? `+${r.gain} → ${r.after}` : "no gain" }))));
+  return [head, v.rule ? el("p", { class: "muted", text: v.rule }) : null,
+    rows.length ? el("div", { class: "scroll-x" }, el("table", { class: "odds" }, el("tr", {}, ...["skill", "value", "improves", "mean gain", "d100", ""].map((h) => el("th", { text: h }))), ...rows)) : null,
+    v.reward ? el("p", {}, `${v.reward.name} ${v.reward.before} → `, el("strong", { text: String(v.reward.after) })) : null,
+    e.sheet && e.sheet.written ? el("p", { class: "muted", text: "Written to the sheet; marks cleared." }) : null, show];
+}
+
 function declaredCard(e, tag, time) {
   const whose = e.character ? [...who(e.character), " · "] : [];
   const v = e.view;
@@ -1285,6 +1348,7 @@ function declaredCard(e, tag, time) {
     : null;
   if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
   if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
+  if (e.roll === "development") return developmentCard(e, v, whose, tag, time, show);
   if (e.roll === "dice") {
     return [el("p", { class: "head" }, ...whose, words, tag, time),
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
