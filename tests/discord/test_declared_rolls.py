@@ -109,3 +109,21 @@ def test_a_blind_sanity_roll_is_shown_to_everyone_by_its_gm_s_button(
     assert "SAN" in {f["name"] for f in shown["fields"]}
     seen = page_of(client, the_link_of(client, discord))
     assert [e["kind"] for e in seen["events"]].count("unblind_declared") == 1
+
+
+@respx.mock
+def test_r_develop_rolls_the_gm_s_development_phase(  # rule: S7-7
+    client: TestClient, discord: Discord
+) -> None:
+    marked = COC7 + 'marks = ["spot hidden"]\n'
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=marked))
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(marked), user=PLAYER, name="Pat")))
+    refused = said(discord.post(client, r("Alice", "develop", user=PLAYER, name="Pat")))
+    assert private(refused) and "game master" in json.dumps(refused)
+    made = said(discord.post(client, r("Alice", "develop", user=GM, name="Gina")))
+    (card,) = made["embeds"]
+    assert card["title"].startswith("Development phase: Alice · roll #")
+    (line,) = card["fields"]
+    assert line["name"] == "spot hidden"
+    assert line["value"].startswith("55: improves 45.00%, mean +2.48")  # 45/100 of 5.5
