@@ -100,7 +100,8 @@ def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:
 
 def test_the_development_phase_from_the_page(base: str, browser: Any) -> None:  # rule: S7-7
     """The GM's end-of-session action: a character's marked skills with their exact chance to
-    improve first, then rolled into a card, the sheet written and its marks cleared."""
+    improve first, then rolled into a card, the sheet written and its marks cleared. A
+    characteristic on the character's card is rolled as a skill is (S7-10)."""
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport=PHONE)
@@ -112,7 +113,10 @@ def test_the_development_phase_from_the_page(base: str, browser: Any) -> None:  
         page.get_by_role("button", name="Open the table").click()
         page.get_by_role("link", name="Go to the table").click()
         wired(page)
-        add_character(page, "Ada", SHEET + 'marks = ["spot hidden"]\n')
+        marked = 'marks = ["spot hidden"]\ncharacteristics = {{ DEX = 50 }}\n'
+        add_character(page, "Ada", SHEET + marked)
+        page.get_by_role("button", name="Roll DEX 50 for Ada").click()
+        expect(page.locator("#roll-skill")).to_have_value("DEX")
         view(page, "call")
         page.locator("#develop-details > summary").click()
         page.locator("#develop-character").select_option(label="Ada")

@@ -64,6 +64,11 @@ class CharacterView(Answer):
     uses: dict[str, Any] | None = None
     aim: Any = None
     marks: dict[str, Any] | None = None
+    rollable: dict[str, int] | None = Field(
+        None,
+        description="every value a check may be made against: the skills, then (with an "
+        "investigator) characteristics, Luck and base skills",
+    )
     sheet: str | None = Field(None, description="the sheet's TOML")
 
 

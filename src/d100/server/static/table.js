@@ -321,7 +321,8 @@ function options(select, pairs) {
 
 function skillOptions() {
   const character = byId($("roll-character").value);
-  options($("roll-skill"), character ? Object.keys(character.skills).map((s) => [s, `${s} ${character.skills[s]}`]) : []);
+  const values = character ? character.rollable || character.skills : {};  // characteristics and base skills too
+  options($("roll-skill"), Object.keys(values).map((s) => [s, `${s} ${values[s]}`]));
   const aim = character && character.aim;  // the server's: rounds aimed and what they add
   $("aim-option").hidden = !(aim && aim.rounds > 0);
   if (aim) $("roll-aimed-text").textContent = `Fire with the aim built up: ${rounds(aim.rounds)}, +${aim.bonus} (spends it)`;
@@ -330,7 +331,7 @@ function skillOptions() {
 // Skill names to pick from while typing, from the sheets this viewer may see; any name (or
 // prefix) can still be typed, as for an opponent whose sheet is hidden.
 function suggest(list, characters) {
-  const names = [...new Set(characters.flatMap((c) => Object.keys(c.skills || {})))].sort();
+  const names = [...new Set(characters.flatMap((c) => Object.keys(c.rollable || c.skills || {})))].sort();
   list.replaceChildren(...names.map((name) => el("option", { value: name })));
 }
 
@@ -562,6 +563,10 @@ function characterCard(c) {
   card.append(el("div", { class: "chips" }, Object.entries(c.skills).map(([skill, value]) =>
     el("button", { type: "button", "data-skill": skill, "aria-label": `Roll ${skill} ${value} for ${c.name}`,
                    onclick: () => openRoll(c.id, skill) }, `${skill} `, el("strong", { text: String(value) })))));
+  const traits = Object.entries(c.characteristics || {});  // rolled as skills are: DEX, POW hard
+  if (traits.length) card.append(el("div", { class: "chips" }, traits.map(([name, value]) =>
+    el("button", { type: "button", class: "secondary", "data-skill": name, "aria-label": `Roll ${name} ${value} for ${c.name}`,
+                   onclick: () => openRoll(c.id, name) }, `${name} `, el("strong", { text: String(value) })))));
   if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
   const marks = Object.entries(c.marks);
   // a system whose mark is a tick (one per skill until cleared) shows the skill, not a count
