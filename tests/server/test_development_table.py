@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.cli.conftest import d100
 
+from .forging import relinked
 from .tablehelp import Api, Table
 
 SHEET = """name = "{name}"
@@ -99,6 +100,13 @@ def test_an_npc_s_phase_is_the_gm_s_alone(api: Api, tmp_path: Path) -> None:
         out = json.loads(run.out)
         reasons = [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
         assert run.status == 0 and out["ok"] and out["verified"] >= checked, reasons
+    # a sheet showing another value than the dice give is caught (the links recomputed)
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    phase = next(e for e in entries if e.get("roll") == "development" and "sheet" in e)
+    phase["sheet"]["skills"]["library use"] = [88, 99]
+    log.write_text("".join(json.dumps(e) + "\n" for e in relinked(entries)))
+    found = json.loads(d100("verify", "--json", str(log)).out)
+    assert found["mismatch"] == 1, found
 
 
 def test_the_phase_s_odds_before_it_is_rolled(api: Api) -> None:  # rule: S7-7, S7-8
