@@ -7,6 +7,7 @@ missing install step can never pass as a skip."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -81,3 +82,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.get_closest_marker("browser") is None,
         )
     )
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL database of this test process's own (its tests make their own tables)."""
+    from tests.server.services import postgres_available, postgres_database
+
+    need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
+    with postgres_database() as url:
+        yield url

@@ -207,3 +207,29 @@ def test_g5_a_huge_integer_is_said_by_its_length() -> None:
         d100.resolve({"system": "brp", "skill": 10**5000}, random.Random(1))
     assert "about 5,000 digits" in err.value.message
     assert "set_int_max_str_digits" not in err.value.message
+
+
+LONG = "9" * 5000
+# A system's own words, each read by its reader with a number longer than Python converts:
+# each was a ValueError carrying the interpreter's advice, a traceback on every door (issue 32).
+TOO_LONG_WORDS = [
+    f"coc7 .sc 1/1d6 {LONG}",  # rule: SD-W6
+    f"coc7 .en 侦查{LONG}",  # rule: SD-W7
+    f"coc7 FAR({LONG},50,100)",  # rule: S7-14
+    f"coc7 50 shots{LONG}",  # rule: S7-13
+    f"coc7 CC<={LONG}",
+    f"coc7 CBR({LONG},50)",
+]
+
+
+@pytest.mark.parametrize("words", TOO_LONG_WORDS)
+def test_g5_a_number_too_long_in_a_system_s_own_words_is_said_by_its_length(words: str) -> None:
+    from d100 import quick
+    from d100.actions import find
+
+    said = words.split()
+    with pytest.raises(d100.D100Error) as err:
+        if find(said, None) is None and quick.read_command(" ".join(said[1:]), said[0]) is None:
+            quick.read(said)
+    assert err.value.message.startswith("word: a number of 5,000 digits: too long"), err.value
+    assert "set_int_max_str_digits" not in err.value.message and LONG[:300] not in str(err.value)

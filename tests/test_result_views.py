@@ -142,6 +142,20 @@ def test_a_pushed_roll_says_it_was_pushed_and_what_failing_brings() -> None:
     assert stakes in plain(check_lines(view, result))
     fields = roll_message("Ann", result, None, False)["embeds"][0]["fields"]
     assert any(f["name"] == "Pushed" and stakes in f["value"] for f in fields)
+    # rule: C7-5 (a pushed roll is pushed once): its failure offers no push again
+    level = REGISTRY.get("coc7").declares.level("failure").meaning
+    assert "pushed" in level and view.meaning == ""
+    assert level not in plain(check_lines(view, result))
+    said = {f["name"]: f["value"] for f in fields}
+    assert said["Level"] == "✗ FAILURE", said
+    # a push that worked reads as a success before what it risked, on the terminal as on Discord
+    worked = resolve({"system": "coc7", "skill": 35, "push": True, "dice": [60, 20]})
+    text = plain(check_lines(result_view(worked), worked))
+    said = {
+        f["name"]: f["value"]
+        for f in roll_message("Ann", worked, None, False)["embeds"][0]["fields"]
+    }
+    assert f"a success; {stakes}" in text and said["Pushed"] == f"a success; {stakes}", text
 
 
 def test_a_contest_reads_by_its_winner_and_each_side_s_view() -> None:

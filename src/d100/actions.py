@@ -4,12 +4,13 @@ one, roll it, count its odds and show it without knowing whose it is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from .dice import RandomSource
+from .errors import D100Error, read_words
 
 
 @dataclass(frozen=True)
@@ -32,25 +33,36 @@ class Report:
     rows: tuple[Row, ...]
     chances: tuple[tuple[str, Fraction], ...] = ()
     notes: tuple[str, ...] = ()
+    outcome: str = ""  # what it came to, without the roller's numbers: "2 hits, 19 damage"
 
 
 @dataclass(frozen=True)
 class Action:
     """One kind of request: ``read`` takes the words after the system's name (``FAR(30,62,98)``,
-    ``55 shots3 long``) and answers its typed request and the label written after it, or None
-    when they are not this action;
+    ``55 shots3 long``) and what ``DB`` stands for where they say nothing of it (a sheet's
+    damage bonus, or None), and answers its typed request and the label written after it, or
+    None when they are not this action; ``build`` makes the request again from its contract
+    JSON (a table's log, ``d100 verify``); ``cost`` bounds the work of its odds before any;
     ``roll`` resolves it with a random source (the request's own dice first); ``odds`` counts
-    it exactly; ``report`` puts a result and its odds in words; ``to_dict`` is the result and
-    odds as contract JSON."""
+    it exactly, as contract JSON; ``report`` puts a result and those odds in words;
+    ``title`` names it without its numbers; ``to_dict`` is the result and odds as contract
+    JSON."""
 
     name: str
     form: str  # what a person types, for help: "FAR(bullets,skill,malfunction[,...])"
     summary: str
-    read: Callable[[Sequence[str]], tuple[Any, str | None] | None]
+    read: Callable[[Sequence[str], str | None], tuple[Any, str | None] | None]
+    build: Callable[[Mapping[str, Any]], Any]
+    cost: Callable[[Any], int]
     roll: Callable[[Any, RandomSource | None], Any]
-    odds: Callable[[Any], Any]
-    report: Callable[[Any, Any], Report]
-    to_dict: Callable[[Any, Any], dict[str, Any]]
+    odds: Callable[[Any], dict[str, Any]]
+    report: Callable[[Any, Mapping[str, Any]], Report]
+    title: str  # what it is, without its numbers: "attack", "full auto (BCDice FAR)"
+
+    def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
+        """A result's contract JSON with its exact odds beside."""
+        out: dict[str, Any] = result.to_dict()
+        return {**out, "odds": dict(odds)}
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,62 @@ class Found:
     label: str | None
 
 
-def find(words: Sequence[str], system: str | None) -> Found | None:
+class Sheet(Protocol):
+    """What an action reads of a character's sheet (``sheets.Character``)."""
+
+    @property
+    def rollable(self) -> dict[str, int]: ...
+
+    @property
+    def damage_bonus(self) -> str | None: ...
+
+    def skill(self, query: str) -> str: ...
+
+
+def for_character(
+    actions: Sequence[Action], words: Sequence[str], sheet: Sheet | None, bonus: str | None = None
+) -> Found | None:
+    """The action of ``actions`` the words ask for, else None: led by a skill's number, or for
+    a character by a skill of its sheet (the longest name first: ``fighting brawl dmg=1d3``);
+    ``DB`` in an attack's damage is ``bonus``, else the sheet's damage bonus, unless the
+    words say (``db=``)."""
+    tokens = list(words)
+    if bonus is None and sheet is not None:
+        bonus = sheet.damage_bonus
+    tried = [tokens]
+    if sheet is not None:
+        for k in range(len(tokens) - 1, 0, -1):
+            try:
+                name = sheet.skill(" ".join(tokens[:k]))
+            except D100Error:
+                continue
+            tried.append([str(sheet.rollable[name]), *tokens[k:]])
+    for said in tried:
+        for action in actions:
+            found = read_words(_reader(action, bonus), said)
+            if found is not None:
+                return Found(action, found[0], found[1])
+    return None
+
+
+def _reader(
+    action: Action, bonus: str | None
+) -> Callable[[Sequence[str]], tuple[Any, str | None] | None]:
+    return lambda words: action.read(words, bonus)
+
+
+def named(name: str) -> Action | None:
+    """The action of that name any system declares (a table's log names its rolls so)."""
+    from .systems import REGISTRY
+
+    for spec in REGISTRY:
+        for action in spec.declares.actions:
+            if action.name == name:
+                return action
+    return None
+
+
+def find(words: Sequence[str], system: str | None, bonus: str | None = None) -> Found | None:
     """The action ``words`` ask for (``[SYSTEM] FAR(30,62,98)``, ``[SYSTEM] 55 shots3``), else
     None: a form led by a skill is the named system's, else ``system``'s (the one chosen where
     the words name none); any other form a named system's, else any system's in the
@@ -80,7 +147,7 @@ def find(words: Sequence[str], system: str | None) -> Found | None:
     systems = [REGISTRY.get(named)] if named is not None else list(REGISTRY)
     for spec in systems:
         for action in spec.declares.actions:
-            found = action.read(said)
+            found = read_words(_reader(action, bonus), said)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import reprlib
 import sys
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 # How much of a value an error echoes as text: enough to recognise it, not a copy of a body.
 SHOWN_CHARS = 200
@@ -164,6 +166,28 @@ def integer(text: str, field: str, allowed: str) -> int:
     if digits > MAX_DIGITS:
         raise BadInput(field, LongNumber(text), allowed, f"a number of {digits:,} digits: too long")
     return int(text)
+
+
+_LONG = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")
+Words = TypeVar("Words", str, Sequence[str])
+Read = TypeVar("Read")
+
+
+def read_words(read: Callable[[Words], Read], words: Words) -> Read:
+    """``read(words)``, a system's reader of typed words (its command forms, its actions),
+    which turns the numbers it matches with ``int``: one longer than Python converts is
+    refused by its digit count, not a crash with the interpreter's advice to raise its
+    limit."""
+    try:
+        return read(words)
+    except D100Error:
+        raise
+    except ValueError:
+        long = _LONG.search(words if isinstance(words, str) else " ".join(words))
+        if long is None:
+            raise
+        number, reason = LongNumber(long[0]), f"a number of {len(long[0]):,} digits: too long"
+        raise BadInput("word", number, "a number in its word's range", reason) from None
 
 
 def shown(value: Any) -> str:

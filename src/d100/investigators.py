@@ -116,6 +116,7 @@ class Investigator:
     base: Callable[[Mapping[str, int]], Mapping[str, int]]
     options: Mapping[str, str] = field(default_factory=dict)
     hp: str | None = None  # the derived value holding hit points now (its rule's is the most)
+    damage_bonus: str | None = None  # the derived value a dice expression's DB stands for
     spends: Mapping[str, tuple[Spend, ...]] = field(default_factory=dict)  # by option
     wounds: Wounds | None = None
     formats: tuple[SheetFormat, ...] = ()  # other tools' exports its sheets import from

@@ -22,7 +22,7 @@ from . import expressions
 from .contract import CheckRequest
 from .declarations import Command, WordRoll
 from .engine import parse as parse_request
-from .errors import D100Error, integer
+from .errors import D100Error, integer, read_words
 from .fields import Field, from_text, word_shape
 from .system import System
 from .systems import REGISTRY
@@ -234,7 +234,7 @@ def read_command(text: str, system: str | None = None) -> Command | None:
     line = text.strip()
     for spec in (REGISTRY.get(system),) if system is not None else REGISTRY:
         if spec.declares.commands is not None and line:
-            found = spec.declares.commands(line)
+            found = read_words(spec.declares.commands, line)
             if found is not None:
                 return found if isinstance(found, Command) else Command(found)
     return None

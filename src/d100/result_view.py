@@ -172,6 +172,9 @@ def result_view(
         again = str(taken.get("done") or again)
         failed = str(taken.get("failed") or "")
         stakes = "" if not failed else words.stakes if result.success else failed
+    # a later attempt that failed brings its stakes, not the level's meaning, which may offer
+    # that attempt again ("the roll may be pushed", C7-5)
+    meaning = "" if again and stakes and not result.success else head.meaning
     return ResultView(
         system=head.system,
         title=head.title,
@@ -182,7 +185,7 @@ def result_view(
         style=head.style,
         met=head.met,
         verdict=head.verdict,
-        meaning=head.meaning,
+        meaning=meaning,
         asked=inputs_text(thawed(result.request), result.system),
         roll=result.roll,
         dice="".join(text for text, _ in dice_segments(result)).strip(),

@@ -314,6 +314,16 @@ class Character:
                 out[d.name] = (made[d.name], False)
         return out
 
+    @property
+    def damage_bonus(self) -> str | None:
+        """What ``DB`` stands for in this character's dice (S7-11): the derived value its
+        system names the damage bonus, the sheet's own or the rule's; None where there is none."""
+        rules = self.investigator_rules
+        if rules is None or rules.damage_bonus is None:
+            return None
+        found = self.derived_values.get(rules.damage_bonus)
+        return None if found is None else str(found[0])
+
     def marked(self, mark: str, where: str = "marks") -> str:
         """The skill a mark names: a trained one, or one at its base (never a
         characteristic); errors name ``where``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 from d100.systems import coc7_far as fa
 from d100.systems import coc7_full_auto as au
@@ -39,8 +40,8 @@ def test_s7_14_far_rolls_in_any_case_with_its_odds() -> None:
 
 def test_s7_14_far_says_what_it_changed_and_refuses_what_bcdice_refuses() -> None:
     data = as_json("roll", "FAR(150,62,-98)", "--seed", "1")
-    assert data["far"] == {"bullets": 100, "skill": 62, "malfunction": 98, "bonus": 0}
-    assert len(data["notes"]) == 2  # type: ignore[arg-type]
+    far = {"bullets": 100, "skill": 62, "malfunction": 98, "bonus": 0, "notes": data["notes"]}
+    assert data["far"] == far and len(data["notes"]) == 2  # type: ignore[arg-type]
     assert clean_error(d100("roll", "coc7", "FAR(0,62,98)")).startswith("d100: error: bullets:")
     assert "bonus" in clean_error(d100("roll", "FAR(30,62,98,3)"))
     assert "dice" in clean_error(d100("roll", "FAR(30,62,98)", "@52,11"))
@@ -125,3 +126,36 @@ def test_s7_6_full_auto_rolls_each_bullet_s_damage() -> None:
     assert len(volley["damage"]) == 6 and data["damage"] == sum(volley["damage"])
     odds = data["odds"]
     assert isinstance(odds, dict) and sum(Fraction(p) for p in odds["damage"].values()) == 1
+
+
+def test_s7_6_a_skill_roll_with_damage_rolls_it_when_it_hits() -> None:
+    """``SKILL dmg=EXPR``: an extreme success with an impaling weapon deals the most 1d4+DB
+    comes to and the weapon again; ``db=`` says what DB stands for, as ``--db`` does."""
+    data = as_json("roll", "coc7", "60", "dmg=1d4+DB", "db=+1d4", "impale", "@05", "--seed", "2")
+    assert data["outcome"] == "extreme" and data["attack"]["damage_bonus"] == "+1d4"  # type: ignore[index]
+    assert data["damage"] == 8 + data["damage_dice"][0]  # type: ignore[index,operator]
+    assert data["odds"]["hit"] == "3/5"  # type: ignore[index]
+    run = d100("roll", "coc7", "60", "dmg=1d8+DB", "--db", "+1d4", "vs40", "@80,90", "club")
+    assert run.status == 0, run
+    assert run.out.splitlines()[0].startswith("club — Call of Cthulhu 7th edition attack")
+    assert "a hit" in run.out and "miss" in run.out
+    assert clean_error(d100("roll", "coc7", "60", "dmg=1d8+DB")).startswith(
+        "d100: error: damage_bonus:"
+    )
+
+
+def test_s7_6_a_character_s_attack_reads_its_skill_and_db_from_the_sheet(tmp_path: Path) -> None:
+    """``WHO SKILL dmg=EXPR``: the skill is the sheet's, DB its damage bonus (S7-11: STR 80 +
+    SIZ 70 is +1D4) unless ``--db`` says otherwise."""  # rule: S7-11
+    sheet = tmp_path / "party.toml"
+    sheet.write_text(
+        '[vera]\nsystem = "coc7"\ncharacteristics = { STR = 80, SIZ = 70 }\n'
+        "skills = { brawl = 65 }\n"
+    )
+    data = as_json("roll", "--sheet", str(sheet), "vera", "brawl", "dmg=1d3+DB", "@40")
+    want = {"skill": 65, "damage": "1d3+DB", "damage_bonus": "+1d4", "dice": [40]}
+    assert data["attack"] == want and data["outcome"] == "hit"
+    told = as_json("roll", "--sheet", str(sheet), "vera", "bra", "dmg=1d3+DB", "--db", "-1")
+    assert told["attack"]["damage_bonus"] == "-1"  # type: ignore[index]
+    check = d100("roll", "--sheet", str(sheet), "vera", "brawl", "@20")
+    assert check.status == 0 and "skill 65" in check.out  # no damage: a check of the skill

@@ -105,6 +105,17 @@ def test_c7_5_a_push_after_a_fumble_says_why(tmp_path: Path) -> None:
     assert "allow_push_fumbles" in pushed
 
 
+def test_c7_5_the_shell_says_what_a_push_risks_and_what_a_failed_one_brings(
+    tmp_path: Path,
+) -> None:
+    # rule: C7-5 (the shell's push card said nothing of a push, and offered another)
+    out = _shell(tmp_path, "ada library use @70", "push @95")
+    first, pushed = out.split("d100> ")[1:3]
+    assert "push: Push the roll, 50.00% (1/2) to succeed; a failed push brings a dire" in first
+    assert "the push failed: the Keeper brings a dire consequence" in pushed
+    assert "may be pushed" not in pushed and "then" not in pushed
+
+
 @pytest.mark.parametrize("command", ["resolve", "odds"])
 def test_a_json_line_with_a_key_given_twice_is_refused_naming_it(command: str) -> None:
     run = d100(command, stdin='{"system":"brp","skill":65,"skill":70}\n')

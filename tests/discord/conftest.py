@@ -13,7 +13,7 @@ from d100.discord.router import Discord as Endpoint
 from d100.discord.signature import Verifier
 from d100.server.app import create_app
 from tests.conftest import need_service
-from tests.server.services import postgres_available, postgres_database
+from tests.server.services import migrated_sqlite, postgres_available, postgres_database
 
 from .signing import APP, Discord
 
@@ -38,21 +38,24 @@ async def _no_sleep(seconds: float) -> None:
 
 @pytest.fixture
 def client(tmp_path: Path, endpoint: Endpoint) -> Iterator[TestClient]:
-    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", discord=endpoint)
+    app = create_app(migrated_sqlite(tmp_path / "d100.sqlite3"), discord=endpoint)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def on_both(
     request: pytest.FixtureRequest, tmp_path: Path, endpoint: Endpoint
 ) -> Iterator[TestClient]:
     """The table server on SQLite and on PostgreSQL, where several processes share tables:
     for the tests of what two requests at once do."""
     with ExitStack() as stack:
-        url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+        # a database of its own on PostgreSQL too: the tests reuse Discord's ids (a channel's,
+        # an interaction's), which name one table or answer across a whole database
         if request.param == "postgresql":
             need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
             url = stack.enter_context(postgres_database())
+        else:
+            url = migrated_sqlite(tmp_path / "d100.sqlite3")
         app = create_app(url, discord=endpoint)
         yield stack.enter_context(TestClient(app, base_url="http://127.0.0.1"))

@@ -112,6 +112,25 @@ def test_a_blind_sanity_roll_is_shown_to_everyone_by_its_gm_s_button(
 
 
 @respx.mock
+def test_r_rolls_an_attack_and_several_shots_by_the_page_s_route(  # rule: S7-6, S7-13
+    client: TestClient, discord: Discord
+) -> None:
+    """``/r Alice spot dmg=1d3 impale``: a skill of the sheet leads an attack with its damage;
+    ``/r Alice 55 shots2``: several shots; each the same declared roll the page makes."""
+    seated(client, discord)
+    hit = said(discord.post(client, r("Alice", "spot hidden", "dmg=1d3 impale", user=PLAYER)))
+    fields = {f["name"]: f["value"] for f in hit["embeds"][0]["fields"]}
+    assert "attack — skill 55; damage 1d3, impaling" in fields["Roll"]
+    assert "a hit 55.00%" in fields["Exact odds"] and "attack" in fields
+    shots = said(discord.post(client, r("Alice", "55", "shots2 dmg=1d10", user=PLAYER)))
+    assert "multiple shots" in json.dumps(shots) and "any hit" in json.dumps(shots)
+    wrong = said(discord.post(client, r("Alice", "spot hidden", "dmg=1d3x", user=PLAYER)))
+    assert "damage" in json.dumps(wrong) and private(wrong)
+    made = [e for e in page_of(client, the_link_of(client, discord))["events"]]
+    assert [e["roll"] for e in made if e["kind"] == "declared"] == ["attack", "shots"]
+
+
+@respx.mock
 def test_r_develop_rolls_the_gm_s_development_phase(  # rule: S7-7, S7-10
     client: TestClient, discord: Discord
 ) -> None:

@@ -109,6 +109,8 @@ def test_a_roll_on_the_web_page_is_posted_to_its_table_s_channel(
     shown = {f["name"]: f["value"] for f in embed["fields"]}
     assert shown["Effective skill"] == "55"
     assert str(rolled["result"]["roll"]).zfill(2) in shown["Dice"]
+    head = rolled["head"]  # the roll's answer's: its post's footer says it too
+    assert embed["footer"]["text"] == f"log #{head['seq']} · {head['link'][:8]}"
     assert "components" not in message or not message["components"]  # Pat's Luck is Pat's
     deadline = time.monotonic() + 5
     while posts(client) and time.monotonic() < deadline:

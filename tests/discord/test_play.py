@@ -69,6 +69,9 @@ def test_r_rolls_through_the_table_s_log_with_level_and_odds(
     rolls = [e for e in seen["events"] if e["kind"] == "roll"]
     assert len(rolls) == 1 and rolls[0]["skill"] == "spot hidden"
     assert str(rolls[0]["result"]["roll"]).zfill(2) in shown["Dice"]
+    # the log's head after the roll, as the page's log gives it, for a member to keep
+    head = rolls[0]["head"]
+    assert rolled["embeds"][0]["footer"]["text"] == f"log #{head['seq']} · {head['link'][:8]}"
 
 
 def the_link_of(client: TestClient, discord: Discord) -> str:

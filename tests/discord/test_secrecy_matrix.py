@@ -8,9 +8,10 @@ The web view is the policy (``access.decide``): what each member's ``/events`` a
 is what they know. A roll's message (its title names its event) is held to that event's
 views: a number or a text some member's view of it holds and the user's does not is withheld;
 every message is held to the table's: a number none of the user's views shows. Numbers up to
-10 and short texts are left out (every message has them). The Ghoul (the GM's, an NPC) has
-distinctive numbers (83, 87, 91), the web's dice are typed by hand, and the server's seeds
-come from a counter, so the drawn dice are the same in every run."""
+10 and short texts are left out (every message has them), and so is a post's head (its
+footer's log number and link digits) where the user's own log shows that head. The Ghoul
+(the GM's, an NPC) has distinctive numbers (83, 87, 91), the web's dice are typed by hand,
+and the server's seeds come from a counter, so the drawn dice are the same in every run."""
 
 from __future__ import annotations
 
@@ -68,6 +69,8 @@ NOT_VALUES = frozenset(
 # Keys of a Discord message whose numbers are Discord's protocol, not the table's.
 PROTOCOL = frozenset({"type", "flags", "style", "color", "allowed_mentions"})
 URL = re.compile(r"https?://\S+")
+# A post's head, its footer's "log #12 · 1f2e3d4c" (``render.head_note``).
+HEAD_NOTE = re.compile(r"log #(\d+) · ([0-9a-f]{8})")
 FRACTION = re.compile(r"^(\d+)/(\d+)$")
 _ids = count(600000000000000000)
 
@@ -179,6 +182,10 @@ class Withheld:
     ids: set[str]  # what a button's id may name: the table, a called test
     texts: dict[int, set[str]]  # of each event: the texts any member's view of it holds
     unsaid: set[str]  # the texts any member's views hold and none of the user's
+    # The log's heads the user's own log shows, as a post's footer gives them. A head is
+    # public: every member's stream and log carry it on every event, stubs included, and its
+    # link is a hash over salted commitments (``d100.chain``), telling nothing of any event.
+    heads: set[tuple[int, str]]
 
     @classmethod
     def of(cls, user: str, shown: dict[str, list[Any]], ids: set[str]) -> Withheld:
@@ -204,11 +211,25 @@ class Withheld:
         candidates = numbers(list(shown.values())) | {SKILL, LUCK, MOST}
         anywhere = {n for n in candidates - numbers(shown[user]) if n > SMALL}
         unsaid = strings(list(shown.values())) - strings(shown[user])
-        return cls(events, anywhere, ids, texts, unsaid)
+        heads = {(e["head"]["seq"], e["head"]["link"][:8]) for e in shown[user][1] if "head" in e}
+        return cls(events, anywhere, ids, texts, unsaid, heads)
+
+    def unheaded(self, value: Any) -> Any:
+        """``value`` without the heads it quotes that the user's log shows: their digits are
+        a hash's, no value of the table. A head the user's log does not show stays in."""
+        if isinstance(value, str):
+            seen = lambda m: "" if (int(m[1]), m[2]) in self.heads else m[0]  # noqa: E731
+            return HEAD_NOTE.sub(seen, value)
+        if isinstance(value, dict):
+            return {k: self.unheaded(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.unheaded(v) for v in value]
+        return value
 
     def told(self, thing: Any) -> list[int | str]:
         """The withheld numbers and texts ``thing`` tells; a roll's message (its title names
         its event) is held to that event's views too."""
+        thing = self.unheaded(thing)
         titles = [e.get("title", "") for e in thing.get("embeds") or ()]
         seqs = {int(n) for n in re.findall(r"#(\d+)", " ".join(titles))}
         kept = self.anywhere.union(*(self.events.get(seq, set()) for seq in seqs))
@@ -719,3 +740,12 @@ def test_the_checker_catches_an_npc_s_numbers_shown_to_a_player(
     forged = {"components": [{"custom_id": f"f:{table.table_id}:{seq}:{SKILL}"}]}
     (odd,) = leaks([forged], withheld)
     assert odd["ids"] and not odd["told"]
+    # a roll's footer gives the log's head, public; one Pat's log never showed is held to
+    # the rest (here, the Ghoul's skill in its digits)
+    (full_view,) = [e for e in table.log("Pat") if e["seq"] == seq]
+    link = full_view["head"]["link"]
+    honest = message(embeds=[embed("A roll", footer=f"log #{seq} · {link[:8]}")])
+    assert link[:8] not in json.dumps(withheld.unheaded(honest)) and not leaks([honest], withheld)
+    made_up = message(embeds=[embed("A roll", footer=f"log #{seq + 1000} · {SKILL}abcdef")])
+    (headed,) = leaks([made_up], withheld)
+    assert SKILL in headed["told"], headed

@@ -8,6 +8,9 @@ import respx
 from fastapi.testclient import TestClient
 
 from d100.discord import interactions
+from d100.discord.router import Discord as Endpoint
+from d100.server.guard import Buckets, Limits
+from tests.test_errors import TOO_LONG_WORDS
 
 from .signing import Discord, command, payload
 from .test_play import r, seated
@@ -48,6 +51,16 @@ def test_a_number_too_long_is_refused_by_its_field_never_a_crash(
     words = said(discord.post(client, r("Alice", "spot hidden", "+" + LONG, user=PLAYER)))
     assert private(words) and "5,000 digits" in words["content"], words
     assert "went wrong" not in words["content"] and LONG[:300] not in words["content"]
+
+
+def test_a_number_too_long_in_a_system_s_own_words_is_refused_never_a_crash(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:  # rule: SD-W6, SD-W7, S7-13, S7-14
+    endpoint.buckets = Buckets(Limits(burst=1000, per_second=1000.0))  # a user's six in a row
+    for words in TOO_LONG_WORDS:  # each was "Something went wrong", a traceback in the log
+        quick = said(discord.post(client, command("roll", words)))
+        assert private(quick) and "5,000 digits" in quick["content"], (words[:20], quick)
+        assert "went wrong" not in quick["content"] and LONG[:300] not in quick["content"]
 
 
 def adopt(gm_link: str, **kw: object) -> dict[str, object]:

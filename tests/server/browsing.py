@@ -43,7 +43,11 @@ class Chromium:
 
     def get(self) -> Any:
         if self._browser is None:
-            from playwright.sync_api import sync_playwright
+            from playwright.sync_api import expect, sync_playwright
+
+            # an expectation waits for the state it needs as long as an action does (30 s),
+            # not 5 s: a loaded machine is slow, not wrong, and a passing test waits no longer
+            expect.set_options(timeout=30_000)
 
             playwright = sync_playwright().start()
             try:

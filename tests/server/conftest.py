@@ -10,26 +10,18 @@ import pytest
 from fastapi.testclient import TestClient
 
 from d100.server.app import create_app
-from tests.conftest import need_service
 
 from .browsing import CHROMIUM_NOW, base, browser, servers
-from .services import postgres_available, postgres_database
+from .services import migrated_sqlite
 from .tablehelp import Api
 
 __all__ = ["base", "browser", "servers"]  # the browser tests' shared Chromium and servers
 
 
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
-    with postgres_database() as url:
-        yield url
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+        return migrated_sqlite(tmp_path / "d100.sqlite3")
     url: str = request.getfixturevalue("pg_url")
     return url
 

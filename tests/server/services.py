@@ -3,12 +3,14 @@ real servers on free ports (always stopped)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +53,25 @@ def postgres_database(admin: str = PG_ADMIN, prefix: str = "d100_test") -> Itera
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+_TEMPLATE: list[Path] = []
+
+
+def migrated_sqlite(path: Path) -> str:
+    """The URL of a SQLite database at ``path`` already at the newest schema: a copy of one
+    migrated once per test process (migrating a new file is most of a server test's start)."""
+    if not _TEMPLATE:
+        from d100.server.store import Store
+
+        where = Path(tempfile.mkdtemp(prefix="d100-template-"))
+        atexit.register(shutil.rmtree, where, ignore_errors=True)
+        store = Store(f"sqlite:///{where / 'template.sqlite3'}")
+        store.migrate()
+        store.dispose()  # the last connection closed: the log is folded into the file
+        _TEMPLATE.append(where / "template.sqlite3")
+    shutil.copyfile(_TEMPLATE[0], path)
+    return f"sqlite:///{path}"
+
+
 def _limit_files(limits: tuple[int, int]) -> None:
     import resource
 
@@ -65,8 +86,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(database_url: str, log: Path, open_files: tuple[int, int] | None = None,
-          **env_vars: str) -> Iterator[str]:
+def serve(
+    database_url: str, log: Path, open_files: tuple[int, int] | None = None, **env_vars: str
+) -> Iterator[str]:
     """``d100 serve`` in its own process on a free port; the base address. Stopped on exit.
     ``env_vars`` are set for the server (the benchmark raises the rate limits with them);
     ``open_files``, its (soft, hard) limit on open files, as a deployment might have."""
@@ -75,8 +97,12 @@ def serve(database_url: str, log: Path, open_files: tuple[int, int] | None = Non
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "d100", "serve", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
-            preexec_fn=None if open_files is None else lambda: _limit_files(open_files))
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+            preexec_fn=None if open_files is None else lambda: _limit_files(open_files),
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 120  # a start takes seconds; 30 s was seen loaded

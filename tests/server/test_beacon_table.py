@@ -389,3 +389,28 @@ def test_a_luck_reroll_draws_from_the_mixed_seed(bound: Api, tmp_path: Path) -> 
     export(table, table.gm, tmp_path / "log.jsonl")
     status, out = report(tmp_path / "log.jsonl")
     assert status == 0 and out["mismatch"] == 0 and out["verified"] == 2, out
+
+
+def test_a_follow_up_and_a_dice_roll_fetch_their_round_then_are_made(
+    bound: Api, relays: Recorded, tmp_path: Path
+) -> None:
+    """A reroll and a dice roll whose seed's round is not kept yet (each after a rotation
+    started a new seed) draw nothing in their transaction: the round is fetched outside it,
+    kept with the seed, and the roll made, its seed's round asked for once."""
+    table = bound.table("brp", beacon=True)
+    pat = table.join("Pat")
+    alice = table.character(pat, "Alice")
+    missed = table.roll(pat, alice, "rifle", actor={"dice": [99]})
+    table.ok("POST", "/seeds/rotate", table.gm)
+    asked = len(relays.asked)
+    again = table.ok("POST", f"/rolls/{missed['seq']}/reroll", pat, 201)
+    assert again["reroll_of"] == missed["seq"] and len(relays.asked) == asked + 1
+    table.ok("POST", "/seeds/rotate", table.gm)
+    body = {"words": "1d6", "character_id": alice}
+    dice = table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    assert 1 <= dice["result"]["total"] <= 6 and len(relays.asked) == asked + 2
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):  # each seed's round is the one its rolls were drawn with
+        export(table, token, tmp_path / "log.jsonl")
+        status, out = report(tmp_path / "log.jsonl")
+        assert status == 0 and out["ok"] and out["operator_could_choose"] == [], out

@@ -536,3 +536,58 @@ def test_the_odds_page_needs_no_sign_in(base: str, browser: Any) -> None:
         shot(page, "odds-page")
     finally:
         context.close()
+
+
+HEAD_OF = "async () => (await api('GET', base)).table.head"
+KEPT = "() => JSON.parse(localStorage.getItem(`d100-heads:${tableId}`))"
+KEEP = "(kept) => localStorage.setItem(`d100-heads:${tableId}`, JSON.stringify(kept))"
+ROLL = """async () => {
+  const c = state.characters.find((x) => x.name === "Orc");
+  return await roll({ actor: { character_id: c.id, skill: "stealth" } });
+}"""
+
+
+def test_the_page_keeps_the_log_s_heads_and_tells_a_history_that_changed(
+    base: str, browser: Any
+) -> None:
+    """The heads a roll's answer and the stream bring are kept in the browser, the latest shown
+    with a button copying it for ``d100 verify --head``; a head kept at a number the log now
+    links otherwise, or a log ending before a head kept, is told as a changed history."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=DESKTOP)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    where, _ = open_table(page, base, "Heads")
+    page.goto(f"{base}{where}")
+    wired(page)
+    add_character(page, "Orc")
+    rolled = page.evaluate(ROLL)
+    head = page.evaluate(HEAD_OF)
+    assert rolled["head"]["seq"] <= head["seq"]  # the sheet saved, the roll: the log's end
+    view(page, "log")
+    box = page.locator("#head-box")
+    expect(box).to_contain_text(f"log #{head['seq']} · {head['link'][:8]}")
+    assert page.evaluate(KEPT)[str(rolled["head"]["seq"])] == rolled["head"]["link"]
+    box.get_by_role("button", name="Copy the log's head, for d100 verify --head").click()
+    expect(box.get_by_role("button", name="Copy the log's head")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == f"{head['seq']}:{head['link']}"
+    expect(page.locator("#heads-warning")).to_be_empty()
+
+    # the server's log rewritten at the roll, as this browser would then find it
+    seq, forged = rolled["head"]["seq"], "f" * 64
+    page.evaluate(KEEP, page.evaluate(KEPT) | {str(seq): forged})
+    page.reload()
+    warning = page.locator("#heads-warning")
+    expect(warning).to_contain_text(f"history changed: this browser saw event #{seq}")
+    expect(warning).to_contain_text(f"--head {seq}:{forged}")
+    shot(page, "table-history-changed")
+
+    # the log cut back before a head kept here
+    page.evaluate(KEEP, {str(head["seq"] + 5): forged})
+    page.reload()
+    expect(warning).to_contain_text(
+        f"log went back: this browser saw it reach event #{head['seq'] + 5}, and it now ends "
+        f"at #{head['seq']}"
+    )
+    context.close()

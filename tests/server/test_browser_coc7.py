@@ -53,12 +53,17 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any) -> N
         page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
         card = roll(page, "70")  # 70 > 60: a failure, 10 Luck from a regular success
         expect(card.get_by_role("button", name="Push the roll (60.00% to succeed)")).to_be_visible()
+        # what a push risks shows before it is taken, in Discord's words (issue 32)
+        expect(card.locator(".stakes")).to_have_text(
+            "Push the roll, 60.00% (3/5) to succeed; a failed push brings a dire consequence,"
+            " the Keeper's to choose."
+        )
         card.get_by_role("button", name=re.compile("^Spend 10 Luck")).click()
         expect(page.locator("#roll-result > .card")).to_contain_text("10 Luck spent")
         expect(shown(page).locator(".level")).to_contain_text("regular")
         # A spend of several points asks first, saying what it leaves; the card shows the
         # roll as the Luck lowered it, not only the die.
-        assert asked == ["Spend 10 Luck: regular? Ada keeps 40 Luck of 50."], asked
+        assert asked == ["Spend 10 Luck: regular? Ada has 50 Luck and keeps 40."], asked
         expect(shown(page)).to_contain_text("10 Luck lowers it to 60")
         expect(page.locator("#characters")).to_contain_text("Luck 40 of 99")
         card = roll(page, "40")  # a regular success, raised by Luck (C7-4): no push on offer
@@ -76,6 +81,7 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any) -> N
         expect(card.locator(".level")).to_contain_text("hard")  # 30 <= 60 / 2
         expect(card.get_by_role("button", name=re.compile("Luck|Push"))).to_have_count(0)
         expect(card.locator(".hazard")).to_have_count(0)  # a push that worked is no warning
+        expect(card.locator(".stakes")).to_have_count(0)  # nor offers what it risked
         card = roll(page, "90")  # pushed again to a 95: a failed push is flagged (C7-5)
         card.get_by_label(re.compile("Your die for the reroll")).fill("95")
         card.get_by_role("button", name=re.compile("^Push the roll")).click()

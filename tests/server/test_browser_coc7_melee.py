@@ -78,10 +78,11 @@ def test_c7_7_a_called_melee_the_ghoul_dodges(base: str, browser: Any) -> None:
         assert not gm.locator("#roll-bonus_dice").evaluate("i => i.closest('div').hidden")
         gm.locator("#oppose-character").select_option(label="Ada (Pat)")
         gm.locator("#oppose-skill").fill("dodge")
-        gm.locator("#oppose-response").select_option("fight_back")
+        # a choice reads in words, not as its key (issue 32: "fight_back" on the page)
+        gm.locator("#oppose-response").select_option(label="fight back")
         expect(gm.locator("#roll-odds")).to_contain_text("who wins")
         gm.get_by_role("button", name="Roll the contest").click()
-        expect(gm.locator("#roll-result .contest-fields")).to_have_text("Response: fight_back")
+        expect(gm.locator("#roll-result .contest-fields")).to_have_text("Response: fight back")
         assert overflow(gm) == 0 and overflow(pat) == 0
         for page in (gm, pat):  # the same cards, the log beside
             page.set_viewport_size(DESKTOP)

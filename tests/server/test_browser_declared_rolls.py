@@ -1,7 +1,7 @@
 """Dice and Sanity rolls on the table page, on a phone and a desktop: the Keeper's small form
-takes ``1d6+1`` and ``sc 1/1d6``, the card shows the total or the Sanity roll with its exact
-odds, and a character's SAN on its card is what the roll left (S7-2); a blind one the GM
-shows to everyone from its card."""
+takes ``1d6+1``, ``sc 1/1d6``, an attack with its damage and several shots, the card shows the
+total, the Sanity roll or the action's report with its exact odds, and a character's SAN on
+its card is what the roll left (S7-2); a blind one the GM shows to everyone from its card."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .test_browser import DESKTOP, PHONE, add_character, overflow, view, wired
 pytestmark = pytest.mark.browser
 SHEET = (
     'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
-    'skills = {{ "spot hidden" = 45, sanity = 60, int = 70 }}\n'
+    'skills = {{ "spot hidden" = 45, sanity = 60, int = 70, brawl = 50 }}\n'
 )
 
 
@@ -50,9 +50,18 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         left = re.search(r"SAN 60 → (\d+)", card.inner_text())
         assert left is not None, card.inner_text()
         assert 54 <= int(left.group(1)) <= 59
+        # an attack with its damage, led by the sheet's skill (S7-6), and several shots
+        words.fill("brawl dmg=1d3+DB db=+1d4 impale")
+        page.get_by_role("button", name="Roll dice").click()
+        expect(card).to_contain_text("attack — skill 50; damage 1d3+DB with DB +1d4, impaling")
+        expect(card).to_contain_text("Exact odds: a hit 1/2")
+        words.fill("45 shots2 dmg=1d10 long")
+        page.get_by_role("button", name="Roll dice").click()
+        expect(card).to_contain_text("multiple shots — skill 45, 2 shots")
+        expect(card).to_contain_text("any hit")
         assert overflow(page) == 0
         page.set_viewport_size(DESKTOP)
-        expect(page.locator("#log .card").first).to_contain_text("Sanity sc 1/1d6")
+        expect(page.locator("#log .card").first).to_contain_text("multiple shots")
         assert overflow(page) == 0
         # a blind one: the GM shows it to everyone from its card
         page.locator("#declared-character").select_option(label="no character")

@@ -101,8 +101,7 @@ def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, brow
             """() => { const b = document.querySelector('#calls button[data-target]');
             const box = document.getElementById('calls-box').getBoundingClientRect();
             if (!b) return false; const r = b.getBoundingClientRect();
-            return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; }""",
-            timeout=3000,
+            return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; }"""
         )
 
 

@@ -23,7 +23,8 @@ from .tablehelp import SHEETS, Api, Table
 SHEET = """name = "{name}"
 system = "coc7"
 luck = {{ current = 50, maximum = 99 }}
-skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5 }}
+characteristics = {{ STR = 80, SIZ = 70 }}
+skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5, brawl = 60 }}
 """
 
 
@@ -93,6 +94,79 @@ def test_a_sanity_roll_reads_the_sheet_and_writes_san_back(api: Api) -> None:  #
     assert Fraction(made["view"]["success_odds"]) == exact.success
     # S7-1: d100 against the current SAN, 01..60 succeed
     assert Fraction(made["odds"]["success"]) == Fraction(60, 100)  # rule: S7-1
+
+
+def test_db_is_read_from_the_character_s_sheet(api: Api) -> None:  # rule: S7-11
+    """``DB`` in a character's dice is its sheet's damage bonus (STR 80 + SIZ 70: +1D4) unless
+    the words say otherwise; an NPC's stays out of what a player sees of the roll."""
+    table, pat, alice, ghoul = seated(api)
+    made = declared(table, pat, "1d8+DB", character_id=alice)
+    assert made["request"] == {"expression": "1d8+DB", "damage_bonus": "+1d4"}
+    assert 2 <= made["result"]["total"] <= 12 and Fraction(made["view"]["mean"]) == 7
+    told = declared(table, pat, "1d8+DB db=-1", character_id=alice)
+    assert told["request"]["damage_bonus"] == "-1"
+    nobody = declared(table, pat, "1d8+DB", 422)
+    assert nobody["field"] == "words.damage_bonus" and nobody["value"] is None
+    npc = declared(table, table.gm, "1d8+DB", character_id=ghoul)
+    shown = {e["seq"]: e for e in table.events(pat)}[npc["seq"]]
+    assert shown["view"] == {"title": "1d8+DB", "total": npc["result"]["total"]}
+    assert "+1d4" not in json.dumps(shown) and "mean" not in json.dumps(shown)
+
+
+def test_attacks_and_firearms_roll_at_the_table_and_verify(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-6, S7-13, S7-14
+    """An attack led by a skill of the sheet, with the sheet's DB; several shots; full auto
+    (its odds dear: worked out on a worker first); FAR: each drawn from the table's seeds,
+    shown with its rows and chances, and recomputed by verify from every member's export."""
+    table, pat, alice, ghoul = seated(api)
+    hit = declared(table, pat, "brawl dmg=1d3+DB impale Punch", character_id=alice)
+    assert hit["roll"] == "attack" and hit["words"] == "brawl dmg=1d3+DB impale Punch"
+    assert hit["request"] == {
+        "skill": 60,
+        "damage": "1d3+DB",
+        "damage_bonus": "+1d4",
+        "impaling": True,
+    }
+    assert hit["odds"]["hit"] == "3/5" and "damage" not in hit["odds"]  # rule: C7-1
+    view = hit["view"]
+    assert view["title"].endswith("attack — skill 60; damage 1d3+DB with DB +1d4, impaling")
+    assert (
+        view["rows"][0]["label"] == "attack" and view["rows"][0]["level"] == hit["result"]["level"]
+    )
+    assert view["odds"][0] == {"what": "a hit", "chance": "3/5"}
+    shots = declared(table, pat, "45 shots2 dmg=1d10 long", visibility="gm")
+    assert shots["roll"] == "shots" and len(shots["result"]["fired"]) in (1, 2)
+    auto = declared(table, table.gm, "62 auto30 volley4 dmg=1d8 mal98")
+    assert auto["roll"] == "full_auto" and "malfunction" in auto["odds"]
+    far = declared(table, pat, "FAR(30,62,98)")
+    assert far["roll"] == "far" and far["view"]["outcome"].endswith("impaling")
+    refused = declared(table, pat, "60 dmg=1d6 @05", 422)
+    assert refused["field"] == "words" and "draws its dice" in refused["message"]
+    brp, brp_pat, _, _ = seated(api, "brp")
+    elsewhere = declared(brp, brp_pat, "60 dmg=1d6", 422)
+    assert elsewhere["field"] == "words"
+    # an NPC's attack tells a player its outcome, not its skill, its DB or its dice
+    npc = declared(table, table.gm, "brawl dmg=1d3+DB", character_id=ghoul)
+    shown = {e["seq"]: e for e in table.events(pat)}[npc["seq"]]
+    assert shown["withheld"] == ["actor"] and "odds" not in shown and "request" not in shown
+    assert set(shown["view"]) == {"title", "outcome"}
+    assert shown["view"]["title"] == "Call of Cthulhu 7th edition attack"
+    assert shown["result"] == {"level": npc["result"]["level"], "outcome": npc["result"]["outcome"]}
+    assert "+1d4" not in json.dumps(shown) and "skill" not in json.dumps(shown)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token, checked in ((table.gm, 5), (pat, 4)):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        run = d100("verify", "--json", str(log))
+        out = json.loads(run.out)
+        assert run.status == 0 and out["ok"] and out["verified"] == checked, out
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    forged = next(e for e in entries if e.get("roll") == "attack")
+    forged["result"]["damage"] += 1
+    log.write_text("".join(json.dumps(e) + "\n" for e in relinked(entries)))
+    run = d100("verify", "--json", str(log))
+    assert run.status != 0 and json.loads(run.out)["mismatch"] == 1
 
 
 def test_san_given_twice_and_words_that_are_no_roll_are_refused(api: Api) -> None:
@@ -259,3 +333,22 @@ def test_a_blind_sanity_roll_is_the_gm_s_until_shown_and_then_verifies(
         out = json.loads(run.out)
         assert run.status == 0 and out["ok"] and out["mismatch"] == 0, out
         assert out["verified"] >= 1
+
+
+def test_a_blind_attack_is_the_gm_s_until_shown_and_then_verifies(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-6
+    """Pat's blind attack: Pat learns that it was made, not how it went; shown by the GM, its
+    report reaches everyone and every export verifies it."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "brawl dmg=1d3+DB", character_id=alice, visibility="blind")
+    assert made["hidden"] is True and "result" not in made and "view" not in made
+    shown = table.ok("POST", f"/rolls/{made['seq']}/unblind", table.gm, 201)
+    assert shown["kind"] == "unblind_declared" and shown["roll"] == "attack"
+    assert shown["view"]["rows"][0]["label"] == "attack"
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        out = json.loads(d100("verify", "--json", str(log)).out)
+        assert out["ok"] and out["mismatch"] == 0 and out["verified"] >= 1, out

@@ -7,15 +7,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from ..actions import Action, Found, find
+from ..actions import Action, Found, find, for_character
 from ..errors import D100Error
 from ..render.action_views import report_view
+from ..systems import REGISTRY
 from . import flags
 from .output import show
 
 
 def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
-    """The action the words ask for; a form led by a skill is the chosen system's."""
+    """The action the words ask for; a form led by a skill is the chosen system's; with a
+    sheet, ``WHO SKILL WORDS`` is the character's, the skill one of its sheet's and DB its
+    damage bonus; ``--db`` (``db=+1d4``) says what DB stands for in an attack's damage."""
 
     def chosen() -> str | None:
         try:
@@ -23,10 +26,21 @@ def read(said: Sequence[str], ns: argparse.Namespace) -> Found | None:
         except D100Error:
             return None  # no system chosen: the check's own reading says so
 
-    return find(said, chosen())
+    bonus = getattr(ns, "damage_bonus", None)
+    if len(said) > 1 and flags.sheet_path(ns):  # WHO SKILL WORDS: a character of the sheet
+        try:
+            character = flags.open_sheet(ns).get(said[0])
+        except D100Error:
+            character = None
+        if character is not None:
+            acts = REGISTRY.get(character.system).declares.actions
+            return for_character(acts, said[1:], character, bonus)
+    return find(said, chosen(), bonus)
 
 
-OWN = frozenset({"help", "system", "sheet", "seed", "json", "plain", "color", "words"})
+OWN = frozenset(
+    {"help", "system", "sheet", "seed", "json", "plain", "color", "words", "damage_bonus"}
+)
 
 
 def refuse_check_flags(ns: argparse.Namespace, action: Action) -> None:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..declarations import LevelSpec
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
@@ -33,6 +34,19 @@ LEVEL_COLOURS = {
     "bad": "#fc8d59",
     "worst": "#d73027",
 }
+SHADE = 0.22  # how much darker each better level sharing a style is drawn than the next
+
+
+def band_colours(levels: tuple[LevelSpec, ...]) -> list[str]:
+    """A colour a level, best to worst: its style's, darkened for each worse level of the same
+    style after it, so levels sharing a style (CoC7's extreme and hard) are told apart."""
+    out = []
+    for i, level in enumerate(levels):
+        worse = sum(1 for later in levels[i + 1 :] if later.style == level.style)
+        base = LEVEL_COLOURS[level.style]
+        rgb = [int(base[k : k + 2], 16) for k in (1, 3, 5)]
+        out.append("#" + "".join(f"{round(c * (1 - SHADE) ** worse):02x}" for c in rgb))
+    return out
 
 
 def register(sub: Any) -> None:
@@ -84,7 +98,7 @@ def run(ns: argparse.Namespace) -> int:
         curves = [_odds(request, s) for s in skills]
         levels = system.declares.levels
         stacks = [[float(c.levels[lv.name]) * 100 for c in curves] for lv in levels]
-        colours = [LEVEL_COLOURS[lv.style] for lv in levels]
+        colours = band_colours(levels)
         names = [lv.name for lv in levels]
         ax.stackplot(skills, stacks, labels=names, colors=colours, alpha=0.9)
         ax.set_title(f"{system.title}: level bands" + (f", {label}" if label else ""))

@@ -11,8 +11,9 @@ from ..declarations import FollowUp, Rolled
 from ..dice import RandomSource
 from ..engine import odds, resolve
 from ..errors import D100Error
-from ..render.checks import check_view
-from ..render.view import View, seg
+from ..render.checks import check_lines
+from ..render.view import View, frac, pct, seg
+from ..result_view import result_view
 from ..results import CheckOdds, CheckResult, check_data
 from ..sheets import load
 from ..systems import REGISTRY
@@ -38,8 +39,19 @@ def offers_view(last: Followable) -> View:
     offered = [f for f in last.offers() if f.refused is None and (left is None or f.luck <= left)]
     if not offered:
         return View(())
-    text = " · ".join(f"{f.key}: {f.label}" for f in offered)
+    text = " · ".join(f"{f.key}: {_offered(f)}" for f in offered)
     return View(((seg("  then     ", "label"), seg(text, "dim")),))
+
+
+def _offered(offer: FollowUp) -> str:
+    """An offer in the words a table's card and Discord use: "Push the roll, 45.00% (9/20)
+    to succeed; a failed push brings a dire consequence, the Keeper's to choose"."""
+    said = offer.label
+    if offer.draws():  # a roll anew: its own chance
+        chance = odds(offer.request)
+        assert isinstance(chance, CheckOdds)
+        said += f", {pct(chance.success)} ({frac(chance.success)}) to succeed"
+    return f"{said}; {offer.stakes}" if offer.stakes else said
 
 
 def _with_luck_held(result: CheckResult, held: int | None) -> CheckResult:
@@ -96,7 +108,11 @@ def take(
     assert isinstance(result, CheckResult) and isinstance(chance, CheckOdds)
     title = REGISTRY.get(system).title
     shown = _with_luck_held(result, None if luck is None else luck.current)
-    view = check_view(shown, chance, f"{chosen.done}: {last.who or title}")
+    # read as the follow-up it was: a failed push says what it brings, as a table's card does
+    followed = {"done": chosen.done, "failed": chosen.failed}
+    view = check_lines(
+        result_view(shown, chance, (), followed), shown, f"{chosen.done}: {last.who or title}"
+    )
     if luck is not None and last.who is not None and sheet_path is not None and chosen.luck:
         view = view + luck_line(spend_luck(sheet_path, [(last.who, chosen.luck)]))
         luck = luck.spend(chosen.luck)

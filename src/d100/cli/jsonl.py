@@ -152,7 +152,7 @@ def run_odds(args: argparse.Namespace) -> int:
 
     def counted(data: Any) -> Any:
         if isinstance(data, Found):
-            return data.action.odds(data.request).to_dict()
+            return data.action.odds(data.request)
         return odds(data).to_dict()
 
     return answer_lines(sys.stdin, sys.stdout, counted)

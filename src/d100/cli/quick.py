@@ -36,7 +36,9 @@ chosen system; words after a form that are none of its words are its label. BCDi
 prefix S is taken (SCC<=65), though nothing is hidden here. A system's own requests read
 their own words: CoC7's full auto FAR(bullets,skill,malfunction[,bonus,stop,volley]) and
 several shots, SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme...], its full
-auto, SKILL autoN [volleyN] [volleysN] and the same words.
+auto, SKILL autoN [volleyN] [volleysN] and the same words, and an attack that rolls its damage
+when it hits, SKILL dmg=EXPR [db=EXPR] [impale] [hard|extreme] [bN|pN] [vsN dodge|fight]
+(S7-6: extreme damage on an extreme success, an impale for an impaling weapon).
 
 a Sanity roll: [SYSTEM] sc LOSS SAN [int=N mythos=N today=N ...], or WHO sc LOSS with a sheet
 (coc7 sc 1/1d6 60; docs/cli.md, Sanity rolls). SealDice's .sc and .en as SealDice plays them,
@@ -66,6 +68,7 @@ examples:
   d100 roll .en 侦查60 +1d5 --seed 7
   d100 roll coc7 'FAR(30,62,98)' --seed 7
   d100 roll coc7 55 shots3 long mal98 --seed 7
+  d100 roll coc7 60 dmg=1d4+DB db=+1d4 impale vs40 knife --seed 7
 """
 
 

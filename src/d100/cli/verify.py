@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__, beacon, development, expressions, sanity
+from ..actions import named
 from ..chain import Followed, extends, first_difference, follow, parse_head
 from ..engine import parse, resolve
 from ..errors import D100Error
@@ -75,6 +76,21 @@ DECLARED_ROLLS: dict[str, Callable[..., Any]] = {
     "sanity": sanity.roll,
     "development": development.roll,
 }
+
+
+def declared_roll(kind: object) -> Callable[..., Any] | None:
+    """What resolves a declared roll's request again: a dice expression's, a Sanity roll's,
+    or the action of that name a system declares (made again from its JSON); None if none."""
+    if not isinstance(kind, str):
+        return None
+    if kind in DECLARED_ROLLS:
+        return DECLARED_ROLLS[kind]
+    action = named(kind)
+    if action is None:
+        return None
+    return lambda request, source: action.roll(action.build(request), source)
+
+
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 TEXT = frozenset({"explanation", "bands"})  # words about a result, not the result
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
@@ -876,7 +892,7 @@ class _Auditor:
         if "withheld" in entry:
             return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
         tagged = provable.get("request")
-        if not isinstance(tagged, Mapping) or tagged.get("roll") not in DECLARED_ROLLS:
+        if not isinstance(tagged, Mapping) or declared_roll(tagged.get("roll")) is None:
             return MISMATCH, "its provable record has no request: nothing binds what it shows"
         if entry.get("request") != tagged.get("request") or entry.get("roll") != tagged["roll"]:
             return MISMATCH, "its request differs from the one its provable record resolved"
@@ -893,7 +909,8 @@ class _Auditor:
             return UNVERIFIABLE, f"seed {seed.id} not revealed yet (the GM reveals it by rotating)"
         if commitment(seed.seed) != seed.commitment:
             return MISMATCH, f"seed {seed.id} does not hash to its commitment {seed.commitment}"
-        roll = DECLARED_ROLLS[str(tagged["roll"])]
+        roll = declared_roll(tagged["roll"])
+        assert roll is not None  # checked above
         try:
             drawing = seed.drawing if seed.round is not None else seed.seed
             if drawing is None:

@@ -26,6 +26,7 @@ from ..server import followups, rolls
 from ..server.access import Viewer, in_audience, may_edit, view_event
 from ..server.calculator import cheap_odds, odds_of
 from ..server.errors import ApiError
+from ..server.events import headed
 from ..server.idempotency import once
 from ..server.models import Call, CallTarget, Character, Event
 from ..server.store import Store
@@ -173,7 +174,7 @@ def _show_me(store: Store, it: Interaction, table_id: str, seq: int) -> Rolled:
         event = session.get(Event, (table_id, seq))
         if event is None or event.kind not in ROLLED:
             raise ApiError(404, BUTTON, None, "a roll of this table", ELSEWHERE)
-        view = view_event(viewer, event)
+        view = headed(view_event(viewer, event), event)
         return Rolled(roll_view(roller_name(session, event, view), view, True))
 
 
@@ -194,7 +195,7 @@ def _show_all(store: Store, it: Interaction, table_id: str, seq: int) -> Rolled 
             if err.status == 409:  # shown already (on the page, or by another click)
                 return Rolled(message(f"Already shown: {err.message}", private=True))
             raise
-        view = view_event(channel(viewer), done.event)
+        view = headed(view_event(channel(viewer), done.event), done.event)
         body = roll_view(roller_name(session, done.event, view), view, False)
     return Updated(body | {"components": []})
 

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from ..server.access import view_event, viewer_of
+from ..server.events import headed
 from ..server.models import ChannelPost, Event, Member
 from ..server.store import Store
 from .outbox import Outbox, channel_post
@@ -91,7 +92,7 @@ def body_of(store: Store, due: Due) -> tuple[dict[str, Any] | None, int | None]:
             return None, None
         follows = event.data.get("reroll_of") if event.kind == "roll" else None
         # the channel is a plain player of the actor's table (whose GMs say what is an NPC)
-        view = view_event(channel(viewer_of(session, actor)), event)
+        view = headed(view_event(channel(viewer_of(session, actor)), event), event)
         if view.get("kind") == "hidden":
             seen = {"seq": event.seq, "visibility": event.visibility}
             return secret_stub("Someone rolled in secret.", due.table_id, seen), follows

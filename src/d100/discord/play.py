@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import select
@@ -16,9 +17,11 @@ from sqlalchemy.orm import Session
 
 from .. import quick
 from ..errors import D100Error
+from ..render.view import pct
 from ..server import characters, declared, rolls
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
+from ..server.events import headed
 from ..server.idempotency import once
 from ..server.models import Character, DiscordMember, GameTable, Member
 from ..server.store import Store
@@ -26,7 +29,16 @@ from ..sheets import lookup
 from ..systems.common import DICE
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
-from .render import contest_fields, embed, escaped, headline, hue_of, verdict, view_fields
+from .render import (
+    contest_fields,
+    embed,
+    escaped,
+    head_note,
+    headline,
+    hue_of,
+    verdict,
+    view_fields,
+)
 from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
@@ -81,6 +93,16 @@ def _on_sheet(rows: list[Character], name: str, skill: str) -> bool:
     return True
 
 
+def _acts(rows: list[Character], name: str, system: str, said: str) -> bool:
+    """Whether the words ask for one of the table's actions for the character named (an
+    attack with its damage, shots, full auto, FAR), led by a skill of its sheet or a number."""
+    try:
+        row = _pick(rows, name, None)[0]
+    except ApiError:
+        return False  # not the user's: the check's path says so
+    return declared.acts(system, said, characters.sheet_of(row))
+
+
 def _pick(rows: list[Character], name: str, skill: str | None) -> tuple[Character, str]:
     """The character and skill asked for, checked again (a completion's value is typed by
     the client, and may be anything), matched as the web matches them (``sheets.lookup``:
@@ -118,10 +140,14 @@ def roll_as(
         if viewer is None:
             return Rolled(no_table())
         mine = _mine(session, viewer)
+        table = session.get(GameTable, viewer.table_id)
+        assert table is not None  # the channel's binding's foreign key
         said = f"{skill} {options.get('words') or ''}".strip()
-        if declared.reads_as(said) and not _on_sheet(mine, name, skill):
-            # dice (``/r Alice 1d6+1``) or a Sanity roll (``/r Alice sc 1/1d6``): the page's
-            # route, for the character named
+        if (declared.reads_as(said) and not _on_sheet(mine, name, skill)) or _acts(
+            mine, name, table.system, said
+        ):
+            # dice (``/r Alice 1d6+1``), a Sanity roll (``/r Alice sc 1/1d6``) or an action
+            # (``/r Alice brawl dmg=1d3+DB``): the page's route, for the character named
             wanted = declared.DeclaredSpec(said, _pick(mine, name, None)[0].id, visibility)
             done = once(
                 session,
@@ -133,8 +159,6 @@ def roll_as(
             own, public = views(viewer, done.event)
             return declared_messages(viewer.name, viewer.table_id, own, public)
         row, skill = _pick(mine, name, skill)
-        table = session.get(GameTable, viewer.table_id)
-        assert table is not None  # the channel's binding's foreign key
         try:
             extra = quick.fields(str(options.get("words") or "").split(), table.system)
         except D100Error as err:
@@ -200,8 +224,10 @@ def channel(viewer: Viewer) -> Viewer:
 
 
 def views(viewer: Viewer, event: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The event as its roller sees it, and as the channel does."""
-    return view_event(viewer, event), view_event(channel(viewer), event)
+    """The event as its roller sees it, and as the channel does, each with the log's head."""
+    return headed(view_event(viewer, event), event), headed(
+        view_event(channel(viewer), event), event
+    )
 
 
 def buttons(table_id: str, view: dict[str, Any], used: bool = False) -> list[dict[str, Any]]:
@@ -265,7 +291,9 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
                 ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
                 ("Mean", str(reading["mean"])),
             ]
-        return message(embeds=[embed(title, head, fields)], private=private)
+        return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
+    if "heading" in reading:  # a system's action: its report, as /roll shows one
+        return _action_view(head, view, reading, private)
     level = str(reading.get("level", "")).upper()
     title = f"{reading.get('mark', '')} {level} · Sanity roll #{view['seq']}".strip()
     fields = [("Loss", str(reading.get("loss", "")))]
@@ -279,7 +307,24 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
         ]
         if reading.get("int_words"):
             fields.insert(3, ("INT roll", escaped(str(reading["int_words"]))))
-    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
+    body = embed(title, head, fields, head_note(view), hue_of(reading))
+    return message(embeds=[body], private=private)
+
+
+def _action_view(
+    head: str, view: dict[str, Any], reading: dict[str, Any], private: bool
+) -> dict[str, Any]:
+    """An action's message: its rows, notes and exact odds; an NPC's, to a player, what it
+    came to and no more."""
+    title = f"{reading.get('outcome', '')} · roll #{view['seq']}"
+    fields = [("Roll", escaped(str(reading["title"])))]
+    if "rows" in reading:
+        fields += [(escaped(r["label"]), escaped(r["text"])) for r in reading["rows"]]
+        fields += [("Note", escaped(n)) for n in reading["notes"]]
+        said = " · ".join(f"{o['what']} {pct(Fraction(o['chance']))}" for o in reading["odds"])
+        if said:
+            fields.append(("Exact odds", escaped(said)))
+    return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
 
 
 def _development(head: str, view: dict[str, Any], reading: dict[str, Any]) -> dict[str, Any]:
@@ -317,7 +362,7 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
         fields.insert(0, ("Hazard", escaped(hazard)))
     title = f"{headline(reading)} · roll #{view['seq']}"
     return message(
-        embeds=[embed(title, head, fields, hue=hue_of(reading))],
+        embeds=[embed(title, head, fields, head_note(view), hue_of(reading))],
         private=private,
         components=buttons(table_id, view) if table_id else None,
     )
@@ -339,7 +384,8 @@ def _contest_view(
         head += f" ({escaped(str(view['opponent_skill']))})"
     won = verdict(reading)
     title = f"{escaped(won[:1].upper() + won[1:])} · roll #{view['seq']}"
-    return message(embeds=[embed(title, head, fields, hue=hue_of(reading))], private=private)
+    body = embed(title, head, fields, head_note(view), hue_of(reading))
+    return message(embeds=[body], private=private)
 
 
 def suggest(store: Store, it: Interaction, focused: str, typed: str) -> list[tuple[str, str]]:

@@ -94,6 +94,19 @@ def embed(
     return out
 
 
+SHORT_HEAD = 8  # hex digits of a head's link a post shows
+
+
+def head_note(view: Mapping[str, Any]) -> str:
+    """The log's head after a roll (``events.headed``), as its post's footer says it: the
+    event's number and its link's first hex digits, for a member to compare a later export
+    with (``d100 verify``'s report names each event's link). '' for a view without one."""
+    head = view.get("head")
+    if not isinstance(head, Mapping):
+        return ""
+    return f"log #{head['seq']} · {str(head['link'])[:SHORT_HEAD]}"
+
+
 def _chance(text: str | None) -> str:
     """An exact probability as a view holds it ("11/20"), shown as a percentage beside it."""
     if text is None:

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import D100Error
 from ..ledger import MAX_ROLLS
-from ..server import calculator, declared, rolls
+from ..server import awaiting, calculator, declared, rolls, rounds
 from ..server import ledgers as ledger_views
 from ..server.errors import ApiError
 from ..server.events import DISCORD, DOOR
@@ -337,24 +337,33 @@ async def _written(request: Request, it: Interaction, fn: Callable[..., Made], *
     """A write at the channel's table, in a turn of the web's write queue (``work.Writes``):
     on SQLite one write runs at a time in all, and one from a thread of its own would take
     the lock ahead of the page's rolls waiting their turn."""
-    lane = f"table:discord-{it.channel_id or 'dm-' + it.user_id}"
-    written: Made = await request.app.state.server.writing.run(lane, fn, *args)
+    written: Made = await request.app.state.server.writing.run(_lane(it), fn, *args)
     return written
+
+
+def _lane(it: Interaction) -> str:
+    return f"table:discord-{it.channel_id or 'dm-' + it.user_id}"
 
 
 async def _with_odds(
     request: Request, it: Interaction, make: Callable[[rolls.Planned | None], Made]
 ) -> Made:
     """A roll, as the web API's: dear odds worked out on the workers first, then the roll
-    made with them."""
-    pool = request.app.state.server.pool
-    try:
-        return await _written(request, it, make, None)
-    except rolls.Dear as dear:
-        lane = f"{ANONYMOUS}:{it.who}"
-        work = declared.planned_odds if isinstance(dear, declared.Dear) else calculator.odds_of
-        chance = await pool.run(lane, work, dear.request, urgent=True)
-        return await _written(request, it, make, rolls.Planned(dear.request, chance))
+    made with them; at a table with the beacon, a round not kept yet fetched off the lock."""
+    server = request.app.state.server
+    planned, tried = None, 0
+    while True:
+        try:
+            return await _written(request, it, make, planned)
+        except rounds.Unfetched as unfetched:
+            await awaiting.fetch(server.writing, server.store, _lane(it), unfetched, tried)
+            tried += 1
+        except rolls.Dear as dear:
+            assert planned is None  # with its odds planned, a roll is never dear
+            lane = f"{ANONYMOUS}:{it.who}"
+            work = declared.planned_odds if isinstance(dear, declared.Dear) else calculator.odds_of
+            chance = await server.pool.run(lane, work, dear.request, urgent=True)
+            planned = rolls.Planned(dear.request, chance)
 
 
 async def _click(request: Request, discord: Discord, it: Interaction) -> dict[str, Any]:

@@ -49,9 +49,12 @@ def check_lines(view: ResultView, result: CheckResult, title: str | None = None)
             seg(f"  margin {margin}" if margin[0] in "+-" else f"  {margin}"),
         )
     )
-    lines.append(_row("meaning", seg(view.meaning, "dim")))
+    if view.meaning:
+        lines.append(_row("meaning", seg(view.meaning, "dim")))
     if view.again:
-        lines.append(_row(view.again, seg(view.stakes or view.verdict, "warn")))
+        # as Discord says it: a push that worked says so before what it risked
+        said = f"{view.verdict}; {view.stakes}" if view.met and view.stakes else view.stakes
+        lines.append(_row(view.again, seg(said or view.verdict, "warn")))
     if view.level_odds is not None and view.success_odds is not None:
         p, any_success = view.level_odds, view.success_odds
         lines.append(

@@ -406,15 +406,17 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
     return with_reading(_withheld(view, decision))
 
 
-DECLARED_KEPT = ("total", "level", "success", "loss")  # an NPC's declared roll, to a player
+# an NPC's declared roll, to a player: its outcome (an action's in words, without its numbers)
+DECLARED_KEPT = ("total", "level", "success", "loss", "outcome")
 DECLARED_KINDS = frozenset({DeclaredRoll.KIND, DeclaredUnblinded.KIND})
 
 
 def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
-    """A dice or Sanity roll as this viewer sees it: its stored reading as ``view``. One of an
-    NPC, to a viewer who may not read its sheet, keeps its outcome (the total, the Sanity
-    roll's level and loss) and loses its numbers: the request and odds (SAN, INT, Mythos),
-    the dice, SAN before and after; its provable record keeps no request."""
+    """A dice or Sanity roll or an action as this viewer sees it: its stored reading as
+    ``view``. One of an NPC, to a viewer who may not read its sheet, keeps its outcome (the
+    total, the Sanity roll's level and loss, an attack's level and what it dealt) and loses its
+    numbers: the request and odds (SAN, INT, Mythos, the skill, DB), the dice, SAN before and
+    after, an action's rows and chances; its provable record keeps no request."""
     reading = view.pop("reading", None)
     if not decision.withheld:
         return view if reading is None else view | {"view": reading}
@@ -429,6 +431,8 @@ def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
         request = view.get("request")
         if view.get("roll") == "dice" and isinstance(request, dict) and "expression" in request:
             out["view"]["title"] = str(request["expression"])
+        if "heading" in reading:  # an action's title holds its skill and DB: its name instead
+            out["view"]["title"] = str(reading["heading"])
     result = view.get("result")
     if isinstance(result, dict):
         out["result"] = {k: result[k] for k in DECLARED_KEPT if k in result}

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .event_kinds import CharacterRef
+from .event_views import Head
 
 
 class Answer(BaseModel):
@@ -27,6 +28,11 @@ class TableView(Answer):
     )
     beacon: bool | None = Field(
         None, description="true: every seed names a drand quicknet round its dice mix in"
+    )
+    head: Head | None = Field(
+        None,
+        description="the log's head (its last event's number and link), for a member to keep: "
+        "absent until the log's first linked event",
     )
 
 

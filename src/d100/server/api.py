@@ -20,6 +20,7 @@ from ..ledger import MAX_ROLLS
 from ..systems import REGISTRY
 from . import (
     answers,
+    awaiting,
     bodies,
     calculator,
     characters,
@@ -31,6 +32,7 @@ from . import (
     idempotency,
     ledgers,
     rolls,
+    rounds,
 )
 from .access import (
     CREDENTIAL,
@@ -525,7 +527,7 @@ async def _made(
     cheap; when dear (``rolls.Dear``: nothing was written), on the worker pool first, from the
     sheets as they are, and the roll then made if nothing they were worked out for changed."""
 
-    def make(planned: rolls.Planned | None) -> Made | dict[str, Any]:
+    def make(planned: rolls.Planned | None) -> Made | dict[str, Any] | rounds.Unfetched:
         try:
             with server.store.write() as session:
                 viewer = authenticate(session, table_id, token)
@@ -535,14 +537,21 @@ async def _made(
                 return headed(view_event(viewer, done.event), done.event), done.replayed
         except rolls.Dear as dear:  # its transaction was rolled back
             return dear.request
+        except rounds.Unfetched as unfetched:  # so was this one's
+            return unfetched
 
-    work = f"table:{table_id}"
-    done = await server.writing.run(work, make, None)
-    if isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
-        chance = await server.pool.run(work, odds_of, done, urgent=True)
-        done = await server.writing.run(work, make, rolls.Planned(done, chance))
-        assert not isinstance(done, dict)  # with its odds planned, a roll is never dear
-    return done
+    work, planned, tried = f"table:{table_id}", None, 0
+    while True:
+        done = await server.writing.run(work, make, planned)
+        if isinstance(done, rounds.Unfetched):  # its beacon round, fetched off the lock
+            await awaiting.fetch(server.writing, server.store, work, done, tried)
+            tried += 1
+        elif isinstance(done, dict):  # dear odds: a worker's, ahead of the table's previews
+            assert planned is None  # with its odds planned, a roll is never dear
+            chance = await server.pool.run(work, odds_of, done, urgent=True)
+            planned = rolls.Planned(done, chance)
+        else:
+            return done
 
 
 def _answered(made: Made, response: Response) -> dict[str, Any]:
@@ -591,17 +600,20 @@ async def reroll(
                 raise
             return refused  # perhaps a retry of a follow-up made: its answer, else the refusal
 
-    def make(planned: followups.Plan | ApiError, chance: Any) -> tuple[dict[str, Any], bool]:
-        with server.store.write() as session:
-            viewer = authenticate(session, table_id, token)
+    def make(planned: followups.Plan | ApiError, chance: Any) -> Made | rounds.Unfetched:
+        try:
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
 
-            def act() -> Event:
-                if isinstance(planned, ApiError):
-                    raise planned
-                return followups.follow(session, viewer, planned, chance, dice)
+                def act() -> Event:
+                    if isinstance(planned, ApiError):
+                        raise planned
+                    return followups.follow(session, viewer, planned, chance, dice)
 
-            done = idempotency.once(session, viewer, idempotency_key, sent, act)
-            return headed(view_event(viewer, done.event), done.event), done.replayed
+                done = idempotency.once(session, viewer, idempotency_key, sent, act)
+                return headed(view_event(viewer, done.event), done.event), done.replayed
+        except rounds.Unfetched as unfetched:  # its transaction was rolled back
+            return unfetched
 
     planned = await anyio.to_thread.run_sync(plan)  # in the table's turn
     chance = None
@@ -612,7 +624,13 @@ async def reroll(
             chance = await server.pool.run(work, calculator.odds_of, planned.odds, urgent=True)
     # In the table's write turn, as a roll's: one at a time per table, no thread held while
     # it waits (else a table's rerolls held up to six threads waiting for the write lock).
-    view, replayed = await server.writing.run(f"table:{table_id}", make, planned, chance)
+    work, tried = f"table:{table_id}", 0
+    while isinstance(
+        made := await server.writing.run(work, make, planned, chance), rounds.Unfetched
+    ):
+        await awaiting.fetch(server.writing, server.store, work, made, tried)
+        tried += 1
+    view, replayed = made
     if replayed:
         response.headers["idempotent-replayed"] = "true"
     return view

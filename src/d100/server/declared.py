@@ -1,12 +1,15 @@
 """Rolls of the kinds a table's rules declare beside the check: a dice expression
-(``1d6+1``, ``2d6+DB``) and, where the system declares Sanity (``Declaration.sanity``), a
-Sanity roll (``sc 1/1d6``). Asked in the words the command line takes, for a character or
-none, in any roll mode a check has (a blind one shown by the GM as a check's is); drawn from
-the table's provable seeds as a check is (``access.chain_of``), logged as a ``declared``
-event with its exact odds and its reading. A Sanity roll for a character reads SAN, INT and
-the Mythos from its sheet and writes the SAN it leaves back, in the roll's transaction, where
-every reader of the sheet sees the roll (as a check's improvement mark: the sheet would tell
-the result)."""
+(``1d6+1``, ``2d6+DB``), where the system declares Sanity (``Declaration.sanity``) a Sanity
+roll (``sc 1/1d6``), and the system's actions (``Declaration.actions``: CoC7's attack with its
+damage, several shots, full auto, FAR), led by a skill's number or a skill of the character's
+sheet (``fighting dmg=1d6+DB``), ``DB`` the sheet's damage bonus. Asked in the words the
+command line takes, for a character or none, in any roll mode a check has (a blind one shown
+by the GM as a check's is); drawn from the table's provable seeds as a check is
+(``access.chain_of``), logged as a ``declared`` event with its exact odds and its reading. A
+Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes the SAN it
+leaves back, in the roll's transaction, where every reader of the sheet sees the roll (as a
+check's improvement mark: the sheet would tell the result). A character's development phase
+(``develop``), the GM's, rolls its marks and writes the sheet back (``_developed``)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import development, expressions, sanity, sanity_form
+from .. import development, expressions, sanity, sanity_form, sheets
+from ..actions import Action, Found, Report, for_character, named
 from ..declarations import DEVELOP_LUCK
 from ..development import DevelopmentRequest, DevelopmentResult
 from ..development_view import development_view
@@ -25,6 +29,7 @@ from ..expressions.exact import cost
 from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
+from ..systems import REGISTRY
 from . import characters
 from . import event_kinds as kinds
 from .access import (
@@ -45,8 +50,9 @@ from .rolls import Planned
 from .store import write_columns
 
 ALLOWED = (
-    "a dice expression (1d6+1, or 2d6+DB db=+1d4: what DB stands for), a Sanity roll of this "
-    "table's rules (sc 1/1d6) or a character's development phase (develop, develop luck)"
+    "a dice expression (1d6+1, or 1d8+DB: DB the character's damage bonus, else db=+1d4), a "
+    "Sanity roll of this table's rules (sc 1/1d6), one of its actions (60 dmg=1d8+DB, "
+    "handgun shots2 dmg=1d10, FAR(30,62,98)) or a character's development phase (develop)"
 )
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
@@ -59,6 +65,7 @@ PER_LOSS = 100
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
 UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
+ACTION_UNLOGGED = "damage"  # an action's: the chance of every damage (the card keeps its own)
 
 
 class Dear(CheckDear):
@@ -78,6 +85,24 @@ def reads_as(words: str) -> bool:
     return bool(tokens) and expressions.looks_like(tokens[0])
 
 
+def action_of(system: str, words: str, sheet: sheets.Character | None) -> Found | None:
+    """The action of the table's system the words ask for (``actions.for_character``: led by
+    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None."""
+    tokens = words.split()
+    if tokens and tokens[0].lower() == system:
+        tokens.pop(0)
+    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet)
+
+
+def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
+    """Whether the words ask for one of the system's actions (written wrong or not: the
+    roll then names what is wrong), rather than a check."""
+    try:
+        return action_of(system, words, sheet) is not None
+    except D100Error:
+        return True
+
+
 @dataclass(frozen=True)
 class DeclaredSpec:
     """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none."""
@@ -89,17 +114,22 @@ class DeclaredSpec:
 
 @dataclass(frozen=True)
 class Asked:
-    """The request the words make at this table: its kind, the library's request object."""
+    """The request the words make at this table: its kind ("dice", "sanity", "development" or
+    an action's name), the library's request object, and the action where it is one."""
 
-    roll: str  # "dice", "sanity" or "development"
-    request: DiceRequest | SanityRequest | DevelopmentRequest
+    roll: str  # "dice", "sanity", "development" or an action's name
+    request: Any
+    action: Action | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return self.request.to_dict()
+        out: dict[str, Any] = self.request.to_dict()
+        return out
 
     def cost(self) -> int:
-        """The exact odds' inner steps, known before any work (``expressions.exact.cost``); a
-        Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
+        """The exact odds' inner steps, known before any work (``expressions.exact.cost``, an
+        action's own); a Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
+        if self.action is not None:
+            return self.action.cost(self.request)
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
         if isinstance(self.request, DevelopmentRequest):
@@ -121,13 +151,23 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
                 raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
             sheet = None if row is None else sanity_form.sheet_fields(characters.sheet_of(row))
             return Asked("sanity", sanity_form.request(said, sheet))
+        found = action_of(table.system, words, None if row is None else characters.sheet_of(row))
+        if found is not None:
+            if getattr(found.request, "dice", None) is not None:
+                raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
+            return Asked(found.action.name, found.request, found.action)
         if not tokens or not expressions.looks_like(tokens[0]):
-            raise bad("words", words, ALLOWED, "neither a dice expression nor a Sanity roll")
+            raise bad(
+                "words", words, ALLOWED, "neither a dice expression, a Sanity roll nor an action"
+            )
         bonus = [t.partition("=")[2] for t in tokens if t.lower().startswith(BONUS)]
         written = "".join(t for t in tokens if not t.lower().startswith(BONUS))
         if len(bonus) > 1:
             raise bad("words", words, f"{BONUS} once", "the damage bonus given twice")
-        return Asked("dice", DiceRequest(written, bonus[0] if bonus else None))
+        given = bonus[0] if bonus else None
+        if given is None and row is not None and expressions.parse(written).names_bonus:
+            given = characters.sheet_of(row).damage_bonus  # S7-11: the sheet's, where it has one
+        return Asked("dice", DiceRequest(written, given))
     except D100Error as err:
         raise invalid(err, "words") from None
 
@@ -155,7 +195,12 @@ def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
         return {"rolls": [o.to_dict() for o in chances]}
     if roll == "sanity":
         return sanity.odds(request).to_dict()
-    return expressions.odds(request).to_dict()
+    if roll == "dice":
+        return expressions.odds(request).to_dict()
+    action = named(roll)
+    if action is None:
+        raise D100Error("roll", roll, "dice, sanity or a system's action", "unknown roll")
+    return action.odds(action.build(request))
 
 
 def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
@@ -233,11 +278,16 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
         sheet = _developed(session, row, phase)
         outcome = phase.to_dict()
+    elif made.action is not None:
+        done = made.action.roll(made.request, source)
+        reading = action_reading(made.action, made.action.report(done, planned.odds))
+        outcome = done.to_dict()
     else:
         dice = expressions.roll(made.request, source)
         reading = dice_reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
-    logged = {k: v for k, v in planned.odds.items() if k != UNLOGGED[made.roll]}
+    unlogged = UNLOGGED.get(made.roll, ACTION_UNLOGGED)
+    logged = {k: v for k, v in planned.odds.items() if k != unlogged}
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
@@ -325,6 +375,25 @@ def dice_reading(result: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]
         "chance": row.get("chance"),
         "at_least": row.get("at_least"),
         "mean": odds["mean"],
+    }
+
+
+def action_reading(action: Action, report: Report) -> dict[str, Any]:
+    """How an action reads, as its report puts it (every door draws it): its title, rows,
+    notes and exact odds; ``heading`` and ``outcome`` are what a view withholding the
+    roller's numbers keeps (an NPC's, to players: no skill, no DB)."""
+    return {
+        "title": report.title,
+        "heading": action.title,
+        "outcome": report.outcome,
+        "rows": [
+            {"label": r.label, "text": r.text, **({"level": r.level} if r.level else {})}
+            for r in report.rows
+        ],
+        "notes": list(report.notes),
+        "odds": [
+            {"what": w, "chance": f"{p.numerator}/{p.denominator}"} for w, p in report.chances
+        ],
     }
 
 

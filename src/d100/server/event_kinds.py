@@ -371,12 +371,17 @@ class Unblinded(Rolled, Unblinding):
 
 
 class DeclaredRoll(Entry):
-    """A roll of a kind the table's system declares beside the check (``declared.KINDS``): a
-    dice expression (``1d6+1``) or a Sanity roll (``sc 1/1d6``), for a character or none. Its
-    ``provable.request`` is ``{"roll": kind, "request": ...}``, resolved again by verify."""
+    """A roll of a kind the table's system declares beside the check: a dice expression
+    (``1d6+1``), a Sanity roll (``sc 1/1d6``) or one of its actions (CoC7's ``attack``,
+    ``shots``, ``full_auto``, ``far``), for a character or none. Its ``provable.request`` is
+    ``{"roll": kind, "request": ...}``, resolved again by verify."""
 
     KIND = "declared"
-    roll: Literal["dice", "sanity", "development"]
+    roll: str = Field(
+        description="dice, sanity, development (a character's phase), or the name of an "
+        "action the table's system declares (an attack with its damage, several shots, full "
+        "auto, FAR)"
+    )
     words: str | None = Field(
         None,
         description="the roll as asked: 1d6+1, sc 1/1d6 (absent from a view withholding the "
@@ -385,7 +390,9 @@ class DeclaredRoll(Entry):
     )
     character: CharacterRef | None = absent()
     request: dict[str, Any] | None = absent()
-    odds: dict[str, Any] | None = Field(None, description="exact odds (DiceOdds, SanityOdds)")
+    odds: dict[str, Any] | None = Field(
+        None, description="exact odds (DiceOdds, SanityOdds, an action's odds)"
+    )
     provable: Provable
     result: dict[str, Any] | None = Field(
         None, description="the result (DiceResult, SanityResult)", json_schema_extra=never_null

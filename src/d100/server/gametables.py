@@ -366,8 +366,8 @@ def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Dr
     client seed, in one statement. A chain's first roll starts it: its seed's commitment is
     announced to everyone (a "chain" event) before the roll. Made under the table's lock: a
     client seed changed meanwhile is an event before this roll's. At a table with the beacon,
-    a seed's first roll fetches its round (``rounds.signature_of``: it may wait a few seconds
-    for it, or refuse the roll, 503, and nothing is drawn)."""
+    a seed whose round is not kept yet, or a chain with no seed yet, draws nothing and raises
+    ``rounds.Unfetched``: its round is fetched outside the transaction (``awaiting``)."""
     params = {
         "b_table_id": table.id,
         "b_member_id": member_id,
@@ -376,23 +376,41 @@ def draw(session: Session, table: GameTable, chain: Chain, member_id: str) -> Dr
     }
     row = session.connection().execute(_DRAW, params).first()
     if row is None:
-        started = _seed_session(table.id, chain, table.beacon)
-        session.add(started)
-        append(session, table, kinds.chain_started(seed_view(started), member_id))
+        if table.beacon:  # its seed's round is seconds away: started and fetched apart
+            raise rounds.Unfetched(table.id, chain, member_id)
+        start_chain(session, table, chain, member_id)
         row = session.connection().execute(_DRAW, params).one()
     seed_id, server_seed, commitment, after, client_seed, round_number, signature = row
     loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
     if loaded is not None:  # the same session's object, read before: kept in step
         set_committed_value(loaded, "next_nonce", after)
     if round_number is not None and signature is None:
-        signature = rounds.signature_of(round_number)
-        session.connection().execute(
-            update(SeedSession).where(SeedSession.id == seed_id).values(beacon_signature=signature)
-        )
-        if loaded is not None:
-            set_committed_value(loaded, "beacon_signature", signature)
+        signature = rounds.kept(round_number)  # fetched in the background, else not waited for
+        if signature is None:
+            raise rounds.Unfetched(table.id, chain, member_id)
+        keep_signature(session, seed_id, signature)
     drawing = _drawing(server_seed, signature)
     return Draw(seed_id, drawing, commitment, after - 1, client_seed)
+
+
+def start_chain(session: Session, table: GameTable, chain: Chain, member_id: str) -> SeedSession:
+    """A chain's first seed, its commitment announced to everyone (a "chain" event)."""
+    started = _seed_session(table.id, chain, table.beacon)
+    session.add(started)
+    append(session, table, kinds.chain_started(seed_view(started), member_id))
+    return started
+
+
+def keep_signature(session: Session, seed_id: str, signature: str) -> None:
+    """A seed's round's signature, kept with it (the first kept stays: a round has one)."""
+    session.connection().execute(
+        update(SeedSession)
+        .where(SeedSession.id == seed_id, SeedSession.beacon_signature.is_(None))
+        .values(beacon_signature=signature)
+    )
+    loaded = session.identity_map.get(identity_key(SeedSession, seed_id))
+    if loaded is not None:
+        set_committed_value(loaded, "beacon_signature", signature)
 
 
 def _drawing(server_seed: str, signature: str | None) -> str:
@@ -550,6 +568,8 @@ def table_view(table: GameTable) -> dict[str, Any]:
     }
     if table.beacon:  # only then: a table without it answers as it did
         out["beacon"] = True
+    if table.last_link is not None:  # the log's head, as a roll's answer gives it (events.headed)
+        out["head"] = {"seq": table.last_seq, "link": table.last_link}
     return out
 
 

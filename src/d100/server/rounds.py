@@ -10,7 +10,11 @@ asked with a timeout of ``TIMEOUT`` seconds a request; a round that cannot be ha
 signature does not verify against quicknet's public key, refuses the roll (503, with
 ``Retry-After``) and draws nothing: its nonce is not taken. The round's signature is kept with
 its seed, so it is fetched once; and as soon as a seed is made, its round is fetched in the
-background once due, so its first roll (made under the table's lock) seldom waits for it.
+background once due, so its first roll seldom waits for it.
+
+A roll never waits for a round under the table's lock: a seed whose round is not kept yet
+(or a chain with no seed yet) refuses to draw (``Unfetched``), its transaction is rolled back,
+and the round is fetched outside any transaction (``awaiting``) before the roll is made again.
 """
 
 from __future__ import annotations
@@ -19,9 +23,13 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from .. import beacon
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from .access import Chain
 
 URL_ENV = "D100_BEACON_URL"
 TIMEOUT = 2.0  # seconds, each request to a relay
@@ -101,6 +109,25 @@ class HttpRounds:
 
 def http_fetch(urls: list[str], timeout: float = TIMEOUT) -> HttpRounds:
     return HttpRounds(urls, timeout)
+
+
+def kept(round_number: int) -> str | None:
+    """The round's verified signature if this server's fetcher has it already; never waits."""
+    if isinstance(fetcher, HttpRounds):
+        with fetcher.lock:
+            return fetcher.kept.get(round_number)
+    return None
+
+
+class Unfetched(Exception):
+    """A roll whose chain's seed names a round not kept yet, or a chain with no seed yet at a
+    table with the beacon: raised before anything is drawn, so the roll's transaction is
+    rolled back and no relay is waited for holding the table's lock (on SQLite, every
+    table's). ``awaiting.fetch`` starts the chain and fetches the round outside it."""
+
+    def __init__(self, table_id: str, chain: Chain, member_id: str) -> None:
+        super().__init__(f"a beacon round to fetch for table {table_id}'s {chain.kind} chain")
+        self.table_id, self.chain, self.member_id = table_id, chain, member_id
 
 
 def warm(round_number: int) -> None:

@@ -19,9 +19,8 @@ from typing import Any, Literal
 from ..dice import RandomSource, show_roll
 from ..errors import D100Error
 from ..fields import BIG
-from ..machine import Dice, run
 from .coc7_check import MAX_EXTRA_DICE, NAME
-from .coc7_firing import STREAM, Run, at_least, fraction_text, given, mean, totals, within
+from .coc7_firing import Run, at_least, fraction_text, mean, totals, within
 from .coc7_rules import level
 from .common import rolls
 
@@ -89,6 +88,8 @@ class Far:
                 out[name] = getattr(self, name)
         if self.dice is not None:
             out["dice"] = list(self.dice)
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -251,15 +252,11 @@ def machine(request: Far) -> Run[State]:
 
 def roll(request: Far, rng: RandomSource | None = None) -> FarResult:
     """Fire the run: the request's dice first, else the random source's."""
-    nets = [b for b, _ in request.series]
-    given_dice = {} if request.dice is None else given(request.dice, nets, "dice")
-    fire = machine(request)
-    dice = Dice(rng, given_dice)
-    end = run(fire, dice)
+    end, rolled = machine(request).fire([b for b, _ in request.series], request.dice, rng)
     volleys = []
-    for before, net, values, kept in fire.replay(dice.record.get(STREAM, [])):
+    for before, values, kept in rolled:
         i, left = before[0], before[1]
-        k = request.series[i][1]
+        net, k = request.series[i]
         lvl, hit = judge(request, k, kept)
         n, imp, _ = (0, 0, 0) if hit == "jam" else bullets(request, left, hit)
         volleys.append(Volley(STEPS[k], net, values, kept, lvl, hit, n, imp))
@@ -329,13 +326,8 @@ class FarOdds:
 
 def odds(request: Far) -> FarOdds:
     """The exact odds of the run, whatever dice the request gives."""
-    outcomes: dict[tuple[int, int], Fraction] = {}
-    jam = Fraction(0)
-    for (_, _, normal, impaling, ended), p in machine(request).distribution().items():
-        outcomes[(normal, impaling)] = outcomes.get((normal, impaling), Fraction(0)) + p
-        if ended == "jam":
-            jam += p
-    return FarOdds(request, dict(sorted(outcomes.items())), jam)
+    outcomes, jam = machine(request).outcomes(lambda e: (e[2], e[3]), lambda e: e[4] == "jam")
+    return FarOdds(request, outcomes, jam)
 
 
 __all__ = ["Far", "FarOdds", "FarResult", "Volley", "far", "odds", "roll"]

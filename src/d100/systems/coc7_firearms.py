@@ -1,42 +1,41 @@
 """Call of Cthulhu 7th firearms as the edition declares them (``Declaration.actions``): BCDice's
 ``FAR(...)`` (S7-14), several handgun shots with their damage (S7-13, S7-6) and d100's own full
-auto (S7-14, Foundry's reading) in quick words, each read from what a person types, rolled,
-counted and put in words for any door to draw."""
+auto (S7-14, Foundry's reading) in quick words (``coc7_quick_words``), each read from what a
+person types, rolled, counted and put in words for any door to draw; with them, the attack
+with its damage (``coc7_attack``, S7-6, C7-7)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..actions import Action, Report, Row
 from ..dice import show_roll
-from ..errors import D100Error, TooMuchWork
-from ..fields import from_text
+from . import coc7_damage as damage
 from . import coc7_far as fa
 from . import coc7_full_auto as au
 from . import coc7_shots as cs
+from .coc7_attack import ATTACK
 from .coc7_check import NAME
-from .coc7_firing import RANGES
-from .coc7_rules import DIFFICULTIES
-from .common import DICE, rolls
-
-TITLE = "Call of Cthulhu 7th edition"
-
-
-def _given(word: str) -> tuple[int, ...] | None:
-    """``@52,11,81``: dice rolled by hand, in the order rolled; None for any other word."""
-    if not word.startswith("@"):
-        return None
-    return tuple(from_text(DICE, word[1:], "dice"))
-
+from .coc7_firing import Fired, Told, built
+from .coc7_quick_words import (
+    COMMON,
+    TITLE,
+    dealt,
+    fields_of,
+    given_dice,
+    pool_words,
+    rolls_plain,
+)
+from .common import rolls
 
 # -- FAR ---------------------------------------------------------------------------------------
 
 
-def read_far(words: Sequence[str]) -> tuple[fa.Far, str | None] | None:
+def read_far(words: Sequence[str], bonus: str | None = None) -> tuple[fa.Far, str | None] | None:
     """``FAR(w,x,y[,z[,d[,v]]])`` first, then dice rolled by hand (``@52,11,81``), then a label,
     as BCDice reads anything after the command as a comment."""
     if not words:
@@ -45,20 +44,20 @@ def read_far(words: Sequence[str]) -> tuple[fa.Far, str | None] | None:
     if request is None:
         return None
     rest = list(words[1:])
-    if rest and (dice := _given(rest[0])) is not None:
+    if rest and (dice := given_dice(rest[0])) is not None:
         request = replace(request, dice=dice)
         rest.pop(0)
     return request, " ".join(rest) or None
 
 
-def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
-    r = result.request
+def far_report(result: fa.FarResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "jam")
     head = f"{TITLE} full auto (BCDice FAR) — {r.bullets} bullets, skill {r.skill}, "
     head += f"malfunction {r.malfunction}, volleys of {r.size}"
     rows = []
     for i, v in enumerate(result.volleys, 1):
         did = {"jam": "JAM", "miss": "miss"}.get(v.hit, f"{v.normal} normal, {v.impaling} impaling")
-        text = f"{v.step}, {_pool(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
+        text = f"{v.step}, {pool_words(v.net)}: {rolls(v.dice)} → {show_roll(v.roll)} "
         rows.append(Row(f"volley {i}", f"{text}{v.level.upper()} · {did}", v.level))
     ended = {"jam": "jammed", "empty": "all fired", "stop": "stopped as asked"}
     rows.append(
@@ -68,8 +67,9 @@ def far_report(result: fa.FarResult, odds: fa.FarOdds) -> Report:
             f"bullets left" + (f" ({ended[result.ended]})" if result.ended in ended else ""),
         )
     )
-    chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.jam))
-    return Report(NAME, head, tuple(rows), chances, r.notes)
+    chances = (*_hit_chances(result.hits, odds.at_least), ("a jam", odds.stop or Fraction(0)))
+    hits = f"{result.normal} normal, {result.impaling} impaling"
+    return Report(NAME, head, tuple(rows), chances, r.notes, hits)
 
 
 def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[str, Fraction]]:
@@ -82,23 +82,17 @@ def _hit_chances(hits: int, at_least: Callable[[int], Fraction]) -> list[tuple[s
 
 # -- several shots and d100's own full auto, in quick words -------------------------------------
 
-_COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: a bonus die)
-    "bonus_dice": re.compile(r"(?:b|bonus)=?(\d*)", re.IGNORECASE),
-    "penalty_dice": re.compile(r"(?:p|penalty)=?(\d*)", re.IGNORECASE),
-    "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
-    "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
-}
 _SHOTS = {
     "shots": re.compile(r"shots=?(\d+)", re.IGNORECASE),
     "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
-    **_COMMON,
+    **COMMON,
 }
 _AUTO = {
     "bullets": re.compile(r"auto=?(\d+)", re.IGNORECASE),
     "volleys": re.compile(r"volleys=?(\d+)", re.IGNORECASE),
     "volley": re.compile(r"volley=?(\d+)", re.IGNORECASE),
     "damage": re.compile(r"(?:dmg|damage)=(\S+)", re.IGNORECASE),
-    **_COMMON,
+    **COMMON,
 }
 RANGE_WORDS = (
     "aim (a bonus die on the first); malN (malfunction number); normal, long or extreme: one "
@@ -115,76 +109,24 @@ AUTO_WORDS = (
 )
 
 
-def _word(word: str, patterns: dict[str, re.Pattern[str]]) -> tuple[str, Any] | None:
-    if word.lower() in RANGES:
-        return "ranges", word.lower()
-    if (dice := _given(word)) is not None:
-        return "dice", dice
-    for name, pattern in patterns.items():
-        m = pattern.fullmatch(word)
-        if m:
-            value = m[1] if name == "damage" else True if name == "aimed" else int(m[1] or 1)
-            return name, value
-    return None
-
-
-def _fields(
-    words: Sequence[str], key: str, patterns: dict[str, re.Pattern[str]], allowed: str, what: str
-) -> tuple[dict[str, Any], str | None] | None:
-    """``SKILL WORDS... [LABEL]`` as request fields once the ``key`` field's word is among the
-    words, else None; the label is the words from the first that is none of them."""
-    if not words or not words[0].isdigit():
-        return None
-    if not any(patterns[key].fullmatch(w) for w in words[1:]):
-        return None
-    out: dict[str, Any] = {"skill": int(words[0])}
-    ranges: list[str] = []
-    label: list[str] = []
-    for word in words[1:]:
-        found = _word(word, patterns)
-        if found is None or label:
-            if found is not None:
-                raise D100Error("word", word, "its words first, then the label", "after a label")
-            if not word[:1].isalpha() or word.lower() in DIFFICULTIES:  # no label: a mistake
-                raise D100Error("word", word, allowed, f"not a word of {what}")
-            label.append(word)
-            continue
-        name, value = found
-        if name == "ranges":
-            ranges.append(value)
-        elif name in out:
-            raise D100Error(name, word, f"one word for {name}", f"{name} given twice")
-        else:
-            out[name] = value
-    if ranges:
-        out["ranges"] = tuple(ranges)
-    return out, " ".join(label) or None
-
-
-def read_shots(words: Sequence[str]) -> tuple[cs.Shots, str | None] | None:
+def read_shots(
+    words: Sequence[str], bonus: str | None = None
+) -> tuple[cs.Shots, str | None] | None:
     """``SKILL shotsN [WORDS...] [LABEL]``: several shots in one round (S7-13)."""
-    found = _fields(words, "shots", _SHOTS, SHOT_WORDS, "several shots")
+    found = fields_of(words, "shots", _SHOTS, SHOT_WORDS, "several shots")
     return None if found is None else (cs.Shots(**found[0]), found[1])
 
 
-def read_auto(words: Sequence[str]) -> tuple[au.FullAuto, str | None] | None:
+def read_auto(
+    words: Sequence[str], bonus: str | None = None
+) -> tuple[au.FullAuto, str | None] | None:
     """``SKILL autoN [WORDS...] [LABEL]``: full auto with N bullets loaded (S7-14, Foundry's)."""
-    found = _fields(words, "bullets", _AUTO, AUTO_WORDS, "full auto")
+    found = fields_of(words, "bullets", _AUTO, AUTO_WORDS, "full auto")
     return None if found is None else (au.FullAuto(**found[0]), found[1])
 
 
-def rolls_plain(dice: tuple[int, ...]) -> str:
-    return " ".join(str(d) for d in dice)
-
-
-def _pool(net: int) -> str:
-    if net == 0:
-        return "no extra dice"
-    return f"{abs(net)} {'bonus' if net > 0 else 'penalty'} {'die' if abs(net) == 1 else 'dice'}"
-
-
-def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
-    r = result.request
+def shots_report(result: cs.ShotsResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "malfunction")
     head = f"{TITLE} multiple shots — skill {r.skill}, {r.shots} shots"
     if r.malfunction is not None:
         head += f", malfunction {r.malfunction}"
@@ -199,24 +141,22 @@ def shots_report(result: cs.ShotsResult, odds: cs.ShotsOdds) -> Report:
             if s.hit
             else "miss"
         )
-        text = f"{s.range} range, {s.difficulty}, {_pool(s.net)}: {rolls(s.dice)} → "
         if s.damage:
             did += f", damage {s.damage[-1]}" + (
                 f" ({rolls_plain(s.damage[:-1])})" if s.damage[:-1] else ""
             )
-        rows.append(
-            Row(f"shot {i}", f"{text}{show_roll(s.roll)} {s.level.upper()} · {did}", s.level)
-        )
+        rows.append(_fired_row(f"shot {i}", s, did))
     rows.append(Row("hits", f"{result.hits} of {r.shots} ({result.extreme} extreme)"))
     chances = _hit_chances(result.hits, odds.at_least)
-    _damage(result.damage, lambda: odds.damage, rows, chances)
-    if r.malfunction is not None:
-        chances.append(("a malfunction", odds.malfunction))
-    return Report(NAME, head, tuple(rows), tuple(chances))
+    _damage(result.damage, odds.damage, rows, chances)
+    if r.malfunction is not None and odds.stop is not None:
+        chances.append(("a malfunction", odds.stop))
+    said = f"{result.hits} of {r.shots} hit" + dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
 
 
-def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
-    r = result.request
+def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Report:
+    r, odds = result.request, Told.of(odds_json, "malfunction")
     head = f"{TITLE} full auto — skill {r.skill}, {r.bullets} bullets, volleys of {r.size}"
     if r.malfunction is not None:
         head += f", malfunction {r.malfunction}"
@@ -231,10 +171,7 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
         )
         if v.damage:
             did += f", damage {sum(v.damage)}"
-        text = f"{v.range} range, {v.difficulty}, {_pool(v.net)}: {rolls(v.dice)} → "
-        rows.append(
-            Row(f"volley {i}", f"{text}{show_roll(v.roll)} {v.level.upper()} · {did}", v.level)
-        )
+        rows.append(_fired_row(f"volley {i}", v, did))
     ended = {"malfunction": " (malfunction)", "empty": " (all fired)"}.get(result.ended, "")
     rows.append(
         Row(
@@ -244,28 +181,31 @@ def auto_report(result: au.FullAutoResult, odds: au.FullAutoOdds) -> Report:
         )
     )
     chances = _hit_chances(result.hits, odds.at_least)
-    if r.malfunction is not None:
-        chances.append(("a malfunction", odds.malfunction))
-    _damage(result.damage, lambda: odds.damage, rows, chances)
-    return Report(NAME, head, tuple(rows), tuple(chances))
+    if r.malfunction is not None and odds.stop is not None:
+        chances.append(("a malfunction", odds.stop))
+    _damage(result.damage, odds.damage, rows, chances)
+    said = f"{result.normal} normal, {result.impaling} impaling" + dealt(result.damage)
+    return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
+
+
+def _fired_row(label: str, f: Fired, did: str) -> Row:
+    """A shot's or a volley's row: range, difficulty, pool, dice, level and what it did."""
+    text = f"{f.range} range, {f.difficulty}, {pool_words(f.net)}: {rolls(f.dice)} → "
+    return Row(label, f"{text}{show_roll(f.roll)} {f.level.upper()} · {did}", f.level)
 
 
 def _damage(
     total: int | None,
-    odds_of: Callable[[], dict[int, Fraction] | None],
+    chances_of: Mapping[int, Fraction] | str | None,
     rows: list[Row],
     chances: list[tuple[str, Fraction]],
 ) -> None:
     """The damage in all and the chance of as much or more, where a weapon's damage is named
     (the roll stands where its odds would cost more than the budget, and says so)."""
-    if total is None:
+    if total is None or chances_of is None:
         return
-    try:
-        chances_of = odds_of()
-    except TooMuchWork as err:
-        rows.append(Row("damage", f"{total} in all; its odds not worked out: {err.reason}"))
-        return
-    if chances_of is None:
+    if isinstance(chances_of, str):
+        rows.append(Row("damage", f"{total} in all; its odds not worked out: {chances_of}"))
         return
     rows.append(Row("damage", f"{total} in all (S7-6: an impale adds the most)"))
     if total > 0:
@@ -273,9 +213,22 @@ def _damage(
         chances.append((f"{total} or more damage", more))
 
 
-def with_odds(result: Any, odds: Any) -> dict[str, Any]:
-    """A result's contract JSON with its exact odds beside."""
-    return {**result.to_dict(), "odds": odds.to_dict()}
+def _shots_cost(r: cs.Shots) -> int:
+    """The run's steps, and the damage's for every (hits, extreme hits) it may come to."""
+    pairs = [(h, e) for h in range(r.shots + 1) for e in range(h + 1)]
+    return cs.machine(r).cost + _damage_cost(r.damage, pairs)
+
+
+def _auto_cost(r: au.FullAuto) -> int:
+    pairs = [(h, i) for h in range(r.bullets + 1) for i in range(h // 2 + 1)]
+    return au.machine(r).cost + _damage_cost(r.damage, pairs)
+
+
+def _damage_cost(expression: str | None, pairs: list[tuple[int, int]]) -> int:
+    if expression is None:
+        return 0
+    hurt = damage.weapon(expression)
+    return damage.cost(hurt.rolled.high - hurt.rolled.low + 1, pairs)
 
 
 ACTIONS = (
@@ -285,29 +238,36 @@ ACTIONS = (
         "full auto as BCDice plays it (S7-14): volleys with fewer dice each, then one each "
         "at hard, extreme and critical; stop r, h or e; hits, impales and a jam",
         read_far,
+        lambda data: built(fa.Far, data),
+        lambda r: fa.machine(r).cost,
         fa.roll,
-        fa.odds,
+        lambda r: fa.odds(r).to_dict(),
         far_report,
-        with_odds,
+        f"{TITLE} full auto (BCDice FAR)",
     ),
     Action(
         "shots",
-        "SKILL shotsN [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "SKILL shotsN [dmg=EXPR] [bN|pN] [aim] [malN] [normal|long|extreme...]",
         "several shots in a round (S7-13): a penalty die on each; " + SHOT_WORDS,
         read_shots,
+        lambda data: built(cs.Shots, data),
+        _shots_cost,
         cs.roll,
-        cs.odds,
+        lambda r: cs.odds(r).to_dict(),
         shots_report,
-        with_odds,
+        f"{TITLE} multiple shots",
     ),
     Action(
         "full_auto",
-        "SKILL autoN [volleyN] [volleysN] [bN|pN] [aim] [malN] [normal|long|extreme...]",
+        "SKILL autoN [dmg=EXPR] [volleyN] [volleysN] [bN|pN] [aim] [malN] [normal|long|extreme...]",
         "full auto as Foundry plays it (S7-14, d100's own): a die worse each volley; " + AUTO_WORDS,
         read_auto,
+        lambda data: built(au.FullAuto, data),
+        _auto_cost,
         au.roll,
-        au.odds,
+        lambda r: au.odds(r).to_dict(),
         auto_report,
-        with_odds,
+        f"{TITLE} full auto",
     ),
+    ATTACK,
 )

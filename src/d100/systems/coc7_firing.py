@@ -7,13 +7,15 @@ three-dice volleys costs ten times a hundred steps per state, not 10,000 faces p
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from math import comb
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .. import tallies
+from ..dice import RandomSource, show_roll
 from ..errors import D100Error, DiceError, TooMuchWork
-from ..machine import Given, Need, final_weights
+from ..machine import Dice, Given, Need, final_weights, run
 from ..memo import memoised
 from .brp import Attempt
 from .coc7_check import MAX_EXTRA_DICE, Coc7Check, Pool, attempt_of
@@ -119,6 +121,29 @@ class Run(Generic[S]):
             frontier = nxt
         return finals
 
+    def fire(
+        self, nets: list[int], dice: tuple[int, ...] | None, rng: RandomSource | None
+    ) -> tuple[S, list[tuple[S, tuple[int, ...], int]]]:
+        """Roll the run, the dice given by hand first (``nets``: each roll's dice, to read
+        them by), else the random source's: its end, and each roll's state before it, its d100
+        values and its kept die."""
+        drawn = Dice(rng, {} if dice is None else given(dice, nets, "dice"))
+        end = run(self, drawn)
+        rolled = [(s, v, k) for s, _, v, k in self.replay(drawn.record.get(STREAM, []))]
+        return end, rolled
+
+    def outcomes(
+        self, key: Callable[[S], tuple[int, int]], stopped: Callable[[S], bool]
+    ) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
+        """The exact chance of each pair ``key`` gives an end (hits and extreme ones, normal
+        and impaling), lowest first, and of an end that ``stopped`` the run (a malfunction)."""
+        pairs: dict[tuple[int, int], Fraction] = {}
+        stop = Fraction(0)
+        for end, p in self.distribution().items():
+            pairs[key(end)] = pairs.get(key(end), Fraction(0)) + p
+            stop += p if stopped(end) else 0
+        return dict(sorted(pairs.items())), stop
+
     def replay(self, draws: list[int]) -> Iterator[tuple[S, int, tuple[int, ...], int]]:
         """Each roll of a run already drawn: the state before it, its net dice, its d100
         values and the kept die."""
@@ -185,6 +210,46 @@ def within(name: str, value: int, low: int, high: int) -> None:
         raise D100Error(name, value, f"an integer {low}..{high}")
 
 
+R = TypeVar("R")
+
+
+def built(kind: Callable[..., R], data: Mapping[str, Any]) -> R:
+    """A request made again from its contract JSON (a table's log): its fields by name, lists
+    as tuples; anything else refused, naming it (G5)."""
+    if not isinstance(data, Mapping):
+        raise D100Error("request", data, "a JSON object of the request's fields", "not an object")
+    known = {f.name for f in fields(kind)}  # type: ignore[arg-type]
+    for key in data:
+        if key not in known:
+            raise D100Error(str(key), data[key], "fields " + ", ".join(sorted(known)), "unknown")
+    return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+class Fired(Protocol):
+    """A shot or a volley as fired: what its explanation and its report's row read of it."""
+
+    @property
+    def range(self) -> str: ...
+    @property
+    def difficulty(self) -> str: ...
+    @property
+    def net(self) -> int: ...
+    @property
+    def dice(self) -> tuple[int, ...]: ...
+    @property
+    def roll(self) -> int: ...
+    @property
+    def level(self) -> str: ...
+
+
+def explained(fired: Fired, did: str) -> str:
+    """A shot's or volley's part of a run's explanation: its range, difficulty, dice, level
+    and what it did."""
+    f = fired
+    rolled = f"{rolls(f.dice)} -> {show_roll(f.roll)} {f.level}"
+    return f"{f.range} ({f.difficulty}, {f.net:+d}) {rolled}: {did}"
+
+
 def fraction_text(p: Fraction) -> str:
     """An exact chance as the contract writes it: "3/8"."""
     return f"{p.numerator}/{p.denominator}"
@@ -206,3 +271,29 @@ def mean(chances: Mapping[int, Fraction]) -> Fraction:
 
 def at_least(chances: Mapping[int, Fraction], least: int) -> Fraction:
     return sum((p for v, p in chances.items() if v >= least), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Told:
+    """A run's exact odds read back from their contract JSON, for its report at any door (a
+    table works them out on a worker and reports the roll with them): each number of hits,
+    the chance of what stops the run (a malfunction or a jam), and the damage's chances, the
+    reason they were not worked out, or None where no damage is named."""
+
+    hits: Mapping[int, Fraction]
+    stop: Fraction | None
+    damage: Mapping[int, Fraction] | str | None
+
+    @classmethod
+    def of(cls, odds: Mapping[str, Any], stop: str) -> Told:
+        hurt = odds.get("damage")
+        damage: Mapping[int, Fraction] | str | None = None
+        if isinstance(hurt, Mapping) and "not_worked_out" in hurt:
+            damage = str(hurt["not_worked_out"]["message"])
+        elif isinstance(hurt, Mapping):
+            damage = {int(t): Fraction(p) for t, p in hurt.items()}
+        hits = {int(h): Fraction(p) for h, p in odds.get("hits", {}).items()}
+        return cls(hits, Fraction(odds[stop]) if stop in odds else None, damage)
+
+    def at_least(self, hits: int) -> Fraction:
+        return at_least(self.hits, hits)

@@ -16,26 +16,23 @@ from typing import Any
 
 from ..dice import RandomSource
 from ..fields import BIG
-from ..machine import Dice, run
 from . import coc7_damage as damage
 from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_damage import weapon
 from .coc7_far import MAX_BULLETS, MIN_VOLLEY
 from .coc7_firing import (
-    STREAM,
     Run,
     aimed,
     at_least,
     check_ranges,
     clamped,
+    explained,
     fraction_text,
-    given,
     mean,
     totals,
     within,
 )
 from .coc7_rules import RANK
-from .common import rolls
 
 MAX_VOLLEYS = -(-MAX_BULLETS // MIN_VOLLEY)  # every bullet fired three at a time
 
@@ -239,13 +236,10 @@ class FullAutoResult:
 def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
     """Fire the volleys: the request's dice first, else the random source's."""
     nets = [request.pool(i)[0] for i in range(request.count)]
-    given_dice = {} if request.dice is None else given(request.dice, nets, "dice")
-    fire = machine(request)
-    dice = Dice(rng, given_dice)
-    end = run(fire, dice)
+    end, rolled = machine(request).fire(nets, request.dice, rng)
     volleys = [
         replace(judge(request, before[0], before[1], kept), dice=values)
-        for before, _, values, kept in fire.replay(dice.record.get(STREAM, []))
+        for before, values, kept in rolled
     ]
     if request.damage is not None:  # the volleys first, then each hitting bullet's damage
         hurt = weapon(request.damage)
@@ -260,8 +254,7 @@ def roll(request: FullAuto, rng: RandomSource | None = None) -> FullAutoResult:
             for v in volleys
         ]
     parts = [
-        f"{v.range} ({v.difficulty}, {v.net:+d}) {rolls(v.dice)} -> {v.roll:02d} {v.level}: "
-        + ("malfunction" if v.malfunction else f"{v.normal} hit, {v.impaling} impaling")
+        explained(v, "malfunction" if v.malfunction else f"{v.normal} hit, {v.impaling} impaling")
         for v in volleys
     ]
     why = f"volleys of {request.size}: " + "; ".join(parts)
@@ -311,13 +304,10 @@ class FullAutoOdds:
 
 def odds(request: FullAuto) -> FullAutoOdds:
     """The exact odds of the volleys, whatever dice the request gives."""
-    outcomes: dict[tuple[int, int], Fraction] = {}
-    jam = Fraction(0)
-    for (_, _, normal, impaling, ended), p in machine(request).distribution().items():
-        outcomes[(normal, impaling)] = outcomes.get((normal, impaling), Fraction(0)) + p
-        if ended == "malfunction":
-            jam += p
-    return FullAutoOdds(request, dict(sorted(outcomes.items())), jam)
+    outcomes, jam = machine(request).outcomes(
+        lambda e: (e[2], e[3]), lambda e: e[4] == "malfunction"
+    )
+    return FullAutoOdds(request, outcomes, jam)
 
 
 __all__ = ["Burst", "FullAuto", "FullAutoOdds", "FullAutoResult", "odds", "roll"]

@@ -171,6 +171,7 @@ INVESTIGATOR = Investigator(
     },
     hp="HP",
     group_luck="a group's Luck roll is made by the investigator present with the lowest Luck",
+    damage_bonus="DB",
     spends={PULP: coc7_pulp.SPENDS},
     wounds=Wounds(
         lambda damage, hp, most, options: coc7_pulp.take(damage, hp, most, PULP in options),

@@ -12,28 +12,25 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ..dice import RandomSource, show_roll
+from ..dice import RandomSource
 from ..fields import BIG
-from ..machine import Dice, run
 from . import coc7_damage as damage
 from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_damage import weapon
 from .coc7_firing import (
-    STREAM,
     Run,
     aimed,
     at_least,
     check_ranges,
     clamped,
+    explained,
     fraction_text,
-    given,
     kept_weights,
     mean,
     totals,
     within,
 )
 from .coc7_rules import LEVELS
-from .common import rolls
 
 MAX_SHOTS = 10  # more than any weapon's uses per round
 
@@ -194,13 +191,9 @@ class ShotsResult:
 def roll(request: Shots, rng: RandomSource | None = None) -> ShotsResult:
     """Fire the shots: the request's dice first, else the random source's."""
     nets = [request.pool(i)[0] for i in range(request.shots)]
-    given_dice = {} if request.dice is None else given(request.dice, nets, "dice")
-    fire = machine(request)
-    dice = Dice(rng, given_dice)
-    end = run(fire, dice)
+    end, rolled = machine(request).fire(nets, request.dice, rng)
     shots = [
-        replace(judge(request, before[0], kept), dice=values)
-        for before, _, values, kept in fire.replay(dice.record.get(STREAM, []))
+        replace(judge(request, before[0], kept), dice=values) for before, values, kept in rolled
     ]
     if request.damage is not None:  # the shots first, then each hit's damage
         hurt = weapon(request.damage)
@@ -208,15 +201,15 @@ def roll(request: Shots, rng: RandomSource | None = None) -> ShotsResult:
             replace(s, damage=damage.roll(hurt, s.extreme, rng)) if s.hit else s for s in shots
         ]
     parts = [
-        f"{s.range} ({s.difficulty}, {s.net:+d}) {rolls(s.dice)} -> {show_roll(s.roll)} {s.level}"
-        + (
-            ": malfunction"
+        explained(
+            s,
+            "malfunction"
             if s.malfunction
-            else ": extreme hit"
+            else "extreme hit"
             if s.extreme
-            else ": hit"
+            else "hit"
             if s.hit
-            else ": miss"
+            else "miss",
         )
         for s in shots
     ]
@@ -271,12 +264,9 @@ class ShotsOdds:
 
 def odds(request: Shots) -> ShotsOdds:
     """The exact odds of the shots, whatever dice the request gives."""
-    outcomes: dict[tuple[int, int], Fraction] = {}
-    jam = Fraction(0)
-    for (_, hits, extreme, ended), p in machine(request).distribution().items():
-        outcomes[(hits, extreme)] = outcomes.get((hits, extreme), Fraction(0)) + p
-        if ended == "malfunction":
-            jam += p
+    outcomes, jam = machine(request).outcomes(
+        lambda e: (e[1], e[2]), lambda e: e[3] == "malfunction"
+    )
     per_shot = []
     fired = Fraction(1)  # the shots are independent until a malfunction
     for i in range(request.shots):
@@ -289,7 +279,7 @@ def odds(request: Shots) -> ShotsOdds:
         chances: dict[str, Fraction] = {k: v for k, v in levels.items() if v}
         per_shot.append({**chances, "unfired": 1 - fired})
         fired *= 1 - stops
-    return ShotsOdds(request, dict(sorted(outcomes.items())), jam, tuple(per_shot))
+    return ShotsOdds(request, outcomes, jam, tuple(per_shot))
 
 
 __all__ = ["Shot", "Shots", "ShotsOdds", "ShotsResult", "odds", "roll"]

@@ -58,6 +58,9 @@ function plain(text) {
 }
 
 // A field path ("actor.fields.luck_rerolls") as the words on the page ("Luck rerolls").
+// A field's value as words: a choice's key ("fight_back") read as "fight back".
+const valueWords = (value) => String(value).replace(/_/g, " ");
+
 function fieldWords(path) {
   const parts = path.replace(/\[\d+\]/g, "").split(".");
   const last = parts.filter((p) => !/^\d+$/.test(p) && p !== "fields" && p !== "body").pop() || path;
@@ -193,7 +196,7 @@ function fieldInputs(schema, skip, prefix) {
       input = el("select", { id, name, "aria-describedby": `${id}-help` }, usual,
         // one option a text: a choice taking a number and its text (2 and "2") shows it once
         [...new Map(spec.enum.map((v) => [String(v), v])).values()]
-          .map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : v })));
+          .map((v) => el("option", { value: v === null ? "" : v, text: v === null ? "(roll)" : valueWords(v) })));
     } else if (spec.type === "array" && spec.items && spec.items.type === "integer") {
       // the example follows the field's own range: signed modifiers, or values such as skills
       const signed = !(spec.items.minimum >= 0);

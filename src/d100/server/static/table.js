@@ -42,7 +42,23 @@ const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
 const RESULTS = ["roll", "contest", "unblind", "declared", "unblind_declared"];
 const memberName = (id) => { const m = state && state.members.find((x) => x.id === id); return m ? m.name : "someone"; };
 
+// The heads of the log seen here, kept in the browser (heads.js); made as the page starts.
+let heads = null;
+
+// An answer that carries the log's head (a roll's, a follow-up's, a showing's): kept.
+async function withHead(call) {
+  const made = await call();
+  if (made) heads.see(made.head);
+  return made;
+}
+
+function showHeads(latest, warning) {
+  $("head-box").replaceChildren(...(latest ? headLine(latest) : []));
+  $("heads-warning").textContent = warning;
+}
+
 async function start() {
+  heads = new Heads(tableId, showHeads);  // read before the state: its head is checked against them
   const token = location.hash.slice(1);
   if (/^[\w-]+$/.test(token)) {  // a token has no "=": "#view=log" is a section, kept  // a GM or rejoin link: swap the fragment's token for an HttpOnly cookie
     history.replaceState(null, "", location.pathname);
@@ -54,6 +70,7 @@ async function start() {
     $("page-error").textContent = `${err.message} Open the table from your GM link, your own link or the invite link.`;
     return;
   }
+  heads.atEnd(state.table.head);
   rememberTable(tableId, state.table.name, state.me.role);
   system = (await systems()).find((s) => s.name === state.table.system);
   rules = system.declares;
@@ -87,6 +104,7 @@ function connect() {
   source.onerror = () => { $("live-status").textContent = "reconnecting…"; };
   source.onmessage = (message) => {
     const event = JSON.parse(message.data);
+    heads.see(event.head);  // an event sent again too: its head must be the one kept
     if (seen.has(event.seq)) return;
     seen.add(event.seq);
     if (event.kind === "unblind" || event.kind === "unblind_declared") showBlind(event);
@@ -115,6 +133,7 @@ function reload() {  // many events arrive together: fetch the state once for th
     const ticket = ++asked;
     try {
       const fresh = await api("GET", base);
+      heads.see(fresh.table.head);  // a head at a number kept must be the one kept, whenever read
       if (ticket === asked) { state = fresh; render(); }
     } catch (err) { $("page-error").textContent = err.message; }
   }, 80);
@@ -259,9 +278,11 @@ function render() {
   // the words the table's rules take beside a check: a Sanity roll where they declare one
   const sanity = system.declares && system.declares.sanity;
   $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
-  $("declared-help").textContent = sanity
-    ? `A dice expression (1d6+1, 2d6+DB db=+1d4) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 2d6+DB db=+1d4 (what DB stands for).";
+  const actions = (system.declares && system.declares.actions) || [];
+  $("declared-help").textContent = (sanity
+    ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
+    + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
   developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
@@ -500,7 +521,7 @@ async function roll(body) {
   clearTimeout(previewing);
   try {
     await Promise.allSettled([...oddsAsked]);
-    return await once(`${base}/rolls`, body);
+    return await withHead(() => once(`${base}/rolls`, body));
   } finally {
     rolling -= 1;
     if (!rolling) preview();  // what a live event meanwhile would have asked
@@ -545,7 +566,7 @@ function contestOwn(values) {
 const contestSetByPage = () => [...setByPage(system), system.declares.tie_break && system.declares.tie_break.field].filter(Boolean);
 
 function fieldsText(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${v}`);
+  const parts = Object.entries(fields).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${valueWords(v)}`);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -1030,7 +1051,7 @@ function wire() {
     if ($("declared-character").value) body.character_id = $("declared-character").value;
     $("declared-button").disabled = true;
     let event;
-    try { event = await act(() => once(`${base}/declared-rolls`, body), "declared-error"); }
+    try { event = await act(() => withHead(() => once(`${base}/declared-rolls`, body)), "declared-error"); }
     finally { $("declared-button").disabled = false; }
     if (!event) return;
     $("declared-result").replaceChildren(...hereCard(event));
@@ -1133,7 +1154,7 @@ function levelBadge(view) {
 }
 
 function cardClass(e) {
-  return e.view ? e.view.style : "";
+  return (e.view && e.view.style) || "";  // dice and actions have no level style
 }
 
 // A check's view, or a contest's side's: [{name, view}] for a contest, its own for a check.
@@ -1218,7 +1239,7 @@ function followOffers(e) {
     error.textContent = "";
     // A spend of several points is one tap on a phone: say what it leaves first.
     const left = character.luck ? character.luck.current - offer.luck : 0;
-    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} keeps ${left} Luck of ${character.luck.current}.`)) return;
+    if (offer.luck > 1 && !confirm(`${offer.label}? ${character.name} has ${character.luck.current} Luck and keeps ${left}.`)) return;
     const body = { follow_up: offer.key };
     try { if (offer.draws && typed && typed.value.trim()) body.dice = parseDice(typed.value.trim()); } catch (err) { error.textContent = err.message; return; }
     // Its result where it was asked: the follow-up's own event, arriving first, removes offers.
@@ -1229,7 +1250,7 @@ function followOffers(e) {
     rerolling.add(e.seq);
     for (const other of document.querySelectorAll(`[data-reroll="${e.seq}"]`)) other.remove();
     try {
-      const event = await once(`${base}/rolls/${e.seq}/reroll`, body);
+      const event = await withHead(() => once(`${base}/rolls/${e.seq}/reroll`, body));
       rerolled.add(e.seq);
       showReroll(event);
       // in the log the follow-up is an entry of its own, at the top: pointed to, not shown twice
@@ -1238,8 +1259,16 @@ function followOffers(e) {
     } catch (err) { here.replaceWith(box); error.textContent = err.message; } finally { rerolling.delete(e.seq); }
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
-    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []), error);
+    `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []),
+    ...offers.filter((o) => o.stakes).map(stakesLine), error);
   return box;
+}
+
+// What taking an offer risks, before it is taken, in the words Discord uses: "Push the roll,
+// 60.00% (3/5) to succeed; a failed push brings a dire consequence, the Keeper's to choose."
+function stakesLine(offer) {
+  const odds = offer.chance ? `, ${offer.chance} (${offer.odds}) to succeed` : "";
+  return el("p", { class: "muted stakes", text: `${offer.label}${odds}; ${offer.stakes}.` });
 }
 
 // A follow-up's outcome takes its first roll's place wherever that was shown where rolled, and
@@ -1349,7 +1378,7 @@ function declaredCard(e, tag, time) {
   const words = e.words || (e.roll === "dice" ? v.title : "roll");
   // a blind one, for the GM until shown (its seed is revealed once every blind roll is)
   const show = e.visibility === "blind" && isGm() && !shown
-    ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone")
+    ? el("button", { type: "button", class: "secondary small", onclick: () => act(() => withHead(() => api("POST", `${base}/rolls/${e.seq}/unblind`)), "page-error") }, "Show to everyone")
     : null;
   if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
   if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
@@ -1359,6 +1388,16 @@ function declaredCard(e, tag, time) {
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
       v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
+  }
+  if (v.heading) {  // a system's action (an attack, shots, full auto, FAR): its report's rows
+    const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
+    const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
+    if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
+    return [head, el("p", { class: "muted", text: v.title }),
+      ...(v.notes || []).map((n) => el("p", { class: "hazard", text: n })),
+      ...v.rows.map((r) => el("p", {}, el("span", { class: "muted", text: `${r.label} ` }), r.text)),
+      outcome,
+      v.odds.length ? el("p", { class: "muted", text: `Exact odds: ${v.odds.map((o) => `${o.what} ${o.chance}`).join(" · ")}` }) : null, show];
   }
   const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
   const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${words}`, tag, time)];
@@ -1395,7 +1434,7 @@ function describe(e) {
       if (e.visibility === "blind" && isGm() && !shown) {
         // Showing it lets the next rotation reveal the blind seed (docs/server.md).
         out.push(el("button", { type: "button", class: "secondary small",
-          onclick: () => act(() => api("POST", `${base}/rolls/${e.seq}/unblind`), "page-error") }, "Show to everyone"));
+          onclick: () => act(() => withHead(() => api("POST", `${base}/rolls/${e.seq}/unblind`)), "page-error") }, "Show to everyone"));
       }
       return out;
     }
@@ -1410,7 +1449,7 @@ function describe(e) {
       const side = (c, r, v) => el("div", {}, el("p", {}, `${c.name}: `, levelBadge(v)), npc(c) ? null : diceLine(r, v));
       // a called contest the roller's side lost: its hazard, as a failed check shows its own
       const lost = e.result.winner === "opponent" && e.call && e.call.hazard;
-      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${v}`);
+      const own = Object.entries(contestOwn(e.request)).map(([k, v]) => `${fieldWords(k)}: ${valueWords(v)}`);
       return [head, el("p", {}, "Winner: ", el("strong", { text: winner })),
         own.length ? el("p", { class: "contest-fields", text: own.join(", ") }) : null,
         side(e.character, e.result.actor, actorView), side(e.opponent, e.result.opponent, opponentView),
