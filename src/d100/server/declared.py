@@ -9,19 +9,18 @@ by the GM as a check's is); drawn from the table's provable seeds as a check is
 Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes the SAN it
 leaves back, in the roll's transaction, where every reader of the sheet sees the roll (as a
 check's improvement mark: the sheet would tell the result). A character's development phase
-(``develop``), the GM's, rolls its marks and writes the sheet back (``_developed``)."""
+(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from .. import development, expressions, sanity, sanity_form, sheets
 from ..actions import Action, Found, Report, for_character, named
-from ..declarations import DEVELOP_LUCK
-from ..development import DevelopmentRequest, DevelopmentResult
+from ..development import DevelopmentRequest
 from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
 from ..expressions import DiceRequest
@@ -30,14 +29,13 @@ from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
 from ..systems import REGISTRY
-from . import characters
+from . import characters, developing
 from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
     Viewer,
     chain_of,
     require_editor,
-    require_gm,
     sheet_readers_see,
 )
 from .calculator import CHEAP
@@ -144,7 +142,7 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
     tokens = words.split()
     try:
         if tokens and tokens[0].lower() in development.WORDS:
-            return Asked("development", _phase(row, tokens, words))
+            return Asked("development", developing.phase(row, tokens, words))
         said = sanity_form.read(tokens, table.system)
         if said is not None:
             if said.dice is not None:
@@ -170,22 +168,6 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
         return Asked("dice", DiceRequest(written, given))
     except D100Error as err:
         raise invalid(err, "words") from None
-
-
-def _phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentRequest:
-    """A character's development phase: the skills marked on its sheet and at the table, and
-    Luck's recovery roll with ``develop luck``."""
-    if len(tokens) > 2 or tokens[1:] not in ([], [DEVELOP_LUCK]):
-        raise bad("words", words, f"{tokens[0]} or {tokens[0]} {DEVELOP_LUCK}", "unknown words")
-    if row is None:
-        raise bad("character_id", None, "the character whose phase it is", "no character")
-    c = characters.sheet_of(row)
-    have = {m.casefold() for m in c.marks}
-    marked = [*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have)]
-    request = development.from_character(replace(c, marks=tuple(marked)), len(tokens) > 1)
-    if not request.skills and request.luck is None:
-        raise bad("words", words, f"{tokens[0]} {DEVELOP_LUCK}, or marks to roll", "no marks")
-    return request
 
 
 def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -224,7 +206,7 @@ def _made(
         require_editor(viewer, row, "roll for this character")
     made = asked(table, row, spec.words)
     if isinstance(made.request, DevelopmentRequest):
-        _may_develop(session, viewer, spec.visibility, row)
+        developing.may_develop(session, viewer, spec.visibility, row)
     return row, made
 
 
@@ -273,10 +255,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
             sheet = _write_back(session, seen, row, result)
         outcome = result.to_dict()
     elif isinstance(made.request, DevelopmentRequest):
-        assert row is not None  # a phase is a character's (``_phase``)
+        assert row is not None  # a phase is a character's (``developing.phase``)
         phase = development.develop(made.request, source)
         reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
-        sheet = _developed(session, row, phase)
+        sheet = developing.developed(session, row, phase)
         outcome = phase.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
@@ -305,45 +287,6 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
         session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
     return made_event
-
-
-def _may_develop(session: Session, viewer: Viewer, visibility: str, row: Character | None) -> None:
-    """A development phase is the GM's, at the end of a session. It writes the sheet, so
-    every reader of it must see it; an NPC's is seen by no one else (its skills are the GM's
-    own)."""
-    require_gm(viewer, "roll a character's development phase")
-    assert row is not None
-    if row.member_id in viewer.gms and visibility == "public":
-        raise bad(
-            "visibility",
-            visibility,
-            "gm or blind: an NPC's skills are the GM's",
-            "a public phase would show players the NPC's skills",
-        )
-    if not sheet_readers_see(session, visibility, viewer.member_id, row):
-        raise bad(
-            "visibility",
-            visibility,
-            "a mode every reader of the sheet sees (public, for a player's character)",
-            "the phase writes the sheet: its player would read the result there",
-        )
-
-
-def _developed(session: Session, row: Character, phase: DevelopmentResult) -> dict[str, Any]:
-    """The phase written back: skills raised, marks cleared (the sheet's and the table's),
-    the mastery reward and Luck recovered; every reader of the sheet sees the roll."""
-    before = characters.sheet_of(row)
-    after = development.apply(before, phase)
-    luck = None if after.luck is None else after.luck.current
-    write_columns(
-        session, row, sheet=characters.sheet_text(after, row.sheet), marks={}, luck_current=luck
-    )
-    rolled = [*phase.skills, *([phase.luck] if phase.luck else [])]
-    raised = {r.name: [r.before, r.after] for r in rolled if r.after != r.before}
-    out: dict[str, Any] = {"skills": raised, "written": True}
-    if phase.reward_before is not None and phase.reward_after != phase.reward_before:
-        out["reward"] = [phase.reward_before, phase.reward_after]
-    return out
 
 
 def _write_back(
