@@ -44,7 +44,7 @@ ALLOWED = {
     # entry holds for every file in it):
     ("server/", "percent"): "the server's answer key: each level's odds in percent",
     ("server/", "active"): "a seed event's key (the opening, a rotation): the seed now drawn from",
-    ("cli/verify.py", "active"): "the log's key for a seed announced (the opening, a rotation)",
+    ("verify/seeds.py", "active"): "the log's key for a seed announced (the opening, a rotation)",
     ("server/gametables.py", "master"): "a word of the GM's role ('game master') no name claims",
     ("result_view.py", "failure"): "a result's badge: the word for a result that is no success",
 }

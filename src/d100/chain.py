@@ -256,6 +256,7 @@ def parse_head(text: str) -> tuple[int, str]:
 
 UNBLINDING = ("unblinds", "roll_kind", "roller_id", "rolled_at")
 UNBLIND = "unblind"  # the kind of the event showing a blind roll
+REVEAL_SHEET = "reveal_sheet"  # the kind of the event showing a character's sheets
 
 
 def unblinded_content(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -332,7 +333,9 @@ def follow(entries: Sequence[tuple[int, Mapping[str, Any]]]) -> Followed:
                 "changed, put in, left out, moved or renumbered",
             )
             return out
-        opened = given.get("opens")
+        # a blind roll shown opens its commitment (a sheet revealed opens each sheet's field,
+        # checked by ``d100.verify.replay`` against the events it names)
+        opened = None if entry.get("kind") == REVEAL_SHEET else given.get("opens")
         if opened is None and entry.get("kind") == UNBLIND and entry.get("unblinds") in roots:
             out.broken = Broken(
                 number, seq, f"shows blind roll #{entry['unblinds']} without opening its commitment"

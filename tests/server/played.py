@@ -17,9 +17,9 @@ class Played:
 def play_every_kind(api: Api) -> list[Played]:
     """Public, GM-only, blind and self rolls, a contest, a called contest against the GM's
     NPC answered, a call declined and cancelled, help (at an OpenQuest table: BRP has no
-    assistance), a Luck reroll, aim, a rest, a blind roll shown, a character edit, a client
-    seed, an invite renewed, a player revoked and a rotation revealing a private chain's
-    seed."""
+    assistance), a Luck reroll, aim, a rest, a blind roll shown, a character edit, a sheet
+    revealed, a client seed, an invite renewed, a player revoked and a rotation revealing a
+    private chain's seed."""
     table = api.table()
     pat, sam, gone = table.join("Pat"), table.join("Sam"), table.join("Gone")
     mine, theirs = table.character(pat, "Pat's"), table.character(sam, "Sam's")
@@ -48,6 +48,7 @@ def play_every_kind(api: Api) -> list[Played]:
     table.ok("POST", "/declared-rolls", table.gm, 201, json={"words": "2d6", "character_id": npc})
     table.ok("PATCH", f"/characters/{mine}", pat, json={"skills": {"stealth": 70}})
     table.ok("DELETE", f"/characters/{mine}/marks", table.gm)
+    table.ok("POST", f"/characters/{theirs}/reveal", table.gm, 201)
     table.ok("POST", "/rest", table.gm)
     table.ok("PUT", "/me/client-seed", pat, json={"client_seed": "Pat's own"})
     table.ok("POST", "/invite", table.gm)

@@ -419,6 +419,9 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ("DELETE", "/api/tables/{table_id}/characters/{character_id}/marks"): Entry(
         table_path("/characters/{w.alice}/marks"), gm_only(200)
     ),
+    ("POST", "/api/tables/{table_id}/characters/{character_id}/reveal"): Entry(
+        table_path("/characters/{w.alice}/reveal"), gm_only(201)
+    ),
     ("POST", "/api/tables/{table_id}/characters/{character_id}/aim"): Entry(
         table_path("/characters/{w.alice}/aim", lambda w, v: {"action": "aim"}),
         members(200, 200, 403),

@@ -429,7 +429,7 @@ def test_brp7_reroll_refusals(api: Api) -> None:
 def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
     """From each system's declaration: the fields the table fills in from the sheet, the
     aiming state and a called test's helpers are no player's to set."""
-    from d100.server.rolls import TABLE_FIELDS, reserved
+    from d100.table_fields import TABLE_FIELDS, reserved
 
     assert reserved("brp") == TABLE_FIELDS | {"aim_rounds"}
     assert reserved("openquest") == TABLE_FIELDS | {"assist"}

@@ -77,7 +77,9 @@ def test_every_member_s_export_links_every_event_to_one_head(
     heads = set()
     for who, log in logs.items():
         out = audit(log)
-        assert out["ok"] and out["unchecked"] == [], (who, out)
+        # (a sheet its member may not read is named: tests/server/test_verify_replay.py)
+        unchecked = [n for n in out["unchecked"] if "'s sheet is" not in n]
+        assert out["ok"] and unchecked == [], (who, out)
         assert out["chain"]["linked"] == len(log) and out["chain"]["before"] == 0, who
         head = out["chain"]["head"]
         assert log[-1]["head"] == head and head["seq"] == log[-1]["seq"], who

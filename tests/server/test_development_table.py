@@ -122,3 +122,26 @@ def test_the_phase_s_odds_before_it_is_rolled(api: Api) -> None:  # rule: S7-7, 
     assert table.ok("POST", "/declared-odds", pat, 403, json=body)
     npc = table.ok("POST", "/declared-odds", table.gm, 422, json=body | {"character_id": ghoul})
     assert npc["error"]["field"] == "visibility"
+
+
+def test_a_check_after_the_phase_replays_from_the_sheet_it_wrote(
+    api: Api, tmp_path: Path
+) -> None:  # rule: S7-7
+    """A skill at 0 always improves (S7-7: over the skill); the checks made after the phase
+    follow, in verify's replay, from the sheet the phase wrote (its skill and Luck)."""
+    table, pat, _, _ = seated(api)
+    sheet = SHEET.format(name="Bo").replace('marks = ["library use"]', 'marks = ["read lips"]')
+    sheet = sheet.replace('"library use" = 88', '"library use" = 88, "read lips" = 0')
+    bo = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet})["id"]
+    made = develop(table, table.gm, character_id=bo, words="develop luck")
+    (lips,) = [r for r in made["view"]["rolls"] if r["name"] == "read lips"]
+    assert lips["improved"] and 1 <= lips["after"] <= 10
+    table.roll(pat, bo, "read lips")
+    table.roll(pat, bo, "luck")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        out = json.loads(d100("verify", "--json", str(log)).out)
+        reasons = [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
+        assert out["ok"] and not reasons, reasons

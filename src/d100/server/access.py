@@ -23,6 +23,7 @@ from .errors import ApiError, forbidden, unauthorised
 from .event_kinds import (
     HIDDEN,
     AboutCall,
+    CharacterChanged,
     DeclaredRoll,
     DeclaredUnblinded,
     Entry,
@@ -250,6 +251,7 @@ def in_audience(viewer: Viewer, members: Sequence[str] | None) -> bool:
 # decisions get equal views (the streams one commit wakes share each view and its text).
 
 ACTOR, OPPONENT, HELPERS = "actor", "opponent", "helpers"
+SHEET = "sheet"  # a character's sheet, in the event creating or editing it
 HIDDEN_IN_WITHHELD = ("odds", "percent", "follow_ups", "luck_spent", "spent", "aim")
 LEVEL_ONLY = ("system", "level", "success")  # what a withheld check's result keeps
 
@@ -263,7 +265,7 @@ class Decision:
     seen: bool  # False: a stub, unless it is the viewer's own blind roll
     own_blind: bool  # the roller's own blind roll: made, its result not seen
     # the sides shown by name and level only: a character whose sheet the viewer may not read,
-    # an NPC's (a GM's) or a contest side a GM's call chose
+    # an NPC's (a GM's) or a contest side a GM's call chose; a character event's sheet
     withheld: tuple[str, ...] = ()
     helpers: tuple[int, ...] = ()  # which helpers (their places) are shown so
     offers: bool = True  # its follow-up offers: they bound the roller's Luck
@@ -321,6 +323,9 @@ def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -
         owner = None if logged.character is None else logged.character.member_id
         kept = logged.character is not None and withholds(viewer, owner)
         return Decision(event.seq, seen, own_blind, (ACTOR,) if kept else ())
+    if isinstance(logged, CharacterChanged):  # a sheet: its readers'
+        kept = logged.sheet is not None and not reads_sheet(viewer, logged.character.member_id)
+        return Decision(event.seq, seen, own_blind, (SHEET,) if kept else ())
     if not isinstance(logged, Rolled):  # only a call's chosen opponent is anyone's secret
         opponent = logged.call.opponent if isinstance(logged, AboutCall) else None
         kept = opponent is not None and withholds(viewer, opponent.character.member_id, True)
@@ -401,6 +406,8 @@ def shape(event: Event | Logged, decision: Decision) -> dict[str, Any]:
         return declared_view(view, decision)
     if not decision.withheld:
         return with_reading(view)
+    if SHEET in decision.withheld:  # bound in the chain by its digest, opened to no one else
+        return {k: v for k, v in view.items() if k != SHEET} | {"withheld": [SHEET]}
     if "provable" not in view:
         return view | {"call": _called(view["call"])}
     return with_reading(_withheld(view, decision))

@@ -391,6 +391,17 @@ def clear_marks(table_id: TableId, character_id: Id, request: Request) -> dict[s
     return characters.full_view(row)
 
 
+@router.post(
+    "/api/tables/{table_id}/characters/{character_id}/reveal", tags=["characters"], status_code=201
+)
+def reveal_sheet(table_id: TableId, character_id: Id, request: Request) -> dict[str, Any]:
+    """The GM shows every member the character's sheets as the log kept them (each created
+    and edited one), so that every member's ``d100 verify`` replays its rolls."""
+    with _acting(request, table_id) as (session, viewer):
+        shown = characters.reveal(session, viewer, character_id)
+        return headed(view_event(viewer, shown), shown)
+
+
 @router.post("/api/tables/{table_id}/characters/{character_id}/aim", tags=["flow"])
 def aim(table_id: TableId, character_id: Id, body: bodies.Aim, request: Request) -> dict[str, Any]:
     """``aim`` adds a round, up to the system's cap; each of what ends its aim (its

@@ -21,7 +21,7 @@ from .access import Viewer, may_edit, require_editor, require_gm
 from .errors import bad, conflict, invalid, not_found
 from .events import append, lock_table
 from .gametables import NAME_LIMIT, not_the_gm_s, text_field, unique_name
-from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
+from .models import Call, CallAssist, CallTarget, Character, Event, GameTable, Member
 from .store import count_of, write_columns
 from .tokens import UNPRINTABLE, new_id, now
 
@@ -219,7 +219,7 @@ def create(session: Session, viewer: Viewer, sent: Upload, member_id: str | None
     _store(row, sent)
     session.add(row)
     session.flush()
-    _announce(session, table, viewer, row, "created")
+    _announce(session, table, viewer, row, "created", with_sheet=True)
     return row
 
 
@@ -230,7 +230,7 @@ def update(session: Session, viewer: Viewer, character_id: str, sent: Upload) ->
     _unique(session, table, viewer, sent.character.name, row.id)
     before = sheet_of(row)
     _store(row, sent)
-    _announce(session, table, viewer, row, "edited", changes(before, sent.character))
+    _announce(session, table, viewer, row, "edited", changes(before, sent.character), True)
     return row
 
 
@@ -315,11 +315,41 @@ def _announce(
     row: Character,
     change: str,
     changed: dict[str, list[Any]] | None = None,
+    with_sheet: bool = False,
 ) -> None:
     """Tell the table a character was created, edited or had its marks cleared
-    (``event_kinds.character_changed``: what an edit changed is for the sheet's readers)."""
-    told = kinds.character_changed(public_view(row), change, changed, viewer.member_id)
+    (``event_kinds.character_changed``: what an edit changed, and the sheet as it is now where
+    ``with_sheet``, are for the sheet's readers)."""
+    sheet = sheets.to_table(sheet_of(row)) if with_sheet else None
+    told = kinds.character_changed(public_view(row), change, changed, viewer.member_id, sheet)
     append(session, table, told)
+
+
+def reveal(session: Session, viewer: Viewer, character_id: str) -> Event:
+    """The GM shows every member the character's sheets as its events logged them, so that
+    anyone's ``d100 verify`` replays its rolls: each earlier ``character`` event's commitment
+    to its sheet is opened in every export (``export.linked``)."""
+    require_gm(viewer, "reveal a character's sheet")
+    table = lock_table(session, viewer.table_id)
+    row = load(session, table.id, character_id)
+    logged = session.scalars(
+        select(Event)
+        .where(Event.table_id == table.id, Event.kind == kinds.CharacterChanged.KIND)
+        .order_by(Event.seq)
+    )
+    shown = [
+        (event.seq, event.data["character"], event.data["sheet"])
+        for event in logged
+        if event.data["character"]["id"] == row.id and "sheet" in event.data
+    ]
+    if not shown:
+        raise conflict(
+            "character_id",
+            character_id,
+            "a character whose sheet the log holds",
+            "its sheet was logged before d100 logged sheets: nothing to reveal",
+        )
+    return append(session, table, kinds.sheet_revealed(public_view(row), shown, viewer.member_id))
 
 
 def export(session: Session, viewer: Viewer, character_id: str) -> Character:

@@ -275,6 +275,27 @@ class CharacterChanged(Entry):
     character: CharacterRef
     change: Literal["created", "edited", "deleted", "marks"]
     changes: dict[str, list[Any]] | None = absent()
+    sheet: dict[str, Any] | None = Field(
+        None,
+        description="the sheet as created or edited (its TOML table, sheets.to_table), so that "
+        "d100 verify replays each roll from it; for its readers only (absent in older logs)",
+        json_schema_extra=never_null,
+    )
+
+
+class RevealedSheet(Part):
+    seq: int = Field(description="the character event whose sheet it is")
+    character: CharacterRef = Field(description="the character as that event named it")
+    sheet: dict[str, Any]
+
+
+class SheetRevealed(Entry):
+    """The GM shows every member a character's sheets, each as an earlier ``character`` event
+    kept it from them: the export opens each one's commitment (``d100 verify`` checks it)."""
+
+    KIND = "reveal_sheet"
+    character: CharacterRef
+    sheets: list[RevealedSheet]
 
 
 class AboutCall(Entry):
@@ -431,6 +452,7 @@ KINDS: dict[str, type[Entry]] = {
         SeedRevealed,
         SeedRotated,
         CharacterChanged,
+        SheetRevealed,
         TestCalled,
         CallCancelled,
         Declined,
@@ -534,14 +556,37 @@ def character_changed(
     change: str,
     changes: dict[str, list[Any]] | None,
     actor_id: str,
+    sheet: dict[str, Any] | None = None,
 ) -> CharacterChanged:
-    """What an edit changed is for the sheet's readers only: the event is then the GM's and
-    its author's (``gm`` visibility), a stub for everyone else."""
+    """A character created, edited, deleted or its marks cleared. Its ``sheet`` (as created
+    or edited) is for the sheet's readers only (``access.decide`` keeps it from the others,
+    whose exports bind it by its salted digest in the chain). What an edit changed is too:
+    the event is then the sheet's readers' (its player and the GMs), a stub for everyone else."""
+    shown: dict[str, Any] = {} if sheet is None else {"sheet": sheet}
     if changes is None:
-        return _made(CharacterChanged, actor_id, character=character, change=change)
+        return _made(CharacterChanged, actor_id, character=character, change=change, **shown)
+    readers = None if character["member_id"] is None else [character["member_id"]]
     return _made(
-        CharacterChanged, actor_id, "gm", character=character, change=change, changes=changes
+        CharacterChanged,
+        actor_id,
+        "gm",
+        readers,
+        character=character,
+        change=change,
+        changes=changes,
+        **shown,
     )
+
+
+def sheet_revealed(
+    character: Mapping[str, Any],
+    shown: Sequence[tuple[int, Mapping[str, Any], Mapping[str, Any]]],
+    actor_id: str,
+) -> SheetRevealed:
+    """A character's sheets shown to everyone (a public event): each with the number of the
+    event that kept it and the character as that event named it."""
+    sheets = [{"seq": seq, "character": ref, "sheet": sheet} for seq, ref, sheet in shown]
+    return _made(SheetRevealed, actor_id, character=character, sheets=sheets)
 
 
 def test_called(call: Mapping[str, Any], actor_id: str, audience: list[str] | None) -> TestCalled:

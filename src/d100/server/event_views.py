@@ -16,6 +16,7 @@ from pydantic import Field, RootModel, create_model
 from .event_kinds import (
     HIDDEN,
     KINDS,
+    CharacterChanged,
     DeclaredRoll,
     Entry,
     Part,
@@ -101,6 +102,15 @@ class DeclaredViewed(Viewed):
     )
 
 
+class CharacterViewed(Viewed):
+    withheld: list[Literal["sheet"]] | None = Field(
+        None,
+        description="the sheet, for a viewer who may not read it: its export binds it by its "
+        "digest in the chain, and d100 verify names it unchecked",
+        json_schema_extra=never_null,
+    )
+
+
 class HiddenProvable(Part):
     seed_id: str
     nonce: int
@@ -121,6 +131,8 @@ def viewed(kind: type[Entry]) -> type[Part]:
     base: type[Viewed] = RollViewed if issubclass(kind, Rolled) else Viewed
     if issubclass(kind, DeclaredRoll):
         base = DeclaredViewed
+    if issubclass(kind, CharacterChanged):
+        base = CharacterViewed
     data = {
         name: (field.annotation, field)
         for name, field in kind.model_fields.items()

@@ -25,13 +25,14 @@ from starlette.types import Receive, Scope, Send
 
 from .. import chain
 from ..chain import hidden_proof, proof, unblinded_content
-from .access import Viewer, authenticate, view_event
+from .access import SHEET, Viewer, authenticate, view_event
 from .errors import ApiError
-from .event_kinds import HIDDEN, Unblinded
+from .event_kinds import HIDDEN, SheetRevealed, Unblinded
 from .events import content_of, events_after, get_table
 from .models import Event, Logged
 from .store import Store
 
+CHARACTER = "character"  # a character event's key for whose it is
 AT_ONCE = 4  # per table, between its players: a member exports to verify, now and then
 BATCH = 200  # events a read: a few hundred KB at most
 SEND_SECONDS = 30.0  # for each batch to go out to a reader that has stopped reading
@@ -131,9 +132,23 @@ def linked(
         if blind is not None and blind.secret is not None:
             opened = bytes.fromhex(blind.secret)
             links["opens"] = proof(content_of(blind), unblinded_content(view), opened)
+    if view.get("kind") == SheetRevealed.KIND:  # each sheet's commitment opened
+        links["opens"] = _sheets_opened(session, table_id, view)
     out = view | {"chain": links}
     if last:
         out["head"] = {"seq": event.seq, "link": event.link}
+    return out
+
+
+def _sheets_opened(session: Session, table_id: str, view: dict[str, Any]) -> dict[str, Any]:
+    """For each sheet a reveal shows, the proof that the event which kept it committed to
+    it: of that event's character and sheet, its other fields' bare digests."""
+    out = {}
+    for shown in view.get("sheets", ()):
+        kept = session.get(Event, (table_id, shown["seq"]))
+        if kept is not None and kept.secret is not None:
+            opened = {k: kept.data[k] for k in (CHARACTER, SHEET)}
+            out[str(kept.seq)] = proof(content_of(kept), opened, bytes.fromhex(kept.secret))
     return out
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, load_only
 from ..errors import D100Error
 from ..group_luck import who_rolls
 from ..systems import REGISTRY
+from ..table_fields import players_part
 from . import characters
 from . import event_kinds as kinds
 from .access import (
@@ -28,7 +29,7 @@ from .access import (
 from .errors import ApiError, bad, conflict, invalid, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
-from .rolls import RollSpec, Side, pending_target, players_part, prepare
+from .rolls import RollSpec, Side, pending_target, prepare
 from .tokens import new_id, now
 
 HAZARD_LIMIT = 500

@@ -1489,6 +1489,7 @@ function describe(e) {
     case "client_seed": return [el("p", { class: "head" }, `${memberName(e.member_id)} sets their client seed`, time), copyable(e.client_seed, "the client seed")];
     case "table": return el("p", { class: "head" }, `Table "${e.name}" opened (${system.title})`, time);
     case "invite": return el("p", { class: "head" }, "A new invite link was made", time);
+    case "reveal_sheet": return el("p", { class: "head" }, `${memberName(e.actor_id)} reveals ${e.character.name}'s sheet to everyone`, time);
     // A stub of what this viewer may not see: a roll carries its seed and nonce, so that much shows.
     case "hidden": return el("p", { class: "head muted", text: e.provable ? "Someone rolled in secret" : "Something kept from you" });
     default: return el("p", { class: "head" }, e.kind, tag, time);
