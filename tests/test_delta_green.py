@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import d100
+from d100 import quick
 from d100.declarations import Rolled
 from d100.errors import D100Error, DiceError, RuleRefusal
 from d100.result_view import result_view
@@ -234,6 +235,10 @@ SAN_CASES = [
     (70, "1/1d4", {"adapted": True}),
     (50, "1/1d6", {"adapting": "violence", "breaking_point": 46}),
     (40, "1d4/1d6", {"adapting": "helplessness", "willpower": 2, "bond": 5}),
+    # DG-5: any sum of dice and whole numbers, beyond the rulebook's tables
+    (50, "1d3+1/2d4", {}),
+    (40, "0/1d4+1d6+2", {"house_rules": {"fumble_max_loss": True}}),
+    (60, "2/3d3", {"willpower": 4, "bond": 3, "adapting": "violence"}),
 ]
 
 
@@ -302,6 +307,30 @@ def test_dg_5_loss_dice_given_by_hand() -> None:
     with pytest.raises(D100Error) as err:
         sanity_odds(d100.parse(request("sanity", 55, 0)))  # type: ignore[arg-type]
     assert err.value.field == "san_loss"
+
+
+def test_dg_5_a_loss_is_any_sum_of_dice_and_whole_numbers_said_as_typed() -> None:
+    parsed = quick.read("delta-green 45 sanity 1d3+1/2d4")
+    assert parsed["san_loss"] == "1d3+1/2d4"
+    made = d100.resolve(
+        request("sanity", 45, 0, san_loss="1d3+1/2d4", dice=[80], san_loss_dice=[4, 2])
+    )
+    assert (
+        made.note
+        == "SAN loss 2d4 (4, 2) = 6; SAN 45 -> 39; temporary insanity (a loss of 5 or more)"
+    )
+    for loss, why in (
+        ("1d6-1d4/1", "dice kept or taken away"),
+        ("1/4d6kh3", "dice kept or taken away"),
+        ("1/1d4-3", "a loss below 0"),
+        ("1d6", "not success/failure"),
+        ("1/1d6/2", "not success/failure"),
+        ("1/DB", ""),
+        ("1/x", ""),
+    ):
+        with pytest.raises(D100Error) as err:
+            d100.parse(request("sanity", 45, 0, san_loss=loss))
+        assert err.value.field == "san_loss" and why in err.value.message, (loss, err.value)
 
 
 def test_dg_7_projection_keeps_a_loss_of_five_when_willpower_gives_out() -> None:

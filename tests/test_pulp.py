@@ -5,7 +5,9 @@ hand-rolled dice, sheets written back, and refusals naming the field."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -14,6 +16,10 @@ from d100 import spending
 from d100.errors import D100Error, DiceError, RuleRefusal
 from d100.sheets import loads
 from d100.spending import SpendRequest, WoundRequest
+from d100.systems import coc7_full_auto as full_auto
+from d100.systems import coc7_shots as shots
+from d100.systems.coc7_full_auto import FullAuto
+from d100.systems.coc7_shots import Shots
 
 PULP = frozenset({"pulp"})
 
@@ -221,3 +227,141 @@ def test_p_3_a_sheet_without_pulp_is_refused() -> None:  # rule: P-3
     with pytest.raises(RuleRefusal) as err:
         spending.spend_of(c, "stay-conscious")
     assert err.value.field == "rules"
+
+
+# -- advice: whether a spend pays, against brute force ----------------------------------------
+
+ZORA = """[zora]
+system = "coc7"
+rules = ["pulp"]
+luck = {{ current = {luck}, maximum = 60 }}
+[zora.characteristics]
+STR = 60
+CON = 55
+SIZ = 65
+DEX = 70
+APP = 50
+INT = 80
+POW = 60
+EDU = 85
+[zora.derived]
+HP = {hp}
+[zora.luck_uses]
+stay-conscious = 3
+"""
+
+
+@pytest.mark.parametrize(("luck", "hp"), [(45, 20), (45, 24), (25, 0), (19, 5)])
+def test_p_3_p_4_p_5_advice_says_exactly_what_each_spend_buys(luck: int, hp: int) -> None:
+    # rule: P-3, P-4, P-5, P-6
+    c = loads(ZORA.format(luck=luck, hp=hp)).get("zora")
+    found = {a.spend.name: a for a in spending.advise(c)}
+    most = (55 + 65) // 5  # CON + SIZ over 5 (P-8)
+    for word, least, plus in (("scratch", 20, 0), ("avoid-death", 30, 1)):
+        a = found[word]
+        if luck < least:
+            assert a.cost is None and not a.pays and a.refused and f"{luck} Luck" in a.refused
+            continue
+        want: dict[int, Fraction] = {}
+        for after, p in brute(hp, most, 6, plus).items():
+            want[after - hp] = want.get(after - hp, Fraction(0)) + p
+        assert a.gained == want
+        assert a.mean == sum((g * p for g, p in want.items()), Fraction(0))
+        cost = 20 if word == "scratch" else luck
+        assert a.cost == cost and a.per_luck == a.mean / cost
+        assert a.pays == (hp < most)  # healing none at full hit points pays nothing
+    stay = found["stay-conscious"]
+    assert stay.cost == (8 if luck >= 8 else None) and stay.gained == {}  # 2^3: the sheet's uses
+    assert found["fumble"].pays == (luck >= 10) and "still fails" in str(found["fumble"].buys)
+    data = [a.to_dict() for a in spending.advise(c)]
+    assert {d["spend"] for d in data} == set(found)
+
+
+# -- P-6 in the firearms' results ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("luck", "spent"), [(45, 10), (10, 10), (9, 0), (None, None)])
+def test_p_6_luck_cancels_a_malfunction_in_shots_and_full_auto(
+    luck: int | None, spent: int | None
+) -> None:  # rule: P-6
+    """One shot, or one volley, with no extra dice: the roll is one d100, so a malfunction
+    from 96 comes 5 times in 100 (brute force by hand); a Pulp hero holding 10 Luck spends it
+    on every one, the shot still failing and the weapon not jammed."""
+    shot = Shots(55, 1, malfunction=96, pulp_luck=luck, dice=(97,))
+    burst = FullAuto(30, 3, malfunction=96, pulp_luck=luck, dice=(97,))
+    for result, chance in (
+        (shots.roll(shot), shots.odds(replace(shot, dice=None))),
+        (full_auto.roll(burst), full_auto.odds(replace(burst, dice=None))),
+    ):
+        data, odds = result.to_dict(), chance.to_dict()
+        assert chance.malfunction == Fraction(5, 100) and result.hits == 0  # still a failure
+        if luck is None:
+            assert "luck_spent" not in data and "luck_spent" not in odds
+            continue
+        assert data["luck_spent"] == spent and data["jammed"] is (spent == 0)
+        assert chance.luck_spent == (Fraction(5, 100) if spent else 0)
+    clean = shots.roll(replace(shot, dice=(40,)))
+    assert clean.luck_spent == 0 and clean.to_dict().get("jammed", False) is False
+
+
+def test_p_6_in_the_firearms_report_every_door_draws() -> None:  # rule: P-6
+    from d100.discord.answers import ROLL, quick_answer
+
+    answer = quick_answer(ROLL, "coc7 55 shots1 mal96 pulp45 @97", None, False, "Zora", b"k", "1")
+    shown = {f["name"]: f["value"] for f in answer["embeds"][0]["fields"]}
+    assert shown["Luck"].startswith("45 → 35 (P-6)") and "not jammed" in shown["Luck"]
+    assert shown["10 luck spent"].startswith("5.00%")
+    low = quick_answer(ROLL, "coc7 55 shots1 mal96 pulp9 @97", None, False, "Zora", b"k", "1")
+    kept = {f["name"]: f["value"] for f in low["embeds"][0]["fields"]}
+    assert "stays jammed" in kept["Luck"] and "10 luck spent" not in kept
+
+
+# -- P-2: whether Luck spent halving a Sanity loss pays, against brute force -------------------
+
+
+def halved_by_hand(san: int, loss: int, luck: int) -> tuple[Fraction, Fraction, Fraction]:
+    """Every d100 and every 1d10 by hand, a loss ``1/1d{loss}`` against SAN ``san`` >= 50:
+    a success (01..SAN) loses 1, a failure 1dN, a fumble (00) N; Luck halves a loss d (kept
+    ceil(d/2), cost 2d) where that lowers it and the Luck covers it. The mean loss keeping
+    the Luck, the mean spending it, and the mean Luck spent."""
+    keep = spend = spent = Fraction(0)
+    for r in range(1, 101):
+        rolled = [1] if r <= san else [loss] if r == 100 else list(range(1, loss + 1))
+        for d in rolled:
+            p = Fraction(1, 100 * len(rolled))
+            kept, cost = -(-d // 2), 2 * d
+            use = kept < d and cost <= luck
+            keep += p * d
+            spend += p * (kept if use else d)
+            spent += p * (cost if use else 0)
+    return keep, spend, spent
+
+
+@pytest.mark.parametrize(("san", "loss", "luck"), [(60, 10, 50), (55, 6, 8), (70, 1, 50)])
+def test_p_2_advice_says_exactly_whether_halving_pays(san: int, loss: int, luck: int) -> None:
+    # rule: P-2
+    from d100 import sanity
+
+    asked = {"system": "coc7", "sanity": san, "loss": f"1/1d{loss}", "pulp": True, "luck": luck}
+    advice = sanity.luck_advice(asked)
+    keep, spend, spent = halved_by_hand(san, loss, luck)
+    assert (advice.keeping.mean, advice.spending.mean) == (keep, spend)
+    assert advice.saved == keep - spend and advice.spending.luck_spent == spent
+    assert advice.pays == (keep > spend)
+    assert advice.per_luck == (None if not spent else (keep - spend) / spent)
+    with pytest.raises(D100Error) as err:
+        sanity.luck_advice({**asked, "pulp": False, "luck": None})
+    assert err.value.field == "pulp"
+
+
+def test_p_2_advice_on_the_odds_and_discord() -> None:  # rule: P-2
+    from d100.discord.answers import quick_answer
+    from tests.cli.conftest import d100
+
+    run = d100("odds", "coc7", "sc", "1/1d10", "60", "pulp", "luck=50", "--json")
+    assert run.status == 0, run.err
+    said = json.loads(run.out)["luck_advice"]
+    assert said["pays"] is True and said["saved"] == "41/40" and "keeping" in said
+    answer = quick_answer("advise", "coc7 sc 1/1 60 pulp luck=50", None, False, "Zora", b"k", "1")
+    shown = {f["name"]: f["value"] for f in answer["embeds"][0]["fields"]}
+    assert shown["Halving the loss"].startswith("does not pay")

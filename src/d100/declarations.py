@@ -363,6 +363,9 @@ class Command:
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
+    # the skill named without a value (SealDice's ``.ra 侦查``): its request has no skill,
+    # which a door with a character's sheet reads there, and a door without one refuses
+    named: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,13 @@ from typing import Any, Literal
 
 from .errors import D100Error, LongNumber, integer, shown
 
-Kind = Literal["int", "bool", "int_list", "preset", "choice", "dice", "object", "object_list"]
+Kind = Literal[
+    "int", "bool", "int_list", "preset", "choice", "dice", "text", "object", "object_list"
+]
 
 MAX_LIST = 100  # modifiers, synergy, assisters: far beyond any table, small enough to bound work
 MAX_DICE = 1000
+MAX_TEXT = 100  # a text field (a loss as dice, 1d4/1d6): far beyond any rule's
 BIG = 1000  # skills, modifiers and risks beyond this are typing mistakes, not characters
 
 
@@ -40,6 +43,9 @@ class Field:
     # Whether a choice's strings are quick words too: not where another field's words claim
     # them (a level to buy beside a difficulty named by the same levels); KEY=VALUE sets it.
     choice_words: bool = True
+    # A text field's shape, a regular expression: a quick word of this shape sets it (a Delta
+    # Green loss ``1d4/1d6``). What the text means its system checks.
+    pattern: str | None = None
 
     def __post_init__(self) -> None:
         for word in self.words:
@@ -73,6 +79,8 @@ class Field:
             return "one of " + ", ".join(_json(c) for c in self.choices)
         if self.kind == "dice":
             return f"a list of at most {MAX_DICE} d100 values 1..100"
+        if self.kind == "text":
+            return f"a text of at most {MAX_TEXT} characters"
         if self.kind == "object":
             return "an object with fields " + ", ".join(f.name for f in self.fields)
         return f"a list of at most {self.max_items} objects with fields " + ", ".join(
@@ -191,6 +199,8 @@ def _plainly_fits(f: Field, value: Any) -> bool:
             and len(value) <= MAX_DICE
             and all(type(v) is int and 1 <= v <= 100 for v in value)
         )
+    if kind == "text":
+        return type(value) is str and len(value) <= MAX_TEXT
     return False
 
 
@@ -239,6 +249,12 @@ def _value(f: Field, value: Any, at: str) -> Any:
                 )
             out.append(v)
         return tuple(out)
+    if f.kind == "text":
+        if not isinstance(value, str):
+            raise D100Error(at, value, f.allowed(), f"not a text: {_show(value)}")
+        if len(value) > MAX_TEXT:
+            raise D100Error(at, f"{len(value)} characters", f.allowed(), "too long")
+        return value
     if f.kind == "object":
         return read(value, f.fields, at)
     items = _list(f, value, at, f.max_items)
@@ -269,6 +285,29 @@ def _show(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return _json(value)
     return shown(value)
+
+
+def exactly_one(names: Sequence[str]) -> dict[str, Any]:
+    """JSON Schema of a rule between fields: exactly one of ``names`` given (a target, as
+    ``systems.common.one_of`` checks it)."""
+    return {"oneOf": [{"required": [n]} for n in names]}
+
+
+def only_with(name: str, needs: str, equal: Any = None, given: Any = None) -> dict[str, Any]:
+    """JSON Schema of a rule between fields: ``name`` given (or given as ``given``) only
+    with ``needs`` given too (and equal to ``equal``, where said)."""
+    condition: dict[str, Any] = {"required": [name]}
+    if given is not None:
+        condition["properties"] = {name: {"const": given}}
+    then: dict[str, Any] = {"required": [needs]}
+    if equal is not None:
+        then["properties"] = {needs: {"const": equal}}
+    return {"if": condition, "then": then}
+
+
+def sides(rules: Sequence[Mapping[str, Any]], names: Sequence[str] = ("actor", "opponent")) -> Any:
+    """A check's rules between fields, held by each side of a contest."""
+    return {"properties": {n: {"allOf": list(rules)} for n in names}}
 
 
 def json_schema(fields: Sequence[Field]) -> dict[str, Any]:
@@ -313,6 +352,8 @@ def _schema(f: Field) -> dict[str, Any]:
             "items": {"type": "integer", "minimum": 1, "maximum": 100},
             "maxItems": MAX_DICE,
         }
+    if f.kind == "text":  # what it means, its system checks: a pattern cannot say
+        return {"type": "string", "maxLength": MAX_TEXT}
     if f.kind == "object":
         return json_schema(f.fields)
     return {"type": "array", "items": json_schema(f.fields), "maxItems": f.max_items}
@@ -347,6 +388,8 @@ def from_text(f: Field, text: str, at: str) -> Any:
             if (c is None and t.lower() in ("none", "null")) or str(c).lower() == t.lower():
                 return c
         raise D100Error(at, text, f.allowed(), f"not allowed: {text!r}")
+    if f.kind == "text":
+        return t
     import json  # objects typed by hand are rare: JSON, or KEY=VALUE pairs for an object
 
     try:

@@ -35,6 +35,9 @@ class DerivedValue:
     dice: bool = False
 
 
+MOST_USED = 64  # uses of a doubling spend since its reset: far beyond any session
+
+
 @dataclass(frozen=True)
 class Spend:
     """A way to spend Luck outside a check (Pulp Cthulhu's, P-3..P-7): the word it is asked

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from . import expressions
@@ -83,6 +83,8 @@ def _matches(f: Field, word: str) -> Iterator[Any]:
                         yield number
                 else:
                     yield number
+    if f.kind == "text" and f.pattern is not None and re.fullmatch(f.pattern, word):
+        yield word
     key = low.replace("_", "-").replace(" ", "-")
     if f.kind == "preset" and key in f.presets:
         yield key
@@ -262,6 +264,7 @@ class Form:
     defaults: Mapping[str, Any] = field(default_factory=dict)  # what the table's settings replace
     settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
     roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
+    named: str | None = None  # the skill named without a value: a sheet's (``Command.named``)
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -283,6 +286,36 @@ def percentile(word: str, system: str | None) -> dict[str, Any] | None:
 def unsecret(word: str) -> str | None:
     """The word without BCDice's secret prefix ``S``, where it has one."""
     return word[1:] if len(word) > 1 and word[0] in "sS" else None
+
+
+@dataclass(frozen=True)
+class DiceWords:
+    """A dice expression read from words: its text, the label after it, and whether it was
+    asked secretly (BCDice's ``S`` prefix)."""
+
+    text: str
+    label: str | None
+    secret: bool = False
+
+
+def dice_words(words: Sequence[str]) -> DiceWords | None:
+    """``[SYSTEM] EXPRESSION [LABEL...]``: a dice expression first (a system's name before it
+    changes nothing: ``coc7 1d6`` is 1d6), its label after; None when the first word is none
+    (a skill's number is a skill, never a constant)."""
+    said = list(words)
+    if len(said) > 1 and said[0].lower() in REGISTRY:
+        said.pop(0)
+    if not said or is_number(said[0]):
+        return None
+    for text, secret in ((said[0], False), (unsecret(said[0]), True)):
+        if text is None:
+            continue
+        try:
+            expressions.parse(text)
+        except D100Error:
+            continue
+        return DiceWords(text, " ".join(said[1:]) or None, secret)
+    return None
 
 
 def form(
@@ -325,7 +358,16 @@ def _form(
 ) -> Form:
     """A form read: its request, its label and its secrecy, its own or the words' after it."""
     label, secret = label or found.label, secret or found.secret
-    return Form(request, label, secret, found.repeat, found.defaults, found.settings, found.roll)
+    return Form(
+        request,
+        label,
+        secret,
+        found.repeat,
+        found.defaults,
+        found.settings,
+        found.roll,
+        found.named,
+    )
 
 
 def no_setting(found: Form, text: str) -> Form:
@@ -346,17 +388,33 @@ def no_setting(found: Form, text: str) -> Form:
             "a check; d100 roll and d100 shell roll this word (d100 roll coc7 .sc 1/1d6 60)",
             f"a roll of its own ({found.roll.word}), not a check",
         )
+    if found.named is not None:
+        raise D100Error(
+            "quick",
+            text,
+            f"a skill with its value ({found.named}50): no character's sheet gives it here",
+            f"no value given for {found.named}",
+        )
     return found
 
 
-def from_command(tokens: Sequence[str], system: str | None = None) -> dict[str, Any] | None:
-    """A command form's request: the whole line, else its first word followed by quick words
-    (``CC<=65 @42``), whose fields may not repeat the command's, and a label, left out."""
+Settings = Mapping[str, Mapping[str, Any]]  # a table's settings by system: its house rules
+
+
+def from_command(
+    tokens: Sequence[str], system: str | None = None, table: Settings | None = None
+) -> Form | None:
+    """A command form that rolls a check: the whole line, else its first word followed by
+    quick words (``CC<=65 @42``), whose fields may not repeat the command's, then a label; its
+    request with what it leaves to the table filled in, by ``table``'s settings of its system
+    where it has them (SealDice's ``.ra``: the table's ``setcoc``), else by its defaults."""
     found = form(tokens, system)
     if found is None:
         return None
     no_setting(found, " ".join(tokens))
-    return merged(found.defaults, found.request)
+    kept = (table or {}).get(str(found.request["system"]), {}) if found.defaults else {}
+    request = merged(merged(found.defaults, kept), found.request)
+    return replace(found, request=request, defaults={})
 
 
 def labelled(words: Sequence[str], system: str) -> tuple[list[str], str | None]:
@@ -393,14 +451,23 @@ def _is_word(word: str, system: System) -> bool:
 def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]:
     """The contract request ``text`` describes: ``[SYSTEM] SKILL WORDS...`` (``system`` is the
     one to use when the text names none), else a chat-bot command form a system declares."""
+    return read_form(text, system).request
+
+
+def read_form(
+    text: str | Sequence[str], system: str | None = None, table: Settings | None = None
+) -> Form:
+    """``read``'s request with what a command form says of its roll beside it: its label,
+    whether it was asked hidden (``SCC<=65``, SealDice's ``.rah``) and its repeats (``3#``);
+    what a form leaves to the table taken from ``table``'s settings (``from_command``)."""
     tokens = text.split() if isinstance(text, str) else list(text)
     if len(tokens) > 1 and tokens[0].lower() in REGISTRY and not is_number(tokens[1]):
-        found = from_command(tokens[1:], tokens[0].lower())  # ``coc6 CC<=65``
+        found = from_command(tokens[1:], tokens[0].lower(), table)  # ``coc6 CC<=65``
         if found is not None:
             return found
     if not plain_form(tokens):
         line = text if isinstance(text, str) else " ".join(tokens)
-        found = from_command(tokens, system)
+        found = from_command(tokens, system, table)
         if found is not None:
             return found
         if tokens and expressions.looks_like(tokens[0]):
@@ -428,7 +495,7 @@ def read(text: str | Sequence[str], system: str | None = None) -> dict[str, Any]
     skill_field = next((f for f in spec.check_fields if f.name == "skill"), None)
     allowed = "a skill %" if skill_field is None else skill_field.allowed()
     skill = integer(tokens.pop(0).removesuffix("%"), "skill", allowed)
-    return {"system": spec.name, "skill": skill, **fields(tokens, spec.name)}
+    return Form({"system": spec.name, "skill": skill, **fields(tokens, spec.name)})
 
 
 def parse(text: str | Sequence[str], system: str | None = None) -> CheckRequest:

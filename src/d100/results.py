@@ -99,6 +99,9 @@ class CheckResult:
     assisters: tuple[CheckResult, ...] = ()
     luck_costs: Mapping[str, int] | None = None  # coc7: Luck each level on offer costs (C7-4)
     combined: tuple[CheckResult, ...] = ()  # coc7: each skill judged on the same roll (C7-8)
+    # the value the check leaves its skill at on the sheet (a Delta Green SAN test: SAN less
+    # its loss, DG-5), None where it changes nothing
+    skill_after: int | None = None
 
     def __post_init__(self) -> None:
         _freeze(self, "request", "luck_costs")

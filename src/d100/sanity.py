@@ -14,7 +14,7 @@ what a loss brings (``outcome``) is the one function the roll and the odds both 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -481,3 +481,49 @@ def odds(request: SanityRequest | Mapping[str, Any]) -> SanityOdds:
         permanent,
         asked.to_dict(),
     )
+
+
+@dataclass(frozen=True)
+class LuckAdvice:
+    """Whether Luck spent halving a Sanity loss pays (P-2), exactly: the roll's odds spending
+    it, and keeping it; the SAN saved and the Luck spent on average, the SAN a Luck point
+    saves. It pays where it saves SAN at all."""
+
+    spending: SanityOdds
+    keeping: SanityOdds
+
+    @property
+    def saved(self) -> Fraction:
+        return self.keeping.mean - self.spending.mean
+
+    @property
+    def per_luck(self) -> Fraction | None:
+        spent = self.spending.luck_spent
+        return None if not spent else self.saved / spent
+
+    @property
+    def pays(self) -> bool:
+        return self.saved > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "pays": self.pays,
+            "saved": fraction_text(self.saved),
+            "luck_spent": fraction_text(self.spending.luck_spent),
+        }
+        if self.per_luck is not None:
+            out["per_luck"] = fraction_text(self.per_luck)
+        out["spending"], out["keeping"] = self.spending.to_dict(), self.keeping.to_dict()
+        return out
+
+
+def luck_advice(request: SanityRequest | Mapping[str, Any]) -> LuckAdvice:
+    """P-2's advice: the roll with its Luck spent halving a loss where that lowers it and the
+    Luck covers it, against the same roll spending none."""
+    asked = request if isinstance(request, SanityRequest) else SanityRequest.from_dict(request)
+    if not asked.pulp:
+        raise BadInput(
+            "pulp", False, "pulp with luck=N: the Luck a halved loss costs (P-2)", "no Luck spent"
+        )
+    kept = replace(asked, pulp=False, luck=None, pulp_halve_san_cost_foundry=False)
+    return LuckAdvice(odds(asked), odds(kept))

@@ -264,6 +264,7 @@ PYTHON = {
     "int_list": "Sequence[int]",
     "preset": "int | str",
     "dice": "Sequence[int]",
+    "text": "str",
     "object": "Mapping[str, Any]",
     "object_list": "Sequence[Mapping[str, Any]]",
 }

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from .declarations import Declaration
 from .errors import MAX_DIGITS, D100Error
 from .fields import BIG, is_int
-from .investigators import Investigator, Profile
+from .investigators import MOST_USED, Investigator, Profile
 from .luck import Luck
 from .system import System
 from .systems import REGISTRY
@@ -165,6 +165,13 @@ def _derived(value: Any, where: str, _: Mapping[str, Any], system: System) -> An
     return out
 
 
+def _counted(d: Declaration) -> object:
+    """A system whose investigators have a Luck spend whose cost grows with its uses."""
+    rules = d.investigator
+    counted = rules is not None and any(s.counted for g in rules.spends.values() for s in g)
+    return True if counted else None
+
+
 def _name_list(value: Any, where: str, what: str) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -179,6 +186,14 @@ def _name_list(value: Any, where: str, what: str) -> tuple[str, ...]:
 
 def _marks(value: Any, where: str, *_: Any) -> tuple[str, ...]:
     return _name_list(value, where, "skill names")
+
+
+def _luck_uses(value: Any, where: str, _: Mapping[str, Any], system: System) -> dict[str, int]:
+    """Each doubling Luck spend's uses since the Keeper reset its cost (P-3), by its word."""
+    rules = system.declares.investigator
+    counted = [s.name for g in (rules.spends if rules else {}).values() for s in g if s.counted]
+    read = _numbers(_table(value), where, 0, MOST_USED)
+    return {_declared(counted, k, f"{where}.{k}", "doubling spends"): v for k, v in read.items()}
 
 
 def _rules(value: Any, where: str, _: Mapping[str, Any], system: System) -> tuple[str, ...]:
@@ -256,6 +271,14 @@ class Character:
             _marks,
             Flag("--mark", "SKILL", "list", "a skill marked for improvement"),
             _development,
+        ),
+    )
+    luck_uses: dict[str, int] = field(
+        default_factory=dict,
+        metadata=_key(
+            _luck_uses,
+            Flag("--spent", "SPEND=N", "number", "a doubling Luck spend's uses since reset"),
+            _counted,
         ),
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 from .development import Pool
 from .dice import RandomSource
 from .errors import BadInput, DiceError, RuleRefusal
-from .investigators import Investigator, Spend, Wound
+from .investigators import MOST_USED, Investigator, Spend, Wound
 from .luck import Luck
 from .machine import Dice as Draws
 from .machine import Given, Need, distribution
@@ -23,7 +23,6 @@ from .systems import REGISTRY
 
 STREAM = "dice"  # the request field dice rolled by hand come in
 MOST = 10_000  # Luck, hit points or damage a request may give
-MOST_USED = 64  # uses of a doubling spend since its reset
 
 
 def _number(where: str, value: object, least: int = 0) -> int:
@@ -228,6 +227,82 @@ def spend(request: SpendRequest, rng: RandomSource | None = None) -> SpendResult
     return SpendResult(request, cost, request.luck - cost, hp, tuple(dice), rule.cancels, following)
 
 
+# -- advice --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpendAdvice:
+    """Whether one spend pays, now: its cost, whether the Luck held buys it (and why not),
+    the exact chance of each hit point gained (healing held to the most) with the mean and
+    the mean a Luck point buys, and what else it buys, in words. A spend that heals pays
+    only where it may heal at all; one that buys something else pays where it is bought."""
+
+    spend: Spend
+    cost: int | None  # None: not affordable now
+    refused: str | None
+    gained: dict[int, Fraction]
+    buys: str | None
+
+    @property
+    def mean(self) -> Fraction | None:
+        if not self.gained:
+            return None
+        return sum((g * p for g, p in self.gained.items()), Fraction(0))
+
+    @property
+    def per_luck(self) -> Fraction | None:
+        mean = self.mean
+        return None if mean is None or not self.cost else mean / self.cost
+
+    @property
+    def pays(self) -> bool:
+        if self.cost is None:
+            return False
+        if self.spend.heal is not None:
+            return any(g > 0 for g in self.gained)
+        return self.buys is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "spend": self.spend.name,
+            "rule": self.spend.rule_id,
+            "cost": self.cost,
+            "pays": self.pays,
+        }
+        if self.refused is not None:
+            out["refused"] = self.refused
+        if self.gained:
+            out["gained"] = {str(g): _text(p) for g, p in self.gained.items()}
+            out["mean"] = _text(self.mean or Fraction(0))
+            if self.per_luck is not None:
+                out["per_luck"] = _text(self.per_luck)
+        if self.buys is not None:
+            out["buys"] = self.buys
+        return out
+
+
+def advise(c: Character, used: int | None = None) -> tuple[SpendAdvice, ...]:
+    """Every spend the character's sheet allows, in the order declared, with the exact odds of
+    what it heals against what it costs now (``odds``: the machine that rolls it), so a
+    player sees which pays: a healing spend at full hit points heals nothing."""
+    rules = _investigator(c.system)
+    out = []
+    for rule in rules.spends_under(frozenset(c.rules)):
+        try:
+            asked = spend_of(c, rule.name, used if rule.counted else None)
+        except RuleRefusal as err:
+            out.append(SpendAdvice(rule, None, f"{err.reason}; {err.allowed}", {}, None))
+            continue
+        gained: dict[int, Fraction] = {}
+        if rule.heal is not None:
+            assert asked.hp is not None
+            for hp, p in odds(asked).items():
+                gained[hp - asked.hp] = gained.get(hp - asked.hp, Fraction(0)) + p
+        buys = None if rule.heal is not None else (rule.cancels or rule.title)
+        out.append(SpendAdvice(rule, asked.cost, None, gained, buys))
+    return tuple(out)
+
+
 # -- wounds --------------------------------------------------------------------------------------
 
 
@@ -319,12 +394,15 @@ def _hp_known(c: Character, name: str, most: int | None, now: int | None) -> tup
 
 
 def spend_of(
-    c: Character, word: str, used: int = 0, dice: tuple[int, ...] | None = None
+    c: Character, word: str, used: int | None = None, dice: tuple[int, ...] | None = None
 ) -> SpendRequest:
-    """A spend of the character's Luck, with hit points where the spend heals."""
+    """A spend of the character's Luck, with hit points where the spend heals; a doubling
+    spend's uses since its reset are the sheet's (``luck_uses``, P-3) unless ``used`` says."""
     if c.luck is None:
         raise BadInput("luck", None, f"a luck entry on {c.name}'s sheet", f"{c.name} has no Luck")
     name, now, most = hit_points(c)
+    if used is None:
+        used = c.luck_uses.get(word, 0)
     try:
         return SpendRequest(
             c.system, word, c.luck.current, frozenset(c.rules), used, now, most, dice
@@ -350,9 +428,13 @@ def _with_hp(c: Character, hp: int | None) -> Character:
 
 
 def apply_spend(c: Character, result: SpendResult) -> Character:
-    """The character after the spend: Luck spent, hit points healed."""
+    """The character after the spend: Luck spent, hit points healed, one more use of a
+    doubling spend counted on the sheet (P-3: its cost doubles until the Keeper resets it)."""
     assert c.luck is not None
     c = replace(c, luck=Luck(result.luck_after, c.luck.maximum))
+    r = result.request
+    if r.rule.counted:
+        c = replace(c, luck_uses={**c.luck_uses, r.spend: min(r.used + 1, MOST_USED)})
     return _with_hp(c, result.hp_after) if result.request.rule.heal is not None else c
 
 

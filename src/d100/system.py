@@ -69,6 +69,8 @@ class Declared:
     level records (set once the module has built them): nothing restated beside them."""
 
     declares: Declaration
+    check_rules: tuple[Mapping[str, Any], ...] = ()  # none but each field's own
+    contest_rules: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -80,6 +82,16 @@ class Declared:
 
     def meaning(self, level: str) -> str:
         return self.declares.level(level).meaning
+
+
+Rules = tuple[Mapping[str, Any], ...]
+
+
+def rules_between_fields(system: System) -> tuple[Rules, Rules]:
+    """A system's rules between a check's fields and a contest's, as JSON Schema
+    (``fields.exactly_one``, ``only_with``), so the API's description states what its parse
+    refuses: declared where it has any (``check_rules``, ``contest_rules``)."""
+    return getattr(system, "check_rules", ()), getattr(system, "contest_rules", ())
 
 
 def complete(system: System) -> None:

@@ -71,6 +71,25 @@ def test_p_3_stay_conscious_plain_text(tmp_path: Path) -> None:  # rule: P-3
     assert load(path).get("vera").derived["HP"] == 20
 
 
+def test_p_3_uses_are_kept_on_the_sheet_until_the_keeper_resets(tmp_path: Path) -> None:
+    """1, 2, 4 Luck, each use counted on the sheet (luck_uses), then 1 again after a reset."""
+    path = sheet(tmp_path)
+    costs = []
+    for extra in ((), (), (), ("--reset",)):
+        done = d100("luck", "--sheet", str(path), "vera", "stay-conscious", *extra, "--json")
+        assert done.status == 0, done.err
+        costs.append(json.loads(done.out)["cost"])
+    assert costs == [1, 2, 4, 1]
+    c = load(path).get("vera")
+    assert c.luck_uses == {"stay-conscious": 1} and c.luck is not None
+    assert c.luck.current == 45 - 8 and "luck_uses" in path.read_text()
+    assert path.read_text().startswith("# the Keeper's notes stay")
+    bad = sheet(tmp_path, VERA + "luck_uses = { scratch = 2 }\n")
+    done = d100("luck", "--sheet", str(bad), "vera", "scratch", "--json")
+    assert done.status == 2
+    assert json.loads(done.out)["error"]["field"].endswith(": vera.luck_uses.scratch")
+
+
 def test_p_6_and_p_7(tmp_path: Path) -> None:  # rule: P-6, P-7
     path = sheet(tmp_path)
     done = d100("luck", "--sheet", str(path), "vera", "fumble", "--json")
@@ -134,3 +153,18 @@ def test_p_9_wound_errors(tmp_path: Path) -> None:  # rule: P-9
     assert done.status == 2 and "DAMAGE" in done.err and "-3" in done.err
     done = d100("wound", "--sheet", str(path), "nobody", "3")
     assert done.status == 2 and "nobody" in done.err
+
+
+def test_p_4_advice_spends_nothing(tmp_path: Path) -> None:  # rule: P-4
+    path = sheet(tmp_path)
+    before = path.read_text()
+    done = d100("luck", "--sheet", str(path), "vera", "--advise", "--json")
+    assert done.status == 0, done.err
+    advice = {a["spend"]: a for a in json.loads(done.out)["advice"]}
+    assert advice["scratch"]["gained"] == {"1": "1/6", "2": "1/6", "3": "1/6", "4": "1/2"}
+    assert advice["scratch"]["mean"] == "3/1" and advice["scratch"]["pays"] is True
+    assert path.read_text() == before
+    plain = d100("luck", "--sheet", str(path), "vera", "--advise")
+    assert "scratch" in plain.out and "pays" in plain.out and "mean +3.00" in plain.out
+    none = d100("luck", "--sheet", str(path), "vera")
+    assert none.status == 2 and "SPEND" in none.err

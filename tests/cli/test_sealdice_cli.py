@@ -129,3 +129,11 @@ def test_sd_w6_sc_in_the_shell_takes_the_sessions_setcoc(tmp_path: Path) -> None
         ("dg", "fumble", 6),  # a failed double loses the failure loss at its maximum
         ("dg", "critical", 1),
     ]
+
+
+def test_sd_w5_json_lines_refuse_a_repeat_rather_than_roll_it_once() -> None:
+    lines = ['{"quick": ".ra 3#侦查50 @3"}', '{"quick": ".ra 侦查50 @3"}']
+    run = d100("resolve", stdin="\n".join(lines) + "\n")
+    refused, rolled = (json.loads(line) for line in run.out.splitlines())
+    assert refused["error"]["field"] == "quick" and "3 times" in refused["error"]["allowed"]
+    assert rolled["roll"] == 3 and rolled["request"]["house_rules"] == {"setcoc": 0}

@@ -270,3 +270,15 @@ def test_a_sheet_number_that_is_no_integer_is_a_clean_json_error(tmp_path: Path)
     assert "inf" in clean_error(run)
     error = json.loads(run.out, parse_constant=lambda name: pytest.fail(f"{name} in {run.out}"))
     assert (error["error"]["field"], error["error"]["value"]) == (f"{path}: a.luck.current", "inf")
+
+
+def test_dg_5_a_san_test_on_the_command_line_writes_the_sheet(tmp_path: Path) -> None:
+    sheet = tmp_path / "agent.toml"
+    sheet.write_text('name = "Agent"\nsystem = "delta-green"\nskills = { SAN = 50 }\n')
+    asked = ("Agent", "SAN", "sanity", "1d4/1d6+1", "@80", "loss@3")
+    out = d100("roll", "--sheet", str(sheet), *asked)
+    assert out.status == 0, out.err
+    assert "Agent's SAN is now 46" in out.out, out.out
+    assert "SAN = 46" in sheet.read_text()
+    again = d100("roll", "--sheet", str(sheet), "Agent", "SAN", "sanity", "0/1", "@10", "--json")
+    assert json.loads(again.out)["skill_after"] == 46 and "SAN = 46" in sheet.read_text()

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from d100.discord import commands, interactions
 from d100.discord.answers import dice_for
 from d100.discord.limits import CHOICE_MAX, choice_problems, problems
-from d100.discord.router import RATE
+from d100.discord.router import RATE, TYPING, UNSIGNED
 from d100.discord.router import Discord as Endpoint
 from d100.engine import odds, resolve
 from d100.quick import read
@@ -272,3 +272,62 @@ def test_no_endpoint_without_the_public_key(tmp_path: Any, monkeypatch: pytest.M
         create_app(f"sqlite:///{tmp_path / 'x.sqlite3'}"), base_url="http://127.0.0.1"
     ) as c:
         assert c.post("/discord/interactions", content=b"{}").status_code in (404, 405)
+
+
+def test_a_user_typing_past_their_share_is_offered_nothing_and_others_still_roll(
+    client: TestClient, discord: Discord, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Autocomplete flooded by one user (124 a second once slowed another table's rolls):
+    past their share their completions are empty and worked out no more, while another
+    user's completions and a roll are answered."""
+    from d100.discord import router
+
+    endpoint.typing = Buckets(TYPING, clock=lambda: 1000.0)  # the clock stands still
+    worked: list[str] = []
+    real = router.suggest
+    monkeypatch.setattr(router, "suggest", lambda *a: worked.append(a[0]) or real(*a))
+    for _ in range(TYPING.burst):
+        assert answered(discord.post(client, autocomplete("roll", "")))["data"]["choices"]
+    flooded = answered(discord.post(client, autocomplete("roll", "")))
+    assert flooded["data"]["choices"] == [] and len(worked) == TYPING.burst
+    typed_by_another = autocomplete("roll", "")
+    typed_by_another["member"]["user"]["id"] = "7"
+    other = answered(discord.post(client, typed_by_another))
+    assert other["data"]["choices"]
+    rolled = answered(discord.post(client, command("roll", "brp 50", user="7")))
+    assert "embeds" in rolled["data"]
+    # the flooding user's commands have their own share: typing spent none of it
+    assert "embeds" in answered(discord.post(client, command("roll", "brp 50")))["data"]
+
+
+def test_badly_signed_posts_are_refused_per_address_before_their_body_is_read(
+    client: TestClient, discord: Discord, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One address posting badly signed requests: 401 for its first few, then 429 with
+    Retry-After, its signature no longer checked; Discord's signed posts from its own
+    address are answered meanwhile."""
+    endpoint.unsigned = Buckets(UNSIGNED, clock=lambda: 1000.0)
+    checked: list[bytes] = []
+    real = endpoint.verifier
+
+    class Counted:
+        def verify(self, signature: str | None, stamp: str | None, body: bytes) -> None:
+            checked.append(body)
+            real.verify(signature, stamp, body)
+
+    monkeypatch.setattr(endpoint, "verifier", Counted())
+    body = json.dumps(command("roll", "brp 50")).encode()
+    forged = {**discord.headers(body), "x-signature-ed25519": "00" * 64}
+    hostile = TestClient(client.app, base_url="http://127.0.0.1", client=("203.0.113.9", 4000))
+    statuses = [
+        hostile.post("/discord/interactions", content=body, headers=forged).status_code
+        for _ in range(UNSIGNED.burst + 3)
+    ]
+    assert statuses == [401] * UNSIGNED.burst + [429] * 3
+    assert len(checked) == UNSIGNED.burst
+    refused = hostile.post("/discord/interactions", content=body, headers=forged)
+    assert refused.headers["retry-after"] == "1" and refused.json()["error"]["field"] == "signature"
+    # Discord, from its own address, is answered; the hostile address even when signed
+    assert "embeds" in answered(discord.post(client, command("roll", "brp 50")))["data"]
+    signed = hostile.post("/discord/interactions", content=body, headers=discord.headers(body))
+    assert signed.status_code == 429

@@ -167,7 +167,11 @@ def test_the_channel_sees_a_secret_roll_and_an_npc_s_as_a_player_would(
     web_roll(client, table_id, gm, "Ghoul", skill="stealth")
     secret, npc = posted(route, 2)
     assert secret["content"] == "Someone rolled in secret." and "embeds" not in secret
-    text = json.dumps(npc)
+    # the footer is the log's head (public, a hash that may hold any two digits): the rest
+    # must not hold the NPC's skill
+    card = dict(npc["embeds"][0])
+    assert re.fullmatch(r"log #\d+ · [0-9a-f]{8}", card.pop("footer")["text"])
+    text = json.dumps({**npc, "embeds": [card]})
     assert "Ghoul" in text and "83" not in text and "Dice" not in text, text
     assert not re.search(r"\b\d{2}\b", npc["embeds"][0]["description"])
 

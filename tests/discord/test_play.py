@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 import respx
 from fastapi.testclient import TestClient
 
@@ -302,3 +303,30 @@ def test_r_takes_dice_typed_by_hand_as_its_help_offers_and_logs_them_as_typed(
     hidden = r("Alice", "spot hidden", "@07", "blind", user=PLAYER, name="Pat")
     refused = said(discord.post(client, hidden))  # the table's own rule, in its words
     assert private(refused) and "dice" in refused["content"] and "hidden" in refused["content"]
+
+
+@respx.mock
+def test_completing_skills_parses_the_sheet_once_per_change_not_per_call(
+    client: TestClient, discord: Discord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Autocomplete is a keystroke's: every completion of the same sheet reads the skills of
+    one parse, a sheet changed is parsed once more."""
+    from d100 import sheets
+    from d100.server import characters
+
+    seated(client, discord)
+    characters._parsed.cache_clear()
+    characters._with_luck.cache_clear()
+    parsed: list[str] = []
+    loads = sheets.loads
+    monkeypatch.setattr(sheets, "loads", lambda text: parsed.append(text) or loads(text))
+    for typed in ("s", "sp", "spo", "spot", "spot ", "spot h", "x", ""):
+        skills = discord.post(client, typing("skill", typed, "Alice", user=PLAYER, name="Pat"))
+        assert skills.status_code == 200
+    assert len(parsed) == 1
+    changed = SHEET.replace("55", "60")
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=changed))
+    said(discord.post(client, sheet(size=len(changed), user=PLAYER, name="Pat")))
+    discord.post(client, typing("skill", "sp", "Alice", user=PLAYER, name="Pat"))
+    discord.post(client, typing("skill", "spo", "Alice", user=PLAYER, name="Pat"))
+    assert len(set(parsed)) == 2

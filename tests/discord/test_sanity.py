@@ -41,4 +41,4 @@ def test_odds_of_a_sanity_roll_and_refusals() -> None:
     refused = quick_answer("roll", "coc7 sc 1d6 60", None, False, "Vera", SECRET, "2")
     assert "not A/B" in str(refused["content"]) and not problems(refused)
     advice = quick_answer("advise", "coc7 sc 1/1d6 60", None, False, "Vera", SECRET, "3")
-    assert "advice is for a check" in str(advice)
+    assert "pulp with luck=N" in str(advice)  # advice weighs Pulp's Luck halving it (P-2)

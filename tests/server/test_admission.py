@@ -127,3 +127,29 @@ def test_a_request_cancelled_while_waiting_or_as_admitted_holds_no_place() -> No
 
     order, in_flight = asyncio.run(asyncio.wait_for(run(), 5))
     assert order == ["a0", "a3"] and in_flight == 0
+
+
+def test_many_addresses_lookups_leave_members_requests_a_place_at_once() -> None:
+    """The guard's turns: every address looking up made-up tokens at once takes at most a
+    quarter of the server's threads together, so a member's table request is admitted at
+    once, ahead of the addresses' waiting lookups."""
+    from d100.server.guard import ANONYMOUS_AT_ONCE, server_turns
+
+    async def run() -> tuple[list[str], int]:
+        admission = server_turns()
+        held = Holder(admission)
+        tasks = [held.start(f"x{i}", f"address:10.0.{i}.1") for i in range(admission.at_once)]
+        await settle()
+        tasks.append(held.start("member", "table:A"))
+        await settle()
+        seen = list(held.order)
+        for event in held.go.values():
+            event.set()
+        for _ in range(admission.at_once):
+            await settle()
+        await asyncio.gather(*tasks)
+        return seen, admission.in_flight
+
+    seen, in_flight = asyncio.run(asyncio.wait_for(run(), 5))
+    assert len(seen) == ANONYMOUS_AT_ONCE + 1 and seen[-1] == "member"
+    assert in_flight == 0

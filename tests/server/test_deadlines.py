@@ -328,3 +328,97 @@ def test_2000_connections_from_one_address_leave_another_s_roll_answered(
         f"while one address opened {opened} connections ({refused} told 429), another's "
         f"roll p50 {statistics.median(rolls) * 1e3:.0f} ms, max {max(rolls) * 1e3:.0f} ms"))
     assert refused >= ATTACKERS // 2, (opened, refused)  # the cap per address turned them away
+
+
+# Many addresses of one host holding silent connections, as the attack that kept a member out
+# (20 loopback addresses x 60 each, 503 on 36 of 40 rolls), at a small scale: two /24s of ten
+# addresses each, six silent connections an address, against caps a fraction of that.
+FLOOD_CAP, FLOOD_NETWORK, FLOOD_ADDRESS = 40, 24, 8
+FLOOD_NETWORKS, FLOOD_ADDRESSES, FLOOD_EACH = ("127.0.0", "127.0.1"), 10, 6
+
+
+async def _silent_flood(address: tuple[str, int]) -> list[asyncio.StreamReader]:
+    opened = []
+    for network in FLOOD_NETWORKS:
+        for i in range(FLOOD_ADDRESSES):
+            for _ in range(FLOOD_EACH):
+                reader, _writer = await asyncio.open_connection(
+                    *address, local_addr=(f"{network}.{10 + i}", 0))
+                opened.append(reader)
+    return opened
+
+
+def test_silent_connections_from_many_addresses_keep_no_member_out(tmp_path: Path) -> None:
+    """120 silent connections from 20 addresses of two /24s, one of them the member's: past
+    each network's share and the cap, the oldest silent ones are shut (told nothing) to make
+    room, the member's kept-alive connection stays, and the member's rolls on fresh
+    connections from the crowded /24 are each answered 201. The head deadline is far off:
+    every connection closed was shut to make room."""
+    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    caps = {"D100_MAX_CONNECTIONS": str(FLOOD_CAP),
+            "D100_MAX_CONNECTIONS_PER_NETWORK": str(FLOOD_NETWORK),
+            "D100_MAX_CONNECTIONS_PER_ADDRESS": str(FLOOD_ADDRESS),
+            "D100_HEADER_SECONDS": str(LONG_HEAD_SECONDS)}
+    with serve(url, tmp_path / "server.log", **caps) as base:
+        address = _address(base)
+        with httpx.Client(base_url=base, timeout=GIVE_UP) as setup:
+            table = Api(setup).table()
+            alice = table.character(table.gm, "Alice")
+        with httpx.Client(base_url=base, timeout=GIVE_UP) as kept:
+            _roll(kept, table.id, table.gm, alice)  # kept alive, vouched for by this roll
+
+            async def flood() -> tuple[list[int], list[bytes]]:
+                opened = await _silent_flood(address)
+                fresh = httpx.AsyncHTTPTransport(local_address="127.0.0.1", retries=0)
+                rolls = []
+                for _ in range(5):
+                    async with httpx.AsyncClient(base_url=base, transport=fresh,
+                                                 timeout=GIVE_UP) as member:
+                        answer = await member.post(
+                            f"/api/tables/{table.id}/rolls", headers=bearer(table.gm),
+                            json={"actor": {"character_id": alice, "skill": "stealth"}})
+                        rolls.append(answer.status_code)
+                rolls.append(await asyncio.to_thread(
+                    lambda: kept.post(f"/api/tables/{table.id}/rolls", headers=bearer(table.gm),
+                                      json={"actor": {"character_id": alice,
+                                                      "skill": "stealth"}}).status_code))
+                # At most the cap are open: wait till the rest have been shut, each told what.
+                told = [asyncio.ensure_future(r.read()) for r in opened]
+                shut = len(opened) - FLOOD_CAP
+                give_up = time.monotonic() + GIVE_UP
+                while sum(t.done() for t in told) < shut:
+                    assert time.monotonic() < give_up, "silent connections never made room"
+                    await asyncio.sleep(0.05)
+                for t in told:
+                    t.cancel()
+                return rolls, [t.result() for t in told if t.done() and not t.cancelled()]
+
+            rolls, said = asyncio.run(flood())
+    assert rolls == [201] * 6, rolls
+    assert len(said) >= FLOOD_NETWORKS.__len__() * FLOOD_ADDRESSES * FLOOD_EACH - FLOOD_CAP
+    assert set(said) == {b""}, said[:3]  # shut to make room: no 503, no 429
+
+
+def test_a_connection_its_client_closed_lets_its_place_go_at_once(tmp_path: Path) -> None:
+    """Hypercorn kept a connection in no request that its client closed open till the head
+    deadline, and its place with it: one address's four, closed, kept a fifth out (429) for
+    as long. The deadline is far off here: the places come back once the server sees the
+    closes, and the address is answered again."""
+    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    with serve(url, tmp_path / "server.log", D100_MAX_CONNECTIONS_PER_ADDRESS="4",
+               D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
+        address = _address(base)
+        for _ in range(2):  # a second round: the places came back each time
+            held = [socket.create_connection(address, timeout=GIVE_UP) for _ in range(4)]
+            for sock in held:
+                sock.close()
+            give_up = time.monotonic() + GIVE_UP
+            while True:
+                with socket.create_connection(address, timeout=GIVE_UP) as sock:
+                    sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    answer = _answered(sock)
+                if answer.startswith(b"HTTP/1.1 200"):
+                    break
+                assert answer.startswith(b"HTTP/1.1 429"), answer[:200]
+                assert time.monotonic() < give_up, "the closed connections kept their places"
+                time.sleep(0.05)

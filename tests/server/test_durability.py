@@ -192,7 +192,9 @@ def client(
                 time.sleep(float(r.headers["retry-after"]) if limited else rng.uniform(0, 0.05))
 
 
-@pytest.mark.parametrize("server", ["sqlite", "postgresql"], indirect=True)
+@pytest.mark.parametrize(
+    "server", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
 def test_acknowledged_rolls_survive_kill_9(server: Server, record_property: Any) -> None:
     began = time.monotonic()
     with httpx.Client(base_url=server.base, timeout=10) as setup:

@@ -118,3 +118,82 @@ def test_a_played_table_s_events_fit_the_described_event(api: Api) -> None:
     assert [e["kind"] for e in seen[sam]][-2:] == ["hidden", "hidden"]
     with pytest.raises(jsonschema.ValidationError):  # the shape can refuse: no number
         jsonschema.validate({"kind": "roll"}, schema)
+
+
+def test_a_chart_refuses_no_pair_of_bounds_and_checks_a_skill_given(api: Api) -> None:
+    """A chart's points are at most 101, those past left out (none where high is below low),
+    so no bounds the description allows are refused; a skill its request gives is checked
+    (a fraction was accepted, and ignored), one it leaves out is not required."""
+    from d100.engine import odds
+
+    client = api.client
+    chart = client.post("/api/odds/chart",
+                        json={"request": {"system": "brp"}, "low": 0, "high": 1000, "step": 1})
+    assert chart.status_code == 200, chart.text
+    points = chart.json()
+    assert [p["skill"] for p in points] == list(range(101))
+    assert points[40]["success"] == str(odds({"system": "brp", "skill": 40}).success)
+    empty = client.post("/api/odds/chart",
+                        json={"request": {"system": "brp"}, "low": 50, "high": 10})
+    assert empty.status_code == 200 and empty.json() == []
+    fraction = client.post("/api/odds/chart", json={"request": {"system": "brp", "skill": 50.5}})
+    assert fraction.status_code == 422
+    assert fraction.json()["error"]["field"] == "request.skill"
+    described = client.get("/openapi.json").json()["components"]["schemas"]["Chart"]
+    for variant in described["properties"]["request"]["oneOf"]:
+        assert "skill" not in variant.get("required", ()), variant["title"]
+
+
+def _odds_schema() -> dict[str, object]:
+    op = DESCRIBED["paths"]["/api/odds"]["post"]
+    return {**op["requestBody"]["content"]["application/json"]["schema"], **DESCRIBED}
+
+
+BETWEEN_FIELDS = [
+    # DG-9: Luck is tested at 50
+    ({"system": "delta-green", "skill": 60, "test": "luck"},
+     {"system": "delta-green", "skill": 50, "test": "luck"}),
+    # DG-7: a projection is willpower and bond together, in a Sanity test with a loss
+    ({"system": "delta-green", "skill": 50, "test": "sanity", "san_loss": "1/1d4",
+      "willpower": 12},
+     {"system": "delta-green", "skill": 50, "test": "sanity", "san_loss": "1/1d4",
+      "willpower": 12, "bond": 10}),
+    ({"system": "delta-green", "skill": 50, "willpower": 12, "bond": 10},
+     {"system": "delta-green", "skill": 50}),
+    # RQ-2: exactly one of skill, characteristic or resistance; a multiplier with a
+    # characteristic
+    ({"system": "rqg", "skill": 50, "characteristic": 12},
+     {"system": "rqg", "characteristic": 12, "multiplier": 3}),
+    ({"system": "rqg", "skill": 50, "multiplier": 3}, {"system": "rqg", "skill": 50}),
+    ({"system": "rqg", "actor": {"skill": 50}, "opponent": {}},
+     {"system": "rqg", "actor": {"skill": 50}, "opponent": {"characteristic": 12}}),
+    # C6: a resistance roll has no malfunction number
+    ({"system": "coc6", "resistance": {"active": 10, "passive": 12}, "malfunction": 98},
+     {"system": "coc6", "resistance": {"active": 10, "passive": 12}}),
+    ({"system": "brp-foundry"}, {"system": "brp-foundry", "skill": 40}),
+]
+
+
+def test_the_odds_description_states_the_rules_between_fields(api: Api) -> None:
+    """What the server refuses between a request's fields, the description says: each refused
+    request fails its schema, and its accepted twin fits it and is answered (rules DG-7,
+    DG-9, RQ-2 and Call of Cthulhu 6th's resistance roll)."""
+    schema = _odds_schema()
+    for refused, accepted in BETWEEN_FIELDS:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(refused, schema)
+        r = api.client.post("/api/odds", json=refused)
+        assert r.status_code == 422, (refused, r.text)
+        jsonschema.validate(accepted, schema)
+        r = api.client.post("/api/odds", json=accepted)
+        assert r.status_code == 200, (accepted, r.text)
+
+
+def test_a_query_parameter_no_route_takes_is_refused_naming_it(api: Api) -> None:
+    """As a body's unknown field is: a misspelt ``after`` read as none answered the whole log."""
+    table = api.table()
+    r = table.req("GET", "/events?afterr=3", table.gm)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == "afterr" and "after" in r.json()["error"]["allowed"]
+    assert table.req("GET", "/events?after=0", table.gm).status_code == 200
+    assert api.client.get("/api/systems?x=1").status_code == 422

@@ -352,3 +352,47 @@ def test_a_blind_attack_is_the_gm_s_until_shown_and_then_verifies(
         log.write_text(table.req("GET", "/log.jsonl", token).text)
         out = json.loads(d100("verify", "--json", str(log)).out)
         assert out["ok"] and out["mismatch"] == 0 and out["verified"] >= 1, out
+
+
+DG_SHEET = """name = "{name}"
+system = "delta-green"
+skills = {{ SAN = 50, search = 40 }}
+"""
+
+
+def test_dg_5_a_san_test_writes_san_back_where_every_reader_sees_it(
+    api: Api, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A Delta Green SAN test's loss leaves SAN on the sheet as a CoC7 Sanity roll's does:
+    written where the agent's player and the GM both see the roll, kept otherwise."""
+    monkeypatch.setitem(SHEETS, "delta-green", DG_SHEET)
+    table = api.table("delta-green")
+    pat = table.join("Pat")
+    agent = table.character(pat, "Agent")
+    tested = {"fields": {"test": "sanity", "san_loss": "1d4/1d6+1"}}
+
+    def san() -> int:
+        mine = {c["id"]: c for c in table.ok("GET", "", table.gm)["characters"]}
+        value: int = mine[agent]["skills"]["SAN"]
+        return value
+
+    made = table.roll(pat, agent, "SAN", actor=tested)
+    result = made["result"]
+    lost = int(result["note"].split(" = ")[1].split(";")[0])  # the loss the card tells
+    assert 1 <= lost <= 7 and result["skill_after"] == 50 - lost == san()
+    now = san()
+    for token, visibility in ((pat, "self"), (table.gm, "gm"), (pat, "blind")):
+        kept = table.roll(token, agent, "SAN", visibility=visibility, actor=tested)
+        assert kept["seq"] and san() == now  # the GM or Pat may not see it: the sheet stays
+    seen = table.roll(pat, agent, "SAN", visibility="gm", actor=tested)
+    assert san() == seen["result"]["skill_after"]  # the player's own gm roll: both see it
+    plain = table.roll(pat, agent, "search", actor={"fields": {}})
+    assert "skill_after" not in plain["result"]  # a test with no loss leaves the sheet be
+    # a later SAN test's target is the SAN written: the replayed log agrees (d100 verify)
+    again = table.roll(pat, agent, "SAN", actor=tested)
+    assert again["result"]["request"]["skill"] == seen["result"]["skill_after"]
+    for token in (table.gm, pat):
+        log = tmp_path / "log.jsonl"
+        log.write_text(table.req("GET", "/log.jsonl", token).text)
+        out = json.loads(d100("verify", "--json", str(log)).out)
+        assert out["ok"] and out["mismatch"] == 0, json.dumps(out)[:3000]

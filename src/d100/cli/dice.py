@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 from .. import expressions, quick
 from ..errors import D100Error, TooMuchWork
 from ..expressions import DiceOdds, DiceRequest
+from ..quick import DiceWords
 from ..render.dice_views import SECRET, odds_view, roll_view
 from ..systems import REGISTRY
 from .output import show
-
-
-@dataclass(frozen=True)
-class Asked:
-    """A dice expression read from words: its text, the label after it, and whether it was
-    asked secretly (BCDice's ``S`` prefix)."""
-
-    text: str
-    label: str | None
-    secret: bool = False
 
 
 def add_db(p: argparse.ArgumentParser) -> None:
@@ -35,26 +25,6 @@ def add_db(p: argparse.ArgumentParser) -> None:
         help="what DB stands for in a dice expression: +1d4, -1, 0 (S7-11); --db=-1 for a "
         "negative one",
     )
-
-
-def read(words: Sequence[str]) -> Asked | None:
-    """``[SYSTEM] EXPRESSION [LABEL...]``: a dice expression first (a system's name before it
-    changes nothing: ``coc7 1d6`` is 1d6), its label after; None when the first word is none
-    (a skill's number is a skill, never a constant)."""
-    said = list(words)
-    if len(said) > 1 and said[0].lower() in REGISTRY:
-        said.pop(0)
-    if not said or quick.is_number(said[0]):
-        return None
-    for text, secret in ((said[0], False), (quick.unsecret(said[0]), True)):
-        if text is None:
-            continue
-        try:
-            expressions.parse(text)
-        except D100Error:
-            continue
-        return Asked(text, " ".join(said[1:]) or None, secret)
-    return None
 
 
 def refuse_lookalike(ns: argparse.Namespace, words: Sequence[str]) -> None:
@@ -90,11 +60,11 @@ def _character(ns: argparse.Namespace, word: str) -> bool:
     return True
 
 
-def request(ns: argparse.Namespace, asked: Asked) -> DiceRequest:
+def request(ns: argparse.Namespace, asked: DiceWords) -> DiceRequest:
     return DiceRequest(asked.text, ns.damage_bonus, label=asked.label)
 
 
-def run_roll(ns: argparse.Namespace, asked: Asked) -> int:
+def run_roll(ns: argparse.Namespace, asked: DiceWords) -> int:
     from .roll import rng_of
 
     wanted = request(ns, asked)
@@ -116,7 +86,7 @@ def run_roll(ns: argparse.Namespace, asked: Asked) -> int:
     return 0
 
 
-def run_odds(ns: argparse.Namespace, asked: Asked) -> int:
+def run_odds(ns: argparse.Namespace, asked: DiceWords) -> int:
     wanted = request(ns, asked)
     chance = expressions.odds(wanted)
     show(ns, odds_view(wanted, chance), chance.to_dict())

@@ -111,7 +111,7 @@ def _build() -> tuple[Flag, ...]:
         kind: Kind = (
             "bool" if first.kind == "bool" else "list" if first.kind == "int_list" else "value"
         )
-        variant = first.kind in ("int", "preset", "choice")
+        variant = first.kind in ("int", "preset", "choice", "text")
         out.append(
             Flag(dest_of(name), name, names, kind, _help(declared), variant, name in contest_only)
         )

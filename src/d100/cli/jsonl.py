@@ -120,7 +120,17 @@ def quick_line(data: Any) -> Any:
                 "quick", data.get("quick"), 'a line {"quick": "TEXT"} and nothing else', None
             )
         found = find(data["quick"].split(), None)  # a system's own request: full auto...
-        return found if found is not None else quick.read(data["quick"])
+        if found is not None:
+            return found
+        form = quick.read_form(data["quick"])
+        if form.repeat > 1:  # one answer a line: never fewer rolls than asked, unsaid
+            raise D100Error(
+                "quick",
+                data["quick"],
+                f"one roll a line: the line {form.repeat} times (d100 roll rolls N# itself)",
+                f"{form.repeat} rolls asked (SealDice's N#)",
+            )
+        return form.request
     return data
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import quick
 from ..engine import odds
 from ..errors import D100Error
 from ..render.checks import inputs_text
@@ -61,7 +62,7 @@ def run(ns: argparse.Namespace) -> int:
     losing = sanity.read(ns, ns.names) if ns.names and ns.vs is None else None
     if losing is not None:
         return sanity.run_odds(ns, losing)
-    asked = dice.read(ns.names) if ns.names and ns.vs is None else None
+    asked = quick.dice_words(ns.names) if ns.names and ns.vs is None else None
     if asked is not None:
         return dice.run_odds(ns, asked)
     dice.no_db(ns)

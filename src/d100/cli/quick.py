@@ -246,7 +246,7 @@ def run(ns: argparse.Namespace) -> int:
     losing = sanity.read(ns, said)
     if losing is not None:
         return sanity.run_roll(ns, losing)
-    asked = dice.read(said)
+    asked = quick.dice_words(said)
     if asked is not None:
         return dice.run_roll(ns, asked)
     action = actions.read(said, ns)

@@ -272,6 +272,12 @@ def rolled_check(ns: argparse.Namespace) -> tuple[View, dict[str, Any], Rolled]:
         data["who"], data["skill"] = who, character.skill(" ".join(ns.names[1:]))
         if character.luck is not None:
             data["luck_left"] = character.luck.current - (result.luck_spent or 0)
+        if result.skill_after is not None and character.skills.get(data["skill"]) not in (
+            None,
+            result.skill_after,
+        ):  # a Delta Green SAN test: SAN less its loss, written as the table writes it
+            said = leave_skill(ns.sheet, who, data["skill"], result.skill_after)
+            view = view + View(((seg("  sheet    ", "label"), seg(said, "warn")),))
     spent = result.luck_spent or 0
     return view, data, Rolled(request, result, data.get("luck_left"), spent, (), data.get("skill"))
 
@@ -316,6 +322,16 @@ def ensure_luck(sheet: Sheet, who: str, request: dict[str, Any]) -> None:
             f"at most {luck.current} Luck point(s) for {who}",
             f"the request may spend {needed}, {who} has {luck.current} left",
         )
+
+
+def leave_skill(path: str, who: str, skill: str, value: int) -> str:
+    """The value a check left a skill at, written to the sheet read afresh; atomic."""
+    from ..sheets import load, save  # here: a check by numbers never touches a sheet
+
+    sheet = load(path)
+    character = sheet.get(who)
+    save(path, sheet.put(replace(character, skills={**character.skills, skill: value})))
+    return f"{who}'s {skill} is now {value}"
 
 
 def spend_luck(path: str, spent: Sequence[tuple[str, int]]) -> list[str]:

@@ -90,5 +90,9 @@ def run_odds(ns: argparse.Namespace, asked: sanity_form.Asked) -> int:
     wanted, _ = request(ns, asked)
     chance = sanity.odds(wanted)
     title = f"{REGISTRY.get(wanted.system).title} Sanity roll odds"
-    show(ns, odds_view(title, wanted, chance), chance.to_dict())
+    advice = sanity.luck_advice(wanted) if wanted.pulp else None
+    data = chance.to_dict()
+    if advice is not None:  # P-2: whether the Luck pays, beside the odds spending it
+        data["luck_advice"] = {k: v for k, v in advice.to_dict().items() if k != "spending"}
+    show(ns, odds_view(title, wanted, chance, advice), data)
     return 0

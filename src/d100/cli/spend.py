@@ -21,14 +21,17 @@ from .sheet import saved
 LUCK_HELP = """\
 Spend a character's Luck outside a check, as the sheet's rules allow (rules = [...] on the
 sheet): each spend's cost, what it heals with the exact odds of the hit points after, and the
-Luck and hit points left written back to the sheet.
+Luck and hit points left written back to the sheet, with a doubling spend's uses since the
+Keeper reset it (luck_uses).
 
 spends:
 {spends}
 
 examples:
   d100 luck --sheet party.toml zora scratch --seed 4
-  d100 luck --sheet party.toml zora stay-conscious --used 2
+  d100 luck --sheet party.toml zora --advise                # which spend pays, exactly
+  d100 luck --sheet party.toml zora stay-conscious          # its uses kept on the sheet
+  d100 luck --sheet party.toml zora stay-conscious --reset  # the Keeper reset its cost
 """
 
 WOUND_HELP = """\
@@ -81,13 +84,25 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("who", metavar="WHO", help="the character on the sheet")
-    p.add_argument("spend", metavar="SPEND", help="one of: " + ", ".join(_words()))
+    p.add_argument("spend", metavar="SPEND", nargs="?", help="one of: " + ", ".join(_words()))
+    p.add_argument(
+        "--advise",
+        action="store_true",
+        help="spend nothing: each spend the sheet allows, its cost now and what it buys, with "
+        "the exact odds of the hit points it heals, so you see which pays",
+    )
     p.add_argument(
         "--used",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="times a doubling spend was made since the Keeper reset its cost (default 0)",
+        help="times a doubling spend was made since the Keeper reset its cost (default: the "
+        "sheet's luck_uses, else 0)",
+    )
+    p.add_argument(
+        "--reset",
+        action="store_true",
+        help="the Keeper resets a doubling spend's cost first (P-3: from 1 again)",
     )
     p.add_argument("--dice", help="dice rolled by hand, every die in order")
     flags.add_sheet(p)
@@ -122,11 +137,16 @@ def _written(ns: argparse.Namespace, who: str, after: Character) -> View:
 
 def run_luck(ns: argparse.Namespace) -> int:
     _, c = _character(ns)
+    if ns.advise:
+        return advise(ns, c)
+    if ns.spend is None:
+        raise D100Error("SPEND", None, "one of: " + ", ".join(_words()), "no spend named")
     given = (
         None if ns.dice is None else tuple(flags.number("--dice", d) for d in ns.dice.split(","))
     )
     try:
-        request = spending.spend_of(c, ns.spend, ns.used, given)
+        used = 0 if ns.reset else ns.used
+        request = spending.spend_of(c, ns.spend, used, given)
     except D100Error as err:
         if err.field == "used":
             raise D100Error("--used", err.value, err.allowed, err.reason) from None
@@ -139,6 +159,28 @@ def run_luck(ns: argparse.Namespace) -> int:
     view = luck_view(c, result, hp_name)
     view = view + _written(ns, c.name, spending.apply_spend(c, result))
     show(ns, view, data)
+    return 0
+
+
+def advise(ns: argparse.Namespace, c: Character) -> int:
+    """Every spend the sheet allows and whether it pays now; nothing written."""
+    found = spending.advise(c, 0 if ns.reset else ns.used)
+    hp_name, now, most = spending.hit_points(c)
+    luck = "no" if c.luck is None else str(c.luck.current)
+    rows = [line(seg(f"{c.name}: {luck} Luck, {hp_name} {now} of {most}", "title"))]
+    for a in found:
+        cost = "-" if a.cost is None else f"{a.cost} Luck"
+        word = seg("pays", "ok") if a.pays else seg("does not pay", "bad")
+        said = a.refused or a.buys or ""
+        if a.gained:
+            chances = " · ".join(f"+{g} {pct(p)}" for g, p in a.gained.items())
+            mean = a.mean or 0
+            said = f"{hp_name} {chances}; mean +{float(mean):.2f} ({mean})"
+            if a.per_luck is not None:
+                said += f", {float(a.per_luck):.3f} a Luck point"
+        head = f"  {a.spend.name:16} {a.spend.rule_id:4} {cost:9} "
+        rows.append(line(seg(head, "label"), word, seg(f"  {said}", "dim")))
+    show(ns, View(tuple(rows)), {"who": c.name, "advice": [a.to_dict() for a in found]})
     return 0
 
 

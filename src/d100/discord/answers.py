@@ -9,27 +9,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import quick, sanity_form
+from .. import expressions, quick, sanity_form
 from ..actions import find
 from ..advise import advise
 from ..engine import is_contest, odds, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource
+from ..results import CheckOdds, CheckResult
 from . import sanity
+from .interactions import message
 from .render import (
     advice_message,
+    dice_message,
+    dice_odds_message,
     error_message,
+    escaped,
     odds_message,
+    repeated_message,
     report_message,
     roll_message,
     word_roll_message,
 )
 
 ROLL, ODDS, ADVISE = "roll", "odds", "advise"
+SETTING = "/table open system: coc7 house_rules: setcoc = 2"
+OWN = "own"  # an answer's part its roller alone gets, after it (a hidden roll's result)
 
 
 def dice_for(secret: bytes, interaction_id: str) -> ProvableSource:
     return ProvableSource(secret, f"discord:{interaction_id}", 0)
+
+
+def hidden(who: str, made: dict[str, Any]) -> dict[str, Any]:
+    """A roll asked hidden (SealDice's ``.rah``, BCDice's ``S``): the channel is told only
+    that it was made, and the roll goes to its roller alone (``OWN``: a private follow-up),
+    as SealDice sends it privately with a notice to the group (SD-W3)."""
+    return {**message(f"{escaped(who)} rolled in secret."), OWN: made}
 
 
 def quick_answer(
@@ -40,8 +55,11 @@ def quick_answer(
     who: str,
     secret: bytes,
     interaction_id: str,
+    table: quick.Settings | None = None,
 ) -> dict[str, Any]:
-    """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words."""
+    """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words; ``table``:
+    the settings of the channel's table, by system, which a chat-bot word leaves to its table
+    (SealDice's words: the table's ``setcoc``, else rule 0, as in the shell's session)."""
     try:
         losing = sanity_form.read(words.split(), system)
         if losing is not None:
@@ -51,15 +69,41 @@ def quick_answer(
             rolled = found.action.roll(found.request, dice_for(secret, interaction_id))
             report = found.action.report(rolled, found.action.odds(found.request))
             return report_message(who, words, report, found.label, private)
+        asked_dice = quick.dice_words(words.split()) if command in (ROLL, ODDS) else None
+        if asked_dice is not None:  # 2d6+1, coc7 1d8+1d4: a dice expression with its odds
+            totals = expressions.odds(asked_dice.text).to_dict()
+            if command == ODDS:
+                return dice_odds_message(totals, private)
+            thrown = expressions.roll(asked_dice.text, dice_for(secret, interaction_id))
+            reading = expressions.reading(thrown.to_dict(), totals)
+            return dice_message(who, words, reading, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
+        if special is not None and special.settings:  # .setcoc: the table's, set when opened
+            raise D100Error(
+                "words",
+                words,
+                f"a roll; a channel's table takes its rules when opened ({SETTING})",
+                "a setting, not a roll",
+            )
         if command == ROLL and special is not None and special.roll is not None:
-            done = special.roll.play({}, dice_for(secret, interaction_id))  # .sc, .en
+            kept = (table or {}).get(str(special.request["system"]), {})
+            house = kept.get(quick.HOUSE, {})
+            done = special.roll.play(house, dice_for(secret, interaction_id))  # .sc, .en
             return word_roll_message(who, words, done.title, done.lines, private)
-        request = quick.read(words, system)
+        form = quick.read_form(words, system, table)
+        request = form.request
         asked = {k: v for k, v in request.items() if k != "dice"}
         if command == ROLL:
-            result = resolve(request, dice_for(secret, interaction_id))
-            return roll_message(who, result, odds(asked), private)
+            source = dice_for(secret, interaction_id)  # one source: each repeat draws anew
+            rolled = [resolve(request, source) for _ in range(form.repeat)]
+            if form.repeat == 1:
+                made = roll_message(who, rolled[0], odds(asked), private or form.secret)
+            else:
+                checks = [r for r in rolled if isinstance(r, CheckResult)]
+                chance = odds(asked)
+                assert len(checks) == len(rolled) and isinstance(chance, CheckOdds)  # 3#: .ra
+                made = repeated_message(who, checks, chance, private or form.secret)
+            return hidden(who, made) if form.secret and not private else made
         if command == ODDS:
             return odds_message(request, odds(request), private)
         if command == ADVISE:

@@ -31,11 +31,13 @@ from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
 from .render import (
     contest_fields,
+    dice_fields,
     embed,
     escaped,
     head_note,
     headline,
     hue_of,
+    numbered,
     verdict,
     view_fields,
 )
@@ -143,6 +145,9 @@ def roll_as(
         table = session.get(GameTable, viewer.table_id)
         assert table is not None  # the channel's binding's foreign key
         said = f"{skill} {options.get('words') or ''}".strip()
+        if said[:1] == ".":  # a chat-bot word: SealDice's .ra 侦查
+            spoken = Spoken(it, options, name, said, visibility)
+            return _spoken(session, viewer, table, mine, spoken, planned)
         if (declared.reads_as(said) and not _on_sheet(mine, name, skill)) or _acts(
             mine, name, table.system, said
         ):
@@ -174,6 +179,88 @@ def roll_as(
         )
         own, public = views(viewer, done.event)
     return rolled_messages(viewer.name, viewer.table_id, own, public)
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """A roll asked in a chat-bot word: the interaction, its options, the character named,
+    the words and the roll mode chosen."""
+
+    it: Interaction
+    options: dict[str, Any]
+    name: str
+    said: str
+    visibility: str
+
+
+WORDS_ALLOWED = "a check in the words of this table's rules, its skill the sheet's: .ra 困难侦查"
+
+
+def _spoken(
+    session: Session,
+    viewer: Viewer,
+    table: GameTable,
+    mine: list[Character],
+    spoken: Spoken,
+    planned: rolls.Planned | None,
+) -> Rolled:
+    """A check in a chat-bot word (SealDice's ``.rah 困难侦查``) as the character's: the skill
+    the sheet's, the word's difficulty, dice and label; a hidden word (``.rah``) a secret roll,
+    the GM's and its roller's, as the page's; ``3#`` rolled that many times; judged by the
+    table's ``setcoc``, else the word's own (rule 0, SD-W1)."""
+    try:
+        found = quick.read_command(spoken.said, table.system)
+    except D100Error as err:
+        raise ApiError(422, "skill", None, WORDS_ALLOWED, err.message) from None
+    why = (
+        "no chat-bot word of this table's rules"
+        if found is None
+        else "the table's rules are set when it is opened"
+        if found.settings
+        else f"{found.roll.word} rolls on /roll, not at a table"
+        if found.roll is not None
+        else "the sheet gives the skill's value: name it alone"
+        if found.named is None
+        else None
+    )
+    if found is None or why is not None:
+        raise ApiError(422, "skill", None, WORDS_ALLOWED, f"skill: {why}; allowed: {WORDS_ALLOWED}")
+    row, skill = _pick(mine, spoken.name, found.named)
+    asked = dict(found.request)
+    typed, house = asked.pop(DICE.name, None), dict(asked.pop(quick.HOUSE, {}))
+    kept = table.house_rules
+    house |= {k: v for k, v in found.defaults.get(quick.HOUSE, {}).items() if k not in kept}
+    extra = {k: v for k, v in asked.items() if k != "system"}
+    hidden = found.secret and spoken.visibility == "public"  # SD-W3: hidden, as a secret roll
+    visibility = "gm" if hidden else spoken.visibility
+    side = rolls.Side(row.id, skill=skill, fields=extra, dice=typed)
+    spec = rolls.RollSpec(side, None, visibility, house_rules=house)
+    made = []
+    for i in range(found.repeat):  # SD-W5: each its own roll, its own key
+        key = key_of(spoken.it) + (f":{i}" if i else "")
+        body = {"command": spoken.it.command, **spoken.options, "repeat": i}
+        done = once(session, viewer, key, body, lambda: rolls.roll(session, viewer, spec, planned))
+        own, public = views(viewer, done.event)
+        made.append(rolled_messages(viewer.name, viewer.table_id, own, public))
+    return made[0] if len(made) == 1 else _together(made)
+
+
+def _together(made: list[Rolled]) -> Rolled:
+    """Repeated rolls' messages as one each way: where the channel may not see them, one
+    stub with its GM's buttons for each roll (numbered, as the page's log numbers each stub)
+    and the roller's own cards numbered (or the one word that they are the GM's alone); else
+    the channel's cards numbered."""
+    if "embeds" in made[0].public:
+        return Rolled(numbered([m.public for m in made]))
+    own = [m.own for m in made if m.own is not None]
+    mine = numbered(own) if all("embeds" in o for o in own) else own[0]
+    found = [
+        {**b, "label": clip(f"{b['label']} ({i}/{len(made)})", BUTTON_LABEL_MAX)}
+        for i, m in enumerate(made, 1)
+        for row in m.public.get("components", [])
+        for b in row["components"]
+    ]
+    return Rolled(message(made[0].public["content"], components=button_rows(found) or None), mine)
 
 
 def key_of(it: Interaction) -> str:
@@ -285,12 +372,7 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
         return message(embeds=[_development(head, view, reading)], private=private)
     if view.get("roll") == "dice":
         title = f"Total {reading['total']} · roll #{view['seq']}"
-        fields = [("Dice", escaped(str(reading.get("explanation", ""))))]
-        if reading.get("chance"):
-            fields += [
-                ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
-                ("Mean", str(reading["mean"])),
-            ]
+        fields = dice_fields(reading)
         return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
     if "heading" in reading:  # a system's action: its report, as /roll shows one
         return _action_view(head, view, reading, private)

@@ -40,6 +40,9 @@ PLAIN = 0x5865F2
 MARKDOWN = str.maketrans({c: f"\\{c}" for c in "\\*_~`|>[]"})
 
 
+DICE_ROWS = 24  # an /odds answer's totals, to stay inside an embed's 4,096 characters
+
+
 def escaped(text: str) -> str:
     """A person's text shown as typed, not as Markdown."""
     return text.translate(MARKDOWN)
@@ -230,6 +233,67 @@ def roll_message(
         embeds=[embed(title, head, contest_fields(contest), hue=hue_of(contest))],
         private=private,
     )
+
+
+def dice_fields(reading: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A dice roll's fields from its reading (``expressions.reading``): how it was made, and,
+    where the viewer may see them, the exact chance of its total and the mean."""
+    fields = [("Dice", escaped(str(reading.get("explanation", ""))))]
+    if reading.get("chance"):
+        fields += [
+            ("Exact chance", f"{reading['chance']} ({reading['at_least']} for it or more)"),
+            ("Mean", str(reading["mean"])),
+        ]
+    return fields
+
+
+def dice_message(who: str, words: str, reading: Mapping[str, Any], private: bool) -> dict[str, Any]:
+    """``/roll 2d6+1``: the total, its dice and its exact odds."""
+    head = f"{escaped(who)} rolled {escaped(words)}"
+    body = embed(f"Total {reading['total']}", head, dice_fields(reading))
+    return message(embeds=[body], private=private)
+
+
+def dice_odds_message(chance: Mapping[str, Any], private: bool) -> dict[str, Any]:
+    """``/odds 3d6``: each total's exact chance and the chance of at least it, and the mean
+    (the first ``DICE_ROWS`` totals, the rest counted)."""
+    rows = list(chance["distribution"])
+    lines = [f"{r['total']}: {r['chance']} (at least: {r['at_least']})" for r in rows[:DICE_ROWS]]
+    if len(rows) > DICE_ROWS:
+        lines.append(f"… {len(rows) - DICE_ROWS} more totals (d100 odds prints them all)")
+    title = f"Odds of {chance['expression']}"
+    body = embed(title, "\n".join(lines), [("Mean", str(chance["mean"]))])
+    return message(embeds=[body], private=private)
+
+
+def repeated_message(
+    who: str, results: Sequence[CheckResult], chance: CheckOdds | None, private: bool
+) -> dict[str, Any]:
+    """A check rolled several times (SealDice's ``3#``): the first roll as ``roll_message``
+    draws it, each other as its headline, dice, level and margin (one request, so one odds),
+    within Discord's ten embeds and 6,000 characters."""
+    first = roll_message(who, results[0], chance, private)
+    return numbered([first, *(roll_message(who, r, chance, private) for r in results[1:])])
+
+
+BRIEF = ("Dice", "Level", "Margin")  # what a repeated roll's card keeps after the first's
+
+
+def numbered(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Messages of one roll each as one message: the first's card whole, each other's its
+    title, dice, level and margin (within Discord's ten cards and 6,000 characters), each
+    title numbered; without buttons (a repeated roll's follow-ups are taken on the page)."""
+    out = {k: v for k, v in messages[0].items() if k not in ("embeds", "components")}
+    cards: list[dict[str, Any]] = []
+    for i, found in enumerate(messages, 1):
+        card = dict(found["embeds"][0])
+        card["title"] = clip(f"{i}/{len(messages)} · {card['title']}", TITLE_MAX)
+        if i > 1:
+            card.pop("description", None)
+            card["fields"] = [f for f in card.get("fields", []) if f["name"] in BRIEF]
+        cards.append(card)
+    out["embeds"] = cards
+    return out
 
 
 def report_message(

@@ -6,8 +6,10 @@ Each request's signature is checked over its timestamp and raw body before anyth
 worked out on the preview workers, it is sent at once when it is ready within
 ``answer_seconds``, else the answer is deferred ("thinking...") and the message follows
 through the outbox. Rate limits count per verified guild and user (a Discord request's
-address is always Discord's); a refusal is a private "busy, try again in N s", as Discord
-ignores ``Retry-After``."""
+address is always Discord's), commands and completions apart; a refusal is a private "busy,
+try again in N s", as Discord ignores ``Retry-After`` (a completion refused offers nothing).
+Badly signed posts count per client address: past a few, the address is refused (429) before
+its body is read."""
 
 from __future__ import annotations
 
@@ -70,6 +72,12 @@ BODY_SECONDS = 10.0  # as the guard's: a body trickling in holds a connection
 ANSWER_SECONDS = 2.0  # of Discord's 3 s: past this, a deferred answer and a follow-up
 # A person's commands: a few at once, then one every two seconds.
 RATE = Limits(burst=5, per_second=0.5)
+# A person typing: a completion a keystroke, a line's worth at once, then five a second
+# (each reads the channel's table; 124 a second once slowed another table's rolls).
+TYPING = Limits(burst=20, per_second=5.0)
+# Posts whose signature fails, per client address: Discord's own never fail, so past a few
+# the address is refused before its body is read or checked.
+UNSIGNED = Limits(burst=10, per_second=1.0)
 log = logging.getLogger("d100.discord")
 
 
@@ -83,6 +91,8 @@ class Discord:
     secret: bytes  # the dice's key: the same interaction draws the same dice in any process
     answer_seconds: float = ANSWER_SECONDS
     buckets: Buckets = field(default_factory=lambda: Buckets(RATE))
+    typing: Buckets = field(default_factory=lambda: Buckets(TYPING))  # completions, per user
+    unsigned: Buckets = field(default_factory=lambda: Buckets(UNSIGNED))  # per address
     pending: set[asyncio.Task[None]] = field(default_factory=set)  # deferred answers' work
     sender: asyncio.Task[None] | None = None  # posts other doors' rolls to their channels
     due: asyncio.Event | None = None  # set when this process has queued channel posts
@@ -164,6 +174,19 @@ async def _body(request: Request) -> bytes:
 async def interactions_endpoint(request: Request) -> JSONResponse:
     discord, pool = _state(request)
     DOOR.set(DISCORD)  # what this request writes is answered in the channel: not posted again
+    address = request.client.host if request.client else ""
+    refused = discord.unsigned.wait(address)
+    if refused:
+        seconds = math.ceil(refused)
+        raise ApiError(
+            429,
+            "signature",
+            None,
+            f"at most {UNSIGNED.burst} badly signed requests, then "
+            f"{UNSIGNED.per_second:g} a second, per address",
+            f"too many badly signed requests; try again in {seconds} s",
+            {"retry-after": str(seconds)},
+        )
     try:
         body = await asyncio.wait_for(_body(request), BODY_SECONDS)
     except TimeoutError:
@@ -177,6 +200,7 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
             body,
         )
     except BadSignature as why:
+        discord.unsigned.take(address)
         raise ApiError(401, "signature", None, "a request signed by Discord", str(why)) from None
     try:
         it = interactions.read(json.loads(body))
@@ -184,7 +208,9 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
         raise ApiError(400, "body", None, "an interaction", str(err)) from None
     if it.type == PING:
         return JSONResponse({"type": PONG})
-    if it.type == AUTOCOMPLETE:  # cheap and pure, and a person typing: never limited
+    if it.type == AUTOCOMPLETE:  # a person typing: past their share, no choices this time
+        if discord.typing.take(it.who):
+            return JSONResponse(interactions.choices([]))
         options = it.options()
         name, typed = it.focused()
         store = request.app.state.server.store
@@ -202,7 +228,9 @@ async def interactions_endpoint(request: Request) -> JSONResponse:
     if it.type == interactions.APPLICATION_COMMAND and it.command in OURS:
         work = _guarded(_table_command(request, discord, it))
         return JSONResponse(await _in_time(discord, it, work))
-    return JSONResponse(await _command(discord, pool, it))
+    store = request.app.state.server.store
+    table = await run_in_threadpool(tables.channel_settings, store, it.channel_id)
+    return JSONResponse(await _command(discord, pool, it, table))
 
 
 OURS = (TABLE, LINK, SHEET, ROLL_AS, CALL, LEDGER)  # the commands of a channel's table
@@ -410,7 +438,9 @@ def _own(discord: Discord, it: Interaction, rolled: play.Rolled) -> outbox.Post:
     return replace(post, then=sent)
 
 
-async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, Any]:
+async def _command(
+    discord: Discord, pool: Pool, it: Interaction, table: Mapping[str, Any]
+) -> dict[str, Any]:
     quick = {name for name, _, _ in QUICK}
     if it.type != interactions.APPLICATION_COMMAND or it.command not in quick:
         return interactions.answer(
@@ -429,11 +459,12 @@ async def _command(discord: Discord, pool: Pool, it: Interaction) -> dict[str, A
         it.user_name,
         discord.secret,
         it.id,
+        table,
     )
     task = asyncio.ensure_future(_settled(job))
     done, _ = await asyncio.wait({task}, timeout=discord.answer_seconds)
     if done:
-        return interactions.answer(task.result())
+        return interactions.answer(_own_later(discord, it, task.result()))
     later = asyncio.ensure_future(_follow(discord, it, task))
     discord.pending.add(later)
     later.add_done_callback(discord.pending.discard)
@@ -461,9 +492,19 @@ def _refused(err: ApiError, words: str) -> dict[str, Any]:
 
 async def _follow(discord: Discord, it: Interaction, task: asyncio.Future[dict[str, Any]]) -> None:
     body = await task
-    discord.outbox.put(
-        outbox.edit_original(discord.application_id or it.application_id, it.token, body)
-    )
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.edit_original(app, it.token, _own_later(discord, it, body)))
+
+
+def _own_later(discord: Discord, it: Interaction, body: dict[str, Any]) -> dict[str, Any]:
+    """The answer for the channel; its roller's own part (a hidden roll) is queued to follow
+    it privately, the outbox's turn sending it after the answer it follows."""
+    own = body.get(answers.OWN)
+    if own is None:
+        return body
+    app = discord.application_id or it.application_id
+    discord.outbox.put(outbox.follow_up(app, it.token, own))
+    return {k: v for k, v in body.items() if k != answers.OWN}
 
 
 async def _sheet(

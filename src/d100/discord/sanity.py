@@ -8,8 +8,9 @@ from typing import Any
 
 from .. import sanity, sanity_form
 from ..dice import RandomSource
-from ..errors import D100Error, TooMuchWork
+from ..errors import TooMuchWork
 from ..render.sanity_views import asked as asked_text
+from ..render.sanity_views import luck_words
 from ..render.view import frac, pct
 from ..sanity import SanityOdds
 from ..sanity_view import sanity_view
@@ -22,16 +23,22 @@ def answer(
     command: str, asked: sanity_form.Asked, private: bool, who: str, dice: RandomSource
 ) -> dict[str, Any]:
     """The message answering ``/roll`` (``command`` "roll") or ``/odds`` with a Sanity roll's
-    words; ``/advise`` is for a check."""
+    words; ``/advise`` says whether Pulp's Luck halving its loss pays (P-2)."""
     request = sanity_form.request(asked)
     inputs = escaped(asked_text(request))
+    system = REGISTRY.get(request.system).title
+    if command == "advise":  # P-2: whether Luck spent halving a loss pays
+        advice = sanity.luck_advice(request)
+        said = "".join(text for text, _ in luck_words(advice))
+        fields = [("Halving the loss", said), *_odds(advice.spending)]
+        fields += [(f"{name}, keeping the Luck", text) for name, text in _odds(advice.keeping)]
+        title = f"{system} Sanity roll: is Pulp's Luck worth it?"
+        return message(embeds=[embed(title, inputs, fields)], private=private)
     if command == "odds":
         every = sanity.odds(request)
         rows = [(f"Loss {loss}", f"{pct(p)} ({frac(p)})") for loss, p in every.losses.items()]
-        title = f"{REGISTRY.get(request.system).title} Sanity roll: exact odds"
+        title = f"{system} Sanity roll: exact odds"
         return message(embeds=[embed(title, inputs, _odds(every) + rows)], private=private)
-    if command != "roll":
-        raise D100Error("words", request.loss, "a check", "advice is for a check")
     result = sanity.roll(request, dice)
     chance: SanityOdds | None
     try:

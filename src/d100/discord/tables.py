@@ -40,6 +40,18 @@ def channel_table(session: Session, channel_id: str | None) -> str | None:
     ).first()
 
 
+def channel_settings(store: Store, channel_id: str | None) -> dict[str, dict[str, Any]]:
+    """The settings of the channel's table by its system (its house rules), which a quick
+    roll's chat-bot words leave to their table (SealDice's ``setcoc``); none where the
+    channel is no table. A read: a quick roll writes nothing."""
+    with store.read() as session:
+        table_id = channel_table(session, channel_id)
+        table = None if table_id is None else session.get(GameTable, table_id)
+        if table is None or not table.house_rules:
+            return {}
+        return {table.system: {HOUSE_RULES: dict(table.house_rules)}}
+
+
 def house_rules(text: str) -> dict[str, Any]:
     """``/table open``'s house rules: TOML, as a sheet's (``key = value`` lines)."""
     try:

@@ -7,7 +7,16 @@ counts every total exactly; a request is a ``DiceRequest``, its contract dict
 
 from .exact import Counts, cost, distribution
 from .grammar import Constant, DamageBonus, Dice, Expression, looks_like, parse
-from .rolls import DiceOdds, DiceRequest, DiceResult, TermResult, odds, request_of, roll
+from .rolls import (
+    DiceOdds,
+    DiceRequest,
+    DiceResult,
+    TermResult,
+    odds,
+    reading,
+    request_of,
+    roll,
+)
 
 __all__ = [
     "Constant",
@@ -24,6 +33,7 @@ __all__ = [
     "looks_like",
     "odds",
     "parse",
+    "reading",
     "request_of",
     "roll",
 ]

@@ -191,6 +191,22 @@ class DiceOdds:
         }
 
 
+def reading(result: Mapping[str, Any], odds: Mapping[str, Any]) -> dict[str, Any]:
+    """How a dice roll reads: its total, how it was made, and the exact chance of that total
+    and of at least it, with the mean (``DiceOdds``' fractions, as text)."""
+    total = result["total"]
+    rows: list[dict[str, Any]] = odds["distribution"]
+    row = next((r for r in rows if r["total"] == total), {})
+    return {
+        "title": result["expression"],
+        "total": total,
+        "explanation": result["explanation"],
+        "chance": row.get("chance"),
+        "at_least": row.get("at_least"),
+        "mean": odds["mean"],
+    }
+
+
 def _text(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..sanity import SanityOdds, SanityRequest
+from ..sanity import LuckAdvice, SanityOdds, SanityRequest
 from ..sanity_view import SanityView
 from .view import Line, Segment, View, frac, joined, line, pct, seg, table
 
@@ -66,8 +66,11 @@ def _odds(view: SanityView) -> list[list[Segment]]:
     return out
 
 
-def odds_view(title: str, request: SanityRequest, chance: SanityOdds) -> View:
-    """Every loss with its exact chance and the chance of it or more, then the insanity."""
+def odds_view(
+    title: str, request: SanityRequest, chance: SanityOdds, advice: LuckAdvice | None = None
+) -> View:
+    """Every loss with its exact chance and the chance of it or more, then the insanity; with
+    Pulp's Luck, whether halving a loss pays (P-2)."""
     head = line(seg(title, "title"), seg(f" — {asked(request)}", "dim"))
     rows = []
     above = Fraction(1)
@@ -80,6 +83,8 @@ def odds_view(title: str, request: SanityRequest, chance: SanityOdds) -> View:
     lines.append(_row("mean", seg(f"loss {_number(chance.mean)}")))
     if request.pulp:
         lines.append(_row("Luck", seg(f"spent {_number(chance.luck_spent)} on average")))
+    if advice is not None:
+        lines.append(_row("halving", *luck_words(advice)))
     big = chance.big_loss
     lines.append(_row(f"loss {request.rules.int_roll_from}+", seg(f"{pct(big)} ({frac(big)})")))
     lines.append(_row("INT roll", seg(f"{pct(chance.int_roll)} ({frac(chance.int_roll)})")))
@@ -101,3 +106,19 @@ def _number(p: Fraction) -> str:
 
 def _row(label: str, *parts: Segment) -> Line:
     return (seg(f"  {label:<10} ", "label"), *parts)
+
+
+def luck_words(advice: LuckAdvice) -> tuple[Segment, ...]:
+    """Whether Luck spent halving a loss pays (P-2), in words: the SAN it saves on average
+    and a Luck point's share, and each insanity's chance against keeping the Luck."""
+    if not advice.pays:
+        return (seg("does not pay: it saves no SAN here", "bad"),)
+    said = f"saves {_number(advice.saved)} SAN on average"
+    if advice.per_luck is not None:
+        said += f", {float(advice.per_luck):.3f} a Luck point"
+    kinds = (
+        ("temporary", advice.spending.temporary, advice.keeping.temporary),
+        ("indefinite", advice.spending.indefinite, advice.keeping.indefinite),
+    )
+    against = [f"{k} {pct(a)} against {pct(b)}" for k, a, b in kinds if a is not None and b]
+    return (seg("pays", "ok"), seg(f": {said}" + ("; " if against else "") + "; ".join(against)))

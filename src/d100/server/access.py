@@ -252,7 +252,7 @@ def in_audience(viewer: Viewer, members: Sequence[str] | None) -> bool:
 
 ACTOR, OPPONENT, HELPERS = "actor", "opponent", "helpers"
 SHEET = "sheet"  # a character's sheet, in the event creating or editing it
-HIDDEN_IN_WITHHELD = ("odds", "percent", "follow_ups", "luck_spent", "spent", "aim")
+HIDDEN_IN_WITHHELD = ("odds", "percent", "follow_ups", "luck_spent", "spent", "aim", "sheet")
 LEVEL_ONLY = ("system", "level", "success")  # what a withheld check's result keeps
 
 

@@ -54,6 +54,7 @@ from .events import get_table, headed
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
+from .quotas import Openings, Quotas, check_room
 from .snapshot import snapshot
 from .store import Store
 from .work import Pool, Writes
@@ -83,6 +84,8 @@ class Server:
     writing: Writes  # rolls' transactions, queued per table without holding threads
     exports: Exports = field(default_factory=Exports)  # the log exports running, per table
     ledger_reads: ledgers.Readings = field(default_factory=ledgers.Readings)  # ledgers read
+    quotas: Quotas = field(default_factory=Quotas)  # what the storage may be made to hold
+    openings: Openings = field(default_factory=lambda: Openings(Quotas()))  # per address today
 
 
 def _server(request: Request) -> Server:
@@ -187,7 +190,10 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
     "/api/tables", status_code=201, tags=["tables"], responses=documented(201, answers.CreatedTable)
 )
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
-    with _server(request).store.write() as session:
+    server = _server(request)
+    server.openings.take(request.client.host if request.client else "")
+    with server.store.write() as session:
+        check_room(session, server.quotas)
         made = gametables.create_table(
             session,
             body.name,

@@ -15,25 +15,23 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 
 from .. import __version__
 from ..errors import D100Error
 from . import rounds
 from .api import Server, router
-from .errors import ApiError, invalid, wrong_method
+from .errors import ApiError, database_busy, invalid, wrong_method
 from .guard import Guard, Limits, refused_method
 from .live import Hub, cancel, listen
-from .store import Store
+from .quotas import Openings, Quotas
+from .store import DATABASE_BUSY, Store
 from .work import Pool, Writes
 
 STATIC = Path(__file__).parent / "static"
 HOT = ("/api/tables/{table_id}/rolls", "/api/tables/{table_id}", "/health")
 PAGES = {"/": "home.html", "/join": "join.html", "/odds": "odds.html"}
 log = logging.getLogger("d100.server")
-DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 # Pydantic's own words before a validator's message ("Value error, ..."): not the user's.
@@ -52,11 +50,16 @@ def create_app(
     limits: Limits | None = None,
     freeze: bool = False,
     discord: Any = None,
+    processes: int | None = None,
+    quotas: Quotas | None = None,
 ) -> FastAPI:
     """The table server's app. ``freeze``: a process serving only this app (``d100 serve``)
     keeps what its start loaded out of the garbage collector's full sweeps. ``discord``: the
     Discord endpoint's state (``d100.discord.router.Discord``), else made from the
-    environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint."""
+    environment where ``D100_DISCORD_PUBLIC_KEY`` is set, else no endpoint. ``processes``:
+    how many server processes share a PostgreSQL database (``store.pool_sizes``; None: the
+    default pool, for a test's own database). ``quotas``: what the storage may be made to
+    hold (None: no quota)."""
     if discord is None and os.environ.get("D100_DISCORD_PUBLIC_KEY", "").strip():
         from ..discord.router import Discord  # needs the server extra's cryptography
 
@@ -70,6 +73,8 @@ def create_app(
         on_commit=hub.wake,
         mirror=discord is not None,
         on_posted=None if discord is None else discord.posted,
+        processes=processes,
+        events_per_table=None if quotas is None else quotas.events_per_table,
     )
 
     @asynccontextmanager
@@ -106,7 +111,8 @@ def create_app(
     pool = Pool(job_seconds=limits.job_seconds)
     # SQLite has one writer at a time: its rolls take their turns here, not at its lock.
     writes = Writes() if store.is_postgres else Writes(writers=1)
-    app.state.server = Server(store, hub, pool, writes)
+    quotas = quotas or Quotas()
+    app.state.server = Server(store, hub, pool, writes, quotas=quotas, openings=Openings(quotas))
     # The routes join the app's own list: an included router is matched twice a request (once
     # to find it, once inside it), a tenth of a roll's server CPU on FastAPI 0.165. The
     # busiest come first, as routes are tried in order (no two match the same request).
@@ -170,21 +176,17 @@ def _errors(app: FastAPI) -> None:
             headers = {"allow": refused_method(request.app.router.routes, request.scope) or ""}
         return JSONResponse(body.to_dict(), status_code=err.status_code, headers=headers)
 
+    async def busy(request: Request, err: Exception) -> JSONResponse:
+        # Handled here, not as an Exception: Starlette re-raises those after the answer, and
+        # the ASGI server logs a traceback for each (a PostgreSQL "too many clients" storm).
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
+        return await api_error(request, database_busy())
+
+    for kind in DATABASE_BUSY:
+        app.add_exception_handler(kind, busy)
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, err: Exception) -> JSONResponse:
-        if isinstance(err, DATABASE_BUSY):  # also from the guard, outside the routes' handlers
-            # Unreachable, restarting, locked past the busy timeout, or every pooled
-            # connection in use. Rolled back as a rule; a COMMIT lost on its way back may
-            # have landed, so a roll is retried with its Idempotency-Key.
-            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, err)
-            busy = ApiError(
-                503,
-                "database",
-                None,
-                "a retry in a moment (a roll with its Idempotency-Key)",
-                "the database is busy",
-            )
-            return JSONResponse(busy.to_dict(), status_code=503, headers={"retry-after": "1"})
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         body = ApiError(500, "server", None, "", "internal error (logged on the server)")
         return JSONResponse(body.to_dict(), status_code=500)

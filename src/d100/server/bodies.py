@@ -196,7 +196,13 @@ class Assist(Body):
 
 
 class Chart(Body):
-    request: Annotated[Options, Field(json_schema_extra=calculator.request_schema(("check",)))]
+    request: Annotated[Options, Field(json_schema_extra=calculator.chart_request_schema())]
     low: Int = Field(default=0, ge=0, le=1000)
-    high: Int = Field(default=100, ge=0, le=1000)
+    high: Int = Field(
+        default=100,
+        ge=0,
+        le=1000,
+        description=f"the last skill charted; at most {calculator.MAX_POINTS} points in all, "
+        "those past them left out (none where high is below low)",
+    )
     step: Int = Field(default=5, ge=1, le=1000)

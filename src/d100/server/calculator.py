@@ -11,16 +11,18 @@ from typing import Any
 from ..advise import advise
 from ..contract import Request
 from ..engine import is_contest, odds, parse
+from ..errors import D100Error
 from ..fields import json_schema
 from ..memo import memoised
 from ..render.view import pct
 from ..results import CheckOdds
-from ..system import System
+from ..system import System, rules_between_fields
 from ..systems import REGISTRY
 from ..tallies import plan_of
-from .errors import bad
+from .errors import bad, invalid
 
 MAX_POINTS = 101
+VARIED = "skill"  # the field a chart sets at each of its points
 CHEAP = 20_000  # die faces: a hundredth of the engine's budget (tallies.BUDGET), ~10 ms at most
 
 
@@ -46,11 +48,19 @@ def systems() -> list[dict[str, Any]]:
 def request_schema(kinds: Sequence[str] = ("check", "contest")) -> dict[str, Any]:
     """The requests odds are worked out for: without ``dice`` (odds cover every roll)."""
     variants = [
-        {"title": f"{s.name} {kind}", **_without_dice(json_schema(fields))}
+        {"title": f"{s.name} {kind}", **_without_dice(json_schema(fields)), "allOf": list(rules)}
         for s in REGISTRY
-        for kind, fields in (("check", s.check_fields), ("contest", s.contest_fields))
+        for kind, fields, rules in zip(
+            ("check", "contest"),
+            (s.check_fields, s.contest_fields),
+            rules_between_fields(s),
+            strict=True,
+        )
         if kind in kinds
     ]
+    for variant in variants:  # a rule between fields, where the system has one
+        if not variant["allOf"]:
+            del variant["allOf"]
     return {"oneOf": variants}
 
 
@@ -148,14 +158,43 @@ def _cheap(parsed: Request) -> dict[str, Any] | None:
     return odds(parsed).to_dict()
 
 
+def chart_request_schema() -> dict[str, Any]:
+    """A chart's request: a check's, its skill optional, as the chart sets it at each point.
+    So the skill is its target: no other target of the check's, and nothing the check takes
+    only at one skill (the rules between fields that would say otherwise are turned round)."""
+    schema = request_schema(("check",))
+    for variant in schema["oneOf"]:
+        if VARIED in variant.get("required", ()):
+            variant["required"] = [k for k in variant["required"] if k != VARIED]
+            if not variant["required"]:
+                del variant["required"]
+        if "allOf" in variant:
+            variant["allOf"] = [_charted(rule) for rule in variant["allOf"]]
+    return schema
+
+
+def _charted(rule: dict[str, Any]) -> dict[str, Any]:
+    """A check's rule between fields as a chart holds it, its skill given at every point."""
+    targets = [r.get("required") for r in rule.get("oneOf", ())]
+    if [VARIED] in targets:  # exactly one target: the skill, so none of the others
+        return {"not": {"anyOf": [{"required": t} for t in targets if t != [VARIED]]}}
+    if VARIED in rule.get("then", {}).get("properties", {}):  # only at one skill: never
+        return {"not": rule["if"]}
+    return rule
+
+
 def chart_skills(request: Mapping[str, Any], low: int, high: int, step: int) -> list[int]:
-    """The skills a chart has points at, checked: a check's, at most ``MAX_POINTS``."""
+    """The skills a chart has points at, from ``low`` by ``step`` up to ``high`` and at most
+    ``MAX_POINTS`` of them (none where ``high`` is below ``low``): those past are left out,
+    as the answer's points say, so no pair of bounds is refused. The request is a check's,
+    checked as one at ``low`` (or at a skill it gives, which each point then replaces)."""
     if is_contest(request):
         raise bad("request", "a contest", "a check", "the chart varies one check's skill")
-    skills = list(range(low, high + 1, step))
-    if not 1 <= len(skills) <= MAX_POINTS:
-        raise bad("step", step, f"low..high in 1..{MAX_POINTS} points", "too many points")
-    return skills
+    try:
+        parse({VARIED: low, **request})
+    except D100Error as err:
+        raise invalid(err, "request") from None
+    return list(range(low, high + 1, step))[:MAX_POINTS]
 
 
 def chart_points(

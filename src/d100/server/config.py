@@ -15,6 +15,7 @@ DATABASE_ENV = "D100_DATABASE_URL"
 DATA_DIR_ENV = "D100_DATA_DIR"
 PROXIES_ENV = "D100_TRUSTED_PROXIES"
 HEADER_SECONDS_ENV = "D100_HEADER_SECONDS"
+PROCESSES_ENV = "D100_PROCESSES"  # server processes sharing one PostgreSQL database
 # A request's head (request line and headers) is a few hundred bytes: one not all in within
 # this many seconds of the connection's opening or of its last answer is a client holding the
 # connection open, slowloris-style (an idle kept-alive connection closes then too).
@@ -63,3 +64,15 @@ def header_seconds(environ: Mapping[str, str] | None = None) -> float:
     if not 0 < seconds < math.inf:
         raise ValueError(f"{HEADER_SECONDS_ENV} must be a number of seconds > 0, not {raw!r}")
     return seconds
+
+
+def processes(environ: Mapping[str, str] | None = None) -> int:
+    """``D100_PROCESSES`` if set, else 1: how many server processes share the database, each
+    sizing its PostgreSQL pool to its share of the server's connections (``store.pool_sizes``)."""
+    env = os.environ if environ is None else environ
+    raw = env.get(PROCESSES_ENV, "").strip()
+    if not raw:
+        return 1
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{PROCESSES_ENV} must be a whole number >= 1, not {raw!r}")
+    return int(raw)

@@ -266,7 +266,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         outcome = done.to_dict()
     else:
         dice = expressions.roll(made.request, source)
-        reading = dice_reading(dice.to_dict(), planned.odds)
+        reading = expressions.reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
     unlogged = UNLOGGED.get(made.roll, ACTION_UNLOGGED)
     logged = {k: v for k, v in planned.odds.items() if k != unlogged}
@@ -303,22 +303,6 @@ def _write_back(
         if result.luck_spent and now.luck is not None:
             characters.change_luck(session, row, now.luck.spend(result.luck_spent))
     return {"sanity": [before, after], "written": seen}
-
-
-def dice_reading(result: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]:
-    """How a dice roll reads: its total, how it was made, and the exact chance of that total
-    and of at least it, with the mean (``DiceOdds``' fractions, as text)."""
-    total = result["total"]
-    rows: list[dict[str, Any]] = odds["distribution"]
-    row = next((r for r in rows if r["total"] == total), {})
-    return {
-        "title": result["expression"],
-        "total": total,
-        "explanation": result["explanation"],
-        "chance": row.get("chance"),
-        "at_least": row.get("at_least"),
-        "mean": odds["mean"],
-    }
 
 
 def action_reading(action: Action, report: Report) -> dict[str, Any]:

@@ -21,6 +21,7 @@ KINDS = {
     500: "internal",
     503: "unavailable",  # a beacon round the server could not fetch (rounds.py)
 }
+RETRY_LATER = (429, 503)  # refusals of a moment: each says when to try again (Retry-After)
 
 
 class ApiError(Exception):
@@ -34,6 +35,8 @@ class ApiError(Exception):
         headers: dict[str, str] | None = None,  # Retry-After, say
     ) -> None:
         super().__init__(message)
+        if status in RETRY_LATER and not any(k.lower() == "retry-after" for k in headers or {}):
+            headers = {**(headers or {}), "retry-after": "1"}  # when to, on every such answer
         self.headers = headers
         self.status = status
         self.field = field
@@ -96,6 +99,19 @@ def unauthorised() -> ApiError:
 
 def wrong_method(path: str) -> ApiError:
     return ApiError(405, "path", path, "a path and method listed at /docs", "Method Not Allowed")
+
+
+def database_busy() -> ApiError:
+    """The database unreachable, restarting, locked past the busy timeout, out of connections
+    for this process or refusing more clients. Rolled back as a rule; a COMMIT lost on its way
+    back may have landed, so a roll is retried with its Idempotency-Key."""
+    return ApiError(
+        503,
+        "database",
+        None,
+        "a retry in a moment (a roll with its Idempotency-Key)",
+        "the database is busy",
+    )
 
 
 def forbidden(what: str, allowed: str) -> ApiError:

@@ -367,6 +367,13 @@ class Rolled(Entry):
         None, description="who helped, in the request's order", json_schema_extra=never_null
     )
     call: RollCall | None = absent()
+    sheet: dict[str, Any] | None = Field(
+        None,
+        description="the value the check left its skill at on the actor's sheet (a Delta Green "
+        "SAN test's SAN): the skill, its value before and after, and whether it was written "
+        "(only where every reader of the sheet sees the roll)",
+        json_schema_extra=never_null,
+    )
 
 
 class Roll(Rolled):
@@ -715,6 +722,7 @@ def rolled(
     offers: Sequence[Mapping[str, Any]] = (),
     aim: Mapping[str, Any] | None = None,
     followed: Followed | None = None,
+    sheet: Mapping[str, Any] | None = None,
 ) -> Roll | Contest:
     """A check, a contest or a follow-up of a check (``followed``). ``resolved``: what was
     resolved, dice typed in by hand included, so that with the revealed seed resolving it
@@ -742,6 +750,7 @@ def rolled(
         "provable": provable,
         "result": result,
         **({} if aim is None else {"aim": aim}),
+        **({} if sheet is None else {"sheet": dict(sheet)}),
         **({"follow_ups": list(offers)} if offers else {}),
         **{k: v for k, v in named if k not in ("character", "request") and v is not None},
     }

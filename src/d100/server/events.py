@@ -16,10 +16,10 @@ from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from ..chain import GENESIS, new_secret, seal
-from .errors import not_found
+from .errors import ApiError, not_found
 from .event_kinds import Contest, DeclaredRoll, DeclaredUnblinded, Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
-from .store import MIRROR, POSTED, touch, write_columns
+from .store import MIRROR, MOST_EVENTS, POSTED, touch, write_columns
 from .tokens import now
 
 # A follow-up is decided on seeing the result: one further back than this many events is
@@ -104,6 +104,15 @@ def append(session: Session, table: GameTable, event: Entry, flush: bool = True)
     table); a caller with nothing of the kind pending saves that flush. The event is
     committed, or rolled back, with the rest of the transaction all the same."""
     seq = table.last_seq + 1
+    most = session.info.get(MOST_EVENTS)
+    if most is not None and seq > most:  # the quota: a table's log is read only once full
+        raise ApiError(
+            409,
+            "events",
+            most,
+            f"at most {most} events in a table's log (D100_EVENTS_PER_TABLE)",
+            "this table's log is full: export it and open a new table to play on",
+        )
     kind = event.KIND
     row: dict[str, Any] = {
         "table_id": table.id,

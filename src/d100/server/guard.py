@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.responses import JSONResponse
@@ -34,7 +35,9 @@ from starlette.routing import BaseRoute, Match
 
 from .access import CREDENTIAL, Credential, foreign_origin, read_credential, unreadable_origin
 from .admission import AT_ONCE, PER_TABLE, WAITING, Admission, Share, holding
-from .errors import ApiError, unauthorised, wrong_method
+from .errors import ApiError, database_busy, unauthorised, wrong_method
+from .serving import vouch
+from .store import DATABASE_BUSY
 from .work import CLIENT
 
 Scope = MutableMapping[str, Any]
@@ -52,6 +55,9 @@ SIGN_OUT = "/session"  # DELETE: anyone may clear a table's cookie, signed in or
 # request holds a connection of its own): a lower one was a refusal a flood from a member's
 # own address could keep full, the member's first request with it.
 LOOKUPS_WAITING = 1024
+# The server's threads the addresses' turns may hold together: however many addresses send
+# made-up tokens, members' requests are admitted ahead of them to the other three quarters.
+ANONYMOUS_AT_ONCE = AT_ONCE // 4
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
@@ -127,12 +133,22 @@ class Buckets:
             self._buckets.popitem(last=False)
         return wait
 
+    def wait(self, key: str) -> float:
+        """The seconds until ``key`` may spend one (0: now), spending nothing."""
+        found = self._buckets.get(key)
+        if found is None:
+            return 0.0
+        tokens, then = found
+        tokens = tokens + (self.clock() - then) * self.limits.per_second
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.limits.per_second
+
 
 def server_turns() -> Admission:
     """The server's threads: ``PER_TABLE`` of a table's requests at once, one of an
-    address's (its lookups, its requests without a member's token)."""
+    address's (its lookups, its requests without a member's token), and all addresses
+    together at most ``ANONYMOUS_AT_ONCE``: members' requests always have the rest."""
     tables = Share(PER_TABLE, WAITING)
-    addresses = Share(1, LOOKUPS_WAITING, per="address")
+    addresses = Share(1, LOOKUPS_WAITING, together=ANONYMOUS_AT_ONCE, per="address")
     return Admission(AT_ONCE, kinds={"table": tables, "address": addresses})
 
 
@@ -196,10 +212,19 @@ class Guard:
             await _answer(refusal, scope, receive, send)
             return
         path: str = scope["path"]
+        unknown = scope.get("query_string") and unknown_query(self.routes, scope)
+        if unknown:
+            await _answer(unknown, scope, receive, send)
+            return
         table_id = path[len(TABLES) :].split("/", 1)[0] if path.startswith(TABLES) else None
         credential = None if table_id is None else read_credential(table_id, headers)
         scope[CREDENTIAL] = credential  # read once: the routes take it from here
-        key, table, wait = await self._key(scope, credential)
+        try:
+            key, table, wait = await self._key(scope, credential)
+        except DATABASE_BUSY:  # the token's lookup: answered here, outside the app's handlers
+            busy = database_busy()
+            await _answer(busy, scope, receive, send, busy.headers)
+            return
         CLIENT.set(key)  # the worker pool's fair share is counted per bucket too
         if wait:
             seconds = math.ceil(wait)
@@ -238,6 +263,8 @@ class Guard:
             await _answer(unauthorised(), scope, receive, send)
             return
         assert credential is not None
+        if table == table_id:
+            vouch(scope)  # a member's connection is never shut to make room for another
         send = self._forgetting(credential.hashed, send)
         if path.endswith(STREAM):  # open for hours, its reads one per table woken
             await self.app(scope, receive, send)
@@ -452,3 +479,23 @@ def refused_method(routes: Sequence[BaseRoute], scope: Scope) -> str | None:
         if match is Match.PARTIAL:
             methods |= getattr(route, "methods", None) or set()
     return ", ".join(sorted(methods)) or None
+
+
+def unknown_query(routes: Sequence[BaseRoute], scope: Scope) -> ApiError | None:
+    """A 422 naming a query parameter the route does not take, as a body's unknown field is
+    refused (a misspelt ``after`` read as none would answer the whole log); None when it
+    takes them all, or when no route has the path (its own 404 or 405 follows)."""
+    for route in routes:
+        match, _ = route.matches(scope)
+        if match is Match.FULL:
+            dependant = getattr(route, "dependant", None)
+            if dependant is None:
+                return None
+            taken = {p.alias for p in dependant.query_params}
+            for name, _value in parse_qsl(scope["query_string"].decode("latin-1"), True):
+                if name not in taken:
+                    allowed = ", ".join(sorted(taken)) or "none"
+                    message = f"{name}: not a parameter of this path; allowed: {allowed}"
+                    return ApiError(422, name[:80], None, allowed, message)
+            return None
+    return None

@@ -63,6 +63,9 @@ class RollSpec:
     visibility: str = "public"
     target_id: str | None = None  # the called test this roll answers
     fields: Mapping[str, Any] = field(default_factory=dict)  # a contest's own (its response)
+    # the house rules a chat-bot word asks of its roll over the table's (SealDice's ``.rc``:
+    # rule 0): set by a door reading such words, never by a request's body
+    house_rules: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def sides(self) -> list[Side]:
@@ -175,8 +178,9 @@ def prepare(session: Session, table: GameTable, spec: RollSpec, viewer: Viewer) 
     request: dict[str, Any] = {"system": table.system}
     request |= parts[0] if len(parts) == 1 else {"actor": parts[0], "opponent": parts[1]}
     request |= spec.fields
-    if table.house_rules:
-        request["house_rules"] = table.house_rules
+    house = {**table.house_rules, **spec.house_rules}
+    if house:
+        request["house_rules"] = house
     try:
         parsed = parse(request)
     except D100Error as err:
@@ -404,6 +408,9 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
             aimed = characters.aim_view(table.system, row.aim_rounds)
             row.aim_rounds = 0
     _mark(session, table, prepared.rows, prepared.skills, checks, shared, viewer.gms)
+    wrote = None
+    if isinstance(result, CheckResult):
+        wrote = _leave(session, prepared.rows[0], prepared.skills[0], result, shared[0])
     offers: list[dict[str, Any]] = []
     if isinstance(result, CheckResult) and shared[0]:  # only its sheet's readers may see
         luck = characters.sheet_of(prepared.rows[0]).luck
@@ -422,6 +429,7 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
         viewer.member_id,
         offers,
         aimed,
+        sheet=wrote,
     )
     # nothing pending that it refers to: the commit writes the rest
     event = append(session, table, made, flush=False)
@@ -431,6 +439,25 @@ def roll(session: Session, viewer: Viewer, spec: RollSpec, planned: Planned | No
     if visibility == "blind":
         session.add(BlindRoll(table_id=table.id, seq=event.seq, seed_id=drawn.seed_id))
     return event
+
+
+def _leave(
+    session: Session, row: Character, skill: str, result: CheckResult, seen: bool
+) -> dict[str, Any] | None:
+    """The value a check leaves its skill at (a Delta Green SAN test's SAN less its loss),
+    written to the sheet, as a CoC7 Sanity roll's SAN is (``declared``): only where every
+    reader of the sheet sees the roll (``seen``), as the new value would tell them how it
+    went. What the event says of it, for ``d100 verify``'s replay of the sheet: the skill, its
+    value before and after, and whether it was written; None where the check leaves none."""
+    sheet = characters.sheet_of(row)
+    after = result.skill_after
+    if after is None or skill not in sheet.skills:
+        return None
+    before = sheet.skills[skill]
+    if seen and before != after:
+        changed = replace(sheet, skills={**sheet.skills, skill: after})
+        write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
+    return {"skill": skill, "values": [before, after], "written": seen}
 
 
 def _named(prepared: Prepared, spec: RollSpec) -> kinds.Named:

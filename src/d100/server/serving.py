@@ -18,7 +18,12 @@ the database, the worker pools and the logs): one more is answered ``503`` at on
 closed, so ``accept`` never fails for want of a file (it did at 1,014 connections of a
 1,024 limit, and every client then waited). One address may hold at most
 ``D100_MAX_CONNECTIONS_PER_ADDRESS`` of them (64; the trusted proxies are exempt): one more
-is answered ``429`` at once and closed, so one client cannot fill the cap.
+is answered ``429`` at once and closed, so one client cannot fill the cap. One /24 (IPv4) or
+/64 (IPv6) may hold at most ``D100_MAX_CONNECTIONS_PER_NETWORK`` (256), as many addresses
+are one client's to take. Past a network's share or the cap, the oldest connection in no
+request that never carried a member's (the guard vouches for those) is shut to make room,
+so connections held open by anyone never keep a member out; only where there is none to
+shut is the newcomer refused.
 
 Hypercorn stops its timer once a request line is in and restarts it only when an answer is
 done; a client that sends HTTP/2's preface (a request line Hypercorn takes as HTTP/2, then
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import os
 import resource
@@ -54,6 +60,17 @@ PER_ADDRESS_ENV = "D100_MAX_CONNECTIONS_PER_ADDRESS"
 # A table behind one address (a NAT, the table's wifi) is a browser's 6 connections a player
 # and their live streams; 64 is a dozen players.
 PER_ADDRESS = 64
+PER_NETWORK_ENV = "D100_MAX_CONNECTIONS_PER_NETWORK"
+# A /24 (IPv4) or /64 (IPv6) is one client's to take: one host or one customer's line holds
+# any number of its addresses, so a cap per address alone is a cap per attacker's whim.
+PER_NETWORK = 256
+# Connections shut to make room keep their files till Hypercorn sees the end and closes them
+# (a burst of accepts comes before): past this many not yet closed, or half the files beyond
+# the cap where ``run`` knows them, a newcomer is refused instead.
+EVICTING_AT_ONCE = 64
+# The ASGI scope's key for the connection a request came on (``watched``): the guard vouches
+# for it once it carries a member's request (``vouch``).
+CONNECTION = "d100.connection"
 # Refusals made in one call to accept before the event loop gets its turn back: a client
 # reconnecting as fast as it is refused never holds the loop for longer than that.
 REFUSALS_AT_ONCE = 64
@@ -99,6 +116,39 @@ def per_address_cap(environ: Mapping[str, str] | None = None) -> int:
     return int(raw)
 
 
+def per_network_cap(environ: Mapping[str, str] | None = None) -> int:
+    """How many connections one /24 (IPv4) or /64 (IPv6) may have open at once:
+    ``D100_MAX_CONNECTIONS_PER_NETWORK`` if set, else ``PER_NETWORK``."""
+    env = os.environ if environ is None else environ
+    raw = env.get(PER_NETWORK_ENV, "").strip()
+    if not raw:
+        return PER_NETWORK
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{PER_NETWORK_ENV} must be a whole number >= 1, not {raw!r}")
+    return int(raw)
+
+
+def network_of(host: str) -> str:
+    """The network an address is counted in: its /24 for IPv4 (an IPv4-mapped IPv6 address
+    too), its /64 for IPv6; a name that is no address, itself."""
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network((address, prefix), strict=False))
+
+
+def vouch(scope: Scope) -> None:
+    """The guard's word that the request in ``scope`` is a member's: its connection is never
+    shut to make room for another."""
+    connection = scope.get(CONNECTION)
+    if connection is not None:
+        connection.vouch()
+
+
 def _refusal(refusal: ApiError, reason: str) -> bytes:
     body = json.dumps(refusal.to_dict()).encode()
     head = (
@@ -119,25 +169,31 @@ def _busy_answer(cap: int) -> bytes:
     return _refusal(busy, "Service Unavailable")
 
 
-def _crowded_answer(per_address: int) -> bytes:
+def _crowded_answer(most: int, per: str) -> bytes:
     crowded = ApiError(
         429,
         "connections",
         None,
-        f"at most {per_address} connections open at once from one address",
-        "too many connections from your address; close some and try again",
+        f"at most {most} connections open at once from one {per}",
+        f"too many connections from your {per}; close some and try again",
     )
     return _refusal(crowded, "Too Many Requests")
 
 
 class Listener(socket.socket):
     """A listening TCP socket whose ``accept`` hands out at most ``cap`` open connections,
-    at most ``per_address`` of them to one address (``exempt`` ones aside). Past either a
-    connection is accepted only to be answered (``503``, ``429``) and closed: its file is
-    back at once, and the client is told rather than left waiting in the kernel's queue.
-    The open connections are kept by their peer's address and port, as an ASGI scope's
-    ``client`` names them. The event loop accepts and closes on its own thread, so plain
-    counts do."""
+    at most ``per_network`` of them to one /24 or /64 and ``per_address`` to one address
+    (``exempt`` ones aside from both).
+
+    Past the cap or a network's share, room is made by shutting the oldest connection of the
+    network with the most (of the newcomer's network, for its share) that is in no request
+    and never carried a member's (``vouch``): connections held silent, or trickling a head,
+    make way for the newest, and a member's connection is never shut. Where there is none
+    to shut, or past one address's share, a connection is accepted only to be answered
+    (``503``, ``429``) and closed: its file is back at once, and the client is told rather
+    than left waiting in the kernel's queue. The open connections are kept by their peer's
+    address and port, as an ASGI scope's ``client`` names them. The event loop accepts and
+    closes on its own thread, so plain counts do."""
 
     def __init__(
         self,
@@ -145,49 +201,116 @@ class Listener(socket.socket):
         cap: int,
         per_address: int = PER_ADDRESS,
         exempt: Iterable[str] = (),
+        per_network: int = PER_NETWORK,
+        evicting_at_once: int = EVICTING_AT_ONCE,
     ) -> None:
         super().__init__(family, socket.SOCK_STREAM)
         self.cap = cap
+        self.evicting_at_once = evicting_at_once
         self.per_address = per_address
+        self.per_network = per_network
         self.exempt = frozenset(exempt)
         self.open = 0
         self.refused = 0
+        self.evicted = 0
+        self.evicting = 0  # shut to make room, not yet closed
         self.connections: dict[tuple[str, int], _Connection] = {}
         self._by_address: dict[str, int] = {}
+        self._by_network: dict[str, int] = {}
+        # Each network's connections no member's request has vouched for, oldest first.
+        self._unvouched: dict[str, dict[tuple[str, int], _Connection]] = {}
         self._busy = _busy_answer(cap)
-        self._crowded = _crowded_answer(per_address)
+        self._crowded = _crowded_answer(per_address, "address")
+        self._crowded_network = _crowded_answer(per_network, "network")
 
     def accept(self) -> tuple[socket.socket, Any]:
+        if self.open >= self.cap and self.evicting >= self.evicting_at_once:
+            # Full, and the connections shut to make room not closed yet: the rest wait in
+            # the kernel's queue for the loop's next turn, in which Hypercorn closes those.
+            raise BlockingIOError
         for _ in range(REFUSALS_AT_ONCE):  # BlockingIOError ends it when none is waiting
             conn, address = super().accept()
             host = str(address[0])
-            if self.open >= self.cap:
-                answer = self._busy
-            elif host not in self.exempt and self._by_address.get(host, 0) >= self.per_address:
-                answer = self._crowded
-            else:
-                self.open += 1
-                self._by_address[host] = self._by_address.get(host, 0) + 1
+            answer = self._room_for(host)
+            if answer is None:
                 # An answer's head and body go as written: with Nagle's wait, a body after its
                 # head waited for the client's delayed ACK (40 ms a request, on keep-alive).
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 connection = _Connection(self, conn, (host, int(address[1])))
-                self.connections[connection.peer] = connection
+                self._opened(connection)
                 return connection, address
             self.refused += 1
             _refuse(conn, answer)
         raise BlockingIOError  # the loop's turn; the rest are accepted at its next
 
-    def closed_one(self, connection: _Connection) -> None:
+    def _room_for(self, host: str) -> bytes | None:
+        """None when a connection from ``host`` may be opened (room made for it if need be),
+        else the refusal to answer it with."""
+        exempt = host in self.exempt
+        if not exempt and self._by_address.get(host, 0) >= self.per_address:
+            return self._crowded
+        network = network_of(host)
+        full = not exempt and self._by_network.get(network, 0) >= self.per_network
+        if full and not self._evict(network):
+            return self._crowded_network
+        if self.open >= self.cap:
+            heaviest = sorted(self._unvouched, key=lambda n: -self._by_network.get(n, 0))
+            if not any(self._evict(n) for n in heaviest):
+                return self._busy
+        return None
+
+    def _evict(self, network: str) -> bool:
+        """Shut the network's oldest connection in no request that no member vouched for,
+        if any (and if not too many are closing already): its place is free at once."""
+        if self.evicting >= self.evicting_at_once:
+            return False
+        for connection in self._unvouched.get(network, {}).values():
+            if connection.requests == 0:
+                self._forget(connection)
+                connection.evicted = True
+                self.evicting += 1
+                self.evicted += 1
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+                return True
+        return False
+
+    def _opened(self, connection: _Connection) -> None:
+        host, network = connection.peer[0], connection.network
+        self.open += 1
+        self._by_address[host] = self._by_address.get(host, 0) + 1
+        self._by_network[network] = self._by_network.get(network, 0) + 1
+        self.connections[connection.peer] = connection
+        self._unvouched.setdefault(network, {})[connection.peer] = connection
+
+    def vouched(self, connection: _Connection) -> None:
+        unvouched = self._unvouched.get(connection.network, {})
+        if unvouched.get(connection.peer) is connection:
+            del unvouched[connection.peer]
+            if not unvouched:
+                del self._unvouched[connection.network]
+
+    def _forget(self, connection: _Connection) -> None:
+        """Count ``connection`` out: closed, or shut to make room."""
         self.open -= 1
-        host = connection.peer[0]
-        left = self._by_address.get(host, 1) - 1
-        if left:
-            self._by_address[host] = left
-        else:
-            self._by_address.pop(host, None)
+        for counts, key in (
+            (self._by_address, connection.peer[0]),
+            (self._by_network, connection.network),
+        ):
+            left = counts.get(key, 1) - 1
+            if left:
+                counts[key] = left
+            else:
+                counts.pop(key, None)
+        self.vouched(connection)
         if self.connections.get(connection.peer) is connection:
             del self.connections[connection.peer]
+
+    def closed_one(self, connection: _Connection) -> None:
+        if connection.evicted:
+            self.evicting -= 1  # counted out when it was shut
+        else:
+            self._forget(connection)
 
     def shut_idle(self, seconds: float, now: float) -> int:
         """Shut down each connection in no request since ``seconds`` before ``now``: its
@@ -212,8 +335,17 @@ class _Connection(socket.socket):
         super().__init__(family, kind, proto, fileno=conn.detach())
         self._listener: Listener | None = listener
         self.peer = peer
+        self.network = network_of(peer[0])
         self.requests = 0
         self.idle_since = time.monotonic()
+        self.member = False  # it carried a member's request: never shut to make room
+        self.evicted = False  # shut to make room: counted out already
+
+    def vouch(self) -> None:
+        if not self.member:
+            self.member = True
+            if self._listener is not None:
+                self._listener.vouched(self)
 
     def close(self) -> None:
         listener, self._listener = self._listener, None
@@ -240,10 +372,16 @@ def _refuse(conn: socket.socket, answer: bytes) -> None:
 
 
 def listen(
-    host: str, port: int, cap: int, per_address: int = PER_ADDRESS, exempt: Iterable[str] = ()
+    host: str,
+    port: int,
+    cap: int,
+    per_address: int = PER_ADDRESS,
+    exempt: Iterable[str] = (),
+    per_network: int = PER_NETWORK,
+    evicting_at_once: int = EVICTING_AT_ONCE,
 ) -> Listener:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = Listener(family, cap, per_address, exempt)
+    sock = Listener(family, cap, per_address, exempt, per_network, evicting_at_once)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(BACKLOG)
@@ -283,6 +421,7 @@ def watched(app: App, listener: Listener) -> App:
         if connection is None:
             await app(scope, receive, send)
             return
+        scope[CONNECTION] = connection
         connection.requests += 1
         try:
             await app(scope, receive, send)
@@ -365,6 +504,27 @@ def http1_only(app: App) -> App:
     return only
 
 
+def close_when_the_client_does() -> None:
+    """Hypercorn keeps an HTTP/1.1 connection in no request whose client has closed it (or
+    that the listener shut to make room) open till its keep-alive deadline, its file and its
+    place with it: the connection's task group waits for the idle timer. Its protocol is made
+    to close such a connection at once, as it closes one after a failed request."""
+    from hypercorn.events import Closed
+    from hypercorn.protocol.h11 import H11Protocol
+
+    handle = H11Protocol.handle
+    if getattr(handle, "closes", False):
+        return
+
+    async def closing(self: H11Protocol, event: Any) -> None:
+        await handle(self, event)
+        if isinstance(event, Closed) and self.stream is None:
+            await self.send(Closed())
+
+    closing.closes = True  # type: ignore[attr-defined]
+    H11Protocol.handle = closing  # type: ignore[method-assign]
+
+
 def run(
     app: App,
     host: str,
@@ -378,9 +538,15 @@ def run(
     from hypercorn.asyncio import serve
     from hypercorn.config import Config, Sockets
 
-    cap = connection_cap(raise_open_files_limit(), environ)
+    close_when_the_client_does()
+    open_files = raise_open_files_limit()
+    cap = connection_cap(open_files, environ)
     trusted = [a.strip() for a in (proxies or "").split(",") if a.strip()]
-    sock = listen(host, port, cap, per_address_cap(environ), exempt=trusted)
+    # half the files beyond the cap may be held by connections shut to make room
+    evicting = max(EVICTING_AT_ONCE, (open_files - cap) // 2)
+    sock = listen(
+        host, port, cap, per_address_cap(environ), trusted, per_network_cap(environ), evicting
+    )
 
     class Listening(Config):  # the socket made here, cap and all, not one Hypercorn binds
         def create_sockets(self) -> Sockets:

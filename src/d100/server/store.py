@@ -17,8 +17,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import bindparam, create_engine, event, func, inspect, select, text, update
 from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import Update
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -29,10 +32,43 @@ TOUCHED = "d100_touched"
 MIRROR = "d100_mirror"
 POSTED = "d100_posted"  # session.info: a channel post was queued (the sender looks at commit)
 WRITE = "d100_write"
+MOST_EVENTS = "d100_most_events"  # session.info: the events a table's log may hold (None: any)
 # Connections kept open. Every live stream a commit wakes reads the log on a worker thread
 # (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
 # closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
 POOL, POOL_OVERFLOW = 30, 10
+# On PostgreSQL each process takes at most its share of the server's ``max_connections``
+# (less the superusers' reserve and ``SPARE`` for migrations, psql and backups): past it the
+# server answers "too many clients" to whichever process asks next. A process needs at least
+# ``LEAST_POOL`` pooled connections, and one more for its LISTEN (``live.listen``).
+SPARE = 3
+LEAST_POOL = 4
+
+
+class PoolTooSmall(ValueError):
+    """The database cannot give each process the connections it needs: refused at start."""
+
+
+def pool_sizes(max_connections: int, reserved: int, processes: int) -> tuple[int, int]:
+    """Each of ``processes``' pool size and overflow on a PostgreSQL server allowing
+    ``max_connections`` with ``reserved`` of them kept for superusers: together, with their
+    listeners, never more than the server allows (less ``SPARE``)."""
+    room = max_connections - reserved - SPARE
+    share = room // processes - 1  # the listener's
+    if share < LEAST_POOL:
+        raise PoolTooSmall(
+            f"PostgreSQL allows {max_connections} connections ({reserved} kept for superusers, "
+            f"{SPARE} left spare): {processes} server processes get {max(share, 0)} each, and "
+            f"each needs at least {LEAST_POOL + 1}; raise max_connections to at least "
+            f"{processes * (LEAST_POOL + 1) + reserved + SPARE} or lower D100_PROCESSES"
+        )
+    pool = min(POOL, share * 3 // 4)
+    return pool, min(POOL_OVERFLOW, share - pool)
+
+
+# What a busy database raises: unreachable, restarting, locked past the busy timeout, too many
+# clients, or every pooled connection in use (answered 503 with Retry-After).
+DATABASE_BUSY = (OperationalError, PoolTimeout)
 
 
 class Store:
@@ -42,18 +78,27 @@ class Store:
         on_commit: Callable[[str], None] | None = None,
         mirror: bool = False,
         on_posted: Callable[[], None] | None = None,
+        processes: int | None = None,
+        events_per_table: int | None = None,
     ) -> None:
         """``on_commit``: called with each table a committed write changed; ``on_posted``:
-        once a committed write queued channel posts (``mirror``: writes queue them)."""
+        once a committed write queued channel posts (``mirror``: writes queue them);
+        ``processes``: how many server processes share a PostgreSQL database, each pool
+        sized to its share of the server's connections (``PoolTooSmall`` if too few);
+        ``events_per_table``: the most events a table's log may hold (``events.append``)."""
         self.url: URL = make_url(url)
         self.on_commit = on_commit
         self.on_posted = on_posted
-        self.engine = _engine(self.url)
+        sizes = (POOL, POOL_OVERFLOW)
+        if processes is not None and self.url.get_backend_name() == "postgresql":
+            sizes = pool_sizes(*_connection_limits(self.url), processes)
+        self.pool_size, self.pool_overflow = sizes
+        self.engine = _engine(self.url, *sizes)
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(
             self.engine.execution_options(**{WRITE: True}),
             expire_on_commit=False,
-            info={MIRROR: mirror},
+            info={MIRROR: mirror, MOST_EVENTS: events_per_table},
         )
         # SQLite has one writer at a time. Writers of this process queue here, and the next
         # starts the moment the last commits; without it they wait in SQLite's busy handler,
@@ -160,13 +205,25 @@ def touch(session: Session, table_id: str) -> bool:
     return first
 
 
-def _engine(url: URL) -> Engine:
+def _connection_limits(url: URL) -> tuple[int, int]:
+    """The PostgreSQL server's ``max_connections`` and its superusers' reserve."""
+    probe = create_engine(url, poolclass=NullPool)
+    try:
+        with probe.connect() as connection:
+            most = connection.execute(text("SHOW max_connections")).scalar_one()
+            reserved = connection.execute(text("SHOW superuser_reserved_connections")).scalar_one()
+    finally:
+        probe.dispose()
+    return int(most), int(reserved)
+
+
+def _engine(url: URL, size: int = POOL, overflow: int = POOL_OVERFLOW) -> Engine:
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, pool_size=POOL, max_overflow=POOL_OVERFLOW)
+        return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=overflow)
     pool: dict[str, int] = {}
     if url.database and url.database != ":memory:":  # (in memory: one connection per thread)
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        pool = {"pool_size": POOL, "max_overflow": POOL_OVERFLOW}
+        pool = {"pool_size": size, "max_overflow": overflow}
     engine = create_engine(url, connect_args={"check_same_thread": False}, **pool)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)

@@ -40,7 +40,7 @@ from ..declarations import (
 )
 from ..dice import show_roll, show_span
 from ..errors import D100Error, RuleRefusal
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, exactly_one, read, validate
 from ..machine import Machine, Then
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
@@ -345,6 +345,7 @@ class BrpFoundry(Declared):
     title: str = "Basic Roleplaying (Chaosium, Foundry)"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = (exactly_one(("skill", "resistance")),)  # the target, as the check refuses
 
     def parse_check(self, data: Mapping[str, Any]) -> FoundryCheck:
         values = read(data, CHECK_FIELDS)

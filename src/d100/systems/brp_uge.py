@@ -51,7 +51,7 @@ from ..declarations import (
 )
 from ..dice import show_roll, show_span
 from ..errors import D100Error
-from ..fields import BIG, Field, path, read, validate
+from ..fields import BIG, Field, exactly_one, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record, replay
@@ -410,6 +410,7 @@ class BrpUge(Declared):
     title: str = "Basic Roleplaying (Universal Game Engine)"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = (exactly_one(("skill", "resistance", "versus")),)  # the one target
 
     def parse_check(self, data: Mapping[str, Any]) -> UgeCheck:
         values = read(data, CHECK_FIELDS)

@@ -43,7 +43,7 @@ from ..declarations import (
 )
 from ..dice import show_roll, show_span
 from ..errors import D100Error
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, exactly_one, read, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
@@ -291,6 +291,16 @@ class Coc6Check:
         return check_dict(self)
 
 
+# What ``check_shape`` refuses, as JSON Schema.
+CHECK_RULES = (
+    exactly_one(("skill", "resistance")),
+    {
+        "if": {"required": ["resistance"]},
+        "then": {"properties": {"malfunction": {"const": 0}, "combined": {"maxItems": 0}}},
+    },
+)
+
+
 def check_shape(values: Mapping[str, Any]) -> None:
     """Skill or resistance, one of them; a resistance roll has no malfunction number and no
     other skills."""
@@ -409,6 +419,7 @@ class Coc6(Declared):
     title: str = "Call of Cthulhu 6th edition"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = CHECK_RULES
 
     def parse_check(self, data: Mapping[str, Any]) -> Coc6Check:
         values = read(data, CHECK_FIELDS)

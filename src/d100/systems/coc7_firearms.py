@@ -95,7 +95,8 @@ _AUTO = {
     **COMMON,
 }
 RANGE_WORDS = (
-    "aim (a bonus die on the first); malN (malfunction number); normal, long or extreme: one "
+    "aim (a bonus die on the first); malN (malfunction number); pulpN (a Pulp hero's Luck: 10 "
+    "of it cancels a malfunction's consequence, P-6); normal, long or extreme: one "
     "range for all, or one each in order (the difficulty is the range's); @DICE; then a label"
 )
 SHOT_WORDS = (
@@ -151,8 +152,31 @@ def shots_report(result: cs.ShotsResult, odds_json: Mapping[str, Any]) -> Report
     _damage(result.damage, odds.damage, rows, chances)
     if r.malfunction is not None and odds.stop is not None:
         chances.append(("a malfunction", odds.stop))
+    _lucked(r.pulp_luck, result.malfunction, result.luck_spent, odds_json, rows, chances)
     said = f"{result.hits} of {r.shots} hit" + dealt(result.damage)
     return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
+
+
+def _lucked(
+    luck: int | None,
+    malfunctioned: bool,
+    spent: int,
+    odds_json: Mapping[str, Any],
+    rows: list[Row],
+    chances: list[tuple[str, Fraction]],
+) -> None:
+    """P-6, for a Pulp hero: the Luck spent cancelling a malfunction (the shot still fails,
+    the weapon not jammed), or why it stays jammed; the chance the Luck is spent."""
+    if luck is None:
+        return
+    if spent:
+        said = f"{luck} → {luck - spent} (P-6): {spent} cancels the malfunction; the shot "
+        rows.append(Row("Luck", said + "still fails, the weapon is not jammed"))
+    elif malfunctioned:
+        rows.append(Row("Luck", f"{luck} (P-6): 10 needed, the weapon stays jammed"))
+    chance = Fraction(odds_json.get("luck_spent", 0))
+    if chance:
+        chances.append(("10 Luck spent", chance))
 
 
 def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Report:
@@ -184,6 +208,8 @@ def auto_report(result: au.FullAutoResult, odds_json: Mapping[str, Any]) -> Repo
     if r.malfunction is not None and odds.stop is not None:
         chances.append(("a malfunction", odds.stop))
     _damage(result.damage, odds.damage, rows, chances)
+    jammed = result.ended == "malfunction"
+    _lucked(r.pulp_luck, jammed, result.luck_spent, odds_json, rows, chances)
     said = f"{result.normal} normal, {result.impaling} impaling" + dealt(result.damage)
     return Report(NAME, head, tuple(rows), tuple(chances), outcome=said)
 

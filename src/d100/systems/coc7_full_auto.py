@@ -17,6 +17,7 @@ from typing import Any
 from ..dice import RandomSource
 from ..fields import BIG
 from . import coc7_damage as damage
+from . import coc7_pulp
 from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_damage import weapon
 from .coc7_far import MAX_BULLETS, MIN_VOLLEY
@@ -55,6 +56,9 @@ class FullAuto:
     malfunction: int | None = None
     dice: tuple[int, ...] | None = None
     damage: str | None = None  # a bullet's damage (S7-6), rolled for each bullet that hits
+    # a Pulp hero's Luck: 10 of it cancels a malfunction's consequence, the weapon not
+    # jammed; the shot still fails (P-6). None: no Pulp hero
+    pulp_luck: int | None = None
 
     def __post_init__(self) -> None:
         within("skill", self.skill, 0, BIG)
@@ -73,6 +77,8 @@ class FullAuto:
         if self.dice is not None:
             for v in self.dice:
                 within("dice", v, 1, 100)
+        if self.pulp_luck is not None:
+            within("pulp_luck", self.pulp_luck, 0, BIG)
 
     @property
     def size(self) -> int:
@@ -108,6 +114,8 @@ class FullAuto:
             out["dice"] = list(self.dice)
         if self.damage is not None:
             out["damage"] = self.damage
+        if self.pulp_luck is not None:
+            out["pulp_luck"] = self.pulp_luck
         return out
 
 
@@ -230,6 +238,21 @@ class FullAutoResult:
             "ended": self.ended,
             "explanation": self.explanation,
             **({} if self.damage is None else {"damage": self.damage}),
+            **self.pulp(),
+        }
+
+    @property
+    def luck_spent(self) -> int:
+        """P-6: the Luck a Pulp hero spends cancelling the malfunction (0: none)."""
+        return coc7_pulp.lucked_away(self.ended == "malfunction", self.request.pulp_luck)
+
+    def pulp(self) -> dict[str, Any]:
+        """A Pulp hero's Luck spent on the malfunction, and whether the weapon is jammed."""
+        if self.request.pulp_luck is None:
+            return {}
+        return {
+            "luck_spent": self.luck_spent,
+            "jammed": self.ended == "malfunction" and not self.luck_spent,
         }
 
 
@@ -289,11 +312,23 @@ class FullAutoOdds:
         hits = {(n + i, i): p for (n, i), p in self.outcomes.items()}
         return damage.odds(weapon(self.request.damage), hits)
 
+    @property
+    def luck_spent(self) -> Fraction:
+        """P-6: the chance a Pulp hero spends 10 Luck cancelling a malfunction."""
+        held = coc7_pulp.lucked_away(True, self.request.pulp_luck)
+        return self.malfunction if held else Fraction(0)
+
+    def pulp(self) -> dict[str, str]:
+        if self.request.pulp_luck is None:
+            return {}
+        return {"luck_spent": fraction_text(self.luck_spent)}
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "hits": {str(h): fraction_text(p) for h, p in self.hits.items()},
             "impaling": {str(h): fraction_text(p) for h, p in self.impaling.items()},
             "malfunction": fraction_text(self.malfunction),
+            **self.pulp(),
             "mean_hits": fraction_text(mean(self.hits)),
         }
         hurt = damage.shown(lambda: self.damage)

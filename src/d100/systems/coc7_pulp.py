@@ -68,6 +68,12 @@ SPENDS = (
 )
 
 
+def lucked_away(malfunction: bool, luck: int | None) -> int:
+    """P-6: the Luck a Pulp hero holding ``luck`` (None: no Pulp hero) spends cancelling a
+    malfunction's consequence, the weapon not jammed; the shot still fails. 0: none spent."""
+    return FUMBLE if malfunction and luck is not None and luck >= FUMBLE else 0
+
+
 def half(most: int) -> int:
     """Half the most hit points, rounded up: a hit of this or more is a major one."""
     return -(-most // 2)

@@ -29,6 +29,7 @@ COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: a
     "penalty_dice": re.compile(r"(?:p|penalty)=?(\d*)", re.IGNORECASE),
     "malfunction": re.compile(r"(?:mal|malfunction)=?(\d+)", re.IGNORECASE),
     "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
+    "pulp_luck": re.compile(r"pulp=?(\d+)", re.IGNORECASE),  # a Pulp hero's Luck (P-6)
 }
 TEXT = frozenset({"damage", "damage_bonus"})  # words whose value is text, not a number
 FLAGS = frozenset({"aimed"})  # words that say yes by being there

@@ -114,11 +114,11 @@ def read(text: str) -> Command | None:
         return None
     head, _, reason = rest.strip().partition(" ")
     m = _ATTRIBUTE.fullmatch(head)
-    if m is None or m["value"] is None:
+    if m is None or not (m["value"] or m["name"] or m["word"]):
         raise _refuse(
             line,
-            "a skill with its value: 侦查50, 困难侦查50, 50, 侦查50+10",
-            "no value given (there is no character card here)",
+            "a skill: 侦查 (a character card's), 侦查50, 困难侦查50, 50, 侦查50+10",
+            "no skill given",
         )
     word, name = m["word"], m["name"]
     if name is None:  # 困难50: a name 困难, regular (SD-W2)
@@ -137,8 +137,14 @@ def read(text: str) -> Command | None:
             raise _refuse(part, "@DICE, dice rolled by hand", "SealDice's @someone is not taken")
         else:
             label.append(part)
-    request: dict[str, Any] = {"system": NAME, "skill": int(m["value"]), **fields}
+    request: dict[str, Any] = {"system": NAME, **fields}
+    named = None  # 侦查 alone: its value is a character card's (SD-W1)
+    if m["value"] is None:
+        named = name
+    else:
+        request["skill"] = int(m["value"])
+    said = " ".join(label) or None
     house = {"house_rules": {"setcoc": 0}}  # .rc's own, .ra's where the table sets none
     if rule is not None:
-        return Command({**request, **house}, " ".join(label) or None, hidden, repeat)
-    return Command(request, " ".join(label) or None, hidden, repeat, house)
+        return Command({**request, **house}, said, hidden, repeat, named=named)
+    return Command(request, said, hidden, repeat, house, named=named)

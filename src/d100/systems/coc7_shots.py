@@ -15,6 +15,7 @@ from typing import Any
 from ..dice import RandomSource
 from ..fields import BIG
 from . import coc7_damage as damage
+from . import coc7_pulp
 from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_damage import weapon
 from .coc7_firing import (
@@ -50,6 +51,9 @@ class Shots:
     malfunction: int | None = None
     dice: tuple[int, ...] | None = None
     damage: str | None = None  # the weapon's damage per bullet (S7-6), rolled for each hit
+    # a Pulp hero's Luck: 10 of it cancels a malfunction's consequence, the weapon not
+    # jammed; the shot still fails (P-6). None: no Pulp hero
+    pulp_luck: int | None = None
 
     def __post_init__(self) -> None:
         within("skill", self.skill, 0, BIG)
@@ -64,6 +68,8 @@ class Shots:
         if self.dice is not None:
             for v in self.dice:
                 within("dice", v, 1, 100)
+        if self.pulp_luck is not None:
+            within("pulp_luck", self.pulp_luck, 0, BIG)
 
     def range_of(self, i: int) -> str:
         return self.ranges[0] if len(self.ranges) == 1 else self.ranges[i]
@@ -91,6 +97,8 @@ class Shots:
             out["dice"] = list(self.dice)
         if self.damage is not None:
             out["damage"] = self.damage
+        if self.pulp_luck is not None:
+            out["pulp_luck"] = self.pulp_luck
         return out
 
 
@@ -185,7 +193,19 @@ class ShotsResult:
             "malfunction": self.malfunction,
             "explanation": self.explanation,
             **({} if self.damage is None else {"damage": self.damage}),
+            **self.pulp(),
         }
+
+    @property
+    def luck_spent(self) -> int:
+        """P-6: the Luck a Pulp hero spends cancelling the malfunction (0: none)."""
+        return coc7_pulp.lucked_away(self.malfunction, self.request.pulp_luck)
+
+    def pulp(self) -> dict[str, Any]:
+        """A Pulp hero's Luck spent on the malfunction, and whether the weapon is jammed."""
+        if self.request.pulp_luck is None:
+            return {}
+        return {"luck_spent": self.luck_spent, "jammed": self.malfunction and not self.luck_spent}
 
 
 def roll(request: Shots, rng: RandomSource | None = None) -> ShotsResult:
@@ -245,6 +265,17 @@ class ShotsOdds:
             return None
         return damage.odds(weapon(self.request.damage), self.outcomes)
 
+    @property
+    def luck_spent(self) -> Fraction:
+        """P-6: the chance a Pulp hero spends 10 Luck cancelling a malfunction."""
+        held = coc7_pulp.lucked_away(True, self.request.pulp_luck)
+        return self.malfunction if held else Fraction(0)
+
+    def pulp(self) -> dict[str, str]:
+        if self.request.pulp_luck is None:
+            return {}
+        return {"luck_spent": fraction_text(self.luck_spent)}
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "hits": {str(h): fraction_text(p) for h, p in self.hits.items()},
@@ -253,6 +284,7 @@ class ShotsOdds:
                 for (h, e), p in self.outcomes.items()
             ],
             "malfunction": fraction_text(self.malfunction),
+            **self.pulp(),
             "mean_hits": fraction_text(self.mean_hits),
             "per_shot": [{k: fraction_text(p) for k, p in s.items()} for s in self.per_shot],
         }

@@ -35,7 +35,7 @@ from ..declarations import (
 from ..dice import is_doubles, show_roll
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..expressions import Dice, parse
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, only_with, read, validate
 from ..machine import Fixed, Machine, Need, Then, distribution
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
@@ -68,22 +68,11 @@ INSANITY = 5  # DG-5: a loss of 5 or more from one roll is temporary insanity
 PROJECTION = 4  # DG-7: the d4 of projecting onto a Bond
 ADAPTING = 6  # DG-6: the 1D6 of CHA (violence) or POW (helplessness) lost on adapting
 LOSS_STREAM = "san_loss_dice"  # the loss's dice, the d4, the d6, drawn after the d100
-# DG-5: the losses of the rulebook's tables (violence, helplessness, the unnatural) and the
-# defaults of Foundry's items (unnatural 1/1D4, tome 1D4/1D6, ritual 0/1D10)
-LOSSES = (
-    "0/1",
-    "0/1d4",
-    "0/1d6",
-    "0/1d10",
-    "1/1d4",
-    "1/1d6",
-    "1/1d8",
-    "1/1d10",
-    "1d4/1d6",
-    "1d4/1d8",
-    "1d6/1d20",
-    "1d10/1d100",
-)
+# DG-5: a loss is the rulebook's success/failure, each whole numbers and dice added: its tables'
+# (violence, helplessness, the unnatural) and Foundry's items' (unnatural 1/1D4, tome 1D4/1D6,
+# ritual 0/1D10) among them; any such sum, as Foundry's sanity-damage rolls any formula
+LOSS_ALLOWED = "success/failure, each whole numbers and dice added: 0/1d4, 1/1d6, 1d6/1d20, 1/1d4+1"
+LOSS_WORD = r"[0-9dDkKhHlL+\-]+/[0-9dDkKhHlL+\-]+"  # a quick word that is a loss: 1d4/1d6
 
 MEANINGS = {
     "critical": "a critical success: the best outcome, and it works with style",
@@ -153,9 +142,10 @@ _TESTED = (
 SANITY_FIELDS = (
     Field(
         "san_loss",
-        "choice",
-        "with test sanity: the SAN loss, success/failure (DG-5)",
-        choices=LOSSES,
+        "text",
+        "with test sanity: the SAN loss, success/failure, each whole numbers and dice added"
+        " (1/1d6, 1d6/1d20, 0/1d4+1) (DG-5)",
+        pattern=LOSS_WORD,
     ),
     Field(
         "san_loss_dice",
@@ -212,6 +202,17 @@ CONTEST_FIELDS = (
 )
 _SIDE_NAMES = frozenset(f.name for f in SIDE_FIELDS)
 _SANITY_NAMES = tuple(f.name for f in SANITY_FIELDS)
+# What ``DgCheck`` refuses between its fields, as JSON Schema (the stat of 0 is a rule's
+# refusal, DG-1, said as one).
+CHECK_RULES = (
+    *(only_with(n, "test", "sanity") for n in _SANITY_NAMES if n != "adapted"),
+    only_with("adapted", "test", "sanity", given=True),
+    only_with("test", "skill", LUCK, given="luck"),  # DG-9
+    {"not": {"required": ["adapted", "adapting"], "properties": {"adapted": {"const": True}}}},
+    *(only_with(n, "san_loss") for n in ("san_loss_dice", "willpower", "adapting")),
+    only_with("willpower", "bond"),  # DG-7: a projection needs both
+    only_with("bond", "willpower"),
+)
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,9 @@ class DgCheck:
         for name in ("san_loss_dice", "willpower", "adapting"):
             if getattr(self, name) is not None and self.san_loss is None:
                 raise D100Error(name, plain(getattr(self, name)), "only with a loss", "no loss")
+        if self.san_loss is not None:
+            for part in _loss_parts(self.san_loss):
+                _sides(part)  # checked now: refused naming the field, before any roll
         if (self.willpower is None) != (self.bond is None):  # DG-7: both, or no projection
             name = "bond" if self.bond is None else "willpower"
             raise D100Error(name, None, "willpower and bond together", "a projection needs both")
@@ -354,16 +358,29 @@ class Loss:
     d6: int
 
 
+def _loss_parts(loss: str) -> tuple[str, str]:
+    """A loss's success and failure parts (DG-5)."""
+    parts = loss.split("/")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise D100Error("san_loss", loss, LOSS_ALLOWED, "not success/failure")
+    return parts[0].strip(), parts[1].strip()
+
+
 def _sides(expression: str) -> tuple[tuple[int, ...], int]:
-    """The faces of each die of a loss (the rulebook's: plain dice and a constant) and the
-    constant."""
+    """The faces of each die of a loss (whole dice added, no die kept or taken away: each
+    drawn in turn) and its whole numbers; a loss is never below 0."""
     sides: list[int] = []
     constant = 0
-    for term in parse(expression, "san_loss", bonus=False).rolled():
+    found = parse(expression, "san_loss", bonus=False)
+    for term in found.rolled():
         if isinstance(term, Dice):
+            if term.keep is not None or term.sign < 0:
+                raise D100Error("san_loss", expression, LOSS_ALLOWED, "dice kept or taken away")
             sides += [term.sides] * term.count
         else:
             constant += term.value
+    if len(sides) + constant < 0:  # its lowest total
+        raise D100Error("san_loss", expression, LOSS_ALLOWED, "a loss below 0")
     return tuple(sides), constant
 
 
@@ -439,7 +456,7 @@ def _route(check: DgCheck, judged: Judged, roll: int) -> tuple[str, bool]:
     """DG-5: the loss a SAN test's result rolls (the success loss for an adapted agent, DG-6),
     and whether it stands at its maximum (a critical failure, by house rule)."""
     assert check.san_loss is not None
-    success_loss, failure_loss = check.san_loss.split("/")
+    success_loss, failure_loss = _loss_parts(check.san_loss)
     lvl = "success" if not roll else level(roll, judged)
     if lvl in SUCCESS:
         return success_loss, False
@@ -480,7 +497,7 @@ def _loss_words(check: DgCheck, loss: Loss, dice: tuple[int, ...]) -> str:
             )
         else:
             words.append(f"projection failed, d4 {loss.d4}: WP {wp} -> {max(0, wp - loss.d4)}")
-    after = max(0, check.skill - loss.final)
+    after = max(0, check.skill - loss.final)  # as the result's skill_after
     words.append(f"SAN {check.skill} -> {after}")
     if loss.final >= INSANITY:
         words.append("temporary insanity (a loss of 5 or more)")
@@ -506,7 +523,7 @@ class SanityOdds:
 def sanity_odds(check: DgCheck) -> SanityOdds:
     """The exact loss of a SAN test that names one."""
     if check.san_loss is None:
-        raise D100Error("san_loss", None, "one of " + ", ".join(LOSSES), "a SAN test with no loss")
+        raise D100Error("san_loss", None, LOSS_ALLOWED, "a SAN test with no loss")
     plan = SYSTEM.check_plan(check)
     tallies.affordable(plan)  # known before any work
     judged = check.judged
@@ -577,6 +594,7 @@ class DeltaGreen(Declared):
     title: str = "Delta Green"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = CHECK_RULES
 
     def parse_check(self, data: Mapping[str, Any]) -> DgCheck:
         values = read(data, CHECK_FIELDS)
@@ -590,10 +608,11 @@ class DeltaGreen(Declared):
     def _result(self, check: DgCheck, where: str, state: Any, record: Record) -> CheckResult:
         roll, judged = _roll_of(state), check.judged
         lvl = "success" if not roll else level(roll, judged)
-        note = None
+        note, after = None, None
         if check.san_loss is not None:
             loss = _loss(check, judged, roll, state[2])
             note = _loss_words(check, loss, tuple(record.get(LOSS_STREAM, ())))
+            after = max(0, check.skill - loss.final)  # DG-5: what the sheet's SAN becomes
         return CheckResult(
             system=NAME,
             level=lvl,
@@ -606,6 +625,7 @@ class DeltaGreen(Declared):
             request=check_data(check.to_dict()),
             bands=_bands_of(check.target) if roll else None,
             note=note,
+            skill_after=after,
         )
 
     def check_plan(self, check: DgCheck) -> Plan[Any, CheckResult]:
@@ -619,7 +639,7 @@ class DeltaGreen(Declared):
                 lambda route: _loss_machine(check, route),
                 route=lambda roll: _route(check, judged, roll),
             )
-            cost += sum(_loss_cost(x) for x in check.san_loss.split("/"))  # each enumerated once
+            cost += sum(_loss_cost(x) for x in _loss_parts(check.san_loss))  # each once
         given_dice = {
             **given(dice_stream(""), check.dice),
             **given(LOSS_STREAM, check.san_loss_dice),
@@ -746,7 +766,6 @@ SYSTEM = DeltaGreen()
 
 __all__ = [
     "LEVELS",
-    "LOSSES",
     "NAME",
     "SYSTEM",
     "DgCheck",

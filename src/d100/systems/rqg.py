@@ -44,7 +44,7 @@ from ..declarations import (
 )
 from ..dice import show_roll, show_span
 from ..errors import D100Error
-from ..fields import BIG, Field, read, validate
+from ..fields import BIG, Field, exactly_one, only_with, read, sides, validate
 from ..machine import Fixed, Machine, Then
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
@@ -85,6 +85,9 @@ MULTIPLIER = 5  # a characteristic roll's default: x5
 CAP = 95  # RQ-1: 96-00 never succeed
 MASTERY = 100  # RQ-3: ratings above this lose their excess in a contest
 TARGETS = ("skill", "characteristic", "resistance")
+# What ``check_targets`` refuses, as JSON Schema: a check's, and each contest side's.
+CHECK_RULES = (exactly_one(TARGETS), only_with("multiplier", "characteristic"))
+CONTEST_RULES = (sides((exactly_one(TARGETS[:2]), only_with("multiplier", "characteristic"))),)
 
 MEANINGS = {
     "critical": "the best possible result: the most the ability can do",
@@ -428,6 +431,8 @@ class Rqg(Declared):
     title: str = "RuneQuest: Roleplaying in Glorantha"
     check_fields: tuple[Field, ...] = CHECK_FIELDS
     contest_fields: tuple[Field, ...] = CONTEST_FIELDS
+    check_rules = CHECK_RULES
+    contest_rules = CONTEST_RULES
 
     def parse_check(self, data: Mapping[str, Any]) -> RqgCheck:
         values = read(data, CHECK_FIELDS)

@@ -159,6 +159,7 @@ class Replay:
         self.proven[seq] = out.reason is None and not out.trusted
         if shows is None:
             self._spent(out, entry)
+            self._left(entry)
         return out
 
     def _side(
@@ -357,6 +358,21 @@ class Replay:
                 out.fail(f"{known.name} spends {spent} Luck, having {known.luck}")
             left = None if known.luck is None else known.luck - spent
             self.known[cid] = replace(known, luck=left)
+
+    def _left(self, entry: Mapping[str, Any]) -> None:
+        """The value a check wrote to its actor's sheet (a Delta Green SAN test's SAN), as
+        the event says: later rolls read it there."""
+        left, ref = entry.get("sheet"), entry.get("character")
+        if not (isinstance(left, Mapping) and left.get("written") is True):
+            return
+        if not isinstance(ref, Mapping) or str(ref.get("id")) not in self.known:
+            return
+        known = self.known[str(ref["id"])]
+        values, skill = left.get("values"), left.get("skill")
+        if known.sheet is None or not isinstance(values, list) or not isinstance(skill, str):
+            return
+        skills = {**known.sheet.skills, skill: values[-1]}
+        self.known[str(ref["id"])] = replace(known, sheet=replace(known.sheet, skills=skills))
 
     def declared(self, entry: Mapping[str, Any]) -> None:
         """A Sanity roll written to its sheet may spend Luck (P-2)."""

@@ -1,0 +1,119 @@
+"""What the server's storage may be made to hold: tables opened per client address a day,
+events in a table's log, and the database's size in all. Each refusal names the quota and
+what to do about it; ``d100 serve`` reads them from the environment (a test or an embedded
+app sets its own, or none).
+
+The tables an address opened are counted in this process's memory, as the rate limits are:
+a restart forgets them. The events are the table's own numbering, and the size the
+database's own figure, so those hold across processes."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from .errors import ApiError
+from .guard import Buckets, Limits
+
+TABLES_PER_DAY_ENV = "D100_TABLES_PER_DAY"
+EVENTS_PER_TABLE_ENV = "D100_EVENTS_PER_TABLE"
+DATABASE_BYTES_ENV = "D100_DATABASE_MAX_BYTES"
+# A GM opens a table a campaign, a one-shot an evening; a club's address a few more. The
+# benchmark opens 75 from one address.
+TABLES_PER_DAY = 100
+# A long campaign logs a few thousand rolls a year: at 76 rolls a second a script would fill
+# this in a quarter of an hour, and the table is then read only.
+EVENTS_PER_TABLE = 100_000
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """None for a quota not kept."""
+
+    tables_per_day: int | None = None
+    events_per_table: int | None = None
+    database_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("tables_per_day", "events_per_table", "database_bytes"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"quota {name} must be a whole number >= 1, not {value!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Quotas:
+        """``D100_TABLES_PER_DAY`` (100), ``D100_EVENTS_PER_TABLE`` (100,000) and
+        ``D100_DATABASE_MAX_BYTES`` (none), each where set."""
+        env = os.environ if environ is None else environ
+        return cls(
+            _whole(env, TABLES_PER_DAY_ENV, TABLES_PER_DAY),
+            _whole(env, EVENTS_PER_TABLE_ENV, EVENTS_PER_TABLE),
+            _whole(env, DATABASE_BYTES_ENV, None),
+        )
+
+
+def _whole(env: Mapping[str, str], name: str, default: int | None) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, not {raw!r}")
+    return int(raw)
+
+
+class Openings:
+    """The tables each client address opened in the last day, as a bucket that refills."""
+
+    def __init__(self, quotas: Quotas) -> None:
+        most = quotas.tables_per_day
+        self.most = most
+        self.buckets = None if most is None else Buckets(Limits(burst=most, per_second=most / DAY))
+
+    def take(self, address: str) -> None:
+        """Count one table opened from ``address``; 429 past the quota."""
+        if self.buckets is None:
+            return
+        wait = self.buckets.take("address:" + address)
+        if wait:
+            hours = math.ceil(wait / 3600)
+            raise ApiError(
+                429,
+                "tables",
+                None,
+                f"at most {self.most} tables opened a day from one address",
+                f"too many tables opened from your address today; try again in {hours} h",
+                {"retry-after": str(math.ceil(wait))},
+            )
+
+
+def check_room(session: Session, quotas: Quotas) -> None:
+    """409 when the database has reached its size quota: no new table is opened (the tables
+    there go on)."""
+    most = quotas.database_bytes
+    if most is None:
+        return
+    size = database_bytes(session)
+    if size >= most:
+        raise ApiError(
+            409,
+            "database",
+            None,
+            f"a database under {most} bytes ({DATABASE_BYTES_ENV})",
+            "the server's database is full: no new table can be opened; ask its operator",
+        )
+
+
+def database_bytes(session: Session) -> int:
+    """The database's size: PostgreSQL's own figure, or SQLite's pages in use."""
+    if session.get_bind().dialect.name == "postgresql":
+        found = session.execute(text("SELECT pg_database_size(current_database())")).scalar()
+    else:
+        pages = session.execute(text("PRAGMA page_count")).scalar() or 0
+        found = pages * (session.execute(text("PRAGMA page_size")).scalar() or 0)
+    return int(found or 0)
