@@ -21,6 +21,9 @@ from .investigators import Development, Investigator
 from .machine import Given, Need
 from .results import CheckResult, Winner
 
+DEVELOP_WORDS = ("develop", "development")  # the words asking a table for a character's phase
+DEVELOP_LUCK = "luck"  # after them: with the optional Luck recovery roll (``develop luck``)
+
 # A change to a contract check request (a dict), or None where it does not apply to it.
 Change = Callable[[dict[str, Any]], dict[str, Any] | None]
 
@@ -483,7 +486,19 @@ class Declaration:
             "tie_break": None,
             "cover": None,
             "sanity": None,
+            "group_luck": None,
+            "development": None,
         }
+        if (d := self.development) is not None:  # the GM's end-of-session phase at a table
+            recovers = d.luck is not None or bool(d.luck_options)
+            words = DEVELOP_WORDS[0]
+            out["development"] = {
+                "words": words,
+                "rule": d.rule,
+                "luck": f"{words} {DEVELOP_LUCK}" if recovers else None,
+            }
+        if (i := self.investigator) is not None and i.group_luck is not None:
+            out["group_luck"] = {"skill": i.luck, "rule": i.group_luck}
         if (sanity := self.sanity) is not None:  # the words a table's page offers for one
             out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         # what a table's page offers beside the check: each action's form and name

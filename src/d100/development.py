@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import tallies
+from .declarations import DEVELOP_WORDS
 from .dice import RandomSource
 from .errors import BadInput, DiceError, TooMuchWork
 from .expressions.grammar import Dice, parse
@@ -27,6 +28,17 @@ from .sheets import Character
 from .systems import REGISTRY
 
 STREAM = "dice"  # the request field dice rolled by hand come in, and the stream drawn for
+FIELDS = (
+    "system",
+    "skills",
+    "luck",
+    "reward_value",
+    "reward_most",
+    "house_rules",
+    "options",
+    STREAM,
+)
+WORDS = DEVELOP_WORDS  # the words asking for a character's phase at a table
 MAX_ROLLS = 200  # rolls in one phase: a party's marks are a few dozen
 MOST_VALUE = 10_000  # a skill or Luck a roll is made against
 
@@ -265,6 +277,33 @@ class DevelopmentRequest:
             out.append((LUCK if named is None else named.luck, self.luck_roll(self.luck)))
         return out
 
+    @classmethod
+    def from_dict(cls, data: object) -> DevelopmentRequest:
+        """The request ``to_dict`` describes (a logged one, recomputed by ``d100 verify``);
+        unknown fields are an error."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("skills"), Mapping):
+            raise BadInput("request", data, "a JSON object with system and skills {name: value}")
+        for key in data:
+            if key not in FIELDS:
+                raise BadInput(str(key), data[key], "fields " + ", ".join(FIELDS), "unknown field")
+        sets = [data.get(k, []) for k in ("house_rules", "options")]
+        for key, given in zip(("house_rules", "options"), sets, strict=True):
+            if not isinstance(given, list):
+                raise BadInput(key, given, "a list of names")
+        dice = data.get(STREAM)
+        if dice is not None and not isinstance(dice, list):
+            raise BadInput(STREAM, dice, "a list of die values")
+        return cls(
+            str(data.get("system")),
+            tuple(data["skills"].items()),
+            data.get("luck"),
+            data.get("reward_value"),
+            data.get("reward_most"),
+            frozenset(sets[0]),
+            frozenset(sets[1]),
+            None if dice is None else tuple(dice),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"system": self.system, "skills": dict(self.skills)}
         for key in ("luck", "reward_value", "reward_most"):
@@ -402,6 +441,18 @@ def develop(request: DevelopmentRequest, rng: RandomSource | None = None) -> Dev
         most, total = request.reward_most, before + sum(r.reward for r in rolled)
         after = total if most is None else max(before, min(most, total))  # S7-5's clamp
     return DevelopmentResult(request, tuple(rolled), luck, before, after)
+
+
+def roll(
+    request: DevelopmentRequest | Mapping[str, Any], rng: RandomSource | None = None
+) -> DevelopmentResult:
+    """``develop`` for a request or its ``to_dict`` (a table's logged roll, verified again)."""
+    asked = (
+        request
+        if isinstance(request, DevelopmentRequest)
+        else DevelopmentRequest.from_dict(request)
+    )
+    return develop(asked, rng)
 
 
 def roll_one(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,29 @@ class Wounds:
 
 
 @dataclass(frozen=True)
+class Imported:
+    """A character read from another tool's export: its name, its sheet table (without
+    ``system``: the system declaring the format is the sheet's) and, in words, each thing the
+    export holds that the sheet does not take."""
+
+    name: str
+    table: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SheetFormat:
+    """A character export of another tool a system reads (``d100 sheet import``): its name,
+    what it looks like in words (a refusal names what was expected), whether parsed JSON is
+    one, and how it reads into a sheet."""
+
+    name: str
+    shape: str
+    recognises: Callable[[Any], bool]
+    read: Callable[[Any], Imported]
+
+
+@dataclass(frozen=True)
 class Investigator:
     """A system's characters: characteristics by name, in the sheet's order, within
     ``range``; the fractions of a value its checks read (``parts``: half, fifth); the name a
@@ -98,6 +122,8 @@ class Investigator:
     damage_bonus: str | None = None  # the derived value a dice expression's DB stands for
     spends: Mapping[str, tuple[Spend, ...]] = field(default_factory=dict)  # by option
     wounds: Wounds | None = None
+    formats: tuple[SheetFormat, ...] = ()  # other tools' exports its sheets import from
+    group_luck: str | None = None  # the rule, in words, that the lowest Luck rolls for a group
 
     def spends_under(self, options: frozenset[str]) -> tuple[Spend, ...]:
         """The Luck spends a sheet's options allow, in the order declared."""

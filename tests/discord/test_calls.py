@@ -248,3 +248,20 @@ def test_a_click_on_a_test_called_out_of_the_clicker_s_sight_answers_as_an_unkno
     unseen = said(discord.post(client, click(f"c:{gm['id']}:{target}", user=QUINN, name="Quinn")))
     unknown = said(discord.post(client, click(f"c:{gm['id']}:{'x' * len(target)}", user=QUINN)))
     assert private(unseen) and unseen == unknown, (unseen, unknown)
+
+
+@respx.mock
+def test_a_group_luck_call_names_only_the_lowest_luck(client: TestClient, discord: Discord) -> None:
+    sheets = {
+        n: f'name = "{n}"\nsystem = "coc7"\nluck = {{ current = {v}, maximum = 99 }}\n'
+        for n, v in (("Alice", 50), ("Bob", 35))
+    }
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    for user, name, character in ((PLAYER, "Pat", "Alice"), (QUINN, "Quinn", "Bob")):
+        respx.get(CDN).mock(return_value=httpx.Response(200, text=sheets[character]))
+        said(discord.post(client, sheet(user=user, name=name)))
+    asked = call("luck", "Alice, Bob", user=GM)
+    asked["data"]["options"].append({"name": "lowest", "type": 5, "value": True})
+    called = said(discord.post(client, asked))
+    assert [b["label"] for b in buttons_of(called)] == ["Roll: Bob"]
+    assert "Alice" not in json.dumps(called)

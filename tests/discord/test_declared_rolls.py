@@ -128,3 +128,28 @@ def test_r_rolls_an_attack_and_several_shots_by_the_page_s_route(  # rule: S7-6,
     assert "damage" in json.dumps(wrong) and private(wrong)
     made = [e for e in page_of(client, the_link_of(client, discord))["events"]]
     assert [e["roll"] for e in made if e["kind"] == "declared"] == ["attack", "shots"]
+
+
+@respx.mock
+def test_r_develop_rolls_the_gm_s_development_phase(  # rule: S7-7, S7-10
+    client: TestClient, discord: Discord
+) -> None:
+    marked = COC7 + 'marks = ["spot hidden"]\ncharacteristics = { DEX = 50, POW = 70 }\n'
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=marked))
+    said(discord.post(client, table_open("coc7", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(marked), user=PLAYER, name="Pat")))
+    refused = said(discord.post(client, r("Alice", "develop", user=PLAYER, name="Pat")))
+    assert private(refused) and "game master" in json.dumps(refused)
+    made = said(discord.post(client, r("Alice", "develop", user=GM, name="Gina")))
+    (card,) = made["embeds"]
+    assert card["title"].startswith("Development phase: Alice · roll #")
+    (line,) = card["fields"]
+    assert line["name"] == "spot hidden"
+    assert line["value"].startswith("55: improves 45.00%, mean +2.48")  # 45/100 of 5.5
+    # a characteristic is rolled as a skill is, at a difficulty: POW 70, hard (35)
+    pow_hard = said(discord.post(client, r("Alice", "POW", "hard", user=PLAYER, name="Pat")))
+    (check,) = pow_hard["embeds"]
+    fields = {f["name"]: f["value"] for f in check["fields"]}
+    assert check["description"] == "Pat rolled POW as Alice"
+    assert fields["Target"] == "35 (hard: half of 70)"
+    assert fields["Any success"] == "35.00% (7/20)"  # 1..35 of 100, the fumble range apart

@@ -448,6 +448,12 @@ MATRIX: dict[tuple[str, str], Entry] = {
         members(201, 201, 403),
         per_visibility=True,
     ),
+    # Their odds before the roll tell what the sheet gives it: whoever may roll it only.
+    ("POST", "/api/tables/{table_id}/declared-odds"): Entry(
+        lambda w, role, v: (w.at("/declared-odds"), w.declared_body(v)),
+        members(200, 200, 403),
+        per_visibility=True,
+    ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)
     ),

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, overflow, wired
+from .test_browser import DESKTOP, PHONE, add_character, overflow, view, wired
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -76,3 +76,69 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:
+    """The call form offers the system's group Luck roll: of the characters ticked, only the
+    lowest Luck is called."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option("coc7")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        add_character(page, "Ada", SHEET)
+        add_character(page, "Bo", SHEET.replace("current = 50", "current = 30"))
+        view(page, "call")
+        page.locator("#call-skill").fill("luck")
+        for name in ("Ada", "Bo"):
+            page.locator("#call-characters").get_by_label(name).check()
+        lowest = page.get_by_label(re.compile("Group Luck roll: .*lowest Luck"))
+        lowest.check()
+        page.get_by_role("button", name="Call for the test").click()
+        expect(page.locator("#call-done")).to_contain_text("Called Luck for Bo.")
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_the_development_phase_from_the_page(base: str, browser: Any) -> None:  # rule: S7-7
+    """The GM's end-of-session action: a character's marked skills with their exact chance to
+    improve first, then rolled into a card, the sheet written and its marks cleared. A
+    characteristic on the character's card is rolled as a skill is (S7-10)."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{base}/")
+        page.get_by_label("Rule system").select_option("coc7")
+        page.get_by_role("button", name="Open the table").click()
+        page.get_by_role("link", name="Go to the table").click()
+        wired(page)
+        marked = 'marks = ["spot hidden"]\ncharacteristics = {{ DEX = 50 }}\n'
+        add_character(page, "Ada", SHEET + marked)
+        page.get_by_role("button", name="Roll DEX 50 for Ada").click()
+        expect(page.locator("#roll-skill")).to_have_value("DEX")
+        view(page, "call")
+        page.locator("#develop-details > summary").click()
+        page.locator("#develop-character").select_option(label="Ada")
+        page.get_by_role("button", name="Show the odds").click()
+        chances = page.locator("#develop-chances")
+        # worked out on the worker pool, whose first use starts its processes
+        expect(chances).to_contain_text("spot hidden", timeout=30_000)
+        expect(chances).to_contain_text("55.00%")  # over 45: 55 faces of 100
+        page.get_by_role("button", name="Roll the development phase").click()
+        card = page.locator("#develop-result")
+        expect(card).to_contain_text("Development phase: Ada")
+        expect(card).to_contain_text("Written to the sheet; marks cleared.")
+        assert overflow(page) == 0
+        assert not errors, errors
+    finally:
+        page.close()

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .. import group_luck
 from .. import result_view as views
 from ..declarations import Assistance, Rolled
 from ..dice import RandomSource
@@ -20,7 +21,7 @@ from ..render.view import View, seg
 from ..results import CheckOdds, CheckResult, ContestOdds, ContestResult
 from ..system import System
 from ..systems import REGISTRY
-from . import flags
+from . import config, flags
 
 if TYPE_CHECKING:
     from ..sheets import Sheet
@@ -60,6 +61,7 @@ examples:
   d100 group --sheet party.toml stealth --who alice,bob
   d100 group -s chances --skill 40,55,20 --risk tough --lead    # CH8: help the leader
   d100 group --sheet party.toml sneaking --risk tough --lead dara   # dara leads, carol helps
+  d100 group --sheet party.toml luck --who vera,zora --lowest   # CoC7's group Luck roll
 """
 
 
@@ -112,13 +114,29 @@ def register(sub: Any) -> None:
         + "; ".join(f"{s.name}: {a.summary}" for s, a in _many_helpers()).replace("%", "%%")
         + "); the leader is WHO, or by default the highest skill + ability + modifiers",
     )
-    _common(p)
+    p.add_argument(
+        "--lowest",
+        action="store_true",
+        help="one Luck roll for the group, by the lowest Luck present ("
+        + "; ".join(f"{s}: {r}" for s, r in group_luck.declared())
+        + ")",
+    )
+    _common(p, several=True)
     flags.add_check_flags(p)
     p.set_defaults(run=run_group)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    flags.add_sheet(p)
+def _common(p: argparse.ArgumentParser, several: bool = False) -> None:
+    if several:  # a group may sit at several sheets, a file per player
+        p.add_argument(
+            "--sheet",
+            "-f",
+            action="append",
+            help="a character or party sheet (TOML), repeatable; default "
+            f"${config.ENV_SHEET}, else the config file's sheet",
+        )
+    else:
+        flags.add_sheet(p)
     flags.add_system(p)
     flags.add_side_flags(p)
     flags.add_roll(p)
@@ -498,14 +516,52 @@ def run_group(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _sheets(ns: argparse.Namespace) -> tuple[Sheet, dict[str, str]]:
+    """The characters of every sheet named, and the file each comes from; a name on two
+    sheets is refused, as on one."""
+    from ..sheets import load
+
+    paths = ns.sheet if isinstance(ns.sheet, list) else [ns.sheet] if ns.sheet else []
+    ns.sheet = paths[0] if paths else None
+    sheet = flags.open_sheet(ns)
+    homes = dict.fromkeys(sheet.names(), str(ns.sheet))
+    for path in paths[1:]:
+        for c in load(path).characters:
+            taken = sheet.clash(c.name)
+            if taken is not None:
+                raise D100Error(
+                    "--sheet", path, "sheets whose characters' names differ", f"{taken!r} twice"
+                )
+            sheet = sheet.put(c)
+            homes[c.name] = path
+    return sheet, homes
+
+
+def _lowest(
+    sheet: Sheet, members: list[tuple[str, dict[str, Any]]], skill: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """The group's Luck roll: the member with the lowest Luck rolls it alone."""
+    present = [sheet.get(name) for name, _ in members]
+    for c in present:
+        rules = c.investigator_rules
+        if rules is not None and c.skill(skill) != rules.luck:
+            raise D100Error("--lowest", skill, f"{rules.luck}: a group's Luck roll", "not Luck")
+    chosen = group_luck.who_rolls(present, "--lowest")
+    return [m for m in members if m[0] == chosen.name]
+
+
 def group(ns: argparse.Namespace) -> tuple[View, Any]:
     """Roll the group test the flags describe: the view to show and the results."""
     members: list[tuple[str, dict[str, Any]]] = []
     sheet: Sheet | None = None
+    homes: dict[str, str] = {}
     dice_text = ns.dice
     ns.dice = None  # split per member below
+    lowest = getattr(ns, "lowest", False)
+    if lowest and not ns.names:
+        raise D100Error("--lowest", None, "a sheet's characters and their Luck", "no sheet")
     if ns.names:
-        sheet = flags.open_sheet(ns)
+        sheet, homes = _sheets(ns)
         ns.names = [" ".join(ns.names)]  # a skill of several words: spot hidden
         chosen = [sheet.get(w) for w in ns.who.split(",")] if ns.who else list(sheet.characters)
         for character in chosen:
@@ -528,6 +584,9 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
                 "a skill someone on the sheet has",
                 f"nobody on the sheet has {ns.names[0]!r}",
             )
+        if lowest:
+            everyone = [(n, r) for n, r in members]
+            members = _lowest(sheet, members, ns.names[0])
     else:
         system = flags.system_of(ns)
         skills = flags.numbers("--skill", ns.skill or "")
@@ -554,6 +613,8 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
     if sheet is not None:
         for name, request in members:
             ensure_luck(sheet, name, request)
+    if lowest:
+        return _group_luck(ns, members[0], [(n, r["skill"]) for n, r in everyone])
     rng = rng_of(ns)
     rows = []
     data = []
@@ -569,5 +630,22 @@ def group(ns: argparse.Namespace) -> tuple[View, Any]:
     view = group_view(title, rows)
     spent = [(name, r.luck_spent or 0) for name, r, _ in rows]
     if sheet is not None and any(p for _, p in spent):
-        view = view + luck_line(spend_luck(ns.sheet, spent))
+        for path in dict.fromkeys(homes.values()):
+            mine = [(n, p) for n, p in spent if homes[n] == path]
+            if any(p for _, p in mine):
+                view = view + luck_line(spend_luck(path, mine))
     return view, data
+
+
+def _group_luck(
+    ns: argparse.Namespace, member: tuple[str, dict[str, Any]], present: list[tuple[str, int]]
+) -> tuple[View, Any]:
+    """One Luck roll for the group, by the lowest Luck present."""
+    name, request = member
+    result = resolve(request, rng_of(ns))
+    assert isinstance(result, CheckResult)
+    chance = odds(flags.without_dice(request))
+    assert isinstance(chance, CheckOdds)
+    said = ", ".join(f"{n} {v}" for n, v in present)
+    title = f"{name} rolls Luck for the group: the lowest of {said}"
+    return check_view(result, chance, title), {"rolls_for_group": name, **result.to_dict()}

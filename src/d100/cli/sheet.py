@@ -24,6 +24,19 @@ examples:
   d100 sheet show party.toml alice
   d100 sheet validate party.toml
 """
+IMPORT_HELP = """\
+Read an investigator exported by another tool: Dhole's House's JSON export (Advanced Options,
+Export as JSON) or a Foundry VTT CoC7 actor (Export Data). Characteristics, skills (a skill at
+its base value is left to the base skills), age, Luck, marks for improvement and derived values
+that differ from the rule's (SAN lost, HP after a wound) are read; what a sheet holds no place
+for (weapons, possessions, backstory) is named in a note. With a sheet, the character is added
+to it (made if missing); without, the TOML is printed.
+
+examples:
+  d100 sheet import vera.json party.toml
+  d100 sheet import fvtt-Actor-vera.json --name Vera
+"""
+MOST_BYTES = 16 * 1024 * 1024  # an export: an actor with embedded images is a few MB
 REST_HELP = """\
 A full night's rest: Luck back to its maximum, for everyone or the characters named, where
 their system has a rest rule (BRP7); a system without one keeps its Luck as its own rules say.
@@ -72,6 +85,13 @@ def register(sub: Any) -> None:
             v.add_argument("name", nargs="?", help="one character (prefix)")
             flags.add_output(v)
         v.set_defaults(run=fn)
+    imp = verbs.add_parser(
+        "import", help="read a Dhole's House or Foundry VTT CoC7 export", description=IMPORT_HELP
+    )
+    imp.add_argument("file", metavar="FILE", help="the exported JSON")
+    imp.add_argument("path", nargs="?", metavar="SHEET", help="the sheet to add it to")
+    imp.add_argument("--name", help="the character's name on the sheet (default: the export's)")
+    imp.set_defaults(run=run_import)
 
     p = sub.add_parser(
         "rest",
@@ -209,6 +229,59 @@ def sheet_data(c: Character) -> dict[str, Any]:
             "base_skills": c.base_skills,
         }
     return out
+
+
+def _export(path: Path) -> Any:
+    """The export's JSON, or one line naming why it could not be read."""
+    import json
+
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MOST_BYTES + 1)
+    except OSError as err:
+        raise D100Error("FILE", str(path), "a readable file", err.strerror) from None
+    if len(raw) > MOST_BYTES:
+        raise D100Error("FILE", str(path), f"at most {MOST_BYTES} bytes", "too large")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        why = (
+            f"not JSON: {err.msg}, line {err.lineno} column {err.colno}"
+            if isinstance(err, json.JSONDecodeError)
+            else "not UTF-8 text"
+        )
+        raise D100Error("FILE", str(path), "an exported JSON file", why) from None
+
+
+def run_import(ns: argparse.Namespace) -> int:
+    from ..sheet_import import read
+
+    target = None if ns.path is None else Path(ns.path)
+    if target is not None:
+        flags.writable(target, "SHEET")
+    got = read(_export(Path(ns.file)), "FILE", ns.name)
+    c = got.character
+    notes = [f"note: {n}" for n in got.notes]
+    if target is None:
+        from ..sheets import dumps
+
+        print("\n".join(f"# {n}" for n in [f"read from {got.source}: {ns.file}", *notes]))
+        print(dumps(Sheet((c,), "party")), end="")
+        return 0
+    sheet = load(target) if target.exists() else Sheet((), "party")
+    taken = sheet.clash(c.name)
+    if taken is not None:
+        raise D100Error(
+            "--name",
+            c.name,
+            "a name not yet on the sheet, in any letter case",
+            f"{taken!r} is already on the sheet",
+        )
+    saved(target, sheet.put(c))
+    print(f"{target}: added {c.name} ({c.system}) from {got.source}")
+    for n in notes:
+        print(f"  {n}")
+    return 0
 
 
 def run_validate(ns: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from ..server.characters import sheet_of
 from ..server.errors import ApiError
 from ..server.models import Call, Character, GameTable
 from ..server.store import Store
-from .commands import CHARACTERS, HAZARD, OPPONENT, OPPONENT_SKILL, SKILL, WORDS
+from .commands import CHARACTERS, HAZARD, LOWEST, OPPONENT, OPPONENT_SKILL, SKILL, WORDS
 from .interactions import Interaction, message
 from .limits import BUTTONS_PER_ROW, CHOICE_MAX, CUSTOM_ID_MAX, NAME_MAX, ROWS_MAX
 from .play import button, button_rows, channel, readable, viewer_at
@@ -51,7 +51,10 @@ def call_command(store: Store, it: Interaction, options: dict[str, Any]) -> dict
             raise ApiError(422, WORDS, None, "", err.message) from None
         hazard = str(options.get(HAZARD) or "")
         opponent = _opponent(session, table.id, options)
-        call = flow.call_test(session, viewer, skill, fields, hazard, ids, "public", opponent)
+        lowest = options.get(LOWEST) is True
+        call = flow.call_test(
+            session, viewer, skill, fields, hazard, ids, "public", opponent, lowest=lowest
+        )
         shown = view_call(channel(viewer), flow.call_view(session, call))
         components = call_buttons(session, viewer, call)
     return _call_message(viewer.name, shown, components)

@@ -198,6 +198,7 @@ CHARACTERS = "characters"
 HAZARD = "hazard"
 OPPONENT = "opponent"  # a contest against a character the GM chooses (an NPC's, say)
 OPPONENT_SKILL = "opponent_skill"
+LOWEST = "lowest"  # a group's Luck roll: only the lowest Luck of those named is called
 HAZARD_MAX = 500  # as the page's call takes it
 
 
@@ -249,6 +250,12 @@ def call_command() -> dict[str, Any]:
                 "description": "the opponent's skill in the contest (players are not told it)",
                 "autocomplete": True,
                 "max_length": 80,
+            },
+            {
+                "type": BOOLEAN,
+                "name": LOWEST,
+                "description": "a group Luck roll, where the rules have one: "
+                "only the lowest Luck of those named rolls",
             },
         ],
         "contexts": [0],

@@ -368,6 +368,8 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
     if character.get("name"):
         head += f" as {escaped(str(character['name']))}"
     fields: list[tuple[str, str]]
+    if view.get("roll") == "development":
+        return message(embeds=[_development(head, view, reading)], private=private)
     if view.get("roll") == "dice":
         title = f"Total {reading['total']} · roll #{view['seq']}"
         fields = dice_fields(reading)
@@ -405,6 +407,20 @@ def _action_view(
         if said:
             fields.append(("Exact odds", escaped(said)))
     return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
+
+
+def _development(head: str, view: dict[str, Any], reading: dict[str, Any]) -> dict[str, Any]:
+    """A development phase: each skill's chance to improve and mean gain beside its roll."""
+    title = f"{reading.get('title', 'Development phase')} · roll #{view['seq']}"
+    fields = []
+    for r in reading.get("rolls", ()):
+        made = f"+{r['gain']} → **{r['after']}**" if r["improved"] else "no gain"
+        chance = f"improves {r['improves_percent']}, mean +{r['mean_gain']}"
+        fields.append((escaped(str(r["name"])), f"{r['value']}: {chance} · {r['d100']:02d} {made}"))
+    reward = reading.get("reward")
+    if isinstance(reward, dict):
+        fields.append((str(reward["name"]), f"{reward['before']} → {reward['after']}"))
+    return embed(title, head, fields)
 
 
 def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "") -> dict[str, Any]:

@@ -70,6 +70,11 @@ class CharacterView(Answer):
     uses: dict[str, Any] | None = None
     aim: Any = None
     marks: dict[str, Any] | None = None
+    rollable: dict[str, int] | None = Field(
+        None,
+        description="every value a check may be made against: the skills, then (with an "
+        "investigator) characteristics, Luck and base skills",
+    )
     sheet: str | None = Field(None, description="the sheet's TOML")
 
 
@@ -132,6 +137,16 @@ class Advice(Answer):
     cost: str
     request: dict[str, Any]
     odds: Fractions
+
+
+class DeclaredOdds(Answer):
+    """A dice, Sanity or development roll before it is made: its kind, the request its words
+    make at this table (from the character's sheet) and its exact odds, as the roll logs
+    them."""
+
+    roll: str
+    request: dict[str, Any]
+    odds: dict[str, Any]
 
 
 class OddsAnswer(Answer):

@@ -506,6 +506,28 @@ async def declared_roll(
     return _answered(made, response)
 
 
+@router.post(
+    "/api/tables/{table_id}/declared-odds",
+    tags=["rolls"],
+    responses=documented(200, answers.DeclaredOdds),
+)
+async def declared_odds(
+    table_id: TableId, body: bodies.DeclaredRoll, request: Request
+) -> dict[str, Any]:
+    """What a dice, Sanity or development roll would be, before it is made: its request at
+    this table and its exact odds (a development phase's chance to improve and mean gain of
+    each marked skill), refused as the roll would be."""
+    server, token, spec = _server(request), _token(request, table_id), body.spec()
+
+    def prepare() -> dict[str, Any]:
+        with server.store.read() as session:
+            return declared.preview(session, authenticate(session, table_id, token), spec)
+
+    tagged = await anyio.to_thread.run_sync(prepare)  # in the table's turn
+    odds = await server.pool.run(f"table:{table_id}", declared.planned_odds, tagged)
+    return tagged | {"odds": odds}
+
+
 Made = tuple[dict[str, Any], bool]  # a roll's view and whether it was replayed
 
 
@@ -649,6 +671,7 @@ def call_test(table_id: TableId, body: bodies.CallTest, request: Request) -> dic
             body.visibility,
             None if body.opponent is None else body.opponent.spec(),
             None if body.opponent is None else body.opponent.contest,
+            body.lowest,
         )
         return view_call(viewer, flow.call_view(session, call))
 

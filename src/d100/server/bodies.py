@@ -183,6 +183,11 @@ class CallTest(Body):
     character_ids: list[Id] = Field(min_length=1, max_length=50)
     visibility: Visibility = "public"
     opponent: CalledOpponent | None = None
+    lowest: bool = Field(
+        default=False,
+        description="a group's Luck roll: called for the character named with the lowest "
+        "Luck alone, where their system has one (CoC7)",
+    )
 
 
 class Assist(Body):

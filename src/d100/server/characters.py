@@ -373,13 +373,16 @@ def public_view(row: Character) -> dict[str, Any]:
 
 
 def full_view(row: Character) -> dict[str, Any]:
-    """What the sheet's readers see: every key of the sheet (``sheets.KEYS``), the aim built
-    up where the table's rules aim (rounds and the bonus they add), marks and the TOML. Its text
-    may be rewritten here (``current_text``): made outside write transactions."""
+    """What the sheet's readers see: every key of the sheet (``sheets.KEYS``), every value a
+    check may be made against (``rollable``: with an investigator, characteristics, Luck and
+    base skills too), the aim built up where the table's rules aim (rounds and the bonus they
+    add), marks and the TOML. Its text may be rewritten here (``current_text``): made outside
+    write transactions."""
     c = sheet_of(row)
     return {
         **public_view(row),
         **sheets.values(c),
+        "rollable": dict(c.rollable),
         "aim": aim_view(c.system, row.aim_rounds),
         "marks": row.marks,
         "sheet": current_text(row),

@@ -8,7 +8,8 @@ by the GM as a check's is); drawn from the table's provable seeds as a check is
 (``access.chain_of``), logged as a ``declared`` event with its exact odds and its reading. A
 Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes the SAN it
 leaves back, in the roll's transaction, where every reader of the sheet sees the roll (as a
-check's improvement mark: the sheet would tell the result)."""
+check's improvement mark: the sheet would tell the result). A character's development phase
+(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import expressions, sanity, sanity_form, sheets
+from .. import development, expressions, sanity, sanity_form, sheets
 from ..actions import Action, Found, Report, for_character, named
+from ..development import DevelopmentRequest
+from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
 from ..expressions import DiceRequest
 from ..expressions.exact import cost
@@ -26,12 +29,18 @@ from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
 from ..systems import REGISTRY
-from . import characters
+from . import characters, developing
 from . import event_kinds as kinds
-from .access import VISIBILITIES, Viewer, chain_of, require_editor, sheet_readers_see
+from .access import (
+    VISIBILITIES,
+    Viewer,
+    chain_of,
+    require_editor,
+    sheet_readers_see,
+)
 from .calculator import CHEAP
 from .errors import bad, conflict, invalid
-from .events import append, lock_table
+from .events import append, get_table, lock_table
 from .gametables import draw
 from .models import BlindRoll, Character, Event, GameTable
 from .rolls import Dear as CheckDear
@@ -40,8 +49,8 @@ from .store import write_columns
 
 ALLOWED = (
     "a dice expression (1d6+1, or 1d8+DB: DB the character's damage bonus, else db=+1d4), a "
-    "Sanity roll of this table's rules (sc 1/1d6) or one of its actions (60 dmg=1d8+DB, "
-    "handgun shots2 dmg=1d10, FAR(30,62,98))"
+    "Sanity roll of this table's rules (sc 1/1d6), one of its actions (60 dmg=1d8+DB, "
+    "handgun shots2 dmg=1d10, FAR(30,62,98)) or a character's development phase (develop)"
 )
 BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
@@ -53,7 +62,7 @@ PER_LOSS = 100
 # to, which its request gives again (``d100 odds``). At the bounds (50d1000) it was 30 MB an
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
-UNLOGGED = {"dice": "distribution", "sanity": "losses"}
+UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
 ACTION_UNLOGGED = "damage"  # an action's: the chance of every damage (the card keeps its own)
 
 
@@ -68,6 +77,8 @@ def reads_as(words: str) -> bool:
     table then says whether its rules take it). A door asks this after the sheet."""
     tokens = words.split()
     if len(tokens) > 1 and tokens[0].lower() in sanity_form.words() and "/" in tokens[1]:
+        return True
+    if tokens and tokens[0].lower() in development.WORDS:
         return True
     return bool(tokens) and expressions.looks_like(tokens[0])
 
@@ -101,10 +112,10 @@ class DeclaredSpec:
 
 @dataclass(frozen=True)
 class Asked:
-    """The request the words make at this table: its kind ("dice", "sanity" or an action's
-    name), the library's request object, and the action where it is one."""
+    """The request the words make at this table: its kind ("dice", "sanity", "development" or
+    an action's name), the library's request object, and the action where it is one."""
 
-    roll: str
+    roll: str  # "dice", "sanity", "development" or an action's name
     request: Any
     action: Action | None = None
 
@@ -119,6 +130,8 @@ class Asked:
             return self.action.cost(self.request)
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
+        if isinstance(self.request, DevelopmentRequest):
+            return sum(m.cost() for _, m in self.request.machines())
         losses = (self.request.success_loss, self.request.failure_loss)
         return sum(cost(e) + PER_LOSS * (e.high - e.low + 1) for e in losses)
 
@@ -128,6 +141,8 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
     roll. Dice typed by hand are refused: the table draws every die of these rolls."""
     tokens = words.split()
     try:
+        if tokens and tokens[0].lower() in development.WORDS:
+            return Asked("development", developing.phase(row, tokens, words))
         said = sanity_form.read(tokens, table.system)
         if said is not None:
             if said.dice is not None:
@@ -157,6 +172,9 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
 
 def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+    if roll == "development":
+        chances = development.odds(DevelopmentRequest.from_dict(request))
+        return {"rolls": [o.to_dict() for o in chances]}
     if roll == "sanity":
         return sanity.odds(request).to_dict()
     if roll == "dice":
@@ -167,20 +185,37 @@ def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     return action.odds(action.build(request))
 
 
-def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
-    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
-    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
-    be worked out on a worker and rolled again with them (``planned``)."""
+def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
+    """The request a roll's words make, ``{"roll": kind, "request": ...}``, refused as the
+    roll would be (by whoever may roll it), read without the table's lock."""
+    _, made = _made(session, viewer, get_table(session, viewer.table_id), spec)
+    return {"roll": made.roll, "request": made.to_dict()}
+
+
+def _made(
+    session: Session, viewer: Viewer, table: GameTable, spec: DeclaredSpec
+) -> tuple[Character | None, Asked]:
+    """The character (if any) and what the words ask, refused unless the viewer may roll it."""
     if spec.visibility not in VISIBILITIES:
         raise bad(
             "visibility", spec.visibility, "one of " + ", ".join(VISIBILITIES), "unknown roll mode"
         )
-    table = lock_table(session, viewer.table_id)
     row = None
     if spec.character_id is not None:
         row = characters.load(session, table.id, spec.character_id)
         require_editor(viewer, row, "roll for this character")
     made = asked(table, row, spec.words)
+    if isinstance(made.request, DevelopmentRequest):
+        developing.may_develop(session, viewer, spec.visibility, row)
+    return row, made
+
+
+def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned | None) -> Event:
+    """The roll, under the table's lock. Cheap odds are worked out here; dear ones raise
+    ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
+    be worked out on a worker and rolled again with them (``planned``)."""
+    table = lock_table(session, viewer.table_id)
+    row, made = _made(session, viewer, table, spec)
     request = made.to_dict()
     tagged = {"roll": made.roll, "request": request}
     if planned is None:
@@ -219,6 +254,12 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         if row is not None:
             sheet = _write_back(session, seen, row, result)
         outcome = result.to_dict()
+    elif isinstance(made.request, DevelopmentRequest):
+        assert row is not None  # a phase is a character's (``developing.phase``)
+        phase = development.develop(made.request, source)
+        reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
+        sheet = developing.developed(session, row, phase)
+        outcome = phase.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
         reading = action_reading(made.action, made.action.report(done, planned.odds))

@@ -406,8 +406,9 @@ class DeclaredRoll(Entry):
 
     KIND = "declared"
     roll: str = Field(
-        description="dice, sanity, or the name of an action the table's system declares "
-        "(an attack with its damage, several shots, full auto, FAR)"
+        description="dice, sanity, development (a character's phase), or the name of an "
+        "action the table's system declares (an attack with its damage, several shots, full "
+        "auto, FAR)"
     )
     words: str | None = Field(
         None,

@@ -12,6 +12,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, load_only
 
 from ..errors import D100Error
+from ..group_luck import who_rolls
 from ..systems import REGISTRY
 from ..table_fields import players_part
 from . import characters
@@ -25,7 +26,7 @@ from .access import (
     sheet_readers_see,
     view_call,
 )
-from .errors import ApiError, bad, conflict, not_found, renamed
+from .errors import ApiError, bad, conflict, invalid, not_found, renamed
 from .events import append, lock_table
 from .models import Call, CallAssist, CallTarget, Character, GameTable, Member
 from .rolls import RollSpec, Side, pending_target, prepare
@@ -46,11 +47,13 @@ def call_test(
     visibility: str,
     opponent: Side | None = None,
     contest: dict[str, Any] | None = None,
+    lowest: bool = False,
 ) -> Call:
     """The GM asks for a test; the hazard for failure is declared before anyone rolls (OQ12).
     With an ``opponent`` it is a contest against the side the GM chose (an NPC's, whose
     skill the players need not know) and the ``contest``'s own fields the GM chose (a melee
-    response)."""
+    response). ``lowest``: a group's Luck roll, called for the one with the lowest Luck of
+    the characters named; the call names only them, so nobody else learns who was weighed."""
     require_gm(viewer, "call for a test")
     table = lock_table(session, viewer.table_id)
     if not character_ids or len(set(character_ids)) != len(character_ids):
@@ -82,6 +85,8 @@ def call_test(
             "a name (or its start) that means the same skill on every sheet",
             f"{skill!r} means {', '.join(sorted(set(names)))}: type more of the name",
         )
+    if lowest:
+        character_ids = _lowest(session, table, character_ids, names, opponent)
     faced = {
         "opponent": None
         if opponent is None
@@ -119,6 +124,29 @@ def call_test(
     called = kinds.test_called(call_view(session, call), viewer.member_id, call.audience)
     append(session, table, called)
     return call
+
+
+def _lowest(
+    session: Session,
+    table: GameTable,
+    character_ids: list[str],
+    names: list[str],
+    opponent: Side | None,
+) -> list[str]:
+    """The character of a group's Luck roll: the lowest Luck named (``group_luck``)."""
+    if opponent is not None:
+        raise bad("lowest", True, "a call with no opponent", "a group's Luck roll faces nobody")
+    rows = [characters.load(session, table.id, i) for i in character_ids]
+    present = [characters.sheet_of(r) for r in rows]
+    for sheet, name in zip(present, names, strict=True):
+        rules = sheet.investigator_rules
+        if rules is not None and name != rules.luck:
+            raise bad("skill", name, f"{rules.luck}: a group's Luck roll", "not Luck")
+    try:
+        chosen = who_rolls(present, "character_ids")
+    except D100Error as err:
+        raise invalid(err) from None
+    return [next(r.id for r, s in zip(rows, present, strict=True) if s is chosen)]
 
 
 def _still_seated(session: Session, row: Character) -> None:

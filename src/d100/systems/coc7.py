@@ -34,7 +34,7 @@ from ..dice import show_roll
 from ..fields import Field
 from ..results import CheckResult, ContestResult
 from ..system import Declared, Plan
-from . import coc7_sealdice
+from . import coc7_imports, coc7_sealdice
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
@@ -447,7 +447,7 @@ DECLARATION = Declaration(
     ),
     sides_stand_alone=True,
     sanity=SANITY,
-    investigator=INVESTIGATOR,
+    investigator=replace(INVESTIGATOR, formats=coc7_imports.FORMATS),
     development=DEVELOPMENT,
 )
 

@@ -170,6 +170,7 @@ INVESTIGATOR = Investigator(
         "Luck spends (d100 luck), no major wounds and 2 HP a day"
     },
     hp="HP",
+    group_luck="a group's Luck roll is made by the investigator present with the lowest Luck",
     damage_bonus="DB",
     spends={PULP: coc7_pulp.SPENDS},
     wounds=Wounds(

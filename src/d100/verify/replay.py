@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import sheets
 from ..errors import D100Error
+from ..luck import Luck
 from ..systems import REGISTRY
 from ..table_fields import players_part, reserved
 from .reveals import SHEET, opened
@@ -385,6 +386,9 @@ class Replay:
         spent = result.get("luck_spent")
         if sheet.get("written") is True and isinstance(spent, int) and known.luck is not None:
             self.known[str(ref["id"])] = replace(known, luck=known.luck - spent)
+        raised = sheet.get("skills")  # a development phase written back (its dice checked)
+        if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
+            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
 
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""
@@ -393,6 +397,29 @@ class Replay:
             shown = ", ".join(f"#{seq}" for seq in rolls)
             out.append(f"{name}'s sheet is {why}: the targets of rolls {shown} rest on trust")
         return out
+
+
+def _developed(
+    known: Known, c: sheets.Character, raised: Mapping[str, Any], sheet: Mapping[str, Any]
+) -> Known:
+    """The character after its development phase: each value raised (Luck's too), the
+    mastery reward added, the marks cleared, as the table wrote them."""
+    rules = c.investigator_rules
+    skills, luck, derived = dict(c.skills), c.luck, dict(c.derived)
+    now = known.luck
+    for name, pair in raised.items():
+        after = pair[1] if isinstance(pair, list) and len(pair) == 2 else None
+        if not isinstance(after, int):
+            return replace(known, sheet=None, why="changed by a phase it does not show")
+        if rules is not None and name == rules.luck and luck is not None:
+            luck, now = Luck(after, max(luck.maximum, after)), after
+        else:
+            skills[name] = after
+    reward, phase = sheet.get("reward"), REGISTRY.get(c.system).declares.development
+    if isinstance(reward, list) and phase is not None and phase.reward_to is not None:
+        derived[phase.reward_to] = reward[1]
+    changed = replace(c, skills=skills, luck=luck, derived=derived, marks=())
+    return replace(known, sheet=changed, luck=now)
 
 
 def _targets(call: Any) -> list[Mapping[str, Any]]:

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import __version__, expressions, sanity
+from .. import __version__, development, expressions, sanity
 from ..actions import named
 from ..engine import parse, resolve
 from ..errors import D100Error
@@ -36,7 +36,11 @@ from .values import (
 ROLL_KINDS = ("roll", "contest", "unblind")
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
 DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
-DECLARED_ROLLS: dict[str, Callable[..., Any]] = {"dice": expressions.roll, "sanity": sanity.roll}
+DECLARED_ROLLS: dict[str, Callable[..., Any]] = {
+    "dice": expressions.roll,
+    "sanity": sanity.roll,
+    "development": development.roll,
+}
 
 
 def declared_roll(kind: object) -> Callable[..., Any] | None:

@@ -165,6 +165,12 @@ def declared_shown(entry: Mapping[str, Any], found: Mapping[str, Any]) -> str | 
     shown = sheet.get("sanity") if isinstance(sheet, Mapping) else None
     if shown is not None and shown != [found.get("sanity"), found.get("sanity_after")]:
         return f"its sheet shows SAN {brief(shown)}, its dice give otherwise"
+    raised = sheet.get("skills") if isinstance(sheet, Mapping) else None
+    if isinstance(raised, Mapping):  # a development phase: each value before and after
+        rolled = [*found.get("skills", []), *([found["luck"]] if found.get("luck") else [])]
+        made = {r["name"]: [r["before"], r["after"]] for r in rolled if r["after"] != r["before"]}
+        if dict(raised) != made:
+            return f"its sheet shows {brief(dict(raised))}, its dice give {brief(made)}"
     return None
 
 

@@ -214,6 +214,8 @@ function buildRollFields() {
   // bonus and penalty dice on a called test are the GM's, where the system declares them
   $("call-extra").replaceChildren(...fieldInputs(extraDice(), [], "call"));
   $("call-extra-box").hidden = !rules.extra_dice;
+  $("call-lowest-box").hidden = !rules.group_luck;  // the system's group Luck rule, where it has one
+  if (rules.group_luck) $("call-lowest-text").textContent = `Group ${rules.group_luck.skill} roll: ${rules.group_luck.rule}`;
   // a contest's own fields (a melee response), where the system declares any
   $("oppose-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "oppose"));
   $("call-contest-fields").replaceChildren(...fieldInputs(system.contest, contestSetByPage(), "call-contest"));
@@ -281,6 +283,7 @@ function render() {
     ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
     : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
     + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
+  developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
   skillOptions();
@@ -339,7 +342,8 @@ function options(select, pairs) {
 
 function skillOptions() {
   const character = byId($("roll-character").value);
-  options($("roll-skill"), character ? Object.keys(character.skills).map((s) => [s, `${s} ${character.skills[s]}`]) : []);
+  const values = character ? character.rollable || character.skills : {};  // characteristics and base skills too
+  options($("roll-skill"), Object.keys(values).map((s) => [s, `${s} ${values[s]}`]));
   const aim = character && character.aim;  // the server's: rounds aimed and what they add
   $("aim-option").hidden = !(aim && aim.rounds > 0);
   if (aim) $("roll-aimed-text").textContent = `Fire with the aim built up: ${rounds(aim.rounds)}, +${aim.bonus} (spends it)`;
@@ -348,7 +352,7 @@ function skillOptions() {
 // Skill names to pick from while typing, from the sheets this viewer may see; any name (or
 // prefix) can still be typed, as for an opponent whose sheet is hidden.
 function suggest(list, characters) {
-  const names = [...new Set(characters.flatMap((c) => Object.keys(c.skills || {})))].sort();
+  const names = [...new Set(characters.flatMap((c) => Object.keys(c.rollable || c.skills || {})))].sort();
   list.replaceChildren(...names.map((name) => el("option", { value: name })));
 }
 
@@ -580,6 +584,10 @@ function characterCard(c) {
   card.append(el("div", { class: "chips" }, Object.entries(c.skills).map(([skill, value]) =>
     el("button", { type: "button", "data-skill": skill, "aria-label": `Roll ${skill} ${value} for ${c.name}`,
                    onclick: () => openRoll(c.id, skill) }, `${skill} `, el("strong", { text: String(value) })))));
+  const traits = Object.entries(c.characteristics || {});  // rolled as skills are: DEX, POW hard
+  if (traits.length) card.append(el("div", { class: "chips" }, traits.map(([name, value]) =>
+    el("button", { type: "button", class: "secondary", "data-skill": name, "aria-label": `Roll ${name} ${value} for ${c.name}`,
+                   onclick: () => openRoll(c.id, name) }, `${name} `, el("strong", { text: String(value) })))));
   if (c.luck) card.append(el("p", { class: "luck", text: `Luck ${c.luck.current} of ${c.luck.maximum}` }));
   const marks = Object.entries(c.marks);
   // a system whose mark is a tick (one per skill until cleared) shows the skill, not a count
@@ -1063,6 +1071,7 @@ function wire() {
     if (!ids.length) { $("call-error").textContent = "Who rolls: tick at least one character."; return; }
     const body = { skill: $("call-skill").value, fields, hazard: $("call-hazard").value,
       character_ids: ids, visibility: $("call-visibility").value };
+    if ($("call-lowest").checked) body.lowest = true;
     if ($("call-opponent").value) body.fields = sideOnly(fields);
     if ($("call-opponent").value) body.opponent = { character_id: $("call-opponent").value, skill: $("call-opponent-skill").value,
       contest: fieldValues($("call-contest-fields"), system.contest) };
@@ -1071,10 +1080,14 @@ function wire() {
     if (!made) return;
     $("call-form").reset();
     $("call-contest-fields").hidden = true;
-    const names = ids.map((id) => byId(id).name).join(", ");
-    $("call-done").replaceChildren(`Called ${body.skill} for ${names}. `,
+    const names = made.targets.map((t) => t.character.name).join(", ");
+    $("call-done").replaceChildren(`Called ${made.skill} for ${names}. `,
       el("a", { href: "#view=table", text: "See the open calls" }));
   });
+  $("develop-odds").addEventListener("click", developOdds);
+  $("develop-button").addEventListener("click", developRoll);
+  $("develop-character").addEventListener("change", developReset);
+  $("develop-luck").addEventListener("change", developReset);
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", rotate);
   $("invite-button").addEventListener("click", async () => {
@@ -1298,6 +1311,64 @@ function showBlind(event) {
 }
 
 // A dice expression's or a Sanity roll's card, from its view (the server's reading of it).
+// The development phase, the GM's at the end of a session, where the table's rules have one:
+// the odds of each marked skill first, then the roll. An NPC's is rolled for the GMs alone.
+function developOptions() {
+  const rule = rules.development;
+  $("develop-details").hidden = !rule || !isGm();
+  if (!rule) return;
+  $("develop-rule").textContent = rule.rule;
+  $("develop-luck-box").hidden = !rule.luck;
+  options($("develop-character"), state.characters.map((c) => [c.id, c.name]));
+}
+
+function developBody() {
+  const c = byId($("develop-character").value);
+  const words = $("develop-luck").checked ? rules.development.luck : rules.development.words;
+  return { words, character_id: c.id, visibility: gmOwned(c) ? "gm" : "public" };
+}
+
+const fractionOf = (text) => { const [n, d] = text.split("/").map(Number); return n / (d || 1); };
+
+function developReset() {
+  $("develop-chances").replaceChildren();
+  $("develop-button").hidden = true;
+}
+
+async function developOdds() {
+  developReset();
+  $("develop-result").replaceChildren();
+  const shown = await act(() => api("POST", `${base}/declared-odds`, developBody()), "develop-error");
+  if (!shown) return;
+  const rows = shown.odds.rolls.map((o) => el("tr", {}, el("td", { text: o.name }), el("td", { text: String(o.value) }),
+    el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }), el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
+  $("develop-chances").replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "odds" },
+    el("tr", {}, ...["skill", "value", "improves", "mean gain"].map((h) => el("th", { text: h }))), ...rows)));
+  $("develop-button").hidden = false;
+}
+
+async function developRoll() {
+  $("develop-button").disabled = true;
+  let event;
+  try { event = await act(() => once(`${base}/declared-rolls`, developBody()), "develop-error"); }
+  finally { $("develop-button").disabled = false; }
+  if (!event) return;
+  developReset();
+  $("develop-result").replaceChildren(...hereCard(event));
+}
+
+// A development phase's card: each roll with its chance and mean gain beside it.
+function developmentCard(e, v, whose, tag, time, show) {
+  const head = el("p", { class: "head" }, ...whose, v.title, tag, time);
+  const rows = (v.rolls || []).map((r) => el("tr", {}, el("td", { text: r.name }), el("td", { text: String(r.value) }),
+    el("td", { text: r.improves_percent }), el("td", { text: `+${r.mean_gain}` }), el("td", { text: String(r.d100).padStart(2, "0") }),
+    el("td", {}, el("strong", { text: r.improved ? `+${r.gain} → ${r.after}` : "no gain" }))));
+  return [head, v.rule ? el("p", { class: "muted", text: v.rule }) : null,
+    rows.length ? el("div", { class: "scroll-x" }, el("table", { class: "odds" }, el("tr", {}, ...["skill", "value", "improves", "mean gain", "d100", ""].map((h) => el("th", { text: h }))), ...rows)) : null,
+    v.reward ? el("p", {}, `${v.reward.name} ${v.reward.before} → `, el("strong", { text: String(v.reward.after) })) : null,
+    e.sheet && e.sheet.written ? el("p", { class: "muted", text: "Written to the sheet; marks cleared." }) : null, show];
+}
+
 function declaredCard(e, tag, time) {
   const whose = e.character ? [...who(e.character), " · "] : [];
   const v = e.view;
@@ -1311,6 +1382,7 @@ function declaredCard(e, tag, time) {
     : null;
   if (e.kind === "unblind_declared") time = clock(e.rolled_at || e.at, e.seq, "rolled ");
   if (e.kind === "unblind_declared") whose.unshift(`Blind roll #${e.unblinds} shown: `);
+  if (e.roll === "development") return developmentCard(e, v, whose, tag, time, show);
   if (e.roll === "dice") {
     return [el("p", { class: "head" }, ...whose, words, tag, time),
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
