@@ -72,7 +72,7 @@ class Listener:
     the events handed to it since, and whether it must read the log from the database (as it
     opens, at a gap, after a change of the table's members)."""
 
-    __slots__ = ("after", "inbox", "stale", "viewer", "woken")
+    __slots__ = ("after", "beaten", "inbox", "stale", "viewer", "woken")
 
     def __init__(self, after: int) -> None:
         self.after = after
@@ -80,6 +80,27 @@ class Listener:
         self.inbox: list[Published] = []
         self.stale = True
         self.woken = asyncio.Event()
+        self.beaten = False  # a heartbeat is due
+
+    @contextmanager
+    def beating(self, waits: Iterator[float]) -> Iterator[None]:
+        """Wake the stream for a heartbeat after each of ``waits``, by a timer of the loop's:
+        a wait with a timeout (``asyncio.wait_for``) made a task and two futures for each
+        event each stream sent."""
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
+
+        def beat() -> None:
+            nonlocal timer
+            self.beaten = True
+            self.woken.set()
+            timer = loop.call_later(next(waits), beat)
+
+        timer = loop.call_later(next(waits), beat)
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     def hand(self, published: Sequence[Published] | None) -> None:
         if published is None or len(self.inbox) + len(published) > BATCH:
@@ -274,8 +295,7 @@ async def stream(
     """Server-Sent Events from the log: everything after ``after``, then each new event.
     Subscribing before reading means an event committed meanwhile is handed to it all the
     same (or found by the read, and then skipped as given)."""
-    waits = beats(phase())
-    with hub.subscribe(table_id, Listener(after)) as listener:
+    with hub.subscribe(table_id, Listener(after)) as listener, listener.beating(beats(phase())):
         yield f"retry: {int(RECONNECT * 1000)}\n\n"
         while True:
             listener.woken.clear()
@@ -296,12 +316,10 @@ async def stream(
                 yield text
             if listener.stale:
                 continue
-            while True:
-                try:
-                    await asyncio.wait_for(listener.woken.wait(), next(waits))
-                    break
-                except TimeoutError:
-                    yield ": still here\n\n"
+            await listener.woken.wait()
+            if listener.beaten:
+                listener.beaten = False
+                yield ": still here\n\n"
 
 
 def pg_conninfo(url: URL) -> str:
