@@ -39,23 +39,35 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counted
 
 
-def _listening(client: TestClient, table: Table, token: str, after: int) -> Future[list[str]]:
-    """A stream of ``token``'s run in the app's loop: its lines until it ends or says
-    ``done`` (an event past the last the test waits for is never asked of it)."""
+Listen = Callable[[Table, str, int], "Future[list[str]]"]
+
+
+@pytest.fixture
+def listening(client: TestClient) -> Iterator[Listen]:
+    """Start a stream of a token's in the app's loop: its lines until it ends or gives the
+    ``rest`` event each test ends with. Streams still open at the end are cancelled, so a
+    test that fails leaves none holding the app open."""
     server = client.app.state.server  # type: ignore[attr-defined]
+    started: list[Future[list[str]]] = []
 
-    async def take() -> list[str]:
-        lines: list[str] = []
-        async for line in live.stream(server.store, server.hub, table.id, token, after):
-            if line.startswith(":"):
-                continue
-            lines.append(line)
-            if line.startswith("event: ") or '"kind":"rest"' in line:
-                break
-        return lines
+    def listen(table: Table, token: str, after: int) -> Future[list[str]]:
+        async def take() -> list[str]:
+            lines: list[str] = []
+            async for line in live.stream(server.store, server.hub, table.id, token, after):
+                if line.startswith(":"):
+                    continue
+                lines.append(line)
+                if line.startswith("event: ") or '"kind":"rest"' in line:
+                    break
+            return lines
 
-    assert client.portal is not None
-    return client.portal.start_task_soon(take)
+        assert client.portal is not None
+        started.append(client.portal.start_task_soon(take))
+        return started[-1]
+
+    yield listen
+    for future in started:
+        future.cancel()
 
 
 def _until(what: Callable[[], bool]) -> None:
@@ -80,7 +92,7 @@ def _events(lines: list[str]) -> list[dict[str, Any]]:
 
 
 def test_rolls_reach_every_stream_as_the_log_shows_its_viewer_without_reading_it(
-    client: TestClient, api: Api, reads: list[int]
+    client: TestClient, api: Api, reads: list[int], listening: Listen
 ) -> None:
     """Rolls of every mode, by a player and by the GM (an NPC), reach each stream as the log
     read for that stream's token shows them (stubs, blind rolls, withheld NPCs), each once
@@ -91,7 +103,7 @@ def test_rolls_reach_every_stream_as_the_log_shows_its_viewer_without_reading_it
     npc = table.character(table.gm, "Ghoul")
     start = table.ok("GET", "", table.gm)["table"]["last_seq"]
     tokens = [table.gm, pat, sam, pat]  # Pat's two tabs
-    streams = [_listening(client, table, token, start) for token in tokens]
+    streams = [listening(table, token, start) for token in tokens]
     _settled(client, table, len(tokens))
     before = len(reads)
     for visibility in ("public", "gm", "blind", "self"):
@@ -112,16 +124,16 @@ def test_rolls_reach_every_stream_as_the_log_shows_its_viewer_without_reading_it
 
 
 def test_a_token_made_anew_closes_its_streams_whatever_changed_it(
-    client: TestClient, api: Api, reads: list[int]
+    client: TestClient, api: Api, listening: Listen
 ) -> None:
     """A change to a member row (here a token made anew, as Discord's /link does, with no
     event logged) makes the table's streams check their tokens: the old token's stream is
-    told and ends; another member's goes on, reading the log once."""
+    told and ends; another member's goes on."""
     table = api.table("brp")
     sam = table.join("Sam")
     sam_id = table.ok("GET", "", sam)["me"]["id"]
     start = table.ok("GET", "", sam)["table"]["last_seq"]
-    old, other = _listening(client, table, sam, start), _listening(client, table, table.gm, start)
+    old, other = listening(table, sam, start), listening(table, table.gm, start)
     _settled(client, table, 2)
     store = client.app.state.server.store  # type: ignore[attr-defined]
     with store.write() as session:
@@ -135,14 +147,16 @@ def test_a_token_made_anew_closes_its_streams_whatever_changed_it(
 
 
 def test_a_revoked_player_s_stream_gets_nothing_after_its_revocation(
-    client: TestClient, api: Api
+    client: TestClient, api: Api, listening: Listen
 ) -> None:
+    """A revocation hands no events: every stream of the table checks its token, and the
+    revoked member's is told and ends before anything more reaches it."""
     table = api.table("brp")
     pat, sam = table.join("Pat"), table.join("Sam")
     alice = table.character(pat, "Alice")
     sam_id = table.ok("GET", "", sam)["me"]["id"]
     start = table.ok("GET", "", sam)["table"]["last_seq"]
-    stream = _listening(client, table, sam, start)
+    stream = listening(table, sam, start)
     _settled(client, table, 1)
     table.ok("POST", f"/members/{sam_id}/revoke", table.gm)
     table.roll(pat, alice, "stealth")
