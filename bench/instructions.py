@@ -231,8 +231,8 @@ class _Listening:
 
 
 def _control(pid: int, flag: str) -> None:
-    # The server's loop wakes every tenth of a second (uvicorn's tick), when valgrind reads
-    # the request; -z zeroes the counters, -d writes them out.
+    # vgdb hands valgrind the request, waking a process idle in a system call if need be;
+    # --instr=on starts counting, -z zeroes the counters, -d writes them out.
     subprocess.run(["callgrind_control", flag, str(pid)], check=True,
                    stdout=subprocess.DEVNULL, timeout=START_SECONDS)
 
