@@ -40,9 +40,10 @@ RESEATED = "d100_reseated"
 POSTED = "d100_posted"  # session.info: a channel post was queued (the sender looks at commit)
 WRITE = "d100_write"
 MOST_EVENTS = "d100_most_events"  # session.info: the events a table's log may hold (None: any)
-# Connections kept open. Every live stream a commit wakes reads the log on a worker thread
-# (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
-# closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
+# Connections kept open. Requests, and the live streams' reads of the log as they catch up
+# (another process's event, reconnects), hold one each on a worker thread (anyio's 40): with
+# SQLAlchemy's default of 5, each beyond that opened a connection and closed it after
+# (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
 POOL, POOL_OVERFLOW = 30, 10
 # On PostgreSQL each process takes at most its share of the server's ``max_connections``
 # (less the superusers' reserve and ``SPARE`` for migrations, psql and backups): past it the
