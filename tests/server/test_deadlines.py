@@ -422,3 +422,46 @@ def test_a_connection_its_client_closed_lets_its_place_go_at_once(tmp_path: Path
                 assert answer.startswith(b"HTTP/1.1 429"), answer[:200]
                 assert time.monotonic() < give_up, "the closed connections kept their places"
                 time.sleep(0.05)
+
+
+def test_the_access_line_is_hypercorn_s_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The served app's access line is the one Hypercorn's own logger writes (its common log
+    format), made from the few values it shows rather than a copy of every header and the
+    environment for each request."""
+    import logging
+
+    from hypercorn.config import Config
+    from hypercorn.logging import Logger
+
+    from d100.server.serving import access_log
+
+    lines: list[str] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    # one clock for both loggers: a second turning between their lines is no difference
+    monkeypatch.setattr(time, "strftime", lambda *_: "[06/Dec/2026:02:40:00 +0000]")
+    kept = logging.getLogger("d100.test.access")
+    kept.handlers, kept.propagate = [Kept()], False
+    kept.setLevel(logging.INFO)
+    config = Config()
+    config.accesslog = kept
+    request = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/tables/t/rolls",
+        "query_string": b"after=3",
+        "http_version": "1.1",
+        "scheme": "http",
+        "client": ("127.0.0.1", 5040),
+        "headers": [(b"User-Agent", b"d100 test"), (b"referer", b"http://x/t/t")],
+    }
+    answers = [{"status": 201, "headers": [(b"content-length", b"812")]}, {"status": 404}, None]
+    for response in answers:
+        for logger in (Logger(config), access_log()(config)):
+            asyncio.run(logger.access(request, response, 0.01))  # type: ignore[arg-type]
+    for theirs, ours in zip(lines[::2], lines[1::2], strict=True):
+        assert ours == theirs
+    assert lines[0].startswith("127.0.0.1:5040 - - [06/Dec") and "d100 test" in lines[0]

@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from d100.server.live import SWEEP, Hub
+from d100.server.access import Viewer
+from d100.server.live import SWEEP, Hub, Texts
 
 from .services import serve
 from .sse import Stream
@@ -28,6 +29,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def table(base: str) -> Iterator[Table]:
     with httpx.Client(base_url=base) as client:
         yield Api(client).table("brp")
+
+
+VIEWER = Viewer("m", "t", "player", "Pat", frozenset())
 
 
 def test_stream_sends_history_then_live_events(base: str, table: Table) -> None:
@@ -223,9 +227,9 @@ def test_an_idle_stream_s_heartbeat_reads_nothing(monkeypatch: pytest.MonkeyPatc
     hub = Hub()
     reads: list[int] = []
 
-    async def read(store: object, table: str, token: object, after: int) -> tuple[list[str], int]:
+    async def read(store: object, table: str, token: object, after: int) -> Texts:
         reads.append(after)
-        return [], after
+        return [], after, VIEWER
 
     monkeypatch.setattr(hub, "read", read)
 
@@ -240,7 +244,7 @@ def test_an_idle_stream_s_heartbeat_reads_nothing(monkeypatch: pytest.MonkeyPatc
         task = asyncio.create_task(take())
         await asyncio.sleep(0.3)  # many heartbeats
         assert reads == [0]
-        hub._wake("t")
+        hub.wake_all()  # as the listener does on another process's notification
         await asyncio.sleep(0.05)
         task.cancel()
         return lines
@@ -265,8 +269,8 @@ def test_streams_opened_together_beat_apart(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(live, "HEARTBEAT", 0.4)
     hub = Hub()
 
-    async def read(store: object, table: str, token: object, after: int) -> tuple[list[str], int]:
-        return [], after
+    async def read(store: object, table: str, token: object, after: int) -> Texts:
+        return [], after, VIEWER
 
     monkeypatch.setattr(hub, "read", read)
 

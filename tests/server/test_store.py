@@ -46,7 +46,7 @@ def test_sqlite_is_wal_with_full_sync(tmp_path: object) -> None:
 
 def test_a_failed_write_leaves_no_trace_and_wakes_nobody(database_url: str) -> None:
     woken: list[str] = []
-    store = Store(database_url, on_commit=woken.append)
+    store = Store(database_url, on_commit=lambda table_id, _: woken.append(table_id))
     try:
         store.migrate()
         from d100.server import gametables
@@ -77,8 +77,8 @@ def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Pa
     """A COMMIT that fails may have landed (its answer lost on the way back): the streams of
     the tables it touched look again, finding nothing new if it did not. Made to fail here by
     a foreign key checked only at COMMIT."""
-    woken: list[str] = []
-    store = Store(f"sqlite:///{tmp_path}/d.sqlite3", on_commit=woken.append)
+    woken: list[tuple[str, object]] = []
+    store = Store(f"sqlite:///{tmp_path}/d.sqlite3", on_commit=lambda *told: woken.append(told))
     try:
         store.migrate()
         table_id = _table(store)
@@ -86,7 +86,7 @@ def test_a_commit_that_fails_wakes_its_tables_streams_to_look_again(tmp_path: Pa
         with pytest.raises(IntegrityError), store.write() as session:
             _append(table_id)(session)
             _fail_at_commit(session)
-        assert woken == [table_id]
+        assert woken == [(table_id, None)]  # no events handed: the streams read the log
         assert [kind for _, kind in _log(store, table_id)] == ["table"]  # nothing landed here
     finally:
         store.dispose()

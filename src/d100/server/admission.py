@@ -13,7 +13,8 @@ most ``waiting`` requests wait per group (429 beyond).
 A table's request takes a place of the server's threads from the guard until it answers, or
 until it joins the write queue or the worker pool (``step_out``), which bound their own
 threads: waiting there it holds none of its table's places. A live stream takes none: it is
-open for hours, and its reads are one per table woken (``live.py``)."""
+open for hours, handed its events by their writer, and it reads the log only to catch up
+(``live.py``)."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ def create_app(
     # with a Discord endpoint, rolls made through the web at a channel's table are sent to it
     store = Store(
         database_url,
-        on_commit=hub.wake,
+        on_commit=hub.committed,
         mirror=discord is not None,
         on_posted=None if discord is None else discord.posted,
         processes=processes,

@@ -19,7 +19,7 @@ from ..chain import GENESIS, new_secret, seal
 from .errors import ApiError, not_found
 from .event_kinds import Contest, DeclaredRoll, DeclaredUnblinded, Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
-from .store import MIRROR, MOST_EVENTS, POSTED, touch, write_columns
+from .store import APPENDED, MIRROR, MOST_EVENTS, POSTED, touch, write_columns
 from .tokens import now
 
 # A follow-up is decided on seeing the result: one further back than this many events is
@@ -140,7 +140,10 @@ def append(session: Session, table: GameTable, event: Entry, flush: bool = True)
             session.info[POSTED] = True
     write_columns(session, table, last_seq=seq, last_link=link)
     announce(session, table.id)
-    return Event(**row)  # not in the session: the row is written, the object only tells it
+    made = Event(**row)  # not in the session: the row is written, the object only tells it
+    # handed at commit to this process's streams of the table, as written: none reads it back
+    session.info.setdefault(APPENDED, {}).setdefault(table.id, []).append((made, event))
+    return made
 
 
 def content_of(event: dict[str, Any] | Event | Logged) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Every write runs in a transaction that commits before the caller answers, so a roll that was
 acknowledged is on disk. After a commit the store calls ``on_commit`` with each table the
-transaction touched: the live hub wakes that table's streams.
+transaction touched and the events it appended there: the live hub hands them to that table's
+streams.
 """
 
 from __future__ import annotations
@@ -24,18 +25,25 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import Update
 
+from .models import Member
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0xD100  # pg_advisory_xact_lock key: servers starting together migrate once
 TOUCHED = "d100_touched"
 # session.info: this process serves a Discord endpoint, so a write's events of the kinds a
 # table's channel is sent are queued for it (``events.append``); without one no roll looks
 MIRROR = "d100_mirror"
+APPENDED = "d100_appended"  # session.info: {table id: [what ``events.append`` wrote, in order]}
+# session.info: the tables a member row of was changed (joined, revoked, a token made anew):
+# their streams check their tokens again, reading the log from the database
+RESEATED = "d100_reseated"
 POSTED = "d100_posted"  # session.info: a channel post was queued (the sender looks at commit)
 WRITE = "d100_write"
 MOST_EVENTS = "d100_most_events"  # session.info: the events a table's log may hold (None: any)
-# Connections kept open. Every live stream a commit wakes reads the log on a worker thread
-# (anyio's 40): with SQLAlchemy's default of 5, each wake beyond that opened a connection and
-# closed it after (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
+# Connections kept open. Requests, and the live streams' reads of the log as they catch up
+# (another process's event, reconnects), hold one each on a worker thread (anyio's 40): with
+# SQLAlchemy's default of 5, each beyond that opened a connection and closed it after
+# (PostgreSQL forks a backend per connection; SQLite reruns the PRAGMAs).
 POOL, POOL_OVERFLOW = 30, 10
 # On PostgreSQL each process takes at most its share of the server's ``max_connections``
 # (less the superusers' reserve and ``SPARE`` for migrations, psql and backups): past it the
@@ -75,17 +83,19 @@ class Store:
     def __init__(
         self,
         url: str,
-        on_commit: Callable[[str], None] | None = None,
+        on_commit: Callable[[str, list[Any] | None], None] | None = None,
         mirror: bool = False,
         on_posted: Callable[[], None] | None = None,
         processes: int | None = None,
         events_per_table: int | None = None,
     ) -> None:
-        """``on_commit``: called with each table a committed write changed; ``on_posted``:
-        once a committed write queued channel posts (``mirror``: writes queue them);
-        ``processes``: how many server processes share a PostgreSQL database, each pool
-        sized to its share of the server's connections (``PoolTooSmall`` if too few);
-        ``events_per_table``: the most events a table's log may hold (``events.append``)."""
+        """``on_commit``: called with each table a committed write changed and the events it
+        appended there, or None where the streams must look in the database (a commit that
+        may not have landed, a change of the table's members); ``on_posted``: once a committed
+        write queued channel posts (``mirror``: writes queue them); ``processes``: how many
+        server processes share a PostgreSQL database, each pool sized to its share of the
+        server's connections (``PoolTooSmall`` if too few); ``events_per_table``: the most
+        events a table's log may hold (``events.append``)."""
         self.url: URL = make_url(url)
         self.on_commit = on_commit
         self.on_posted = on_posted
@@ -100,6 +110,7 @@ class Store:
             expire_on_commit=False,
             info={MIRROR: mirror, MOST_EVENTS: events_per_table},
         )
+        event.listen(self._write, "before_flush", _reseated)
         # SQLite has one writer at a time. Writers of this process queue here, and the next
         # starts the moment the last commits; without it they wait in SQLite's busy handler,
         # which sleeps and polls (up to 100 ms a nap), leaving the database idle meanwhile.
@@ -132,14 +143,17 @@ class Store:
                 # A COMMIT that failed on its way back may have landed: the tables' streams
                 # look again (finding nothing new if it did not). A failed write wakes nobody.
                 if committing:
-                    self._woken(session)
+                    self._woken(session, landed=False)
                 raise
-            self._woken(session)
+            self._woken(session, landed=True)
 
-    def _woken(self, session: Session) -> None:
+    def _woken(self, session: Session, landed: bool) -> None:
         if self.on_commit is not None:
+            appended: dict[str, list[Any]] = session.info.get(APPENDED, {})
+            reseated: set[str] = session.info.get(RESEATED, set())
             for table_id in session.info.get(TOUCHED, set()):
-                self.on_commit(table_id)
+                handed = landed and table_id not in reseated
+                self.on_commit(table_id, appended.get(table_id, []) if handed else None)
         if self.on_posted is not None and session.info.get(POSTED):
             self.on_posted()
 
@@ -203,6 +217,14 @@ def touch(session: Session, table_id: str) -> bool:
     first = table_id not in touched
     touched.add(table_id)
     return first
+
+
+def _reseated(session: Session, _context: Any, _instances: Any) -> None:
+    """Note the tables whose members a write changes, whichever code changes them."""
+    for row in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(row, Member):
+            session.info.setdefault(RESEATED, set()).add(row.table_id)
+            touch(session, row.table_id)
 
 
 def _connection_limits(url: URL) -> tuple[int, int]:
