@@ -271,6 +271,7 @@ BEYOND_SCHEMA = {
     "POST /api/tables/{table_id}/odds": ("actor", "opponent", "fields"),
     # words are a roll only where they read as a dice expression or the table's Sanity roll
     "POST /api/tables/{table_id}/declared-rolls": ("words",),
+    "POST /api/tables/{table_id}/declared-odds": ("words",),
     "POST /api/tables/{table_id}/calls": ("fields", "opponent", "skill", "character_ids"),
     # a text field holding dice (a Delta Green loss, 1d6/1d20): its schema's pattern gives
     # the shape, the dice's own grammar their bounds and cost
