@@ -15,9 +15,11 @@ import pytest
 from d100.engine import resolve
 from d100.provable import ProvableSource
 from d100.systems import REGISTRY
+from d100.verify.rolls import declared_roll
 from tests.cli.conftest import d100
 
 from .forging import unchained
+from .played import SANITY
 from .tablehelp import SHEETS, Api
 from .test_verify_forgeries import (
     COC7,
@@ -357,3 +359,80 @@ def test_an_ability_the_roller_names_is_one_on_the_sheet(
         request["ability"] = 30
     entry["result"] = recomputed(entry, revealed_seeds(log)[entry["provable"]["seed_id"]])
     assert "has ability 30, where Ivy's sheet" in failed(log)[made[1]["seq"]]
+
+
+def _declared_again(entry: dict[str, Any], seeds: dict[str, bytes], **asked: Any) -> None:
+    """A dice, Sanity or development roll's request edited (``asked``), its result and card
+    recomputed from its own seed, as a forger holding the revealed seed would."""
+    p = entry["provable"]
+    request = entry["request"] = p["request"]["request"] = {**entry["request"], **asked}
+    roll = declared_roll(p["request"]["roll"])
+    assert roll is not None
+    source = ProvableSource(seeds[p["seed_id"]], p["client_seed"], p["nonce"])
+    entry["result"] = found = json.loads(json.dumps(roll(request, source).to_dict()))
+    for key in ("total", "roll", "level", "loss", "sanity", "sanity_after"):
+        if key in entry.get("view", {}) and key in found:
+            entry["view"][key] = found[key]
+
+
+def test_a_sanity_roll_reads_san_from_the_sheet_and_writes_it_back(api: Api) -> None:
+    """A CoC7 Sanity roll written back leaves SAN lower on the sheet: a check of SAN after it
+    is made against the SAN it left, and verifies whole in the GM's and the player's export.
+    The Sanity roll forged to read a higher SAN than the sheet's (its result recomputed, the
+    later check made against the SAN it would leave) fails naming the Sanity roll."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    sheet = SANITY.format("Alice")
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet})["id"]
+    body = {"words": "sc 1/1d6", "character_id": alice, "visibility": "public"}
+    sanity = table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    checked = table.roll(pat, alice, "sanity")
+    assert checked["request"]["skill"] == sanity["result"]["sanity_after"] < 60
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        out = audit(export(table, token))
+        assert out["ok"], [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
+        assert _check(export(table, token), checked["seq"])["proven"] == WHOLE
+    log = export(table, pat)
+    seeds = revealed_seeds(log)
+    made = next(e for e in log if e["seq"] == sanity["seq"])
+    _declared_again(made, seeds, sanity=90)
+    made["sheet"]["sanity"] = [90, made["result"]["sanity_after"]]
+    later = next(e for e in log if e["seq"] == checked["seq"])
+    _raise(later, seeds, made["result"]["sanity_after"])
+    assert "its request has SAN 90, where Alice's sheet then" in failed(log)[made["seq"]]
+
+
+def test_a_development_phase_reads_each_value_from_the_sheet(api: Api) -> None:
+    """A development phase forged to roll Library Use from a lower value, so that it
+    improves (its result recomputed, the sheet written back as it would be), and a later
+    roll made against the value it would leave: the phase fails naming the value, in the
+    GM's and the player's export; the honest phase and the roll after it verify whole."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": DEVELOPED})["id"]
+    body = {"words": "develop", "character_id": alice}
+    phase = table.ok("POST", "/declared-rolls", table.gm, 201, json=body)
+    checked = table.roll(pat, alice, "library use")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = export(table, token)
+        assert audit(log)["ok"] and _check(log, checked["seq"])["proven"] == WHOLE
+        seeds = revealed_seeds(log)
+        made = next(e for e in log if e["seq"] == phase["seq"])
+        die = made["result"]["skills"][0]["roll"]
+        _declared_again(made, seeds, skills={"library use": min(die, 96) - 1})
+        (rolled,) = made["result"]["skills"]
+        assert rolled["improved"], rolled
+        made["sheet"]["skills"] = {"library use": [rolled["before"], rolled["after"]]}
+        _raise(next(e for e in log if e["seq"] == checked["seq"]), seeds, rolled["after"])
+        said = failed(log)[made["seq"]]
+        assert f'rolls "library use" at {rolled["before"]}' in said, said
+
+
+DEVELOPED = """name = "Alice"
+system = "coc7"
+characteristics = { POW = 60 }
+skills = { "library use" = 88 }
+marks = ["library use"]
+"""

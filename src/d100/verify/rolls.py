@@ -148,9 +148,7 @@ class Auditor(SeedPass):
         request does not follow from it; else what its report proves and takes on trust."""
         kind = entry["kind"]
         if kind in (DECLARED_KIND, DECLARED_UNBLIND):
-            if kind == DECLARED_KIND:
-                self.replay.declared(entry)
-            found = Replayed()
+            found = self.replay.declared(entry) if kind == DECLARED_KIND else Replayed()
             if "character" in entry:
                 found.trusted.append(
                     "what it read of the sheet: dice and Sanity rolls are not replayed"
