@@ -436,3 +436,31 @@ characteristics = { POW = 60 }
 skills = { "library use" = 88 }
 marks = ["library use"]
 """
+
+
+def test_a_dice_or_sanity_roll_unbound_and_moved_to_another_character_fails(api: Api) -> None:
+    """A dice roll's and a Sanity roll's provable records bind their character as a check's
+    does: with the binding deleted (to pass for a roll from before it) and the roll moved to
+    another character, each fails, in the GM's and the roller's export."""
+    table = api.table("coc7")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    made = [
+        table.ok("POST", "/characters", who, 201, json={"sheet": SANITY.format(name)})["id"]
+        for who, name in ((pat, "Alice"), (sam, "Bob"))
+    ]
+    rolled = [
+        table.ok("POST", "/declared-rolls", pat, 201, json={"words": w, "character_id": made[0]})
+        for w in ("1d6+1", "sc 0/1")
+    ]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = export(table, token)
+        assert audit(log)["ok"]
+        bob = next(e for e in log if e.get("character", {}).get("id") == made[1])
+        for roll in rolled:
+            entry = next(e for e in log if e["seq"] == roll["seq"])
+            _unbound(entry)
+            entry["character"] = dict(bob["character"])
+        bad = failed(log)
+        for roll in rolled:
+            assert "binds no character_id" in bad[roll["seq"]], bad
