@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from d100.engine import resolve
+from d100.engine import odds, resolve
 from d100.provable import ProvableSource
 from d100.systems import REGISTRY
 from d100.verify.rolls import declared_roll
@@ -67,6 +67,7 @@ def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str
     for request in (entry["request"], entry["provable"]["request"]):
         (request[side] if side else request)["skill"] = skill
     entry["result"] = recomputed(entry, seeds[entry["provable"]["seed_id"]])
+    entry["odds"] = json.loads(json.dumps(odds(entry["request"]).to_dict()))
 
 
 def test_a_roll_made_a_success_by_raising_its_skill_fails(

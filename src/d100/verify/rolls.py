@@ -5,16 +5,18 @@ roll shown before its seed is revealed)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import __version__, development, expressions, sanity
 from ..actions import named
+from ..engine import odds as engine_odds
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
-from ..tallies import plan_of
+from ..tallies import BUDGET, plan_of
 from .replay import Replay, Replayed
 from .report import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check
 from .seeds import BLIND, GM_CHAIN, OPEN, SEALED, Seed, SeedPass
@@ -56,6 +58,20 @@ def declared_roll(kind: object) -> Callable[..., Any] | None:
     return lambda request, source: action.roll(action.build(request), source)
 
 
+@functools.lru_cache(maxsize=4096)
+def odds_of(request: str) -> dict[str, Any] | None:
+    """A check's or contest's exact odds from its request (as JSON), as a table works them
+    out; None past the engine's budget (a table refuses such a roll) or for no request."""
+    try:
+        parsed = parse(json.loads(request))
+        if plan_of(parsed).cost > BUDGET:
+            return None
+        found: dict[str, Any] = json.loads(json.dumps(engine_odds(parsed).to_dict()))
+    except D100Error:
+        return None
+    return found
+
+
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 
 
@@ -67,6 +83,7 @@ class Auditor(SeedPass):
     def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         super().__init__(entries)
         self.replay = Replay(self.system, entries)
+        self.dear: list[int] = []  # rolls whose odds are past the engine's budget
 
     def run(self) -> Audit:
         self._numbers()
@@ -96,6 +113,11 @@ class Auditor(SeedPass):
         self._counts()
         self._blind_rolls_shown()
         self.audit.unchecked += self.replay.notes()
+        if self.dear:
+            rolls = ", ".join(f"#{seq}" for seq in self.dear)
+            self.audit.unchecked.append(
+                f"the odds of rolls {rolls} (past the engine's budget): the server's word"
+            )
         for line, seq, reason in self.replay.failures:
             self._fail(line, seq, "sheet", reason)
         return self.audit
@@ -115,6 +137,25 @@ class Auditor(SeedPass):
         self.audit.checks.append(check)
         self._drawn(check, number, entry)
         self._replayed(check, entry)
+        self._odds(check, entry)
+
+    def _odds(self, check: Check, entry: Mapping[str, Any]) -> None:
+        """The odds logged beside a check or contest (the ledger's expected counts) are its
+        request's, worked out again (within the engine's budget, as the table worked them
+        out; one past it is named unchecked)."""
+        odds, request = entry.get("odds"), entry.get("request")
+        if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
+            return
+        if not isinstance(request, Mapping):
+            return
+        if odds is None and (check.status == TYPED or "reroll_of" in entry):
+            return  # no dice drawn (typed, or Luck spent on the roll made), no odds
+        expected = odds_of(json.dumps(request, sort_keys=True))
+        if expected is None:
+            self.dear.append(entry["seq"])
+        elif expected != odds:
+            check.status, check.reason = MISMATCH, "its odds are not its request's"
+            check.proven, check.trusted = [], []
 
     def _drawn(self, check: Check, number: int, entry: Mapping[str, Any]) -> None:
         """The roll's dice, from the seed it drew from."""
