@@ -645,3 +645,26 @@ def test_a_roll_s_odds_edited_fails(logs: dict[str, Log]) -> None:
             bad = failed(log)
             for entry in rolls:
                 assert "its odds are not its request's" in bad[entry["seq"]], (who, bad)
+
+
+def test_a_roll_s_view_edited_fails_against_a_witnessed_head(
+    logs: dict[str, Log], tmp_path: Path
+) -> None:
+    """How a roll reads (its ``view``: level, verdict, roll) is worked out from its result,
+    so the chain does not bind it: a check said to read as a fumble, every link unchanged,
+    fails naming the roll, even against the head its member saw, in the GM's and a
+    player's export."""
+    for who in ("gm", "pat"):
+        log = copy(logs[who])
+        head = log[-1]["head"]
+        entry = next(
+            e
+            for e in log
+            if e["kind"] == "roll" and "withheld" not in e and "result" in e and "view" in e
+        )
+        entry["view"].update(level="fumble", verdict="a failure", roll=100)
+        path = tmp_path / f"{who}.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in log))
+        run = d100("verify", str(path), "--head", f"{head['seq']}:{head['link']}")
+        assert run.status == 1, run.out
+        assert f"#{entry['seq']} roll (line" in run.out and "reads otherwise" in run.out, run.out

@@ -14,6 +14,7 @@ import pytest
 
 from d100.engine import odds, resolve
 from d100.provable import ProvableSource
+from d100.result_view import result_view
 from d100.systems import REGISTRY
 from d100.verify.rolls import declared_roll
 from tests.cli.conftest import d100
@@ -68,6 +69,10 @@ def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str
         (request[side] if side else request)["skill"] = skill
     entry["result"] = recomputed(entry, seeds[entry["provable"]["seed_id"]])
     entry["odds"] = json.loads(json.dumps(odds(entry["request"]).to_dict()))
+    if not side:  # and how it reads, worked out again as the server would
+        offers = entry.get("follow_ups") or ()
+        reading = result_view(entry["result"], entry["odds"], offers, entry.get("follow_up"))
+        entry["view"] = json.loads(json.dumps(reading.to_dict()))
 
 
 def test_a_roll_made_a_success_by_raising_its_skill_fails(

@@ -16,6 +16,7 @@ from ..engine import odds as engine_odds
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
+from ..result_view import contest_view, result_view
 from ..tallies import BUDGET, plan_of
 from .replay import Replay, Replayed
 from .report import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check
@@ -138,6 +139,32 @@ class Auditor(SeedPass):
         self._drawn(check, number, entry)
         self._replayed(check, entry)
         self._odds(check, entry)
+        self._reads(check, entry)
+
+    def _reads(self, check: Check, entry: Mapping[str, Any]) -> None:
+        """A check's or contest's view (how its result reads: its level, verdict, roll, as a
+        person reads the export) is what its result and odds read as, where the engine that
+        logged it is this one (a later one may say it in other words)."""
+        view, result = entry.get("view"), entry.get("result")
+        if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
+            return
+        provable = entry.get("provable")
+        if not isinstance(provable, Mapping) or provable.get("engine") != __version__:
+            return
+        if view is None or not isinstance(result, Mapping):
+            return
+        try:
+            if isinstance(entry.get("opponent"), Mapping):
+                names = (str(entry["character"]["name"]), str(entry["opponent"]["name"]))
+                reading = contest_view(result, entry.get("odds"), names).to_dict()
+            else:
+                offers, taken = entry.get("follow_ups") or (), entry.get("follow_up")
+                reading = result_view(result, entry.get("odds"), offers, taken).to_dict()
+        except (D100Error, KeyError, TypeError, ValueError):
+            reading = None
+        if reading is None or json.loads(json.dumps(reading)) != view:
+            check.status, check.reason = MISMATCH, "its view reads otherwise than its result"
+            check.proven, check.trusted = [], []
 
     def _odds(self, check: Check, entry: Mapping[str, Any]) -> None:
         """The odds logged beside a check or contest (the ledger's expected counts) are its
