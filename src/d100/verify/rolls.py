@@ -25,6 +25,7 @@ from .sides import declared_shown, names_bound, side_shown, withheld_parts
 from .values import (
     MISSING,
     at,
+    brief,
     client_seeds,
     dice_of,
     differing,
@@ -71,6 +72,29 @@ def odds_of(request: str) -> dict[str, Any] | None:
     except D100Error:
         return None
     return found
+
+
+def _action_reads(entry: Mapping[str, Any], kind: str, done: Any) -> str | None:
+    """A reason if a system's action (an attack, shots, full auto) shows another outcome or
+    other rows on its card than its recomputed result reads as, where this engine logged it
+    (the card is worked out from the result, so the chain does not bind it)."""
+    action = None if kind in DECLARED_ROLLS else named(kind)
+    view, provable, request = entry.get("view"), entry.get("provable"), entry.get("request")
+    if action is None or not isinstance(view, Mapping) or not isinstance(provable, Mapping):
+        return None
+    if provable.get("engine") != __version__ or not isinstance(request, Mapping):
+        return None
+    try:  # its odds whole, as the table worked them out (the log keeps some of them)
+        report = action.report(done, action.odds(action.build(request)))
+    except (D100Error, KeyError, TypeError, ValueError):
+        return None
+    rows = [
+        {"label": r.label, "text": r.text, **({"level": r.level} if r.level else {})}
+        for r in report.rows
+    ]
+    if view.get("outcome") != report.outcome or view.get("rows") != rows:
+        return f"its card reads {brief(view.get('outcome'))}, its dice {brief(report.outcome)}"
+    return None
 
 
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
@@ -534,6 +558,8 @@ class Auditor(SeedPass):
         if outcome(found) != outcome(entry["result"]):
             return MISMATCH, f"recomputed {dice_of(found)}, logged {dice_of(entry['result'])}"
         if (reason := declared_shown(entry, found)) is not None:
+            return MISMATCH, reason
+        if (reason := _action_reads(entry, tagged["roll"], again)) is not None:
             return MISMATCH, reason
         return VERIFIED, ""
 
