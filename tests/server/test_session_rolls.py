@@ -396,3 +396,20 @@ def test_dg_5_a_san_test_writes_san_back_where_every_reader_sees_it(
         log.write_text(table.req("GET", "/log.jsonl", token).text)
         out = json.loads(d100("verify", "--json", str(log)).out)
         assert out["ok"] and out["mismatch"] == 0, json.dumps(out)[:3000]
+
+
+def test_an_attack_s_card_edited_fails_against_a_witnessed_head(api: Api, tmp_path: Path) -> None:
+    """An attack's card (what it came to, its rows) is worked out from its result, so the
+    chain does not bind it: its damage edited on the card fails naming the roll, even
+    against the head its member saw."""
+    table, pat, alice, _ = seated(api)
+    hit = declared(table, pat, "brawl dmg=1d3+DB Punch", character_id=alice)
+    table.ok("POST", "/seeds/rotate", table.gm)
+    log = [json.loads(line) for line in table.req("GET", "/log.jsonl", pat).text.splitlines()]
+    head = log[-1]["head"]
+    entry = next(e for e in log if e["seq"] == hit["seq"])
+    entry["view"]["outcome"] = "hit; 99 damage"
+    path = tmp_path / "pat.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in log))
+    run = d100("verify", str(path), "--head", f"{head['seq']}:{head['link']}")
+    assert run.status == 1 and 'its card reads "hit; 99 damage"' in run.out, run.out

@@ -621,3 +621,50 @@ def test_a_file_that_is_no_log_is_status_2_in_one_line(
     run = d100("verify", str(path))
     first = clean_error(run)
     assert run.err.strip() == first and len(first) < 400, run.err[:500]
+
+
+def test_a_roll_s_odds_edited_fails(logs: dict[str, Log]) -> None:
+    """The odds logged beside a roll (what the luck ledger expects) are its request's: a
+    drawn check's success made less likely, or its odds taken out, fails naming the roll, in
+    the GM's and a player's export (the ledger of such a log would call honest dice lucky)."""
+    for who in ("gm", "pat"):
+        for edit in (
+            lambda e: e["odds"].update(success="1/100"),
+            lambda e: e.update(odds=None),
+        ):
+            log = copy(logs[who])
+            rolls = [
+                e
+                for e in log
+                if e["kind"] == "roll" and "withheld" not in e and "result" in e
+                if not e["manual"] and "reroll_of" not in e and e.get("odds")
+            ]
+            assert rolls, who
+            for entry in rolls:
+                edit(entry)
+            bad = failed(log)
+            for entry in rolls:
+                assert "its odds are not its request's" in bad[entry["seq"]], (who, bad)
+
+
+def test_a_roll_s_view_edited_fails_against_a_witnessed_head(
+    logs: dict[str, Log], tmp_path: Path
+) -> None:
+    """How a roll reads (its ``view``: level, verdict, roll) is worked out from its result,
+    so the chain does not bind it: a check said to read as a fumble, every link unchanged,
+    fails naming the roll, even against the head its member saw, in the GM's and a
+    player's export."""
+    for who in ("gm", "pat"):
+        log = copy(logs[who])
+        head = log[-1]["head"]
+        entry = next(
+            e
+            for e in log
+            if e["kind"] == "roll" and "withheld" not in e and "result" in e and "view" in e
+        )
+        entry["view"].update(level="fumble", verdict="a failure", roll=100)
+        path = tmp_path / f"{who}.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in log))
+        run = d100("verify", str(path), "--head", f"{head['seq']}:{head['link']}")
+        assert run.status == 1, run.out
+        assert f"#{entry['seq']} roll (line" in run.out and "reads otherwise" in run.out, run.out

@@ -12,12 +12,15 @@ from typing import Any
 
 import pytest
 
-from d100.engine import resolve
+from d100.engine import odds, resolve
 from d100.provable import ProvableSource
+from d100.result_view import result_view
 from d100.systems import REGISTRY
+from d100.verify.rolls import declared_roll
 from tests.cli.conftest import d100
 
 from .forging import unchained
+from .played import SANITY
 from .tablehelp import SHEETS, Api
 from .test_verify_forgeries import (
     COC7,
@@ -65,6 +68,11 @@ def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str
     for request in (entry["request"], entry["provable"]["request"]):
         (request[side] if side else request)["skill"] = skill
     entry["result"] = recomputed(entry, seeds[entry["provable"]["seed_id"]])
+    entry["odds"] = json.loads(json.dumps(odds(entry["request"]).to_dict()))
+    if not side:  # and how it reads, worked out again as the server would
+        offers = entry.get("follow_ups") or ()
+        reading = result_view(entry["result"], entry["odds"], offers, entry.get("follow_up"))
+        entry["view"] = json.loads(json.dumps(reading.to_dict()))
 
 
 def test_a_roll_made_a_success_by_raising_its_skill_fails(
@@ -357,3 +365,108 @@ def test_an_ability_the_roller_names_is_one_on_the_sheet(
         request["ability"] = 30
     entry["result"] = recomputed(entry, revealed_seeds(log)[entry["provable"]["seed_id"]])
     assert "has ability 30, where Ivy's sheet" in failed(log)[made[1]["seq"]]
+
+
+def _declared_again(entry: dict[str, Any], seeds: dict[str, bytes], **asked: Any) -> None:
+    """A dice, Sanity or development roll's request edited (``asked``), its result and card
+    recomputed from its own seed, as a forger holding the revealed seed would."""
+    p = entry["provable"]
+    request = entry["request"] = p["request"]["request"] = {**entry["request"], **asked}
+    roll = declared_roll(p["request"]["roll"])
+    assert roll is not None
+    source = ProvableSource(seeds[p["seed_id"]], p["client_seed"], p["nonce"])
+    entry["result"] = found = json.loads(json.dumps(roll(request, source).to_dict()))
+    for key in ("total", "roll", "level", "loss", "sanity", "sanity_after"):
+        if key in entry.get("view", {}) and key in found:
+            entry["view"][key] = found[key]
+
+
+def test_a_sanity_roll_reads_san_from_the_sheet_and_writes_it_back(api: Api) -> None:
+    """A CoC7 Sanity roll written back leaves SAN lower on the sheet: a check of SAN after it
+    is made against the SAN it left, and verifies whole in the GM's and the player's export.
+    The Sanity roll forged to read a higher SAN than the sheet's (its result recomputed, the
+    later check made against the SAN it would leave) fails naming the Sanity roll."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    sheet = SANITY.format("Alice")
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet})["id"]
+    body = {"words": "sc 1/1d6", "character_id": alice, "visibility": "public"}
+    sanity = table.ok("POST", "/declared-rolls", pat, 201, json=body)
+    checked = table.roll(pat, alice, "sanity")
+    assert checked["request"]["skill"] == sanity["result"]["sanity_after"] < 60
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        out = audit(export(table, token))
+        assert out["ok"], [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
+        assert _check(export(table, token), checked["seq"])["proven"] == WHOLE
+    log = export(table, pat)
+    seeds = revealed_seeds(log)
+    made = next(e for e in log if e["seq"] == sanity["seq"])
+    _declared_again(made, seeds, sanity=90)
+    made["sheet"]["sanity"] = [90, made["result"]["sanity_after"]]
+    later = next(e for e in log if e["seq"] == checked["seq"])
+    _raise(later, seeds, made["result"]["sanity_after"])
+    assert "its request has SAN 90, where Alice's sheet then" in failed(log)[made["seq"]]
+
+
+def test_a_development_phase_reads_each_value_from_the_sheet(api: Api) -> None:
+    """A development phase forged to roll Library Use from a lower value, so that it
+    improves (its result recomputed, the sheet written back as it would be), and a later
+    roll made against the value it would leave: the phase fails naming the value, in the
+    GM's and the player's export; the honest phase and the roll after it verify whole."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": DEVELOPED})["id"]
+    body = {"words": "develop", "character_id": alice}
+    phase = table.ok("POST", "/declared-rolls", table.gm, 201, json=body)
+    checked = table.roll(pat, alice, "library use")
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = export(table, token)
+        assert audit(log)["ok"] and _check(log, checked["seq"])["proven"] == WHOLE
+        seeds = revealed_seeds(log)
+        made = next(e for e in log if e["seq"] == phase["seq"])
+        die = made["result"]["skills"][0]["roll"]
+        _declared_again(made, seeds, skills={"library use": min(die, 96) - 1})
+        (rolled,) = made["result"]["skills"]
+        assert rolled["improved"], rolled
+        made["sheet"]["skills"] = {"library use": [rolled["before"], rolled["after"]]}
+        _raise(next(e for e in log if e["seq"] == checked["seq"]), seeds, rolled["after"])
+        said = failed(log)[made["seq"]]
+        assert f'rolls "library use" at {rolled["before"]}' in said, said
+
+
+DEVELOPED = """name = "Alice"
+system = "coc7"
+characteristics = { POW = 60 }
+skills = { "library use" = 88 }
+marks = ["library use"]
+"""
+
+
+def test_a_dice_or_sanity_roll_unbound_and_moved_to_another_character_fails(api: Api) -> None:
+    """A dice roll's and a Sanity roll's provable records bind their character as a check's
+    does: with the binding deleted (to pass for a roll from before it) and the roll moved to
+    another character, each fails, in the GM's and the roller's export."""
+    table = api.table("coc7")
+    pat, sam = table.join("Pat"), table.join("Sam")
+    made = [
+        table.ok("POST", "/characters", who, 201, json={"sheet": SANITY.format(name)})["id"]
+        for who, name in ((pat, "Alice"), (sam, "Bob"))
+    ]
+    rolled = [
+        table.ok("POST", "/declared-rolls", pat, 201, json={"words": w, "character_id": made[0]})
+        for w in ("1d6+1", "sc 0/1")
+    ]
+    table.ok("POST", "/seeds/rotate", table.gm)
+    for token in (table.gm, pat):
+        log = export(table, token)
+        assert audit(log)["ok"]
+        bob = next(e for e in log if e.get("character", {}).get("id") == made[1])
+        for roll in rolled:
+            entry = next(e for e in log if e["seq"] == roll["seq"])
+            _unbound(entry)
+            entry["character"] = dict(bob["character"])
+        bad = failed(log)
+        for roll in rolled:
+            assert "binds no character_id" in bad[roll["seq"]], bad

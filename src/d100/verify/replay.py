@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import sheets
+from .. import sanity_form, sheets
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
@@ -374,21 +374,48 @@ class Replay:
         skills = {**known.sheet.skills, skill: values[-1]}
         self.known[str(ref["id"])] = replace(known, sheet=replace(known.sheet, skills=skills))
 
-    def declared(self, entry: Mapping[str, Any]) -> None:
-        """A Sanity roll written to its sheet may spend Luck (P-2)."""
+    def declared(self, entry: Mapping[str, Any]) -> Replayed:
+        """A Sanity roll reads SAN from its sheet and, written back, leaves the SAN it came
+        to there (and may spend Luck, P-2); a development phase reads each value it rolls
+        from the sheet and writes back what it raised."""
+        out = Replayed()
         sheet, result, ref = entry.get("sheet"), entry.get("result"), entry.get("character")
         if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
-            return
+            return out
         known = self.known[str(ref["id"])]
         if not (isinstance(sheet, Mapping) and isinstance(result, Mapping)):
             self.known[str(ref["id"])] = replace(known, luck=None)
-            return
+            return out
+        request = entry.get("request")
+        request = request if isinstance(request, Mapping) else {}
+        where = f"{known.name}'s sheet then (#{known.since})"
+        if known.sheet is not None and entry.get("roll") == "development":
+            reason = _development_read(known, known.sheet, request)
+            if reason is not None:
+                out.fail(f"its request {reason}, where {where} gives otherwise")
+                return out
+        san = sheet.get("sanity")
+        if known.sheet is not None and isinstance(san, list) and len(san) == 2:
+            try:
+                has = sanity_form.sheet_fields(known.sheet).get("sanity")
+            except D100Error:
+                has = None
+            if request.get("sanity") != has:
+                out.fail(
+                    f"its request has SAN {brief(request.get('sanity'))}, where {where} "
+                    f"gives {brief(has)}"
+                )
+                return out
+            if sheet.get("written") is True and isinstance(san[1], int) and san[1] != has:
+                changed = sanity_form.with_sanity(known.sheet, san[1])
+                known = self.known[str(ref["id"])] = replace(known, sheet=changed)
         spent = result.get("luck_spent")
         if sheet.get("written") is True and isinstance(spent, int) and known.luck is not None:
             self.known[str(ref["id"])] = replace(known, luck=known.luck - spent)
         raised = sheet.get("skills")  # a development phase written back (its dice checked)
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
             self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
+        return out
 
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""
@@ -397,6 +424,27 @@ class Replay:
             shown = ", ".join(f"#{seq}" for seq in rolls)
             out.append(f"{name}'s sheet is {why}: the targets of rolls {shown} rest on trust")
         return out
+
+
+def _development_read(known: Known, c: sheets.Character, request: Mapping[str, Any]) -> str | None:
+    """What a development phase's request reads of the sheet, against the sheet: each value
+    it rolls, the Luck it recovers from, the value mastery rewards (a reason if not)."""
+    values = {k.casefold(): v for k, v in c.rollable.items()}
+    rules = c.investigator_rules
+    if rules is not None and known.luck is not None:
+        values[rules.luck.casefold()] = known.luck
+    skills = request.get("skills")
+    for name, value in skills.items() if isinstance(skills, Mapping) else ():
+        if values.get(str(name).casefold()) != value:
+            return f"rolls {brief(name)} at {brief(value)}"
+    luck = request.get("luck")
+    if luck is not None and known.luck is not None and luck != known.luck:
+        return f"recovers Luck from {brief(luck)}"
+    phase = REGISTRY.get(c.system).declares.development
+    reward = c.derived_values.get(phase.reward_to) if phase and phase.reward_to else None
+    if reward is not None and request.get("reward_value") != reward[0]:
+        return f"rewards from {brief(request.get('reward_value'))}"
+    return None
 
 
 def _developed(

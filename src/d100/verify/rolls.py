@@ -5,16 +5,19 @@ roll shown before its seed is revealed)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import __version__, development, expressions, sanity
 from ..actions import named
+from ..engine import odds as engine_odds
 from ..engine import parse, resolve
 from ..errors import D100Error
 from ..provable import ProvableSource, commitment
-from ..tallies import plan_of
+from ..result_view import contest_view, result_view
+from ..tallies import BUDGET, plan_of
 from .replay import Replay, Replayed
 from .report import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check
 from .seeds import BLIND, GM_CHAIN, OPEN, SEALED, Seed, SeedPass
@@ -22,6 +25,7 @@ from .sides import declared_shown, names_bound, side_shown, withheld_parts
 from .values import (
     MISSING,
     at,
+    brief,
     client_seeds,
     dice_of,
     differing,
@@ -56,6 +60,43 @@ def declared_roll(kind: object) -> Callable[..., Any] | None:
     return lambda request, source: action.roll(action.build(request), source)
 
 
+@functools.lru_cache(maxsize=4096)
+def odds_of(request: str) -> dict[str, Any] | None:
+    """A check's or contest's exact odds from its request (as JSON), as a table works them
+    out; None past the engine's budget (a table refuses such a roll) or for no request."""
+    try:
+        parsed = parse(json.loads(request))
+        if plan_of(parsed).cost > BUDGET:
+            return None
+        found: dict[str, Any] = json.loads(json.dumps(engine_odds(parsed).to_dict()))
+    except D100Error:
+        return None
+    return found
+
+
+def _action_reads(entry: Mapping[str, Any], kind: str, done: Any) -> str | None:
+    """A reason if a system's action (an attack, shots, full auto) shows another outcome or
+    other rows on its card than its recomputed result reads as, where this engine logged it
+    (the card is worked out from the result, so the chain does not bind it)."""
+    action = None if kind in DECLARED_ROLLS else named(kind)
+    view, provable, request = entry.get("view"), entry.get("provable"), entry.get("request")
+    if action is None or not isinstance(view, Mapping) or not isinstance(provable, Mapping):
+        return None
+    if provable.get("engine") != __version__ or not isinstance(request, Mapping):
+        return None
+    try:  # its odds whole, as the table worked them out (the log keeps some of them)
+        report = action.report(done, action.odds(action.build(request)))
+    except (D100Error, KeyError, TypeError, ValueError):
+        return None
+    rows = [
+        {"label": r.label, "text": r.text, **({"level": r.level} if r.level else {})}
+        for r in report.rows
+    ]
+    if view.get("outcome") != report.outcome or view.get("rows") != rows:
+        return f"its card reads {brief(view.get('outcome'))}, its dice {brief(report.outcome)}"
+    return None
+
+
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 
 
@@ -67,6 +108,7 @@ class Auditor(SeedPass):
     def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         super().__init__(entries)
         self.replay = Replay(self.system, entries)
+        self.dear: list[int] = []  # rolls whose odds are past the engine's budget
 
     def run(self) -> Audit:
         self._numbers()
@@ -96,6 +138,11 @@ class Auditor(SeedPass):
         self._counts()
         self._blind_rolls_shown()
         self.audit.unchecked += self.replay.notes()
+        if self.dear:
+            rolls = ", ".join(f"#{seq}" for seq in self.dear)
+            self.audit.unchecked.append(
+                f"the odds of rolls {rolls} (past the engine's budget): the server's word"
+            )
         for line, seq, reason in self.replay.failures:
             self._fail(line, seq, "sheet", reason)
         return self.audit
@@ -115,6 +162,51 @@ class Auditor(SeedPass):
         self.audit.checks.append(check)
         self._drawn(check, number, entry)
         self._replayed(check, entry)
+        self._odds(check, entry)
+        self._reads(check, entry)
+
+    def _reads(self, check: Check, entry: Mapping[str, Any]) -> None:
+        """A check's or contest's view (how its result reads: its level, verdict, roll, as a
+        person reads the export) is what its result and odds read as, where the engine that
+        logged it is this one (a later one may say it in other words)."""
+        view, result = entry.get("view"), entry.get("result")
+        if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
+            return
+        provable = entry.get("provable")
+        if not isinstance(provable, Mapping) or provable.get("engine") != __version__:
+            return
+        if view is None or not isinstance(result, Mapping):
+            return
+        try:
+            if isinstance(entry.get("opponent"), Mapping):
+                names = (str(entry["character"]["name"]), str(entry["opponent"]["name"]))
+                reading = contest_view(result, entry.get("odds"), names).to_dict()
+            else:
+                offers, taken = entry.get("follow_ups") or (), entry.get("follow_up")
+                reading = result_view(result, entry.get("odds"), offers, taken).to_dict()
+        except (D100Error, KeyError, TypeError, ValueError):
+            reading = None
+        if reading is None or json.loads(json.dumps(reading)) != view:
+            check.status, check.reason = MISMATCH, "its view reads otherwise than its result"
+            check.proven, check.trusted = [], []
+
+    def _odds(self, check: Check, entry: Mapping[str, Any]) -> None:
+        """The odds logged beside a check or contest (the ledger's expected counts) are its
+        request's, worked out again (within the engine's budget, as the table worked them
+        out; one past it is named unchecked)."""
+        odds, request = entry.get("odds"), entry.get("request")
+        if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
+            return
+        if not isinstance(request, Mapping):
+            return
+        if odds is None and (check.status == TYPED or "reroll_of" in entry):
+            return  # no dice drawn (typed, or Luck spent on the roll made), no odds
+        expected = odds_of(json.dumps(request, sort_keys=True))
+        if expected is None:
+            self.dear.append(entry["seq"])
+        elif expected != odds:
+            check.status, check.reason = MISMATCH, "its odds are not its request's"
+            check.proven, check.trusted = [], []
 
     def _drawn(self, check: Check, number: int, entry: Mapping[str, Any]) -> None:
         """The roll's dice, from the seed it drew from."""
@@ -148,9 +240,7 @@ class Auditor(SeedPass):
         request does not follow from it; else what its report proves and takes on trust."""
         kind = entry["kind"]
         if kind in (DECLARED_KIND, DECLARED_UNBLIND):
-            if kind == DECLARED_KIND:
-                self.replay.declared(entry)
-            found = Replayed()
+            found = self.replay.declared(entry) if kind == DECLARED_KIND else Replayed()
             if "character" in entry:
                 found.trusted.append(
                     "what it read of the sheet: dice and Sanity rolls are not replayed"
@@ -468,6 +558,8 @@ class Auditor(SeedPass):
         if outcome(found) != outcome(entry["result"]):
             return MISMATCH, f"recomputed {dice_of(found)}, logged {dice_of(entry['result'])}"
         if (reason := declared_shown(entry, found)) is not None:
+            return MISMATCH, reason
+        if (reason := _action_reads(entry, tagged["roll"], again)) is not None:
             return MISMATCH, reason
         return VERIFIED, ""
 

@@ -178,9 +178,12 @@ def names_bound(entry: Mapping[str, Any], provable: Mapping[str, Any], check: bo
     """Whose roll it is and of which skill, as its provable record binds them: a reason if
     the roll shows another character or skill, or if a check or contest (``check``) linked in
     the log's chain binds none: d100 bound them before it linked its log, so only a roll from
-    before the chain may be one made before the binding."""
-    if check and "chain" in entry:
-        unbound = [key for key, _ in NAMES_BOUND if key not in provable]
+    before the chain may be one made before the binding. A dice or Sanity roll (not
+    ``check``) showing a character binds the character (not a skill): d100 logged them
+    after it linked its log."""
+    bound = NAMES_BOUND if check else NAMES_BOUND[:3] if "character" in entry else ()
+    if "chain" in entry:
+        unbound = [key for key, _ in bound if key not in provable]
         if unbound:
             return (
                 f"its provable record binds no {unbound[0]}, yet it is linked in the log's "
