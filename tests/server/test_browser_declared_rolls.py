@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, overflow, view, wired
+from .test_browser import DESKTOP, PHONE, add_character, join, overflow, view, wired
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -76,6 +76,44 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_an_npc_s_attack_reads_as_an_attack_on_a_player_s_page(base: str, browser: Any) -> None:
+    """A player's page shows an NPC's attack by what it came to (hit or miss, the damage), not
+    as an empty Sanity roll: its view to a player keeps the action's name and outcome only."""
+    from playwright.sync_api import expect
+
+    gm = browser.new_page(viewport=PHONE)
+    player = browser.new_page(viewport=PHONE)
+    errors: list[str] = []
+    for page in (gm, player):
+        page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Rule system").select_option("coc7")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        link = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        add_character(gm, "Ghoul", SHEET)
+        join(player, link, "Pat")
+        view(gm, "characters")
+        gm.locator("#declared-character").select_option(label="Ghoul")
+        gm.get_by_label("Roll", exact=True).fill("brawl dmg=1d3+DB db=+1d4")
+        gm.get_by_role("button", name="Roll dice").click()
+        expect(gm.locator("#declared-result > .card")).to_contain_text("damage")
+        view(player, "log")
+        card = player.locator("#log .card").first
+        expect(card).to_contain_text("Call of Cthulhu 7th edition attack")
+        expect(card).to_contain_text(re.compile(r"(hit|miss); \d+ damage"))
+        expect(card).not_to_contain_text("Sanity")
+        expect(card).not_to_contain_text("1d4")
+        assert not errors, errors
+    finally:
+        gm.close()
+        player.close()
 
 
 def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:

@@ -1389,7 +1389,9 @@ function declaredCard(e, tag, time) {
       v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
   }
-  if (v.heading) {  // a system's action (an attack, shots, full auto, FAR): its report's rows
+  // a system's action (an attack, shots, full auto, FAR): its report's rows; an NPC's, to a
+  // player, keeps its outcome and its name as the title (no heading: it reads as the title)
+  if (v.heading || (e.withheld && v.outcome !== undefined)) {
     const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
     const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
     if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
