@@ -40,6 +40,7 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         card = page.locator("#declared-result > .card")
         expect(card).to_contain_text("Total")
         expect(card).to_contain_text("Exact chance of")
+        expect(card).to_contain_text(re.compile(r"mean 4\.50 \(9/2\)"))  # not 9/2 alone
         total = int(card.locator(".total").inner_text())
         assert 2 <= total <= 7
         page.locator("#declared-character").select_option(label="Ada")
@@ -47,6 +48,7 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         page.get_by_role("button", name="Roll dice").click()
         expect(card).to_contain_text("Sanity sc 1/1d6")
         expect(card).to_contain_text("Odds of success 3/5")
+        expect(card).to_contain_text(re.compile(r"mean loss 2\.0[23] \(81/40\)"))
         left = re.search(r"SAN 60 → (\d+)", card.inner_text())
         assert left is not None, card.inner_text()
         assert 54 <= int(left.group(1)) <= 59

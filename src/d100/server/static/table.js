@@ -1329,6 +1329,11 @@ function developBody() {
 }
 
 const fractionOf = (text) => { const [n, d] = text.split("/").map(Number); return n / (d || 1); };
+// an exact mean as a reader takes it in: 6, not 6/1; 2.03 (81/40), not 81/40 alone
+const meanText = (text) => {
+  const [n, d] = String(text).split("/").map(Number);
+  return !d || d === 1 ? String(n) : `${(n / d).toFixed(2)} (${text})`;
+};
 
 function developReset() {
   $("develop-chances").replaceChildren();
@@ -1386,7 +1391,7 @@ function declaredCard(e, tag, time) {
   if (e.roll === "dice") {
     return [el("p", { class: "head" }, ...whose, words, tag, time),
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
-      v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
+      v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${meanText(v.mean)}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
   }
   // a system's action (an attack, shots, full auto, FAR): its report's rows; an NPC's, to a
@@ -1407,7 +1412,7 @@ function declaredCard(e, tag, time) {
   out.push(el("p", {}, `Rolled ${v.roll} · loss ${v.loss} (${v.loss_words}) · SAN ${v.sanity} → `, el("strong", { text: String(v.sanity_after) })),
     v.int_words ? el("p", { class: "muted", text: `INT roll ${v.int_words}` }) : null,
     el("p", { class: "verdict", text: v.insanity === "none" ? "No insanity" : v.insanity }),
-    v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${v.mean_loss}` }) : null,
+    v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${meanText(v.mean_loss)}` }) : null,
     e.sheet && !e.sheet.written ? el("p", { class: "hazard", text: "Hidden from a reader of the sheet: its SAN is left for the GM to set." }) : null,
     v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show);
   return out;
