@@ -35,6 +35,11 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         add_character(page, "Ada", SHEET)
         words = page.get_by_label("Roll", exact=True)
         expect(words).to_have_attribute("placeholder", re.compile("sc 1/1d6"))
+        # the actions' grammar is folded away: the field's help is a few lines on a phone
+        help_box = page.locator("#declared-help").bounding_box()
+        assert help_box is not None and help_box["height"] < 150, help_box
+        page.locator("#declared-actions > summary").click()
+        expect(page.locator("#declared-actions-help")).to_contain_text("FAR(")
         words.fill("1d6+1")
         page.get_by_role("button", name="Roll dice").click()
         card = page.locator("#declared-result > .card")

@@ -281,8 +281,11 @@ function render() {
   const actions = (system.declares && system.declares.actions) || [];
   $("declared-help").textContent = (sanity
     ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
-    + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).");
+  // the actions' grammar, folded: on a phone it was a third of the screen below the field
+  $("declared-actions").hidden = !actions.length;
+  $("declared-actions-help").textContent = actions.length
+    ? `${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "";
   developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
