@@ -271,3 +271,24 @@ def test_sd_w6_a_loss_too_dear_to_count_is_still_rolled(monkeypatch: pytest.Monk
         sc_odds(ScRequest("1/1d6", 60))
     done = ScRoll(ScRequest("1/1d6", 60, dice=(30,))).play({}, None)
     assert done.data["odds"] is None and done.data["loss"] == 1
+
+
+def test_sd_w6_a_loss_is_weighed_once_a_level_not_once_a_face(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The odds weigh each total of the loss once for each rank the d100 comes to, not for
+    each of its 100 faces: `.sc 10d1000/10d1000` on Discord took 16 s, past the worker's
+    deadline, for odds worked out a face at a time."""
+    from d100.systems import coc7_sealdice_rolls
+
+    calls = 0
+
+    def counted(*args: object) -> object:
+        nonlocal calls
+        calls += 1
+        return resolve(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(coc7_sealdice_rolls, "resolve", counted)
+    odds = sc_odds(ScRequest("1d100/2d100", 60))
+    assert calls <= 6 * (100 + 199)  # a few ranks, each loss's totals once
+    assert sum(odds.losses.values()) == 1

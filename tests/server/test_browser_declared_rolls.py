@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, overflow, view, wired
+from .test_browser import DESKTOP, PHONE, add_character, join, overflow, view, wired
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -35,11 +35,17 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         add_character(page, "Ada", SHEET)
         words = page.get_by_label("Roll", exact=True)
         expect(words).to_have_attribute("placeholder", re.compile("sc 1/1d6"))
+        # the actions' grammar is folded away: the field's help is a few lines on a phone
+        help_box = page.locator("#declared-help").bounding_box()
+        assert help_box is not None and help_box["height"] < 150, help_box
+        page.locator("#declared-actions > summary").click()
+        expect(page.locator("#declared-actions-help")).to_contain_text("FAR(")
         words.fill("1d6+1")
         page.get_by_role("button", name="Roll dice").click()
         card = page.locator("#declared-result > .card")
         expect(card).to_contain_text("Total")
         expect(card).to_contain_text("Exact chance of")
+        expect(card).to_contain_text(re.compile(r"mean 4\.50 \(9/2\)"))  # not 9/2 alone
         total = int(card.locator(".total").inner_text())
         assert 2 <= total <= 7
         page.locator("#declared-character").select_option(label="Ada")
@@ -47,6 +53,7 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         page.get_by_role("button", name="Roll dice").click()
         expect(card).to_contain_text("Sanity sc 1/1d6")
         expect(card).to_contain_text("Odds of success 3/5")
+        expect(card).to_contain_text(re.compile(r"mean loss 2\.0[23] \(81/40\)"))
         left = re.search(r"SAN 60 → (\d+)", card.inner_text())
         assert left is not None, card.inner_text()
         assert 54 <= int(left.group(1)) <= 59
@@ -76,6 +83,44 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_an_npc_s_attack_reads_as_an_attack_on_a_player_s_page(base: str, browser: Any) -> None:
+    """A player's page shows an NPC's attack by what it came to (hit or miss, the damage), not
+    as an empty Sanity roll: its view to a player keeps the action's name and outcome only."""
+    from playwright.sync_api import expect
+
+    gm = browser.new_page(viewport=PHONE)
+    player = browser.new_page(viewport=PHONE)
+    errors: list[str] = []
+    for page in (gm, player):
+        page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        gm.goto(f"{base}/")
+        gm.get_by_label("Rule system").select_option("coc7")
+        gm.get_by_role("button", name="Open the table").click()
+        invite = gm.locator("#invite-link")
+        expect(invite).to_contain_text("/join#")
+        link = invite.inner_text()
+        gm.get_by_role("link", name="Go to the table").click()
+        wired(gm)
+        add_character(gm, "Ghoul", SHEET)
+        join(player, link, "Pat")
+        view(gm, "characters")
+        gm.locator("#declared-character").select_option(label="Ghoul")
+        gm.get_by_label("Roll", exact=True).fill("brawl dmg=1d3+DB db=+1d4")
+        gm.get_by_role("button", name="Roll dice").click()
+        expect(gm.locator("#declared-result > .card")).to_contain_text("damage")
+        view(player, "log")
+        card = player.locator("#log .card").first
+        expect(card).to_contain_text("Call of Cthulhu 7th edition attack")
+        expect(card).to_contain_text(re.compile(r"(hit|miss); \d+ damage"))
+        expect(card).not_to_contain_text("Sanity")
+        expect(card).not_to_contain_text("1d4")
+        assert not errors, errors
+    finally:
+        gm.close()
+        player.close()
 
 
 def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:

@@ -44,6 +44,23 @@ def test_one_address_opening_tables_past_its_quota_is_told_429(clients: tuple[Ap
     member.table()  # and another address opens its own
 
 
+def test_an_ipv6_line_s_tables_are_counted_by_its_64(database_url: str) -> None:
+    """One host holds a whole /64 and may pick any of its addresses: tables opened from
+    four of them count as one address's, while another /64 opens its own."""
+    app = create_app(database_url, quotas=Quotas(tables_per_day=3))
+    line = [(f"2001:db8:1:2::{n:x}", 4000 + n) for n in range(1, 5)]
+    for host in line[:3]:
+        with TestClient(app, client=host) as hostile:
+            Api(hostile).table()
+    with TestClient(app, client=line[3]) as hostile:
+        refused = hostile.post("/api/tables", json={"name": "More", "system": "brp"})
+        assert refused.status_code == 429, refused.text
+    with TestClient(app, client=("::ffff:203.0.113.9", 4000)) as mapped:
+        Api(mapped).table()  # an IPv4 address's own, as itself
+    with TestClient(app, client=("2001:db8:1:3::1", 4000)) as other:
+        Api(other).table()
+
+
 @pytest.mark.parametrize("clients", [Quotas(events_per_table=12)], indirect=True)
 def test_a_table_s_full_log_is_refused_clearly_and_read_as_ever(clients: tuple[Api, Api]) -> None:
     hostile, member = clients

@@ -290,6 +290,27 @@ def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> N
     assert refused["budget"] == 2_000_000
 
 
+def test_an_attack_s_damage_odds_cost_what_their_estimate_says(api: Api) -> None:
+    """An attack's damage odds weigh each total once: 10d1000 impaling (20,000 totals, an
+    estimate of a tenth of a second) was worked out in seconds past the worker's deadline,
+    summing every total's ways again for each total, and refused as too much work."""
+    table, pat, alice, _ = seated(api)
+    made = declared(table, pat, "brawl dmg=10d1000 impale", character_id=alice)
+    assert made["roll"] == "attack" and made["odds"]["mean_damage"]
+
+
+def test_a_roll_s_preview_answers_its_odds_as_the_roll_logs_them(api: Api) -> None:
+    """``/declared-odds`` leaves out the chance of every total, as the roll's event does: a
+    member's 50d1000 preview was the whole 30 MB table, asked again at will."""
+    table, pat, alice, _ = seated(api)
+    for words in ("50d1000", "sc 1d100/1d100", "brawl dmg=1d1000"):
+        body = {"words": words, "character_id": alice}
+        preview = table.req("POST", "/declared-odds", pat, json=body)
+        assert preview.status_code == 200 and len(preview.content) < 10_000, words
+        made = declared(table, pat, words, character_id=alice)
+        assert preview.json()["odds"] == made["odds"], words
+
+
 def test_pulp_luck_spent_halving_a_loss_is_written_only_where_all_readers_see_it(
     api: Api,
 ) -> None:

@@ -268,8 +268,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
-    unlogged = UNLOGGED.get(made.roll, ACTION_UNLOGGED)
-    logged = {k: v for k, v in planned.odds.items() if k != unlogged}
+    logged = logged_odds(made.roll, planned.odds)
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
@@ -287,6 +286,13 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
         session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
     return made_event
+
+
+def logged_odds(roll: str, odds: dict[str, Any]) -> dict[str, Any]:
+    """A roll's odds as its event keeps them (and its preview answers): without the chance of
+    every total or loss (``UNLOGGED``), which its request gives again."""
+    unlogged = UNLOGGED.get(roll, ACTION_UNLOGGED)
+    return {k: v for k, v in odds.items() if k != unlogged}
 
 
 def _write_back(

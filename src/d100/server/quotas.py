@@ -9,6 +9,7 @@ database's own figure, so those hold across processes."""
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from collections.abc import Mapping
@@ -79,7 +80,7 @@ class Openings:
         """Count one table opened from ``address``; 429 past the quota."""
         if self.buckets is None:
             return
-        wait = self.buckets.take("address:" + address)
+        wait = self.buckets.take("address:" + counted_as(address))
         if wait:
             hours = math.ceil(wait / 3600)
             raise ApiError(
@@ -90,6 +91,21 @@ class Openings:
                 f"too many tables opened from your address today; try again in {hours} h",
                 {"retry-after": str(math.ceil(wait))},
             )
+
+
+def counted_as(host: str) -> str:
+    """Whose tables an address's are: an IPv4 address's own (an IPv4-mapped IPv6 address
+    too), an IPv6 address's /64 (one host or one line holds all of a /64, and picks any of
+    its addresses: counted by address, it opened as many tables as it liked)."""
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    if address.version == 4:
+        return str(address)
+    return str(ipaddress.ip_network((address, 64), strict=False))
 
 
 def check_room(session: Session, quotas: Quotas) -> None:

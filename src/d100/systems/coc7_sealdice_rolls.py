@@ -276,11 +276,15 @@ def sc_odds(request: ScRequest, rule: int | str = DEFAULT_RULE) -> ScOdds:
     levels: dict[str, Fraction] = {}
     losses: dict[int, Fraction] = {}
     success = temporary = permanent = Fraction(0)
+    ranked: dict[int, Fraction] = {}  # the chance of each rank: a loss follows from it alone
     for kept, p in distribution(die).items():
         rank = coc7_setcoc.rank(seal, now, 0, kept)
         level = coc7_setcoc.LEVEL_OF_RANK[rank]
         levels[level] = levels.get(level, Fraction(0)) + p
         success += p if rank > 0 else 0
+        ranked[rank] = ranked.get(rank, Fraction(0)) + p
+    # each rank's losses weighed once, not each face's: a face at a time, 4d1000 took seconds
+    for rank, p in ranked.items():
         expression, maximised = expression_of(rank, request.success_loss, request.failure_loss)
         totals = {expression.high: Fraction(1)} if maximised else counts[str(expression)]
         for total, q in totals.items():

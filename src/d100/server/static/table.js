@@ -281,8 +281,11 @@ function render() {
   const actions = (system.declares && system.declares.actions) || [];
   $("declared-help").textContent = (sanity
     ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
-    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).")
-    + (actions.length ? ` Also ${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "");
+    : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).");
+  // the actions' grammar, folded: on a phone it was a third of the screen below the field
+  $("declared-actions").hidden = !actions.length;
+  $("declared-actions-help").textContent = actions.length
+    ? `${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "";
   developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
@@ -1329,6 +1332,11 @@ function developBody() {
 }
 
 const fractionOf = (text) => { const [n, d] = text.split("/").map(Number); return n / (d || 1); };
+// an exact mean as a reader takes it in: 6, not 6/1; 2.03 (81/40), not 81/40 alone
+const meanText = (text) => {
+  const [n, d] = String(text).split("/").map(Number);
+  return !d || d === 1 ? String(n) : `${(n / d).toFixed(2)} (${text})`;
+};
 
 function developReset() {
   $("develop-chances").replaceChildren();
@@ -1386,10 +1394,12 @@ function declaredCard(e, tag, time) {
   if (e.roll === "dice") {
     return [el("p", { class: "head" }, ...whose, words, tag, time),
       el("p", {}, "Total ", el("strong", { class: "total", text: String(v.total) })),
-      v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${v.mean}` }) : null,
+      v.chance ? el("p", { class: "muted", text: `Exact chance of ${v.total}: ${v.chance} · ${v.total} or more: ${v.at_least} · mean ${meanText(v.mean)}` }) : null,
       v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show];
   }
-  if (v.heading) {  // a system's action (an attack, shots, full auto, FAR): its report's rows
+  // a system's action (an attack, shots, full auto, FAR): its report's rows; an NPC's, to a
+  // player, keeps its outcome and its name as the title (no heading: it reads as the title)
+  if (v.heading || (e.withheld && v.outcome !== undefined)) {
     const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
     const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
     if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
@@ -1405,7 +1415,7 @@ function declaredCard(e, tag, time) {
   out.push(el("p", {}, `Rolled ${v.roll} · loss ${v.loss} (${v.loss_words}) · SAN ${v.sanity} → `, el("strong", { text: String(v.sanity_after) })),
     v.int_words ? el("p", { class: "muted", text: `INT roll ${v.int_words}` }) : null,
     el("p", { class: "verdict", text: v.insanity === "none" ? "No insanity" : v.insanity }),
-    v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${v.mean_loss}` }) : null,
+    v.success_odds ? el("p", { class: "muted", text: `Odds of success ${v.success_odds} · mean loss ${meanText(v.mean_loss)}` }) : null,
     e.sheet && !e.sheet.written ? el("p", { class: "hazard", text: "Hidden from a reader of the sheet: its SAN is left for the GM to set." }) : null,
     v.explanation ? el("details", {}, el("summary", { class: "muted", text: "How it was worked out" }), el("p", { class: "explanation", text: v.explanation })) : null, show);
   return out;
