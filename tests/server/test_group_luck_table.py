@@ -26,8 +26,7 @@ def test_the_lowest_luck_is_called_alone(api: Api) -> None:
     table = api.table("coc7")
     pat, sam = table.join("Pat"), table.join("Sam")
     alice, bob = sheet(table, pat, "Alice", 50), sheet(table, sam, "Bob", 35)
-    ghoul = sheet(table, table.gm, "Ghoul", 60)
-    body = {"skill": "lu", "character_ids": [alice, ghoul, bob], "lowest": True}
+    body = {"skill": "lu", "character_ids": [alice, bob], "lowest": True}
     call = table.ok("POST", "/calls", table.gm, 201, json=body | {"visibility": "gm"})
     assert [t["character"]["id"] for t in call["targets"]] == [bob]
     assert call["skill"] == "Luck"
@@ -38,15 +37,27 @@ def test_the_lowest_luck_is_called_alone(api: Api) -> None:
     # in public everyone sees the call, naming only who rolls
     public = table.ok("POST", "/calls", table.gm, 201, json=body)
     seen = [e for e in table.events(pat) if e["kind"] == "call"]
-    assert len(seen) == 1 and ghoul not in json.dumps(seen) and alice not in json.dumps(seen)
+    assert len(seen) == 1 and alice not in json.dumps(seen)
     assert [t["character"]["id"] for t in public["targets"]] == [bob]
+
+
+def test_an_npc_is_refused_a_group_luck_call_that_would_tell_its_luck(api: Api) -> None:
+    """An NPC with the lowest Luck would be named by the public call: players would learn its
+    Luck is under each of theirs. A group's Luck roll is the investigators'."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    alice, ghoul = sheet(table, pat, "Alice", 50), sheet(table, table.gm, "Ghoul", 10)
+    body = {"skill": "luck", "character_ids": [alice, ghoul], "lowest": True}
+    err = table.ok("POST", "/calls", table.gm, 422, json=body)["error"]
+    assert (err["field"], err["value"]) == ("character_ids", ghoul)
+    assert "NPC" in err["message"] and "10" not in err["message"]
 
 
 def test_a_group_luck_call_is_luck_alone(api: Api) -> None:
     table = api.table("coc7")
-    pat = table.join("Pat")
-    alice, ghoul = sheet(table, pat, "Alice", 50), sheet(table, table.gm, "Ghoul", 60)
-    body = {"skill": "spot", "character_ids": [alice, ghoul], "lowest": True}
+    pat, sam = table.join("Pat"), table.join("Sam")
+    alice, bob = sheet(table, pat, "Alice", 50), sheet(table, sam, "Bob", 60)
+    body = {"skill": "spot", "character_ids": [alice, bob], "lowest": True}
     err = table.ok("POST", "/calls", table.gm, 422, json=body)["error"]
     assert (err["field"], err["value"]) == ("skill", "spot hidden")
     assert "Luck" in err["allowed"]

@@ -18,6 +18,7 @@ from ..table_fields import players_part
 from . import characters
 from . import event_kinds as kinds
 from .access import (
+    GM,
     Viewer,
     audience,
     in_audience,
@@ -137,6 +138,17 @@ def _lowest(
     if opponent is not None:
         raise bad("lowest", True, "a call with no opponent", "a group's Luck roll faces nobody")
     rows = [characters.load(session, table.id, i) for i in character_ids]
+    # An NPC weighed beside players' characters: the call naming it would tell the players
+    # its Luck is under each of theirs (and naming one of theirs, that it is over)
+    npcs = [r for r in rows if _role(session, r) == GM]
+    if npcs and len(npcs) < len(rows):
+        raise bad(
+            "character_ids",
+            npcs[0].id,
+            "the players' characters, or the GM's alone (a group's Luck roll)",
+            f"{npcs[0].name} is an NPC: weighed with the players' characters, the call would "
+            "tell them how its Luck compares with theirs",
+        )
     present = [characters.sheet_of(r) for r in rows]
     for sheet, name in zip(present, names, strict=True):
         rules = sheet.investigator_rules
@@ -147,6 +159,11 @@ def _lowest(
     except D100Error as err:
         raise invalid(err) from None
     return [next(r.id for r, s in zip(rows, present, strict=True) if s is chosen)]
+
+
+def _role(session: Session, row: Character) -> str | None:
+    owner = session.get(Member, row.member_id)
+    return None if owner is None else str(owner.role)
 
 
 def _still_seated(session: Session, row: Character) -> None:
