@@ -129,3 +129,19 @@ def test_s7_6_words_ask_for_an_attack_with_the_sheet_s_db_where_they_name_db() -
     with pytest.raises(D100Error) as err:
         read_attack(["60", "dmg=1d8+DB"])
     assert err.value.field == "damage_bonus"
+
+
+def test_an_attack_whose_parts_together_are_over_the_budget_is_refused_before_work() -> None:
+    """S7-6's odds count the weapon's dice twice (its damage, and again for an impale): each
+    under the engine's budget, together over it, refused naming the damage, as one dear
+    expression is."""  # rule: S7-6
+    from d100 import expressions, tallies
+    from d100.errors import TooMuchWork
+    from d100.systems.coc7_attack import Attack, cost, odds
+
+    dear = Attack(60, "50d1000")
+    assert expressions.cost(expressions.parse("50d1000")) <= tallies.BUDGET < cost(dear)
+    with pytest.raises(TooMuchWork) as refused:
+        odds(dear)
+    assert refused.value.field == "damage"
+    assert odds(Attack(60, "30d1000")).outcomes  # under it, worked out

@@ -288,6 +288,11 @@ def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> N
     refused = declared(table, pat, "100d1000", 422, character_id=alice)
     assert refused["kind"] == "too_much_work" and refused["field"] == "words.expression"
     assert refused["budget"] == 2_000_000
+    # an attack's odds weigh its weapon's dice twice (its damage and an impale's): each under
+    # the budget, together over it, refused as a dear expression is (rule: S7-6)
+    coc7, player, vera, _ = seated(api)
+    attack = declared(coc7, player, "60 dmg=50d1000", 422, character_id=vera)
+    assert attack["kind"] == "too_much_work", attack
 
 
 def test_an_attack_s_damage_odds_cost_what_their_estimate_says(api: Api) -> None:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .. import expressions
+from .. import expressions, tallies
 from ..actions import Action, Report, Row
 from ..dice import RandomSource, show_roll
-from ..errors import D100Error
+from ..errors import D100Error, TooMuchWork
 from ..expressions import DamageBonus, DiceRequest, Expression
 from ..fields import BIG
 from .coc7_check import MAX_EXTRA_DICE, NAME
@@ -213,7 +213,12 @@ class AttackOdds:
 
 def odds(request: Attack) -> AttackOdds:
     """S7-6's mixture over the outcome: a miss deals 0, a hit W + DB, an extreme hit the most
-    W + DB comes to, plus W again for an impaling weapon."""
+    W + DB comes to, plus W again for an impaling weapon. Refused before any work
+    (``TooMuchWork``, naming ``damage``) where the run and both expressions together are over
+    the engine's budget, though each alone is under it."""
+    dear = cost(request)
+    if dear > tallies.BUDGET:
+        raise TooMuchWork("damage", dear, tallies.BUDGET)
     chances = dict.fromkeys(OUTCOMES, Fraction(0))
     for end, p in machine(request).distribution().items():
         chances[end[3]] += p
