@@ -5,6 +5,8 @@ CoC7's own major wound beside P-9. Data and small rules: ``spending`` plays the 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..investigators import Spend, Wound
 
 SCRATCH = 20  # P-4
@@ -72,6 +74,20 @@ def lucked_away(malfunction: bool, luck: int | None) -> int:
     """P-6: the Luck a Pulp hero holding ``luck`` (None: no Pulp hero) spends cancelling a
     malfunction's consequence, the weapon not jammed; the shot still fails. 0: none spent."""
     return FUMBLE if malfunction and luck is not None and luck >= FUMBLE else 0
+
+
+def malfunction_luck(malfunction: Fraction, luck: int | None) -> Fraction:
+    """P-6 in a firing's odds: the chance a Pulp hero holding ``luck`` spends Luck cancelling
+    a malfunction, a malfunction's chance ``malfunction`` where the hero holds enough."""
+    return malfunction if lucked_away(True, luck) else Fraction(0)
+
+
+def luck_odds(malfunction: Fraction, luck: int | None) -> dict[str, str]:
+    """``malfunction_luck`` as a firing's odds report it; nothing for no Pulp hero."""
+    if luck is None:
+        return {}
+    spent = malfunction_luck(malfunction, luck)
+    return {"luck_spent": f"{spent.numerator}/{spent.denominator}"}
 
 
 def half(most: int) -> int:

@@ -268,13 +268,10 @@ class ShotsOdds:
     @property
     def luck_spent(self) -> Fraction:
         """P-6: the chance a Pulp hero spends 10 Luck cancelling a malfunction."""
-        held = coc7_pulp.lucked_away(True, self.request.pulp_luck)
-        return self.malfunction if held else Fraction(0)
+        return coc7_pulp.malfunction_luck(self.malfunction, self.request.pulp_luck)
 
     def pulp(self) -> dict[str, str]:
-        if self.request.pulp_luck is None:
-            return {}
-        return {"luck_spent": fraction_text(self.luck_spent)}
+        return coc7_pulp.luck_odds(self.malfunction, self.request.pulp_luck)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
