@@ -137,6 +137,15 @@ def drawn_rolls(log: Log, seed_id: str | None = None) -> list[dict[str, Any]]:
     ]
 
 
+def luck_buyable(table: Table, token: str, character_id: str) -> dict[str, Any]:
+    """A roll of library use that failed where Luck could buy it a success (C7-4)."""
+    for _ in range(100):
+        rolled = table.roll(token, character_id, "library")
+        if "luck" in {o["key"] for o in rolled.get("follow_ups", ())}:
+            return rolled
+    pytest.fail("no failed roll Luck could buy in 100 rolls")
+
+
 @pytest.fixture(
     scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 )
@@ -462,12 +471,7 @@ def test_c7_4_luck_spent_on_a_drawn_roll_verifies_as_drawn(
     table = api.table("coc7")
     pat = table.join("Pat")
     ada = table.character(pat, "Ada")
-    for _ in range(100):
-        rolled = table.roll(pat, ada, "library")
-        if "luck" in {o["key"] for o in rolled.get("follow_ups", ())}:
-            break
-    else:
-        pytest.fail("no failed roll Luck could buy in 100 rolls")
+    rolled = luck_buyable(table, pat, ada)
     luck = {"follow_up": "luck"}  # rule: C7-4
     bought = table.ok("POST", f"/rolls/{rolled['seq']}/reroll", pat, 201, json=luck)
     assert bought["provable"]["request"]["dice"] == rolled["result"]["dice"]
