@@ -9,18 +9,36 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from d100 import REGISTRY
+from d100.server.app import create_app
 from d100.system import System
 from tests.helpers import brute_force
 
+from .services import migrated_sqlite
 from .tablehelp import Api
 
 SYSTEMS = REGISTRY.names()
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """One server per database for the module: each system's test opens a table of its own
+    there, and reads nothing of the others'."""
+    if request.param == "sqlite":
+        url = migrated_sqlite(tmp_path_factory.mktemp("systems") / "d100.sqlite3")
+    else:
+        url = request.getfixturevalue("pg_url")
+    with TestClient(create_app(url)) as client:
+        yield Api(client)
 
 
 def sheet(system: System, name: str) -> str:
