@@ -9,36 +9,25 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from d100 import REGISTRY
-from d100.server.app import create_app
 from d100.system import System
 from tests.helpers import brute_force
 
-from .services import migrated_sqlite
 from .tablehelp import Api
 
 SYSTEMS = REGISTRY.names()
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
-def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+@pytest.fixture
+def api(shared_api: Api) -> Api:
     """One server per database for the module: each system's test opens a table of its own
     there, and reads nothing of the others'."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("systems") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
-    with TestClient(create_app(url)) as client:
-        yield Api(client)
+    return shared_api
 
 
 def sheet(system: System, name: str) -> str:
@@ -74,13 +63,15 @@ def test_every_registered_system_plays_at_a_table(api: Api, name: str) -> None:
     target = system.declares.target
     table = api.table(name)
     assert table.ok("GET", "", table.gm)["table"]["settings"]["improvement"] == (
-        system.declares.improvement)
+        system.declares.improvement
+    )
     pat = table.join("Pat")
     ada = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet(system, "Ada")})["id"]
     npc = table.ok("POST", "/characters", table.gm, 201, json={"sheet": sheet(system, "Orc")})
     # The form's values on a sheet, as the page sends them: a skill raised, one added.
-    edited = table.ok("PATCH", f"/characters/{ada}", pat,
-                      json={"skills": {"watch": 55, "listen": 40}})
+    edited = table.ok(
+        "PATCH", f"/characters/{ada}", pat, json={"skills": {"watch": 55, "listen": 40}}
+    )
     assert edited["skills"]["listen"] == 40 and edited["system"] == name
 
     usual = typed(system, str(target.default))
@@ -91,13 +82,19 @@ def test_every_registered_system_plays_at_a_table(api: Api, name: str) -> None:
     # Another preset where there is one, else an example of what may be typed.
     other = next((p for p in target.presets if p != target.default), None)
     preset = typed(system, other or target.example.split(",")[0])
-    call = table.ok("POST", "/calls", table.gm, 201, json={
-        "skill": "climb", "character_ids": [ada], "fields": {target.field: preset}})
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "climb", "character_ids": [ada], "fields": {target.field: preset}},
+    )
     answered = table.roll(pat, ada, None, target_id=call["targets"][0]["id"])
     assert answered["request"][target.field] == preset and answered["call"]
 
-    contest = table.roll(table.gm, npc["id"], "watch",
-                         opponent={"character_id": ada, "skill": "watch"})
+    contest = table.roll(
+        table.gm, npc["id"], "watch", opponent={"character_id": ada, "skill": "watch"}
+    )
     assert contest["result"]["winner"] in ("actor", "opponent", "tie", "none")
 
     added = {"character_id": ada, "skill": "listen", "fields": {target.field: preset}}
