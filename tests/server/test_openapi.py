@@ -9,6 +9,13 @@ import pytest
 from .described import DESCRIBED, fits
 from .tablehelp import Api
 
+
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each test opens a table of its own there."""
+    return shared_api
+
+
 METHODS = ("get", "put", "post", "patch", "delete")
 
 
