@@ -190,29 +190,42 @@ class Withheld:
     @classmethod
     def of(cls, user: str, shown: dict[str, list[Any]], ids: set[str]) -> Withheld:
         """From every member's views (``views``), each a state and a log."""
+        return cls.every(shown, ids)[user]
+
+    @classmethod
+    def every(cls, shown: dict[str, list[Any]], ids: set[str]) -> dict[str, Withheld]:
+        """What each member's web view withholds, from every member's views: each view's
+        numbers and texts are read once, and each user's withheld are told apart from them."""
         # each member's views of the events they see (a stub tells nothing of its event)
         logs = {
             u: {e["seq"]: e for e in log if e["kind"] != HIDDEN} for u, (_, log) in shown.items()
         }
-        mine = logs[user]
-        events = {
-            seq: {
-                n
-                for n in numbers([log[seq] for log in logs.values() if seq in log])
-                - numbers(mine.get(seq))
-                if n > SMALL
+        said = {u: {seq: numbers(e) for seq, e in log.items()} for u, log in logs.items()}
+        words = {u: {seq: strings(e) for seq, e in log.items()} for u, log in logs.items()}
+        seqs = set().union(*logs.values())
+        # what any member's view of each event holds
+        any_said = {seq: set().union(*(n[seq] for n in said.values() if seq in n)) for seq in seqs}
+        any_words = {
+            seq: set().union(*(t[seq] for t in words.values() if seq in t)) for seq in seqs
+        }
+        whole = {u: numbers(views) for u, views in shown.items()}
+        texts_of = {u: strings(views) for u, views in shown.items()}
+        candidates = set().union(*whole.values()) | {SKILL, LUCK, MOST}
+        all_texts = set().union(*texts_of.values())
+        out = {}
+        for user in shown:
+            events = {
+                seq: {n for n in any_said[seq] - said[user].get(seq, set()) if n > SMALL}
+                for seq in seqs
             }
-            for seq in set().union(*logs.values())
-        }
-        texts = {
-            seq: strings([log[seq] for log in logs.values() if seq in log]) - strings(mine.get(seq))
-            for seq in events
-        }
-        candidates = numbers(list(shown.values())) | {SKILL, LUCK, MOST}
-        anywhere = {n for n in candidates - numbers(shown[user]) if n > SMALL}
-        unsaid = strings(list(shown.values())) - strings(shown[user])
-        heads = {(e["head"]["seq"], e["head"]["link"][:8]) for e in shown[user][1] if "head" in e}
-        return cls(events, anywhere, ids, texts, unsaid, heads)
+            texts = {seq: any_words[seq] - words[user].get(seq, set()) for seq in seqs}
+            anywhere = {n for n in candidates - whole[user] if n > SMALL}
+            unsaid = all_texts - texts_of[user]
+            heads = {
+                (e["head"]["seq"], e["head"]["link"][:8]) for e in shown[user][1] if "head" in e
+            }
+            out[user] = cls(events, anywhere, ids, texts, unsaid, heads)
+        return out
 
     def unheaded(self, value: Any) -> Any:
         """``value`` without the heads it quotes that the user's log shows: their digits are
@@ -278,6 +291,7 @@ class Table:
     web: dict[str, str] = field(default_factory=dict)  # user: web token
     sent: dict[str, set[str]] = field(default_factory=dict)  # token: who saw its follow-ups
     table_id: str = ""
+    ids: dict[str, str] = field(default_factory=dict)  # a character's name: its id
 
     def __post_init__(self) -> None:
         self.posted = respx.post(re.compile(rf".*/webhooks/{APP}/[^/]+$")).respond(
@@ -372,8 +386,11 @@ class Table:
         self.table_id = path.rsplit("/", 1)[1]
 
     def character(self, name: str) -> str:
-        found = self.api("GET", "", "Gina")["characters"]
-        return str(next(c["id"] for c in found if c["name"] == name))
+        """A character's id, asked of the table once (ids do not change)."""
+        if name not in self.ids:
+            found = self.api("GET", "", "Gina")["characters"]
+            self.ids[name] = str(next(c["id"] for c in found if c["name"] == name))
+        return self.ids[name]
 
     def web_roll(self, user: str, character: str, **body: Any) -> dict[str, Any]:
         actor = {"character_id": self.character(character)}
@@ -502,12 +519,15 @@ def is_ledger(thing: Any) -> bool:
     return any(str(e.get("title", "")).startswith("Luck ledger of ") for e in embeds)
 
 
-def ledger_as_the_web_shows(table: Table, user: str, thing: dict[str, Any]) -> dict[str, Any]:
+def ledger_as_the_web_shows(
+    logs: dict[str, list[Any]], user: str, thing: dict[str, Any]
+) -> dict[str, Any]:
     """The ledger message ``thing`` should be, from the user's own web view of the log (or,
-    posted to the channel, from a player's of nothing: Olga's), as the library counts it."""
+    posted to the channel, from a player's of nothing: Olga's), as the library counts it;
+    ``logs``: each member's log, as their page shows it once the ledgers were asked."""
     whose = thing["embeds"][0]["title"].removeprefix("Luck ledger of ")
     public = not private(thing)
-    events = [e for e in table.log("Olga" if public else user) if e["kind"] != HIDDEN]
+    events = [e for e in logs["Olga" if public else user] if e["kind"] != HIDDEN]
     if whose.endswith(CHARACTERS):
         member = whose.removesuffix(CHARACTERS)
         try:
@@ -693,10 +713,11 @@ def test_discord_delivers_no_user_anything_their_web_view_withholds(
     shown = {user: views(table, user) for user in ("Gina", "Pat", "Quinn", "Olga")}
     since = [e for e in shown["Olga"][1] if e["seq"] > rex_saw[1][-1]["seq"]]
     shown["Rex"] = [rex_saw[0], rex_saw[1] + since]  # since: as a member of nothing
-    ids = ids_of(table)
     npc = npc_roll(table)
+    every = Withheld.every(shown, ids_of(table))
+    logs = {user: log for user, (_, log) in shown.items() if user != "Rex"}  # Rex's: pieced
     for user in USERS:
-        withheld = Withheld.of(user, shown, ids)
+        withheld = every[user]
         if user != "Gina":  # the NPC's skill and dice are kept from every player
             assert {SKILL, NPC_DICE} <= withheld.events[npc], (user, withheld.events[npc])
         assert table.got[user], user
@@ -707,7 +728,7 @@ def test_discord_delivers_no_user_anything_their_web_view_withholds(
         books = [m for m in table.got[user] if is_ledger(m)]
         assert books or user == "Rex", user  # Rex was removed: refused
         for book in books:
-            assert book == ledger_as_the_web_shows(table, user, book), (user, book)
+            assert book == ledger_as_the_web_shows(logs, user, book), (user, book)
         found = leaks([m for m in table.got[user] if not is_ledger(m)], withheld)
         assert not found, (user, found[:3])
 

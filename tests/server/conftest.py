@@ -37,6 +37,30 @@ def api(client: TestClient) -> Api:
     return Api(client)
 
 
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def module_api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """One server per database for a whole module, for the tests that each open a table of
+    their own and read nothing else of the server's (its start, its odds workers' too, is
+    most of a short test's time). A module takes it as its ``api`` through ``shared_api``."""
+    if request.param == "sqlite":
+        url = migrated_sqlite(tmp_path_factory.mktemp("module") / "d100.sqlite3")
+    else:
+        url = request.getfixturevalue("pg_url")
+    with TestClient(create_app(url)) as c:
+        yield Api(c)
+
+
+@pytest.fixture
+def shared_api(module_api: Api) -> Api:
+    """The module's server (``module_api``), its client's cookies cleared for each test."""
+    module_api.client.cookies.clear()
+    return module_api
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """Chromium stays up from one browser test to the next, and stops before any other."""

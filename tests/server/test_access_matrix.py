@@ -31,6 +31,7 @@ from d100.server.app import create_app
 from d100.server.guard import Limits
 from tests.conftest import FIGURES
 
+from .described import APP
 from .services import free_port
 from .tablehelp import Api, bearer, token_of
 
@@ -565,8 +566,7 @@ def test_every_route_every_role_every_visibility(
     world: World, record_property: Callable[[str, object], None]
 ) -> None:
     w = world
-    app = create_app("sqlite://", migrate=False)
-    routes = app_routes(app)
+    routes = app_routes(APP)  # the routes of an app as the world's is made, described once
     assert set(MATRIX) == routes, (
         f"routes without a matrix entry: {sorted(routes - set(MATRIX))}; "
         f"entries for no route: {sorted(set(MATRIX) - routes)}"

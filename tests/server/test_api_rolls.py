@@ -14,6 +14,12 @@ from d100.server.work import Writes
 from .tablehelp import SHEETS, Api, Table
 
 
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each test opens a table of its own there."""
+    return shared_api
+
+
 def setup(api: Api, system: str = "brp", **extra: Any) -> tuple[Table, str, str, str]:
     table = api.table(system, **extra)
     pat = table.join("Pat")
@@ -440,14 +446,14 @@ def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.aim_rounds"
 
 
-def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(api: Api, client: Any) -> None:
+def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(api: Api) -> None:
     """A roll whose odds are cheap is made in one write transaction: its token is looked up
     once (then, under the lock, only the roller's client seed, with the seed it draws from),
     its sheet once, and no read transaction plans it first. Counted on the database's own
     statements."""
     table, pat, alice, _ = setup(api)
     table.roll(pat, alice, "stealth")  # the rate limiter learns the token first
-    engine = client.app.state.server.store.engine
+    engine = api.client.app.state.server.store.engine  # type: ignore[attr-defined]
     begun: list[str] = []
     members: list[str] = []
 

@@ -12,6 +12,12 @@ from d100.server.models import Member
 from .tablehelp import SHEETS, Api, token_of
 
 
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each test opens a table of its own there."""
+    return shared_api
+
+
 def error(r: object) -> dict[str, object]:
     body: dict[str, dict[str, object]] = r.json()  # type: ignore[attr-defined]
     assert set(body["error"]) == {"kind", "field", "value", "allowed", "message"}

@@ -11,10 +11,19 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.conftest import d100
 
 from .forging import relinked
 from .tablehelp import Api, Table
+
+
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each test opens a table of its own there."""
+    return shared_api
+
 
 SHEET = """name = "{name}"
 system = "coc7"

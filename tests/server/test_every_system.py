@@ -23,6 +23,13 @@ from .tablehelp import Api
 SYSTEMS = REGISTRY.names()
 
 
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each system's test opens a table of its own
+    there, and reads nothing of the others'."""
+    return shared_api
+
+
 def sheet(system: System, name: str) -> str:
     """A sheet using what the system's characters may have: skills in its range, Luck."""
     high = system.declares.skill_range[1]
@@ -56,13 +63,15 @@ def test_every_registered_system_plays_at_a_table(api: Api, name: str) -> None:
     target = system.declares.target
     table = api.table(name)
     assert table.ok("GET", "", table.gm)["table"]["settings"]["improvement"] == (
-        system.declares.improvement)
+        system.declares.improvement
+    )
     pat = table.join("Pat")
     ada = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet(system, "Ada")})["id"]
     npc = table.ok("POST", "/characters", table.gm, 201, json={"sheet": sheet(system, "Orc")})
     # The form's values on a sheet, as the page sends them: a skill raised, one added.
-    edited = table.ok("PATCH", f"/characters/{ada}", pat,
-                      json={"skills": {"watch": 55, "listen": 40}})
+    edited = table.ok(
+        "PATCH", f"/characters/{ada}", pat, json={"skills": {"watch": 55, "listen": 40}}
+    )
     assert edited["skills"]["listen"] == 40 and edited["system"] == name
 
     usual = typed(system, str(target.default))
@@ -73,13 +82,19 @@ def test_every_registered_system_plays_at_a_table(api: Api, name: str) -> None:
     # Another preset where there is one, else an example of what may be typed.
     other = next((p for p in target.presets if p != target.default), None)
     preset = typed(system, other or target.example.split(",")[0])
-    call = table.ok("POST", "/calls", table.gm, 201, json={
-        "skill": "climb", "character_ids": [ada], "fields": {target.field: preset}})
+    call = table.ok(
+        "POST",
+        "/calls",
+        table.gm,
+        201,
+        json={"skill": "climb", "character_ids": [ada], "fields": {target.field: preset}},
+    )
     answered = table.roll(pat, ada, None, target_id=call["targets"][0]["id"])
     assert answered["request"][target.field] == preset and answered["call"]
 
-    contest = table.roll(table.gm, npc["id"], "watch",
-                         opponent={"character_id": ada, "skill": "watch"})
+    contest = table.roll(
+        table.gm, npc["id"], "watch", opponent={"character_id": ada, "skill": "watch"}
+    )
     assert contest["result"]["winner"] in ("actor", "opponent", "tie", "none")
 
     added = {"character_id": ada, "skill": "listen", "fields": {target.field: preset}}

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .tablehelp import Api, Table
+
+
+@pytest.fixture
+def api(shared_api: Api) -> Api:
+    """One server per database for the module: each test opens a table of its own there."""
+    return shared_api
+
 
 GHOUL = """name = "Ghoul"
 system = "brp"
