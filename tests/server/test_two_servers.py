@@ -126,10 +126,11 @@ def test_a_server_s_listener_skips_its_own_notifications() -> None:
             async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
                 for sent in (payload("mine"), "another-server:theirs"):
                     await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, sent))
+            # The listener reads the notifications in the order they were sent: a wake for
+            # "mine", were it coming, is in before the one for "theirs".
             deadline = asyncio.get_running_loop().time() + 10
-            while not hub.tables and asyncio.get_running_loop().time() < deadline:
+            while "theirs" not in hub.tables and asyncio.get_running_loop().time() < deadline:
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.2)  # a wake for "mine", were it coming, would be in by now
             return hub.tables
         finally:
             listener.cancel()
