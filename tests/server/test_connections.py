@@ -1,8 +1,13 @@
-"""2,000 connections held every way a client can hold one, against a real ``d100 serve`` whose
-open-files limit is a deployment's 1,024: a member's roll is still answered, every kind of
-held connection is closed by its deadline, and past the cap on connections a client is told
+"""More connections than a deployment's open-files soft limit, held every way a client can hold
+one, against a real ``d100 serve``: a member's roll is still answered, every kind of held
+connection is closed by its deadline, and past the cap on connections a client is told
 ``503`` at once instead of ``accept`` failing for want of a file. How long the member's roll
-takes meanwhile is printed (no bench row holds connections this way)."""
+takes meanwhile is printed (no bench row holds connections this way).
+
+The limit and the connections are sized together: in CI a soft limit of 256 (hard 1,024)
+and 600 connections, with the deadlines shortened to 3 s; at ``D100_TEST_DEPTH=deep`` the
+usual 1,024 (hard 4,096), 2,000 connections and the default 10 s deadlines. Either way the
+connections are past the soft limit and under the cap of the hard one."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import httpx
 import pytest
 
 from d100.server.serving import RESERVE
-from tests.conftest import FIGURES
+from tests.conftest import FIGURES, depth
 
 from .services import serve
 from .tablehelp import Api, bearer
@@ -28,17 +33,18 @@ from .test_slow_clients import attacks
 
 pytestmark = pytest.mark.slow
 
-HELD = 2_000
-HEAD_SECONDS = 10.0  # the server's head deadline (its default)
-ANSWERED = 50  # connections of each kind the server answers at once
-# The attack ends once every kind has met its deadline (the body's is 10 s) and the member
-# has rolled; this is its end in a failing run.
+DEPLOYMENT = depth(256, 1_024)  # the soft limit on open files (a deployment's usual 1,024)
+HELD = depth(600, 2_000)  # past the soft limit, under the cap of the hard (4 x DEPLOYMENT)
+# The server's head and body deadlines (10 s, their defaults, at the deep depth).
+HEAD_SECONDS = float(depth(3, 10))
+ANSWERED = depth(20, 50)  # connections of each kind the server answers at once
+# The attack ends once every kind has met its deadline and the member has rolled; this is
+# its end in a failing run.
 ATTACK_SECONDS = 120.0
-OPENING = 4.0  # seconds over which the 2,000 are first opened (a burst of requests else)
+OPENING = HELD / 500  # seconds over which the held are first opened (else a burst of requests)
 DRIP_SECONDS = 2.0  # a byte every 2 s, as the attack that found it
 GIVE_UP = 60.0  # a wait for a state that only a failing run reaches
 ROLLS = 10  # the member's rolls while the connections are held
-DEPLOYMENT = 1_024  # the usual soft limit on open files
 # The attack here is one address's; the caps per address (64) and per network (256) would
 # refuse it at once (``test_deadlines`` holds those).
 ONE_ADDRESS = {"D100_MAX_CONNECTIONS_PER_ADDRESS": str(HELD * 2),
@@ -127,8 +133,8 @@ async def _attack(address: tuple[str, int], host: bytes, opened: Any, done: Any,
 
 
 def attack(address: tuple[str, int], host: bytes, opened: Any, done: Any, out: Any) -> None:
-    """The attacker, in a process of its own so that its 2,000 sockets do not share the
-    member's interpreter."""
+    """The attacker, in a process of its own so that its sockets do not share the member's
+    interpreter."""
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, HELD * 2), hard))
     found = asyncio.run(_attack(address, host, opened, done))
@@ -173,17 +179,19 @@ def _roll(client: httpx.Client, table: str, gm: str, alice: str) -> float:
     return time.monotonic() - start
 
 
-def test_2000_held_connections_leave_a_member_s_roll_answered(
+def test_more_held_connections_than_the_soft_limit_leave_a_member_s_roll_answered(
     tmp_path: Path, record_property: Any
 ) -> None:
-    """Soft limit 1,024 (hard 4,096): the server raises it, so 2,000 held connections fit
-    under its cap, each kind is closed by its deadline, none is refused, and rolls on fresh
-    connections are answered meanwhile."""
+    """Soft limit ``DEPLOYMENT`` (hard four times it): the server raises it, so ``HELD``
+    held connections, more than the soft limit, fit under its cap; each kind is closed by
+    its deadline, none is refused, and rolls on fresh connections are answered meanwhile."""
+    assert DEPLOYMENT < HELD < 4 * DEPLOYMENT - max(RESERVE, DEPLOYMENT // 2)
     _more_files(HELD + 200)
     url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
     log = tmp_path / "server.log"
     with serve(url, log, open_files=(DEPLOYMENT, 4 * DEPLOYMENT),
-               D100_HEADER_SECONDS=str(HEAD_SECONDS), **ONE_ADDRESS) as base:
+               D100_HEADER_SECONDS=str(HEAD_SECONDS), D100_BODY_SECONDS=str(HEAD_SECONDS),
+               **ONE_ADDRESS) as base:
         where = urlsplit(base)
         address = (where.hostname or "", where.port or 0)
         pid = _server_pid(address[1])
@@ -254,7 +262,8 @@ def test_2000_held_connections_leave_a_member_s_roll_answered(
 def test_past_the_cap_silent_connections_make_room_and_accept_never_fails(
     tmp_path: Path, record_property: Any
 ) -> None:
-    """Hard limit 1,024: the cap is 1,024 less the reserve. 2,000 silent connections: past
+    """Hard limit ``DEPLOYMENT``: the cap is that less the reserve. ``HELD`` silent
+    connections, more than it: past
     the cap the oldest silent ones are shut, told nothing, to make room (``accept`` never
     runs out of files), a member's kept-alive connection still rolls, and a fresh request is
     answered. The head deadline is far off: every connection closed was shut for room."""

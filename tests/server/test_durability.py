@@ -35,12 +35,13 @@ from .tablehelp import Api, Table, bearer
 
 pytestmark = pytest.mark.slow
 
-# 4 kills of 40 clients in CI; 20 of 100 at D100_TEST_DEPTH=deep. Each kill lands on requests
+# 3 kills of 40 clients in CI; 20 of 100 at D100_TEST_DEPTH=deep. Each kill lands on requests
 # in flight (the test asserts it), so more kills only try more moments of the same commit
-# (4: each database's kills were the suite's longest tests, a minute apiece at 8).
+# (3: each database's kills were the suite's longest tests, a minute apiece at 8; each kill
+# is a restart, an interpreter's start and imports).
 CLIENTS = depth(40, 100)
 PLAYERS = depth(10, 25)  # a few clients per token, each well inside the rate limit
-KILLS = depth(4, 20)
+KILLS = depth(3, 20)
 UP_BETWEEN_KILLS = (0.2, 0.9)  # seconds of load before each kill, drawn at random
 START_TIMEOUT = 30
 

@@ -4,7 +4,7 @@ connection sees only what its token may see; a reconnect resumes with no gap and
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -241,17 +241,27 @@ def test_an_idle_stream_s_heartbeat_reads_nothing(monkeypatch: pytest.MonkeyPatc
             async for line in body:
                 lines.append(line)
 
+        def beats() -> int:
+            return sum(line == ": still here\n\n" for line in lines)
+
+        async def until(ready: Callable[[], bool], what: str) -> None:
+            give_up = time.monotonic() + 30  # only a failing run waits this long
+            while not ready():
+                assert time.monotonic() < give_up, what
+                await asyncio.sleep(0.01)
+
         task = asyncio.create_task(take())
-        await asyncio.sleep(0.3)  # many heartbeats
+        await until(lambda: beats() >= 5, "the idle stream never beat")  # many heartbeats
         assert reads == [0]
         hub.wake_all()  # as the listener does on another process's notification
-        await asyncio.sleep(0.05)
+        await until(lambda: len(reads) > 1, "the wake never read")
+        beaten = beats()
+        await until(lambda: beats() >= beaten + 2, "the stream stopped beating")
         task.cancel()
         return lines
 
-    lines = asyncio.run(scene())
-    assert reads == [0, 0]  # the first read, then the wake's
-    assert sum(line == ": still here\n\n" for line in lines) >= 5
+    asyncio.run(scene())
+    assert reads == [0, 0]  # the first read, then the wake's, and none by the heartbeats
 
 
 def test_streams_opened_together_beat_apart(monkeypatch: pytest.MonkeyPatch) -> None:

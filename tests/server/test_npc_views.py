@@ -15,11 +15,14 @@ import httpx
 import pytest
 
 from d100.cli.verify import audit_log
+from d100.server.app import create_app
+from d100.server.guard import Limits
 
 from .forging import unchained
-from .services import serve
+from .services import migrated_sqlite
 from .sse import Stream
 from .tablehelp import Api
+from .test_access_matrix import serve_in_thread
 
 VISIBILITIES = ("public", "gm", "blind", "self")
 # The Ghoul's numbers: none of them is any other number these tables show a player.
@@ -73,10 +76,11 @@ def tells_nothing(value: Any) -> None:
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     where: Path = tmp_path_factory.mktemp("npc")
     # Every table here is opened, joined and refused from one address with no token: the
-    # address's rate limit is not what these tests are about.
-    off = {"D100_RATE_BURST": "1000000", "D100_RATE_PER_SECOND": "1000000"}
-    with serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log", **off) as url:
-        yield url
+    # address's rate limit is not what these tests are about. The server runs in this
+    # process (the live stream needs a real one; what it shows is the app's).
+    off = Limits(burst=1_000_000, per_second=1_000_000.0)
+    app = create_app(migrated_sqlite(where / "d100.sqlite3"), limits=off)
+    yield from serve_in_thread(app)
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,6 +23,7 @@ from d100.server.guard import Limits
 from .services import serve
 
 HEAD_SECONDS = 2.0  # the server's deadline for a head here, shortened from the default
+BODY_SECONDS = 3.0  # and for a body a route reads (10 s by default): apart from the head's
 # The head deadline of a server whose connections must close once answered: no wait here
 # comes near it, so a connection it closed was closed on its answer, not by a deadline.
 LONG_HEAD_SECONDS = 600.0
@@ -105,28 +106,35 @@ def test_header_deadline_from_the_environment() -> None:
             header_seconds({"D100_HEADER_SECONDS": bad})
 
 
-def started(stack: contextlib.ExitStack, servers: list[ContextManager[str]]) -> list[str]:
-    """The servers started side by side (each start is seconds of a loaded machine), each
-    stopped with ``stack``: their base addresses."""
-    with ThreadPoolExecutor(len(servers)) as pool:
-        starting = [pool.submit(server.__enter__) for server in servers]
-        for server in servers:
-            stack.push(server)
-        return [base.result() for base in starting]
+def test_body_deadline_from_the_environment() -> None:
+    assert Limits.from_env({}).body_seconds == Limits().body_seconds == 10.0
+    assert Limits.from_env({"D100_BODY_SECONDS": "2.5"}).body_seconds == 2.5
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        with pytest.raises(ValueError, match="D100_BODY_SECONDS"):
+            Limits.from_env({"D100_BODY_SECONDS": bad})
 
 
-@pytest.mark.slow
-def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def answering(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server whose head deadline is far off, for the tests of what closes a connection
+    before any deadline: its answer, or a refusal."""
+    where = tmp_path_factory.mktemp("answered")
+    url = f"sqlite:///{where / 'answered.sqlite3'}"
+    with serve(url, where / "answered.log", D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
+        yield base
+
+
+def test_every_way_of_holding_a_connection_meets_a_deadline(
+    tmp_path: Path, answering: str
+) -> None:
     """Each way is held against a server of its deadline: closed by it (never before it), or,
     where the server answers without the body, on its answer (``connection: close``), well
     before any deadline of its server's. Meanwhile the server answers others."""
     with contextlib.ExitStack() as stack:
-        held_base, answered_base = started(stack, [
+        held_base = stack.enter_context(
             serve(f"sqlite:///{tmp_path / 'held.sqlite3'}", tmp_path / "held.log",
-                  D100_HEADER_SECONDS=str(HEAD_SECONDS)),
-            serve(f"sqlite:///{tmp_path / 'answered.sqlite3'}", tmp_path / "answered.log",
-                  D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)),
-        ])
+                  D100_HEADER_SECONDS=str(HEAD_SECONDS), D100_BODY_SECONDS=str(BODY_SECONDS)))
+        answered_base = answering
         kinds = attacks(b"Host: 127.0.0.1\r\n")
         sent = threading.Semaphore(0)
         with ThreadPoolExecutor(len(kinds)) as pool:
@@ -144,7 +152,6 @@ def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> N
                     assert made.is_success, made.text
             results = {name: slow.result() for name, slow in held.items()}
 
-    limit = Limits().body_seconds
     for name, (_, _, due) in kinds.items():
         seconds, answer = results[name]
         assert seconds is not None, f"{name}: held its connection past {GIVE_UP} s"
@@ -160,35 +167,33 @@ def test_every_way_of_holding_a_connection_meets_a_deadline(tmp_path: Path) -> N
             else:
                 assert b"connection: close" in rest.lower(), (name, answer[:300])
         else:
-            assert seconds > limit - 0.5, (name, seconds)
+            assert seconds > BODY_SECONDS - 0.5, (name, seconds)
             status, error = error_of(answer)
             assert status.startswith("408") and error["field"] == "body", answer
         if name.startswith("kept alive"):
             assert answer.startswith(b"HTTP/1.1 200"), (name, answer[:200])
 
 
-def test_a_head_the_http_parser_refuses_is_answered_and_closed(tmp_path: Path) -> None:
+def test_a_head_the_http_parser_refuses_is_answered_and_closed(answering: str) -> None:
     """A 200 KB header, or a request line that is no HTTP, is refused by the HTTP parser
     before any route: a 4xx, and the connection closed at once (its server's head deadline
     is far off: a close before it is the refusal's)."""
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
-    with serve(url, tmp_path / "server.log", D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
-        where = urlsplit(base)
-        address = (where.hostname or "", where.port or 0)
-        host = f"Host: {where.netloc}\r\n".encode()
-        for head, status in (
-            (b"GET /health HTTP/1.1\r\n" + host + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n",
-             b"431"),
-            (b"NOT HTTP AT ALL\r\n\r\n", b"400"),
-        ):
-            with socket.create_connection(address, timeout=GIVE_UP) as sock:
-                with contextlib.suppress(OSError):  # closed under the rest of a refused head
-                    sock.sendall(head)
-                try:
-                    answer = read_all(sock)
-                except TimeoutError:
-                    pytest.fail(f"still open {GIVE_UP} s after a refused head")
-            assert answer.startswith(b"HTTP/1.1 " + status), answer[:300]
+    where = urlsplit(answering)
+    address = (where.hostname or "", where.port or 0)
+    host = f"Host: {where.netloc}\r\n".encode()
+    for head, status in (
+        (b"GET /health HTTP/1.1\r\n" + host + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n",
+         b"431"),
+        (b"NOT HTTP AT ALL\r\n\r\n", b"400"),
+    ):
+        with socket.create_connection(address, timeout=GIVE_UP) as sock:
+            with contextlib.suppress(OSError):  # closed under the rest of a refused head
+                sock.sendall(head)
+            try:
+                answer = read_all(sock)
+            except TimeoutError:
+                pytest.fail(f"still open {GIVE_UP} s after a refused head")
+        assert answer.startswith(b"HTTP/1.1 " + status), answer[:300]
 
 
 def read_all(sock: socket.socket) -> bytes:

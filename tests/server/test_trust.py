@@ -3,18 +3,19 @@ and Idempotency-Key on rolls (a retry is never a free reroll), on SQLite and Pos
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from d100.cli.verify import HIDDEN, VERIFIED, audit_log
 from d100.provable import commitment
+from d100.server.app import create_app
 
-from .services import serve
 from .tablehelp import Api, Table, bearer
+from .test_access_matrix import serve_in_thread
 
 
 def brp(api: Api) -> tuple[Table, str, str, str]:
@@ -153,8 +154,12 @@ def test_a_failed_request_leaves_its_key_unused(api: Api) -> None:
     assert table.req("POST", "/rolls", pat, json=roll_body(alice), headers=key).status_code == 201
 
 
-def test_concurrent_duplicates_roll_once(database_url: str, tmp_path: Path) -> None:
-    with serve(database_url, tmp_path / "server.log") as base, httpx.Client(base_url=base) as c:
+def test_concurrent_duplicates_roll_once(database_url: str) -> None:
+    """16 requests with one key at once, each on a connection of its own to a server in this
+    process (its threads and its database's, as ``d100 serve``'s): one roll, 16 answers."""
+    served = serve_in_thread(create_app(database_url))
+    base = next(served)
+    with contextlib.closing(served), httpx.Client(base_url=base) as c:
         table, pat, alice, _ = brp(Api(c))
         start = threading.Barrier(16)
         answers: list[dict[str, Any]] = []

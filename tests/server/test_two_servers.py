@@ -3,6 +3,7 @@ one is seen live on the other, and concurrent writes through both get one gaples
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,6 +12,7 @@ import httpx
 import pytest
 
 from d100.cli.verify import audit_log
+from d100.server.store import Store
 from tests.conftest import need_service
 
 from .services import postgres_available, postgres_database, serve
@@ -24,11 +26,17 @@ pytestmark = pytest.mark.postgres
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
     need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
     where = tmp_path_factory.mktemp("two")
-    with (
-        postgres_database() as url,
-        serve(url, where / "a.log") as a,
-        serve(url, where / "b.log") as b,
-    ):
+    with postgres_database() as url, contextlib.ExitStack() as stack:
+        store = Store(url)  # migrated here, so that neither start migrates beside the other
+        store.migrate()
+        store.dispose()
+        # Started side by side: each start is seconds of a loaded machine.
+        servers = [serve(url, where / "a.log"), serve(url, where / "b.log")]
+        with ThreadPoolExecutor(2) as pool:
+            starting = [pool.submit(server.__enter__) for server in servers]
+            for server in servers:
+                stack.push(server)
+            a, b = (base.result() for base in starting)
         yield a, b, where
 
 
@@ -118,10 +126,11 @@ def test_a_server_s_listener_skips_its_own_notifications() -> None:
             async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
                 for sent in (payload("mine"), "another-server:theirs"):
                     await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, sent))
+            # The listener reads the notifications in the order they were sent: a wake for
+            # "mine", were it coming, is in before the one for "theirs".
             deadline = asyncio.get_running_loop().time() + 10
-            while not hub.tables and asyncio.get_running_loop().time() < deadline:
+            while "theirs" not in hub.tables and asyncio.get_running_loop().time() < deadline:
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.2)  # a wake for "mine", were it coming, would be in by now
             return hub.tables
         finally:
             listener.cancel()
