@@ -208,9 +208,12 @@ def test_the_wheel_alone(tmp_path: Path) -> None:
     built = run(sys.executable, *pip, "wheel", ROOT, "--no-deps", "-w", dist)
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("d100-*.whl")
-    venv.create(env_dir, with_pip=True)
+    # a venv of its own, without a pip of its own (installing one is most of a venv's making):
+    # this pip installs into it (--python), the wheel and its dependencies from the index as a
+    # user's would, left to be compiled by the runs below as they import
+    venv.create(env_dir, with_pip=False)
     python, d100 = env_dir / "bin" / "python", env_dir / "bin" / "d100"
-    installed = run(python, *pip, "install", wheel)
+    installed = run(sys.executable, *pip, "--python", python, "install", "--no-compile", wheel)
     assert installed.returncode == 0, installed.stderr
 
     probe = (
@@ -224,12 +227,29 @@ def test_the_wheel_alone(tmp_path: Path) -> None:
     assert where.startswith(str(env_dir)), where  # the wheel's d100, not the checkout's
     assert present == "[]", present  # no extra came with it
 
-    rolled = run(d100, "roll", "brp", "65", "@42")
+    rolled = run(d100, "roll", "brp", "65", "@42")  # the entry point the wheel installs
     assert rolled.returncode == 0, rolled.stderr
     assert "level" in rolled.stdout and "SUCCESS" in rolled.stdout
-    for argv, extra in NEEDS:
-        words = [w.format(tmp=work) for w in argv]
-        assert_names_extra(run(d100, *words), argv[0], extra)
+    # each command that needs an extra, where the extra's packages are truly absent: run by
+    # the entry point's main, one after the other in one interpreter, each with its own output
+    commands = [[w.format(tmp=work) for w in argv] for argv, _ in NEEDS]
+    each = (
+        "import contextlib, io, json, sys\n"
+        "from d100.cli import main\n"
+        "done = []\n"
+        f"for argv in {commands!r}:\n"
+        "    out, err = io.StringIO(), io.StringIO()\n"
+        "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "        status = main(argv)\n"
+        "    done.append((argv, status, out.getvalue(), err.getvalue()))\n"
+        "print(json.dumps(done))\n"
+    )
+    ran = run(python, "-c", each)
+    assert ran.returncode == 0, ran.stderr
+    answers = json.loads(ran.stdout)
+    assert len(answers) == len(NEEDS)
+    for (argv, extra), answer in zip(NEEDS, answers, strict=True):
+        assert_names_extra(subprocess.CompletedProcess(*answer), argv[0], extra)
 
 
 def test_serve_tells_a_bad_discord_key_before_it_starts(tmp_path: Path) -> None:
