@@ -315,6 +315,30 @@ def test_the_wheel_alone(tmp_path: Path) -> None:
         assert_names_extra(subprocess.CompletedProcess(*answer), argv[0], extra)
 
 
+def test_the_discord_parser_looks_for_what_sending_loads(tmp_path: Path) -> None:
+    """``d100 discord``'s parser is built without the server's stack: the packages it looks
+    for are the server extra's that the module that sends loads, and the names of the
+    application's id and bot token are the endpoint's."""
+    from d100.cli import discord
+    from d100.discord import router
+
+    code = (
+        "import d100.discord.register\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({EVERY!r})))\n"
+    )
+    done = without([], code, cwd=tmp_path, guard=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(sorted(discord.LOADS))
+    assert set(discord.LOADS) <= set(of_extra("server"))
+    assert discord.APPLICATION_ID_ENV == router.APPLICATION_ID_ENV
+    assert discord.BOT_TOKEN_ENV == router.BOT_TOKEN_ENV
+    # any one of them missing, the command names the extra, its help too
+    cases = [([p], MAIN, ["discord", "--help"]) for p in discord.LOADS]
+    for package, done in zip(discord.LOADS, each_without(cases, cwd=tmp_path), strict=True):
+        assert_names_extra(done, "discord", "server")
+        assert f"({package} is not installed)" in done.stderr, (package, done)
+
+
 def test_serve_tells_a_bad_discord_key_before_it_starts(tmp_path: Path) -> None:
     code = "import os\nos.environ['D100_DISCORD_PUBLIC_KEY'] = 'zz'\n" + MAIN
     done = without([], code, "serve", "--port", "0", "--database", "sqlite://", cwd=tmp_path)
