@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from d100.cli import COMMANDS, build_parser, extras
+from d100.cli import COMMANDS, build_parser
 from tests import forked
 
 ROOT = Path(__file__).parents[2]
@@ -49,37 +49,18 @@ def readme_examples() -> list[tuple[str, int]]:
     return out
 
 
-# Commands whose parser is built only when a test asks for it, not at collection: the Discord
-# one loads the server's stack (a second of every test process's start); its description is
-# read by test_examples_were_found.
-LATE = ("discord",)
-
-
-def description(name: str) -> str:
-    """The description ``d100 NAME --help`` shows: its parser built as when NAME is run (none
-    where its extra is not installed, as the full parser lists it by name alone)."""
-    try:
-        parser = build_parser(name)
-    except extras.MissingExtra:
-        return ""
-    sub = next(a for a in parser._actions if a.dest == "command")
-    return sub.choices[name].description or ""  # type: ignore[attr-defined]
-
-
-def examples_of(text: str) -> list[tuple[str, int]]:
-    """The commands after ``examples:`` in a command's description."""
-    if "examples:" not in text:
-        return []
-    out = []
-    for line in text.split("examples:", 1)[1].splitlines():
-        command = line.split("  #")[0].strip()
-        if "d100" in command:
-            out.append((command, 0))
-    return out
-
-
 def help_examples() -> list[tuple[str, int]]:
-    out = [e for name in COMMANDS if name not in LATE for e in examples_of(description(name))]
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    parsers = dict(sub.choices)  # type: ignore[attr-defined]
+    out = []
+    for name, p in parsers.items():
+        if name not in COMMANDS or not p.description or "examples:" not in p.description:
+            continue
+        for line in p.description.split("examples:", 1)[1].splitlines():
+            command = line.split("  #")[0].strip()
+            if "d100" in command:
+                out.append((command, 0))
     return sorted(set(out))
 
 
@@ -155,10 +136,6 @@ def test_the_example_runs(command: str, status: int, tmp_path: Path) -> None:
 
 def test_examples_were_found() -> None:
     assert len(readme_examples()) > 20 and len(help_examples()) > 30
-    # the commands left out at collection show no examples of their own to run
-    for name in LATE:
-        assert description(name), name  # the full parser, not the name alone
-        assert examples_of(description(name)) == [], name
     assert shutil.which("bash")
     # only the server and the log readers (verify, ledger) are left out, and only their own examples
     left_out = [c for c, _ in {*readme_examples(), *help_examples()} if c.startswith(SKIPPED)]
