@@ -197,6 +197,7 @@ def test_a_command_without_its_extra_says_which(tmp_path: Path) -> None:
         assert_names_extra(done, argv[0], extra)
 
 
+@pytest.mark.slow  # the server's stack loaded ten times over: started first, not left for last
 def test_serve_names_the_server_extra_whichever_package_is_missing(tmp_path: Path) -> None:
     """One package of the server extra missing in its turn, the rest there: serve fails
     cleanly, before it says it serves (psycopg is loaded only for PostgreSQL, cryptography and
