@@ -77,6 +77,69 @@ def without(
     )
 
 
+# Cases run one after the other by one interpreter that has imported the command line (none
+# of the extras' packages, as test_the_library_and_the_other_commands_need_no_extra proves):
+# each in a child forked from it, where the case's packages are hidden, its code run with its
+# arguments, its output and exit status its own.
+EACH = """\
+import json, os, sys, tempfile, traceback
+import d100.cli
+done = []
+for packages, code, argv in json.loads(sys.argv[1]):
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            for p in packages:
+                sys.modules[p] = None
+            sys.argv = ["-c", *argv]
+            status = 0
+            try:
+                exec(compile(code, "<case>", "exec"), {"__name__": "__main__", "sys": sys})
+            except SystemExit as end:
+                if isinstance(end.code, int) or end.code is None:
+                    status = end.code or 0
+                else:
+                    print(end.code, file=sys.stderr)
+                    status = 1
+            except BaseException:
+                traceback.print_exc()
+                status = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        _, waited = os.waitpid(pid, 0)
+        out.seek(0)
+        err.seek(0)
+        status = os.waitstatus_to_exitcode(waited)
+        done.append((status, out.read().decode(), err.read().decode()))
+print(json.dumps(done))
+"""
+
+
+def each_without(
+    cases: list[tuple[list[str], str, list[str]]], cwd: Path, guard: bool = True
+) -> list[subprocess.CompletedProcess[str]]:
+    """``without`` for each of ``cases`` (packages, code, argv), in one interpreter."""
+    asked = [(packages, (GUARD if guard else "") + code, argv) for packages, code, argv in cases]
+    done = subprocess.run(
+        [sys.executable, "-c", EACH, json.dumps(asked)],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        cwd=cwd,
+        timeout=60 + 10 * len(cases),
+    )
+    assert done.returncode == 0, done.stderr
+    answers = json.loads(done.stdout)
+    assert len(answers) == len(cases)
+    return [
+        subprocess.CompletedProcess(argv, status, out, err)
+        for (_, _, argv), (status, out, err) in zip(cases, answers, strict=True)
+    ]
+
+
 def assert_names_extra(done: subprocess.CompletedProcess[str], command: str, extra: str) -> None:
     assert done.returncode == 2, done
     assert "Traceback" not in done.stderr
@@ -100,19 +163,21 @@ def test_every_package_of_an_extra_names_it() -> None:
     assert not core & set(extras.EXTRAS)
 
 
-@pytest.mark.parametrize("package", EVERY)
-def test_a_missing_package_becomes_its_extra(package: str, tmp_path: Path) -> None:
+def test_a_missing_package_becomes_its_extra(tmp_path: Path) -> None:
+    """Each package of every extra, the only one missing in its turn."""
     code = (
         "from d100.cli import extras\n"
         "try:\n"
         "    with extras.needed('serve'):\n"
-        f"        import {package}\n"
+        "        __import__(sys.argv[1])\n"
         "except extras.MissingExtra as err:\n"
         "    print(err.extra, err.module, err.field, err.value, err.allowed, sep='|')\n"
     )
-    done = without([package], code, cwd=tmp_path, guard=False)
-    extra = extras.EXTRAS[package]
-    assert done.stdout.strip() == f"{extra}|{package}|command|serve|pip install 'd100[{extra}]'"
+    answers = each_without([([p], code, [p]) for p in EVERY], cwd=tmp_path, guard=False)
+    for package, done in zip(EVERY, answers, strict=True):
+        extra = extras.EXTRAS[package]
+        want = f"{extra}|{package}|command|serve|pip install 'd100[{extra}]'"
+        assert done.stdout.strip() == want, (package, done)
 
 
 def test_other_import_errors_pass_through() -> None:
@@ -125,29 +190,28 @@ def test_other_import_errors_pass_through() -> None:
     assert extras.extra_of(sub) == ("charts", "numpy")
 
 
-@pytest.mark.parametrize(("argv", "extra"), NEEDS, ids=lambda v: "-".join(v) if v else "")
-def test_a_command_without_its_extra_says_which(
-    argv: list[str], extra: str, tmp_path: Path
-) -> None:
-    words = [w.format(tmp=tmp_path) for w in argv]
-    done = without(of_extra(extra), MAIN, *words, cwd=tmp_path)
-    assert_names_extra(done, argv[0], extra)
+def test_a_command_without_its_extra_says_which(tmp_path: Path) -> None:
+    """Each command that needs an extra, with every package of that extra missing."""
+    cases = [(of_extra(e), MAIN, [w.format(tmp=tmp_path) for w in a]) for a, e in NEEDS]
+    for (argv, extra), done in zip(NEEDS, each_without(cases, cwd=tmp_path), strict=True):
+        assert_names_extra(done, argv[0], extra)
 
 
-@pytest.mark.parametrize("package", of_extra("server"))
-def test_serve_names_the_server_extra_whichever_package_is_missing(
-    package: str, tmp_path: Path
-) -> None:
-    """One package of the server extra missing, the rest there: serve fails cleanly, before it
-    says it serves (psycopg is loaded only for PostgreSQL, cryptography and httpx for the
-    Discord endpoint)."""
+@pytest.mark.slow  # the server's stack loaded ten times over: started first, not left for last
+def test_serve_names_the_server_extra_whichever_package_is_missing(tmp_path: Path) -> None:
+    """One package of the server extra missing in its turn, the rest there: serve fails
+    cleanly, before it says it serves (psycopg is loaded only for PostgreSQL, cryptography and
+    httpx for the Discord endpoint)."""
     env = {"D100_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"}
-    code = "import os\nos.environ.update(" + repr(env) + ")\n"
-    if package in ("cryptography", "httpx"):  # Discord's: loaded with its endpoint
-        code += "os.environ['D100_DISCORD_PUBLIC_KEY'] = '00' * 32\n"
-    done = without([package], code + MAIN, "serve", "--port", "0", cwd=tmp_path)
-    assert_names_extra(done, "serve", "server")
-    assert f"({package} is not installed)" in done.stderr
+    cases = []
+    for package in of_extra("server"):
+        code = "import os\nos.environ.update(" + repr(env) + ")\n"
+        if package in ("cryptography", "httpx"):  # Discord's: loaded with its endpoint
+            code += "os.environ['D100_DISCORD_PUBLIC_KEY'] = '00' * 32\n"
+        cases.append(([package], code + MAIN, ["serve", "--port", "0"]))
+    for package, done in zip(of_extra("server"), each_without(cases, cwd=tmp_path), strict=True):
+        assert_names_extra(done, "serve", "server")
+        assert f"({package} is not installed)" in done.stderr, (package, done)
 
 
 def test_json_errors_carry_the_extra(tmp_path: Path) -> None:
@@ -208,9 +272,12 @@ def test_the_wheel_alone(tmp_path: Path) -> None:
     built = run(sys.executable, *pip, "wheel", ROOT, "--no-deps", "-w", dist)
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("d100-*.whl")
-    venv.create(env_dir, with_pip=True)
+    # a venv of its own, without a pip of its own (installing one is most of a venv's making):
+    # this pip installs into it (--python), the wheel and its dependencies from the index as a
+    # user's would, left to be compiled by the runs below as they import
+    venv.create(env_dir, with_pip=False)
     python, d100 = env_dir / "bin" / "python", env_dir / "bin" / "d100"
-    installed = run(python, *pip, "install", wheel)
+    installed = run(sys.executable, *pip, "--python", python, "install", "--no-compile", wheel)
     assert installed.returncode == 0, installed.stderr
 
     probe = (
@@ -224,12 +291,53 @@ def test_the_wheel_alone(tmp_path: Path) -> None:
     assert where.startswith(str(env_dir)), where  # the wheel's d100, not the checkout's
     assert present == "[]", present  # no extra came with it
 
-    rolled = run(d100, "roll", "brp", "65", "@42")
+    rolled = run(d100, "roll", "brp", "65", "@42")  # the entry point the wheel installs
     assert rolled.returncode == 0, rolled.stderr
     assert "level" in rolled.stdout and "SUCCESS" in rolled.stdout
-    for argv, extra in NEEDS:
-        words = [w.format(tmp=work) for w in argv]
-        assert_names_extra(run(d100, *words), argv[0], extra)
+    # each command that needs an extra, where the extra's packages are truly absent: run by
+    # the entry point's main, one after the other in one interpreter, each with its own output
+    commands = [[w.format(tmp=work) for w in argv] for argv, _ in NEEDS]
+    each = (
+        "import contextlib, io, json, sys\n"
+        "from d100.cli import main\n"
+        "done = []\n"
+        f"for argv in {commands!r}:\n"
+        "    out, err = io.StringIO(), io.StringIO()\n"
+        "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "        status = main(argv)\n"
+        "    done.append((argv, status, out.getvalue(), err.getvalue()))\n"
+        "print(json.dumps(done))\n"
+    )
+    ran = run(python, "-c", each)
+    assert ran.returncode == 0, ran.stderr
+    answers = json.loads(ran.stdout)
+    assert len(answers) == len(NEEDS)
+    for (argv, extra), answer in zip(NEEDS, answers, strict=True):
+        assert_names_extra(subprocess.CompletedProcess(*answer), argv[0], extra)
+
+
+def test_the_discord_parser_looks_for_what_sending_loads(tmp_path: Path) -> None:
+    """``d100 discord``'s parser is built without the server's stack: the packages it looks
+    for are the server extra's that the module that sends loads, and the names of the
+    application's id and bot token are the endpoint's."""
+    from d100.cli import discord
+    from d100.discord import router
+
+    code = (
+        "import d100.discord.register\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({EVERY!r})))\n"
+    )
+    done = without([], code, cwd=tmp_path, guard=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(sorted(discord.LOADS))
+    assert set(discord.LOADS) <= set(of_extra("server"))
+    assert discord.APPLICATION_ID_ENV == router.APPLICATION_ID_ENV
+    assert discord.BOT_TOKEN_ENV == router.BOT_TOKEN_ENV
+    # any one of them missing, the command names the extra, its help too
+    cases = [([p], MAIN, ["discord", "--help"]) for p in discord.LOADS]
+    for package, done in zip(discord.LOADS, each_without(cases, cwd=tmp_path), strict=True):
+        assert_names_extra(done, "discord", "server")
+        assert f"({package} is not installed)" in done.stderr, (package, done)
 
 
 def test_serve_tells_a_bad_discord_key_before_it_starts(tmp_path: Path) -> None:

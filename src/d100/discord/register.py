@@ -1,6 +1,8 @@
 """``d100 discord register``: put d100's slash commands on Discord with the bot token, for
 every server the application is in (global commands: up to an hour to appear) or, with
-``--guild``, one server's (at once: for trying it out)."""
+``--guild``, one server's (at once: for trying it out).
+
+Its parser is ``d100.cli.discord``'s (built without the server's stack); this module sends."""
 
 from __future__ import annotations
 
@@ -8,29 +10,12 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any
 
 import httpx
 
 from .commands import definitions
 from .outbox import API, Outbox, Outcome, Post
 from .router import APPLICATION_ID_ENV, BOT_TOKEN_ENV
-
-HELP = f"""\
-Register d100's slash commands (/roll, /odds, /advise, /table, /sheet, /link, /r,
-/call) with Discord. Needs the application's id (${APPLICATION_ID_ENV} or
---application) and its bot token (${BOT_TOKEN_ENV}; never on the command line, where
-other users of the machine see it).
-
-Without --guild the commands are global (every server the bot is invited to; Discord
-may take up to an hour to show them); with --guild ID they are that server's, at once.
-Registering again replaces the list (a command d100 no longer has goes).
-
-examples:
-  d100 discord register --guild 123456789012345678
-  d100 discord register
-  d100 discord register --print      (the commands as JSON, nothing sent)
-"""
 
 
 def commands_path(application_id: str, guild: str | None) -> str:
@@ -51,23 +36,6 @@ async def register(
     return await box.send(
         Post("PUT", commands_path(application_id, guild), definitions(), bot=True)
     )
-
-
-def add(sub: Any) -> None:
-    p = sub.add_parser("discord", description="d100 on Discord: set-up commands.")
-    inner = p.add_subparsers(dest="discord_command", metavar="COMMAND")
-    r = inner.add_parser(
-        "register",
-        help="register the slash commands with Discord",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("--guild", metavar="ID", help="one server's commands (at once), not global")
-    r.add_argument(
-        "--application", metavar="ID", help=f"the application id (${APPLICATION_ID_ENV})"
-    )
-    r.add_argument("--print", action="store_true", help="print the commands' JSON, send nothing")
-    r.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
