@@ -27,7 +27,7 @@ from .forging import relinked, unchained
 from .services import migrated_sqlite
 from .tablehelp import Api, Table
 from .test_migrations import _alembic
-from .test_verify_forgeries import ODD, ONE_DATABASE, honest, logs, played
+from .test_verify_forgeries import FORGERY, ODD, honest, logs, played
 
 Log = list[dict[str, Any]]
 
@@ -141,6 +141,7 @@ def test_a_player_learns_nothing_from_the_chain_of_what_they_may_not_see(game: G
         assert withheld and stubs, who  # both kinds of secret are in this game
 
 
+@FORGERY
 def test_a_blind_roll_shown_opens_its_commitment(
     logs: dict[str, Log],
 ) -> None:
@@ -210,6 +211,7 @@ def forgeries(log: Log) -> list[tuple[str, Log, int]]:
     return out
 
 
+@FORGERY
 def test_every_edit_breaks_the_link_of_the_event_it_touched(
     logs: dict[str, Log],
 ) -> None:
@@ -225,6 +227,7 @@ def test_every_edit_breaks_the_link_of_the_event_it_touched(
         assert "never drops back" in broken(unlinked)[1]
 
 
+@FORGERY
 def test_a_rewrite_with_every_link_recomputed_fails_against_what_members_saw(
     logs: dict[str, Log], tmp_path: Path
 ) -> None:
@@ -267,6 +270,7 @@ def test_a_rewrite_with_every_link_recomputed_fails_against_what_members_saw(
     assert d100("verify", str(tmp_path / "gm.jsonl"), "--against", str(path)).status == 0
 
 
+@FORGERY
 def test_a_bad_head_or_two_others_is_a_clean_error(logs: dict[str, Log], tmp_path: Path) -> None:
     path = write(tmp_path / "log.jsonl", logs["sam"])
     for head in ("12", "x:" + "0" * 64, "3:abc", f"3:{'g' * 64}"):
@@ -377,9 +381,7 @@ def changed(node: Any, rng: random.Random) -> str | None:
         return f"{where} = {value!r}"
 
 
-# an export's content is the same whichever database kept the table (the honest exports and
-# the forgeries above run on both): its fuzzing runs once
-@ONE_DATABASE
+@FORGERY
 def test_a_link_or_proof_changed_anywhere_fails_never_a_crash(
     logs: dict[str, Log],
 ) -> None:
