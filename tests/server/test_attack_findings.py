@@ -23,6 +23,7 @@ from d100.server import declared
 from d100.server.app import create_app
 
 from ..discord.signing import APP, Discord, payload
+from .services import migrated_sqlite
 from .tablehelp import SHEETS, Api, Table
 
 SHEET = """name = "{name}"
@@ -118,7 +119,7 @@ def signer() -> Discord:
 def discord_client(tmp_path: Path, signer: Discord) -> Iterator[TestClient]:
     box = outbox.Outbox(httpx.AsyncClient(), "bot-token")
     endpoint = Endpoint(Verifier.from_hex(signer.public_hex), APP, box, b"dice key of the test")
-    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", discord=endpoint)
+    app = create_app(migrated_sqlite(tmp_path / "d100.sqlite3"), discord=endpoint)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
@@ -303,7 +304,7 @@ def test_a_beacon_round_is_not_awaited_holding_the_write_lock_every_table_shares
 
     monkeypatch.setattr(gametables, "now", clock)
     monkeypatch.setattr(events, "now", clock)
-    with TestClient(create_app(f"sqlite:///{database}")) as client:
+    with TestClient(create_app(migrated_sqlite(database))) as client:
         table = Api(client).table("brp", beacon=True)
         pat = table.join("Pat")
         alice = table.character(pat, "Alice")

@@ -63,7 +63,7 @@ def write(path: Path, log: Log) -> Path:
     return path
 
 
-__all__ = ["honest", "logs"]  # every member's export, played once per module and database
+__all__ = ["honest", "logs"]  # every member's export, played once per test process and database
 
 
 Game = tuple[Table, dict[str, str], dict[str, Log]]

@@ -25,6 +25,7 @@ from tests.cli.conftest import clean_error, d100
 from tests.conftest import depth
 
 from .forging import relinked, unchained
+from .services import migrated_sqlite
 from .tablehelp import SHEETS, Api, Table
 
 Log = list[dict[str, Any]]
@@ -149,6 +150,9 @@ def luck_buyable(table: Table, token: str, character_id: str) -> dict[str, Any]:
     pytest.fail("no failed roll Luck could buy in 100 rolls")
 
 
+_PLAYED: dict[str, str] = {}  # the honest exports, by database: read, never edited
+
+
 @pytest.fixture(
     scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 )
@@ -158,7 +162,7 @@ def honest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     so one play serves them all."""
     if request.param not in _PLAYED:
         if request.param == "sqlite":
-            url = f"sqlite:///{tmp_path_factory.mktemp('forgeries') / 'd100.sqlite3'}"
+            url = migrated_sqlite(tmp_path_factory.mktemp("forgeries") / "d100.sqlite3")
         else:
             url = request.getfixturevalue("pg_url")
         with TestClient(create_app(url)) as client:
@@ -166,9 +170,6 @@ def honest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             exports = {who: export(table, token) for who, token in tokens.items()}
         _PLAYED[request.param] = json.dumps(exports)
     return _PLAYED[request.param]
-
-
-_PLAYED: dict[str, str] = {}  # the honest exports, by database: read, never edited
 
 
 @pytest.fixture
