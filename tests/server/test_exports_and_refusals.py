@@ -29,9 +29,9 @@ def table(database_url: str) -> Iterator[tuple[TestClient, Table]]:
         yield client, Api(client).table()
 
 
-def _long_log(table: Table) -> str:
+def _long_log(table: Table, rolls: int = ROLLS) -> str:
     alice = table.character(table.gm, "Alice")
-    for _ in range(ROLLS):
+    for _ in range(rolls):
         table.roll(table.gm, alice, "stealth")
     return alice
 
@@ -102,7 +102,7 @@ def test_an_export_to_a_reader_that_stops_reading_is_dropped(
     table: tuple[TestClient, Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client, t = table
-    _long_log(t)
+    _long_log(t, 3 * 10)  # three batches of 10: the reader stalls after the first
     server = client.app.state.server  # type: ignore[attr-defined]
     monkeypatch.setattr(export, "SEND_SECONDS", 0.2)
     monkeypatch.setattr(export, "BATCH", 10)

@@ -17,6 +17,7 @@ from d100.server.app import create_app
 from d100.server.guard import LOOPBACK, Buckets, Limits
 from d100.server.store import Store
 
+from .services import migrated_sqlite
 from .tablehelp import SHEETS, Api, Table, bearer, token_of
 
 SELF = "http://testserver"  # TestClient's own origin
@@ -24,7 +25,7 @@ SELF = "http://testserver"  # TestClient's own origin
 
 @pytest.fixture
 def sqlite_client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}")) as c:
+    with TestClient(create_app(migrated_sqlite(tmp_path / "d100.sqlite3"))) as c:
         yield c
 
 
@@ -51,7 +52,7 @@ def test_cookie_writes_must_name_this_server(sqlite_client: TestClient) -> None:
 
 def test_a_token_is_limited_and_told_when_to_retry(tmp_path: Path) -> None:
     app = create_app(
-        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=5, per_second=0.5)
+        migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(burst=5, per_second=0.5)
     )
     with TestClient(app) as client:
         table = Api(client).table()  # one request from this address
@@ -299,7 +300,7 @@ def test_every_answer_carries_the_security_headers(sqlite_client: TestClient) ->
 def test_only_the_configured_host_names_are_answered(tmp_path: Path) -> None:
     """DNS rebinding: a page at evil.example resolving to this server sends Host: evil.example."""
     app = create_app(
-        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(hosts=frozenset({"d100.example"}))
+        migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(hosts=frozenset({"d100.example"}))
     )
     with TestClient(app, base_url="http://d100.example:8100") as client:
         assert client.get("/api/systems").status_code == 200
@@ -313,7 +314,7 @@ def test_made_up_tokens_share_their_address_s_bucket(tmp_path: Path) -> None:
     """Every made-up bearer token used to get a bucket of its own (and a flood of them
     evicted the real ones): now they all count against the client's address."""
     app = create_app(
-        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+        migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(burst=6, per_second=0.1)
     )
     with TestClient(app) as client:
         table = Api(client).table()  # 1 from this address
@@ -339,7 +340,7 @@ def test_made_up_tokens_are_looked_up_one_at_a_time_per_address(
         return real(self, hashed)
 
     monkeypatch.setattr(Store, "member_table", counted)
-    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6))
+    app = create_app(migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(burst=6))
     with TestClient(app) as client:
         table = Api(client).table()
         statuses: list[int] = []
@@ -374,7 +375,7 @@ def test_a_repeated_header_is_read_as_the_routes_read_it(
 
     monkeypatch.setattr(Admission, "turn", counted)
     app = create_app(
-        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+        migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(burst=6, per_second=0.1)
     )
     with TestClient(app) as client:
         table = Api(client).table()
@@ -402,7 +403,7 @@ def test_made_up_tokens_from_a_member_s_address_do_not_lock_the_member_out(
     flood goes on, when the lookup waited on the address's allowance; a real token gets its
     own bucket, whatever the address's."""
     app = create_app(
-        f"sqlite:///{tmp_path / 'd100.sqlite3'}", limits=Limits(burst=6, per_second=0.1)
+        migrated_sqlite(tmp_path / "d100.sqlite3"), limits=Limits(burst=6, per_second=0.1)
     )
     with TestClient(app) as client:
         table = Api(client).table()  # 1 from this address
@@ -430,7 +431,7 @@ def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_me
         return real(self, hashed)
 
     monkeypatch.setattr(Store, "member_table", slow)
-    app = create_app(f"sqlite:///{tmp_path / 'd100.sqlite3'}")
+    app = create_app(migrated_sqlite(tmp_path / "d100.sqlite3"))
     with TestClient(app) as client:
         table = Api(client).table()
         pat = table.join("Pat")  # not seen yet

@@ -7,13 +7,19 @@ for the player's own character and for an NPC: it tells no count, time or total 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
 
 from d100.ledger import HIDDEN, ledger
 from d100.server.access import Viewer
 from d100.server.api import Server
+from d100.server.app import create_app
 from d100.server.ledgers import Readings
 
+from .services import migrated_sqlite
 from .tablehelp import Api, Table
 
 
@@ -28,6 +34,25 @@ def played(api: Api) -> tuple[Table, str, str, str]:
     return table, pat, alice, orc
 
 
+Ledgered = tuple[Table, str, str, str]
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def ledgered(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Ledgered]:
+    """The table played once per database for the tests that only read its ledgers (the one
+    that rolls more plays its own), its server kept up."""
+    if request.param == "sqlite":
+        url = migrated_sqlite(tmp_path_factory.mktemp("ledger") / "d100.sqlite3")
+    else:
+        url = request.getfixturevalue("pg_url")
+    with TestClient(create_app(url)) as client:
+        yield played(Api(client))
+
+
 def ledger_of(table: Table, token: str, query: str = "") -> dict[str, Any]:
     out: dict[str, Any] = table.ok("GET", f"/ledger{query}", token)
     return out
@@ -38,8 +63,8 @@ def exported(table: Table, token: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def test_the_gm_counts_every_roll_and_a_player_only_what_they_see(api: Api) -> None:
-    table, pat, alice, _ = played(api)
+def test_the_gm_counts_every_roll_and_a_player_only_what_they_see(ledgered: Ledgered) -> None:
+    table, pat, alice, _ = ledgered
     gms = ledger_of(table, table.gm)
     assert gms["rolls"] == 16 and gms["left_out"] == []
     pats = ledger_of(table, pat)
@@ -70,8 +95,8 @@ def test_the_gm_counts_every_roll_and_a_player_only_what_they_see(api: Api) -> N
     assert last["seqs"] == mine["seqs"][-2:] and last["window"]["last"] == 2
 
 
-def test_the_view_is_the_card_the_page_formats(api: Api) -> None:
-    table, pat, _, _ = played(api)
+def test_the_view_is_the_card_the_page_formats(ledgered: Ledgered) -> None:
+    table, pat, _, _ = ledgered
     got = ledger_of(table, pat, "?character=Alice")
     view = got["view"]
     assert view["title"] == "Luck ledger of Alice" and view["rolls"] == 6
@@ -108,8 +133,8 @@ def test_a_character_with_no_rolls_has_an_empty_ledger(api: Api) -> None:
     assert got["successes"]["verdict"] == "no rolls to judge"
 
 
-def test_refusals_name_the_field_the_value_and_what_is_allowed(api: Api) -> None:
-    table, pat, _, _ = played(api)
+def test_refusals_name_the_field_the_value_and_what_is_allowed(ledgered: Ledgered) -> None:
+    table, pat, _, _ = ledgered
     cases = {
         "?character=Bob": ("character", "Bob", "a character this log shows: Alice, Orc"),
         "?member=Nobody": ("member", "Nobody", "a member this log shows: Gina, Pat"),
@@ -138,11 +163,11 @@ def test_refusals_name_the_field_the_value_and_what_is_allowed(api: Api) -> None
     assert gm["allowed"] == "a character this log shows: Alice, Orc"
 
 
-def test_a_member_reads_one_ledger_at_a_time(api: Api) -> None:
+def test_a_member_reads_one_ledger_at_a_time(ledgered: Ledgered) -> None:
     """Each ledger reads the whole log, as an export does: a member's second one while the
     first is read is a 429, and a table's players read four at once; a GM always may."""
-    table, pat, _, _ = played(api)
-    server: Server = api.client.app.state.server  # type: ignore[attr-defined]
+    table, pat, _, _ = ledgered
+    server: Server = table.api.client.app.state.server  # type: ignore[attr-defined]
     reads: Readings = server.ledger_reads
     members = table.ok("GET", "", table.gm)["members"]
     pats = next(m for m in members if m["name"] == "Pat")

@@ -8,11 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from fastapi.testclient import TestClient
+
 from d100.engine import resolve
 from d100.provable import ProvableSource
+from d100.server.app import create_app
 from tests.cli.conftest import d100
 
 from .forging import relinked
+from .services import migrated_sqlite
 from .tablehelp import Api, Table
 
 
@@ -29,6 +34,32 @@ def played(api: Api) -> tuple[Table, str]:
     table.roll(table.gm, orc, "spot")
     table.ok("POST", "/seeds/rotate", table.gm)
     return table, pat
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def gm_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The GM's export of the table ``played`` once per database for the tests that read it
+    or edit copies of it."""
+    if request.param == "sqlite":
+        url = migrated_sqlite(tmp_path_factory.mktemp("verify") / "d100.sqlite3")
+    else:
+        url = request.getfixturevalue("pg_url")
+    with TestClient(create_app(url)) as client:
+        table, _ = played(Api(client))
+        text: str = table.req("GET", "/log.jsonl", table.gm).text
+    return text
+
+
+# A forgery edits a copy of the GM's export and asks verify alone, which no database answers:
+# on SQLite's (the export itself is read on both).
+FORGERY = pytest.mark.parametrize("gm_log", ["sqlite"], indirect=True)
+
+
+def exported(gm_log: str, path: Path) -> list[dict[str, Any]]:
+    path.write_text(gm_log)
+    return [json.loads(line) for line in gm_log.splitlines()]
 
 
 def export(table: Table, token: str, path: Path) -> list[dict[str, Any]]:
@@ -48,10 +79,9 @@ def report(path: Path) -> tuple[int, dict[str, Any]]:
     return run.status, json.loads(run.out)
 
 
-def test_every_kind_of_roll_verifies_after_the_reveal(api: Api, tmp_path: Path) -> None:
-    table, _ = played(api)
+def test_every_kind_of_roll_verifies_after_the_reveal(gm_log: str, tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    export(table, table.gm, log)
+    exported(gm_log, log)
     status, out = report(log)
     # The open and blind seeds, and the GM's (the Orc's rolls: an NPC's, the GM's alone).
     assert status == 0 and out["ok"] and out["seeds_revealed"] == 3
@@ -63,10 +93,9 @@ def test_every_kind_of_roll_verifies_after_the_reveal(api: Api, tmp_path: Path) 
     assert human.out.startswith("5 rolls: 4 verified, 0 mismatched, 1 typed by hand")
 
 
-def test_a_changed_die_seed_or_client_seed_is_a_mismatch(api: Api, tmp_path: Path) -> None:
-    table, _ = played(api)
-    log = tmp_path / "log.jsonl"
-    entries = export(table, table.gm, log)
+@FORGERY
+def test_a_changed_die_seed_or_client_seed_is_a_mismatch(gm_log: str, tmp_path: Path) -> None:
+    entries = exported(gm_log, tmp_path / "log.jsonl")
     rolls = [i for i, e in enumerate(entries) if e["kind"] in ("roll", "contest")]
     seed_line = next(i for i, e in enumerate(entries) if e["kind"] == "seed")
 
@@ -154,10 +183,9 @@ def forged(entries: list[dict[str, Any]], line: int, **provable: Any) -> list[di
     return copy
 
 
-def test_a_roll_moved_to_another_nonce_or_client_seed_fails(api: Api, tmp_path: Path) -> None:
-    table, _ = played(api)
-    log = tmp_path / "log.jsonl"
-    entries = export(table, table.gm, log)
+@FORGERY
+def test_a_roll_moved_to_another_nonce_or_client_seed_fails(gm_log: str, tmp_path: Path) -> None:
+    entries = exported(gm_log, tmp_path / "log.jsonl")
     rolls = [i for i, e in enumerate(entries) if e["kind"] in ("roll", "contest")]
     rotation = next(e for e in entries if e["kind"] == "seed")
     count = rotation["revealed"]["rolls"]

@@ -24,6 +24,7 @@ from .played import SANITY
 from .tablehelp import SHEETS, Api
 from .test_verify_forgeries import (
     COC7,
+    FORGERY,
     Log,
     _shown_side,
     _withheld_contests,
@@ -76,6 +77,7 @@ def _raise(entry: dict[str, Any], seeds: dict[str, bytes], skill: int, side: str
         entry["view"] = json.loads(json.dumps(reading.to_dict()))
 
 
+@FORGERY
 def test_a_roll_made_a_success_by_raising_its_skill_fails(
     logs: dict[str, Log], tmp_path: Path
 ) -> None:
@@ -113,6 +115,7 @@ def _unbound(entry: dict[str, Any]) -> None:
         entry["provable"].pop(key, None)
 
 
+@FORGERY
 def test_a_roll_unbound_and_moved_to_a_made_up_character_or_another_skill_fails(
     logs: dict[str, Log],
 ) -> None:
@@ -144,6 +147,7 @@ def test_a_roll_unbound_and_moved_to_a_made_up_character_or_another_skill_fails(
     assert "a character the log never made" in failed(log)[roll["seq"]]
 
 
+@FORGERY
 def test_a_skill_raised_inside_a_contest_fails(logs: dict[str, Log]) -> None:
     """The GM's export holds both sides' sheets: the Orc's side raised fails naming its sheet.
     A player's export shows Alice's side whole beside the Orc's withheld one: raised, and its
@@ -174,6 +178,7 @@ def test_a_skill_raised_inside_a_contest_fails(logs: dict[str, Log]) -> None:
         assert "Alice's sheet then" in bad[entry["seq"]], bad
 
 
+@FORGERY
 def test_a_called_roll_follows_its_call(logs: dict[str, Log]) -> None:
     """The roll answering the GM's secret call of Spot: relabelled as a roll of another skill
     (Alice's own value for it, so her sheet agrees), or given a difficulty the GM did not
@@ -239,6 +244,7 @@ def test_luck_spent_beyond_what_was_left_fails(api: Api) -> None:
     assert "spends 1 Luck, having 0" in failed(log)[boosted[-1]["seq"]]
 
 
+@FORGERY
 def test_an_older_log_without_sheets_names_each_unchecked(logs: dict[str, Log]) -> None:
     """A log from before d100 logged sheets still passes: each character's sheet is named as
     not in the log, and no roll's target is proven."""
