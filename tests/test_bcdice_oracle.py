@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import d100
-from tests.conftest import TOTALS, need_service
+from tests.conftest import DEEP, TOTALS, need_service
 from tests.references import bcdice_cases as bc
 from tests.references.cases import mismatch
 
@@ -101,11 +101,21 @@ def test_d100_agrees_with_bcdice_on_fresh_questions(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITIONS)
-def test_the_recorded_bcdice_cases_are_still_bcdice_s_answers(bcdice: None, edition: str) -> None:
-    """Asking BCDice again gives the recorded records exactly (conflict tags included)."""
+def test_the_recorded_bcdice_cases_are_still_bcdice_s_answers(
+    bcdice: None, edition: str, record_property: Any
+) -> None:
+    """Asking BCDice again gives the recorded records exactly (conflict tags included). A
+    standard run asks every single case and, of each grid row, both ends of every recorded run
+    and a tenth of the other rolls (bc.spread); a deep run asks every roll. The recorded rows
+    are checked against d100 in full by tests/test_references.py."""
     kept = bc.others(edition)
-    asked = bc.build(edition, kept)
     recorded = [r for _, r in bc.recorded(edition)]
+    rolls = None if DEEP else bc.spread(recorded)
+    asked = bc.build(edition, kept, rolls)
+    if rolls is not None:
+        recorded = [bc.restrict(r, rolls) for r in recorded]
+    checked = sum(sum(h - lo + 1 for lo, h, _ in r["runs"]) if "runs" in r else 1 for r in asked)
+    record_property(TOTALS, (f"recorded BCDice cases asked again, {edition}", checked))
     assert len(asked) == len(recorded)
     for new, old in zip(asked, recorded, strict=True):
         assert new == old, f"BCDice now answers {new}\n  recorded {old}"

@@ -17,8 +17,11 @@ from hypothesis import strategies as st
 from d100 import expressions, provable, schema, tallies
 from d100.errors import BadInput, D100Error, DiceError, TooMuchWork
 from d100.expressions import DiceRequest, exact, parse
+from tests.conftest import depth
 
-ORACLE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ORACLE = settings(
+    max_examples=depth(25, 200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # -- the grammar -------------------------------------------------------------------------------
 

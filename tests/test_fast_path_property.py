@@ -15,6 +15,7 @@ import d100
 from d100 import REGISTRY, tallies
 from d100.fields import Field
 from tests import fourth_system
+from tests.conftest import depth
 
 SMALL = 120  # skills, modifiers and risks well past every band, small enough to enumerate
 
@@ -68,7 +69,9 @@ def percent() -> Iterator[None]:
     REGISTRY.unregister(fourth_system.NAME)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=depth(100, 1000), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.lists(_requests(), min_size=1, max_size=4))
 def test_g4_fast_paths_equal_the_reference_on_warm_caches(requests: list[dict[str, Any]]) -> None:
     for request in requests:

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d100.cli import main
+from tests.conftest import depth
 
 COMMANDS = [
     ("verify", "{file}"),
@@ -32,7 +33,7 @@ CONTENT = st.one_of(
 FOLDER = Path(tempfile.mkdtemp(prefix="d100-fuzz-files-"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=depth(100, 1000), deadline=None)
 @given(content=CONTENT, command=st.sampled_from(COMMANDS))
 def test_fuzz_a_file_is_an_error_line_or_an_answer(
     content: bytes, command: tuple[str, ...]

@@ -17,8 +17,9 @@ from d100.engine import odds
 from d100.errors import D100Error
 from d100.sheets import loads
 from d100.systems import REGISTRY
+from tests.conftest import depth
 
-BOUNDED = settings(max_examples=200, deadline=None)
+BOUNDED = settings(max_examples=depth(100, 1000), deadline=None)
 
 # words the quick form knows, so the fuzz reaches past the first word
 WORDS = sorted({w for s in REGISTRY.names() for w in (s, *quick.words_of(s))})

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from d100.engine import resolve
 from d100.errors import DiceError
+from tests.conftest import depth
 
 REQUESTS: list[dict[str, Any]] = [
     {"system": "brp", "skill": 65},
@@ -50,7 +51,7 @@ def test_a_draw_off_the_die_names_the_random_source(request_: dict[str, Any], va
     assert str(value) in str(caught.value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=depth(200, 1000), deadline=None)
 @given(value=OUTSIDE, request_=st.sampled_from(REQUESTS))
 def test_fuzz_any_bad_draw_is_a_dice_error(value: Any, request_: dict[str, Any]) -> None:
     with pytest.raises(DiceError, match="random source"):

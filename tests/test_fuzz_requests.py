@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import d100
 from d100.fields import Field
 from d100.systems import REGISTRY
+from tests.conftest import depth
 
 SYSTEMS = list(REGISTRY)
 
@@ -92,7 +93,7 @@ def requests() -> st.SearchStrategy[Any]:
 
 
 FUZZ = settings(
-    max_examples=500,
+    max_examples=depth(250, 2000),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

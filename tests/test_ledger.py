@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from d100.errors import D100Error
 from d100.ledger import MAX_ROLLS, Window, distribution, ledger, successes, tails
 from d100.systems import REGISTRY
+from tests.conftest import depth
 
 chances = st.lists(
     st.fractions(min_value=0, max_value=1, max_denominator=60), min_size=0, max_size=8
@@ -33,13 +34,13 @@ def brute_force(ps: list[Fraction]) -> list[Fraction]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=depth(60, 400), deadline=None)
 @given(chances)
 def test_the_successes_distribution_is_brute_force_exactly(ps: list[Fraction]) -> None:
     assert list(distribution(ps)) == brute_force(ps)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=depth(60, 400), deadline=None)
 @given(chances, st.integers(min_value=0, max_value=9))
 def test_the_tails_sum_the_brute_force_distribution(ps: list[Fraction], observed: int) -> None:
     exact = brute_force(ps)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import depth
 from tests.helpers import brute_force, nonzero, odds_map
 
 small = st.integers(-30, 30)
@@ -91,8 +92,12 @@ def chances_contest(draw: st.DrawFn) -> dict[str, Any]:
     return {"system": "chances", "actor": draw(side), "opponent": draw(side)}
 
 
-ORACLE = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-PAIRS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ORACLE = settings(
+    max_examples=depth(8, 60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PAIRS = settings(
+    max_examples=depth(3, 30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def agree(request: dict[str, Any]) -> None:

@@ -13,10 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import depth
 from tests.helpers import nonzero, odds_map
 
 D100 = icepool.d(100)
-ORACLE = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ORACLE = settings(
+    max_examples=depth(25, 200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def shares(die: icepool.Die[Any]) -> dict[str, Fraction]:

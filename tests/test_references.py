@@ -72,7 +72,8 @@ def _report(bad: list[tuple[Case, str]], total: int) -> str:
     [pytest.param(s, g, id=f"{s}: {g} [{n} cases]") for s, g, n in GROUPS],
 )
 def test_reference_cases(system: str, group: str, record_property: Any) -> None:
-    chosen = [case for case in cases(system) if case.group == group]
+    chosen = cases(system, group)
+    assert all(case.group == group for case in chosen)
     bad = [(case, why) for case in chosen if (why := check(case)) is not None]
     record_property(TOTALS, (f"reference cases, {system}", len(chosen)))
     if bad:

@@ -25,6 +25,7 @@ from d100.result_view import ResultView, contest_view, result_view
 from d100.results import CheckOdds, CheckResult
 from d100.server.access import with_reading
 from tests import new_names_system as omens
+from tests.conftest import depth
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -64,7 +65,7 @@ def held_to(view: ResultView, result: CheckResult) -> None:
     assert ("✓" if result.success else "✗") not in embed["title"] or view.mark in embed["title"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=depth(60, 400), deadline=None)
 @given(data=st.data())
 def test_every_door_agrees_with_the_result(data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(systems()), label="system")

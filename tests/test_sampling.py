@@ -73,7 +73,7 @@ def test_g4_success_never_falls_as_skill_rises(template: dict[str, Any]) -> None
     assert all(a <= b for a, b in itertools.pairwise(chances))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=depth(40, 300), deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     skill=st.integers(0, 100),

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from d100 import provable, sanity, schema
 from d100.errors import BadInput, DiceError, RuleRefusal, TooMuchWork
 from d100.sanity import SanityRequest
+from tests.conftest import depth
 
 from . import coc7_oracle
 
@@ -458,7 +459,7 @@ def losses(draw: st.DrawFn, least: int) -> tuple[str, Any]:
     return f"{count}d{sides}+{constant}", count @ icepool.d(sides) + constant
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=depth(60, 400), deadline=None)
 @given(
     san=st.integers(0, 99),
     a=losses(0),

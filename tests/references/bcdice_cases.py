@@ -18,6 +18,7 @@ import random
 import re
 import shutil
 import subprocess
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -645,8 +646,15 @@ def records(
     return out
 
 
-def build(edition: str, others: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The BCDice records of an edition, asked afresh; ``others`` are the file's other records."""
+Rolls = dict[tuple[str, str], set[int]]
+
+
+def build(
+    edition: str, others: list[dict[str, Any]], rolls: Rolls | None = None
+) -> list[dict[str, Any]]:
+    """The BCDice records of an edition, asked afresh; ``others`` are the file's other records.
+    With ``rolls`` (grid row -> the rolls to ask, see ``spread``) a grid row asks only those
+    rolls, and its runs fold over them alone, as ``restrict`` folds a recorded row."""
     system, probes_of = PROBES[edition]
     index = counterparts(others)
     found: list[dict[str, Any]] = []
@@ -655,9 +663,55 @@ def build(edition: str, others: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         probes = list(test_data_probes(bcdice_system))
         found += records(edition, probes, answer(bcdice_system, probes), index)
-    probes = list(probes_of())
+    probes = [p for p in probes_of() if rolls is None or _asked(p, rolls)]
     found += records(edition, probes, answer(system, probes), index)
     return found
+
+
+def _row_key(record: dict[str, Any]) -> tuple[str, str]:
+    return record["source"], record["reference"]["command"]
+
+
+def _asked(probe: Probe, rolls: Rolls) -> bool:
+    if probe.row is None:
+        return True
+    keep = rolls.get((probe.source, probe.row))
+    return keep is None or probe.r in keep  # a row recorded nowhere is asked whole
+
+
+def spread(recorded: Iterable[dict[str, Any]]) -> Rolls:
+    """For each recorded grid row, the rolls a quicker re-asking checks: both ends of every
+    run (so a boundary that moved either way shows) and every tenth roll from an offset the
+    row's name picks (so the rows together cover every roll)."""
+    rolls: Rolls = {}
+    for record in recorded:
+        if "runs" not in record:
+            continue
+        key = _row_key(record)
+        offset = zlib.crc32(json.dumps(key).encode()) % 10
+        keep = set(range(1 + offset, 101, 10))
+        for low, high, _ in record["runs"]:
+            keep |= {low, high}
+        rolls[key] = keep
+    return rolls
+
+
+def restrict(record: dict[str, Any], rolls: Rolls) -> dict[str, Any]:
+    """A recorded grid row folded over the rolls ``rolls`` keeps of it, as ``records`` folds
+    the answers to those rolls alone; any other record as it is."""
+    if "runs" not in record:
+        return record
+    keep = rolls[_row_key(record)]
+    runs: list[list[Any]] = []
+    for low, high, expect in record["runs"]:
+        for r in range(low, high + 1):
+            if r not in keep:
+                continue
+            if runs and runs[-1][2] == expect and runs[-1][1] == r - 1:
+                runs[-1][1] = r
+            else:
+                runs.append([r, r, expect])
+    return {**record, "runs": runs}
 
 
 def others(edition: str) -> list[dict[str, Any]]:

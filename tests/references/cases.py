@@ -74,20 +74,33 @@ def expand(system: str, n: int, record: dict[str, Any]) -> Iterator[Case]:
     if "expect" in record:
         yield Case(source, group_of(source), record["request"], record["expect"], conflict, where)
         return
+    group = group_of(source)
+    die = record.get("roll") == "die"
     for low, high, expect in record["runs"]:
+        base = {k: v for k, v in expect.items() if k != "conflict"}
+        run_conflict = expect.get("conflict", conflict)
         for r in range(low, high + 1):
-            request = copy.deepcopy(record["request"])
-            request["dice"] = [r]
-            want = {k: v for k, v in expect.items() if k != "conflict"}
-            if record.get("roll") == "die":
-                want["roll"] = r
-            run_conflict = expect.get("conflict", conflict)
-            yield Case(source, group_of(source), request, want, run_conflict, f"{where} r={r}")
+            # the row's request shared below its top level: resolving reads a request, never
+            # writes it (without_house_rules copies before it changes one)
+            request = {**record["request"], "dice": [r]}
+            want = {**base, "roll": r} if die else base
+            yield Case(source, group, request, want, run_conflict, f"{where} r={r}")
 
 
 @functools.cache
-def cases(system: str) -> tuple[Case, ...]:
-    return tuple(case for n, record in records(system) for case in expand(system, n, record))
+def _read(system: str) -> tuple[tuple[int, dict[str, Any]], ...]:
+    return tuple(records(system))
+
+
+def cases(system: str, group: str | None = None) -> tuple[Case, ...]:
+    """The cases of a system's data file, or of one group of it (only its records expanded;
+    the file is read once a process)."""
+    return tuple(
+        case
+        for n, record in _read(system)
+        if group is None or group_of(record["source"]) == group
+        for case in expand(system, n, record)
+    )
 
 
 def mismatch(expected: Any, actual: Any, path: str = "") -> str | None:

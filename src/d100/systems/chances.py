@@ -488,15 +488,16 @@ class Chances(Declared):
         actor, opponent = contest.actor, contest.opponent
         a_extra, o_extra = _extras(contest)
         a_machine, o_machine = self._machine(actor, "actor"), self._machine(opponent, "opponent")
+        a_base, o_base = _fixed(contest)  # added up once for the plan, not once per state
         # Only the totals decide (CH6): keeping just them lets equal totals merge while the odds
         # are enumerated; the result rebuilds each side's dice from the record.
         pair: Machine[Any] = Then(
-            a_machine, lambda _: o_machine, key=lambda a: self._total(actor, a) + a_extra
+            a_machine, lambda _: o_machine, key=lambda a: _state_total(a_base, a)
         )
 
         def totals(pair_state: Any) -> tuple[int, int]:
             _, a_total, o = pair_state
-            return a_total, self._total(opponent, o) + o_extra
+            return a_total, _state_total(o_base, o)
 
         def flip(tied: bool) -> Machine[Any]:
             return Roll("coin", high=len(COIN)) if tied else Fixed(None)
