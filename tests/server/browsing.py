@@ -169,3 +169,58 @@ def last_seq(page: Any) -> int:
 def idle(page: Any) -> None:
     """Wait until a page (of a ``watched`` context) has nothing on its way (``BUSY``)."""
     page.wait_for_function("() => window.busy === 0")
+
+
+class Seated:
+    """A table built through the API (``seat``): its id, invite link and each member's token
+    ("GM" and each player's name)."""
+
+    def __init__(self, table_id: str, invite: str, tokens: dict[str, str]) -> None:
+        self.id = table_id
+        self.invite = invite
+        self.tokens = tokens
+
+
+def seat(
+    base: str, name: str, sheets: dict[str, list[str]], system: str = "brp", gm: str = "Gina"
+) -> Seated:
+    """A table of ``system`` named ``name`` opened by ``gm`` through the API, and its members'
+    characters: ``sheets`` maps "GM" and each player (joining in that order, by the invite)
+    to their sheets (TOML, in full). For a test whose subject is not how a table is opened,
+    joined or a sheet saved by form: those tests drive the forms themselves."""
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=30) as client:
+        made = client.post("/api/tables", json={"name": name, "system": system, "gm_name": gm})
+        assert made.status_code == 201, made.text
+        body = made.json()
+        table_id, invite = body["table"]["id"], body["invite_link"]
+        tokens = {"GM": body["gm_link"].split("#", 1)[1]}
+        for who in sheets:
+            if who != "GM":
+                client.cookies.clear()  # each member speaks with their own token
+                joined = client.post(
+                    "/api/join", json={"invite": invite.split("#", 1)[1], "name": who}
+                )
+                assert joined.status_code == 201, joined.text
+                tokens[who] = joined.json()["rejoin_link"].split("#", 1)[1]
+        client.cookies.clear()
+        for who, theirs in sheets.items():
+            for sheet in theirs:
+                saved = client.post(
+                    f"/api/tables/{table_id}/characters",
+                    json={"sheet": sheet},
+                    headers={"authorization": f"Bearer {tokens[who]}"},
+                )
+                assert saved.status_code == 201, saved.text
+    return Seated(table_id, invite, tokens)
+
+
+def enter(page: Any, base: str, seated: Seated, who: str) -> Any:
+    """``page`` opened at ``seated``'s table as ``who``, from their link (the token in the
+    fragment, swapped for a session cookie by the page), once wired; ``page``."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/t/{seated.id}#{seated.tokens[who]}")
+    expect(page.locator("#table-page")).not_to_have_attribute("inert", "")
+    return page

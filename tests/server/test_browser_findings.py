@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .browsing import idle, last_seq, settled, watched
+from .browsing import enter, idle, last_seq, seat, settled, watched
 from .test_browser import (
     PHONE,
     SHEET,
@@ -62,16 +62,32 @@ def phone(browser: Any, errors: list[str]) -> tuple[Any, Any]:
     return context, page
 
 
-def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list[str], str]:
-    """A GM with an NPC (Orc) and Pat playing Alice, both on phones."""
+def table(
+    browser: Any, base: str, name: str, by_form: bool = False
+) -> tuple[list[Any], Any, Any, list[str], str]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both on phones, the GM's page on the
+    characters' view. The table, Pat and the sheets are made through the API and each page
+    opened from its member's link (the forms that do it have tests of their own);
+    ``by_form``: through the home page's, the join page's and the sheet's forms, as a table
+    opens on a first night."""
     errors: list[str] = []
     (gc, gm), (pc, pat) = phone(browser, errors), phone(browser, errors)
-    where, invite = open_table(gm, base, name)
-    gm.goto(f"{base}{where}")
-    wired(gm)
-    add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
-    join(pat, invite, "Pat")
-    add_character(pat, "Alice")
+    orc = SHEET.replace("stealth = 60", "stealth = 50")
+    if by_form:
+        where, invite = open_table(gm, base, name)
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        add_character(gm, "Orc", orc)
+        join(pat, invite, "Pat")
+        add_character(pat, "Alice")
+    else:
+        seated = seat(
+            base, name, {"GM": [orc.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
+        )
+        enter(gm, base, seated, "GM")
+        view(gm, "characters")
+        enter(pat, base, seated, "Pat")
+        invite = seated.invite
     return [gc, pc], gm, pat, errors, invite
 
 
@@ -138,7 +154,7 @@ def test_a_called_test_rolled_before_its_odds_come_back_logs_no_error(
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, gm, _, errors, invite = table(browser, base, "Quiet")
+    contexts, gm, _, errors, invite = table(browser, base, "Quiet", by_form=True)
     try:
         where = gm.url
         for address in (f"{base}/", f"{base}/odds", where):

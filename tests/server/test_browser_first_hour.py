@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .browsing import last_seq, settled, watched
+from .browsing import enter, last_seq, seat, settled, watched
 from .tablehelp import Api
 from .test_browser import (
     DESKTOP,
@@ -52,16 +52,33 @@ def pages(browser: Any, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
             c.close()
 
 
+ORC = SHEET.replace("stealth = 60", "stealth = 50")  # the GM's NPC's sheet
+
+
 @contextmanager
-def two(browser: Any, base: str, name: str, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
-    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size."""
+def two(
+    browser: Any, base: str, name: str, size: dict[str, int], by_form: bool = False
+) -> Iterator[tuple[Any, Any]]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size, each page on the
+    characters' view. The table, Pat and the sheets are made through the API and each page
+    opened from its member's link: how a table is opened, joined and a sheet saved by form is
+    the subject of the tests that drive those forms (test_browser.py, the join tests here,
+    test_browser_findings.py's new character), not of these. ``by_form``: the GM opens the
+    table on the home page's form, which keeps its invite in the browser."""
     with pages(browser, size) as (gm, pat):
-        where, invite = open_table(gm, base, name)
-        gm.goto(f"{base}{where}")
-        wired(gm)
-        add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
-        join(pat, invite, "Pat")
-        add_character(pat, "Alice")
+        if by_form:
+            where, invite = open_table(gm, base, name)
+            gm.goto(f"{base}{where}")
+            wired(gm)
+            add_character(gm, "Orc", ORC)
+            join(pat, invite, "Pat")
+            add_character(pat, "Alice")
+        else:
+            sheets = {"GM": [ORC.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
+            seated = seat(base, name, sheets)
+            enter(gm, base, seated, "GM")
+            view(gm, "characters")
+            enter(pat, base, seated, "Pat")
         yield gm, pat
 
 
@@ -184,7 +201,7 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
 ) -> None:
     from playwright.sync_api import expect
 
-    with two(browser, base, "Fog", PHONE) as (gm, _):
+    with two(browser, base, "Fog", PHONE, by_form=True) as (gm, _):
         invite = gm.evaluate("keptInvites()[tableId]")
         gm.reload()
         wired(gm)
@@ -283,9 +300,9 @@ def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser:
         table = Api(client).table("brp", name="Long ago")
         pat, sam = table.join("Pat"), table.join("Sam")
         ids = {
-            who: table.ok(
-                "POST", "/characters", who, 201, json={"sheet": SHEET.format(name=name)}
-            )["id"]
+            who: table.ok("POST", "/characters", who, 201, json={"sheet": SHEET.format(name=name)})[
+                "id"
+            ]
             for who, name in ((table.gm, "Orc"), (pat, "Alice"), (sam, "Bob"))
         }
         failed = table.roll(pat, ids[pat], "stealth", actor={"dice": [90]})
@@ -320,7 +337,6 @@ def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser:
         finally:
             context.close()
         assert last() - seq == window + 1
-
 
 
 def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something(
