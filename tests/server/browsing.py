@@ -172,13 +172,29 @@ def idle(page: Any) -> None:
 
 
 class Seated:
-    """A table built through the API (``seat``): its id, invite link and each member's token
-    ("GM" and each player's name)."""
+    """A table built through the API (``seat``): its id, invite link, each member's token
+    ("GM" and each player's name) and its characters' ids (by their owner, in order)."""
 
-    def __init__(self, table_id: str, invite: str, tokens: dict[str, str]) -> None:
+    def __init__(
+        self, table_id: str, invite: str, tokens: dict[str, str], characters: dict[str, list[str]]
+    ) -> None:
         self.id = table_id
         self.invite = invite
         self.tokens = tokens
+        self.characters = characters
+
+    def rolls(self, base: str, who: str, skill: str, count: int) -> None:
+        """``count`` checks of ``skill`` by ``who``'s first character, through the API."""
+        import httpx
+
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for _ in range(count):
+                made = client.post(
+                    f"/api/tables/{self.id}/rolls",
+                    json={"actor": {"character_id": self.characters[who][0], "skill": skill}},
+                    headers={"authorization": f"Bearer {self.tokens[who]}"},
+                )
+                assert made.status_code == 201, made.text
 
 
 def seat(
@@ -205,6 +221,7 @@ def seat(
                 assert joined.status_code == 201, joined.text
                 tokens[who] = joined.json()["rejoin_link"].split("#", 1)[1]
         client.cookies.clear()
+        characters: dict[str, list[str]] = {who: [] for who in sheets}
         for who, theirs in sheets.items():
             for sheet in theirs:
                 saved = client.post(
@@ -213,7 +230,8 @@ def seat(
                     headers={"authorization": f"Bearer {tokens[who]}"},
                 )
                 assert saved.status_code == 201, saved.text
-    return Seated(table_id, invite, tokens)
+                characters[who].append(saved.json()["id"])
+    return Seated(table_id, invite, tokens, characters)
 
 
 def enter(page: Any, base: str, seated: Seated, who: str) -> Any:

@@ -57,14 +57,16 @@ ORC = SHEET.replace("stealth = 60", "stealth = 50")  # the GM's NPC's sheet
 
 @contextmanager
 def two(
-    browser: Any, base: str, name: str, size: dict[str, int], by_form: bool = False
+    browser: Any, base: str, name: str, size: dict[str, int], by_form: bool = False, rolled: int = 0
 ) -> Iterator[tuple[Any, Any]]:
     """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size, each page on the
     characters' view. The table, Pat and the sheets are made through the API and each page
     opened from its member's link: how a table is opened, joined and a sheet saved by form is
     the subject of the tests that drive those forms (test_browser.py, the join tests here,
     test_browser_findings.py's new character), not of these. ``by_form``: the GM opens the
-    table on the home page's form, which keeps its invite in the browser."""
+    table on the home page's form, which keeps its invite in the browser. ``rolled``: that many
+    rifle checks of Alice's in the log before the pages open (their live arrival one by one
+    is not what the tests making them look at: a long log is)."""
     with pages(browser, size) as (gm, pat):
         if by_form:
             where, invite = open_table(gm, base, name)
@@ -73,9 +75,11 @@ def two(
             add_character(gm, "Orc", ORC)
             join(pat, invite, "Pat")
             add_character(pat, "Alice")
+            free_rolls(pat, rolled)
         else:
             sheets = {"GM": [ORC.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
             seated = seat(base, name, sheets)
+            seated.rolls(base, "Pat", "rifle", rolled)
             enter(gm, base, seated, "GM")
             view(gm, "characters")
             enter(pat, base, seated, "Pat")
@@ -104,8 +108,7 @@ def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, brow
     growing to 40 entries must not squeeze the call's Roll button out of its box."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Long night", DESKTOP) as (gm, pat):
-        free_rolls(pat, 40)
+    with two(browser, base, "Long night", DESKTOP, rolled=40) as (gm, pat):
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(40)
         call_test(gm, "stealth", ["Alice"], hazard="the guard hears you")
         button = pat.get_by_role("button", name="Roll stealth for Alice")
@@ -400,10 +403,8 @@ def test_the_first_tab_stops_skip_past_the_log(
     and stays there as others' rolls redraw the page (the focus fell back to the page)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Keys", size) as (gm, pat):
-        free_rolls(pat, 20)
-        pat.reload()
-        wired(pat)
+    with two(browser, base, "Keys", size, rolled=20) as (gm, pat):
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(20)
         pat.keyboard.press("Tab")
         skip = pat.get_by_role("link", name="Skip to the characters")
         expect(skip).to_be_focused()
@@ -490,8 +491,8 @@ def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, brows
     screen (the panel went back to a free roll after scrolling to it, moving it away)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Options", PHONE) as (gm, pat):
-        free_rolls(pat, 12)
+    with two(browser, base, "Options", PHONE, rolled=12) as (gm, pat):
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(12)
         call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
         pat.get_by_role("button", name="With options…").click()
         pat.get_by_role("button", name="Roll", exact=True).click()
