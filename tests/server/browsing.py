@@ -242,3 +242,36 @@ def enter(page: Any, base: str, seated: Seated, who: str) -> Any:
     page.goto(f"{base}/t/{seated.id}#{seated.tokens[who]}")
     expect(page.locator("#table-page")).not_to_have_attribute("inert", "")
     return page
+
+
+def seat_gm(page: Any, base: str, system: str, sheets: list[str]) -> Seated:
+    """``page`` as the GM of a new table of ``system`` with ``sheets`` (TOML, in full), all
+    made through the API, on the characters' view (where a sheet saved by form leaves it):
+    for a test of what the page does at a table, not of the forms that open and fill one."""
+    from .test_browser import view
+
+    seated = seat(base, "The Keep", {"GM": sheets}, system=system)
+    enter(page, base, seated, "GM")
+    view(page, "characters")
+    return seated
+
+
+def joined(base: str, invite: str, name: str, sheets: tuple[str, ...] = ()) -> str:
+    """``name`` joined by the ``invite`` link through the API, with ``sheets`` (TOML, in
+    full) as their characters: their own link to the table."""
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=30) as client:
+        made = client.post("/api/join", json={"invite": invite.split("#", 1)[1], "name": name})
+        assert made.status_code == 201, made.text
+        link: str = made.json()["rejoin_link"]
+        table_id, token = link.split("/t/", 1)[1].split("#", 1)
+        client.cookies.clear()
+        for sheet in sheets:
+            saved = client.post(
+                f"/api/tables/{table_id}/characters",
+                json={"sheet": sheet},
+                headers={"authorization": f"Bearer {token}"},
+            )
+            assert saved.status_code == 201, saved.text
+    return link

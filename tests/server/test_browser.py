@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .browsing import DESKTOP, NARROW, PHONE, idle, last_seq, settled, watched
+from .browsing import DESKTOP, NARROW, PHONE, idle, joined, last_seq, settled, watched
 from .services import ROOT
 
 pytestmark = pytest.mark.browser
@@ -433,18 +433,6 @@ def test_no_page_scrolls_sideways_and_none_has_serious_accessibility_faults(
     finally:
         setup.close()
     assert not faults, "\n".join(faults)
-
-
-def joined(base: str, invite: str, name: str) -> str:
-    """``name`` joined by the invite link through the API: their own link to the table."""
-    import httpx
-
-    made = httpx.post(
-        f"{base}/api/join", json={"invite": invite.split("#", 1)[1], "name": name}, timeout=30
-    )
-    assert made.status_code == 201, made.text
-    link: str = made.json()["rejoin_link"]
-    return link
 
 
 def views(page: Any, name: str, faults: list[str], axe: bool) -> None:
