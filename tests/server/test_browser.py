@@ -14,7 +14,18 @@ from typing import Any
 
 import pytest
 
-from .browsing import DESKTOP, NARROW, PHONE, idle, joined, last_seq, settled, watched
+from .browsing import (
+    DESKTOP,
+    NARROW,
+    PHONE,
+    enter,
+    idle,
+    joined,
+    last_seq,
+    seat,
+    settled,
+    watched,
+)
 from .services import ROOT
 
 pytestmark = pytest.mark.browser
@@ -297,10 +308,11 @@ def test_a_watching_page_makes_one_request_per_event(base: str, browser: Any) ->
         expect(gm.locator("#tabs a[aria-current=page]")).to_have_text("Table")
         view(gm, "call")
         expect(gm.get_by_role("button", name="Call for the test")).to_be_in_viewport()
-        join(pat, invite, "Pat")
-        add_character(pat, "Alice")
-        join(sam, invite, "Sam")
-        add_character(sam, "Bob")
+        # the players join through the API: what is counted here is the watching page's reads
+        pat.goto(joined(base, invite, "Pat", (SHEET.format(name="Alice"),)))
+        sam.goto(joined(base, invite, "Sam", (SHEET.format(name="Bob"),)))
+        wired(pat)
+        wired(sam)
         table = where.split("/")[2]
         alice = pat.evaluate("mine()[0].id")
         bob = sam.evaluate("mine()[0].id")
@@ -565,10 +577,8 @@ def test_the_page_keeps_the_log_s_heads_and_tells_a_history_that_changed(
     context = browser.new_context(viewport=DESKTOP)
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    where, _ = open_table(page, base, "Heads")
-    page.goto(f"{base}{where}")
-    wired(page)
-    add_character(page, "Orc")
+    seated = seat(base, "Heads", {"GM": [SHEET.format(name="Orc")]})  # opened through the API
+    enter(page, base, seated, "GM")
     rolled = page.evaluate(ROLL)
     head = page.evaluate(HEAD_OF)
     assert rolled["head"]["seq"] <= head["seq"]  # the sheet saved, the roll: the log's end
