@@ -63,13 +63,14 @@ def phone(browser: Any, errors: list[str]) -> tuple[Any, Any]:
 
 
 def table(
-    browser: Any, base: str, name: str, by_form: bool = False
+    browser: Any, base: str, name: str, by_form: bool = False, gm_looks: bool = True
 ) -> tuple[list[Any], Any, Any, list[str], str]:
     """A GM with an NPC (Orc) and Pat playing Alice, both on phones, the GM's page on the
     characters' view. The table, Pat and the sheets are made through the API and each page
     opened from its member's link (the forms that do it have tests of their own);
     ``by_form``: through the home page's, the join page's and the sheet's forms, as a table
-    opens on a first night."""
+    opens on a first night. ``gm_looks`` False: the GM's page is not opened (None), for a
+    test of Pat's page alone."""
     errors: list[str] = []
     (gc, gm), (pc, pat) = phone(browser, errors), phone(browser, errors)
     orc = SHEET.replace("stealth = 60", "stealth = 50")
@@ -84,11 +85,12 @@ def table(
         seated = seat(
             base, name, {"GM": [orc.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
         )
-        enter(gm, base, seated, "GM")
-        view(gm, "characters")
+        if gm_looks:
+            enter(gm, base, seated, "GM")
+            view(gm, "characters")
         enter(pat, base, seated, "Pat")
         invite = seated.invite
-    return [gc, pc], gm, pat, errors, invite
+    return [gc, pc], (gm if gm_looks or by_form else None), pat, errors, invite
 
 
 def failed_called_stealth(gm: Any, pat: Any) -> Any:
@@ -287,7 +289,7 @@ def test_a_call_is_confirmed_and_the_chime_is_the_players(base: str, browser: An
 def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, _, pat, errors, _ = table(browser, base, "Odds")
+    contexts, _, pat, errors, _ = table(browser, base, "Odds", gm_looks=False)
     try:
         chips = pat.locator("#characters")
         chips.get_by_role("button", name="Roll stealth 60 for Alice").click()
@@ -317,7 +319,7 @@ def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
 def test_a_new_character_by_form(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, _, pat, errors, _ = table(browser, base, "New faces")
+    contexts, _, pat, errors, _ = table(browser, base, "New faces", gm_looks=False)
     try:
         view(pat, "characters")
         expand(pat, "#sheet-details")

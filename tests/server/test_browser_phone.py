@@ -57,23 +57,28 @@ def times_seen(page: Any, seq: str) -> int:
     return seen
 
 
-def scene(browser: Any, base: str, size: dict[str, int]) -> tuple[list[Any], Any, Any, Any]:
+def scene(
+    browser: Any, base: str, size: dict[str, int], sam_looks: bool = True
+) -> tuple[list[Any], Any, Any, Any]:
     """A GM with an NPC and two players with a character each, all at one screen size, the
-    GM's page on the characters' view."""
+    GM's page on the characters' view; Sam's page None unless ``sam_looks`` (a test that only
+    needs Bob at the table leaves it closed)."""
+    who_looks = ["GM", "Pat", "Sam"] if sam_looks else ["GM", "Pat"]
     contexts = [
         watched(
             browser.new_context(viewport=size, has_touch=size == PHONE, is_mobile=size == PHONE)
         )
-        for _ in range(3)
+        for _ in who_looks
     ]
-    gm, pat, sam = (c.new_page() for c in contexts)
+    pages = [c.new_page() for c in contexts]
     # made through the API, each page opened from its member's link: what is tested is what
     # each first screen shows, not the forms that open, join and fill the table
     sheets = {"GM": "Orc", "Pat": "Alice", "Sam": "Bob"}
     seated = seat(base, "First screens", {k: [SHEET.format(name=v)] for k, v in sheets.items()})
-    for page, who in ((gm, "GM"), (pat, "Pat"), (sam, "Sam")):
+    for page, who in zip(pages, who_looks, strict=True):
         enter(page, base, seated, who)
-    view(gm, "characters")
+    view(pages[0], "characters")
+    gm, pat, sam = [*pages, None][:3]
     return contexts, gm, pat, sam
 
 
@@ -83,7 +88,7 @@ def test_the_gm_s_first_screen_shows_results_and_calls_and_every_tool_is_one_tap
 ) -> None:
     from playwright.sync_api import expect
 
-    contexts, gm, pat, _ = scene(browser, base, size)
+    contexts, gm, pat, _ = scene(browser, base, size, sam_looks=False)
     label = "phone" if size == PHONE else "desktop"
     try:
         call_test(gm, "stealth", ["Alice", "Bob"], "difficult", "the guard hears you")
@@ -142,7 +147,7 @@ def test_a_player_s_result_shows_once_on_the_screen(
 ) -> None:
     from playwright.sync_api import expect
 
-    contexts, gm, pat, _ = scene(browser, base, size)
+    contexts, gm, pat, _ = scene(browser, base, size, sam_looks=False)
     label = "phone" if size == PHONE else "desktop"
     try:
         # A free roll: beside the roll panel (on a wide screen, in the log beside it).
