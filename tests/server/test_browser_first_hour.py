@@ -13,16 +13,14 @@ from typing import Any
 
 import pytest
 
-from .browsing import enter, last_seq, seat, settled, watched
+from .browsing import enter, joined, last_seq, seat, settled, watched
 from .tablehelp import Api
 from .test_browser import (
     DESKTOP,
     PHONE,
     SHEET,
-    add_character,
     call_test,
     expand,
-    join,
     open_table,
     view,
     wired,
@@ -53,6 +51,7 @@ def pages(browser: Any, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
 
 
 ORC = SHEET.replace("stealth = 60", "stealth = 50")  # the GM's NPC's sheet
+SAVE = "async (sheet) => api('POST', `${base}/characters`, { sheet })"  # a sheet, by the page
 
 
 @contextmanager
@@ -70,7 +69,8 @@ def two(
     opened from its member's link: how a table is opened, joined and a sheet saved by form is
     the subject of the tests that drive those forms (test_browser.py, the join tests here,
     test_browser_findings.py's new character), not of these. ``by_form``: the GM opens the
-    table on the home page's form, which keeps its invite in the browser. ``rolled``: that many
+    table on the home page's form, which keeps its invite in the browser (Pat joins by that
+    invite, through the API). ``rolled``: that many
     rifle checks of Alice's in the log before the pages open (their live arrival one by one
     is not what the tests making them look at: a long log is). ``gm_looks`` False: the GM's
     page is not opened (None), for a test of Pat's page alone."""
@@ -79,9 +79,11 @@ def two(
             where, invite = open_table(gm, base, name)
             gm.goto(f"{base}{where}")
             wired(gm)
-            add_character(gm, "Orc", ORC)
-            join(pat, invite, "Pat")
-            add_character(pat, "Alice")
+            gm.evaluate(SAVE, ORC.format(name="Orc"))
+            view(gm, "characters")
+            gm.locator("#characters [data-character=Orc]").wait_for()
+            pat.goto(joined(base, invite, "Pat", (SHEET.format(name="Alice"),)))
+            wired(pat)
             free_rolls(pat, rolled)
         else:
             sheets = {"GM": [ORC.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
@@ -473,9 +475,7 @@ def test_the_roll_panel_shows_what_belongs_to_the_roll_at_hand(base: str, browse
     from playwright.sync_api import expect
 
     with pages(browser, PHONE) as (gm, _):
-        where, _invite = open_table(gm, base, "Empty")
-        gm.goto(f"{base}{where}")
-        wired(gm)
+        enter(gm, base, seat(base, "Empty", {"GM": []}), "GM")  # opened through the API
         view(gm, "characters")
         expect(gm.locator("#roll-none")).to_be_visible()
         expect(gm.locator("#roll-form")).to_be_hidden()
