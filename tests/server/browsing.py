@@ -169,3 +169,109 @@ def last_seq(page: Any) -> int:
 def idle(page: Any) -> None:
     """Wait until a page (of a ``watched`` context) has nothing on its way (``BUSY``)."""
     page.wait_for_function("() => window.busy === 0")
+
+
+class Seated:
+    """A table built through the API (``seat``): its id, invite link, each member's token
+    ("GM" and each player's name) and its characters' ids (by their owner, in order)."""
+
+    def __init__(
+        self, table_id: str, invite: str, tokens: dict[str, str], characters: dict[str, list[str]]
+    ) -> None:
+        self.id = table_id
+        self.invite = invite
+        self.tokens = tokens
+        self.characters = characters
+
+    def rolls(self, base: str, who: str, skill: str, count: int) -> None:
+        """``count`` checks of ``skill`` by ``who``'s first character, through the API."""
+        import httpx
+
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for _ in range(count):
+                made = client.post(
+                    f"/api/tables/{self.id}/rolls",
+                    json={"actor": {"character_id": self.characters[who][0], "skill": skill}},
+                    headers={"authorization": f"Bearer {self.tokens[who]}"},
+                )
+                assert made.status_code == 201, made.text
+
+
+def seat(
+    base: str, name: str, sheets: dict[str, list[str]], system: str = "brp", gm: str = "Gina"
+) -> Seated:
+    """A table of ``system`` named ``name`` opened by ``gm`` through the API, and its members'
+    characters: ``sheets`` maps "GM" and each player (joining in that order, by the invite)
+    to their sheets (TOML, in full). For a test whose subject is not how a table is opened,
+    joined or a sheet saved by form: those tests drive the forms themselves."""
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=30) as client:
+        made = client.post("/api/tables", json={"name": name, "system": system, "gm_name": gm})
+        assert made.status_code == 201, made.text
+        body = made.json()
+        table_id, invite = body["table"]["id"], body["invite_link"]
+        tokens = {"GM": body["gm_link"].split("#", 1)[1]}
+        for who in sheets:
+            if who != "GM":
+                client.cookies.clear()  # each member speaks with their own token
+                joined = client.post(
+                    "/api/join", json={"invite": invite.split("#", 1)[1], "name": who}
+                )
+                assert joined.status_code == 201, joined.text
+                tokens[who] = joined.json()["rejoin_link"].split("#", 1)[1]
+        client.cookies.clear()
+        characters: dict[str, list[str]] = {who: [] for who in sheets}
+        for who, theirs in sheets.items():
+            for sheet in theirs:
+                saved = client.post(
+                    f"/api/tables/{table_id}/characters",
+                    json={"sheet": sheet},
+                    headers={"authorization": f"Bearer {tokens[who]}"},
+                )
+                assert saved.status_code == 201, saved.text
+                characters[who].append(saved.json()["id"])
+    return Seated(table_id, invite, tokens, characters)
+
+
+def enter(page: Any, base: str, seated: Seated, who: str) -> Any:
+    """``page`` opened at ``seated``'s table as ``who``, from their link (the token in the
+    fragment, swapped for a session cookie by the page), once wired; ``page``."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/t/{seated.id}#{seated.tokens[who]}")
+    expect(page.locator("#table-page")).not_to_have_attribute("inert", "")
+    return page
+
+
+def seat_gm(page: Any, base: str, system: str, sheets: list[str]) -> Seated:
+    """``page`` as the GM of a new table of ``system`` with ``sheets`` (TOML, in full), all
+    made through the API, on the characters' view (where a sheet saved by form leaves it):
+    for a test of what the page does at a table, not of the forms that open and fill one."""
+    from .test_browser import view
+
+    seated = seat(base, "The Keep", {"GM": sheets}, system=system)
+    enter(page, base, seated, "GM")
+    view(page, "characters")
+    return seated
+
+
+def joined(base: str, invite: str, name: str, sheets: tuple[str, ...] = ()) -> str:
+    """``name`` joined by the ``invite`` link through the API, with ``sheets`` (TOML, in
+    full) as their characters: their own link to the table."""
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=30) as client:
+        made = client.post("/api/join", json={"invite": invite.split("#", 1)[1], "name": name})
+        assert made.status_code == 201, made.text
+        link: str = made.json()["rejoin_link"]
+        table_id, token = link.split("/t/", 1)[1].split("#", 1)
+        client.cookies.clear()
+        for sheet in sheets:
+            saved = client.post(
+                f"/api/tables/{table_id}/characters",
+                json={"sheet": sheet},
+                headers={"authorization": f"Bearer {token}"},
+            )
+            assert saved.status_code == 201, saved.text
+    return link

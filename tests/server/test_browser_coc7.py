@@ -12,7 +12,8 @@ import pytest
 
 from d100 import REGISTRY
 
-from .test_browser import DESKTOP, PHONE, add_character, overflow, shot, wired
+from .browsing import seat_gm
+from .test_browser import DESKTOP, PHONE, overflow, shot
 from .test_browser_new_names import shown
 
 READY = "coc7" in REGISTRY and REGISTRY.get("coc7").declares.follow_ups is not None
@@ -43,12 +44,7 @@ def test_c7_4_c7_5_the_card_offers_luck_and_a_push(base: str, browser: Any) -> N
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        page.goto(f"{base}/")
-        page.get_by_label("Rule system").select_option("coc7")
-        page.get_by_role("button", name="Open the table").click()
-        page.get_by_role("link", name="Go to the table").click()
-        wired(page)
-        add_character(page, "Ada", SHEET)
+        seat_gm(page, base, "coc7", [SHEET.format(name="Ada")])  # opened through the API
         asked: list[str] = []
         page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
         card = roll(page, "70")  # 70 > 60: a failure, 10 Luck from a regular success

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, join, overflow, shot, view, wired
+from .browsing import enter, seat
+from .test_browser import DESKTOP, PHONE, overflow, shot, view
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -31,16 +32,12 @@ def test_c7_7_a_called_melee_the_ghoul_dodges(base: str, browser: Any) -> None:
     for page in (gm, pat):
         page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Rule system").select_option("coc7")
-        gm.get_by_role("button", name="Open the table").click()
-        expect(gm.locator("#invite-link")).to_contain_text("/join#")
-        invite = gm.locator("#invite-link").inner_text()
-        gm.get_by_role("link", name="Go to the table").click()
-        wired(gm)
-        add_character(gm, "Ghoul", SHEET)
-        join(pat, invite, "Pat")
-        add_character(pat, "Ada", SHEET)
+        # opening, joining and the sheet form are tested elsewhere
+        sheets = {"GM": [SHEET.format(name="Ghoul")], "Pat": [SHEET.format(name="Ada")]}
+        keep = seat(base, "The Keep", sheets, "coc7")
+        enter(gm, base, keep, "GM")
+        view(gm, "characters")
+        enter(pat, base, keep, "Pat")
 
         view(gm, "call")  # rule: C7-7 the Keeper chooses the defender's response
         expect(gm.locator("#call-contest-response")).to_be_hidden()  # a check has none

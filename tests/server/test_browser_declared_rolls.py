@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from .test_browser import DESKTOP, PHONE, add_character, join, overflow, view, wired
+from .browsing import enter, seat, seat_gm
+from .test_browser import DESKTOP, PHONE, overflow, view
 
 pytestmark = pytest.mark.browser
 SHEET = (
@@ -27,12 +28,7 @@ def test_dice_and_a_sanity_roll_from_the_page(base: str, browser: Any) -> None: 
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        page.goto(f"{base}/")
-        page.get_by_label("Rule system").select_option("coc7")
-        page.get_by_role("button", name="Open the table").click()
-        page.get_by_role("link", name="Go to the table").click()
-        wired(page)
-        add_character(page, "Ada", SHEET)
+        seat_gm(page, base, "coc7", [SHEET.format(name="Ada")])  # opened through the API
         words = page.get_by_label("Roll", exact=True)
         expect(words).to_have_attribute("placeholder", re.compile("sc 1/1d6"))
         # the actions' grammar is folded away: the field's help is a few lines on a phone
@@ -96,16 +92,10 @@ def test_an_npc_s_attack_reads_as_an_attack_on_a_player_s_page(base: str, browse
     for page in (gm, player):
         page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        gm.goto(f"{base}/")
-        gm.get_by_label("Rule system").select_option("coc7")
-        gm.get_by_role("button", name="Open the table").click()
-        invite = gm.locator("#invite-link")
-        expect(invite).to_contain_text("/join#")
-        link = invite.inner_text()
-        gm.get_by_role("link", name="Go to the table").click()
-        wired(gm)
-        add_character(gm, "Ghoul", SHEET)
-        join(player, link, "Pat")
+        # opening and joining are tested elsewhere
+        keep = seat(base, "The Keep", {"GM": [SHEET.format(name="Ghoul")], "Pat": []}, "coc7")
+        enter(gm, base, keep, "GM")
+        enter(player, base, keep, "Pat")
         view(gm, "characters")
         gm.locator("#declared-character").select_option(label="Ghoul")
         gm.get_by_label("Roll", exact=True).fill("brawl dmg=1d3+DB db=+1d4")
@@ -133,13 +123,8 @@ def test_a_group_luck_call_from_the_page(base: str, browser: Any) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        page.goto(f"{base}/")
-        page.get_by_label("Rule system").select_option("coc7")
-        page.get_by_role("button", name="Open the table").click()
-        page.get_by_role("link", name="Go to the table").click()
-        wired(page)
-        add_character(page, "Ada", SHEET)
-        add_character(page, "Bo", SHEET.replace("current = 50", "current = 30"))
+        bo = SHEET.replace("current = 50", "current = 30")  # opened through the API:
+        seat_gm(page, base, "coc7", [SHEET.format(name="Ada"), bo.format(name="Bo")])
         view(page, "call")
         page.locator("#call-skill").fill("luck")
         for name in ("Ada", "Bo"):
@@ -163,13 +148,8 @@ def test_the_development_phase_from_the_page(base: str, browser: Any) -> None:  
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        page.goto(f"{base}/")
-        page.get_by_label("Rule system").select_option("coc7")
-        page.get_by_role("button", name="Open the table").click()
-        page.get_by_role("link", name="Go to the table").click()
-        wired(page)
         marked = 'marks = ["spot hidden"]\ncharacteristics = {{ DEX = 50 }}\n'
-        add_character(page, "Ada", SHEET + marked)
+        seat_gm(page, base, "coc7", [(SHEET + marked).format(name="Ada")])  # opened through the API
         page.get_by_role("button", name="Roll DEX 50 for Ada").click()
         expect(page.locator("#roll-skill")).to_have_value("DEX")
         view(page, "call")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .browsing import idle, last_seq, settled, watched
+from .browsing import enter, idle, last_seq, seat, settled, watched
 from .test_browser import (
     PHONE,
     SHEET,
@@ -62,17 +62,35 @@ def phone(browser: Any, errors: list[str]) -> tuple[Any, Any]:
     return context, page
 
 
-def table(browser: Any, base: str, name: str) -> tuple[list[Any], Any, Any, list[str], str]:
-    """A GM with an NPC (Orc) and Pat playing Alice, both on phones."""
+def table(
+    browser: Any, base: str, name: str, by_form: bool = False, gm_looks: bool = True
+) -> tuple[list[Any], Any, Any, list[str], str]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both on phones, the GM's page on the
+    characters' view. The table, Pat and the sheets are made through the API and each page
+    opened from its member's link (the forms that do it have tests of their own);
+    ``by_form``: through the home page's, the join page's and the sheet's forms, as a table
+    opens on a first night. ``gm_looks`` False: the GM's page is not opened (None), for a
+    test of Pat's page alone."""
     errors: list[str] = []
     (gc, gm), (pc, pat) = phone(browser, errors), phone(browser, errors)
-    where, invite = open_table(gm, base, name)
-    gm.goto(f"{base}{where}")
-    wired(gm)
-    add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
-    join(pat, invite, "Pat")
-    add_character(pat, "Alice")
-    return [gc, pc], gm, pat, errors, invite
+    orc = SHEET.replace("stealth = 60", "stealth = 50")
+    if by_form:
+        where, invite = open_table(gm, base, name)
+        gm.goto(f"{base}{where}")
+        wired(gm)
+        add_character(gm, "Orc", orc)
+        join(pat, invite, "Pat")
+        add_character(pat, "Alice")
+    else:
+        seated = seat(
+            base, name, {"GM": [orc.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
+        )
+        if gm_looks:
+            enter(gm, base, seated, "GM")
+            view(gm, "characters")
+        enter(pat, base, seated, "Pat")
+        invite = seated.invite
+    return [gc, pc], (gm if gm_looks or by_form else None), pat, errors, invite
 
 
 def failed_called_stealth(gm: Any, pat: Any) -> Any:
@@ -138,7 +156,7 @@ def test_a_called_test_rolled_before_its_odds_come_back_logs_no_error(
 def test_no_page_logs_a_console_error(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, gm, _, errors, invite = table(browser, base, "Quiet")
+    contexts, gm, _, errors, invite = table(browser, base, "Quiet", by_form=True)
     try:
         where = gm.url
         for address in (f"{base}/", f"{base}/odds", where):
@@ -271,7 +289,7 @@ def test_a_call_is_confirmed_and_the_chime_is_the_players(base: str, browser: An
 def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, _, pat, errors, _ = table(browser, base, "Odds")
+    contexts, _, pat, errors, _ = table(browser, base, "Odds", gm_looks=False)
     try:
         chips = pat.locator("#characters")
         chips.get_by_role("button", name="Roll stealth 60 for Alice").click()
@@ -301,7 +319,7 @@ def test_the_odds_follow_the_skill_tapped(base: str, browser: Any) -> None:
 def test_a_new_character_by_form(base: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    contexts, _, pat, errors, _ = table(browser, base, "New faces")
+    contexts, _, pat, errors, _ = table(browser, base, "New faces", gm_looks=False)
     try:
         view(pat, "characters")
         expand(pat, "#sheet-details")

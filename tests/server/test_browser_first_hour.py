@@ -13,16 +13,14 @@ from typing import Any
 
 import pytest
 
-from .browsing import last_seq, settled, watched
+from .browsing import enter, joined, last_seq, seat, settled, watched
 from .tablehelp import Api
 from .test_browser import (
     DESKTOP,
     PHONE,
     SHEET,
-    add_character,
     call_test,
     expand,
-    join,
     open_table,
     view,
     wired,
@@ -52,17 +50,50 @@ def pages(browser: Any, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
             c.close()
 
 
+ORC = SHEET.replace("stealth = 60", "stealth = 50")  # the GM's NPC's sheet
+SAVE = "async (sheet) => api('POST', `${base}/characters`, { sheet })"  # a sheet, by the page
+
+
 @contextmanager
-def two(browser: Any, base: str, name: str, size: dict[str, int]) -> Iterator[tuple[Any, Any]]:
-    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size."""
+def two(
+    browser: Any,
+    base: str,
+    name: str,
+    size: dict[str, int],
+    by_form: bool = False,
+    rolled: int = 0,
+    gm_looks: bool = True,
+) -> Iterator[tuple[Any, Any]]:
+    """A GM with an NPC (Orc) and Pat playing Alice, both at one screen size, each page on the
+    characters' view. The table, Pat and the sheets are made through the API and each page
+    opened from its member's link: how a table is opened, joined and a sheet saved by form is
+    the subject of the tests that drive those forms (test_browser.py, the join tests here,
+    test_browser_findings.py's new character), not of these. ``by_form``: the GM opens the
+    table on the home page's form, which keeps its invite in the browser (Pat joins by that
+    invite, through the API). ``rolled``: that many
+    rifle checks of Alice's in the log before the pages open (their live arrival one by one
+    is not what the tests making them look at: a long log is). ``gm_looks`` False: the GM's
+    page is not opened (None), for a test of Pat's page alone."""
     with pages(browser, size) as (gm, pat):
-        where, invite = open_table(gm, base, name)
-        gm.goto(f"{base}{where}")
-        wired(gm)
-        add_character(gm, "Orc", SHEET.replace("stealth = 60", "stealth = 50"))
-        join(pat, invite, "Pat")
-        add_character(pat, "Alice")
-        yield gm, pat
+        if by_form:
+            where, invite = open_table(gm, base, name)
+            gm.goto(f"{base}{where}")
+            wired(gm)
+            gm.evaluate(SAVE, ORC.format(name="Orc"))
+            view(gm, "characters")
+            gm.locator("#characters [data-character=Orc]").wait_for()
+            pat.goto(joined(base, invite, "Pat", (SHEET.format(name="Alice"),)))
+            wired(pat)
+            free_rolls(pat, rolled)
+        else:
+            sheets = {"GM": [ORC.format(name="Orc")], "Pat": [SHEET.format(name="Alice")]}
+            seated = seat(base, name, sheets)
+            seated.rolls(base, "Pat", "rifle", rolled)
+            if gm_looks:
+                enter(gm, base, seated, "GM")
+                view(gm, "characters")
+            enter(pat, base, seated, "Pat")
+        yield (gm if gm_looks or by_form else None), pat
 
 
 def rolls_made(page: Any) -> int:
@@ -87,8 +118,7 @@ def test_a_call_s_roll_button_stays_in_view_however_long_the_log(base: str, brow
     growing to 40 entries must not squeeze the call's Roll button out of its box."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Long night", DESKTOP) as (gm, pat):
-        free_rolls(pat, 40)
+    with two(browser, base, "Long night", DESKTOP, rolled=40) as (gm, pat):
         expect(pat.locator("#log li[data-kind=roll]")).to_have_count(40)
         call_test(gm, "stealth", ["Alice"], hazard="the guard hears you")
         button = pat.get_by_role("button", name="Roll stealth for Alice")
@@ -184,7 +214,7 @@ def test_the_gm_sees_the_invite_again_and_removing_a_player_asks_first(
 ) -> None:
     from playwright.sync_api import expect
 
-    with two(browser, base, "Fog", PHONE) as (gm, _):
+    with two(browser, base, "Fog", PHONE, by_form=True) as (gm, _):
         invite = gm.evaluate("keptInvites()[tableId]")
         gm.reload()
         wired(gm)
@@ -256,7 +286,7 @@ def test_a_reroll_taken_in_the_log_shows_once_there(base: str, browser: Any) -> 
     the log's newest entry, and the failed card points to it instead of holding a copy."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Twice", DESKTOP) as (_, pat):
+    with two(browser, base, "Twice", DESKTOP, gm_looks=False) as (_, pat):
         pat.locator("#characters").get_by_role("button", name="Roll stealth 60 for Alice").click()
         expand(pat, "#more-options")
         pat.get_by_label("Dice rolled by hand (optional)").fill("90")
@@ -283,9 +313,9 @@ def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser:
         table = Api(client).table("brp", name="Long ago")
         pat, sam = table.join("Pat"), table.join("Sam")
         ids = {
-            who: table.ok(
-                "POST", "/characters", who, 201, json={"sheet": SHEET.format(name=name)}
-            )["id"]
+            who: table.ok("POST", "/characters", who, 201, json={"sheet": SHEET.format(name=name)})[
+                "id"
+            ]
             for who, name in ((table.gm, "Orc"), (pat, "Alice"), (sam, "Bob"))
         }
         failed = table.roll(pat, ids[pat], "stealth", actor={"dice": [90]})
@@ -320,7 +350,6 @@ def test_a_failed_card_stops_offering_luck_once_too_long_ago(base: str, browser:
         finally:
             context.close()
         assert last() - seq == window + 1
-
 
 
 def test_aiming_shows_once_begun_and_the_gm_is_offered_modes_that_mean_something(
@@ -384,10 +413,8 @@ def test_the_first_tab_stops_skip_past_the_log(
     and stays there as others' rolls redraw the page (the focus fell back to the page)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Keys", size) as (gm, pat):
-        free_rolls(pat, 20)
-        pat.reload()
-        wired(pat)
+    with two(browser, base, "Keys", size, rolled=20) as (gm, pat):
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(20)
         pat.keyboard.press("Tab")
         skip = pat.get_by_role("link", name="Skip to the characters")
         expect(skip).to_be_focused()
@@ -420,7 +447,7 @@ def test_one_key_goes_to_a_part_of_the_page(base: str, browser: Any, size: dict[
     it, "l" the results, "c" the characters; "?" lists the keys; in a field a key is typed."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Keys", size) as (_, pat):
+    with two(browser, base, "Keys", size, gm_looks=False) as (_, pat):
         pat.locator("body").click(position={"x": 5, "y": 5})
         for key, heading in (("r", "#roll-title"), ("l", "#log-title"), ("c", "#chars-title")):
             pat.keyboard.press(key)
@@ -448,9 +475,7 @@ def test_the_roll_panel_shows_what_belongs_to_the_roll_at_hand(base: str, browse
     from playwright.sync_api import expect
 
     with pages(browser, PHONE) as (gm, _):
-        where, _invite = open_table(gm, base, "Empty")
-        gm.goto(f"{base}{where}")
-        wired(gm)
+        enter(gm, base, seat(base, "Empty", {"GM": []}), "GM")  # opened through the API
         view(gm, "characters")
         expect(gm.locator("#roll-none")).to_be_visible()
         expect(gm.locator("#roll-form")).to_be_hidden()
@@ -474,8 +499,8 @@ def test_a_call_rolled_with_options_on_a_phone_shows_its_result(base: str, brows
     screen (the panel went back to a free roll after scrolling to it, moving it away)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "Options", PHONE) as (gm, pat):
-        free_rolls(pat, 12)
+    with two(browser, base, "Options", PHONE, rolled=12) as (gm, pat):
+        expect(pat.locator("#log li[data-kind=roll]")).to_have_count(12)
         call_test(gm, "stealth", ["Alice"], hazard="the floor creaks")
         pat.get_by_role("button", name="With options…").click()
         pat.get_by_role("button", name="Roll", exact=True).click()
@@ -535,7 +560,7 @@ def test_a_failed_card_stops_offering_luck_once_the_luck_is_gone(base: str, brow
     server would refuse it, so the page must not offer it (the card was drawn with Luck)."""
     from playwright.sync_api import expect
 
-    with two(browser, base, "No luck left", PHONE) as (_gm, pat):
+    with two(browser, base, "No luck left", PHONE, gm_looks=False) as (_, pat):
         pat.evaluate(
             """async () => await api("POST", `${base}/rolls`, { actor: { character_id:
             mine()[0].id, skill: "stealth", dice: [90] } })"""

@@ -14,6 +14,7 @@ import pytest
 
 from tests import new_names_system as omens
 
+from .browsing import seat_gm
 from .test_browser import (
     DESKTOP,
     PHONE,
@@ -210,12 +211,7 @@ def test_a_failed_card_offers_what_the_system_declares_may_follow(
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        page.goto(f"{followed}/")
-        page.get_by_label("Rule system").select_option("omens")
-        page.get_by_role("button", name="Open the table").click()
-        page.get_by_role("link", name="Go to the table").click()
-        wired(page)
-        add_character(page, "Ada", SHEET)
+        seat_gm(page, followed, "omens", [SHEET.format(name="Ada")])  # opened through the API
         card = roll_chip(page, "augury", "55")  # 55 > 50: a miss
         badge(card, "miss")
         read = card.get_by_role("button", name="Read the omen now (+10)", exact=True)

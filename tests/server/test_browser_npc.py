@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from .test_browser import PHONE, add_character, open_table, wired
+from .browsing import seat_gm
+from .test_browser import PHONE
 
 pytestmark = pytest.mark.browser
 GHOUL = 'name = "{name}"\nsystem = "brp"\nskills = {{ claw = 55 }}\n'
@@ -20,10 +21,7 @@ def test_the_gm_s_own_character_rolls_hidden_from_players_by_default(
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     try:
-        address, _ = open_table(page, base, name="Ghoul night")
-        page.goto(base + address)
-        wired(page)
-        add_character(page, "Ghoul", GHOUL)
+        seat_gm(page, base, "brp", [GHOUL.format(name="Ghoul")])  # opened through the API
         page.locator("#characters").get_by_role("button", name="Roll claw 55 for Ghoul").click()
         expect(page.locator("#roll-visibility")).to_have_value("gm")
     finally:
