@@ -49,6 +49,7 @@ def _exact(request: dict[str, Any]) -> dict[str, Fraction]:
     return found.levels if isinstance(found, d100.CheckOdds) else found.winner
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("request_", REQUESTS, ids=lambda r: str(r)[:60])
 def test_g4_vectorised_counts_match_exact_odds(request_: dict[str, Any]) -> None:
     assert batch._sides(d100.parse(request_)) is not None  # the vectorised path, not the loop

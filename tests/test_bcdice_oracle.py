@@ -20,6 +20,9 @@ from tests.conftest import DEEP, TOTALS, need_service
 from tests.references import bcdice_cases as bc
 from tests.references.cases import mismatch
 
+# BCDice asked under node: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 EDITIONS = list(bc.PROBES)
 SYSTEMS = list(bc.EDITION_OF)
 

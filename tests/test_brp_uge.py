@@ -218,6 +218,7 @@ def test_bu_3_contest_odds_against_the_port_reading(sa: int, so: int, rule: str)
 # -- odds: brute force, fast paths -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "request_",
     [
@@ -346,6 +347,7 @@ def test_bu_4_the_combat_matrix_of_the_port(attack: str) -> None:
         assert (result.winner, result.degree) == (won, expected[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("response", ["parry", "dodge"])
 @pytest.mark.parametrize(("a", "o"), [(60, 60), (95, 30), (20, 110)])
 def test_bu_4_melee_odds_are_brute_force(response: str, a: int, o: int) -> None:

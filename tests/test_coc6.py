@@ -81,6 +81,7 @@ def check(dice: list[int] | None = None, fives: bool = False, **kw: Any) -> Any:
 # -- C6-1 ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fives", [False, True])
 def test_c6_1_full_grid_against_the_formula(fives: bool) -> None:
     for t in GRID:

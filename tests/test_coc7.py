@@ -32,6 +32,7 @@ def resolve(**fields: Any) -> d100.CheckResult:
 # -- C7-1, C7-2: levels on the full grid -----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_c7_1_c7_2_levels_on_the_full_grid(difficulty: str) -> None:
     """Every T in 0..100, 101, 120, 150, 200 and every roll 1..100, under each required level:

@@ -107,6 +107,7 @@ def test_c7_6_contest_results_show_each_side() -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("response", [None, "dodge", "fight_back", "maneuver"])
 @pytest.mark.parametrize(("actor", "opponent"), [((60, 0), (40, 0)), ((45, 0), (45, 0))])
 def test_c7_6_c7_7_contest_odds_are_brute_force(

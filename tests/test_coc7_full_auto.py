@@ -137,6 +137,7 @@ def test_s7_14_full_auto_refusals_name_the_field(kwargs: dict, field: str) -> No
     assert err.value.field == field
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "request_",
     [au.FullAuto(150, 100, volley=3), au.FullAuto(39, 100, bonus_dice=2, aimed=True)],

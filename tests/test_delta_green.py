@@ -242,6 +242,7 @@ SAN_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("san", "loss", "more"), SAN_CASES)
 def test_dg_5_dg_6_dg_7_dg_8_sanity_loss_by_brute_force(
     san: int, loss: str, more: dict[str, Any]

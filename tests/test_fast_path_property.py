@@ -69,6 +69,7 @@ def percent() -> Iterator[None]:
     REGISTRY.unregister(fourth_system.NAME)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=depth(100, 1000), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

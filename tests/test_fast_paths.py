@@ -13,6 +13,10 @@ import d100
 from d100 import tallies
 from d100.systems import brp, chances, openquest
 
+# every fast path against the reference over every state it keys on: CI's, not the
+# development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 SKILLS = range(101)
 
 

@@ -46,6 +46,7 @@ def test_g3_it_resolves_given_and_drawn_dice() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("percent")
 @pytest.mark.parametrize("skill", [0, 1, 9, 10, 55, 100])
 def test_g4_its_odds_are_brute_force(skill: int) -> None:

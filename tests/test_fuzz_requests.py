@@ -108,6 +108,7 @@ def only_d100_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
         return None
 
 
+@pytest.mark.slow
 @FUZZ
 @given(requests())
 def test_g5_parse_resolve_odds_raise_only_d100error(data: Any) -> None:
@@ -134,6 +135,7 @@ def replaced(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
     return parsed, {name: draw(value_of(names[name]))}
 
 
+@pytest.mark.slow
 @FUZZ
 @given(replaced())
 def test_g5_request_objects_built_directly_raise_only_d100error(case: Any) -> None:

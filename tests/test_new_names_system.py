@@ -74,6 +74,7 @@ def fractions(levels: dict[str, str]) -> dict[str, Fraction]:
 # -- the odds are the rules' (G4) --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("registered")
 @pytest.mark.parametrize(
     "request_",

@@ -79,6 +79,7 @@ def test_oqs_1_total_is_held_to_0_100_and_value_may_exceed_100() -> None:
 # -- OQS-2 the result --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_oqs_2_full_grid_of_levels_against_the_oracle(difficulty: int) -> None:
     for value in VALUES:

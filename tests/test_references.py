@@ -57,6 +57,8 @@ def _groups() -> list[tuple[str, str, int]]:
 
 
 GROUPS = _groups()
+# a group past this many cases is a grid swept whole: CI's, not the development loop's
+GRID = 5000
 
 
 def _report(bad: list[tuple[Case, str]], total: int) -> str:
@@ -69,7 +71,12 @@ def _report(bad: list[tuple[Case, str]], total: int) -> str:
 
 @pytest.mark.parametrize(
     ("system", "group"),
-    [pytest.param(s, g, id=f"{s}: {g} [{n} cases]") for s, g, n in GROUPS],
+    [
+        pytest.param(
+            s, g, id=f"{s}: {g} [{n} cases]", marks=[pytest.mark.slow] if n > GRID else []
+        )
+        for s, g, n in GROUPS
+    ],
 )
 def test_reference_cases(system: str, group: str, record_property: Any) -> None:
     chosen = cases(system, group)

@@ -40,6 +40,7 @@ near_requests = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=depth(200, 2000), deadline=None)
 @given(st.one_of(near_requests, json_values))
 def test_g5_any_request_gets_a_result_or_a_d100error(data: Any) -> None:
@@ -52,6 +53,7 @@ def test_g5_any_request_gets_a_result_or_a_d100error(data: Any) -> None:
     json.dumps(result.to_dict())
 
 
+@pytest.mark.slow
 @settings(max_examples=depth(100, 1000), deadline=None)
 @given(near_requests)
 def test_g5_any_odds_request_gets_odds_or_a_d100error(data: dict[str, Any]) -> None:

@@ -362,6 +362,7 @@ def test_rq3_contest_odds_bcdice_reading_against_the_oracle() -> None:
         assert odds_map(request) == oracle_contest(sa, so, "everyone", "fail"), (sa, so)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["everyone", "other_side"])
 def test_rq3_contest_odds_equal_brute_force(rule: str) -> None:
     request = contest({"skill": 150}, {"characteristic": 17, "multiplier": 6}, {"over_100": rule})

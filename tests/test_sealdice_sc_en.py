@@ -102,6 +102,7 @@ def faces(rule: str, san: int, r: int) -> range:
 
 
 # rule: SD-W6
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 def test_sd_w6_every_d100_and_loss_die_loses_as_sealdice_under_every_rule(rule: str) -> None:
     for san in SANS:

@@ -121,6 +121,7 @@ def resolve(rule: str | int, skill: int, **fields: Any) -> d100.CheckResult:
 # -- every rule, skill, roll and difficulty -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 def test_sd_core_every_skill_roll_and_difficulty_against_the_transcription(rule: str) -> None:
     # rule: SD-core, SD-0, SD-1, SD-2, SD-3, SD-4, SD-5, SD-dg
@@ -273,6 +274,7 @@ def luck_bought(rule: str, s: int, difficulty: str, r: int, luck: int) -> tuple[
     return lvl, 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 def test_sd_core_exact_odds_with_dice_and_luck_count_the_levels(rule: str) -> None:
     # rule: SD-0, SD-1, SD-2, SD-3, SD-4, SD-5, SD-dg
@@ -333,6 +335,7 @@ def test_sd_dg_luck_buys_the_nearest_double_below() -> None:
 # -- the fast paths and contests agree with the machine ------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 def test_sd_core_fast_paths_equal_the_reference_enumeration(rule: str) -> None:
     # rule: SD-0, SD-1, SD-2, SD-3, SD-4, SD-5, SD-dg

@@ -33,6 +33,7 @@ def library_examples() -> str:
     return "\n".join(blocks)
 
 
+@pytest.mark.slow
 def test_g6_readme_library_examples_pass_mypy_strict(tmp_path: Path) -> None:
     done = _mypy(tmp_path, library_examples())
     assert done.returncode == 0, done.stdout + done.stderr
@@ -123,6 +124,7 @@ def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_g6_a_level_is_a_string_held_to_the_declared_levels(tmp_path: Path) -> None:
     """A level is ``str`` to type checkers, so that a new system needs no edit of a union of
     every system's names; at run time a system registers only if its declared level records
@@ -143,6 +145,7 @@ def test_g6_a_level_is_a_string_held_to_the_declared_levels(tmp_path: Path) -> N
             assert d100.resolve(request, __import__("random").Random(skill)).level in declared
 
 
+@pytest.mark.slow
 def test_g6_the_odds_of_a_results_request_type_check_as_its_kind(tmp_path: Path) -> None:
     """A result's request is typed as the contract dict it is (``CheckData``, ``ContestData``),
     so its odds need no narrowing; and they run, its dice weighing nothing (G4)."""

@@ -19,6 +19,9 @@ import pytest
 from d100.cli import COMMANDS, build_parser
 from tests import forked
 
+# every documented command run through bash: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]

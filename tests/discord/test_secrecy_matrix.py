@@ -699,6 +699,7 @@ def npc_roll(table: Table) -> int:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", ["brp", "coc7", "openquest", "chances"])
 @respx.mock
 def test_discord_delivers_no_user_anything_their_web_view_withholds(

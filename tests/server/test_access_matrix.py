@@ -562,6 +562,7 @@ def read_stream(w: World, role: str, path: str) -> tuple[int, str, list[int]]:
         return 200, "\n".join(text), event_seqs(views)
 
 
+@pytest.mark.slow
 def test_every_route_every_role_every_visibility(
     world: World, record_property: Callable[[str, object], None]
 ) -> None:

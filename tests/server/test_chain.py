@@ -391,6 +391,7 @@ def shapes(log: Log) -> list[int]:
     return sorted({0, len(log) - 1, *first.values()})
 
 
+@pytest.mark.slow
 @FORGERY
 def test_a_link_or_proof_changed_anywhere_fails_never_a_crash(
     logs: dict[str, Log],

@@ -27,6 +27,9 @@ from .services import migrated_sqlite
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 
+# bursts of dear work against a server's workers: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 LUCKY = """name = "{name}"
 system = "brp"
 luck = {{ current = 100, maximum = 100 }}

@@ -25,6 +25,9 @@ from .services import serve
 from .tablehelp import Api, bearer
 from .test_slow_clients import error_of, read_all
 
+# real servers held to their deadlines: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 HEAD_SECONDS = 2.0
 # The head deadline of a server whose connections must close before any deadline: no wait
 # here comes near it, so a connection it closed was closed on its answer.

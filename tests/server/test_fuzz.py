@@ -36,6 +36,9 @@ DESCRIBED_EXAMPLES = depth(6, 30)  # per operation and database: test_every_answ
 STREAM = "/api/tables/{table_id}/events/stream"  # never ends once signed in: fuzzed signed out
 from .described import APP  # noqa: E402  (only its OpenAPI description is read here)
 
+# generated requests to every operation: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 OPERATIONS = sorted(
     f"{method.upper()} {path}" for path, ops in APP.openapi()["paths"].items() for method in ops
 )

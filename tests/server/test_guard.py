@@ -413,6 +413,7 @@ def test_made_up_tokens_from_a_member_s_address_do_not_lock_the_member_out(
         assert table.req("GET", "", pat).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_member(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

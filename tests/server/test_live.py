@@ -17,6 +17,9 @@ from .services import serve
 from .sse import Stream
 from .tablehelp import Api, Table
 
+# a real server's live streams: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

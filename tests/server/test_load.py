@@ -30,6 +30,9 @@ from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
 from .test_cost import Gated
 
+# real servers under load: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 # A job's share of a worker is wall time, and workers run at a lower priority than the
 # server: on a slow CI machine running a browser beside, a plain preview took 1.5 s once.
 JOB_SECONDS = 2.0

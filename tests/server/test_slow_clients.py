@@ -22,6 +22,9 @@ from d100.server.guard import Limits
 
 from .services import serve
 
+# real servers held by slow clients: CI's, not the development loop's (make quick)
+pytestmark = pytest.mark.slow
+
 HEAD_SECONDS = 2.0  # the server's deadline for a head here, shortened from the default
 BODY_SECONDS = 3.0  # and for a body a route reads (10 s by default): apart from the head's
 # The head deadline of a server whose connections must close once answered: no wait here

@@ -580,6 +580,7 @@ def test_a_member_id_made_a_list_or_object_is_reported_never_a_crash(
         audit(forged)  # a report, whatever it finds: no TypeError
 
 
+@pytest.mark.slow
 @FORGERY
 def test_a_log_changed_anywhere_is_reported_never_a_crash(logs: dict[str, Log]) -> None:
     """Whatever is changed, verify answers: a report, or the error naming the line (exit 2),
