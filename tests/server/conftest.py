@@ -10,12 +10,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from d100.server.app import create_app
+from d100.server.guard import Limits
 
 from .browsing import CHROMIUM_NOW, base, browser, servers
-from .services import migrated_sqlite
+from .services import JOB_SECONDS, migrated_sqlite
 from .tablehelp import Api
 
 __all__ = ["base", "browser", "servers"]  # the browser tests' shared Chromium and servers
+
+# the default limits but the odds worker's deadline, which no test of a route's answer races
+UNRACED = Limits(job_seconds=JOB_SECONDS)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -28,7 +32,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def client(database_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(database_url)) as c:
+    with TestClient(create_app(database_url, limits=UNRACED)) as c:
         yield c
 
 
@@ -50,7 +54,7 @@ def module_api(
         url = migrated_sqlite(tmp_path_factory.mktemp("module") / "d100.sqlite3")
     else:
         url = request.getfixturevalue("pg_url")
-    with TestClient(create_app(url)) as c:
+    with TestClient(create_app(url, limits=UNRACED)) as c:
         yield Api(c)
 
 

@@ -21,6 +21,10 @@ import httpx
 PG_ADMIN = os.environ.get("D100_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 CHROMIUM = os.environ.get("D100_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
+# A test's odds are never raced against a wall clock: a loaded machine is slow, not wrong, and
+# the default 5 s on a worker was seen run out under a whole suite on two cores. The tests of
+# the worker's deadline set their own (tests/server/test_cost.py, test_load.py).
+JOB_SECONDS = 600.0
 
 
 def postgres_available(admin: str = PG_ADMIN) -> bool:
@@ -93,7 +97,12 @@ def serve(
     ``env_vars`` are set for the server (the benchmark raises the rate limits with them);
     ``open_files``, its (soft, hard) limit on open files, as a deployment might have."""
     port = free_port()
-    env = {**os.environ, "D100_DATABASE_URL": database_url, **env_vars}
+    env = {
+        **os.environ,
+        "D100_DATABASE_URL": database_url,
+        "D100_JOB_SECONDS": str(JOB_SECONDS),
+        **env_vars,
+    }
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "d100", "serve", "--port", str(port)],

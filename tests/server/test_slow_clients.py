@@ -109,12 +109,17 @@ def test_header_deadline_from_the_environment() -> None:
             header_seconds({"D100_HEADER_SECONDS": bad})
 
 
-def test_body_deadline_from_the_environment() -> None:
-    assert Limits.from_env({}).body_seconds == Limits().body_seconds == 10.0
-    assert Limits.from_env({"D100_BODY_SECONDS": "2.5"}).body_seconds == 2.5
+@pytest.mark.parametrize(
+    ("name", "field", "default"),
+    [("D100_BODY_SECONDS", "body_seconds", 10.0), ("D100_JOB_SECONDS", "job_seconds", 5.0)],
+)
+def test_deadlines_from_the_environment(name: str, field: str, default: float) -> None:
+    """A body's deadline and a request's time on an odds worker, each from its setting."""
+    assert getattr(Limits.from_env({}), field) == getattr(Limits(), field) == default
+    assert getattr(Limits.from_env({name: "2.5"}), field) == 2.5
     for bad in ("0", "-1", "soon", "inf", "nan"):
-        with pytest.raises(ValueError, match="D100_BODY_SECONDS"):
-            Limits.from_env({"D100_BODY_SECONDS": bad})
+        with pytest.raises(ValueError, match=name):
+            Limits.from_env({name: bad})
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,9 @@ $D100_RATE_PER_SECOND a second (default 4); raise them only for a load test.
 A request's line and headers must arrive within $D100_HEADER_SECONDS seconds
 (default {HEADER_SECONDS:g}) of the connection's opening or of its last answer; an idle
 connection closes then too. A body a route reads must arrive within
-$D100_BODY_SECONDS seconds (default 10). At most $D100_MAX_CONNECTIONS connections are open at
+$D100_BODY_SECONDS seconds (default 10). A request's odds get $D100_JOB_SECONDS
+seconds of an odds worker (default 5) before they are refused as too much work.
+At most $D100_MAX_CONNECTIONS connections are open at
 once (default: the open-files limit, raised to its hard limit, less a reserve), and
 at most $D100_MAX_CONNECTIONS_PER_ADDRESS from one address (default 64) and
 $D100_MAX_CONNECTIONS_PER_NETWORK from one /24 or /64 (default 256; the trusted

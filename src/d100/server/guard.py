@@ -62,6 +62,7 @@ WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 RATE_BURST_ENV = "D100_RATE_BURST"
 RATE_PER_SECOND_ENV = "D100_RATE_PER_SECOND"
 BODY_SECONDS_ENV = "D100_BODY_SECONDS"
+JOB_SECONDS_ENV = "D100_JOB_SECONDS"
 HOSTS_ENV = "D100_HOSTS"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 MAX_DEPTH = 20  # the deepest body a route takes is 5 levels; 900 levels cost a 5xx before
@@ -96,8 +97,9 @@ class Limits:
         """The defaults, with ``D100_RATE_BURST`` and ``D100_RATE_PER_SECOND`` overriding the
         rate limit where set (a load test raises them; ``d100 serve`` reads them), and
         ``D100_HOSTS`` the names the server is reached by, comma-separated (default: the
-        loopback names only; ``*`` for any), and ``D100_BODY_SECONDS`` the body's deadline
-        (a test shortens it)."""
+        loopback names only; ``*`` for any), ``D100_BODY_SECONDS`` the body's deadline (a test
+        shortens it) and ``D100_JOB_SECONDS`` a request's time on an odds worker (a slow
+        machine, or a test suite sharing two cores, lengthens it)."""
         env = os.environ if environ is None else environ
         limits = cls()
         burst = env.get(RATE_BURST_ENV, "").strip()
@@ -113,14 +115,25 @@ class Limits:
             raise ValueError(f"{RATE_BURST_ENV} must be >= 1 and {RATE_PER_SECOND_ENV} > 0")
         names = [n.strip().lower() for n in env.get(HOSTS_ENV, "").split(",") if n.strip()]
         hosts = None if names == ["*"] else frozenset(names) if names else LOOPBACK
-        body = env.get(BODY_SECONDS_ENV, "").strip()
-        try:
-            body_seconds = float(body) if body else limits.body_seconds
-        except ValueError:
-            body_seconds = math.nan
-        if not 0 < body_seconds < math.inf:
-            raise ValueError(f"{BODY_SECONDS_ENV} must be a number of seconds > 0, not {body!r}")
-        return cls(burst=burst_value, per_second=rate_value, hosts=hosts, body_seconds=body_seconds)
+        return cls(
+            burst=burst_value,
+            per_second=rate_value,
+            hosts=hosts,
+            body_seconds=_seconds(env, BODY_SECONDS_ENV, limits.body_seconds),
+            job_seconds=_seconds(env, JOB_SECONDS_ENV, limits.job_seconds),
+        )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """The setting ``name`` as a number of seconds > 0, ``default`` where it is not set."""
+    given = env.get(name, "").strip()
+    try:
+        seconds = float(given) if given else default
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"{name} must be a number of seconds > 0, not {given!r}")
+    return seconds
 
 
 class Buckets:
