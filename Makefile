@@ -32,9 +32,11 @@ $(DEV): pyproject.toml | $(BIN)/uv
 run: $(SERVER)
 	$(BIN)/d100 serve
 
-# four workers on two cores: a run waits on deadlines, servers and browsers, more of them since
-# the chain and the page's new panels (three: tests 12 min 25 s; four: 10 min 38 s, on one clean
-# clone); an idle worker takes waiting tests from another's queue
+# four workers on two cores: a run waits on deadlines, servers and browsers (three: tests 12 min
+# 25 s; four: 10 min 38 s, on one clean clone); an idle worker takes waiting tests from another's
+# queue. Six gain nothing: the two cores are busy all through a run at four (/proc/stat: 3 s of
+# idle in 9 min), the PostgreSQL server's and Chromium's work counted. A clean clone's .ci/run
+# took 10 min 0 s, its tests 9 min 39 s, after the suite's work was cut by a third
 test: $(DEV)
 	$(BIN)/pytest -q -n 4 --dist worksteal --durations=15
 
