@@ -8,7 +8,7 @@ browser test (tests/server/conftest.py), and started again by the next browser t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from typing import Any
 
@@ -221,17 +221,24 @@ def seat(
                 assert joined.status_code == 201, joined.text
                 tokens[who] = joined.json()["rejoin_link"].split("#", 1)[1]
         client.cookies.clear()
-        characters: dict[str, list[str]] = {who: [] for who in sheets}
-        for who, theirs in sheets.items():
-            for sheet in theirs:
-                saved = client.post(
-                    f"/api/tables/{table_id}/characters",
-                    json={"sheet": sheet},
-                    headers={"authorization": f"Bearer {tokens[who]}"},
-                )
-                assert saved.status_code == 201, saved.text
-                characters[who].append(saved.json()["id"])
+        characters = {
+            who: saved(client, table_id, tokens[who], theirs) for who, theirs in sheets.items()
+        }
     return Seated(table_id, invite, tokens, characters)
+
+
+def saved(client: Any, table_id: str, token: str, sheets: Sequence[str]) -> list[str]:
+    """``sheets`` (TOML, in full) saved at the table as the member of ``token``: their ids."""
+    ids = []
+    for sheet in sheets:
+        made = client.post(
+            f"/api/tables/{table_id}/characters",
+            json={"sheet": sheet},
+            headers={"authorization": f"Bearer {token}"},
+        )
+        assert made.status_code == 201, made.text
+        ids.append(made.json()["id"])
+    return ids
 
 
 def enter(page: Any, base: str, seated: Seated, who: str) -> Any:
@@ -267,11 +274,5 @@ def joined(base: str, invite: str, name: str, sheets: tuple[str, ...] = ()) -> s
         link: str = made.json()["rejoin_link"]
         table_id, token = link.split("/t/", 1)[1].split("#", 1)
         client.cookies.clear()
-        for sheet in sheets:
-            saved = client.post(
-                f"/api/tables/{table_id}/characters",
-                json={"sheet": sheet},
-                headers={"authorization": f"Bearer {token}"},
-            )
-            assert saved.status_code == 201, saved.text
+        saved(client, table_id, token, sheets)
     return link
