@@ -5,8 +5,10 @@ functions (``gametables``), so the table is the one its web page shows.
 
 Opening one takes the permission to manage the channel, checked on every call (a server's
 admins may show the command to anyone): otherwise the first member to type it would be the
-GM of everyone who plays there. ``/table close``, by its GM or by whoever may manage the
-channel, frees the channel; the table and its log stay on its page."""
+GM of everyone who plays there. A table opened here counts in the tables quota
+(``quotas.by_discord``: its opener's and its Discord server's), as one opened on the web
+counts its address's. ``/table close``, by its GM or by whoever may manage the channel, frees
+the channel; the table and its log stay on its page."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from ..server.errors import ApiError
 from ..server.events import lock_table
 from ..server.gametables import NAME_LIMIT, not_the_gm_s, skeleton, text_field
 from ..server.models import ChannelPost, DiscordChannel, DiscordMember, GameTable, Member
+from ..server.quotas import Openings, Quotas, by_discord, check_room
 from ..server.store import Store
 from ..server.tokens import new_token, token_hash
 from .commands import GM_LINK, HOUSE_RULES, NAME, OPENS, OPENS_WORDS, SYSTEM
@@ -63,8 +66,12 @@ def house_rules(text: str) -> dict[str, Any]:
         ) from None
 
 
-def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
-    """The channel's table, made now with the opener as its GM (one table per channel)."""
+def open_table(
+    store: Store, it: Interaction, options: dict[str, Any], openings: Openings, quotas: Quotas
+) -> dict[str, Any]:
+    """The channel's table, made now with the opener as its GM (one table per channel),
+    counted in the tables quota (a table brought from the web was counted there) and refused
+    as the web's opening is when the database is full."""
     if it.channel_id is None:
         return message("A table is opened in a channel.", private=True)
     if not it.may(OPENS):
@@ -89,6 +96,8 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             held = channel_table(session, it.channel_id)
             if held is not None:
                 return _already(session, held)
+            check_room(session, quotas)
+            openings.take(*by_discord(it.guild_id, it.user_id))
             made = gametables.create_table(
                 session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
             )

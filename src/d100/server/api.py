@@ -54,7 +54,7 @@ from .events import get_table, headed
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
-from .quotas import Openings, Quotas, check_room
+from .quotas import Openings, Quotas, by_address, check_room
 from .snapshot import snapshot
 from .store import Store
 from .work import Pool, Writes
@@ -191,7 +191,7 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 )
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     server = _server(request)
-    server.openings.take(request.client.host if request.client else "")
+    server.openings.take(by_address(request.client.host if request.client else ""))
     with server.store.write() as session:
         check_room(session, server.quotas)
         made = gametables.create_table(
