@@ -44,6 +44,7 @@ from . import answers, calls, clicks, interactions, ledgers, mirror, outbox, pla
 from .commands import (
     CALL,
     CLOSE,
+    DELETE,
     FILE,
     LEDGER,
     LINK,
@@ -342,6 +343,8 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
         return await _written(request, it, tables.open_table, store, it, options, *counted)
     if options.get("subcommand") == CLOSE:
         return await _written(request, it, tables.close_table, store, it)
+    if options.get("subcommand") == DELETE:
+        return await _written(request, it, tables.delete_table, store, it, options)
     return interactions.message("Not a command of this server.", private=True)
 
 

@@ -8,7 +8,8 @@ admins may show the command to anyone): otherwise the first member to type it wo
 GM of everyone who plays there. A table opened here counts in the tables quota
 (``quotas.by_discord``: its opener's and its Discord server's), as one opened on the web
 counts its address's. ``/table close``, by its GM or by whoever may manage the channel, frees
-the channel; the table and its log stay on its page."""
+the channel; the table and its log stay on its page. ``/table delete``, by its GM alone,
+deletes the table for good (``deleting``), its name typed to confirm."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..server import gametables
-from ..server.access import GM, member_by_token
+from ..server import deleting, gametables
+from ..server.access import GM, member_by_token, viewer_of
 from ..server.errors import ApiError
 from ..server.events import lock_table
 from ..server.gametables import NAME_LIMIT, not_the_gm_s, skeleton, text_field
@@ -239,14 +240,61 @@ def close_table(store: Store, it: Interaction) -> dict[str, Any]:
     )
 
 
+def delete_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
+    """The channel's table deleted for good by its GM, who types its name to confirm (a
+    command typed is no second thought): its log, characters and every link to it go, and
+    the channel is free. Whoever else asks is told who may, and that ``/table close`` frees
+    the channel without deleting anything."""
+    with store.write() as session:
+        table_id = channel_table(session, it.channel_id)
+        if table_id is None:
+            return no_table()
+        table = lock_table(session, table_id)
+        gm = _gm_of(session, table_id, it.user_id)
+        if gm is None:
+            gms = escaped(_gms(session, table_id))
+            return message(
+                clip(
+                    f"Deleting this channel's table is for its GM ({gms}) alone; `/table close`"
+                    f" frees the channel, its page and log kept.",
+                    CONTENT_MAX,
+                ),
+                private=True,
+            )
+        name = table.name
+        if " ".join(str(options.get(NAME) or "").split()) != name:
+            return message(
+                clip(
+                    f"To delete {escaped(name)} for good (its log, characters and every link to"
+                    " it), give its name exactly as `name`. To keep its log, export it from"
+                    " its page first (`/link`).",
+                    CONTENT_MAX,
+                ),
+                private=True,
+            )
+        deleting.delete_table(session, viewer_of(session, gm))
+    return message(
+        clip(
+            f"{escaped(it.user_name)} deleted this channel's table, {escaped(name)}, for good:"
+            " its log and links are gone, and `/table open` makes the channel a new one.",
+            CONTENT_MAX,
+        )
+    )
+
+
 def _is_gm(session: Session, table_id: str, user_id: str) -> bool:
+    return _gm_of(session, table_id, user_id) is not None
+
+
+def _gm_of(session: Session, table_id: str, user_id: str) -> Member | None:
+    """The user's member row at the table where it is a GM's (not revoked), else None."""
     member_id = session.scalars(
         select(DiscordMember.member_id).where(
             DiscordMember.table_id == table_id, DiscordMember.user_id == user_id
         )
     ).first()
     member = None if member_id is None else session.get(Member, member_id)
-    return member is not None and member.role == GM and not member.revoked
+    return member if member is not None and member.role == GM and not member.revoked else None
 
 
 REMOVED = "You were removed from this table."

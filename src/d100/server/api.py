@@ -25,6 +25,7 @@ from . import (
     calculator,
     characters,
     declared,
+    deleting,
     export,
     flow,
     followups,
@@ -252,6 +253,16 @@ def sign_out(table_id: TableId, response: Response) -> None:
 def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
     with _acting(request, table_id, write=False) as (session, viewer):
         return snapshot(session, viewer)
+
+
+@router.delete("/api/tables/{table_id}", status_code=204, tags=["tables"])
+def delete_table(table_id: TableId, request: Request, response: Response) -> None:
+    """Delete the table for good (its GM only): its log, members, characters and seeds. Every
+    link to it stops working and its live streams close; what its opener opened stays counted
+    in the tables quota. Export the log first to keep it (``log.jsonl``)."""
+    with _acting(request, table_id) as (session, viewer):
+        deleting.delete_table(session, viewer)
+    response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
 
 
 @router.post("/api/tables/{table_id}/invite", tags=["tables"])

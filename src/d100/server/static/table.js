@@ -44,6 +44,7 @@ const memberName = (id) => { const m = state && state.members.find((x) => x.id =
 
 // The heads of the log seen here, kept in the browser (heads.js); made as the page starts.
 let heads = null;
+let deleted = false;  // this page's GM deleted the table: going home
 
 // An answer that carries the log's head (a roll's, a follow-up's, a showing's): kept.
 async function withHead(call) {
@@ -121,7 +122,7 @@ function connect() {
   source.addEventListener("denied", () => {
     source.close();
     $("live-status").textContent = "signed out";
-    $("page-error").textContent = "Your access to this table was revoked.";
+    if (!deleted) $("page-error").textContent = "Your access to this table was revoked, or the table was deleted.";
   });
 }
 
@@ -696,6 +697,25 @@ async function rotate() {
       : `The blind seed stays secret until every blind roll made with it is shown (${pending}).` }));
 }
 
+// Deleting cannot be undone: the page asks in its own words (what goes, how to keep the log)
+// before the GM confirms; then this browser forgets the table and goes home.
+function askDelete(open) {
+  $("delete-confirm").hidden = !open;
+  $("delete-button").setAttribute("aria-expanded", String(open));
+  if (!open) return;
+  $("delete-question").textContent = `Delete ${state.table.name} for good? Its log, characters and seeds `
+    + "are gone, and every link to it stops working. To keep the log, export it first (Export as JSON Lines, under Results).";
+  $("delete-no").focus();
+}
+
+async function deleteTable() {
+  $("delete-error").textContent = "";
+  try { await api("DELETE", base); } catch (err) { $("delete-error").textContent = err.message; return; }
+  deleted = true;  // its stream is told next: not an error to show on the way home
+  forgetTable(state.table.id);
+  location.assign("/");
+}
+
 // Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
 async function revoke(m) {
   const plays = state.characters.filter((c) => c.member_id === m.id).map((c) => c.name);
@@ -1093,6 +1113,9 @@ function wire() {
   $("develop-luck").addEventListener("change", developReset);
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", rotate);
+  $("delete-button").addEventListener("click", () => askDelete($("delete-confirm").hidden));
+  $("delete-no").addEventListener("click", () => { askDelete(false); $("delete-button").focus(); });
+  $("delete-yes").addEventListener("click", deleteTable);
   $("invite-button").addEventListener("click", async () => {
     if (keptInvites()[state.table.id] && !confirm("Make a new invite link? The one you shared stops working (players already in stay in).")) return;
     const made = await act(() => api("POST", `${base}/invite`), "tools-error");
