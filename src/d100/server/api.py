@@ -463,7 +463,7 @@ async def roll(
     body: bodies.Roll,
     request: Request,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
     answers with the roll already made (``Idempotent-Replayed: true``), never a new one.
@@ -496,7 +496,7 @@ async def declared_roll(
     body: bodies.DeclaredRoll,
     request: Request,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """A dice expression (``1d6+1``) or, where the table's rules have them, a Sanity roll
     (``sc 1/1d6``), drawn from the table's provable seeds as a check is and logged with its
@@ -607,7 +607,7 @@ async def reroll(
     request: Request,
     response: Response,
     body: bodies.Reroll | None = None,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """Follow up a check you rolled, as its card offers (``follow_up``, its key: BRP7's Luck
     reroll of a failure, CoC7's Luck spent after the roll or its push): its own provable roll,
