@@ -156,7 +156,7 @@ def test_s7_7_bad_requests_name_the_field() -> None:  # rule: S7-7
     assert (err.value.field, err.value.value) == ("house_rules", "grim")
     assert INCLUSIVE in err.value.allowed
     with pytest.raises(D100Error) as err:
-        dv.DevelopmentRequest("brp", (("Occult", 50),))
+        dv.DevelopmentRequest("openquest", (("Occult", 50),))
     assert err.value.field == "system" and "coc7" in err.value.allowed
     with pytest.raises(D100Error) as err:
         request({"Occult": -1})
