@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from .. import tallies
 from ..declarations import DEVELOP_LUCK, DEVELOP_WORDS
-from ..errors import D100Error, TooMuchWork
+from ..errors import TooMuchWork
 from ..systems import REGISTRY
 from . import declared, developing
 from .access import Viewer, require_gm
@@ -127,15 +127,25 @@ def preview(session: Session, viewer: Viewer, spec: PartySpec) -> Party:
     return plan(session, viewer, get_table(session, viewer.table_id), spec)
 
 
+def asks(words: str) -> PartySpec | None:
+    """The party's phase where the words ask for it (``develop party``, ``develop party
+    luck``), else None: the words a chat command takes."""
+    tokens = [t.lower() for t in words.split()]
+    if tokens[:1] not in ([w] for w in DEVELOP_WORDS) or tokens[1:2] != [declared.PARTY]:
+        return None
+    if tokens[2:] not in ([], [DEVELOP_LUCK]):
+        return None
+    return PartySpec(luck=len(tokens) > 2)
+
+
+def tagged(party: Party) -> dict[str, Any]:
+    """The party's phases as a declared roll's ``Dear`` names them, for their odds."""
+    return {"roll": declared.PARTY, "request": [p.tagged for p in party.phases]}
+
+
 def odds(tagged: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each phase's exact odds, in order (on a worker: bounded by ``plan``)."""
-    try:
-        return [
-            declared.logged_odds("development", declared.odds_of(t["roll"], t["request"]))
-            for t in tagged
-        ]
-    except D100Error as err:
-        raise err.at(f"party.{err.field}") from None
+    return list(declared.planned_odds({"roll": declared.PARTY, "request": tagged})["phases"])
 
 
 def shown(party: Party, chances: list[dict[str, Any]]) -> dict[str, Any]:
