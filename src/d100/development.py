@@ -249,6 +249,12 @@ class DevelopmentRequest:
             raise TooMuchWork("skills", cost, tallies.BUDGET)
 
     @property
+    def rule(self) -> str:
+        """The rule in words, with the experience bonus this phase adds where it adds one."""
+        rules = self.rules
+        return rules.rule if not self.bonus else f"{rules.rule}; {rules.bonus}: +{self.bonus}"
+
+    @property
     def recovery(self) -> Recovery | None:
         return self.rules.recovery(self.options)
 

@@ -101,7 +101,7 @@ def test_xp_1_xp_2_a_brp_table_s_gm_rolls_experience_with_the_sheet_s_bonus(
         assert Fraction(line["improves"]) == p
         assert Fraction(line["mean_gain"]) == p * D6_MEAN
     rolled = table.ok("POST", "/declared-rolls", table.gm, 201, json=body)
-    assert "+1D6" in rolled["view"]["rule"]
+    assert rolled["view"]["rule"].endswith("+1D6; experience bonus (half INT, rounded up): +7")
     for r in rolled["view"]["rolls"]:
         assert r["improved"] == hit(r["d100"], r["value"], 7)
         assert r["after"] == r["value"] + r["gain"] and (1 <= r["gain"] <= 6) == r["improved"]

@@ -25,7 +25,7 @@ GAIN = "1d6"
 MASTERED = 100  # XP-1: at 100% or more, a total of 100 or over improves
 FOUNDRY_TOP = 100  # XP-2: the skill read as at most 100
 RQG_TOP = 99  # XP-3: the skill read as at most 99 (a natural 100 always improves)
-BONUS = "experience bonus: half INT, rounded up"
+BONUS = "experience bonus (half INT, rounded up)"
 
 
 def improves(total: int, value: int, house_rules: frozenset[str]) -> bool:
