@@ -376,6 +376,15 @@ def fresh_table(w: World, role: str) -> tuple[str, str | None]:
     return table_id, token if role in MEMBERS else w.tokens[role]
 
 
+def marked(w: World, role: str, path: str) -> str:
+    """``path``, the roller's character marked for improvement first (a public check it
+    succeeded) where the GM asks, so the party has something to roll."""
+    for _ in range(50 if role == GM else 0):
+        if w.roll(ROLLER, "public")["result"]["success"]:
+            break
+    return path
+
+
 def sign_in(w: World, role: str, v: str) -> tuple[str, Any]:
     return "/api/session", {"token": w.tokens[role] or "not-a-token"}
 
@@ -483,6 +492,13 @@ MATRIX: dict[tuple[str, str], Entry] = {
         lambda w, role, v: (w.at("/declared-odds"), w.declared_body(v)),
         members(200, 200, 403),
         per_visibility=True,
+    ),
+    # The whole party's development phase is the GM's (rule: XP-1): a mark made first.
+    ("POST", "/api/tables/{table_id}/party-development/odds"): Entry(
+        lambda w, role, v: (w.at(marked(w, role, "/party-development/odds")), {}), gm_only(200)
+    ),
+    ("POST", "/api/tables/{table_id}/party-development"): Entry(
+        lambda w, role, v: (w.at(marked(w, role, "/party-development")), {}), gm_only(201)
     ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)

@@ -32,6 +32,7 @@ from . import (
     gametables,
     idempotency,
     ledgers,
+    party,
     rolls,
     rounds,
 )
@@ -538,6 +539,72 @@ async def declared_odds(
     odds = await server.pool.run(f"table:{table_id}", declared.planned_odds, tagged)
     # as the roll logs them: the chance of every total of 50d1000 was 30 MB an answer
     return tagged | {"odds": declared.logged_odds(str(tagged["roll"]), odds)}
+
+
+async def _party(
+    server: Server, table_id: str, token: str | None, spec: party.PartySpec
+) -> tuple[party.Party, list[dict[str, Any]]]:
+    """The party's phases as they are now and their odds, worked out on a worker."""
+
+    def prepare() -> party.Party:
+        with server.store.read() as session:
+            return party.preview(session, authenticate(session, table_id, token), spec)
+
+    planned = await anyio.to_thread.run_sync(prepare)  # in the table's turn
+    tagged = [p.tagged for p in planned.phases]
+    return planned, await server.pool.run(f"table:{table_id}", party.odds, tagged)
+
+
+@router.post(
+    "/api/tables/{table_id}/party-development/odds",
+    tags=["rolls"],
+    responses=documented(200, answers.PartyOdds),
+)
+async def party_development_odds(
+    table_id: TableId, body: bodies.PartyDevelopment, request: Request
+) -> dict[str, Any]:
+    """The whole party's development phase before it is rolled (the GM's): each player's
+    character's marked skills with their exact chance to improve and mean gain, the
+    characters with nothing marked left out; refused past the most rolls one action makes."""
+    server, token = _server(request), _token(request, table_id)
+    planned, chances = await _party(server, table_id, token, body.spec())
+    return party.shown(planned, chances)
+
+
+@router.post(
+    "/api/tables/{table_id}/party-development",
+    status_code=201,
+    tags=["rolls"],
+    responses=documented(201, answers.PartyRolled),
+)
+async def party_development(
+    table_id: TableId, body: bodies.PartyDevelopment, request: Request
+) -> dict[str, Any]:
+    """The whole party's development phase (the GM's, at the end of a session): every
+    player's character's phase rolled in one action, its odds worked out first, each its own
+    event (``d100 verify`` replays each), written back to its sheet with its marks cleared.
+    Refused, nothing rolled, if a sheet changed while its odds were worked out."""
+    server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
+    planned, chances = await _party(server, table_id, token, spec)
+    odds = [rolls.Planned(p.tagged, o) for p, o in zip(planned.phases, chances, strict=True)]
+
+    def make() -> dict[str, Any] | rounds.Unfetched:
+        try:
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
+                events, made = party.roll(session, viewer, spec, odds)
+                views = [headed(view_event(viewer, e), e) for e in events]
+                return {"events": views, "skipped": list(made.skipped)}
+        except rounds.Unfetched as unfetched:  # its transaction was rolled back
+            return unfetched
+
+    work, tried = f"table:{table_id}", 0
+    while True:
+        done = await server.writing.run(work, make)
+        if not isinstance(done, rounds.Unfetched):
+            return done
+        await awaiting.fetch(server.writing, server.store, work, done, tried)
+        tried += 1
 
 
 Made = tuple[dict[str, Any], bool]  # a roll's view and whether it was replayed

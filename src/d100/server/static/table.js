@@ -1111,6 +1111,9 @@ function wire() {
   $("develop-button").addEventListener("click", developRoll);
   $("develop-character").addEventListener("change", developReset);
   $("develop-luck").addEventListener("change", developReset);
+  $("develop-luck").addEventListener("change", partyReset);
+  $("party-odds").addEventListener("click", partyOdds);
+  $("party-button").addEventListener("click", partyRoll);
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", rotate);
   $("delete-button").addEventListener("click", () => askDelete($("delete-confirm").hidden));
@@ -1366,16 +1369,55 @@ function developReset() {
   $("develop-button").hidden = true;
 }
 
+// Each roll's chance to improve and mean gain, before it is made; led by whose it is where given.
+function developTable(lines) {
+  const named = lines.some(([whose]) => whose);
+  const rows = lines.map(([whose, o]) => el("tr", {}, named ? el("td", { text: whose }) : null, el("td", { text: o.name }),
+    el("td", { text: String(o.value) }), el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }),
+    el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
+  const heads = [...(named ? ["character"] : []), "skill", "value", "improves", "mean gain"];
+  return el("div", { class: "scroll-x" }, el("table", { class: "odds" }, el("tr", {}, ...heads.map((h) => el("th", { text: h }))), ...rows));
+}
+
 async function developOdds() {
   developReset();
   $("develop-result").replaceChildren();
   const shown = await act(() => api("POST", `${base}/declared-odds`, developBody()), "develop-error");
   if (!shown) return;
-  const rows = shown.odds.rolls.map((o) => el("tr", {}, el("td", { text: o.name }), el("td", { text: String(o.value) }),
-    el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }), el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
-  $("develop-chances").replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "odds" },
-    el("tr", {}, ...["skill", "value", "improves", "mean gain"].map((h) => el("th", { text: h }))), ...rows)));
+  $("develop-chances").replaceChildren(developTable(shown.odds.rolls.map((o) => ["", o])));
   $("develop-button").hidden = false;
+}
+
+// The whole party's phase: every player's character's odds first, then one action rolls them
+// all, each character's phase its own card (and event) in the log.
+const partyBody = () => ({ luck: $("develop-luck").checked });
+
+function partyReset() {
+  $("party-chances").replaceChildren();
+  $("party-button").hidden = true;
+}
+
+async function partyOdds() {
+  partyReset();
+  $("party-result").replaceChildren();
+  const shown = await act(() => api("POST", `${base}/party-development/odds`, partyBody()), "party-error");
+  if (!shown) return;
+  const lines = shown.phases.flatMap((p) => p.odds.rolls.map((o) => [p.character.name, o]));
+  const left = shown.skipped.map((c) => `${c.name} (${c.why})`).join(", ");
+  $("party-chances").replaceChildren(el("p", { class: "muted", text: `${shown.rolls} rolls, at most ${shown.most} in one action` }),
+    developTable(lines), left ? el("p", { class: "muted", text: `Left out: ${left}` }) : null);
+  $("party-button").hidden = false;
+}
+
+async function partyRoll() {
+  $("party-button").disabled = true;
+  let made;
+  // not sent again by itself: a phase made is never made twice
+  try { made = await act(() => api("POST", `${base}/party-development`, partyBody()), "party-error"); }
+  finally { $("party-button").disabled = false; }
+  if (!made) return;
+  partyReset();
+  $("party-result").replaceChildren(...made.events.flatMap((e) => hereCard(e)));
 }
 
 async function developRoll() {
