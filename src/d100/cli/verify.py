@@ -41,10 +41,12 @@ the character and skill its provable record binds (rolls made before d100 bound 
 neither).
 
 The table is replayed in order: each character's sheet as created and edited (in the export
-of its player and the GMs), its Luck as rolls spend it, and each called test. A roll's
-request must follow from that state (the skill on the sheet then, the call's skill, mode and
-fields); each roll says what it proves (dice, target, level, outcome) and what it takes on
-trust, and each sheet this export does not hold is named.
+of its player and the GMs), its Luck as rolls spend it, its improvement marks, and each
+called test. A roll's request must follow from that state (the skill on the sheet then, the
+call's skill, mode and fields, a helper's skill; what a dice, Sanity or development roll or an
+action's words ask of the sheet, a phase rolling exactly the marked skills); each roll says
+what it proves (dice, target, level, outcome) and what it takes on trust, and each sheet this
+export does not hold is named.
 
 Every event links to the one before it (a hash chain; what this viewer may not see enters it
 as a salted commitment): the first link that does not follow is named. The report ends with
@@ -126,9 +128,9 @@ def run(ns: argparse.Namespace) -> int:
                 said.append(f"on trust: {'; '.join(check.trusted)}")
             if said:
                 print(f"  #{check.seq} {check.kind}{where}: {'; '.join(said)}")
-        head = audit.chain.head
-        if head is not None:
-            print(f"  head: {head[0]}:{head[1]}")
+        last = audit.chain.head
+        if last is not None:
+            print(f"  head: {last[0]}:{last[1]}")
     return 0 if audit.ok else 1
 
 
