@@ -58,7 +58,7 @@ def test_what_an_attack_or_a_sanity_roll_reads_of_the_sheet_is_replayed(api: Api
     """An attack led by a skill of the sheet, DB the sheet's, and a Sanity roll reading SAN
     and INT verify whole in the GM's and the player's export; an attack's skill raised, its DB
     made larger, or a Sanity roll's INT changed (each result recomputed) fails naming the
-    roll and the sheet."""
+    roll and the sheet. A skill or INT typed in the words is reported on trust."""
     table = api.table("coc7")
     pat = table.join("Pat")
     alice = table.ok("POST", "/characters", pat, 201, json={"sheet": SHEET.format(marks="")})
@@ -67,6 +67,7 @@ def test_what_an_attack_or_a_sanity_roll_reads_of_the_sheet_is_replayed(api: Api
     san = _rolled(table, pat, "sc 1/1d6", alice["id"])
     assert san["request"]["intelligence"] == 70
     typed = _rolled(table, pat, "75 dmg=1d3", alice["id"])
+    told = _rolled(table, pat, "sc 1/1d6 int=20", alice["id"])
     table.ok("POST", "/seeds/rotate", table.gm)
     for token in (table.gm, pat):
         log = export(table, token)
@@ -75,7 +76,9 @@ def test_what_an_attack_or_a_sanity_roll_reads_of_the_sheet_is_replayed(api: Api
         for roll in (hit, san):
             assert _check(log, roll["seq"])["proven"] == WHOLE, _check(log, roll["seq"])
         said = _check(log, typed["seq"])["trusted"]
-        assert any("typed in its words" in t for t in said), said
+        assert any(t.startswith("the skill: typed in its words") for t in said), said
+        said = _check(log, told["seq"])["trusted"]
+        assert any(t.startswith("intelligence: typed in its words") for t in said), said
         seeds = revealed_seeds(log)
         for seq, edit, words in (
             (hit["seq"], {"skill": 95}, "has skill 95"),

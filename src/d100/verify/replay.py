@@ -534,7 +534,7 @@ class Replay:
                     f"{brief(words)} on {where} ask {brief(found.get(key))}"
                 )
                 return
-        out.trusted += _typed(self.system, words, kind, request)
+        out.trusted += _typed(self.system, words, kind, request, c)
 
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""
@@ -545,18 +545,30 @@ class Replay:
         return out
 
 
-def _typed(system: str, words: str, kind: Any, request: Mapping[str, Any]) -> list[str]:
-    """What an action's words typed that a sheet would otherwise give (a skill's number, not
-    its name): the roller's word, not the sheet's."""
-    if kind in declared.ROLLS:
+def _typed(
+    system: str, words: str, kind: Any, request: Mapping[str, Any], c: sheets.Character
+) -> list[str]:
+    """What the words typed that the sheet would otherwise give (an action's skill as a
+    number, a damage bonus given by ``db=``, a Sanity roll's INT or Mythos given by name):
+    the roller's word, not the sheet's, so named on trust."""
+    tokens = words.split()
+    typed = [t.partition("=")[0] for t in tokens if t.lower().startswith(declared.BONUS)]
+    said = sanity_form.read(tokens, system) if kind == "sanity" else None
+    if said is not None:
+        try:
+            given = sanity_form.sheet_fields(c)
+        except D100Error:
+            given = {}
+        typed += sorted(k for k in said.fields if k in given and k != "system")
+    if kind not in declared.ROLLS:
+        try:
+            alone = json.loads(json.dumps(declared.asked(system, words, None).to_dict()))
+        except D100Error:
+            alone = None
+        typed += ["the skill"] if alone == request else []
+    if not typed:
         return []
-    try:
-        alone = declared.asked(system, words, None)
-    except D100Error:
-        return []
-    if json.loads(json.dumps(alone.to_dict())) != request:
-        return []
-    return [f"its numbers, typed in its words ({words}), not read from the sheet"]
+    return [f"{', '.join(typed)}: typed in its words ({words}), not read from the sheet"]
 
 
 def _development_read(known: Known, c: sheets.Character, request: Mapping[str, Any]) -> str | None:
