@@ -36,7 +36,7 @@ def test_the_gm_reveals_a_player_s_sheet_from_its_card_on_a_phone(base: str, bro
         gm.on("dialog", confirm)
         view(gm, "characters")
         button = gm.locator("#characters [data-character=Alice]").get_by_role(
-            "button", name="Reveal Alice's sheet to everyone"
+            "button", name="Reveal sheet of Alice to everyone"
         )
         button.scroll_into_view_if_needed()
         expect(button).to_be_visible()
@@ -51,7 +51,7 @@ def test_the_gm_reveals_a_player_s_sheet_from_its_card_on_a_phone(base: str, bro
         expect(pat.locator("#log")).to_contain_text("reveals Alice's sheet to everyone")
         view(pat, "characters")
         expect(pat.locator("#characters [data-character=Alice]")).to_have_count(1)
-        expect(pat.get_by_role("button", name="Reveal Alice's sheet to everyone")).to_have_count(0)
+        expect(pat.get_by_role("button", name="Reveal sheet of Alice to everyone")).to_have_count(0)
         assert not errors, errors
         with httpx.Client(base_url=base, timeout=30) as client:
             log = client.get(
