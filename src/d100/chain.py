@@ -239,17 +239,61 @@ def _at(where: str, name: str | int) -> str:
     return f"{where}[{name}]" if isinstance(name, int) else f"{where}.{name}" if where else name
 
 
-def parse_head(text: str) -> tuple[int, str]:
-    """A witnessed head, ``SEQ:HASH`` (as an export's last line and every answer give it)."""
-    seq, _, hashed = text.partition(":")
-    if not (seq.isdigit() and _is_hex(hashed.lower())):
+SHORTEST = 8  # hex digits a head may be given by (a Discord post's footer shows 8)
+HEAD_FORM = (
+    "SEQ:HASH (an event's number and its 64-hex-digit link, as an answer's head and the "
+    f"page's Copy give it), or SEQ:PREFIX or PREFIX, its first {SHORTEST} or more hex digits "
+    "(a Discord post's footer)"
+)
+
+
+@dataclass(frozen=True)
+class Head:
+    """A head a member witnessed, as given: its event's number (None: any event's) and its
+    link, whole or its first hex digits (a check by eye, not a proof)."""
+
+    text: str
+    seq: int | None
+    hashed: str
+
+    @property
+    def whole(self) -> bool:
+        return len(self.hashed) == 64
+
+
+def parse_head(text: str) -> Head:
+    """A witnessed head: ``SEQ:HASH`` (as an export's last line and every answer give it),
+    or ``SEQ:PREFIX`` / ``PREFIX``, at least ``SHORTEST`` hex digits of its link."""
+    seq, colon, hashed = text.strip().removeprefix("#").rpartition(":")
+    hashed = hashed.lower()
+    digits = SHORTEST <= len(hashed) <= 64 and all(c in "0123456789abcdef" for c in hashed)
+    if not digits or (colon and not seq.isdigit()):
+        raise D100Error("--head", text, HEAD_FORM, "not a head")
+    return Head(text, int(seq) if colon else None, hashed)
+
+
+def found_head(history: Followed, head: Head) -> tuple[int, str] | None:
+    """The event a witnessed head names in ``history`` and the link it witnessed: given whole
+    with its number, as given; given by a prefix, the one event whose link starts so (at its
+    number, if given; None if no event's does). D100Error if more than one event's does."""
+    if head.whole and head.seq is not None:
+        return head.seq, head.hashed
+    found = [
+        (seq, linked)
+        for seq, linked in history.links.items()
+        if linked.startswith(head.hashed) and head.seq in (None, seq)
+    ]
+    if len(found) > 1:
+        shown = ", ".join(f"#{seq}" for seq, _ in found[:5])
         raise D100Error(
             "--head",
-            text,
-            "SEQ:HASH, an event's number and its 64-hex-digit link (an answer's head)",
-            "not a head",
+            head.text,
+            "more hex digits, or the event's number (SEQ:PREFIX)",
+            f"the links of {len(found)} events start so ({shown})",
         )
-    return int(seq), hashed.lower()
+    if found:
+        return found[0]
+    return None if head.seq is None else (head.seq, head.hashed)
 
 
 # -- a blind roll shown: its commitment opened ------------------------------------------------
@@ -389,7 +433,7 @@ def extends(later: Followed, seq: int, hashed: str) -> str:
         if last is not None and seq > last[0]:
             return f"it ends at #{last[0]}, before the head #{seq} (its tail cut off)"
         return f"#{seq} is not linked in it (before its chain)"
-    if found != hashed:
+    if not found.startswith(hashed):
         return f"its #{seq} has another link than the head's: its history up to #{seq} differs"
     return ""
 

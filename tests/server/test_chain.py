@@ -15,7 +15,17 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from d100.chain import GENESIS, PAD, content, link, public_part, root_of
+from d100.chain import (
+    GENESIS,
+    PAD,
+    Followed,
+    content,
+    found_head,
+    link,
+    parse_head,
+    public_part,
+    root_of,
+)
 from d100.cli.verify import audit_log
 from d100.errors import D100Error
 from d100.server.app import create_app
@@ -268,6 +278,52 @@ def test_a_rewrite_with_every_link_recomputed_fails_against_what_members_saw(
     assert run.status == 1 and "before the head" in run.out and "tail cut off" in run.out, run
     # A later history extends an earlier one, whichever is given first.
     assert d100("verify", str(tmp_path / "gm.jsonl"), "--against", str(path)).status == 0
+
+
+@FORGERY
+def test_a_head_given_by_its_first_8_hex_digits_is_matched_by_eye(
+    logs: dict[str, Log], tmp_path: Path
+) -> None:
+    """A Discord footer's head (``log #42 · 6f1c0e9a``) checks an export by its prefix, with or
+    without its number, and the report says it is a check by eye, not a proof; a rewrite with
+    every link recomputed fails against it, as does a prefix no event's link starts with."""
+    gm, pat = logs["gm"], logs["pat"]
+    head = gm[-1]["head"]
+    short = head["link"][:8]
+    honest = write(tmp_path / "pat.jsonl", pat)
+    for given in (f"{head['seq']}:{short}", short.upper(), f"{head['seq']}:{head['link'][:20]}"):
+        run = d100("verify", str(honest), "--head", given)
+        assert run.status == 0 and "by eye, not a proof" in run.out, (given, run)
+        assert f"of #{head['seq']}'s link" in run.out, run
+    whole = d100("verify", str(honest), "--head", f"{head['seq']}:{head['link']}")
+    assert whole.status == 0 and "by eye" not in whole.out, whole
+
+    forged = copy(pat)
+    roll = next(e for e in forged if e["kind"] == "roll" and "result" in e and "withheld" not in e)
+    roll["at"] = "2020-01-01T00:00:00.000+00:00"
+    path = write(tmp_path / "forged.jsonl", relinked(forged))
+    run = d100("verify", str(path), "--head", f"{head['seq']}:{short}")
+    assert run.status == 1 and "another link than the head's" in run.out, run
+    run = d100("verify", str(path), "--head", short)  # no event of the rewrite links so
+    assert run.status == 1 and f"no event of this history has a link starting {short}" in run.out
+    unknown = next(f"{n:08x}" for n in range(16) if not any(
+        e.get("chain", {}).get("link", "").startswith(f"{n:08x}") for e in pat
+    ))  # fmt: skip
+    run = d100("verify", str(honest), "--head", unknown)
+    assert run.status == 1 and "not in it, or was mistyped" in run.out, run
+    for bad in (short[:7], f"{head['seq']}:{short[:7]}", f"{head['seq']}:{short}z"):
+        line = clean_error(d100("verify", str(honest), "--head", bad))
+        assert "--head" in line and "8 or more hex digits" in line, line
+
+
+def test_a_prefix_two_events_links_start_with_is_refused() -> None:
+    """Matching more than one event's link, a prefix is refused naming them, not guessed."""
+    twins = Followed(links={3: "6f1c0e9a" + "0" * 56, 9: "6f1c0e9a" + "1" * 56})
+    with pytest.raises(D100Error) as raised:
+        found_head(twins, parse_head("6f1c0e9a"))
+    assert raised.value.field == "--head" and "#3, #9" in raised.value.reason
+    assert found_head(twins, parse_head("9:6f1c0e9a")) == (9, "6f1c0e9a" + "1" * 56)
+    assert found_head(twins, parse_head("6f1c0e9a1")) == (9, "6f1c0e9a" + "1" * 56)
 
 
 @FORGERY

@@ -707,3 +707,24 @@ def test_a_roll_s_view_edited_fails_against_a_witnessed_head(
         run = d100("verify", str(path), "--head", f"{head['seq']}:{head['link']}")
         assert run.status == 1, run.out
         assert f"#{entry['seq']} roll (line" in run.out and "reads otherwise" in run.out, run.out
+
+
+@FORGERY
+def test_a_roll_logged_by_another_engine_names_its_view_unchecked(logs: dict[str, Log]) -> None:
+    """A roll another engine logged may word its view otherwise, so its view is not held to
+    this engine's reading: it is named under "not checked" with the engine and why, never
+    passed in silence; an honest export names nothing so."""
+    for who in ("gm", "pat"):
+        assert not any("logged by engine" in n for n in audit(copy(logs[who]))["unchecked"])
+        log = copy(logs[who])
+        entry = next(
+            e
+            for e in log
+            if e["kind"] == "roll" and "withheld" not in e and "result" in e and "view" in e
+        )
+        entry["provable"]["engine"] = "0.0.1"
+        entry["view"].update(level="fumble", verdict="a failure")
+        out = audit(log)
+        assert out["ok"], [c["reason"] for c in out["checks"] if c["status"] == "mismatch"]
+        (note,) = [n for n in out["unchecked"] if "logged by engine" in n]
+        assert f"#{entry['seq']} " in note and '"0.0.1"' in note and "word" in note, note

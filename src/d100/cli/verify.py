@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import verify
-from ..chain import extends, parse_head
+from ..chain import SHORTEST, Head, extends, found_head, parse_head
 from ..errors import D100Error
 from ..verify import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check, witnessed
 from ..verify.values import brief
@@ -41,15 +41,21 @@ the character and skill its provable record binds (rolls made before d100 bound 
 neither).
 
 The table is replayed in order: each character's sheet as created and edited (in the export
-of its player and the GMs), its Luck as rolls spend it, and each called test. A roll's
-request must follow from that state (the skill on the sheet then, the call's skill, mode and
-fields); each roll says what it proves (dice, target, level, outcome) and what it takes on
-trust, and each sheet this export does not hold is named.
+of its player and the GMs), its Luck as rolls spend it, its improvement marks, and each
+called test. A roll's request must follow from that state (the skill on the sheet then, the
+call's skill, mode and fields, a helper's skill; what a dice, Sanity or development roll or an
+action's words ask of the sheet, a phase rolling exactly the marked skills); each roll says
+what it proves (dice, target, level, outcome) and what it takes on trust, and each sheet this
+export does not hold is named.
 
 Every event links to the one before it (a hash chain; what this viewer may not see enters it
 as a salted commitment): the first link that does not follow is named. The report ends with
 the log's head (SEQ:HASH); --head checks that the log extends a head seen earlier (a roll's
-answer gives one), and a second export (or --against) that one history extends the other.
+answer gives one). A head given by its first hex digits (a Discord post's footer, log #42 ·
+6f1c0e9a: --head 42:6f1c0e9a, at least 8 digits) must match exactly one event's link; it is
+a check by eye, not a proof (the server's operator could try rewritten histories until one
+link starts alike), and the report says so. A second export (or --against) checks that
+one history extends the other.
 Events logged before d100 linked its log are reported as before the chain.
 
 exit status: 0 every verifiable roll verifies, 1 a roll, seed, event or link does not, 2
@@ -63,7 +69,8 @@ examples:
   d100 verify d100-table.jsonl
   d100 verify --json d100-table.jsonl
   d100 verify - < d100-table.jsonl
-  d100 verify d100-table.jsonl --head 42:6f1c0e...
+  d100 verify d100-table.jsonl --head 42:6f1c0e...   (all 64 hex digits)
+  d100 verify d100-table.jsonl --head 42:6f1c0e9a    (a Discord footer's: by eye)
   d100 verify mine.jsonl theirs.jsonl
 """
 
@@ -87,8 +94,9 @@ def register(sub: Any) -> None:
         metavar="SEQ:HASH",
         action="append",
         default=[],
-        help="a head witnessed earlier (an answer's, a post's, an export's last): the log "
-        "must extend it (repeatable)",
+        help="a head witnessed earlier (an answer's, the page's Copy, an export's last): the "
+        "log must extend it (repeatable); a Discord post's SEQ:PREFIX (at least 8 hex digits, "
+        "or PREFIX alone) must match exactly one event's link, a check by eye, not a proof",
     )
     p.add_argument("--json", action="store_true", help="the report as one JSON object")
     p.set_defaults(run=run)
@@ -102,10 +110,8 @@ def run(ns: argparse.Namespace) -> int:
     other = ns.other if ns.other is not None else ns.against
     if other is not None:
         witnessed(audit, _read(other).chain, other)
-    for seq, hashed in heads:
-        why = extends(audit.chain, seq, hashed)
-        if why:
-            audit.checks.append(Check(0, seq, "chain", MISMATCH, f"not the head witnessed: {why}"))
+    for head in heads:
+        _witnessed_head(audit, head)
     if ns.json:
         print(json.dumps(audit.to_dict()))
     else:
@@ -122,10 +128,40 @@ def run(ns: argparse.Namespace) -> int:
                 said.append(f"on trust: {'; '.join(check.trusted)}")
             if said:
                 print(f"  #{check.seq} {check.kind}{where}: {'; '.join(said)}")
-        head = audit.chain.head
-        if head is not None:
-            print(f"  head: {head[0]}:{head[1]}")
+        last = audit.chain.head
+        if last is not None:
+            print(f"  head: {last[0]}:{last[1]}")
     return 0 if audit.ok else 1
+
+
+def _witnessed_head(audit: Audit, head: Head) -> None:
+    """The log must extend a head a member saw; one given by its first hex digits is matched
+    by them alone, which the report says is a check by eye, not a proof."""
+    found = found_head(audit.chain, head)
+    if found is None:
+        audit.checks.append(
+            Check(
+                0,
+                head.text,
+                "chain",
+                MISMATCH,
+                f"not the head witnessed: no event of this history has a link starting "
+                f"{head.hashed} (the head is not in it, or was mistyped)",
+            )
+        )
+        return
+    seq, hashed = found
+    why = extends(audit.chain, seq, hashed)
+    if why:
+        audit.checks.append(Check(0, seq, "chain", MISMATCH, f"not the head witnessed: {why}"))
+    if not head.whole:
+        audit.unchecked.append(
+            f"the head {head.text} is {len(head.hashed)} hex digits of #{seq}'s link, matched "
+            "by eye, not a proof: whoever runs the server can rewrite the history and try "
+            f"events' secrets until a link starts alike (about 16^{len(head.hashed)} tries; "
+            f"{SHORTEST} digits are about four billion); the whole head (the page's Copy) "
+            "proves it"
+        )
 
 
 def _read(path: str) -> Audit:

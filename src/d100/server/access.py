@@ -17,6 +17,7 @@ from sqlalchemy import and_, bindparam, select
 from sqlalchemy.orm import Session, aliased
 from starlette.requests import cookie_parser
 
+from ..audiences import sees_result
 from ..result_view import contest_view, result_view
 from ..systems import REGISTRY
 from .errors import ApiError, forbidden, unauthorised
@@ -203,17 +204,6 @@ def may_edit(viewer: Viewer, character: Character) -> bool:
 def require_editor(viewer: Viewer, character: Character, what: str) -> None:
     if not may_edit(viewer, character):
         raise forbidden(what, "the character's player or the game master")
-
-
-def sees_result(visibility: str, actor_id: str | None, member_id: str, is_gm: bool) -> bool:
-    """Whether a member may see the result of a roll made in this mode by ``actor_id``."""
-    mine = actor_id == member_id
-    return (
-        visibility == "public"
-        or (visibility == "gm" and (mine or is_gm))
-        or (visibility == "self" and mine)
-        or (visibility == "blind" and is_gm)
-    )
 
 
 def sheet_readers_see(

@@ -16,6 +16,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from .. import declared as library_declared
 from ..ledger import MAX_ROLLS
 from ..systems import REGISTRY
 from . import (
@@ -538,7 +539,7 @@ async def declared_odds(
     tagged = await anyio.to_thread.run_sync(prepare)  # in the table's turn
     odds = await server.pool.run(f"table:{table_id}", declared.planned_odds, tagged)
     # as the roll logs them: the chance of every total of 50d1000 was 30 MB an answer
-    return tagged | {"odds": declared.logged_odds(str(tagged["roll"]), odds)}
+    return tagged | {"odds": library_declared.logged(str(tagged["roll"]), odds)}
 
 
 async def _party(

@@ -18,17 +18,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import development, expressions, sanity, sanity_form, sheets
-from ..actions import Action, Found, Report, for_character, named
+from .. import declared, development, expressions, sanity, sanity_form, sheets
+from ..actions import Action, Report
+from ..declared import Asked
 from ..development import DevelopmentRequest
 from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
-from ..expressions import DiceRequest
-from ..expressions.exact import cost
 from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
-from ..systems import REGISTRY
 from . import characters, developing
 from . import event_kinds as kinds
 from .access import (
@@ -47,23 +45,7 @@ from .rolls import Dear as CheckDear
 from .rolls import Planned
 from .store import write_columns
 
-ALLOWED = (
-    "a dice expression (1d6+1, or 1d8+DB: DB the character's damage bonus, else db=+1d4), a "
-    "Sanity roll of this table's rules (sc 1/1d6), one of its actions (60 dmg=1d8+DB, "
-    "handgun shots2 dmg=1d10, FAR(30,62,98)) or a character's development phase (develop)"
-)
-BONUS = "db="  # the word saying what DB stands for, as the command line's --db
 NOBODY = kinds.CharacterRef(id="", name="", member_id=None)  # a roll for no character
-# A Sanity roll's odds weigh each loss it can come to at every level in exact fractions: about
-# 50 us a loss, so its odds are worked out under the table's lock (``CHEAP``) for at most a
-# couple of hundred losses (sc 1d10/1d100), on a worker beyond (sc 4d1000/1d1000: a second).
-PER_LOSS = 100
-# What a roll's logged odds leave out: the chance of every total (or loss) its request can come
-# to, which its request gives again (``d100 odds``). At the bounds (50d1000) it was 30 MB an
-# event, linked under the table's lock and sent again to every member; the card keeps the
-# chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
-UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
-ACTION_UNLOGGED = "damage"  # an action's: the chance of every damage (the card keeps its own)
 
 
 class Dear(CheckDear):
@@ -83,20 +65,11 @@ def reads_as(words: str) -> bool:
     return bool(tokens) and expressions.looks_like(tokens[0])
 
 
-def action_of(system: str, words: str, sheet: sheets.Character | None) -> Found | None:
-    """The action of the table's system the words ask for (``actions.for_character``: led by
-    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None."""
-    tokens = words.split()
-    if tokens and tokens[0].lower() == system:
-        tokens.pop(0)
-    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet)
-
-
 def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
     """Whether the words ask for one of the system's actions (written wrong or not: the
     roll then names what is wrong), rather than a check."""
     try:
-        return action_of(system, words, sheet) is not None
+        return declared.action_of(system, words, sheet) is not None
     except D100Error:
         return True
 
@@ -110,85 +83,18 @@ class DeclaredSpec:
     visibility: str = "public"
 
 
-@dataclass(frozen=True)
-class Asked:
-    """The request the words make at this table: its kind ("dice", "sanity", "development" or
-    an action's name), the library's request object, and the action where it is one."""
-
-    roll: str  # "dice", "sanity", "development" or an action's name
-    request: Any
-    action: Action | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = self.request.to_dict()
-        return out
-
-    def cost(self) -> int:
-        """The exact odds' inner steps, known before any work (``expressions.exact.cost``, an
-        action's own); a Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
-        if self.action is not None:
-            return self.action.cost(self.request)
-        if isinstance(self.request, DiceRequest):
-            return cost(self.request.rolled)
-        if isinstance(self.request, DevelopmentRequest):
-            return sum(m.cost() for _, m in self.request.machines())
-        losses = (self.request.success_loss, self.request.failure_loss)
-        return sum(cost(e) + PER_LOSS * (e.high - e.low + 1) for e in losses)
-
-
 def asked(table: GameTable, row: Character | None, words: str) -> Asked:
-    """What the words ask at this table, with what the character's sheet gives a Sanity
-    roll. Dice typed by hand are refused: the table draws every die of these rolls."""
-    tokens = words.split()
+    """What the words ask at this table (``declared.asked``), with what the character's sheet
+    and the table's marks give them."""
+    sheet = None if row is None else characters.sheet_of(row)
+    marked = () if row is None else tuple(k for k, n in row.marks.items() if n)
     try:
-        if tokens and tokens[0].lower() in development.WORDS:
-            return Asked("development", developing.phase(row, tokens, words))
-        said = sanity_form.read(tokens, table.system)
-        if said is not None:
-            if said.dice is not None:
-                raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
-            sheet = None if row is None else sanity_form.sheet_fields(characters.sheet_of(row))
-            return Asked("sanity", sanity_form.request(said, sheet))
-        found = action_of(table.system, words, None if row is None else characters.sheet_of(row))
-        if found is not None:
-            if getattr(found.request, "dice", None) is not None:
-                raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
-            return Asked(found.action.name, found.request, found.action)
-        if not tokens or not expressions.looks_like(tokens[0]):
-            raise bad(
-                "words", words, ALLOWED, "neither a dice expression, a Sanity roll nor an action"
-            )
-        bonus = [t.partition("=")[2] for t in tokens if t.lower().startswith(BONUS)]
-        written = "".join(t for t in tokens if not t.lower().startswith(BONUS))
-        if len(bonus) > 1:
-            raise bad("words", words, f"{BONUS} once", "the damage bonus given twice")
-        given = bonus[0] if bonus else None
-        if given is None and row is not None and expressions.parse(written).names_bonus:
-            given = characters.sheet_of(row).damage_bonus  # S7-11: the sheet's, where it has one
-        return Asked("dice", DiceRequest(written, given))
+        return declared.asked(table.system, words, sheet, marked)
     except D100Error as err:
-        raise invalid(err, "words") from None
+        raise invalid(err, "" if err.field == "character_id" else "words") from None
 
 
 PARTY = "party"  # the whole party's development phases: each one's ``{"roll", "request"}``
-
-
-def odds_of(roll: str, request: Any) -> dict[str, Any]:
-    """A declared roll's exact odds (on a worker when dear): refused past the engine's budget.
-    A party's (``PARTY``, bounded by ``party.plan``) are each of its phases' in turn."""
-    if roll == PARTY:
-        return {"phases": [odds_of(t["roll"], t["request"]) for t in request]}
-    if roll == "development":
-        chances = development.odds(DevelopmentRequest.from_dict(request))
-        return {"rolls": [o.to_dict() for o in chances]}
-    if roll == "sanity":
-        return sanity.odds(request).to_dict()
-    if roll == "dice":
-        return expressions.odds(request).to_dict()
-    action = named(roll)
-    if action is None:
-        raise D100Error("roll", roll, "dice, sanity or a system's action", "unknown roll")
-    return action.odds(action.build(request))
 
 
 def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
@@ -228,7 +134,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         if made.cost() > CHEAP:
             raise Dear(tagged)
         try:
-            planned = Planned(tagged, odds_of(made.roll, request))
+            planned = Planned(tagged, declared.odds(made.roll, request))
         except TooMuchWork as err:
             raise invalid(err, "words") from None
     elif planned.request != tagged:
@@ -261,7 +167,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
             sheet = _write_back(session, seen, row, result)
         outcome = result.to_dict()
     elif isinstance(made.request, DevelopmentRequest):
-        assert row is not None  # a phase is a character's (``developing.phase``)
+        assert row is not None  # a phase is a character's (``d100.declared.phase``)
         phase = development.develop(made.request, source)
         reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
         sheet = developing.developed(session, row, phase)
@@ -274,7 +180,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
-    logged = logged_odds(made.roll, planned.odds)
+    logged = declared.logged(made.roll, planned.odds)
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
@@ -292,13 +198,6 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
         session.add(BlindRoll(table_id=table.id, seq=made_event.seq, seed_id=drawn.seed_id))
     return made_event
-
-
-def logged_odds(roll: str, odds: dict[str, Any]) -> dict[str, Any]:
-    """A roll's odds as its event keeps them (and its preview answers): without the chance of
-    every total or loss (``UNLOGGED``), which its request gives again."""
-    unlogged = UNLOGGED.get(roll, ACTION_UNLOGGED)
-    return {k: v for k, v in odds.items() if k != unlogged}
 
 
 def _write_back(
@@ -352,8 +251,11 @@ def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]
 
 def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
     """The odds of a ``Dear`` declared roll's request, worked out on a worker: refused past
-    the engine's budget (``TooMuchWork``) naming the words, as under the lock."""
+    the engine's budget (``TooMuchWork``) naming the words, as under the lock. A party's
+    (``PARTY``, bounded by ``party.plan``) are each of its phases' in turn."""
+    if tagged["roll"] == PARTY:
+        return {"phases": [planned_odds(t) for t in tagged["request"]]}
     try:
-        return odds_of(str(tagged["roll"]), tagged["request"])
+        return declared.odds(str(tagged["roll"]), tagged["request"])
     except D100Error as err:
         raise err.at(f"words.{err.field}") from None

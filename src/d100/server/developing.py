@@ -1,19 +1,17 @@
 """A character's development phase at a table (``develop``, ``develop luck``): the GM's, at
 the end of a session. Its request is made from the skills marked on the sheet and at the table
-(``declared.asked``); it is rolled as any declared roll, then written back to the sheet with
+(``d100.declared.asked``); it is rolled as any declared roll, then written back to the sheet with
 every mark cleared, where every reader of the sheet sees it; an NPC's is seen by the GMs
 alone, since its rolls tell its skills."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import development
-from ..declarations import DEVELOP_LUCK
-from ..development import DevelopmentRequest, DevelopmentResult
+from .. import declared, development
+from ..development import DevelopmentResult
 from . import characters
 from .access import Viewer, require_gm, sheet_readers_see
 from .errors import bad
@@ -21,25 +19,9 @@ from .models import Character
 from .store import write_columns
 
 
-def phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentRequest:
-    """A character's development phase: the skills marked on its sheet and at the table, and
-    Luck's recovery roll with ``develop luck``."""
-    if len(tokens) > 2 or tokens[1:] not in ([], [DEVELOP_LUCK]):
-        raise bad("words", words, f"{tokens[0]} or {tokens[0]} {DEVELOP_LUCK}", "unknown words")
-    if row is None:
-        raise bad("character_id", None, "the character whose phase it is", "no character")
-    c = characters.sheet_of(row)
-    request = development.from_character(replace(c, marks=marks_of(row)), len(tokens) > 1)
-    if not request.skills and request.luck is None:
-        raise bad("words", words, f"{tokens[0]} {DEVELOP_LUCK}, or marks to roll", "no marks")
-    return request
-
-
 def marks_of(row: Character) -> tuple[str, ...]:
     """The skills marked for improvement on a character's sheet and at the table, once each."""
-    c = characters.sheet_of(row)
-    have = {m.casefold() for m in c.marks}
-    return (*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have))
+    return declared.marks(characters.sheet_of(row), [k for k, n in row.marks.items() if n])
 
 
 def may_develop(session: Session, viewer: Viewer, visibility: str, row: Character | None) -> None:

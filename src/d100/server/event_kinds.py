@@ -225,6 +225,12 @@ class TableOpened(Entry):
     active: LoggedSeed | None = absent()
     blind: BlindSeeds | None = absent()
     chains: list[LoggedSeed] | None = absent()
+    improvement: str | None = Field(
+        None,
+        description="what marks a skill for improvement at this table (its setting: off, "
+        "failure, success), so that d100 verify replays each mark (absent in older logs)",
+        json_schema_extra=never_null,
+    )
 
 
 class Joined(Entry):
@@ -504,6 +510,7 @@ def opened(
     gm: Mapping[str, Any],
     active: Mapping[str, Any],
     blind: Mapping[str, Any],
+    improvement: str,
 ) -> TableOpened:
     # The other chains (the GM's, each member's gm and self) start on their first roll,
     # each announced by a "chain" event before it: their rolls are bound to them.
@@ -517,6 +524,7 @@ def opened(
         active=active,
         blind=blinds,
         chains=[],
+        improvement=improvement,
     )
 
 

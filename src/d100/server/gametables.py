@@ -201,7 +201,10 @@ def create_table(
     # The GM's client seed is bound here, before any roll: verify checks GM rolls against it.
     # So are the first seeds' commitments, as each rotation announces the next: verify checks
     # each roll's commitment, and each reveal, against the one announced for its seed.
-    made = kinds.opened(table.name, system, member_view(gm), seed_view(opened), seed_view(blind))
+    improvement = str(table.settings["improvement"])
+    made = kinds.opened(
+        table.name, system, member_view(gm), seed_view(opened), seed_view(blind), improvement
+    )
     append(session, table, made)
     return Created(table, gm, gm_token, invite)
 

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..audiences import sees_result
 from ..declarations import IMPROVEMENTS, Rolled
 from ..engine import parse, resolve
 from ..errors import D100Error
@@ -29,7 +30,6 @@ from .access import (
     may_edit,
     require_editor,
     require_gm,
-    sees_result,
     sheet_readers_see,
     withholds,
 )

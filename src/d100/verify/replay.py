@@ -8,15 +8,17 @@ on it is taken on trust."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import sanity_form, sheets
+from .. import declared, sanity_form, sheets
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
 from ..table_fields import players_part, reserved
+from .marks import Marked
 from .reveals import SHEET, opened
 from .values import brief
 
@@ -57,11 +59,15 @@ class Replayed:
 
 
 class Replay:
-    def __init__(self, system: Any, entries: list[tuple[int, dict[str, Any]]]) -> None:
+    def __init__(
+        self, system: Any, entries: list[tuple[int, dict[str, Any]]], gms: set[str]
+    ) -> None:
         self.system = system if isinstance(system, str) and system in REGISTRY else None
+        self.marked = Marked(self.system, gms)  # each character's marks at the table
         self.known: dict[str, Known] = {}  # character id -> as shown so far
         self.calls: dict[str, Mapping[str, Any]] = {}  # call id -> the call as called
         self.answered: dict[str, str] = {}  # target id -> how it was answered
+        self.helps: dict[str, dict[str, str]] = {}  # target id -> helper id -> skill helping
         self.states: dict[int, dict[str, Known]] = {}  # a roll's number -> the state then
         self.asked: dict[int, dict[str, Any]] = {}  # a roll's number -> its sheet's part
         self.proven: dict[int, bool] = {}  # a roll's number -> its target proven
@@ -72,7 +78,9 @@ class Replay:
 
     def event(self, entry: Mapping[str, Any]) -> None:
         kind, seq = entry.get("kind"), entry.get("seq")
-        if kind == "character":
+        if kind == "table":
+            self.marked.opened(entry)
+        elif kind == "character":
             self._character(entry)
         elif kind == "call":
             call = entry.get("call")
@@ -81,6 +89,11 @@ class Replay:
         elif kind == "cancel":
             for target in _targets(entry.get("call")):
                 self.answered.setdefault(str(target.get("id")), f"cancelled at #{seq}")
+        elif kind == "help":
+            helper = entry.get("character")
+            if isinstance(helper, Mapping) and isinstance(entry.get("skill"), str):
+                helping = self.helps.setdefault(str(entry.get("target_id")), {})
+                helping.setdefault(str(helper.get("id")), entry["skill"])
         elif kind == "decline":
             self.answered.setdefault(str(entry.get("target_id")), f"declined at #{seq}")
         elif kind == "rest":
@@ -98,13 +111,17 @@ class Replay:
                     self.known[cid] = Known(known.name, None, seq, None, why)
         elif kind == "hidden" and isinstance(seq, int):
             # a roll this viewer may not see (shown later, if blind) may have spent anyone's Luck
+            # and marked a skill of a sheet this viewer reads only by the GM's reveal
             self.states[seq] = dict(self.known)
+            for cid in (cid for cid, k in self.known.items() if k.revealed):
+                self.marked.unseen(cid, f"roll #{seq}, kept from this viewer, may have marked one")
             self.known = {cid: replace(k, luck=None) for cid, k in self.known.items()}
 
     def _character(self, entry: Mapping[str, Any]) -> None:
         ref, seq, change = entry.get("character"), entry.get("seq"), entry.get("change")
         if not isinstance(ref, Mapping) or not isinstance(ref.get("id"), str):
             return
+        self.marked.character(ref["id"], change)
         if change == "deleted":
             self.known.pop(ref["id"], None)
         elif change in ("created", "edited"):
@@ -152,7 +169,7 @@ class Replay:
                 continue
             self._side(out, state.get(str(ref.get("id"))), side, skill, part, seq)
         if entry.get("helpers"):
-            out.trusted.append("the helpers' values (not replayed against their sheets)")
+            self._helpers(out, entry, state)
         call = entry.get("call")
         if isinstance(call, Mapping) and followed is None and shows is None:
             self._answers(out, entry, call, state)
@@ -160,6 +177,8 @@ class Replay:
         if shows is None:
             self._spent(out, entry)
             self._left(entry)
+            if followed is None:  # the table marks first rolls only
+                self.marked.rolled(entry, _sides(entry))
         return out
 
     def _side(
@@ -216,6 +235,49 @@ class Replay:
                     f"gives {whose} {brief(value)}"
                 )
                 return
+
+    def _helpers(self, out: Replayed, entry: Mapping[str, Any], state: Mapping[str, Known]) -> None:
+        """Each helper's part of the request (assistance, cooperation) is what its sheet then
+        gives the skill its help event names, as the table took it."""
+        helpers, call = entry.get("helpers"), entry.get("call")
+        assistance = None if self.system is None else REGISTRY.get(self.system).declares.assistance
+        actor = next((p for s, _, _, p in _sides(entry) if s == "actor"), None)
+        given = actor.get(assistance.field) if assistance and isinstance(actor, Mapping) else None
+        parts = given if assistance and assistance.many else [given]
+        target = call.get("target_id") if isinstance(call, Mapping) else None
+        if not (assistance and isinstance(helpers, list) and isinstance(parts, list)):
+            out.trusted.append("the helpers' values: this export does not show them")
+            return
+        if len(parts) != len(helpers):
+            out.fail(f"its request has {len(parts)} helpers, where it names {len(helpers)}")
+            return
+        helping = self.helps.get(str(target), {})
+        for ref, part in zip(helpers, parts, strict=True):
+            ref = ref if isinstance(ref, Mapping) else {}
+            name, skill = brief(ref.get("name")), helping.get(str(ref.get("id")))
+            known = state.get(str(ref.get("id")))
+            if skill is None or known is None or not isinstance(part, Mapping):
+                out.trusted.append(f"helper {name}'s value: its help is not shown to this viewer")
+                continue
+            if known.sheet is None:
+                out.trusted.append(f"helper {known.name}'s value: their sheet is {known.why}")
+                self.unread.setdefault((known.name, known.why), []).append(entry["seq"])
+                continue
+            name, where = known.name, f"{known.name}'s sheet then (#{known.since})"
+            try:
+                side = known.sheet.side(skill)
+            except D100Error as err:
+                out.fail(
+                    f"its helper {name} helps with {skill}, which {where} lacks: {err.message}"
+                )
+                return
+            for key in assistance.helper_fields:
+                if part.get(key) != side.get(key):
+                    out.fail(
+                        f"its helper {name}'s request has {key} {brief(part.get(key))}, where "
+                        f"{where} gives their {skill} {brief(side.get(key))}"
+                    )
+                    return
 
     def _follows(self, out: Replayed, followed: int, part: Any) -> None:
         """A follow-up reads the sheet as the roll it follows did."""
@@ -375,25 +437,35 @@ class Replay:
         self.known[str(ref["id"])] = replace(known, sheet=replace(known.sheet, skills=skills))
 
     def declared(self, entry: Mapping[str, Any]) -> Replayed:
-        """A Sanity roll reads SAN from its sheet and, written back, leaves the SAN it came
-        to there (and may spend Luck, P-2); a development phase reads each value it rolls
-        from the sheet and writes back what it raised."""
+        """A declared roll for a character asks of its sheet then what its words ask (an
+        action's skill and DB, a dice roll's DB, a Sanity roll's SAN, INT and Mythos, a
+        development phase's marked skills and their values); a Sanity roll written back leaves
+        the SAN it came to there (and may spend Luck, P-2), a phase what it raised."""
         out = Replayed()
         sheet, result, ref = entry.get("sheet"), entry.get("result"), entry.get("character")
         if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
             return out
         known = self.known[str(ref["id"])]
-        if not (isinstance(sheet, Mapping) and isinstance(result, Mapping)):
+        if not isinstance(result, Mapping):  # its result kept from this viewer
             self.known[str(ref["id"])] = replace(known, luck=None)
             return out
         request = entry.get("request")
         request = request if isinstance(request, Mapping) else {}
         where = f"{known.name}'s sheet then (#{known.since})"
+        if known.sheet is None:
+            out.trusted.append(f"what it read of the sheet: {known.name}'s sheet is {known.why}")
+            self.unread.setdefault((known.name, known.why), []).append(entry["seq"])
+        elif not isinstance(entry.get("words"), str):
+            out.trusted.append("what it read of the sheet: its words are kept from this viewer")
         if known.sheet is not None and entry.get("roll") == "development":
             reason = _development_read(known, known.sheet, request)
             if reason is not None:
                 out.fail(f"its request {reason}, where {where} gives otherwise")
                 return out
+        if known.sheet is not None and isinstance(entry.get("words"), str):
+            self._asked(out, entry, known, known.sheet, str(ref["id"]))
+        if out.reason is not None or not isinstance(sheet, Mapping):
+            return out  # a forgery, or nothing written back (a dice roll, an action)
         san = sheet.get("sanity")
         if known.sheet is not None and isinstance(san, list) and len(san) == 2:
             try:
@@ -415,7 +487,54 @@ class Replay:
         raised = sheet.get("skills")  # a development phase written back (its dice checked)
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
             self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
+            self.marked.cleared(str(ref["id"]))
         return out
+
+    def _asked(
+        self,
+        out: Replayed,
+        entry: Mapping[str, Any],
+        known: Known,
+        c: sheets.Character,
+        cid: str,
+    ) -> None:
+        """A dice, Sanity, development roll or an action asked in words for a character: its
+        request is what the words ask of the sheet then (an attack's skill and DB, a Sanity
+        roll's SAN, INT and Mythos, a phase's marked skills), as the table asked it."""
+        words, kind, request = str(entry["words"]), entry.get("roll"), entry.get("request")
+        if self.system is None or not isinstance(request, Mapping):
+            return
+        where = f"{known.name}'s sheet then (#{known.since})"
+        marked: list[str] = []
+        if kind == "development":
+            marks, why = self.marked.of(cid)
+            if marks is None:
+                out.trusted.append(f"the skills it rolls: {known.name}'s marks are {why}")
+                return
+            marked = sorted(marks)
+        if known.luck is not None and c.luck is not None:
+            c = replace(c, luck=replace(c.luck, current=known.luck))
+        try:
+            again = declared.asked(self.system, words, c, marked)
+        except D100Error as err:
+            out.fail(f"its words {brief(words)} ask for no roll of {where}: {err.message}")
+            return
+        if again.roll != kind:
+            out.fail(f"its words {brief(words)} ask for a {again.roll} roll, not {brief(kind)}")
+            return
+        found = json.loads(json.dumps(again.to_dict()))
+        for key in sorted(set(found) | set(request)):
+            if key == "luck" and known.luck is None:
+                out.trusted.append(
+                    f"its Luck: {known.name}'s, spent where this viewer does not see"
+                )
+            elif found.get(key) != request.get(key):
+                out.fail(
+                    f"its request has {key} {brief(request.get(key))}, where its words "
+                    f"{brief(words)} on {where} ask {brief(found.get(key))}"
+                )
+                return
+        out.trusted += _typed(self.system, words, kind, request, c)
 
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""
@@ -424,6 +543,32 @@ class Replay:
             shown = ", ".join(f"#{seq}" for seq in rolls)
             out.append(f"{name}'s sheet is {why}: the targets of rolls {shown} rest on trust")
         return out
+
+
+def _typed(
+    system: str, words: str, kind: Any, request: Mapping[str, Any], c: sheets.Character
+) -> list[str]:
+    """What the words typed that the sheet would otherwise give (an action's skill as a
+    number, a damage bonus given by ``db=``, a Sanity roll's INT or Mythos given by name):
+    the roller's word, not the sheet's, so named on trust."""
+    tokens = words.split()
+    typed = [t.partition("=")[0] for t in tokens if t.lower().startswith(declared.BONUS)]
+    said = sanity_form.read(tokens, system) if kind == "sanity" else None
+    if said is not None:
+        try:
+            given = sanity_form.sheet_fields(c)
+        except D100Error:
+            given = {}
+        typed += sorted(k for k in said.fields if k in given and k != "system")
+    if kind not in declared.ROLLS:
+        try:
+            alone = json.loads(json.dumps(declared.asked(system, words, None).to_dict()))
+        except D100Error:
+            alone = None
+        typed += ["the skill"] if alone == request else []
+    if not typed:
+        return []
+    return [f"{', '.join(typed)}: typed in its words ({words}), not read from the sheet"]
 
 
 def _development_read(known: Known, c: sheets.Character, request: Mapping[str, Any]) -> str | None:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__, development, expressions, sanity
+from .. import __version__, declared
 from ..actions import named
 from ..engine import odds as engine_odds
 from ..engine import parse, resolve
-from ..errors import D100Error
+from ..errors import D100Error, TooMuchWork
 from ..provable import ProvableSource, commitment
 from ..result_view import contest_view, result_view
 from ..tallies import BUDGET, plan_of
@@ -40,24 +40,21 @@ from .values import (
 ROLL_KINDS = ("roll", "contest", "unblind")
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
 DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
-DECLARED_ROLLS: dict[str, Callable[..., Any]] = {
-    "dice": expressions.roll,
-    "sanity": sanity.roll,
-    "development": development.roll,
-}
 
 
-def declared_roll(kind: object) -> Callable[..., Any] | None:
-    """What resolves a declared roll's request again: a dice expression's, a Sanity roll's,
-    or the action of that name a system declares (made again from its JSON); None if none."""
-    if not isinstance(kind, str):
+@functools.lru_cache(maxsize=1024)
+def declared_odds(kind: str, request: str) -> dict[str, Any] | None:
+    """A declared roll's odds from its request (as JSON), as its event keeps them; None past
+    the engine's budget (a table refuses such a roll); none at all ({}) for a request they do
+    not follow from."""
+    try:
+        found = declared.logged(kind, declared.odds(kind, json.loads(request)))
+    except TooMuchWork:
         return None
-    if kind in DECLARED_ROLLS:
-        return DECLARED_ROLLS[kind]
-    action = named(kind)
-    if action is None:
-        return None
-    return lambda request, source: action.roll(action.build(request), source)
+    except (D100Error, KeyError, TypeError, ValueError):
+        return {}
+    out: dict[str, Any] = json.loads(json.dumps(found))
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,15 +71,13 @@ def odds_of(request: str) -> dict[str, Any] | None:
     return found
 
 
-def _action_reads(entry: Mapping[str, Any], kind: str, done: Any) -> str | None:
+def _action_reads(entry: Mapping[str, Any], done: Any) -> str | None:
     """A reason if a system's action (an attack, shots, full auto) shows another outcome or
     other rows on its card than its recomputed result reads as, where this engine logged it
     (the card is worked out from the result, so the chain does not bind it)."""
-    action = None if kind in DECLARED_ROLLS else named(kind)
-    view, provable, request = entry.get("view"), entry.get("provable"), entry.get("request")
-    if action is None or not isinstance(view, Mapping) or not isinstance(provable, Mapping):
-        return None
-    if provable.get("engine") != __version__ or not isinstance(request, Mapping):
+    action = named(str(entry.get("roll")))
+    view, request = entry.get("view"), entry.get("request")
+    if action is None or not isinstance(view, Mapping) or not isinstance(request, Mapping):
         return None
     try:  # its odds whole, as the table worked them out (the log keeps some of them)
         report = action.report(done, action.odds(action.build(request)))
@@ -107,8 +102,9 @@ class Auditor(SeedPass):
 
     def __init__(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         super().__init__(entries)
-        self.replay = Replay(self.system, entries)
+        self.replay = Replay(self.system, entries, self.gms)
         self.dear: list[int] = []  # rolls whose odds are past the engine's budget
+        self.engines: dict[str, list[Any]] = {}  # another engine's rolls whose view is unchecked
 
     def run(self) -> Audit:
         self._numbers()
@@ -143,6 +139,12 @@ class Auditor(SeedPass):
             self.audit.unchecked.append(
                 f"the odds of rolls {rolls} (past the engine's budget): the server's word"
             )
+        for engine, logged in self.engines.items():
+            self.audit.unchecked.append(
+                f"how rolls {', '.join(f'#{seq}' for seq in logged)} read (their view or card): "
+                f"logged by engine {brief(engine)}, this is {__version__}, which may word a "
+                "result otherwise; their dice and results are checked"
+            )
         for line, seq, reason in self.replay.failures:
             self._fail(line, seq, "sheet", reason)
         return self.audit
@@ -172,10 +174,7 @@ class Auditor(SeedPass):
         view, result = entry.get("view"), entry.get("result")
         if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
             return
-        provable = entry.get("provable")
-        if not isinstance(provable, Mapping) or provable.get("engine") != __version__:
-            return
-        if view is None or not isinstance(result, Mapping):
+        if view is None or not isinstance(result, Mapping) or self._other_engine(entry):
             return
         try:
             if isinstance(entry.get("opponent"), Mapping):
@@ -190,18 +189,33 @@ class Auditor(SeedPass):
             check.status, check.reason = MISMATCH, "its view reads otherwise than its result"
             check.proven, check.trusted = [], []
 
+    def _other_engine(self, entry: Mapping[str, Any]) -> bool:
+        """Whether another engine than this one logged a roll (whose view is then named
+        unchecked: it may word a result otherwise)."""
+        provable = entry.get("provable")
+        engine = provable.get("engine") if isinstance(provable, Mapping) else None
+        if engine == __version__:
+            return False
+        self.engines.setdefault(str(engine), []).append(entry["seq"])
+        return True
+
     def _odds(self, check: Check, entry: Mapping[str, Any]) -> None:
-        """The odds logged beside a check or contest (the ledger's expected counts) are its
-        request's, worked out again (within the engine's budget, as the table worked them
-        out; one past it is named unchecked)."""
+        """The odds logged beside a roll (the ledger's expected counts) are its request's,
+        worked out again (within the engine's budget, as the table worked them out; one past
+        it is named unchecked): a check's or contest's, and a declared roll's (a dice, Sanity
+        or development roll's, an action's), as its event keeps them."""
         odds, request = entry.get("odds"), entry.get("request")
-        if entry["kind"] not in ("roll", "contest") or check.status not in (VERIFIED, TYPED):
+        if check.status not in (VERIFIED, TYPED) or not isinstance(request, Mapping):
             return
-        if not isinstance(request, Mapping):
+        asked = json.dumps(request)  # in its order: a phase rolls its skills as listed
+        if entry["kind"] in (DECLARED_KIND, DECLARED_UNBLIND):
+            expected = declared_odds(str(entry.get("roll")), asked)
+        elif entry["kind"] not in ("roll", "contest"):
             return
-        if odds is None and (check.status == TYPED or "reroll_of" in entry):
+        elif odds is None and (check.status == TYPED or "reroll_of" in entry):
             return  # no dice drawn (typed, or Luck spent on the roll made), no odds
-        expected = odds_of(json.dumps(request, sort_keys=True))
+        else:
+            expected = odds_of(asked)
         if expected is None:
             self.dear.append(entry["seq"])
         elif expected != odds:
@@ -241,9 +255,9 @@ class Auditor(SeedPass):
         kind = entry["kind"]
         if kind in (DECLARED_KIND, DECLARED_UNBLIND):
             found = self.replay.declared(entry) if kind == DECLARED_KIND else Replayed()
-            if "character" in entry:
+            if kind == DECLARED_UNBLIND and "character" in entry:
                 found.trusted.append(
-                    "what it read of the sheet: dice and Sanity rolls are not replayed"
+                    "what it read of the sheet: a blind roll shown is not replayed again"
                 )
         elif kind in ROLL_KINDS:
             found = self.replay.roll(entry)
@@ -528,7 +542,7 @@ class Auditor(SeedPass):
         if "withheld" in entry:
             return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
         tagged = provable.get("request")
-        if not isinstance(tagged, Mapping) or declared_roll(tagged.get("roll")) is None:
+        if not isinstance(tagged, Mapping) or declared.roller(tagged.get("roll")) is None:
             return MISMATCH, "its provable record has no request: nothing binds what it shows"
         if entry.get("request") != tagged.get("request") or entry.get("roll") != tagged["roll"]:
             return MISMATCH, "its request differs from the one its provable record resolved"
@@ -545,7 +559,7 @@ class Auditor(SeedPass):
             return UNVERIFIABLE, f"seed {seed.id} not revealed yet (the GM reveals it by rotating)"
         if commitment(seed.seed) != seed.commitment:
             return MISMATCH, f"seed {seed.id} does not hash to its commitment {seed.commitment}"
-        roll = declared_roll(tagged["roll"])
+        roll = declared.roller(tagged["roll"])
         assert roll is not None  # checked above
         try:
             drawing = seed.drawing if seed.round is not None else seed.seed
@@ -559,7 +573,9 @@ class Auditor(SeedPass):
             return MISMATCH, f"recomputed {dice_of(found)}, logged {dice_of(entry['result'])}"
         if (reason := declared_shown(entry, found)) is not None:
             return MISMATCH, reason
-        if (reason := _action_reads(entry, tagged["roll"], again)) is not None:
+        carded = named(str(tagged["roll"])) is not None and "view" in entry
+        reason = None if not carded or self._other_engine(entry) else _action_reads(entry, again)
+        if reason is not None:
             return MISMATCH, reason
         return VERIFIED, ""
 

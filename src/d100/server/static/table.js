@@ -616,6 +616,16 @@ function characterCard(c) {
     card.append(el("button", { type: "button", class: "secondary small", onclick: () => act(() =>
       api("DELETE", `${base}/characters/${c.id}/marks`), "sheet-error") }, "Clear marks"));
   }
+  if (isGm()) {
+    // The sheet as the log kept it, shown to every member so their d100 verify checks this
+    // character's rolls whole; a full-size button, a tap on a phone.
+    card.append(el("p", {}, el("button", { type: "button", class: "secondary", "aria-label": `Reveal sheet of ${c.name} to everyone`,
+      onclick: () => {
+        if (confirm(`Show every member ${c.name}'s sheet, as created and as each edit left it? Their exports then check ${c.name}'s rolls whole. It cannot be hidden again.`)) {
+          act(() => api("POST", `${base}/characters/${c.id}/reveal`), "sheet-error");
+        }
+      } }, "Reveal sheet")));
+  }
   return card;
 }
 
