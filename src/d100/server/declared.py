@@ -18,8 +18,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import development, expressions, sanity, sanity_form, sheets
+from .. import development, expressions, quick, sanity, sanity_form, sheets
 from ..actions import Action, Found, Report, for_character, named
+from ..declarations import WordRoll, WordRolled
 from ..development import DevelopmentRequest
 from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
@@ -29,7 +30,7 @@ from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
 from ..systems import REGISTRY
-from . import characters, developing
+from . import calculator, characters, developing, spoken
 from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
@@ -115,9 +116,10 @@ class Asked:
     """The request the words make at this table: its kind ("dice", "sanity", "development" or
     an action's name), the library's request object, and the action where it is one."""
 
-    roll: str  # "dice", "sanity", "development" or an action's name
+    roll: str  # "dice", "sanity", "development", an action's name or a chat-bot word's kind
     request: Any
     action: Action | None = None
+    word: WordRoll | None = None  # a chat-bot word's roll (SealDice's .sc, .en): the request
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = self.request.to_dict()
@@ -128,6 +130,8 @@ class Asked:
         action's own); a Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
         if self.action is not None:
             return self.action.cost(self.request)
+        if self.word is not None:
+            return self.word.cost()
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
         if isinstance(self.request, DevelopmentRequest):
@@ -141,6 +145,9 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
     roll. Dice typed by hand are refused: the table draws every die of these rolls."""
     tokens = words.split()
     try:
+        if spoken.read(table, words) is not None:
+            word = word_roll(table, row, words)
+            return Asked(word.kind, word, word=word)
         if tokens and tokens[0].lower() in development.WORDS:
             return Asked("development", developing.phase(row, tokens, words))
         said = sanity_form.read(tokens, table.system)
@@ -170,8 +177,31 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
         raise invalid(err, "words") from None
 
 
+def word_roll(table: GameTable, row: Character | None, words: str) -> WordRoll:
+    """A chat-bot word's roll that is no check (SealDice's ``.sc 1/1d6``, ``.en Library Use``)
+    at this table: a character's values its sheet's, judged by the table's rules; dice typed
+    by hand refused (the table draws them), a value missing refused before any dice."""
+    found = quick.read_command(words, table.system)
+    if found is None or found.roll is None:
+        raise bad(
+            "words",
+            words,
+            ALLOWED + ", or a chat-bot word's roll (.sc 1/1d6, .en Library Use)",
+            "a check's word: rolled as a check (declared-rolls, or /rolls), its odds the check's",
+        )
+    made = found.roll if row is None else found.roll.with_sheet(characters.sheet_of(row))
+    made = made.ruled(table.house_rules)
+    if made.to_dict().get("dice") is not None:
+        raise bad("words", words, "the words without @DICE", "the table draws its dice")
+    made.cost()  # a value neither typed nor on a sheet is refused here
+    return made
+
+
 def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+    word = quick.word_roll(roll, request)
+    if word is not None:
+        return word.odds()
     if roll == "development":
         chances = development.odds(DevelopmentRequest.from_dict(request))
         return {"rolls": [o.to_dict() for o in chances]}
@@ -215,6 +245,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
     be worked out on a worker and rolled again with them (``planned``)."""
     table = lock_table(session, viewer.table_id)
+    found = spoken.check_word(table, spec.words)
+    if found is not None:  # a check in a chat-bot's word (.rah 困难侦查): the check's own path
+        args = (spec.character_id, found, spec.visibility, planned)
+        return spoken.checks(session, viewer, table, *args)
     row, made = _made(session, viewer, table, spec)
     request = made.to_dict()
     tagged = {"roll": made.roll, "request": request}
@@ -260,6 +294,13 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
         sheet = developing.developed(session, row, phase)
         outcome = phase.to_dict()
+    elif made.word is not None:
+        done = made.word.resolve(source)
+        told = made.word.told(done, planned.odds)
+        reading = word_reading(made.word, told)
+        if row is not None:
+            sheet = _word_written(session, seen, row, told)
+        outcome = done.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
         reading = action_reading(made.action, made.action.report(done, planned.odds))
@@ -268,7 +309,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
-    logged = logged_odds(made.roll, planned.odds)
+    logged = logged_odds(made.roll, planned.odds, made.word)
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
@@ -288,10 +329,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     return made_event
 
 
-def logged_odds(roll: str, odds: dict[str, Any]) -> dict[str, Any]:
+def logged_odds(roll: str, odds: dict[str, Any], word: WordRoll | None = None) -> dict[str, Any]:
     """A roll's odds as its event keeps them (and its preview answers): without the chance of
-    every total or loss (``UNLOGGED``), which its request gives again."""
-    unlogged = UNLOGGED.get(roll, ACTION_UNLOGGED)
+    every total or loss (``UNLOGGED``, a chat-bot word's own), which its request gives again."""
+    unlogged = word.unlogged if word is not None else UNLOGGED.get(roll, ACTION_UNLOGGED)
     return {k: v for k, v in odds.items() if k != unlogged}
 
 
@@ -309,6 +350,29 @@ def _write_back(
         if result.luck_spent and now.luck is not None:
             characters.change_luck(session, row, now.luck.spend(result.luck_spent))
     return {"sanity": [before, after], "written": seen}
+
+
+def _word_written(session: Session, seen: bool, row: Character, told: WordRolled) -> dict[str, Any]:
+    """What a chat-bot word's roll does to the sheet (SAN, as a Sanity roll's; skills raised,
+    as a development phase's), written where every reader of the sheet sees the roll, else
+    left for the GM to set (``_write_back``)."""
+    if seen and told.write is not None:
+        changed, _ = told.write(characters.sheet_of(row))
+        write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
+    return {**told.sheet, "written": seen}
+
+
+def word_reading(word: WordRoll, told: WordRolled) -> dict[str, Any]:
+    """A chat-bot word's roll read as an action's (``action_reading``): its title, its lines as
+    rows, what it came to; the odds are in its lines."""
+    return {
+        "title": told.title,
+        "heading": f"{told.title.partition(' (')[0]}",
+        "outcome": told.outcome,
+        "rows": [{"label": label, "text": text} for label, text in told.lines],
+        "notes": [],
+        "odds": [],
+    }
 
 
 def action_reading(action: Action, report: Report) -> dict[str, Any]:
@@ -346,7 +410,10 @@ def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]
 
 def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
     """The odds of a ``Dear`` declared roll's request, worked out on a worker: refused past
-    the engine's budget (``TooMuchWork``) naming the words, as under the lock."""
+    the engine's budget (``TooMuchWork``) naming the words, as under the lock. A check asked
+    in a chat-bot word (``spoken.checks``) is a check's request, its odds a check's."""
+    if set(tagged) != {"roll", "request"}:
+        return calculator.odds_of(tagged)
     try:
         return odds_of(str(tagged["roll"]), tagged["request"])
     except D100Error as err:

@@ -414,7 +414,8 @@ class Replay:
             self.known[str(ref["id"])] = replace(known, luck=known.luck - spent)
         raised = sheet.get("skills")  # a development phase written back (its dice checked)
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
-            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
+            phase = entry.get("roll") == "development"  # a phase clears the marks, .en none
+            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet, phase)
         return out
 
     def notes(self) -> list[str]:
@@ -448,10 +449,15 @@ def _development_read(known: Known, c: sheets.Character, request: Mapping[str, A
 
 
 def _developed(
-    known: Known, c: sheets.Character, raised: Mapping[str, Any], sheet: Mapping[str, Any]
+    known: Known,
+    c: sheets.Character,
+    raised: Mapping[str, Any],
+    sheet: Mapping[str, Any],
+    clears: bool = True,
 ) -> Known:
     """The character after its development phase: each value raised (Luck's too), the
-    mastery reward added, the marks cleared, as the table wrote them."""
+    mastery reward added, the marks cleared (a phase's; SealDice's ``.en`` leaves them), as
+    the table wrote them."""
     rules = c.investigator_rules
     skills, luck, derived = dict(c.skills), c.luck, dict(c.derived)
     now = known.luck
@@ -466,7 +472,7 @@ def _developed(
     reward, phase = sheet.get("reward"), REGISTRY.get(c.system).declares.development
     if isinstance(reward, list) and phase is not None and phase.reward_to is not None:
         derived[phase.reward_to] = reward[1]
-    changed = replace(c, skills=skills, luck=luck, derived=derived, marks=())
+    changed = replace(c, skills=skills, luck=luck, derived=derived, marks=() if clears else c.marks)
     return replace(known, sheet=changed, luck=now)
 
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import __version__, development, expressions, sanity
+from .. import __version__, development, expressions, quick, sanity
 from ..actions import named
 from ..engine import odds as engine_odds
 from ..engine import parse, resolve
@@ -49,15 +49,27 @@ DECLARED_ROLLS: dict[str, Callable[..., Any]] = {
 
 def declared_roll(kind: object) -> Callable[..., Any] | None:
     """What resolves a declared roll's request again: a dice expression's, a Sanity roll's,
-    or the action of that name a system declares (made again from its JSON); None if none."""
+    a chat-bot word's roll (made again from its JSON by the kind's system), or the action of
+    that name a system declares (made again from its JSON); None if none."""
     if not isinstance(kind, str):
         return None
     if kind in DECLARED_ROLLS:
         return DECLARED_ROLLS[kind]
+    if quick.word_kind(kind):
+        return _word_rolled(kind)
     action = named(kind)
     if action is None:
         return None
     return lambda request, source: action.roll(action.build(request), source)
+
+
+def _word_rolled(kind: str) -> Callable[[Any, ProvableSource], Any]:
+    def roll(request: Any, source: ProvableSource) -> Any:
+        made = quick.word_roll(kind, request)
+        assert made is not None  # the kind is a system's (``quick.word_kind``)
+        return made.resolve(source)
+
+    return roll
 
 
 @functools.lru_cache(maxsize=4096)
