@@ -268,12 +268,12 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         )
     # whether the sheet may change: every reader of it sees the roll (decided before the dice)
     seen = row is not None and sheet_readers_see(session, spec.visibility, viewer.member_id, row)
-    if isinstance(made.request, SanityRequest) and made.request.pulp and row and not seen:
+    if row and not seen and (_pulp(made.request) or _luck_spends(made)):
         raise bad(
             "visibility",
             spec.visibility,
-            "a mode every reader of the sheet sees, to spend Luck halving a loss (pulp)",
-            "Luck spent halving a loss would show the result on the sheet",
+            "a mode every reader of the sheet sees, to spend the sheet's Luck (pulp: P-2, P-6)",
+            "Luck spent would show the result on the sheet",
         )
     character = None if row is None else characters.public_view(row)
     ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
@@ -305,6 +305,8 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         done = made.action.roll(made.request, source)
         reading = action_reading(made.action, made.action.report(done, planned.odds))
         outcome = done.to_dict()
+        if row is not None and _luck_spends(made):  # P-6: the sheet's Luck, spent there
+            sheet = _luck_written(session, row, int(outcome.get("luck_spent") or 0))
     else:
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
@@ -334,6 +336,27 @@ def logged_odds(roll: str, odds: dict[str, Any], word: WordRoll | None = None) -
     every total or loss (``UNLOGGED``, a chat-bot word's own), which its request gives again."""
     unlogged = word.unlogged if word is not None else UNLOGGED.get(roll, ACTION_UNLOGGED)
     return {k: v for k, v in odds.items() if k != unlogged}
+
+
+def _pulp(request: Any) -> bool:
+    """A Sanity roll spending Luck halving its loss (P-2)."""
+    return isinstance(request, SanityRequest) and request.pulp
+
+
+def _luck_spends(made: Asked) -> bool:
+    """An action that may spend the roller's Luck (its declared field set: P-6)."""
+    field = None if made.action is None else made.action.luck_field
+    return field is not None and getattr(made.request, field) is not None
+
+
+def _luck_written(session: Session, row: Character, spent: int) -> dict[str, Any]:
+    """The Luck an action spent, taken from the sheet (its request had the sheet's, checked
+    by ``actions.for_character``); every reader of the sheet sees the roll (checked before)."""
+    now = characters.sheet_of(row).luck
+    assert now is not None  # the request's Luck was the sheet's
+    if spent:
+        characters.change_luck(session, row, now.spend(spent))
+    return {"luck": [now.current, now.current - spent], "written": True}
 
 
 def _write_back(
