@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from itertools import product
+from typing import Any
 
 import icepool
 import pytest
@@ -156,7 +157,7 @@ def test_s7_7_bad_requests_name_the_field() -> None:  # rule: S7-7
     assert (err.value.field, err.value.value) == ("house_rules", "grim")
     assert INCLUSIVE in err.value.allowed
     with pytest.raises(D100Error) as err:
-        dv.DevelopmentRequest("brp", (("Occult", 50),))
+        dv.DevelopmentRequest("openquest", (("Occult", 50),))
     assert err.value.field == "system" and "coc7" in err.value.allowed
     with pytest.raises(D100Error) as err:
         request({"Occult": -1})
@@ -233,3 +234,40 @@ def test_s7_8_a_sheet_without_san_is_told_where_to_give_it() -> None:  # rule: S
     assert err.value.field == "wes.derived.SAN" and "Listen" in err.value.allowed
     c = loads('[wes]\nsystem = "coc7"\nskills = { Listen = 50 }\nmarks = ["Listen"]\n').get("wes")
     assert dv.from_character(c).reward_value is None  # 50 cannot reach 90: no SAN needed
+
+
+def _counted(hit: Any, value: int, bonus: int) -> Fraction:
+    return Fraction(sum(1 for r in range(1, 101) if hit(r, value, bonus)), 100)
+
+
+@pytest.mark.parametrize(
+    ("system", "hit"),
+    [
+        # XP-1, BRP UGE's text: the d100 plus the bonus over the skill; 100+ at 100% or more
+        ("brp", lambda r, v, b: r + b > v or (v >= 100 and r + b >= 100)),
+        ("brp-uge", lambda r, v, b: r + b > v or (v >= 100 and r + b >= 100)),
+        # XP-2, Foundry's xpRoll: the total over min(skill, 100)
+        ("brp-foundry", lambda r, v, b: r + b > min(v, 100)),
+        # XP-3, RQG's gate: over the skill read as at most 99 (no bonus on d100's sheets)
+        ("rqg", lambda r, v, b: r > min(v, 99)),
+    ],
+)
+def test_xp_1_xp_2_xp_3_experience_odds_against_counting_the_faces(
+    system: str, hit: Any
+) -> None:  # rule: XP-1, XP-2, XP-3
+    bonuses = (0,) if system == "rqg" else (0, 1, 7, 10)
+    values = (0, 1, 5, 50, 90, 93, 94, 99, 100, 101, 120, 250)
+    for bonus in bonuses:
+        asked = dv.DevelopmentRequest(system, tuple((f"s{v}", v) for v in values), bonus=bonus)
+        for o in dv.odds(asked):
+            p = _counted(hit, o.value, bonus)
+            assert (o.improves, o.gain) == (p, p * Fraction(7, 2)), (system, bonus, o)
+            assert o.rewards == o.reward == 0
+    # given dice: a 100 at 100% improves as counted (not under XP-2's "over 100"), by its d6
+    hits = hit(100, 100, 0)
+    done = dv.roll({"system": system, "skills": {"a": 100}, "dice": [100, 4][: 1 + hits]})
+    assert (done.skills[0].improved, done.skills[0].after) == (hits, 104 if hits else 100)
+    if system == "rqg":
+        with pytest.raises(D100Error) as err:
+            dv.DevelopmentRequest(system, (("a", 50),), bonus=3)
+        assert err.value.field == "bonus"

@@ -37,6 +37,7 @@ FIELDS = (
     "house_rules",
     "options",
     STREAM,
+    "bonus",
 )
 WORDS = DEVELOP_WORDS  # the words asking for a character's phase at a table
 MAX_ROLLS = 200  # rolls in one phase: a party's marks are a few dozen
@@ -179,7 +180,9 @@ class DevelopmentRequest:
     """A development phase: the marked skills with their values, in the order rolled; the
     Luck to recover, where the optional rule is played (None: not); the value mastery rewards
     now and its cap (CoC7's SAN and SAN max, S7-8); the house rules and sheet options it
-    plays by; dice rolled by hand (every die, in order). Checked when built."""
+    plays by; dice rolled by hand (every die, in order); the sheet's experience bonus, added
+    to each skill's d100 where the rules have one (``Development.bonus``). Checked when
+    built."""
 
     system: str
     skills: tuple[tuple[str, int], ...]
@@ -189,6 +192,7 @@ class DevelopmentRequest:
     house_rules: frozenset[str] = frozenset()
     options: frozenset[str] = frozenset()
     dice: tuple[int, ...] | None = None
+    bonus: int = 0
     rules: Development = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -213,6 +217,8 @@ class DevelopmentRequest:
         for key in ("reward_value", "reward_most"):
             if getattr(self, key) is not None:
                 _value(key, getattr(self, key))
+        if _value("bonus", self.bonus) and rules.bonus is None:
+            raise BadInput("bonus", self.bonus, "0: the system's rules add no experience bonus")
         options = system.declares.investigator.options if system.declares.investigator else {}
         for option in self.options:
             if option not in options:
@@ -243,6 +249,12 @@ class DevelopmentRequest:
             raise TooMuchWork("skills", cost, tallies.BUDGET)
 
     @property
+    def rule(self) -> str:
+        """The rule in words, with the experience bonus this phase adds where it adds one."""
+        rules = self.rules
+        return rules.rule if not self.bonus else f"{rules.rule}; {rules.bonus}: +{self.bonus}"
+
+    @property
     def recovery(self) -> Recovery | None:
         return self.rules.recovery(self.options)
 
@@ -250,10 +262,10 @@ class DevelopmentRequest:
         """A marked skill's improvement roll (S7-7, S7-8)."""
         r = self.rules
         reward = None if r.reward is None else Pool.of(r.reward)
-        house = self.house_rules
+        house, bonus = self.house_rules, self.bonus
         return ImprovementRoll(
             value,
-            lambda roll: r.improves(roll, value, house),
+            lambda roll: r.improves(roll + bonus, value, house),
             Pool.of(r.gain),
             None,
             r.mastery,
@@ -302,6 +314,7 @@ class DevelopmentRequest:
             frozenset(sets[0]),
             frozenset(sets[1]),
             None if dice is None else tuple(dice),
+            data.get("bonus", 0),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -315,6 +328,8 @@ class DevelopmentRequest:
             out["options"] = sorted(self.options)
         if self.dice is not None:
             out[STREAM] = list(self.dice)
+        if self.bonus:
+            out["bonus"] = self.bonus
         return out
 
 
@@ -511,6 +526,7 @@ def from_character(
             house_rules,
             frozenset(c.rules),
             dice,
+            c.experience_bonus or 0,
         )
     except BadInput as err:
         if rules is None or err.field != rules.reward_to:

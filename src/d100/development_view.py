@@ -77,4 +77,4 @@ def development_view(
             "before": result.reward_before,
             "after": result.reward_after,
         }
-    return DevelopmentView(f"Development phase: {name}", rules.rule, lines, reward)
+    return DevelopmentView(f"Development phase: {name}", result.request.rule, lines, reward)

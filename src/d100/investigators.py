@@ -167,6 +167,7 @@ class Development:
     luck: Recovery | None = None
     luck_options: Mapping[str, Recovery] = field(default_factory=dict)
     house_rules: Mapping[str, str] = field(default_factory=dict)
+    bonus: str | None = None
 
     def recovery(self, options: frozenset[str]) -> Recovery | None:
         """The Luck recovery under a sheet's options: the first option's that replaces it."""

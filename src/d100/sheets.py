@@ -53,6 +53,11 @@ def _development(d: Declaration) -> object:
     return d.development
 
 
+def _learning(d: Declaration) -> object:
+    """A system whose experience roll adds a bonus from the sheet (BRP's half INT)."""
+    return None if d.development is None else d.development.bonus
+
+
 # How a sheet key's value is read: (value or None, where, the keys read before it, the
 # system) -> the Character field's value.
 Reader = Callable[[Any, str, Mapping[str, Any], System], Any]
@@ -188,6 +193,16 @@ def _marks(value: Any, where: str, *_: Any) -> tuple[str, ...]:
     return _name_list(value, where, "skill names")
 
 
+def _experience_bonus(value: Any, where: str, *_: Any) -> int | None:
+    if value is None:
+        return None
+    allowed = "an integer 0..999 (added to each experience roll's d100)"
+    _integer(value, where, allowed)
+    if not 0 <= value <= 999:
+        raise D100Error(where, value, allowed, None)
+    return int(value)
+
+
 def _luck_uses(value: Any, where: str, _: Mapping[str, Any], system: System) -> dict[str, int]:
     """Each doubling Luck spend's uses since the Keeper reset its cost (P-3), by its word."""
     rules = system.declares.investigator
@@ -271,6 +286,19 @@ class Character:
             _marks,
             Flag("--mark", "SKILL", "list", "a skill marked for improvement"),
             _development,
+        ),
+    )
+    experience_bonus: int | None = field(
+        default=None,
+        metadata=_key(
+            _experience_bonus,
+            Flag(
+                "--experience",
+                "N",
+                "integer",
+                "the experience bonus, added to each experience roll",
+            ),
+            _learning,
         ),
     )
     luck_uses: dict[str, int] = field(

@@ -153,3 +153,30 @@ def test_r_develop_rolls_the_gm_s_development_phase(  # rule: S7-7, S7-10
     assert check["description"] == "Pat rolled POW as Alice"
     assert fields["Target"] == "35 (hard: half of 70)"
     assert fields["Any success"] == "35.00% (7/20)"  # 1..35 of 100, the fumble range apart
+
+
+@respx.mock
+def test_r_develop_party_rolls_every_player_s_character_s_phase(  # rule: XP-1
+    client: TestClient, discord: Discord
+) -> None:
+    """``/r <any> develop party``: the GM's whole-party phase on a BRP table, the sheet's
+    experience bonus added to each d100; refused to a player, and once nothing is marked."""
+    brp = (
+        'name = "Alice"\nsystem = "brp"\nskills = { spot = 60, ride = 0 }\n'
+        'marks = ["spot", "ride"]\nexperience_bonus = 6\n'
+    )
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=brp))
+    said(discord.post(client, table_open("brp", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(brp), user=PLAYER, name="Pat")))
+    refused = said(discord.post(client, r("Alice", "develop", "party", user=PLAYER, name="Pat")))
+    assert private(refused) and "game master" in json.dumps(refused)
+    made = said(discord.post(client, r("anyone", "develop", "party", user=GM, name="Gina")))
+    (card,) = made["embeds"]
+    assert card["title"].startswith("Development phase: Alice · roll #")
+    lines = {f["name"]: f["value"] for f in card["fields"]}
+    assert "improves 46.00%" in lines["spot"]  # d100 + 6 over 60: 55..100
+    assert "improves 100.00%" in lines["ride"]
+    events = page_of(client, the_link_of(client, discord))["events"]
+    assert [e["words"] for e in events if e["kind"] == "declared"] == ["develop"]
+    again = said(discord.post(client, r("anyone", "develop", "party", user=GM, name="Gina")))
+    assert private(again) and "nothing to roll" in json.dumps(again)

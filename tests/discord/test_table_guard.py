@@ -34,7 +34,7 @@ def table_close(permissions: int = 0, **kw: Any) -> dict[str, Any]:
 def test_table_open_is_registered_for_those_who_may_manage_the_channel() -> None:
     (table,) = [c for c in definitions() if c["name"] == "table"]
     assert table["default_member_permissions"] == str(interactions.MANAGE_CHANNELS)
-    assert {o["name"] for o in table["options"]} == {"open", "close"}
+    assert {o["name"] for o in table["options"]} == {"open", "close", "delete"}
 
 
 def test_table_open_is_refused_to_a_member_who_may_not_manage_the_channel(
@@ -75,9 +75,7 @@ def test_table_close_frees_the_channel_for_its_gm_or_a_moderator_and_keeps_the_t
     assert private(refused) and "Mallory" in refused["content"]
     assert "Manage Channels" in refused["content"]
     closed = said(
-        discord.post(
-            client, table_close(interactions.MANAGE_CHANNELS, user=MODERATOR, name="Mod")
-        )
+        discord.post(client, table_close(interactions.MANAGE_CHANNELS, user=MODERATOR, name="Mod"))
     )
     assert not private(closed) and "closed" in closed["content"]
     assert "/table open" in said(discord.post(client, link(user=GM)))["content"]
@@ -124,3 +122,47 @@ def test_a_discord_user_whose_name_a_web_player_took_joins_under_a_distinct_one(
     }
     state = client.get(f"/api/tables/{table_id}", headers=headers).json()
     assert len({m["name"] for m in state["members"]}) == len(state["members"]) == 7
+
+
+def table_delete(typed: str, permissions: int = 0, **kw: Any) -> dict[str, Any]:
+    """``/table delete`` with ``typed`` as the table's name."""
+    options = [{"name": "name", "type": 3, "value": typed}]
+    data = {
+        "id": "2",
+        "name": "table",
+        "type": 1,
+        "options": [{"name": "delete", "type": 1, "options": options}],
+    }
+    return payload(interactions.APPLICATION_COMMAND, data, permissions=permissions, **kw)
+
+
+def test_table_delete_is_its_gm_s_alone_with_its_name_typed(
+    on_both: TestClient, discord: Discord
+) -> None:
+    """Who may free the channel may not delete its table: only its GM, typing its name; then
+    the table is gone for the web too (every link refused) and the channel is free."""
+    client = on_both
+    opened = table_open("brp", user=GM, name="Gina")
+    opened["data"]["options"][0]["options"].append({"name": "name", "type": 3, "value": "Moor"})
+    said(discord.post(client, opened))
+    gm = the_link(said(discord.post(client, link(user=GM, name="Gina"))))
+    pat = the_link(said(discord.post(client, link(user=PLAYER, name="Pat"))))
+    everything = interactions.MANAGE_CHANNELS | interactions.ADMINISTRATOR
+    for who, bits in ((PLAYER, 0), (MODERATOR, everything)):
+        refused = said(discord.post(client, table_delete("Moor", bits, user=who)))
+        assert private(refused) and "for its GM (Gina) alone" in refused["content"]
+    for wrong in ("moor", "Moor!", ""):  # its name exactly, or nothing is deleted
+        asked = said(discord.post(client, table_delete(wrong, user=GM, name="Gina")))
+        assert private(asked) and "give its name exactly" in asked["content"]
+    assert page_of(client, pat)["me"]["name"] == "Pat"  # all still there
+    done = said(discord.post(client, table_delete(" Moor ", user=GM, name="Gina")))
+    assert not private(done) and "deleted this channel's table, Moor, for good" in done["content"]
+    for url in (gm, pat):
+        path, token = url.split("#")
+        gone = client.get(
+            f"/api/tables/{path.rsplit('/', 1)[1]}", headers={"authorization": f"Bearer {token}"}
+        )
+        assert gone.status_code == 401
+    assert "/table open" in said(discord.post(client, link(user=GM)))["content"]  # channel free
+    none = said(discord.post(client, table_delete("Moor", user=GM)))
+    assert private(none) and "/table open" in none["content"]

@@ -118,9 +118,16 @@ class World:
     checks: int = 0
 
     def call(
-        self, role: str, method: str, path: str, body: Any = None, **kw: Any
+        self,
+        role: str,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = "",
+        **kw: Any,
     ) -> httpx.Response:
-        token = self.tokens[role]
+        """As ``role``, with its token at the world's table (``token``: another's, or None)."""
+        token = self.tokens[role] if token == "" else token
         headers = bearer(token) if token else {}
         return self.client.request(method, path, headers=headers, json=body, **kw)
 
@@ -291,11 +298,16 @@ def gm_only(status: int) -> Expect:
     return members(status, 403)
 
 
+Seat = Callable[[World, str], tuple[str, str | None]]  # (world, role) -> table id, its token
+
+
 @dataclass(frozen=True)
 class Entry:
     build: Build
     expect: Expect
     per_visibility: bool = False  # the body names a visibility: try each
+    # a case that ends its table: each role's at a fresh one, seated as at the world's
+    seat: Seat | None = None
 
 
 def fixed(path: str, body: Any = None) -> Build:
@@ -349,6 +361,30 @@ def fresh_failure(w: World) -> int:
     raise AssertionError("no failure in 50 rolls at 10%")
 
 
+def fresh_table(w: World, role: str) -> tuple[str, str | None]:
+    """A table of its own, with the role in its seat there: its GM, a player who joined by
+    its invite, or (a stranger, anyone signed out) with the token they have."""
+    r = w.client.post("/api/tables", json={"name": "Doomed", "system": "brp"})
+    w.client.cookies.clear()
+    made = r.json()
+    table_id, token = made["table"]["id"], token_of(made["gm_link"])
+    if role in (ROLLER, OTHER):
+        invite = token_of(made["invite_link"])
+        joined = w.client.post("/api/join", json={"invite": invite, "name": "Pat"})
+        w.client.cookies.clear()
+        token = token_of(joined.json()["rejoin_link"])
+    return table_id, token if role in MEMBERS else w.tokens[role]
+
+
+def marked(w: World, role: str, path: str) -> str:
+    """``path``, the roller's character marked for improvement first (a public check it
+    succeeded) where the GM asks, so the party has something to roll."""
+    for _ in range(50 if role == GM else 0):
+        if w.roll(ROLLER, "public")["result"]["success"]:
+            break
+    return path
+
+
 def sign_in(w: World, role: str, v: str) -> tuple[str, Any]:
     return "/api/session", {"token": w.tokens[role] or "not-a-token"}
 
@@ -386,6 +422,8 @@ MATRIX: dict[tuple[str, str], Entry] = {
     ),
     ("DELETE", "/api/tables/{table_id}/session"): Entry(table_path("/session"), everyone(204)),
     ("GET", "/api/tables/{table_id}"): Entry(table_path(""), members(200)),
+    # the GM alone deletes it; a stranger's answer is an unknown table's
+    ("DELETE", "/api/tables/{table_id}"): Entry(table_path(""), gm_only(204), seat=fresh_table),
     ("POST", "/api/tables/{table_id}/invite"): Entry(table_path("/invite"), gm_only(200)),
     ("POST", "/api/tables/{table_id}/members/{member_id}/revoke"): Entry(
         lambda w, role, v: (w.at(f"/members/{fresh_member(w)}/revoke"), None), gm_only(200)
@@ -454,6 +492,13 @@ MATRIX: dict[tuple[str, str], Entry] = {
         lambda w, role, v: (w.at("/declared-odds"), w.declared_body(v)),
         members(200, 200, 403),
         per_visibility=True,
+    ),
+    # The whole party's development phase is the GM's (rule: XP-1): a mark made first.
+    ("POST", "/api/tables/{table_id}/party-development/odds"): Entry(
+        lambda w, role, v: (w.at(marked(w, role, "/party-development/odds")), {}), gm_only(200)
+    ),
+    ("POST", "/api/tables/{table_id}/party-development"): Entry(
+        lambda w, role, v: (w.at(marked(w, role, "/party-development")), {}), gm_only(201)
     ),
     ("POST", "/api/tables/{table_id}/rolls/{seq}/unblind"): Entry(
         lambda w, role, v: (w.at(f"/rolls/{fresh_blind_roll(w)}/unblind"), None), gm_only(201)
@@ -579,12 +624,16 @@ def test_every_route_every_role_every_visibility(
         ):
             where = f"{method} {template} [{visibility}]"
             path, body = entry.build(w, role, visibility)
+            token = w.tokens[role]
+            if entry.seat is not None:
+                table_id, token = entry.seat(w, role)
+                path = path.replace(w.table, table_id)
             combinations += 1
             if template.endswith("/events/stream"):
                 status, text, seqs = read_stream(w, role, path)
                 w.check(role, text, where, seqs)
             else:
-                r = w.call(role, method, path, body)
+                r = w.call(role, method, path, body, token)
                 status, text = r.status_code, r.text
                 lines = text.splitlines() if template.endswith(".jsonl") else []
                 listed = (
@@ -650,6 +699,14 @@ def test_ids_cannot_be_guessed_or_probed(world: World) -> None:
     assert missing[0] == 404 and answer(w.at(f"/characters/{foreign}/sheet")) == missing
     assert answer("/api/tables/AAAAAAAAAAAA", STRANGER) == answer(w.at(), STRANGER)
     assert answer(w.at(), STRANGER)[0] == 401
+
+    def deleting(path: str, role: str) -> tuple[int, Any]:
+        r = w.call(role, "DELETE", path)
+        return r.status_code, r.json()
+
+    for role in (STRANGER, ANONYMOUS):  # deleting tells no more than reading
+        assert deleting(w.at(), role) == deleting("/api/tables/AAAAAAAAAAAA", role)
+        assert deleting(w.at(), role) == (401, w.call(role, "GET", w.at()).json())
 
 
 def test_a_hidden_roll_changes_nothing_its_non_seers_read(tmp_path: Path) -> None:

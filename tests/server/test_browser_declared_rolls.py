@@ -168,3 +168,48 @@ def test_the_development_phase_from_the_page(base: str, browser: Any) -> None:  
         assert not errors, errors
     finally:
         page.close()
+
+
+def test_the_whole_party_s_development_phase_from_a_phone(
+    base: str, browser: Any
+) -> None:  # rule: XP-1
+    """The GM's one action for every player's character of a BRP table: the
+    party's odds first (each character's skills, the experience bonus added), then every
+    phase rolled, a card each, on a phone's width."""
+    from playwright.sync_api import expect
+
+    brp = 'name = "{name}"\nsystem = "brp"\nskills = {{ {skills} }}\nmarks = {marks}\n'
+    seated = seat(
+        base,
+        "The Keep",
+        {
+            "Pat": [
+                brp.format(name="Ann", skills="spot = 60", marks='["spot"]')
+                + "experience_bonus = 6\n"
+            ],
+            "Sam": [brp.format(name="Ben", skills="climb = 45", marks='["climb"]')],
+        },
+    )
+    page = browser.new_page(viewport=PHONE)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        enter(page, base, seated, "GM")
+        view(page, "call")
+        page.locator("#develop-details > summary").click()
+        page.get_by_role("button", name="Show the whole party's odds").click()
+        chances = page.locator("#party-chances")
+        expect(chances).to_contain_text("Ben", timeout=30_000)  # the worker pool's first use
+        expect(chances).to_contain_text("46.00%")  # Ann: d100 + 6 over 60, 55..100
+        expect(chances).to_contain_text("55.00%")  # Ben: no bonus, over 45
+        expect(chances).to_contain_text("2 rolls")
+        assert overflow(page) == 0
+        page.get_by_role("button", name="Roll the whole party's phase").click()
+        cards = page.locator("#party-result")
+        expect(cards).to_contain_text("Development phase: Ann")
+        expect(cards).to_contain_text("Development phase: Ben")
+        expect(cards.get_by_text("Written to the sheet; marks cleared.")).to_have_count(2)
+        assert overflow(page) == 0
+        assert not errors, errors
+    finally:
+        page.close()

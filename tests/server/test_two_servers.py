@@ -1,5 +1,7 @@
 """Two ``d100 serve`` processes on one PostgreSQL serve the same table consistently: a roll on
-one is seen live on the other, and concurrent writes through both get one gapless order."""
+one is seen live on the other, by every stream of either; concurrent writes through both get
+one gapless order; a revocation or a deletion through one shuts the other's streams and
+refuses its tokens there."""
 
 from __future__ import annotations
 
@@ -156,3 +158,66 @@ def test_processes_forked_after_import_do_not_share_an_origin() -> None:
     theirs = os.read(read, 100).decode()
     os.close(read)
     assert theirs and theirs != origin()
+
+
+def test_every_stream_on_both_servers_gets_every_roll_made_through_either(
+    servers: tuple[str, str, Path],
+) -> None:
+    """Several streams of one table on each server, rolls made through both in turn: each
+    stream gives every roll once, in the log's order (a process's own streams handed them by
+    its writer, the other's through its notification)."""
+    a, b, _ = servers
+    with httpx.Client(base_url=a) as on_a, httpx.Client(base_url=b) as on_b:
+        table = Api(on_a).table("brp")
+        pat, sam = table.join("Pat"), table.join("Sam")
+        alice = table.character(pat, "Alice")
+        start = table.ok("GET", "", pat)["table"]["last_seq"]
+        through = [table, Table(Api(on_b), table.id, "brp", table.gm, table.invite)]
+        with contextlib.ExitStack() as stack:
+            streams = [
+                stack.enter_context(Stream(base, table.id, token, start))
+                for base in (a, b)
+                for token in (table.gm, pat, sam)
+            ]
+            made = [through[i % 2].roll(pat, alice, "stealth")["seq"] for i in range(6)]
+            for stream in streams:
+                assert [stream.next()[1] for _ in made] == made
+
+
+def test_a_table_deleted_on_one_server_closes_its_streams_on_the_other(
+    servers: tuple[str, str, Path],
+) -> None:
+    """Deleted through A: B's streams of the table are told and closed, and B, which had
+    seen its members' tokens, refuses them."""
+    a, b, _ = servers
+    with httpx.Client(base_url=a) as on_a, httpx.Client(base_url=b) as on_b:
+        table = Api(on_a).table("brp")
+        pat = table.join("Pat")
+        via_b = Table(Api(on_b), table.id, "brp", table.gm, table.invite)
+        start = via_b.ok("GET", "", pat)["table"]["last_seq"]  # B knows Pat's token now
+        with Stream(b, table.id, pat, start) as player, Stream(b, table.id, table.gm, start) as gm:
+            assert table.req("DELETE", "", table.gm).status_code == 204
+            for stream in (player, gm):
+                kind, _, data = stream.next()
+                assert kind == "denied" and data["error"]["field"] == "token"
+                with pytest.raises(EOFError):
+                    stream.next()
+        for token in (pat, table.gm):
+            assert via_b.req("GET", "", token).status_code == 401
+
+
+def test_a_player_revoked_on_one_server_is_shut_out_on_the_other(
+    servers: tuple[str, str, Path],
+) -> None:
+    a, b, _ = servers
+    with httpx.Client(base_url=a) as on_a, httpx.Client(base_url=b) as on_b:
+        table = Api(on_a).table("brp")
+        sam = table.join("Sam")
+        via_b = Table(Api(on_b), table.id, "brp", table.gm, table.invite)
+        me = via_b.ok("GET", "", sam)
+        with Stream(b, table.id, sam, me["table"]["last_seq"]) as stream:
+            table.ok("POST", f"/members/{me['me']['id']}/revoke", table.gm)
+            kind, _, data = stream.next()
+            assert kind == "denied" and data["error"]["field"] == "token"
+        assert via_b.req("GET", "", sam).status_code == 401
+        assert via_b.ok("GET", "", table.gm)["table"]["id"] == table.id  # the GM plays on

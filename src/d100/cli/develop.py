@@ -123,7 +123,7 @@ def phase_view(
 ) -> View:
     rules = request.rules
     head = f"{c.name} ({REGISTRY.get(c.system).title}): development phase"
-    view = View((line(seg(head, "title")), line(seg(f"  {rules.rule}", "dim"))))
+    view = View((line(seg(head, "title")), line(seg(f"  {request.rule}", "dim"))))
     rolled = [] if result is None else [*result.skills, *([result.luck] if result.luck else [])]
     rows = []
     for i, o in enumerate(chances):

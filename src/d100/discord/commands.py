@@ -60,9 +60,10 @@ def quick_command(name: str, description: str, rolls: bool) -> dict[str, Any]:
     }
 
 
-TABLE = "table"  # the channel's table: ``/table open``, ``/table close``
+TABLE = "table"  # the channel's table: ``/table open``, ``/table close``, ``/table delete``
 OPEN = "open"
 CLOSE = "close"
+DELETE = "delete"  # the table deleted for good, by its GM, who types its name to confirm
 # Who may open a channel's table: whoever may manage the channel. The registration hides
 # ``/table`` from the rest (a server's admins may change that); each call is checked too.
 OPENS = MANAGE_CHANNELS
@@ -91,8 +92,8 @@ def _system_option(required: bool) -> dict[str, Any]:
 
 
 def table_commands() -> list[dict[str, Any]]:
-    """``/table open`` and ``close``, ``/sheet`` and ``/link``: guild channels only (a table
-    is a channel's)."""
+    """``/table open``, ``close`` and ``delete``, ``/sheet`` and ``/link``: guild channels
+    only (a table is a channel's)."""
     opening = {
         "type": SUB_COMMAND,
         "name": OPEN,
@@ -119,12 +120,26 @@ def table_commands() -> list[dict[str, Any]]:
         "name": CLOSE,
         "description": "Free this channel of its table (its GM, or who manages the channel)",
     }
+    deleting = {
+        "type": SUB_COMMAND,
+        "name": DELETE,
+        "description": "Delete this channel's table for good, its log and links (its GM)",
+        "options": [
+            {
+                "type": STRING,
+                "name": NAME,
+                "description": "the table's name, typed to confirm",
+                "required": True,
+                "max_length": 200,
+            }
+        ],
+    }
     return [
         {
             "name": TABLE,
             "type": CHAT_INPUT,
             "description": "This channel's table",
-            "options": [opening, closing],
+            "options": [opening, closing, deleting],
             "default_member_permissions": str(OPENS),
             "contexts": [0],
             "integration_types": [0],

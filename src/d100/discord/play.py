@@ -8,7 +8,7 @@ comes to them privately."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from .. import quick
 from ..errors import D100Error
 from ..render.view import pct
-from ..server import characters, declared, rolls, spoken
+from ..server import characters, declared, party, rolls, spoken
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
 from ..server.events import headed
@@ -145,6 +145,9 @@ def roll_as(
         table = session.get(GameTable, viewer.table_id)
         assert table is not None  # the channel's binding's foreign key
         said = f"{skill} {options.get('words') or ''}".strip()
+        whole = party.asks(said)
+        if whole is not None:  # ``develop party``: the GM's, whichever character is named
+            return _party(session, viewer, table, replace(whole, visibility=visibility), planned)
         if said[:1] == ".":  # a chat-bot word: SealDice's .ra 侦查
             spoken = Spoken(it, options, name, said, visibility)
             return _spoken(session, viewer, table, mine, spoken, planned)
@@ -179,6 +182,24 @@ def roll_as(
         )
         own, public = views(viewer, done.event)
     return rolled_messages(viewer.name, viewer.table_id, own, public)
+
+
+def _party(
+    session: Session,
+    viewer: Viewer,
+    table: GameTable,
+    spec: party.PartySpec,
+    planned: rolls.Planned | None,
+) -> Rolled:
+    """The whole party's development phase, the page's: its odds worked out on a worker
+    first (``declared.Dear``), then every phase rolled, a card each."""
+    if planned is None:
+        raise declared.Dear(party.tagged(party.plan(session, viewer, table, spec)))
+    phases = planned.request["request"]
+    odds = [rolls.Planned(t, o) for t, o in zip(phases, planned.odds["phases"], strict=True)]
+    events, _ = party.roll(session, viewer, spec, odds)
+    made = [declared_messages(viewer.name, viewer.table_id, *views(viewer, e)) for e in events]
+    return made[0] if len(made) == 1 else _together(made)
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,14 @@ from ..server import ledgers as ledger_views
 from ..server.errors import ApiError
 from ..server.events import DISCORD, DOOR
 from ..server.guard import Buckets, Limits
+from ..server.quotas import TABLES
 from ..server.store import Store
 from ..server.work import ANONYMOUS, CLIENT, Pool
 from . import answers, calls, clicks, interactions, ledgers, mirror, outbox, play, sheets, tables
 from .commands import (
     CALL,
     CLOSE,
+    DELETE,
     FILE,
     LEDGER,
     LINK,
@@ -336,9 +338,13 @@ async def _table_message(request: Request, discord: Discord, it: Interaction) ->
     if it.command == LEDGER:
         return await _ledger(request, it, options)
     if options.get("subcommand") == OPEN:
-        return await _written(request, it, tables.open_table, store, it, options)
+        server = request.app.state.server
+        counted = (server.openings, server.quotas)
+        return await _written(request, it, tables.open_table, store, it, options, *counted)
     if options.get("subcommand") == CLOSE:
         return await _written(request, it, tables.close_table, store, it)
+    if options.get("subcommand") == DELETE:
+        return await _written(request, it, tables.delete_table, store, it, options)
     return interactions.message("Not a command of this server.", private=True)
 
 
@@ -484,8 +490,9 @@ async def _settled(job: Any) -> dict[str, Any]:
 
 
 def _refused(err: ApiError, words: str) -> dict[str, Any]:
-    """A refusal's message: "busy" where the server is (a queue full, the database busy)."""
-    if err.status in (429, 503):
+    """A refusal's message: "busy" where the server is (a queue full, the database busy); a
+    quota's in its own words, which say how long it lasts (hours, not a moment's busy)."""
+    if err.status in (429, 503) and err.field != TABLES:
         return busy_message(int(err.headers.get("retry-after", "1")) if err.headers else 1)
     return error_message(words)
 

@@ -5,8 +5,11 @@ functions (``gametables``), so the table is the one its web page shows.
 
 Opening one takes the permission to manage the channel, checked on every call (a server's
 admins may show the command to anyone): otherwise the first member to type it would be the
-GM of everyone who plays there. ``/table close``, by its GM or by whoever may manage the
-channel, frees the channel; the table and its log stay on its page."""
+GM of everyone who plays there. A table opened here counts in the tables quota
+(``quotas.by_discord``: its opener's and its Discord server's), as one opened on the web
+counts its address's. ``/table close``, by its GM or by whoever may manage the channel, frees
+the channel; the table and its log stay on its page. ``/table delete``, by its GM alone,
+deletes the table for good (``deleting``), its name typed to confirm."""
 
 from __future__ import annotations
 
@@ -18,12 +21,13 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..server import gametables
-from ..server.access import GM, member_by_token
+from ..server import deleting, gametables
+from ..server.access import GM, member_by_token, viewer_of
 from ..server.errors import ApiError
 from ..server.events import lock_table
 from ..server.gametables import NAME_LIMIT, not_the_gm_s, skeleton, text_field
 from ..server.models import ChannelPost, DiscordChannel, DiscordMember, GameTable, Member
+from ..server.quotas import Openings, Quotas, by_discord, check_room
 from ..server.store import Store
 from ..server.tokens import new_token, token_hash
 from .commands import GM_LINK, HOUSE_RULES, NAME, OPENS, OPENS_WORDS, SYSTEM
@@ -63,8 +67,12 @@ def house_rules(text: str) -> dict[str, Any]:
         ) from None
 
 
-def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
-    """The channel's table, made now with the opener as its GM (one table per channel)."""
+def open_table(
+    store: Store, it: Interaction, options: dict[str, Any], openings: Openings, quotas: Quotas
+) -> dict[str, Any]:
+    """The channel's table, made now with the opener as its GM (one table per channel),
+    counted in the tables quota (a table brought from the web was counted there) and refused
+    as the web's opening is when the database is full."""
     if it.channel_id is None:
         return message("A table is opened in a channel.", private=True)
     if not it.may(OPENS):
@@ -89,6 +97,8 @@ def open_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[s
             held = channel_table(session, it.channel_id)
             if held is not None:
                 return _already(session, held)
+            check_room(session, quotas)
+            openings.take(*by_discord(it.guild_id, it.user_id))
             made = gametables.create_table(
                 session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
             )
@@ -230,14 +240,61 @@ def close_table(store: Store, it: Interaction) -> dict[str, Any]:
     )
 
 
+def delete_table(store: Store, it: Interaction, options: dict[str, Any]) -> dict[str, Any]:
+    """The channel's table deleted for good by its GM, who types its name to confirm (a
+    command typed is no second thought): its log, characters and every link to it go, and
+    the channel is free. Whoever else asks is told who may, and that ``/table close`` frees
+    the channel without deleting anything."""
+    with store.write() as session:
+        table_id = channel_table(session, it.channel_id)
+        if table_id is None:
+            return no_table()
+        table = lock_table(session, table_id)
+        gm = _gm_of(session, table_id, it.user_id)
+        if gm is None:
+            gms = escaped(_gms(session, table_id))
+            return message(
+                clip(
+                    f"Deleting this channel's table is for its GM ({gms}) alone; `/table close`"
+                    f" frees the channel, its page and log kept.",
+                    CONTENT_MAX,
+                ),
+                private=True,
+            )
+        name = table.name
+        if " ".join(str(options.get(NAME) or "").split()) != name:
+            return message(
+                clip(
+                    f"To delete {escaped(name)} for good (its log, characters and every link to"
+                    " it), give its name exactly as `name`. To keep its log, export it from"
+                    " its page first (`/link`).",
+                    CONTENT_MAX,
+                ),
+                private=True,
+            )
+        deleting.delete_table(session, viewer_of(session, gm))
+    return message(
+        clip(
+            f"{escaped(it.user_name)} deleted this channel's table, {escaped(name)}, for good:"
+            " its log and links are gone, and `/table open` makes the channel a new one.",
+            CONTENT_MAX,
+        )
+    )
+
+
 def _is_gm(session: Session, table_id: str, user_id: str) -> bool:
+    return _gm_of(session, table_id, user_id) is not None
+
+
+def _gm_of(session: Session, table_id: str, user_id: str) -> Member | None:
+    """The user's member row at the table where it is a GM's (not revoked), else None."""
     member_id = session.scalars(
         select(DiscordMember.member_id).where(
             DiscordMember.table_id == table_id, DiscordMember.user_id == user_id
         )
     ).first()
     member = None if member_id is None else session.get(Member, member_id)
-    return member is not None and member.role == GM and not member.revoked
+    return member if member is not None and member.role == GM and not member.revoked else None
 
 
 REMOVED = "You were removed from this table."

@@ -149,6 +149,34 @@ class DeclaredOdds(Answer):
     odds: dict[str, Any]
 
 
+class PartyPhase(Answer):
+    """One character's phase in the party's: who, its request and its exact odds."""
+
+    character: dict[str, str]
+    roll: str
+    request: dict[str, Any]
+    odds: dict[str, Any]
+
+
+class PartyOdds(Answer):
+    """The whole party's development phase before it is rolled: each player's character's
+    phase with its odds, the characters left out and why, and the rolls it comes to against
+    the most one action makes."""
+
+    phases: list[PartyPhase]
+    skipped: list[dict[str, str]]
+    rolls: int
+    most: int
+
+
+class PartyRolled(Answer):
+    """The whole party's development phase as rolled: each character's phase its own event
+    (as one asked alone), and the characters left out."""
+
+    events: list[dict[str, Any]]
+    skipped: list[dict[str, str]]
+
+
 class OddsAnswer(Answer):
     """Exact odds of a request (CONTRACT.md): the request as read, chances as fractions and
     percentages; for a check, advice (ways to better them) and what each level means."""

@@ -25,12 +25,14 @@ from . import (
     calculator,
     characters,
     declared,
+    deleting,
     export,
     flow,
     followups,
     gametables,
     idempotency,
     ledgers,
+    party,
     rolls,
     rounds,
 )
@@ -54,7 +56,7 @@ from .events import get_table, headed
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
-from .quotas import Openings, Quotas, check_room
+from .quotas import Openings, Quotas, by_address, check_room
 from .snapshot import snapshot
 from .store import Store
 from .work import Pool, Writes
@@ -191,7 +193,7 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 )
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     server = _server(request)
-    server.openings.take(request.client.host if request.client else "")
+    server.openings.take(by_address(request.client.host if request.client else ""))
     with server.store.write() as session:
         check_room(session, server.quotas)
         made = gametables.create_table(
@@ -252,6 +254,16 @@ def sign_out(table_id: TableId, response: Response) -> None:
 def table_state(table_id: TableId, request: Request) -> dict[str, Any]:
     with _acting(request, table_id, write=False) as (session, viewer):
         return snapshot(session, viewer)
+
+
+@router.delete("/api/tables/{table_id}", status_code=204, tags=["tables"])
+def delete_table(table_id: TableId, request: Request, response: Response) -> None:
+    """Delete the table for good (its GM only): its log, members, characters and seeds. Every
+    link to it stops working and its live streams close; what its opener opened stays counted
+    in the tables quota. Export the log first to keep it (``log.jsonl``)."""
+    with _acting(request, table_id) as (session, viewer):
+        deleting.delete_table(session, viewer)
+    response.delete_cookie(cookie_name(table_id), httponly=True, samesite="strict")
 
 
 @router.post("/api/tables/{table_id}/invite", tags=["tables"])
@@ -452,7 +464,7 @@ async def roll(
     body: bodies.Roll,
     request: Request,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """A check, or a contest when ``opponent`` is given. With an ``Idempotency-Key`` a retry
     answers with the roll already made (``Idempotent-Replayed: true``), never a new one.
@@ -485,7 +497,7 @@ async def declared_roll(
     body: bodies.DeclaredRoll,
     request: Request,
     response: Response,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """A dice expression (``1d6+1``) or, where the table's rules have them, a Sanity roll
     (``sc 1/1d6``), drawn from the table's provable seeds as a check is and logged with its
@@ -527,6 +539,72 @@ async def declared_odds(
     odds = await server.pool.run(f"table:{table_id}", declared.planned_odds, tagged)
     # as the roll logs them: the chance of every total of 50d1000 was 30 MB an answer
     return tagged | {"odds": declared.logged_odds(str(tagged["roll"]), odds)}
+
+
+async def _party(
+    server: Server, table_id: str, token: str | None, spec: party.PartySpec
+) -> tuple[party.Party, list[dict[str, Any]]]:
+    """The party's phases as they are now and their odds, worked out on a worker."""
+
+    def prepare() -> party.Party:
+        with server.store.read() as session:
+            return party.preview(session, authenticate(session, table_id, token), spec)
+
+    planned = await anyio.to_thread.run_sync(prepare)  # in the table's turn
+    tagged = [p.tagged for p in planned.phases]
+    return planned, await server.pool.run(f"table:{table_id}", party.odds, tagged)
+
+
+@router.post(
+    "/api/tables/{table_id}/party-development/odds",
+    tags=["rolls"],
+    responses=documented(200, answers.PartyOdds),
+)
+async def party_development_odds(
+    table_id: TableId, body: bodies.PartyDevelopment, request: Request
+) -> dict[str, Any]:
+    """The whole party's development phase before it is rolled (the GM's): each player's
+    character's marked skills with their exact chance to improve and mean gain, the
+    characters with nothing marked left out; refused past the most rolls one action makes."""
+    server, token = _server(request), _token(request, table_id)
+    planned, chances = await _party(server, table_id, token, body.spec())
+    return party.shown(planned, chances)
+
+
+@router.post(
+    "/api/tables/{table_id}/party-development",
+    status_code=201,
+    tags=["rolls"],
+    responses=documented(201, answers.PartyRolled),
+)
+async def party_development(
+    table_id: TableId, body: bodies.PartyDevelopment, request: Request
+) -> dict[str, Any]:
+    """The whole party's development phase (the GM's, at the end of a session): every
+    player's character's phase rolled in one action, its odds worked out first, each its own
+    event (``d100 verify`` replays each), written back to its sheet with its marks cleared.
+    Refused, nothing rolled, if a sheet changed while its odds were worked out."""
+    server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
+    planned, chances = await _party(server, table_id, token, spec)
+    odds = [rolls.Planned(p.tagged, o) for p, o in zip(planned.phases, chances, strict=True)]
+
+    def make() -> dict[str, Any] | rounds.Unfetched:
+        try:
+            with server.store.write() as session:
+                viewer = authenticate(session, table_id, token)
+                events, made = party.roll(session, viewer, spec, odds)
+                views = [headed(view_event(viewer, e), e) for e in events]
+                return {"events": views, "skipped": list(made.skipped)}
+        except rounds.Unfetched as unfetched:  # its transaction was rolled back
+            return unfetched
+
+    work, tried = f"table:{table_id}", 0
+    while True:
+        done = await server.writing.run(work, make)
+        if not isinstance(done, rounds.Unfetched):
+            return done
+        await awaiting.fetch(server.writing, server.store, work, done, tried)
+        tried += 1
 
 
 Made = tuple[dict[str, Any], bool]  # a roll's view and whether it was replayed
@@ -596,7 +674,7 @@ async def reroll(
     request: Request,
     response: Response,
     body: bodies.Reroll | None = None,
-    idempotency_key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+    idempotency_key: idempotency.Key = None,
 ) -> dict[str, Any]:
     """Follow up a check you rolled, as its card offers (``follow_up``, its key: BRP7's Luck
     reroll of a failure, CoC7's Luck spent after the roll or its push): its own provable roll,

@@ -13,6 +13,7 @@ from d100.systems import REGISTRY
 from . import calculator
 from .access import VISIBILITIES
 from .declared import DeclaredSpec
+from .party import PartySpec
 from .rolls import RollSpec, Side
 from .tokens import CONTROLS, UNPRINTABLE
 
@@ -153,6 +154,17 @@ class DeclaredRoll(Body):
 
     def spec(self) -> DeclaredSpec:
         return DeclaredSpec(self.words, self.character_id, self.visibility)
+
+
+class PartyDevelopment(Body):
+    """The whole party's development phase (the GM's): every player's character's, with
+    each one's Luck recovery roll too where ``luck``."""
+
+    luck: bool = False
+    visibility: Visibility = "public"
+
+    def spec(self) -> PartySpec:
+        return PartySpec(self.luck, self.visibility)
 
 
 class Reroll(Body):

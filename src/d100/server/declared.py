@@ -197,8 +197,14 @@ def word_roll(table: GameTable, row: Character | None, words: str) -> WordRoll:
     return made
 
 
-def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
-    """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
+PARTY = "party"  # the whole party's development phases: each one's ``{"roll", "request"}``
+
+
+def odds_of(roll: str, request: Any) -> dict[str, Any]:
+    """A declared roll's exact odds (on a worker when dear): refused past the engine's budget.
+    A party's (``PARTY``, bounded by ``party.plan``) are each of its phases' in turn."""
+    if roll == PARTY:
+        return {"phases": [odds_of(t["roll"], t["request"]) for t in request]}
     word = quick.word_roll(roll, request)
     if word is not None:
         return word.odds()

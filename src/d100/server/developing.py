@@ -29,12 +29,17 @@ def phase(row: Character | None, tokens: list[str], words: str) -> DevelopmentRe
     if row is None:
         raise bad("character_id", None, "the character whose phase it is", "no character")
     c = characters.sheet_of(row)
-    have = {m.casefold() for m in c.marks}
-    marked = [*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have)]
-    request = development.from_character(replace(c, marks=tuple(marked)), len(tokens) > 1)
+    request = development.from_character(replace(c, marks=marks_of(row)), len(tokens) > 1)
     if not request.skills and request.luck is None:
         raise bad("words", words, f"{tokens[0]} {DEVELOP_LUCK}, or marks to roll", "no marks")
     return request
+
+
+def marks_of(row: Character) -> tuple[str, ...]:
+    """The skills marked for improvement on a character's sheet and at the table, once each."""
+    c = characters.sheet_of(row)
+    have = {m.casefold() for m in c.marks}
+    return (*c.marks, *(k for k, n in row.marks.items() if n and k.casefold() not in have))
 
 
 def may_develop(session: Session, viewer: Viewer, visibility: str, row: Character | None) -> None:

@@ -1,5 +1,6 @@
-"""The store's tables. The event log is append-only: rows are inserted, never updated or
-deleted; everything else is current state that the log explains."""
+"""The store's tables. The event log is append-only: rows are inserted, never updated, and
+deleted only with their whole table by its GM (``deleting``); everything else is current
+state that the log explains."""
 
 from __future__ import annotations
 

@@ -1,17 +1,20 @@
-"""What the server's storage may be made to hold: tables opened per client address a day,
-events in a table's log, and the database's size in all. Each refusal names the quota and
-what to do about it; ``d100 serve`` reads them from the environment (a test or an embedded
-app sets its own, or none).
+"""What the server's storage may be made to hold: tables opened a day per opener (a client
+address on the web, a Discord user and a Discord server through ``/table open``), events in a
+table's log, and the database's size in all. Each refusal names the quota and what to do
+about it; ``d100 serve`` reads them from the environment (a test or an embedded app sets its
+own, or none).
 
-The tables an address opened are counted in this process's memory, as the rate limits are:
-a restart forgets them. The events are the table's own numbering, and the size the
-database's own figure, so those hold across processes."""
+The tables an opener opened are counted in this process's memory, as the rate limits are: a
+restart forgets them, and a table deleted since is counted all the same (deleting gives no
+opening back). The events are the table's own numbering, and the size the database's own
+figure, so those hold across processes."""
 
 from __future__ import annotations
 
 import ipaddress
 import math
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -31,6 +34,7 @@ TABLES_PER_DAY = 100
 # this in a quarter of an hour, and the table is then read only.
 EVENTS_PER_TABLE = 100_000
 DAY = 86_400.0
+TABLES = "tables"  # the field a refusal of the tables quota names
 
 
 @dataclass(frozen=True)
@@ -68,29 +72,64 @@ def _whole(env: Mapping[str, str], name: str, default: int | None) -> int | None
     return int(raw)
 
 
+@dataclass(frozen=True)
+class Opener:
+    """Who a table is counted against: its bucket's key, whose tables the refusal says they
+    are ("from your address") and the quota's own words ("from one address")."""
+
+    key: str
+    whose: str
+    per: str
+
+
+def by_address(host: str) -> Opener:
+    """The web's opener: the client address (``counted_as``)."""
+    return Opener("address:" + counted_as(host), "from your address", "from one address")
+
+
+def by_discord(guild_id: str | None, user_id: str) -> tuple[Opener, ...]:
+    """Discord's openers, as a request's address is always Discord's: the verified user (one
+    person's account in any number of servers) and the server it is opened in (many accounts
+    that one person made to open tables in one server they run). A channel outside a server
+    counts by its user alone."""
+    user = Opener("discord-user:" + user_id, "by you", "by one Discord user")
+    if guild_id is None:
+        return (user,)
+    return user, Opener("discord-guild:" + guild_id, "in this server", "in one Discord server")
+
+
 class Openings:
-    """The tables each client address opened in the last day, as a bucket that refills."""
+    """The tables each opener opened in the last day, as a bucket that refills."""
 
     def __init__(self, quotas: Quotas) -> None:
         most = quotas.tables_per_day
         self.most = most
         self.buckets = None if most is None else Buckets(Limits(burst=most, per_second=most / DAY))
+        self._lock = threading.Lock()  # taken from the write threads: all or none counted
 
-    def take(self, address: str) -> None:
-        """Count one table opened from ``address``; 429 past the quota."""
+    def take(self, *openers: Opener) -> None:
+        """Count one table opened by each of ``openers``, all or none: a 429 naming the first
+        whose quota is spent, with when it may open the next (``Retry-After``)."""
         if self.buckets is None:
             return
-        wait = self.buckets.take("address:" + counted_as(address))
-        if wait:
-            hours = math.ceil(wait / 3600)
-            raise ApiError(
-                429,
-                "tables",
-                None,
-                f"at most {self.most} tables opened a day from one address",
-                f"too many tables opened from your address today; try again in {hours} h",
-                {"retry-after": str(math.ceil(wait))},
-            )
+        with self._lock:
+            for opener in openers:
+                wait = self.buckets.wait(opener.key)
+                if wait:
+                    raise self._refused(opener, wait)
+            for opener in openers:
+                self.buckets.take(opener.key)
+
+    def _refused(self, opener: Opener, wait: float) -> ApiError:
+        hours = math.ceil(wait / 3600)
+        return ApiError(
+            429,
+            TABLES,
+            None,
+            f"at most {self.most} tables opened a day {opener.per}",
+            f"too many tables opened {opener.whose} today; try again in {hours} h",
+            {"retry-after": str(math.ceil(wait))},
+        )
 
 
 def counted_as(host: str) -> str:

@@ -32,6 +32,7 @@ from ..machine import Given, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
+from . import brp_experience
 from .common import (
     DICE,
     check_dict,
@@ -751,6 +752,7 @@ DECLARATION = Declaration(
         cuts=_cuts,
     ),
     sides_stand_alone=True,
+    development=brp_experience.BRP,  # XP-1: the experience roll
 )
 
 Brp.declares = DECLARATION

@@ -44,6 +44,7 @@ from ..fields import BIG, Field, exactly_one, read, validate
 from ..machine import Machine, Then
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
+from . import brp_experience
 from .brp import ICONS, LEVELS, MEANINGS, Level
 from .common import (
     DICE,
@@ -538,6 +539,8 @@ DECLARATION = Declaration(
         ranking=_ranking,
     ),
     levels=LEVEL_SPECS,
+    development=brp_experience.BRP_FOUNDRY,  # XP-2: the experience roll
+    improvement="success",  # a successful check earns its skill an experience check
 )
 BrpFoundry.declares = DECLARATION
 SYSTEM = BrpFoundry()

@@ -55,6 +55,7 @@ from ..fields import BIG, Field, exactly_one, path, read, validate
 from ..machine import Fixed, Machine, Then
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record, replay
+from . import brp_experience
 from .brp import LEVELS, Level
 from .brp_foundry import LEVEL_SPECS
 from .common import (
@@ -655,6 +656,8 @@ DECLARATION = Declaration(
     ),
     levels=LEVEL_SPECS,
     sides_stand_alone=True,
+    development=brp_experience.BRP,  # XP-1: the experience roll
+    improvement="success",  # a successful check earns its skill an experience check
 )
 BrpUge.declares = DECLARATION
 SYSTEM = BrpUge()

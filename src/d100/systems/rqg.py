@@ -49,6 +49,7 @@ from ..machine import Fixed, Machine, Then
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
+from . import brp_experience
 from .common import (
     DICE,
     Roll,
@@ -642,6 +643,8 @@ DECLARATION = Declaration(
     # RQ-3: the highest rating's excess over 100 comes off each side's chance, so a side's
     # target, its margin, bands and words tell the other's rating
     binds_other_side=frozenset({"target", "margin", "bands", "explanation"}),
+    development=brp_experience.RQG,  # XP-3: the experience roll
+    improvement="success",  # a successful check earns its skill an experience check
 )
 Rqg.declares = DECLARATION
 SYSTEM = Rqg()

@@ -147,6 +147,12 @@ function rememberTable(id, name, role) {
   catch { /* storage full or refused: the list is a convenience */ }
 }
 
+function forgetTable(id) {
+  try { localStorage.setItem(MY_TABLES, JSON.stringify(myTables().filter((t) => t.id !== id))); }
+  catch { /* a convenience */ }
+  keepInvite(id, null);
+}
+
 // The invite link a GM made in this browser, per table, to show again: the server keeps only
 // its hash (a new one would stop the one already shared).
 const INVITES = "d100-invites";

@@ -44,6 +44,7 @@ const memberName = (id) => { const m = state && state.members.find((x) => x.id =
 
 // The heads of the log seen here, kept in the browser (heads.js); made as the page starts.
 let heads = null;
+let deleted = false;  // this page's GM deleted the table: going home
 
 // An answer that carries the log's head (a roll's, a follow-up's, a showing's): kept.
 async function withHead(call) {
@@ -121,7 +122,7 @@ function connect() {
   source.addEventListener("denied", () => {
     source.close();
     $("live-status").textContent = "signed out";
-    $("page-error").textContent = "Your access to this table was revoked.";
+    if (!deleted) $("page-error").textContent = "Your access to this table was revoked, or the table was deleted.";
   });
 }
 
@@ -701,6 +702,25 @@ async function rotate() {
       : `The blind seed stays secret until every blind roll made with it is shown (${pending}).` }));
 }
 
+// Deleting cannot be undone: the page asks in its own words (what goes, how to keep the log)
+// before the GM confirms; then this browser forgets the table and goes home.
+function askDelete(open) {
+  $("delete-confirm").hidden = !open;
+  $("delete-button").setAttribute("aria-expanded", String(open));
+  if (!open) return;
+  $("delete-question").textContent = `Delete ${state.table.name} for good? Its log, characters and seeds `
+    + "are gone, and every link to it stops working. To keep the log, export it first (Export as JSON Lines, under Results).";
+  $("delete-no").focus();
+}
+
+async function deleteTable() {
+  $("delete-error").textContent = "";
+  try { await api("DELETE", base); } catch (err) { $("delete-error").textContent = err.message; return; }
+  deleted = true;  // its stream is told next: not an error to show on the way home
+  forgetTable(state.table.id);
+  location.assign("/");
+}
+
 // Revoking renews the invite link (the removed player holds the old one): the GM gets the new one.
 async function revoke(m) {
   const plays = state.characters.filter((c) => c.member_id === m.id).map((c) => c.name);
@@ -1096,8 +1116,14 @@ function wire() {
   $("develop-button").addEventListener("click", developRoll);
   $("develop-character").addEventListener("change", developReset);
   $("develop-luck").addEventListener("change", developReset);
+  $("develop-luck").addEventListener("change", partyReset);
+  $("party-odds").addEventListener("click", partyOdds);
+  $("party-button").addEventListener("click", partyRoll);
   $("rest-button").addEventListener("click", () => act(() => api("POST", `${base}/rest`), "tools-error"));
   $("rotate-button").addEventListener("click", rotate);
+  $("delete-button").addEventListener("click", () => askDelete($("delete-confirm").hidden));
+  $("delete-no").addEventListener("click", () => { askDelete(false); $("delete-button").focus(); });
+  $("delete-yes").addEventListener("click", deleteTable);
   $("invite-button").addEventListener("click", async () => {
     if (keptInvites()[state.table.id] && !confirm("Make a new invite link? The one you shared stops working (players already in stay in).")) return;
     const made = await act(() => api("POST", `${base}/invite`), "tools-error");
@@ -1348,16 +1374,55 @@ function developReset() {
   $("develop-button").hidden = true;
 }
 
+// Each roll's chance to improve and mean gain, before it is made; led by whose it is where given.
+function developTable(lines) {
+  const named = lines.some(([whose]) => whose);
+  const rows = lines.map(([whose, o]) => el("tr", {}, named ? el("td", { text: whose }) : null, el("td", { text: o.name }),
+    el("td", { text: String(o.value) }), el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }),
+    el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
+  const heads = [...(named ? ["character"] : []), "skill", "value", "improves", "mean gain"];
+  return el("div", { class: "scroll-x" }, el("table", { class: "odds" }, el("tr", {}, ...heads.map((h) => el("th", { text: h }))), ...rows));
+}
+
 async function developOdds() {
   developReset();
   $("develop-result").replaceChildren();
   const shown = await act(() => api("POST", `${base}/declared-odds`, developBody()), "develop-error");
   if (!shown) return;
-  const rows = shown.odds.rolls.map((o) => el("tr", {}, el("td", { text: o.name }), el("td", { text: String(o.value) }),
-    el("td", { text: `${(100 * fractionOf(o.improves)).toFixed(2)}%` }), el("td", { text: `+${fractionOf(o.mean_gain).toFixed(2)}` })));
-  $("develop-chances").replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "odds" },
-    el("tr", {}, ...["skill", "value", "improves", "mean gain"].map((h) => el("th", { text: h }))), ...rows)));
+  $("develop-chances").replaceChildren(developTable(shown.odds.rolls.map((o) => ["", o])));
   $("develop-button").hidden = false;
+}
+
+// The whole party's phase: every player's character's odds first, then one action rolls them
+// all, each character's phase its own card (and event) in the log.
+const partyBody = () => ({ luck: $("develop-luck").checked });
+
+function partyReset() {
+  $("party-chances").replaceChildren();
+  $("party-button").hidden = true;
+}
+
+async function partyOdds() {
+  partyReset();
+  $("party-result").replaceChildren();
+  const shown = await act(() => api("POST", `${base}/party-development/odds`, partyBody()), "party-error");
+  if (!shown) return;
+  const lines = shown.phases.flatMap((p) => p.odds.rolls.map((o) => [p.character.name, o]));
+  const left = shown.skipped.map((c) => `${c.name} (${c.why})`).join(", ");
+  $("party-chances").replaceChildren(el("p", { class: "muted", text: `${shown.rolls} rolls, at most ${shown.most} in one action` }),
+    developTable(lines), left ? el("p", { class: "muted", text: `Left out: ${left}` }) : null);
+  $("party-button").hidden = false;
+}
+
+async function partyRoll() {
+  $("party-button").disabled = true;
+  let made;
+  // not sent again by itself: a phase made is never made twice
+  try { made = await act(() => api("POST", `${base}/party-development`, partyBody()), "party-error"); }
+  finally { $("party-button").disabled = false; }
+  if (!made) return;
+  partyReset();
+  $("party-result").replaceChildren(...made.events.flatMap((e) => hereCard(e)));
 }
 
 async function developRoll() {
