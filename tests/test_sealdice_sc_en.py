@@ -13,15 +13,14 @@ import pytest
 from d100 import quick
 from d100.errors import D100Error
 from d100.systems.coc7_sealdice_rolls import (
-    EnRoll,
     EnSkill,
     ScRequest,
-    ScRoll,
     improves,
     resolve,
     sc_odds,
     sc_roll,
 )
+from d100.systems.coc7_sealdice_words import EnRoll, ScRoll
 
 RULES = ("0", "1", "2", "3", "4", "5", "dg")
 SANS = (0, 1, 4, 9, 30, 49, 50, 60, 99, 100)

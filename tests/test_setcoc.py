@@ -442,3 +442,24 @@ def test_sd_core_the_quick_form_and_the_json_read_the_house_rule() -> None:
     assert quick["house_rules"] == {"setcoc": "dg"}
     assert d100.resolve(quick).level == "fumble"
     assert d100.quick.read("coc7 50 setcoc=2")["house_rules"] == {"setcoc": 2}
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_sd_core_advice_weighs_each_option_by_the_rule(rule: str) -> None:
+    # rule: SD-core
+    """Advice under a rule: the check as asked has the transcription's levels, a push the
+    transcription's push counts, and every option keeps the rule (none judged by coc7's own)."""
+    from d100.advise import advise
+
+    for s in (20, 60):
+        options = advise(request(rule, s), luck=20)
+        assert all(o.request["house_rules"]["setcoc"] == rule for o in options)
+        asked = next(o for o in options if o.gain == 0)
+        counts = Counter(want(rule, s, "regular", r)[0] for r in range(1, 101))
+        assert nonzero(dict(asked.odds.levels)) == {k: Fraction(v, 100) for k, v in counts.items()}
+        pushed = [o for o in options if o.request.get("push") and not o.request.get("luck")]
+        assert pushed
+        again = sum(1 for r in range(1, 101) if want(rule, s, "regular", r)[1])
+        fails, passes = counts["failure"], 100 - counts["failure"] - counts["fumble"]
+        for o in pushed:  # a failure that is no fumble rolled again once (C7-5)
+            assert o.odds.success == Fraction(passes * 100 + fails * again, 10000)

@@ -58,6 +58,10 @@ class Action:
     odds: Callable[[Any], dict[str, Any]]
     report: Callable[[Any, Mapping[str, Any]], Report]
     title: str  # what it is, without its numbers: "attack", "full auto (BCDice FAR)"
+    # the word asking to spend the roller's Luck and the request's field holding it (a Pulp
+    # hero's, P-6: ``pulp40``, ``pulp_luck``): for a character, the sheet's Luck (``luck_of``)
+    luck_word: str | None = None
+    luck_field: str | None = None
 
     def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
         """A result's contract JSON with its exact odds beside."""
@@ -78,6 +82,12 @@ class Sheet(Protocol):
     """What an action reads of a character's sheet (``sheets.Character``)."""
 
     @property
+    def name(self) -> str: ...
+
+    @property
+    def luck(self) -> Any: ...  # ``luck.Luck`` or None
+
+    @property
     def rollable(self) -> dict[str, int]: ...
 
     @property
@@ -92,7 +102,7 @@ def for_character(
     """The action of ``actions`` the words ask for, else None: led by a skill's number, or for
     a character by a skill of its sheet (the longest name first: ``fighting brawl dmg=1d3``);
     ``DB`` in an attack's damage is ``bonus``, else the sheet's damage bonus, unless the
-    words say (``db=``)."""
+    words say (``db=``); the roller's Luck, the sheet's (``luck_of``)."""
     tokens = list(words)
     if bonus is None and sheet is not None:
         bonus = sheet.damage_bonus
@@ -106,10 +116,48 @@ def for_character(
             tried.append([str(sheet.rollable[name]), *tokens[k:]])
     for said in tried:
         for action in actions:
-            found = read_words(_reader(action, bonus), said)
+            asked = said if sheet is None else luck_of(action, said, sheet)
+            found = read_words(_reader(action, bonus), asked)
             if found is not None:
+                if sheet is not None:
+                    _sheet_luck(action, found[0], sheet)
                 return Found(action, found[0], found[1])
     return None
+
+
+def luck_of(action: Action, words: Sequence[str], sheet: Sheet) -> list[str]:
+    """The words with the action's Luck word alone (``pulp``) given the sheet's Luck
+    (``pulp50``): a character's Luck is its sheet's; refused where the sheet holds none."""
+    word = action.luck_word
+    if word is None or not any(w.lower() == word for w in words):
+        return list(words)
+    if sheet.luck is None:
+        raise D100Error(
+            str(action.luck_field), word, f"a luck entry on {sheet.name}'s sheet", "no Luck"
+        )
+    return [f"{w}{sheet.luck.current}" if w.lower() == word else w for w in words]
+
+
+def _sheet_luck(action: Action, request: Any, sheet: Sheet) -> None:
+    """A character's Luck typed (``pulp40``) is refused where its sheet says otherwise, or
+    holds none: the sheet is where its Luck is kept, and spent."""
+    field = action.luck_field
+    typed = None if field is None else getattr(request, field)
+    if field is None or typed is None:
+        return
+    held = sheet.luck
+    if held is None:
+        raise D100Error(
+            field, typed, f"a luck entry on {sheet.name}'s sheet", f"{sheet.name} has no Luck"
+        )
+    if typed != held.current:
+        raise D100Error(
+            field,
+            typed,
+            f"{action.luck_word} alone (or {action.luck_word}{held.current}): "
+            f"{sheet.name}'s Luck is its sheet's, {held.current}",
+            "not the sheet's Luck",
+        )
 
 
 def _reader(

@@ -335,18 +335,44 @@ class WordRolled:
     lines: tuple[tuple[str, str], ...]
     data: Mapping[str, Any]
     write: Callable[[Any], tuple[Any, str]] | None = None
+    # what it does to a sheet in a table's log (``{"sanity": [60, 57]}``, ``{"skills":
+    # {"Spot Hidden": [50, 56]}}``), the same shapes a Sanity roll and a development phase log
+    sheet: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    outcome: str = ""  # what it came to, without the roller's numbers: "failure, 4 lost"
 
 
 class WordRoll(Protocol):
     """A chat-bot word that rolls something other than a check: the values a character's
-    sheet gives it, and its roll under the table's house rules."""
+    sheet gives it, and its roll under the table's house rules. At a table it is a declared
+    roll of its own ``kind``: ``ruled`` fixes the table's rules in it, ``to_dict`` is its
+    request as logged (made again by its system's ``Declaration.word_rolls``), ``cost``
+    bounds its odds' work, ``resolve`` rolls it, ``odds`` counts it exactly (``unlogged``:
+    the part a log leaves out) and ``told`` puts a result and its odds in words."""
 
     @property
     def word(self) -> str: ...
 
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def unlogged(self) -> str | None: ...
+
     def with_sheet(self, character: Any) -> WordRoll: ...
 
     def play(self, house_rules: Mapping[str, Any], rng: Any) -> WordRolled: ...
+
+    def ruled(self, house_rules: Mapping[str, Any]) -> WordRoll: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def cost(self) -> int: ...
+
+    def resolve(self, rng: Any) -> Any: ...
+
+    def odds(self) -> dict[str, Any]: ...
+
+    def told(self, result: Any, odds: Mapping[str, Any] | None) -> WordRolled: ...
 
 
 @dataclass(frozen=True)
@@ -418,6 +444,11 @@ class Declaration:
     development: Development | None = None
     # requests beside the check and the contest (CoC7's full auto), read from their own words
     actions: tuple[Action, ...] = ()
+    # a chat-bot word's roll that is no check (``WordRoll``) made again from its logged
+    # request, by its kind (SealDice's ``.sc`` and ``.en`` at a table)
+    word_rolls: Mapping[str, Callable[[object], WordRoll]] = dataclasses.field(default_factory=dict)
+    # a few of its chat-bot words, as a page's roll box offers them (``.ra Spot Hidden``)
+    chat_examples: tuple[str, ...] = ()
 
     def level(self, name: str) -> LevelSpec:
         """The record of one of the system's levels."""
@@ -503,6 +534,7 @@ class Declaration:
             out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         # what a table's page offers beside the check: each action's form and name
         out["actions"] = [{"name": a.name, "form": a.form, "title": a.title} for a in self.actions]
+        out["chat_words"] = list(self.chat_examples)  # the chat-bot words its roll box takes
         if (tie := self.tie_break) is not None:
             out["tie_break"] = {"field": tie.field, "faces": list(tie.faces)}
         if (cover := self.cover) is not None:

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import development, expressions, sanity, sanity_form
+from . import development, expressions, quick, sanity, sanity_form
 from .actions import Action, Found, for_character, named
-from .declarations import DEVELOP_LUCK
+from .declarations import DEVELOP_LUCK, WordRoll
 from .development import DevelopmentRequest
 from .errors import D100Error
 from .expressions import DiceRequest, cost
@@ -52,6 +52,8 @@ def roller(kind: object) -> Callable[..., Any] | None:
         return None
     if kind in ROLLS:
         return ROLLS[kind]
+    if quick.word_kind(kind):
+        return lambda request, source: _word(kind, request).resolve(source)
     action = named(kind)
     if action is None:
         return None
@@ -61,6 +63,8 @@ def roller(kind: object) -> Callable[..., Any] | None:
 def odds(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
     """A declared roll's exact odds as contract JSON, refused past the engine's budget
     (``TooMuchWork``) before any work."""
+    if quick.word_kind(kind):
+        return _word(kind, request).odds()
     if kind == "development":
         chances = development.odds(DevelopmentRequest.from_dict(request))
         return {"rolls": [o.to_dict() for o in chances]}
@@ -74,21 +78,30 @@ def odds(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
     return action.odds(action.build(request))
 
 
-def logged(kind: str, chances: Mapping[str, Any]) -> dict[str, Any]:
+def logged(kind: str, chances: Mapping[str, Any], word: WordRoll | None = None) -> dict[str, Any]:
     """A roll's odds as its event keeps them (and its preview answers): without the chance of
-    every total or loss (``UNLOGGED``), which its request gives again."""
-    unlogged = UNLOGGED.get(kind, ACTION_UNLOGGED)
+    every total or loss (``UNLOGGED``, a chat-bot word's own), which its request gives again."""
+    unlogged = word.unlogged if word is not None else UNLOGGED.get(kind, ACTION_UNLOGGED)
     return {k: v for k, v in chances.items() if k != unlogged}
+
+
+def _word(kind: str, request: Any) -> WordRoll:
+    """A chat-bot word's roll of that kind made again from its logged request."""
+    made = quick.word_roll(kind, request)
+    assert made is not None  # the kind is a system's (``quick.word_kind``)
+    return made
 
 
 @dataclass(frozen=True)
 class Asked:
     """The request the words make at a table: its kind ("dice", "sanity", "development" or
-    an action's name), the library's request object, and the action where it is one."""
+    an action's name, or a chat-bot word's kind), the library's request object, and the
+    action or the chat-bot word's roll (SealDice's ``.sc``, ``.en``) where it is one."""
 
-    roll: str  # "dice", "sanity", "development" or an action's name
+    roll: str  # "dice", "sanity", "development", an action's name or a chat-bot word's kind
     request: Any
     action: Action | None = None
+    word: WordRoll | None = None  # a chat-bot word's roll: then also the request
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = self.request.to_dict()
@@ -99,6 +112,8 @@ class Asked:
         action's own); a Sanity roll's also weigh each loss it can come to (``PER_LOSS``)."""
         if self.action is not None:
             return self.action.cost(self.request)
+        if self.word is not None:
+            return self.word.cost()
         if isinstance(self.request, DiceRequest):
             return cost(self.request.rolled)
         if isinstance(self.request, DevelopmentRequest):

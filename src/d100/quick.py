@@ -242,6 +242,21 @@ def read_command(text: str, system: str | None = None) -> Command | None:
     return None
 
 
+def word_kind(kind: object) -> bool:
+    """Whether a system declares a chat-bot word's roll of that kind (``word_roll``)."""
+    return any(kind in spec.declares.word_rolls for spec in REGISTRY)
+
+
+def word_roll(kind: object, request: object) -> WordRoll | None:
+    """A chat-bot word's roll of that kind (``Declaration.word_rolls``: SealDice's ``.sc`` at
+    a table) made again from its logged request; None where no system declares the kind."""
+    for spec in REGISTRY:
+        build = spec.declares.word_rolls.get(kind) if isinstance(kind, str) else None
+        if build is not None:
+            return build(request)
+    return None
+
+
 def command(text: str, system: str | None = None) -> dict[str, Any] | None:
     """The request of the first system that reads ``text`` as one of its command forms."""
     found = read_command(text, system)

@@ -114,8 +114,8 @@ def _once(out: dict[str, Any], name: str, value: Any, token: str) -> None:
 
 def request(asked: Asked, sheet: Mapping[str, Any] | None = None) -> SanityRequest:
     """The request the words ask for, with what the sheet gives (``sheet_fields``) where the
-    words do not say it: SAN once, the sheet's Luck only with pulp (P-2), the dice given split
-    into their streams."""
+    words do not say it: SAN once, the sheet's Luck only with pulp (P-2) and no other Luck
+    typed, the dice given split into their streams."""
     fields = dict(asked.fields)
     for key, value in (sheet or {}).items():
         if key == "sanity" and "sanity" in fields:
@@ -124,6 +124,14 @@ def request(asked: Asked, sheet: Mapping[str, Any] | None = None) -> SanityReque
                 fields["sanity"],
                 f"SAN once: {asked.who}'s sheet gives {value}",
                 "given twice",
+            )
+        if key == "luck" and fields.get("luck", value) != value:  # P-2: the sheet's Luck
+            raise BadInput(
+                "luck",
+                fields["luck"],
+                f"pulp alone (or luck={value}): {asked.who or 'the character'}'s Luck is its "
+                f"sheet's, {value}",
+                "not the sheet's Luck",
             )
         if key != "luck" or fields.get("pulp"):
             fields.setdefault(key, value)

@@ -212,9 +212,48 @@ def test_sd_w1_rc_at_a_table_is_judged_by_rule_0_and_refusals_name_the_field(
     assert event["result"]["request"]["house_rules"] == {"setcoc": 0}
     for words, needle in (
         (".ra 侦查50", "the sheet gives the skill's value"),
-        (".sc 1/1d6", "sc rolls on /roll"),
+        (".sc 1/1d6", "no SAN"),  # the table's Sanity roll: Alice's sheet holds no SAN
         (".setcoc 3", "set when it is opened"),
         (".ra 射击", "Alice has no such skill"),
     ):
         refused = said(discord.post(client, r("Alice", words, user=PLAYER, name="Pat")))
         assert private(refused) and needle in refused["content"], (words, refused)
+
+
+SAN_SHEET = (
+    'name = "Alice"\nsystem = "coc7"\nskills = { "侦查" = 50, "Library Use" = 60, sanity = 60 }\n'
+)
+
+
+def declared_seen(client: TestClient, discord: Discord, user: str) -> list[dict[str, Any]]:
+    url = the_link(said(discord.post(client, link(user=user, name=user[-4:]))))
+    return [e for e in page_of(client, url)["events"] if e["kind"] == "declared"]
+
+
+@respx.mock
+def test_sd_w6_w7_sc_and_en_at_a_table_roll_the_sheet_and_write_it_back(
+    client: TestClient, discord: Discord
+) -> None:
+    respx.get(CDN).mock(return_value=httpx.Response(200, text=SAN_SHEET))
+    said(discord.post(client, table_open("coc7", "setcoc = 3", user=GM, name="Gina")))
+    said(discord.post(client, sheet(size=len(SAN_SHEET.encode()), user=PLAYER, name="Pat")))
+    sc = said(discord.post(client, r("Alice", ".sc 1/1d6", user=PLAYER, name="Pat")))
+    en = said(discord.post(client, r("Alice", ".en", "Library Use", user=PLAYER, name="Pat")))
+    made_sc, made_en = declared_seen(client, discord, OTHER)
+    # the table's declared rolls: drawn from its seeds, by its rule, the sheet's SAN and skill
+    assert made_sc["roll"] == "sealdice_sc" and made_sc["request"]["setcoc"] == 3
+    assert made_sc["request"]["sanity"] == 60 and made_sc["sheet"]["written"] is True
+    assert made_en["roll"] == "sealdice_en" and made_en["request"]["setcoc"] == 3
+    assert made_en["request"]["skills"][0]["name"] == "Library Use"
+    assert made_en["request"]["skills"][0]["value"] == 60
+    assert made_sc["provable"]["nonce"] != made_en["provable"]["nonce"]
+    # the channel's card is the roll's: its title and SAN as logged
+    assert sc["embeds"][0]["fields"][0]["value"] == "SealDice .sc (setcoc 3)"
+    after = made_sc["result"]["sanity_after"]
+    assert f"SAN 60 -\\> {after}" in sc["embeds"][0]["fields"][1]["value"], sc
+    assert sc["embeds"][0]["title"].startswith(made_sc["result"]["level"])
+    assert "SealDice .en (setcoc 3)" in en["embeds"][0]["fields"][0]["value"]
+    # written back: a second .sc reads the SAN the first one left
+    said(discord.post(client, r("Alice", ".sc 0/1", user=PLAYER, name="Pat")))
+    third = declared_seen(client, discord, OTHER)[-1]
+    assert third["request"]["sanity"] == after

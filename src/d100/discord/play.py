@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from .. import quick
 from ..errors import D100Error
 from ..render.view import pct
-from ..server import characters, declared, party, rolls
+from ..server import characters, declared, party, rolls, spoken
 from ..server.access import Viewer, may_edit, view_event, viewer_of
 from ..server.errors import ApiError
 from ..server.events import headed
@@ -214,52 +214,45 @@ class Spoken:
     visibility: str
 
 
-WORDS_ALLOWED = "a check in the words of this table's rules, its skill the sheet's: .ra 困难侦查"
-
-
 def _spoken(
     session: Session,
     viewer: Viewer,
     table: GameTable,
     mine: list[Character],
-    spoken: Spoken,
+    spoken_: Spoken,
     planned: rolls.Planned | None,
 ) -> Rolled:
-    """A check in a chat-bot word (SealDice's ``.rah 困难侦查``) as the character's: the skill
-    the sheet's, the word's difficulty, dice and label; a hidden word (``.rah``) a secret roll,
-    the GM's and its roller's, as the page's; ``3#`` rolled that many times; judged by the
-    table's ``setcoc``, else the word's own (rule 0, SD-W1)."""
-    try:
-        found = quick.read_command(spoken.said, table.system)
-    except D100Error as err:
-        raise ApiError(422, "skill", None, WORDS_ALLOWED, err.message) from None
-    why = (
-        "no chat-bot word of this table's rules"
-        if found is None
-        else "the table's rules are set when it is opened"
-        if found.settings
-        else f"{found.roll.word} rolls on /roll, not at a table"
-        if found.roll is not None
-        else "the sheet gives the skill's value: name it alone"
-        if found.named is None
-        else None
-    )
-    if found is None or why is not None:
-        raise ApiError(422, "skill", None, WORDS_ALLOWED, f"skill: {why}; allowed: {WORDS_ALLOWED}")
-    row, skill = _pick(mine, spoken.name, found.named)
-    asked = dict(found.request)
-    typed, house = asked.pop(DICE.name, None), dict(asked.pop(quick.HOUSE, {}))
-    kept = table.house_rules
-    house |= {k: v for k, v in found.defaults.get(quick.HOUSE, {}).items() if k not in kept}
-    extra = {k: v for k, v in asked.items() if k != "system"}
-    hidden = found.secret and spoken.visibility == "public"  # SD-W3: hidden, as a secret roll
-    visibility = "gm" if hidden else spoken.visibility
-    side = rolls.Side(row.id, skill=skill, fields=extra, dice=typed)
-    spec = rolls.RollSpec(side, None, visibility, house_rules=house)
+    """A chat-bot word (SealDice's ``.rah 困难侦查``) as the character's, read as the page reads
+    it (``spoken``): a check of the sheet's skill, hidden (``.rah``) a secret roll, ``3#``
+    rolled that many times, each its own key; a word that rolls no check (``.sc 1/1d6``,
+    ``.en Library Use``) the table's declared roll for the character, its SAN or skills
+    written back to the sheet as the page's."""
+    found = spoken.read(table, spoken_.said)
+    assert found is not None  # the words start with a dot
+    if found.roll is not None:
+        row = _pick(mine, spoken_.name, None)[0]
+        wanted = declared.DeclaredSpec(spoken_.said, row.id, spoken_.visibility)
+        body = {"command": spoken_.it.command, **spoken_.options}
+        done = once(
+            session,
+            viewer,
+            key_of(spoken_.it),
+            body,
+            lambda: declared.roll(session, viewer, wanted, planned),
+        )
+        own, public = views(viewer, done.event)
+        return declared_messages(viewer.name, viewer.table_id, own, public)
+    if found.named is None:
+        why = "the sheet gives the skill's value: name it alone"
+        raise ApiError(
+            422, "skill", None, spoken.ALLOWED, f"skill: {why}; allowed: {spoken.ALLOWED}"
+        )
+    row, skill = _pick(mine, spoken_.name, found.named)
+    spec = spoken.check(table, row, skill, found, spoken_.visibility)
     made = []
     for i in range(found.repeat):  # SD-W5: each its own roll, its own key
-        key = key_of(spoken.it) + (f":{i}" if i else "")
-        body = {"command": spoken.it.command, **spoken.options, "repeat": i}
+        key = key_of(spoken_.it) + (f":{i}" if i else "")
+        body = {"command": spoken_.it.command, **spoken_.options, "repeat": i}
         done = once(session, viewer, key, body, lambda: rolls.roll(session, viewer, spec, planned))
         own, public = views(viewer, done.event)
         made.append(rolled_messages(viewer.name, viewer.table_id, own, public))

@@ -18,8 +18,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import declared, development, expressions, sanity, sanity_form, sheets
+from .. import declared, development, expressions, quick, sanity, sanity_form, sheets
 from ..actions import Action, Report
+from ..declarations import WordRoll, WordRolled
 from ..declared import Asked
 from ..development import DevelopmentRequest
 from ..development_view import development_view
@@ -27,7 +28,7 @@ from ..errors import D100Error, TooMuchWork
 from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
-from . import characters, developing
+from . import calculator, characters, developing, spoken
 from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
@@ -89,9 +90,32 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
     sheet = None if row is None else characters.sheet_of(row)
     marked = () if row is None else tuple(k for k, n in row.marks.items() if n)
     try:
+        if spoken.read(table, words) is not None:
+            word = word_roll(table, row, words)
+            return Asked(word.kind, word, word=word)
         return declared.asked(table.system, words, sheet, marked)
     except D100Error as err:
         raise invalid(err, "" if err.field == "character_id" else "words") from None
+
+
+def word_roll(table: GameTable, row: Character | None, words: str) -> WordRoll:
+    """A chat-bot word's roll that is no check (SealDice's ``.sc 1/1d6``, ``.en Library Use``)
+    at this table: a character's values its sheet's, judged by the table's rules; dice typed
+    by hand refused (the table draws them), a value missing refused before any dice."""
+    found = quick.read_command(words, table.system)
+    if found is None or found.roll is None:
+        raise bad(
+            "words",
+            words,
+            declared.ALLOWED + ", or a chat-bot word's roll (.sc 1/1d6, .en Library Use)",
+            "a check's word: rolled as a check (declared-rolls, or /rolls), its odds the check's",
+        )
+    made = found.roll if row is None else found.roll.with_sheet(characters.sheet_of(row))
+    made = made.ruled(table.house_rules)
+    if made.to_dict().get("dice") is not None:
+        raise bad("words", words, "the words without @DICE", "the table draws its dice")
+    made.cost()  # a value neither typed nor on a sheet is refused here
+    return made
 
 
 PARTY = "party"  # the whole party's development phases: each one's ``{"roll", "request"}``
@@ -127,6 +151,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
     be worked out on a worker and rolled again with them (``planned``)."""
     table = lock_table(session, viewer.table_id)
+    found = spoken.check_word(table, spec.words)
+    if found is not None:  # a check in a chat-bot's word (.rah 困难侦查): the check's own path
+        args = (spec.character_id, found, spec.visibility, planned)
+        return spoken.checks(session, viewer, table, *args)
     row, made = _made(session, viewer, table, spec)
     request = made.to_dict()
     tagged = {"roll": made.roll, "request": request}
@@ -146,12 +174,12 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         )
     # whether the sheet may change: every reader of it sees the roll (decided before the dice)
     seen = row is not None and sheet_readers_see(session, spec.visibility, viewer.member_id, row)
-    if isinstance(made.request, SanityRequest) and made.request.pulp and row and not seen:
+    if row and not seen and (_pulp(made.request) or _luck_spends(made)):
         raise bad(
             "visibility",
             spec.visibility,
-            "a mode every reader of the sheet sees, to spend Luck halving a loss (pulp)",
-            "Luck spent halving a loss would show the result on the sheet",
+            "a mode every reader of the sheet sees, to spend the sheet's Luck (pulp: P-2, P-6)",
+            "Luck spent would show the result on the sheet",
         )
     character = None if row is None else characters.public_view(row)
     ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
@@ -172,15 +200,24 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         reading = development_view(row.name, phase, planned.odds["rolls"]).to_dict()
         sheet = developing.developed(session, row, phase)
         outcome = phase.to_dict()
+    elif made.word is not None:
+        done = made.word.resolve(source)
+        told = made.word.told(done, planned.odds)
+        reading = word_reading(made.word, told)
+        if row is not None:
+            sheet = _word_written(session, seen, row, told)
+        outcome = done.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
         reading = action_reading(made.action, made.action.report(done, planned.odds))
         outcome = done.to_dict()
+        if row is not None and _luck_spends(made):  # P-6: the sheet's Luck, spent there
+            sheet = _luck_written(session, row, int(outcome.get("luck_spent") or 0))
     else:
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
         outcome = dice.to_dict()
-    logged = declared.logged(made.roll, planned.odds)
+    logged = declared.logged(made.roll, planned.odds, made.word)
     event = kinds.declared(
         made.roll,
         " ".join(spec.words.split()),
@@ -200,6 +237,27 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     return made_event
 
 
+def _pulp(request: Any) -> bool:
+    """A Sanity roll spending Luck halving its loss (P-2)."""
+    return isinstance(request, SanityRequest) and request.pulp
+
+
+def _luck_spends(made: Asked) -> bool:
+    """An action that may spend the roller's Luck (its declared field set: P-6)."""
+    field = None if made.action is None else made.action.luck_field
+    return field is not None and getattr(made.request, field) is not None
+
+
+def _luck_written(session: Session, row: Character, spent: int) -> dict[str, Any]:
+    """The Luck an action spent, taken from the sheet (its request had the sheet's, checked
+    by ``actions.for_character``); every reader of the sheet sees the roll (checked before)."""
+    now = characters.sheet_of(row).luck
+    assert now is not None  # the request's Luck was the sheet's
+    if spent:
+        characters.change_luck(session, row, now.spend(spent))
+    return {"luck": [now.current, now.current - spent], "written": True}
+
+
 def _write_back(
     session: Session, seen: bool, row: Character, result: SanityResult
 ) -> dict[str, Any]:
@@ -214,6 +272,29 @@ def _write_back(
         if result.luck_spent and now.luck is not None:
             characters.change_luck(session, row, now.luck.spend(result.luck_spent))
     return {"sanity": [before, after], "written": seen}
+
+
+def _word_written(session: Session, seen: bool, row: Character, told: WordRolled) -> dict[str, Any]:
+    """What a chat-bot word's roll does to the sheet (SAN, as a Sanity roll's; skills raised,
+    as a development phase's), written where every reader of the sheet sees the roll, else
+    left for the GM to set (``_write_back``)."""
+    if seen and told.write is not None:
+        changed, _ = told.write(characters.sheet_of(row))
+        write_columns(session, row, sheet=characters.sheet_text(changed, row.sheet))
+    return {**told.sheet, "written": seen}
+
+
+def word_reading(word: WordRoll, told: WordRolled) -> dict[str, Any]:
+    """A chat-bot word's roll read as an action's (``action_reading``): its title, its lines as
+    rows, what it came to; the odds are in its lines."""
+    return {
+        "title": told.title,
+        "heading": f"{told.title.partition(' (')[0]}",
+        "outcome": told.outcome,
+        "rows": [{"label": label, "text": text} for label, text in told.lines],
+        "notes": [],
+        "odds": [],
+    }
 
 
 def action_reading(action: Action, report: Report) -> dict[str, Any]:
@@ -252,7 +333,10 @@ def sanity_reading(view: dict[str, Any], odds: dict[str, Any]) -> dict[str, Any]
 def planned_odds(tagged: dict[str, Any]) -> dict[str, Any]:
     """The odds of a ``Dear`` declared roll's request, worked out on a worker: refused past
     the engine's budget (``TooMuchWork``) naming the words, as under the lock. A party's
-    (``PARTY``, bounded by ``party.plan``) are each of its phases' in turn."""
+    (``PARTY``, bounded by ``party.plan``) are each of its phases' in turn; a check asked in a
+    chat-bot word (``spoken.checks``) is a check's request, its odds a check's."""
+    if set(tagged) != {"roll", "request"}:
+        return calculator.odds_of(tagged)
     if tagged["roll"] == PARTY:
         return {"phases": [planned_odds(t) for t in tagged["request"]]}
     try:

@@ -34,7 +34,7 @@ from ..dice import show_roll
 from ..fields import Field
 from ..results import CheckResult, ContestResult
 from ..system import Declared, Plan
-from . import coc7_imports, coc7_sealdice
+from . import coc7_imports, coc7_sealdice, coc7_sealdice_words
 from .coc7_check import (
     CHECK_FIELDS,
     MAX_EXTRA_DICE,
@@ -441,6 +441,8 @@ DECLARATION = Declaration(
     ),
     commands=commands,
     actions=ACTIONS,
+    word_rolls=coc7_sealdice_words.KINDS,
+    chat_examples=coc7_sealdice.EXAMPLES,
     success=lambda check: winning(check.difficulty),
     levels=tuple(
         LevelSpec(lv, MEANINGS[lv], ICONS[lv], STYLES[lv], lv in REGULAR) for lv in LEVELS

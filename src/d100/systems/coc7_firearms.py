@@ -96,7 +96,8 @@ _AUTO = {
 }
 RANGE_WORDS = (
     "aim (a bonus die on the first); malN (malfunction number); pulpN (a Pulp hero's Luck: 10 "
-    "of it cancels a malfunction's consequence, P-6); normal, long or extreme: one "
+    "of it cancels a malfunction's consequence, P-6; pulp alone for a character: its sheet's "
+    "Luck, the only one it takes); normal, long or extreme: one "
     "range for all, or one each in order (the difficulty is the range's); @DICE; then a label"
 )
 SHOT_WORDS = (
@@ -257,6 +258,7 @@ def _damage_cost(expression: str | None, pairs: list[tuple[int, int]]) -> int:
     return damage.cost(hurt.rolled.high - hurt.rolled.low + 1, pairs)
 
 
+PULP_WORD, PULP_FIELD = "pulp", "pulp_luck"  # a Pulp hero's Luck (P-6): pulp40, a sheet's
 ACTIONS = (
     Action(
         "far",
@@ -282,6 +284,8 @@ ACTIONS = (
         lambda r: cs.odds(r).to_dict(),
         shots_report,
         f"{TITLE} multiple shots",
+        PULP_WORD,
+        PULP_FIELD,
     ),
     Action(
         "full_auto",
@@ -294,6 +298,8 @@ ACTIONS = (
         lambda r: au.odds(r).to_dict(),
         auto_report,
         f"{TITLE} full auto",
+        PULP_WORD,
+        PULP_FIELD,
     ),
     ATTACK,
 )

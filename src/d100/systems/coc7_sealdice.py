@@ -1,7 +1,7 @@
 """SealDice's CoC7 words as aliases over coc7's own requests (SD-W1..SD-W8):
 ``.ra``/``.rc`` with difficulty prefixes glued to the name, ``b``/``p`` dice, ``3#`` repeats,
 ``.rah``/``.rch`` hidden; ``.rc`` judged by rule 0, ``.ra`` by the table's ``setcoc``, else rule
-0 (decision S9); ``.sc`` and ``.en`` as SealDice plays them (``coc7_sealdice_rolls``). Other
+0 (decision S9); ``.sc`` and ``.en`` as SealDice plays them (``coc7_sealdice_words``). Other
 dot-commands are refused, naming those taken."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from ..declarations import Command
 from ..errors import D100Error
-from . import coc7_sealdice_rolls, coc7_setcoc
+from . import coc7_sealdice_words, coc7_setcoc
 
 NAME = "coc7"
 # command word -> (hidden, forced rule): .rc/.rch force rule 0 (SD-W1), .rah/.rch are hidden
@@ -27,7 +27,7 @@ ELSEWHERE = {
     "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
 }
 SETCOC = "setcoc"  # SD-W8: sets the table's rule
-ROLLS = coc7_sealdice_rolls.READERS  # .sc, .en: rolls that are no check (SD-W6, SD-W7)
+ROLLS = coc7_sealdice_words.READERS  # .sc, .en: rolls that are no check (SD-W6, SD-W7)
 TAKEN = ", ".join(f".{c}" for c in (*CHECKS, *ROLLS, SETCOC))
 # the longest first, so that .rah is not read as .ra and a name starting with h
 _WORDS = sorted([*CHECKS, *ROLLS, *ELSEWHERE, SETCOC], key=len, reverse=True)
@@ -57,6 +57,8 @@ _ATTRIBUTE = re.compile(
 )
 _GIVEN = re.compile(r"@(\d+(?:,\d+)*)")
 MAX_REPEAT = 10  # d100's own bound on one line's work
+# the words a table's roll box offers as examples: a check, a hidden one, .sc and .en
+EXAMPLES = (".ra Spot Hidden", ".rah 困难Spot Hidden", ".sc 1/1d6", ".en Library Use")
 
 
 def _refuse(text: str, allowed: str, reason: str) -> D100Error:

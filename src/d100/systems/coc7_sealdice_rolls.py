@@ -15,17 +15,15 @@ a success or the roll is over 95; the gain ``1d10`` or the given expressions; ea
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from .. import expressions, sanity
-from ..declarations import Command, WordRolled
-from ..development import ImprovementRoll, Pool, roll_odds, roll_one
+from ..development import ImprovementRoll, Pool
 from ..dice import RandomSource
-from ..errors import BadInput, D100Error, TooMuchWork
+from ..errors import BadInput, D100Error
 from ..expressions import Expression
 from ..expressions.rolls import rolled
 from ..machine import Dice, Given, distribution, run
@@ -197,7 +195,7 @@ class ScOdds:
         }
 
 
-def _sanity(request: ScRequest) -> int:
+def sanity_of(request: ScRequest) -> int:
     if request.sanity is None:
         raise BadInput(
             "sanity", None, "SAN after the loss (.sc 1/1d6 60), or WHO .sc LOSS with a sheet"
@@ -210,7 +208,7 @@ def sc_roll(
 ) -> ScResult:
     """Roll a ``.sc`` under ``rule``: the d100 and the loss's dice through ``machine.Dice``
     (streams ``dice``, ``loss_dice``), given dice first."""
-    now, seal = _sanity(request), coc7_setcoc.rule_of(rule)
+    now, seal = sanity_of(request), coc7_setcoc.rule_of(rule)
     streams = sanity.STREAMS
     die = sanity.rules_of(NAME).die(request.pool, streams[0])
     given: dict[str, Given] = {}
@@ -267,7 +265,7 @@ def sc_roll(
 def sc_odds(request: ScRequest, rule: int | str = DEFAULT_RULE) -> ScOdds:
     """Every kept d100 of the roll's own machine, ranked by the same rule, every total of the
     loss its rank picks (its maximum on a fumble), through the same ``resolve``."""
-    now, seal = _sanity(request), coc7_setcoc.rule_of(rule)
+    now, seal = sanity_of(request), coc7_setcoc.rule_of(rule)
     die = sanity.rules_of(NAME).die(request.pool, sanity.STREAMS[0])
     counts = {}
     for e in (request.success_loss, request.failure_loss):
@@ -302,71 +300,6 @@ def sc_odds(request: ScRequest, rule: int | str = DEFAULT_RULE) -> ScOdds:
         temporary,
         permanent,
     )
-
-
-@dataclass(frozen=True)
-class ScRoll:
-    """A ``.sc`` typed: rolled under the table's rule, SAN written back to a sheet."""
-
-    request: ScRequest
-    word: str = "sc"
-
-    def with_sheet(self, character: Any) -> ScRoll:
-        """SAN from a character's sheet, as ``d100 roll --sheet F WHO sc`` reads it."""
-        from ..sanity_form import sheet_fields
-
-        if self.request.sanity is not None:
-            raise BadInput(
-                "sanity",
-                self.request.sanity,
-                f"SAN once: {character.name}'s sheet gives it",
-                "given twice",
-            )
-        return ScRoll(replace(self.request, sanity=sheet_fields(character)["sanity"]))
-
-    def play(self, house_rules: Mapping[str, Any], rng: RandomSource | None) -> WordRolled:
-        rule = rule_of(house_rules)
-        result = sc_roll(self.request, rule, rng)
-        chance: ScOdds | None
-        try:
-            chance = sc_odds(replace(self.request, dice=None), rule)
-        except TooMuchWork:  # rolling costs little; counting every loss may cost more
-            chance = None
-        lines = [("roll", result.explanation)]
-        if result.permanent:
-            lines.append(("notice", "SAN 0: permanent insanity"))
-        elif result.temporary:
-            lines.append(("notice", f"a loss of {result.loss}: temporary insanity"))
-        if chance is not None:
-            lines.append(
-                (
-                    "odds",
-                    f"success {_pct(chance.success)}, mean loss {float(chance.mean):.2f}, "
-                    f"loss >= 5 {_pct(chance.big_loss)}, SAN 0 {_pct(chance.permanent)}",
-                )
-            )
-        data = {
-            "command": ".sc",
-            "setcoc": rule,
-            "request": self.request.to_dict(),
-            **result.to_dict(),
-            "odds": None if chance is None else chance.to_dict(),
-        }
-        after = result.sanity_after
-
-        def write(character: Any) -> tuple[Any, str]:
-            from ..sanity_form import with_sanity
-
-            return with_sanity(character, after), f"{character.name}'s SAN is now {after}"
-
-        changed = write if after != result.sanity else None
-        return WordRolled(f"SealDice .sc (setcoc {rule})", tuple(lines), data, changed)
-
-
-def _pct(p: Fraction) -> str:
-    from ..render.view import pct
-
-    return pct(p)
 
 
 # -- .en ---------------------------------------------------------------------------------------
@@ -413,143 +346,3 @@ class EnSkill:
         return ImprovementRoll(
             value, lambda r: improves(rule, value, r), _gain(self.succ, self.name), otherwise
         )
-
-
-@dataclass(frozen=True)
-class EnRoll:
-    """A ``.en`` typed: its skills, dice given by hand (every die, in order)."""
-
-    skills: tuple[EnSkill, ...]
-    dice: tuple[int, ...] | None = None
-    word: str = "en"
-
-    def __post_init__(self) -> None:
-        if not 1 <= len(self.skills) <= MAX_SKILLS:
-            raise BadInput("skills", len(self.skills), f"1..{MAX_SKILLS} skills (SD-W7)")
-
-    def with_sheet(self, character: Any) -> EnRoll:
-        """Each skill's value from the sheet where not given, named as the sheet spells it."""
-        out = []
-        for s in self.skills:
-            if s.value is not None:
-                out.append(s)
-                continue
-            name = character.skill(s.name)
-            out.append(replace(s, name=name, value=character.rollable[name]))
-        return replace(self, skills=tuple(out))
-
-    def play(self, house_rules: Mapping[str, Any], rng: RandomSource | None) -> WordRolled:
-        rule = rule_of(house_rules)
-        missing = next((s.name for s in self.skills if s.value is None), None)
-        if missing is not None:
-            raise BadInput(
-                missing, None, f"{missing}60, or WHO .en {missing} with a sheet", "no value given"
-            )
-        draws = Dice(rng, {} if self.dice is None else {"dice": Given(self.dice)})
-        lines, rolls = [], []
-        for s in self.skills:
-            m = s.machine(rule)
-            done = roll_one(s.name, m, draws, self.dice)
-            chance = roll_odds(s.name, m)
-            word = "improves" if done.improved else "no improvement"
-            lines.append(
-                (
-                    s.name,
-                    f"{s.value}: rolled {done.roll:02d}, {word}, {done.gain:+d} -> {done.after} "
-                    f"(improves {_pct(chance.improves)}, mean gain {float(chance.gain):.2f})",
-                )
-            )
-            rolls.append({**done.to_dict(), "odds": chance.to_dict()})
-        draws.finish()
-        data = {"command": ".en", "setcoc": rule, "skills": rolls}
-        raised = {r["name"]: r["after"] for r in rolls if r["after"] != r["before"]}
-
-        def write(character: Any) -> tuple[Any, str]:
-            skills = {**character.skills, **raised}
-            said = ", ".join(f"{k} {v}" for k, v in raised.items())
-            return replace(character, skills=skills), f"{character.name}: {said}"
-
-        return WordRolled(
-            f"SealDice .en (setcoc {rule})", tuple(lines), data, write if raised else None
-        )
-
-
-# -- reading the words ------------------------------------------------------------------------
-
-_FLAG = re.compile(r"--(half|cap)(?:=(-?\d+))?", re.IGNORECASE)
-_POOL = re.compile(r"([bBpP])(\d*)")
-_SKILL = re.compile(r"(?P<name>[^\W\d]+)(?P<value>\d+)?(?:\+(?P<gain>\S+))?")
-SC_ALLOWED = ".sc [b|p2] SUCC/FAIL [SAN] [--half] [--cap=N] [@DICE], or .sc FAIL [SAN]"
-EN_ALLOWED = ".en NAME[VALUE] [+[FAIL/]SUCC] (up to 10, by spaces or |) [@DICE]"
-
-
-def _dice(token: str) -> tuple[int, ...]:
-    try:
-        return tuple(100 if v == "00" else int(v) for v in token[1:].split(","))
-    except ValueError:
-        raise BadInput("dice", token, "die values: @42,3 (00 is 100)") from None
-
-
-def read_sc(rest: str) -> Command:
-    """``.sc`` words (SD-W6) as a roll the doors play."""
-    words = rest.split()
-    half, cap, dice, pool = False, None, None, 0
-    plain: list[str] = []
-    for word in words:
-        flag = _FLAG.fullmatch(word)
-        if flag is not None:
-            if flag[1].lower() == "half" and flag[2] is None:
-                half = True
-            elif flag[1].lower() == "cap" and flag[2] is not None:
-                cap = int(flag[2])
-            else:
-                raise BadInput("sc", word, "--half or --cap=N", "SealDice's keyword flags")
-        elif word.startswith("@"):
-            dice = _dice(word)
-        else:
-            plain.append(word)
-    if plain and (m := _POOL.fullmatch(plain[0])) is not None:
-        count = int(m[2] or 1)
-        pool = count if m[1] in "bB" else -count
-        plain.pop(0)
-    if not plain or len(plain) > 2:
-        raise BadInput("sc", rest or None, SC_ALLOWED, "the loss, then SAN at most")
-    loss = plain[0] if "/" in plain[0] else f"0/{plain[0]}"
-    san = None
-    if len(plain) == 2:
-        if not plain[1].isdigit():
-            raise BadInput("sanity", plain[1], "SAN, an integer (.sc 1/1d6 60)")
-        san = int(plain[1])
-    request = ScRequest(loss, san, pool, half, cap, dice)
-    return Command({"system": NAME}, roll=ScRoll(request))
-
-
-def read_en(rest: str) -> Command:
-    """``.en`` words (SD-W7) as a roll the doors play."""
-    dice = None
-    tokens: list[str] = []
-    for word in rest.replace("|", " ").split():
-        if word.startswith("@"):
-            dice = _dice(word)
-        elif word.startswith("+") and tokens:
-            tokens[-1] += word
-        elif word.isdigit() and tokens and not tokens[-1][-1:].isdigit():
-            tokens[-1] += word  # "侦查 60" as "侦查60", as a check glues it (SD-W1)
-        else:
-            tokens.append(word)
-    skills = []
-    for token in tokens:
-        m = _SKILL.fullmatch(token)
-        if m is None:
-            raise BadInput("en", token, EN_ALLOWED, "not a skill")
-        gain = m["gain"]
-        succ, fail = DEFAULT_GAIN, None
-        if gain is not None:
-            fail, _, succ = gain.rpartition("/")
-            fail = fail or None
-        value = None if m["value"] is None else int(m["value"])
-        skills.append(EnSkill(m["name"], value, succ, fail))
-    return Command({"system": NAME}, roll=EnRoll(tuple(skills), dice))
-
-
-READERS = {"sc": read_sc, "en": read_en}

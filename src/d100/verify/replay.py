@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import declared, sanity_form, sheets
+from .. import declared, quick, sanity_form, sheets
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
@@ -486,8 +486,10 @@ class Replay:
             self.known[str(ref["id"])] = replace(known, luck=known.luck - spent)
         raised = sheet.get("skills")  # a development phase written back (its dice checked)
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
-            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
-            self.marked.cleared(str(ref["id"]))
+            phase = entry.get("roll") == "development"  # a phase clears the marks, .en none
+            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet, phase)
+            if phase:
+                self.marked.cleared(str(ref["id"]))
         return out
 
     def _asked(
@@ -503,6 +505,9 @@ class Replay:
         roll's SAN, INT and Mythos, a phase's marked skills), as the table asked it."""
         words, kind, request = str(entry["words"]), entry.get("roll"), entry.get("request")
         if self.system is None or not isinstance(request, Mapping):
+            return
+        if quick.word_kind(kind):  # made under the table's house rules, which the log lacks
+            out.trusted.append(f"what its words {brief(words)} read of the sheet")
             return
         where = f"{known.name}'s sheet then (#{known.since})"
         marked: list[str] = []
@@ -593,10 +598,15 @@ def _development_read(known: Known, c: sheets.Character, request: Mapping[str, A
 
 
 def _developed(
-    known: Known, c: sheets.Character, raised: Mapping[str, Any], sheet: Mapping[str, Any]
+    known: Known,
+    c: sheets.Character,
+    raised: Mapping[str, Any],
+    sheet: Mapping[str, Any],
+    clears: bool = True,
 ) -> Known:
     """The character after its development phase: each value raised (Luck's too), the
-    mastery reward added, the marks cleared, as the table wrote them."""
+    mastery reward added, the marks cleared (a phase's; SealDice's ``.en`` leaves them), as
+    the table wrote them."""
     rules = c.investigator_rules
     skills, luck, derived = dict(c.skills), c.luck, dict(c.derived)
     now = known.luck
@@ -611,7 +621,7 @@ def _developed(
     reward, phase = sheet.get("reward"), REGISTRY.get(c.system).declares.development
     if isinstance(reward, list) and phase is not None and phase.reward_to is not None:
         derived[phase.reward_to] = reward[1]
-    changed = replace(c, skills=skills, luck=luck, derived=derived, marks=())
+    changed = replace(c, skills=skills, luck=luck, derived=derived, marks=() if clears else c.marks)
     return replace(known, sheet=changed, luck=now)
 
 

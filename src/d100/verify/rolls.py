@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__, declared
+from .. import __version__, declared, quick
 from ..actions import named
 from ..engine import odds as engine_odds
 from ..engine import parse, resolve
@@ -48,7 +48,8 @@ def declared_odds(kind: str, request: str) -> dict[str, Any] | None:
     the engine's budget (a table refuses such a roll); none at all ({}) for a request they do
     not follow from."""
     try:
-        found = declared.logged(kind, declared.odds(kind, json.loads(request)))
+        asked = json.loads(request)
+        found = declared.logged(kind, declared.odds(kind, asked), quick.word_roll(kind, asked))
     except TooMuchWork:
         return None
     except (D100Error, KeyError, TypeError, ValueError):

@@ -283,6 +283,11 @@ function render() {
   $("declared-help").textContent = (sanity
     ? `A dice expression (1d6+1; 1d8+DB for a character reads DB from its sheet, db=+1d4 gives it) or a Sanity roll: ${sanity.words.at(-1)} 1/1d6 for a character reads SAN from its sheet and writes back what is left.`
     : "A dice expression such as 1d6+1, or 1d8+DB (a character's DB is its sheet's; db=+1d4 gives it).");
+  // the chat-bot words the table's rules take (SealDice's .ra, .sc): read by the server
+  const chat = (system.declares && system.declares.chat_words) || [];
+  $("declared-chat").hidden = !chat.length;
+  $("declared-chat-help").textContent = chat.length
+    ? `${chat.join(", ")}: a check of the character's skill (hidden: only you and the GM see it), its Sanity roll or development, as a chat dice bot reads them.` : "";
   // the actions' grammar, folded: on a phone it was a third of the screen below the field
   $("declared-actions").hidden = !actions.length;
   $("declared-actions-help").textContent = actions.length

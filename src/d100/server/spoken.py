@@ -1,0 +1,93 @@
+"""Chat-bot words at a table (SealDice's ``.ra 困难侦查``, ``.rah``, ``3#``, ``.sc``, ``.en``), read
+once here for every door that takes them (Discord's ``/r``, the page's roll box): the system's
+reading (``quick.read_command``) made a check of the character's sheet, judged by the table's
+``setcoc`` else the word's own rule (rule 0, SD-W1), a hidden word (``.rah``) a secret roll
+(SD-W3), each repeat its own roll (SD-W5); a word that rolls no check (``.sc``, ``.en``) is the
+table's declared roll (``declared``)."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from .. import quick
+from ..declarations import Command
+from ..errors import D100Error
+from ..systems.common import DICE
+from . import characters, rolls
+from .access import Viewer
+from .errors import bad, invalid
+from .models import Character, Event, GameTable
+
+ALLOWED = "a check in the words of this table's rules, its skill the sheet's: .ra 困难侦查"
+
+
+def read(table: GameTable, words: str) -> Command | None:
+    """The chat-bot word the words are at this table, None where they are none (no dot); an
+    unknown one, or one of a setting, refused naming the words."""
+    if words.lstrip()[:1] != ".":
+        return None
+    try:
+        found = quick.read_command(words, table.system)
+    except D100Error as err:
+        raise invalid(err, "words") from None
+    if found is None:
+        raise bad("words", words, ALLOWED, "no chat-bot word of this table's rules")
+    if found.settings:
+        raise bad("words", words, ALLOWED, "the table's rules are set when it is opened")
+    return found
+
+
+def check_word(table: GameTable, words: str) -> Command | None:
+    """The words as a check's chat-bot word (``.ra``), None where they are none."""
+    found = read(table, words)
+    return None if found is None or found.roll is not None else found
+
+
+def skill_of(row: Character, found: Command) -> str:
+    """The sheet's skill a check's word names (``.ra 侦查``: its value is the sheet's)."""
+    if found.named is None:
+        raise bad(
+            "words",
+            None,
+            ALLOWED,
+            "the sheet gives the skill's value: name it alone",
+        )
+    try:
+        return characters.sheet_of(row).skill(found.named)
+    except D100Error as err:
+        raise invalid(err, "words") from None
+
+
+def check(
+    table: GameTable, row: Character, skill: str, found: Command, visibility: str
+) -> rolls.RollSpec:
+    """The check the word asks of the character's skill: its difficulty, dice and label as
+    the word's fields, the table's ``setcoc`` else the word's own; hidden (``.rah``) a secret
+    roll, the GM's and its roller's, where the roll was asked in public."""
+    asked = dict(found.request)
+    typed, house = asked.pop(DICE.name, None), dict(asked.pop(quick.HOUSE, {}))
+    kept = table.house_rules
+    house |= {k: v for k, v in found.defaults.get(quick.HOUSE, {}).items() if k not in kept}
+    extra = {k: v for k, v in asked.items() if k != "system"}
+    hidden = found.secret and visibility == "public"  # SD-W3: hidden, as a secret roll
+    side = rolls.Side(row.id, skill=skill, fields=extra, dice=typed)
+    return rolls.RollSpec(side, None, "gm" if hidden else visibility, house_rules=house)
+
+
+def checks(
+    session: Session,
+    viewer: Viewer,
+    table: GameTable,
+    character_id: str | None,
+    found: Command,
+    visibility: str,
+    planned: rolls.Planned | None,
+) -> Event:
+    """A check's word as the page asks it, for its character: each repeat its own roll, in
+    one transaction; the last made answers (the log holds each)."""
+    if character_id is None:
+        raise bad("character_id", None, "the character whose check it is", "no character")
+    row = characters.load(session, table.id, character_id)
+    spec = check(table, row, skill_of(row, found), found, visibility)
+    made = [rolls.roll(session, viewer, spec, planned) for _ in range(found.repeat)]
+    return made[-1]

@@ -1,0 +1,73 @@
+"""SealDice's words in the page's roll box on a phone: ``.ra Spot Hidden`` is a check of the
+sheet's skill, ``.rah`` a secret one (its roller sees it, another player only that someone
+rolled), ``.sc 1/1d6`` and ``.en Library Use`` the table's rolls of the sheet, SAN and the
+skill written back; the server reads the words, the page only sends them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .browsing import enter, seat
+from .test_browser import PHONE, overflow, view
+
+pytestmark = pytest.mark.browser
+SHEET = (
+    'name = "{name}"\nsystem = "coc7"\nluck = {{ current = 50, maximum = 99 }}\n'
+    'skills = {{ "spot hidden" = 45, "library use" = 60, sanity = 60, int = 70 }}\n'
+)
+
+
+def test_sealdice_words_in_the_roll_box_on_a_phone(base: str, browser: Any) -> None:  # SD-W1
+    from playwright.sync_api import expect
+
+    pat = browser.new_page(viewport=PHONE, is_mobile=True)
+    sam = browser.new_page(viewport=PHONE, is_mobile=True)
+    errors: list[str] = []
+    for page in (pat, sam):
+        page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        keep = seat(
+            base, "The Keep", {"GM": [], "Pat": [SHEET.format(name="Alice")], "Sam": []}, "coc7"
+        )
+        enter(pat, base, keep, "Pat")
+        enter(sam, base, keep, "Sam")
+        view(pat, "table")  # a player's roll box
+        pat.locator("#declared-chat > summary").click()  # folded, as the actions' grammar
+        expect(pat.locator("#declared-chat-help")).to_contain_text(".ra Spot Hidden")
+        pat.locator("#declared-character").select_option(label="Alice")
+        words = pat.get_by_label("Roll", exact=True)
+        card = pat.locator("#declared-result > .card")
+        roll = pat.get_by_role("button", name="Roll dice")
+        words.fill(".ra Spot Hidden")  # rule: SD-W1
+        roll.click()
+        expect(card).to_contain_text("spot hidden")
+        expect(card).to_contain_text(re.compile(r"vs (skill|Spot Hidden|spot hidden)? ?45|45"))
+        # hidden: its roller sees it, tagged as the GM's and theirs; Sam only that one was made
+        words.fill(".rah spot")  # rule: SD-W3
+        roll.click()
+        expect(card).to_contain_text("spot hidden")
+        view(sam, "log")
+        stub = sam.locator("#log .card").first
+        expect(stub).to_contain_text("Someone rolled in secret")
+        expect(stub).not_to_contain_text("spot")
+        expect(stub).not_to_contain_text("Alice")
+        words.fill(".sc 1/1d6")  # rule: SD-W6
+        roll.click()
+        expect(card).to_contain_text("SealDice .sc (setcoc 0)")
+        left = re.search(r"SAN 60 -> (\d+)", card.inner_text())
+        assert left is not None and 54 <= int(left.group(1)) <= 60, card.inner_text()
+        words.fill(".en Library Use")  # rule: SD-W7
+        roll.click()
+        expect(card).to_contain_text("SealDice .en (setcoc 0)")
+        expect(card).to_contain_text("library use")
+        words.fill(".setcoc 2")
+        roll.click()
+        expect(pat.locator("#declared-error")).to_contain_text("set when it is opened")
+        assert overflow(pat) == 0 and overflow(sam) == 0
+        assert not errors, errors
+    finally:
+        pat.close()
+        sam.close()
