@@ -37,6 +37,23 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Facing:
+    """How an action faces another character's sheet (a melee attack's defender), whose values
+    the table reads there rather than take them typed: ``skill`` is the skill it reads by
+    default for a request (Dodge against a dodge); ``fill`` gives the request with that side's
+    value and damage bonus; ``side`` is the request's value and damage bonus of that side (what
+    ``d100 verify`` replays from the sheet); ``kept`` is the report and result shown to a viewer
+    who may not read that sheet (no odds, that side by its level); ``read`` reads words as
+    ``Action.read`` does, refusing them where they type that side."""
+
+    skill: Callable[[Any], str]
+    fill: Callable[[Any, int, str | None], Any]
+    side: Callable[[Any], tuple[int | None, str | None]]
+    kept: Callable[[Any], tuple[Report, dict[str, Any]]]
+    read: Callable[[Sequence[str], str | None], tuple[Any, str | None] | None]
+
+
+@dataclass(frozen=True)
 class Action:
     """One kind of request: ``read`` takes the words after the system's name (``FAR(30,62,98)``,
     ``55 shots3 long``) and what ``DB`` stands for where they say nothing of it (a sheet's
@@ -58,6 +75,7 @@ class Action:
     odds: Callable[[Any], dict[str, Any]]
     report: Callable[[Any, Mapping[str, Any]], Report]
     title: str  # what it is, without its numbers: "attack", "full auto (BCDice FAR)"
+    facing: Facing | None = None  # another character's sheet it may be made against
 
     def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
         """A result's contract JSON with its exact odds beside."""
@@ -87,12 +105,17 @@ class Sheet(Protocol):
 
 
 def for_character(
-    actions: Sequence[Action], words: Sequence[str], sheet: Sheet | None, bonus: str | None = None
+    actions: Sequence[Action],
+    words: Sequence[str],
+    sheet: Sheet | None,
+    bonus: str | None = None,
+    facing: bool = False,
 ) -> Found | None:
     """The action of ``actions`` the words ask for, else None: led by a skill's number, or for
     a character by a skill of its sheet (the longest name first: ``fighting brawl dmg=1d3``);
     ``DB`` in an attack's damage is ``bonus``, else the sheet's damage bonus, unless the
-    words say (``db=``)."""
+    words say (``db=``). With ``facing``, only the actions made against another character's
+    sheet, read as such (``Facing.read``)."""
     tokens = list(words)
     if bonus is None and sheet is not None:
         bonus = sheet.damage_bonus
@@ -106,16 +129,19 @@ def for_character(
             tried.append([str(sheet.rollable[name]), *tokens[k:]])
     for said in tried:
         for action in actions:
-            found = read_words(_reader(action, bonus), said)
+            if facing and action.facing is None:
+                continue
+            found = read_words(_reader(action, bonus, facing), said)
             if found is not None:
                 return Found(action, found[0], found[1])
     return None
 
 
 def _reader(
-    action: Action, bonus: str | None
+    action: Action, bonus: str | None, facing: bool = False
 ) -> Callable[[Sequence[str]], tuple[Any, str | None] | None]:
-    return lambda words: action.read(words, bonus)
+    read = action.facing.read if facing and action.facing is not None else action.read
+    return lambda words: read(words, bonus)
 
 
 def named(name: str) -> Action | None:
