@@ -9,7 +9,9 @@ by the GM as a check's is); drawn from the table's provable seeds as a check is
 Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes the SAN it
 leaves back, in the roll's transaction, where every reader of the sheet sees the roll (as a
 check's improvement mark: the sheet would tell the result). A character's development phase
-(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``)."""
+(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``). An action
+that faces another character (``Action.facing``: a melee attack's defender) reads that side's
+skill and damage bonus from their sheet, kept from whoever may not read it (``facing``)."""
 
 from __future__ import annotations
 
@@ -35,11 +37,12 @@ from .access import (
     VISIBILITIES,
     Viewer,
     chain_of,
+    may_edit,
     require_editor,
     sheet_readers_see,
 )
 from .calculator import CHEAP
-from .errors import bad, conflict, invalid
+from .errors import bad, conflict, invalid, renamed
 from .events import append, get_table, lock_table
 from .gametables import draw
 from .models import BlindRoll, Character, Event, GameTable
@@ -63,7 +66,8 @@ PER_LOSS = 100
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
 UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
-ACTION_UNLOGGED = "damage"  # an action's: the chance of every damage (the card keeps its own)
+# an action's: the chance of every damage dealt, the defender's too (the card keeps its own)
+ACTION_UNLOGGED = ("damage", "defender_damage")
 
 
 class Dear(CheckDear):
@@ -83,13 +87,16 @@ def reads_as(words: str) -> bool:
     return bool(tokens) and expressions.looks_like(tokens[0])
 
 
-def action_of(system: str, words: str, sheet: sheets.Character | None) -> Found | None:
+def action_of(
+    system: str, words: str, sheet: sheets.Character | None, facing: bool = False
+) -> Found | None:
     """The action of the table's system the words ask for (``actions.for_character``: led by
-    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None."""
+    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None; with
+    ``facing``, only the actions made against another character's sheet, read as such."""
     tokens = words.split()
     if tokens and tokens[0].lower() == system:
         tokens.pop(0)
-    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet)
+    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet, facing=facing)
 
 
 def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
@@ -102,12 +109,31 @@ def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
 
 
 @dataclass(frozen=True)
+class Defender:
+    """The character an action is made against, and the skill of their sheet it reads (None:
+    the one its response is made with, ``Facing.skill``)."""
+
+    character_id: str
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
 class DeclaredSpec:
-    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none."""
+    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none, and
+    against another where it is an action that faces one (``60 dmg=1d8+DB fight``)."""
 
     words: str
     character_id: str | None = None
     visibility: str = "public"
+    defender: Defender | None = None
+
+
+@dataclass(frozen=True)
+class Faced:
+    """The character an action was made against and the skill their sheet gave it."""
+
+    row: Character
+    skill: str
 
 
 @dataclass(frozen=True)
@@ -118,6 +144,7 @@ class Asked:
     roll: str  # "dice", "sanity", "development" or an action's name
     request: Any
     action: Action | None = None
+    faced: Faced | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = self.request.to_dict()
@@ -170,6 +197,57 @@ def asked(table: GameTable, row: Character | None, words: str) -> Asked:
         raise invalid(err, "words") from None
 
 
+def facing(
+    table: GameTable,
+    row: Character | None,
+    words: str,
+    target: Character,
+    spec: Defender,
+    editor: bool,
+) -> Asked:
+    """An action the words ask for made against ``target``: the skill (``spec``'s, else the
+    one its response is made with) and damage bonus read from their sheet. An error about
+    that sheet, to a viewer who may not read it (``editor`` false), names none of its
+    skills nor values (a did-you-mean would list them)."""
+    sheet = None if row is None else characters.sheet_of(row)
+    try:
+        found = action_of(table.system, words, sheet, facing=True)
+    except D100Error as err:
+        raise invalid(err, "words") from None
+    if found is None or found.action.facing is None:
+        raise bad(
+            "words",
+            words,
+            "an action made against a character (an attack: 60 dmg=1d8+DB fight)",
+            "not an action of this table's rules that faces a defender",
+        )
+    if getattr(found.request, "dice", None) is not None:
+        raise bad("words", words, ALLOWED + " without @DICE", "the table draws its dice")
+    rules = found.action.facing
+    theirs = characters.sheet_of(target)
+    query = spec.skill or rules.skill(found.request)
+    try:
+        skill = theirs.skill(query)
+    except D100Error as err:
+        if not editor:
+            raise bad(
+                "defender.skill", query, f"a skill on {target.name}'s sheet", "not on that sheet"
+            ) from None
+        raise renamed(err, "defender.skill") from None
+    try:
+        request = rules.fill(found.request, theirs.rollable[skill], theirs.damage_bonus)
+    except D100Error as err:
+        if not editor:
+            raise bad(
+                "defender.character_id",
+                target.id,
+                f"a character whose sheet gives what the words ask of {target.name}",
+                f"{target.name}'s sheet does not give it",
+            ) from None
+        raise invalid(err, "words") from None
+    return Asked(found.action.name, request, found.action, Faced(target, skill))
+
+
 def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
     """A declared roll's exact odds (on a worker when dear): refused past the engine's budget."""
     if roll == "development":
@@ -188,7 +266,13 @@ def odds_of(roll: str, request: dict[str, Any]) -> dict[str, Any]:
 def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
     """The request a roll's words make, ``{"roll": kind, "request": ...}``, refused as the
     roll would be (by whoever may roll it), read without the table's lock."""
-    _, made = _made(session, viewer, get_table(session, viewer.table_id), spec)
+    table = get_table(session, viewer.table_id)
+    if spec.defender is not None:  # before their sheet is read: a refusal there tells it
+        target = characters.load(
+            session, table.id, spec.defender.character_id, "defender.character_id"
+        )
+        require_editor(viewer, target, "preview odds against this character (they tell its skill)")
+    _, made = _made(session, viewer, table, spec)
     return {"roll": made.roll, "request": made.to_dict()}
 
 
@@ -204,6 +288,23 @@ def _made(
     if spec.character_id is not None:
         row = characters.load(session, table.id, spec.character_id)
         require_editor(viewer, row, "roll for this character")
+    if spec.defender is not None:
+        target = characters.load(
+            session, table.id, spec.defender.character_id, "defender.character_id"
+        )
+        if row is not None and target.id == row.id:
+            raise bad(
+                "defender.character_id", target.id, "another character", "an attack on oneself"
+            )
+        seen = sheet_readers_see(session, spec.visibility, viewer.member_id, target)
+        if not (may_edit(viewer, target) or seen):
+            raise bad(
+                "visibility",
+                spec.visibility,
+                "a mode in which the defender's player and the GM see the result",
+                f"an attack on {target.name} is seen by {target.name}'s player and the GM",
+            )
+        return row, facing(table, row, spec.words, target, spec.defender, may_edit(viewer, target))
     made = asked(table, row, spec.words)
     if isinstance(made.request, DevelopmentRequest):
         developing.may_develop(session, viewer, spec.visibility, row)
@@ -243,7 +344,15 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         )
     character = None if row is None else characters.public_view(row)
     ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
-    named = kinds.Named(character=ref, request=request)
+    defender = None
+    if made.faced is not None:
+        faced = characters.public_view(made.faced.row)
+        defender = {"character": faced, "skill": made.faced.skill}
+    named = kinds.Named(
+        character=ref,
+        request=request,
+        defender=None if defender is None else kinds.CharacterRef.model_validate(faced),
+    )
     chain = chain_of(spec.visibility, viewer.member_id, named, viewer.gms)
     drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
@@ -263,6 +372,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     elif made.action is not None:
         done = made.action.roll(made.request, source)
         reading = action_reading(made.action, made.action.report(done, planned.odds))
+        if made.faced is not None and made.action.facing is not None:
+            # what a viewer who may not read the defender's sheet is shown (``access``)
+            report, kept = made.action.facing.kept(done)
+            reading["kept"] = action_reading(made.action, report) | {"result": kept}
         outcome = done.to_dict()
     else:
         dice = expressions.roll(made.request, source)
@@ -281,6 +394,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         sheet,
         spec.visibility,
         viewer.member_id,
+        defender,
     )
     made_event = append(session, table, event, flush=False)
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
@@ -291,8 +405,8 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
 def logged_odds(roll: str, odds: dict[str, Any]) -> dict[str, Any]:
     """A roll's odds as its event keeps them (and its preview answers): without the chance of
     every total or loss (``UNLOGGED``), which its request gives again."""
-    unlogged = UNLOGGED.get(roll, ACTION_UNLOGGED)
-    return {k: v for k, v in odds.items() if k != unlogged}
+    unlogged = (UNLOGGED[roll],) if roll in UNLOGGED else ACTION_UNLOGGED
+    return {k: v for k, v in odds.items() if k not in unlogged}
 
 
 def _write_back(

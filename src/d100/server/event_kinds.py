@@ -398,6 +398,15 @@ class Unblinded(Rolled, Unblinding):
     KIND = "unblind"
 
 
+class DeclaredDefender(Part):
+    """The character an action was made against (a melee attack's defender) and the skill of
+    their sheet it read: its value and their damage bonus are in the request, kept from
+    whoever may not read that sheet."""
+
+    character: CharacterRef
+    skill: str
+
+
 class DeclaredRoll(Entry):
     """A roll of a kind the table's system declares beside the check: a dice expression
     (``1d6+1``), a Sanity roll (``sc 1/1d6``) or one of its actions (CoC7's ``attack``,
@@ -436,6 +445,7 @@ class DeclaredRoll(Entry):
         "it was written (only where every reader of the sheet sees the roll)",
         json_schema_extra=never_null,
     )
+    defender: DeclaredDefender | None = absent()
 
 
 class DeclaredUnblinded(DeclaredRoll):
@@ -695,6 +705,9 @@ class Named(Part):
     opponent_skill: str | None = None
     helpers: list[CharacterRef] | None = None
     call: RollCall | None = None
+    # the character a declared action is made against, their sheet's side kept from whoever
+    # may not read it
+    defender: CharacterRef | None = None
 
 
 class Followed(Part):
@@ -784,6 +797,7 @@ def declared(
     sheet: dict[str, Any] | None,
     visibility: str,
     actor_id: str,
+    defender: Mapping[str, Any] | None = None,
 ) -> DeclaredRoll:
     """A dice expression or a Sanity roll: ``request`` resolved with the drawn seed gives
     ``result`` again (``d100 verify``)."""
@@ -811,6 +825,7 @@ def declared(
         "result": result,
         "reading": reading,
         **({} if sheet is None else {"sheet": sheet}),
+        **({} if defender is None else {"defender": defender}),
     }
     return _made(DeclaredRoll, actor_id, visibility, **fields)
 

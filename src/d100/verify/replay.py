@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import sanity_form, sheets
+from ..actions import named
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
@@ -379,6 +380,9 @@ class Replay:
         to there (and may spend Luck, P-2); a development phase reads each value it rolls
         from the sheet and writes back what it raised."""
         out = Replayed()
+        self._defended(out, entry)
+        if out.reason is not None:
+            return out
         sheet, result, ref = entry.get("sheet"), entry.get("result"), entry.get("character")
         if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
             return out
@@ -416,6 +420,42 @@ class Replay:
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
             self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
         return out
+
+    def _defended(self, out: Replayed, entry: Mapping[str, Any]) -> None:
+        """An action made against a character (``Facing``): the defender's value and damage
+        bonus in its request as the defender's sheet then gave them (the request is kept from
+        a viewer who may not read that sheet: its roll is checked by seed and nonce only)."""
+        faced, request = entry.get("defender"), entry.get("request")
+        ref = faced.get("character") if isinstance(faced, Mapping) else None
+        if not isinstance(faced, Mapping) or not isinstance(ref, Mapping):
+            return
+        action = named(str(entry.get("roll")))
+        known = self.known.get(str(ref.get("id")))
+        if action is None or action.facing is None or not isinstance(request, Mapping):
+            return
+        if known is None:
+            out.fail(f"its defender is {brief(ref.get('name'))}, a character the log never made")
+            return
+        if known.sheet is None:
+            out.trusted.append(f"the defender's value: {known.name}'s sheet is {known.why}")
+            self.unread.setdefault((known.name, known.why), []).append(int(entry["seq"]))
+            return
+        try:
+            value, bonus = action.facing.side(action.build(request))
+        except D100Error:
+            return  # the roll's own check names a request that does not build
+        where = f"{known.name}'s sheet then (#{known.since})"
+        skill = faced.get("skill")
+        has = known.sheet.rollable.get(skill) if isinstance(skill, str) else None
+        if value != has:
+            out.fail(
+                f"its defender's {brief(skill)} is {brief(value)}, where {where} has {brief(has)}"
+            )
+        elif bonus is not None and bonus != known.sheet.damage_bonus:
+            out.fail(
+                f"its defender's damage bonus is {brief(bonus)}, where {where} gives "
+                f"{brief(known.sheet.damage_bonus)}"
+            )
 
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""

@@ -363,8 +363,10 @@ class Auditor(SeedPass):
 
     def _kept_from_some(self, entry: Mapping[str, Any]) -> bool:
         """Whether a roll has a part some member sees by name and level only, as the server's
-        policy has it: an NPC's (a character of the GM's), or a side a GM's call chose."""
-        if "withheld" in entry:
+        policy has it: an NPC's (a character of the GM's), a side a GM's call chose, or the
+        defender of an action made against a character's sheet (read by its player and the
+        GMs only)."""
+        if "withheld" in entry or isinstance(entry.get("defender"), Mapping):
             return True
         call = entry.get("call")
         if isinstance(call, Mapping) and "opponent" in call:
@@ -526,7 +528,10 @@ class Auditor(SeedPass):
         """A dice expression or a Sanity roll: its request resolved again with its seed."""
         provable = entry["provable"]
         if "withheld" in entry:
-            return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
+            return HIDDEN, (
+                "shown in part (an NPC's outcome only, or a defender by level: their sheet is "
+                "kept from this viewer), its seed and nonce checked"
+            )
         tagged = provable.get("request")
         if not isinstance(tagged, Mapping) or declared_roll(tagged.get("roll")) is None:
             return MISMATCH, "its provable record has no request: nothing binds what it shows"
