@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .dice import RandomSource
 from .errors import D100Error, read_words
+
+if TYPE_CHECKING:
+    from .declarations import FollowUp
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,17 @@ class Facing:
 
 
 @dataclass(frozen=True)
+class ActionRolled:
+    """An action as rolled, for its system to say what may follow it (``Action.after``): its
+    result, the Luck its roller's sheet holds now (None: no Luck) and the follow-ups taken
+    after it so far."""
+
+    result: Any
+    luck: int | None
+    taken: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Action:
     """One kind of request: ``read`` takes the words after the system's name (``FAR(30,62,98)``,
     ``55 shots3 long``) and what ``DB`` stands for where they say nothing of it (a sheet's
@@ -63,7 +77,8 @@ class Action:
     ``roll`` resolves it with a random source (the request's own dice first); ``odds`` counts
     it exactly, as contract JSON; ``report`` puts a result and those odds in words;
     ``title`` names it without its numbers; ``to_dict`` is the result and odds as contract
-    JSON."""
+    JSON; ``after`` what its roller may do once its result shows (CoC7's Luck on an attack,
+    C7-4), each a request of this action of its own, and what is refused (a push, C7-5)."""
 
     name: str
     form: str  # what a person types, for help: "FAR(bullets,skill,malfunction[,...])"
@@ -76,6 +91,7 @@ class Action:
     report: Callable[[Any, Mapping[str, Any]], Report]
     title: str  # what it is, without its numbers: "attack", "full auto (BCDice FAR)"
     facing: Facing | None = None  # another character's sheet it may be made against
+    after: Callable[[ActionRolled], tuple[FollowUp, ...]] | None = None
 
     def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
         """A result's contract JSON with its exact odds beside."""

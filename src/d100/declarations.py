@@ -588,6 +588,9 @@ class FollowUp:
     allowed: str = ""
     failed: str = ""  # what its card says when it fails, if a rule makes that worse (C7-5)
     stakes: str = ""  # what taking it risks, said on its offer (C7-5: a failed push's price)
+    # what it gives, exactly, where that is more than a chance of success: Luck on an attack
+    # made (C7-4), the damage dealt after it beside the damage now (``coc7_attack_luck``)
+    gives: Mapping[str, Any] | None = None
 
     def draws(self) -> bool:
         return "dice" not in self.request

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import development, expressions, sanity, sanity_form, sheets
-from ..actions import Action, Found, Report, for_character, named
+from ..actions import Action, Found, for_character, named
 from ..development import DevelopmentRequest
 from ..development_view import development_view
 from ..errors import D100Error, TooMuchWork
@@ -31,7 +31,7 @@ from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
 from ..systems import REGISTRY
-from . import characters, developing
+from . import characters, developing, followups
 from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
@@ -41,6 +41,7 @@ from .access import (
     require_editor,
     sheet_readers_see,
 )
+from .action_cards import action_card, logged_action_odds
 from .calculator import CHEAP
 from .errors import bad, conflict, invalid, renamed
 from .events import append, get_table, lock_table
@@ -66,8 +67,6 @@ PER_LOSS = 100
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
 UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
-# an action's: the chance of every damage dealt, the defender's too (the card keeps its own)
-ACTION_UNLOGGED = ("damage", "defender_damage")
 
 
 class Dear(CheckDear):
@@ -357,6 +356,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     sheet = None
+    offers: list[dict[str, Any]] = []
     if isinstance(made.request, SanityRequest):
         result = sanity.roll(made.request, source)
         reading = sanity_reading(sanity_view(result).to_dict(), planned.odds)
@@ -371,12 +371,10 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         outcome = phase.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
-        reading = action_reading(made.action, made.action.report(done, planned.odds))
-        if made.faced is not None and made.action.facing is not None:
-            # what a viewer who may not read the defender's sheet is shown (``access``)
-            report, kept = made.action.facing.kept(done)
-            reading["kept"] = action_reading(made.action, report) | {"result": kept}
+        reading = action_card(made.action, done, planned.odds, made.faced is not None)
         outcome = done.to_dict()
+        if row is not None and seen:  # what may follow it: Luck spent on it (C7-4)
+            offers = followups.action_offers(made.action, done, characters.sheet_of(row))
     else:
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
@@ -395,6 +393,7 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         spec.visibility,
         viewer.member_id,
         defender,
+        offers,
     )
     made_event = append(session, table, event, flush=False)
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
@@ -405,8 +404,9 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
 def logged_odds(roll: str, odds: dict[str, Any]) -> dict[str, Any]:
     """A roll's odds as its event keeps them (and its preview answers): without the chance of
     every total or loss (``UNLOGGED``), which its request gives again."""
-    unlogged = (UNLOGGED[roll],) if roll in UNLOGGED else ACTION_UNLOGGED
-    return {k: v for k, v in odds.items() if k not in unlogged}
+    if roll not in UNLOGGED:
+        return logged_action_odds(odds)
+    return {k: v for k, v in odds.items() if k != UNLOGGED[roll]}
 
 
 def _write_back(
@@ -423,25 +423,6 @@ def _write_back(
         if result.luck_spent and now.luck is not None:
             characters.change_luck(session, row, now.luck.spend(result.luck_spent))
     return {"sanity": [before, after], "written": seen}
-
-
-def action_reading(action: Action, report: Report) -> dict[str, Any]:
-    """How an action reads, as its report puts it (every door draws it): its title, rows,
-    notes and exact odds; ``heading`` and ``outcome`` are what a view withholding the
-    roller's numbers keeps (an NPC's, to players: no skill, no DB)."""
-    return {
-        "title": report.title,
-        "heading": action.title,
-        "outcome": report.outcome,
-        "rows": [
-            {"label": r.label, "text": r.text, **({"level": r.level} if r.level else {})}
-            for r in report.rows
-        ],
-        "notes": list(report.notes),
-        "odds": [
-            {"what": w, "chance": f"{p.numerator}/{p.denominator}"} for w, p in report.chances
-        ],
-    }
 
 
 ODDS_READ = {

@@ -141,6 +141,13 @@ class Offer(Part):
         description="what taking it risks (C7-5)",
         json_schema_extra=never_null,
     )
+    gives: dict[str, Any] | None = Field(
+        None,
+        description="exactly what it gives where that is more than a chance of success (Luck "
+        "on an attack made, C7-4: the level, the outcome, the exact damage dealt after it "
+        "beside the damage now)",
+        json_schema_extra=never_null,
+    )
 
 
 class FollowUpTaken(Part):
@@ -446,6 +453,14 @@ class DeclaredRoll(Entry):
         json_schema_extra=never_null,
     )
     defender: DeclaredDefender | None = absent()
+    # a follow-up of an action (Luck spent on an attack made, C7-4), as a check's
+    rerolls: int | None = absent()
+    reroll_of: int | None = absent()
+    follow_up: FollowUpTaken | None = absent()
+    taken: list[str] | None = absent()
+    luck_spent: int | None = absent()
+    spent: int | None = absent()
+    follow_ups: list[Offer] | None = absent()
 
 
 class DeclaredUnblinded(DeclaredRoll):
@@ -798,9 +813,12 @@ def declared(
     visibility: str,
     actor_id: str,
     defender: Mapping[str, Any] | None = None,
+    offers: list[dict[str, Any]] | None = None,
+    followed: Followed | None = None,
 ) -> DeclaredRoll:
     """A dice expression or a Sanity roll: ``request`` resolved with the drawn seed gives
-    ``result`` again (``d100 verify``)."""
+    ``result`` again (``d100 verify``); an action's follow-ups offered (``offers``), and
+    where it is one, what it follows (``followed``: ``Followed``'s fields)."""
     provable: dict[str, Any] = {
         "seed_id": drawn.seed_id,
         "commitment": drawn.commitment,
@@ -826,6 +844,8 @@ def declared(
         "reading": reading,
         **({} if sheet is None else {"sheet": sheet}),
         **({} if defender is None else {"defender": defender}),
+        **({} if followed is None else dict(followed)),
+        **({"follow_ups": offers} if offers else {}),
     }
     return _made(DeclaredRoll, actor_id, visibility, **fields)
 

@@ -2,7 +2,11 @@
 against a defender's response (C7-7), that rolls the weapon's damage when the attacker wins:
 W + DB on a hit; on an extreme success or better the most W + DB comes to, and for an impaling
 weapon the weapon again, without DB, on top. Rolled and counted by one run (``coc7_firing``):
-the exact chance of a hit, of an extreme one and of every damage dealt, a miss dealing none."""
+the exact chance of a hit, of an extreme one and of every damage dealt, a miss dealing none.
+Luck may be spent on the attacker's roll once made (C7-4, decision 7): the request gives the
+roll's dice, the Luck held and the level bought (``luck``, ``luck_to``), and the attack does
+what that level does, its new damage drawn from the random source; a weapon roll is never
+pushed (C7-5)."""
 
 from __future__ import annotations
 
@@ -13,12 +17,22 @@ from typing import Any
 
 from .. import expressions, tallies
 from ..dice import RandomSource, show_roll
-from ..errors import D100Error, TooMuchWork
+from ..errors import D100Error, RuleRefusal, TooMuchWork
 from ..expressions import DamageBonus, DiceRequest, Expression
 from ..fields import BIG
 from .coc7_check import MAX_EXTRA_DICE, NAME
 from .coc7_firing import Run, fraction_text, mean, within
-from .coc7_rules import DIFFICULTIES, RANK, RESPONSES, contest_winner, fumble_from, level
+from .coc7_rules import (
+    BUYABLE,
+    DIFFICULTIES,
+    RANK,
+    RESPONSES,
+    contest_winner,
+    fumble_from,
+    ladder,
+    level,
+    luck_offers,
+)
 from .coc7_rules import succeeds as reaches
 from .common import rolls
 
@@ -33,7 +47,8 @@ class Attack:
     attacker's bonus or penalty dice, the defender's skill and response (a melee attack,
     C7-7) where there is one with the defender's damage (W + DB, and what their DB stands for)
     dealt when fighting back wins, and dice rolled by hand (the attacker's, then the
-    defender's)."""
+    defender's); with those dice, the Luck held after the roll and the level it buys the
+    attacker's roll up to (C7-4)."""
 
     skill: int
     damage: str
@@ -47,6 +62,8 @@ class Attack:
     dice: tuple[int, ...] | None = None
     defender_damage: str | None = None
     defender_damage_bonus: str | None = None
+    luck: int | None = None
+    luck_to: str | None = None
 
     def __post_init__(self) -> None:
         within("skill", self.skill, 0, BIG)
@@ -82,6 +99,28 @@ class Attack:
         if self.dice is not None:
             for v in self.dice:
                 within("dice", v, 1, 100)
+        self._check_luck()
+
+    def _check_luck(self) -> None:
+        """Luck is spent on a roll made (C7-4): the Luck held and the level bought together,
+        with the roll's dice."""
+        if self.luck is None and self.luck_to is None:
+            return
+        if self.luck is None or self.luck_to is None:
+            missing = "luck" if self.luck is None else "luck_to"
+            raise D100Error(
+                missing,
+                None,
+                "luck and luck_to together: the Luck held and the level it buys (C7-4)",
+                "one without the other",
+            )
+        within("luck", self.luck, 0, BIG)
+        if self.luck_to not in BUYABLE:
+            raise D100Error("luck_to", self.luck_to, ", ".join(BUYABLE))
+        if self.dice is None:
+            raise D100Error(
+                "dice", None, "the roll's dice: Luck is spent on a roll made (C7-4)", "none given"
+            )
 
     @property
     def hurt(self) -> DiceRequest:
@@ -128,7 +167,7 @@ class Attack:
             out |= {"defender": self.defender, "response": self.response}
         if self.dice is not None:
             out["dice"] = list(self.dice)
-        for name in ("defender_damage", "defender_damage_bonus"):
+        for name in ("defender_damage", "defender_damage_bonus", "luck", "luck_to"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out
@@ -171,6 +210,30 @@ def machine(request: Attack) -> Run[State]:
     return Run((0, "", "", ""), pool, step, [True] * len(request.nets), "skill")
 
 
+def bought(request: Attack, kept: int, end: State) -> tuple[str, int, str]:
+    """C7-4 on the attacker's roll made (``kept``, the run ending at ``end``): the level
+    Luck buys it up to, the Luck that costs and what the attack then does. Refused where
+    C7-4 offers no such level (a fumble, a level below the difficulty or at the roll's own,
+    Luck held not greater than the cost) or where it changes nothing the attack does."""
+    fumbles = fumble_from(request.skill, request.difficulty)
+    lvl = str(request.luck_to)
+    offers = luck_offers(kept, ladder(request.skill, fumbles), request.difficulty, request.luck)
+    if lvl not in offers:
+        offered = ", ".join(offers) or "none"
+        raise RuleRefusal(
+            "luck_to",
+            lvl,
+            f"a level Luck buys this roll ({kept}) up to: {offered} (C7-4)",
+            "not offered for this roll",
+        )
+    now = outcome(request, lvl, end[2] or None)
+    if now == end[3]:
+        raise RuleRefusal(
+            "luck_to", lvl, "a level that changes what the attack does", f"it stays {now}"
+        )
+    return lvl, offers[lvl], now
+
+
 @dataclass(frozen=True)
 class AttackResult:
     request: Attack
@@ -185,6 +248,7 @@ class AttackResult:
     # the defender's damage to the attacker and its dice, where the attack carries it
     defender_damage: int | None = None
     defender_damage_dice: tuple[int, ...] = ()
+    luck_spent: int = 0  # on the attacker's roll, after it (C7-4): ``level`` is what it bought
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -194,6 +258,8 @@ class AttackResult:
             "roll": self.roll,
             "level": self.level,
         }
+        if self.luck_spent:
+            out["luck_spent"] = self.luck_spent
         if self.defence is not None:
             values, kept, lvl = self.defence
             out["defender"] = {"dice": list(values), "roll": kept, "level": lvl}
@@ -222,19 +288,22 @@ class AttackResult:
 
 def roll(request: Attack, rng: RandomSource | None = None) -> AttackResult:
     """The attack, then its damage where it hits: the request's dice first, else the random
-    source's."""
+    source's; with Luck spent on it (``luck_to``), the damage of what it buys."""
     end, rolled = machine(request).fire(request.nets, request.dice, rng)
     (_, values, kept), *defended = rolled
     defence = None
     if defended:
         defence = (defended[0][1], defended[0][2], end[2])
+    lvl, did, spent = end[1], end[3], 0
+    if request.luck_to is not None:
+        lvl, spent, did = bought(request, kept, end)
     hurt = request.hurt
     total, how = 0, "no damage"
     dice: tuple[int, ...] = ()
-    if end[3] == "hit":
+    if did == "hit":
         hit = expressions.roll(hurt, rng)
         total, dice, how = hit.total, hit.dice, f"damage {hit.explanation}"
-    elif end[3] == "extreme":
+    elif did == "extreme":
         total, how = hurt.rolled.high, f"the most {hurt.expression} comes to, {hurt.rolled.high}"
         if request.impaling:
             impale = expressions.roll(request.weapon, rng)
@@ -242,16 +311,18 @@ def roll(request: Attack, rng: RandomSource | None = None) -> AttackResult:
             how += f", and the impale {impale.explanation}"
     back: int | None = None if request.defender_damage is None else 0
     back_dice: tuple[int, ...] = ()
-    if end[3] == FOUGHT_BACK and request.hurt_back is not None:
+    if did == FOUGHT_BACK and request.hurt_back is not None:
         struck = expressions.roll(request.hurt_back, rng)
         back, back_dice = struck.total, struck.dice
         how += f"; the defender's damage {struck.explanation}"
     said = f"{rolls(values)} -> {show_roll(kept)} {end[1]}"
+    if spent:
+        said += f", {spent} Luck lowers it to {show_roll(kept - spent)} {lvl}"
     if defence is not None:
         said += f" against {rolls(defence[0])} -> {show_roll(defence[1])} {defence[2]}"
-    why = f"{said}: {end[3]}, {how}"
+    why = f"{said}: {did}, {how}"
     return AttackResult(
-        request, values, kept, end[1], defence, end[3], total, dice, why, back, back_dice
+        request, values, kept, lvl, defence, did, total, dice, why, back, back_dice, spent
     )
 
 
@@ -285,16 +356,21 @@ class AttackOdds:
 def odds(request: Attack) -> AttackOdds:
     """S7-6's mixture over the outcome: a miss deals 0, a hit W + DB, an extreme hit the most
     W + DB comes to, plus W again for an impaling weapon; the defender's W + DB on their win
-    fighting back (C7-7), else none. Refused before any work (``TooMuchWork``, naming
-    ``damage``) where the run and the expressions together are over the engine's budget,
-    though each alone is under it."""
+    fighting back (C7-7), else none. With Luck spent on a roll made (``luck_to``) the outcome
+    is the one it buys, and only the damage is left to chance. Refused before any work
+    (``TooMuchWork``, naming ``damage``) where the run and the expressions together are over
+    the engine's budget, though each alone is under it."""
     dear = cost(request)
     if dear > tallies.BUDGET:
         raise TooMuchWork("damage", dear, tallies.BUDGET)
     named = OUTCOMES + ((FOUGHT_BACK,) if request.defender_damage is not None else ())
     chances = dict.fromkeys(named, Fraction(0))
-    for end, p in machine(request).distribution().items():
-        chances[end[3]] += p
+    if request.luck_to is not None:
+        end, rolled = machine(request).fire(request.nets, request.dice, None)
+        chances[bought(request, rolled[0][2], end)[2]] = Fraction(1)
+    else:
+        for end, p in machine(request).distribution().items():
+            chances[end[3]] += p
     hurt = request.hurt
     most = hurt.rolled.high
     parts = [({0: Fraction(1)}, 1 - chances["hit"] - chances["extreme"])]
@@ -333,4 +409,13 @@ def cost(request: Attack) -> int:
     )
 
 
-__all__ = ["FOUGHT_BACK", "Attack", "AttackOdds", "AttackResult", "cost", "odds", "roll"]
+__all__ = [
+    "FOUGHT_BACK",
+    "Attack",
+    "AttackOdds",
+    "AttackResult",
+    "bought",
+    "cost",
+    "odds",
+    "roll",
+]

@@ -16,6 +16,7 @@ from ..actions import Action, Facing, Report, Row
 from ..dice import show_roll
 from ..errors import D100Error
 from .coc7_attack import FOUGHT_BACK, Attack, AttackResult, cost, odds, roll
+from .coc7_attack_luck import follow_ups
 from .coc7_check import NAME
 from .coc7_firing import built
 from .coc7_quick_words import COMMON, TITLE, dealt, fields_of, pool_words, rolls_plain
@@ -133,7 +134,10 @@ def _did(result: AttackResult) -> str:
 def _rows(result: AttackResult, defence: Row | None, means: Mapping[str, Any] | None) -> list[Row]:
     """The attack's rows: the attacker's roll, the defence, the outcome, the damage dealt and
     the defender's where they fought back, each with its mean where the odds are shown."""
-    rolled = f"{rolls(result.dice)} → {show_roll(result.roll)} {result.level.upper()}"
+    kept = show_roll(result.roll)
+    if result.luck_spent:  # C7-4: the roll as Luck lowered it
+        kept += f" - {result.luck_spent} Luck = {show_roll(result.roll - result.luck_spent)}"
+    rolled = f"{rolls(result.dice)} → {kept} {result.level.upper()}"
     rows = [Row("attack", f"{pool_words(result.request.nets[0])}: {rolled}", result.level)]
     rows += [defence] if defence is not None else []
     rows.append(Row("outcome", _did(result)))
@@ -221,6 +225,7 @@ ATTACK = Action(
     attack_report,
     f"{TITLE} attack",
     Facing(default_skill, fill, side, kept_report, read_facing),
+    follow_ups,
 )
 
 

@@ -387,6 +387,9 @@ class Replay:
         if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
             return out
         known = self.known[str(ref["id"])]
+        if named(str(entry.get("roll"))) is not None:  # an action writes no sheet back
+            self._luck_after(out, str(ref["id"]), known, entry)
+            return out
         if not (isinstance(sheet, Mapping) and isinstance(result, Mapping)):
             self.known[str(ref["id"])] = replace(known, luck=None)
             return out
@@ -420,6 +423,17 @@ class Replay:
         if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
             self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet)
         return out
+
+    def _luck_after(self, out: Replayed, cid: str, known: Known, entry: Mapping[str, Any]) -> None:
+        """What follows an action (Luck spent on an attack made, C7-4) spends the Luck it
+        says from the sheet, which must hold more than that (Luck is offered only then)."""
+        spent = entry.get("luck_spent")
+        if entry.get("reroll_of") is None or not isinstance(spent, int) or not spent:
+            return
+        if known.luck is not None and spent >= known.luck:
+            out.fail(f"{known.name} spends {spent} Luck, having {known.luck} (more is needed)")
+        left = None if known.luck is None else known.luck - spent
+        self.known[cid] = replace(known, luck=left)
 
     def _defended(self, out: Replayed, entry: Mapping[str, Any]) -> None:
         """An action made against a character (``Facing``): the defender's value and damage
