@@ -75,7 +75,25 @@ class LuckBuy:
         }
         if self.spared:
             out["spared"] = self.spared
-        return out
+        return out | {"words": self.words}
+
+    @property
+    def words(self) -> str:
+        """What it buys in a line, every door's: "damage 2-7, mean 9/2 (4.5) against 0 now:
+        3/20 (0.15) more a Luck point"."""
+        low, high = min(self.damage), max(self.damage)
+        spread = f"{low}" if low == high else f"{low}-{high}"
+        said = (
+            f"damage {spread}, mean {_shown(self.mean)} against {self.dealt} now: "
+            f"{_shown(self.per_luck)} more a Luck point"
+        )
+        return said + (f"; undoes {self.spared} damage to the attacker" if self.spared else "")
+
+
+def _shown(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{fraction_text(value)} ({float(value):.3g})"
 
 
 def advise(result: AttackResult, luck: int | None) -> tuple[LuckBuy, ...]:
@@ -89,7 +107,7 @@ def advise(result: AttackResult, luck: int | None) -> tuple[LuckBuy, ...]:
     lad = ladder(r.skill, fumble_from(r.skill, r.difficulty))
     dice = result.dice + (() if result.defence is None else result.defence[0])
     spared = (result.defender_damage or 0) if result.outcome == FOUGHT_BACK else 0
-    out = []
+    out: list[LuckBuy] = []
     theirs = None if result.defence is None else result.defence[2]
     for lvl, cost in luck_offers(lowered, lad, r.difficulty, luck).items():
         now = outcome(r, lvl, theirs)
@@ -111,11 +129,7 @@ def follow_ups(rolled: ActionRolled) -> tuple[FollowUp, ...]:
     assert isinstance(result, AttackResult)
     out = []
     for buy in advise(result, rolled.luck):
-        mean_damage = float(buy.mean)
-        label = (
-            f"Spend {buy.cost} Luck: {buy.level}, {WORDS[buy.outcome]} "
-            f"(mean damage {mean_damage:.3g}, now {buy.dealt})"
-        )
+        label = f"Spend {buy.cost} Luck: {buy.level}, {WORDS[buy.outcome]}"
         key = f"luck_{buy.level}"
         out.append(FollowUp(key, label, DONE, buy.cost, buy.request.to_dict(), gives=buy.to_dict()))
     return (*out, PUSH)
