@@ -502,7 +502,11 @@ class Declaration:
         if (sanity := self.sanity) is not None:  # the words a table's page offers for one
             out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         # what a table's page offers beside the check: each action's form and name
-        out["actions"] = [{"name": a.name, "form": a.form, "title": a.title} for a in self.actions]
+        # and whether it may be made against a character at the table (``Action.facing``)
+        out["actions"] = [
+            {"name": a.name, "form": a.form, "title": a.title, "facing": a.facing is not None}
+            for a in self.actions
+        ]
         if (tie := self.tie_break) is not None:
             out["tie_break"] = {"field": tie.field, "faces": list(tie.faces)}
         if (cover := self.cover) is not None:
