@@ -373,14 +373,18 @@ def odds(request: Attack) -> AttackOdds:
             chances[end[3]] += p
     hurt = request.hurt
     most = hurt.rolled.high
+    # a spread is counted only where its outcome may happen (Luck bought leaves one outcome)
     parts = [({0: Fraction(1)}, 1 - chances["hit"] - chances["extreme"])]
-    parts.append((_spread(hurt, 0), chances["hit"]))
-    extreme = _spread(request.weapon, most) if request.impaling else {most: Fraction(1)}
-    parts.append((extreme, chances["extreme"]))
+    if chances["hit"]:
+        parts.append((_spread(hurt, 0), chances["hit"]))
+    if chances["extreme"]:
+        extreme = _spread(request.weapon, most) if request.impaling else {most: Fraction(1)}
+        parts.append((extreme, chances["extreme"]))
     back = None
     if request.hurt_back is not None:
         won = chances[FOUGHT_BACK]
-        back = _mixed([({0: Fraction(1)}, 1 - won), (_spread(request.hurt_back, 0), won)])
+        spread = _spread(request.hurt_back, 0) if won else {}
+        back = _mixed([({0: Fraction(1)}, 1 - won), (spread, won)])
     return AttackOdds(request, chances, _mixed(parts), back)
 
 
