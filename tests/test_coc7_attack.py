@@ -6,6 +6,7 @@ refusals and the words that ask for one."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 
@@ -13,7 +14,7 @@ import pytest
 
 from d100.errors import D100Error
 from d100.systems import coc7_attack as at
-from d100.systems.coc7_attack import read_attack
+from d100.systems.coc7_attack_words import read_attack
 from tests.test_coc7_shots import rule_shot
 
 ORDER = ["fumble", "failure", "regular", "hard", "extreme", "critical"]
@@ -145,3 +146,125 @@ def test_an_attack_whose_parts_together_are_over_the_budget_is_refused_before_wo
         odds(dear)
     assert refused.value.field == "damage"
     assert odds(Attack(60, "30d1000")).outcomes  # under it, worked out
+
+
+# (request, the defender's dice and constant, as their W + DB reads them)
+FIGHTING_BACK = [
+    (
+        at.Attack(
+            60,
+            "1d3+DB",
+            "+1d4",
+            defender=50,
+            response="fight_back",
+            defender_damage="1d6+DB",
+            defender_damage_bonus="+1d4",
+        ),
+        ([6, 4], 0),
+    ),
+    (at.Attack(35, "1d8", defender=70, response="fight_back", defender_damage="1d4+2"), ([4], 2)),
+    (
+        at.Attack(
+            80,
+            "1d6",
+            penalty_dice=1,
+            defender=45,
+            response="fight_back",
+            defender_damage="1d3+DB",
+            defender_damage_bonus="-1",
+        ),
+        ([3], -1),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FIGHTING_BACK, ids=range(len(FIGHTING_BACK)))
+def test_c7_7_a_defender_who_fights_back_and_wins_deals_their_damage(case: tuple) -> None:
+    """The chance the defender fights back and wins, and of every damage they deal, against a
+    brute force over both d100s (a pool's every tens die) and every face of their dice; the
+    attacker's own outcomes as before, a defender's win dealing the attacker none."""
+    request, (dice, const) = case
+    back = [(t + const, p) for t, p in faces(dice)]
+    won, spread = Fraction(0), {0: Fraction(0)}
+    pool = request.penalty_dice
+    for tens, units, d in product(product(range(10), repeat=pool + 1), range(10), range(1, 101)):
+        values = [10 * t + units or 100 for t in tens]
+        r = max(values)
+        p = Fraction(1, 10 ** (pool + 2)) * Fraction(1, 100)
+        lv = rule_shot(request.skill, r, "regular", "normal", None)[0]
+        theirs = rule_shot(request.defender, d, "regular", "normal", None)[0]
+        a, o = ORDER.index(lv), ORDER.index(theirs)
+        theirs_won = not (a < 2 and o < 2) and a < o  # fighting back loses ties (C7-7)
+        if theirs_won:
+            won += p
+            for t, q in back:
+                spread[t] = spread.get(t, Fraction(0)) + p * q
+        else:
+            spread[0] += p
+    got = at.odds(request)
+    assert got.outcomes[at.FOUGHT_BACK] == won
+    assert got.defender_damage == {t: p for t, p in sorted(spread.items()) if p}
+    assert sum(got.outcomes.values()) == 1
+    plain = at.odds(replace(request, defender_damage=None, defender_damage_bonus=None))
+    assert got.damage == plain.damage and got.outcomes["hit"] == plain.outcomes["hit"]
+
+
+def test_c7_7_the_defender_s_damage_is_rolled_only_when_fighting_back_wins() -> None:
+    knife = at.Attack(
+        50,
+        "1d4",
+        defender=60,
+        response="fight_back",
+        defender_damage="1d6+DB",
+        defender_damage_bonus="+1d4",
+    )
+    beaten = at.roll(replace(knife, dice=(80, 30)), random.Random(2))
+    assert beaten.outcome == at.FOUGHT_BACK and beaten.damage == 0
+    assert beaten.defender_damage == sum(beaten.defender_damage_dice)
+    assert len(beaten.defender_damage_dice) == 2
+    tied = at.roll(replace(knife, dice=(40, 40)), random.Random(2))  # the attacker wins ties
+    assert tied.outcome == "hit" and tied.defender_damage == 0
+    nobody = at.roll(replace(knife, dice=(90, 90)), random.Random(2))
+    assert nobody.outcome == "miss" and nobody.defender_damage == 0
+    shown = beaten.to_dict()
+    assert shown["defender_damage"] == beaten.defender_damage
+    assert shown["attack"]["defender_damage"] == "1d6+DB"
+    assert "defender_damage" not in at.roll(at.Attack(50, "1d4", dice=(3,))).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"defender_damage": "1d6"}, "defender_damage"),  # no defender
+        ({"defender": 40, "defender_damage": "1d6"}, "defender_damage"),  # a dodge
+        (
+            {"defender": 40, "response": "fight_back", "defender_damage": "1d6+DB"},
+            "defender_damage_bonus",
+        ),
+        ({"defender": 40, "response": "fight_back", "defender_damage": "1d6x"}, "defender_damage"),
+        (
+            {"defender": 40, "response": "fight_back", "defender_damage_bonus": "+1d4"},
+            "defender_damage_bonus",
+        ),
+    ],
+)
+def test_c7_7_a_defender_s_damage_refused_naming_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(D100Error) as err:
+        at.Attack(50, "1d8", **kwargs)
+    assert err.value.field == field
+
+
+def test_c7_7_words_give_the_defender_s_damage_and_a_sheet_facing_reads_none_typed() -> None:
+    from d100.systems.coc7_attack_words import fill, read_facing
+
+    found = read_attack(["60", "dmg=1d3", "vs50", "fight", "fb=1d6+DB", "fbdb=+1d4"])
+    assert found is not None and found[0].defender_damage_bonus == "+1d4"
+    faced = read_facing(["60", "dmg=1d3", "fight", "fb=1d6+DB"], None)
+    assert faced is not None
+    filled = fill(faced[0], 55, "+1d6")
+    assert (filled.defender, filled.defender_damage_bonus) == (55, "+1d6")
+    assert fill(read_facing(["60", "dmg=1d3"], None)[0], 30, "+1d6").defender_damage_bonus is None
+    for typed in (["vs40"], ["fight", "fb=1d6+DB", "fbdb=+1d4"]):
+        with pytest.raises(D100Error) as err:
+            read_facing(["60", "dmg=1d3", *typed], None)
+        assert err.value.field in ("defender", "defender_damage_bonus")

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .dice import RandomSource
 from .errors import D100Error, read_words
+
+if TYPE_CHECKING:
+    from .declarations import FollowUp
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,34 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Facing:
+    """How an action faces another character's sheet (a melee attack's defender), whose values
+    the table reads there rather than take them typed: ``skill`` is the skill it reads by
+    default for a request (Dodge against a dodge); ``fill`` gives the request with that side's
+    value and damage bonus; ``side`` is the request's value and damage bonus of that side (what
+    ``d100 verify`` replays from the sheet); ``kept`` is the report and result shown to a viewer
+    who may not read that sheet (no odds, that side by its level); ``read`` reads words as
+    ``Action.read`` does, refusing them where they type that side."""
+
+    skill: Callable[[Any], str]
+    fill: Callable[[Any, int, str | None], Any]
+    side: Callable[[Any], tuple[int | None, str | None]]
+    kept: Callable[[Any], tuple[Report, dict[str, Any]]]
+    read: Callable[[Sequence[str], str | None], tuple[Any, str | None] | None]
+
+
+@dataclass(frozen=True)
+class ActionRolled:
+    """An action as rolled, for its system to say what may follow it (``Action.after``): its
+    result, the Luck its roller's sheet holds now (None: no Luck) and the follow-ups taken
+    after it so far."""
+
+    result: Any
+    luck: int | None
+    taken: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Action:
     """One kind of request: ``read`` takes the words after the system's name (``FAR(30,62,98)``,
     ``55 shots3 long``) and what ``DB`` stands for where they say nothing of it (a sheet's
@@ -46,7 +77,8 @@ class Action:
     ``roll`` resolves it with a random source (the request's own dice first); ``odds`` counts
     it exactly, as contract JSON; ``report`` puts a result and those odds in words;
     ``title`` names it without its numbers; ``to_dict`` is the result and odds as contract
-    JSON."""
+    JSON; ``after`` what its roller may do once its result shows (CoC7's Luck on an attack,
+    C7-4), each a request of this action of its own, and what is refused (a push, C7-5)."""
 
     name: str
     form: str  # what a person types, for help: "FAR(bullets,skill,malfunction[,...])"
@@ -62,6 +94,8 @@ class Action:
     # hero's, P-6: ``pulp40``, ``pulp_luck``): for a character, the sheet's Luck (``luck_of``)
     luck_word: str | None = None
     luck_field: str | None = None
+    facing: Facing | None = None  # another character's sheet it may be made against
+    after: Callable[[ActionRolled], tuple[FollowUp, ...]] | None = None
 
     def to_dict(self, result: Any, odds: Mapping[str, Any]) -> dict[str, Any]:
         """A result's contract JSON with its exact odds beside."""
@@ -97,12 +131,17 @@ class Sheet(Protocol):
 
 
 def for_character(
-    actions: Sequence[Action], words: Sequence[str], sheet: Sheet | None, bonus: str | None = None
+    actions: Sequence[Action],
+    words: Sequence[str],
+    sheet: Sheet | None,
+    bonus: str | None = None,
+    facing: bool = False,
 ) -> Found | None:
     """The action of ``actions`` the words ask for, else None: led by a skill's number, or for
     a character by a skill of its sheet (the longest name first: ``fighting brawl dmg=1d3``);
     ``DB`` in an attack's damage is ``bonus``, else the sheet's damage bonus, unless the
-    words say (``db=``); the roller's Luck, the sheet's (``luck_of``)."""
+    words say (``db=``); the roller's Luck, the sheet's (``luck_of``). With ``facing``, only
+    the actions made against another character's sheet, read as such (``Facing.read``)."""
     tokens = list(words)
     if bonus is None and sheet is not None:
         bonus = sheet.damage_bonus
@@ -116,8 +155,10 @@ def for_character(
             tried.append([str(sheet.rollable[name]), *tokens[k:]])
     for said in tried:
         for action in actions:
+            if facing and action.facing is None:
+                continue
             asked = said if sheet is None else luck_of(action, said, sheet)
-            found = read_words(_reader(action, bonus), asked)
+            found = read_words(_reader(action, bonus, facing), asked)
             if found is not None:
                 if sheet is not None:
                     _sheet_luck(action, found[0], sheet)
@@ -161,9 +202,10 @@ def _sheet_luck(action: Action, request: Any, sheet: Sheet) -> None:
 
 
 def _reader(
-    action: Action, bonus: str | None
+    action: Action, bonus: str | None, facing: bool = False
 ) -> Callable[[Sequence[str]], tuple[Any, str | None] | None]:
-    return lambda words: action.read(words, bonus)
+    read = action.facing.read if facing and action.facing is not None else action.read
+    return lambda words: read(words, bonus)
 
 
 def named(name: str) -> Action | None:

@@ -533,7 +533,11 @@ class Declaration:
         if (sanity := self.sanity) is not None:  # the words a table's page offers for one
             out["sanity"] = {"words": list(sanity.words), "summary": sanity.summary}
         # what a table's page offers beside the check: each action's form and name
-        out["actions"] = [{"name": a.name, "form": a.form, "title": a.title} for a in self.actions]
+        # and whether it may be made against a character at the table (``Action.facing``)
+        out["actions"] = [
+            {"name": a.name, "form": a.form, "title": a.title, "facing": a.facing is not None}
+            for a in self.actions
+        ]
         out["chat_words"] = list(self.chat_examples)  # the chat-bot words its roll box takes
         if (tie := self.tie_break) is not None:
             out["tie_break"] = {"field": tie.field, "faces": list(tie.faces)}
@@ -620,6 +624,9 @@ class FollowUp:
     allowed: str = ""
     failed: str = ""  # what its card says when it fails, if a rule makes that worse (C7-5)
     stakes: str = ""  # what taking it risks, said on its offer (C7-5: a failed push's price)
+    # what it gives, exactly, where that is more than a chance of success: Luck on an attack
+    # made (C7-4), the damage dealt after it beside the damage now (``coc7_attack_luck``)
+    gives: Mapping[str, Any] | None = None
 
     def draws(self) -> bool:
         return "dice" not in self.request

@@ -41,7 +41,8 @@ ROLLS: dict[str, Callable[..., Any]] = {
 # event, linked under the table's lock and sent again to every member; the card keeps the
 # chance of the total rolled, at least it and the mean, a Sanity roll's odds each level's.
 UNLOGGED = {"dice": "distribution", "sanity": "losses", "development": None}
-ACTION_UNLOGGED = "damage"  # an action's: the chance of every damage (the card keeps its own)
+# an action's: the chance of every damage dealt, the defender's too (the card keeps its own)
+ACTION_UNLOGGED = ("damage", "defender_damage")
 
 
 def roller(kind: object) -> Callable[..., Any] | None:
@@ -81,8 +82,11 @@ def odds(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
 def logged(kind: str, chances: Mapping[str, Any], word: WordRoll | None = None) -> dict[str, Any]:
     """A roll's odds as its event keeps them (and its preview answers): without the chance of
     every total or loss (``UNLOGGED``, a chat-bot word's own), which its request gives again."""
-    unlogged = word.unlogged if word is not None else UNLOGGED.get(kind, ACTION_UNLOGGED)
-    return {k: v for k, v in chances.items() if k != unlogged}
+    if word is not None:
+        left: tuple[str | None, ...] = (word.unlogged,)
+    else:
+        left = (UNLOGGED[kind],) if kind in UNLOGGED else ACTION_UNLOGGED
+    return {k: v for k, v in chances.items() if k not in left}
 
 
 def _word(kind: str, request: Any) -> WordRoll:
@@ -102,6 +106,7 @@ class Asked:
     request: Any
     action: Action | None = None
     word: WordRoll | None = None  # a chat-bot word's roll: then also the request
+    faced: Any = None  # the door's record of the character an action is made against
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = self.request.to_dict()
@@ -122,13 +127,16 @@ class Asked:
         return sum(cost(e) + PER_LOSS * (e.high - e.low + 1) for e in losses)
 
 
-def action_of(system: str, words: str, sheet: Character | None) -> Found | None:
+def action_of(
+    system: str, words: str, sheet: Character | None, facing: bool = False
+) -> Found | None:
     """The action of the table's system the words ask for (``actions.for_character``: led by
-    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None."""
+    a skill's number or one of the sheet's, DB the sheet's damage bonus), else None; with
+    ``facing``, only the actions made against another character's sheet, read as such."""
     tokens = words.split()
     if tokens and tokens[0].lower() == system:
         tokens.pop(0)
-    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet)
+    return for_character(REGISTRY.get(system).declares.actions, tokens, sheet, facing=facing)
 
 
 def asked(system: str, words: str, sheet: Character | None, marked: Sequence[str] = ()) -> Asked:

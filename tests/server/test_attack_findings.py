@@ -15,11 +15,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from d100 import expressions
+from d100 import declared, expressions
 from d100.discord import interactions, outbox
 from d100.discord.router import Discord as Endpoint
 from d100.discord.signature import Verifier
-from d100.server import declared
 from d100.server.app import create_app
 
 from ..discord.signing import APP, Discord, payload
@@ -220,13 +219,13 @@ def test_a_sanity_roll_s_odds_are_worked_out_off_the_table_s_lock_when_dear(
     pat = table.join("Pat")
     alice = table.character(pat, "Alice")
     under_the_lock: list[str] = []
-    real = declared.odds_of
+    real = declared.odds
 
     def counted(roll: str, request: dict[str, Any]) -> dict[str, Any]:
         under_the_lock.append(roll)
         return real(roll, request)
 
-    monkeypatch.setattr(declared, "odds_of", counted)  # the server's process, not a worker's
+    monkeypatch.setattr(declared, "odds", counted)  # the server's process, not a worker's
     # dear by its 1,200 losses, yet quick to work out: a worker's deadline holds on a busy machine
     body = {"words": "sc 1d500/1d700", "character_id": alice}
     made = table.ok("POST", "/declared-rolls", pat, 201, json=body)

@@ -193,7 +193,8 @@ def roll_as_command() -> dict[str, Any]:
             {
                 "type": STRING,
                 "name": WORDS,
-                "description": "more of the roll, as the quick form's words",
+                "description": "more of the roll, as the quick form's words; an attack "
+                "against a character here: against=NAME",
                 "max_length": WORDS_MAX,
             },
             {

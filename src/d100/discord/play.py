@@ -38,6 +38,7 @@ from .render import (
     headline,
     hue_of,
     numbered,
+    offer_fields,
     verdict,
     view_fields,
 )
@@ -45,6 +46,8 @@ from .tables import channel_table, member_of, no_table
 
 SUGGESTIONS = 25  # Discord shows at most 25 choices
 FOLLOW = "f"  # a follow-up button's custom id: ``f:{table_id}:{seq}:{key}``
+# the word naming the character an action is made against: ``against=Bob`` (``:fighting``)
+AGAINST = "against="
 # A secret roll's buttons, for its GM: ``s:{table_id}:{seq}`` shows it to them alone, and
 # ``u:{table_id}:{seq}`` (a blind roll) shows it to everyone, as the page's "Show" does.
 SHOW_ME, SHOW_ALL = "s", "u"
@@ -105,6 +108,29 @@ def _acts(rows: list[Character], name: str, system: str, said: str) -> bool:
     return declared.acts(system, said, characters.sheet_of(row))
 
 
+def _against(session: Session, viewer: Viewer, said: str) -> tuple[str, declared.Defender | None]:
+    """The words without ``against=NAME[:SKILL]`` and the defender it names: a character at
+    the table (any of them: their name is everyone's, their sheet is not), matched as the web
+    matches names (any case, or a prefix of one name), and the skill of their sheet it reads
+    (none: the one their response is made with)."""
+    tokens = said.split()
+    named = [t for t in tokens if t.lower().startswith(AGAINST)]
+    if not named:
+        return said, None
+    if len(named) > 1:
+        raise ApiError(422, "words", said, f"{AGAINST}NAME once", "two defenders named")
+    name, _, skill = named[0][len(AGAINST) :].partition(":")
+    rows = session.scalars(select(Character).where(Character.table_id == viewer.table_id))
+    by_name = {r.name: r for r in rows}
+    try:
+        row = by_name[lookup(name, by_name, "character")]
+    except D100Error:
+        allowed = "a character at this table: " + (", ".join(sorted(by_name)) or "none yet")
+        raise ApiError(422, "words", named[0], allowed, f"{AGAINST}: no such character") from None
+    rest = " ".join(t for t in tokens if t != named[0])
+    return rest, declared.Defender(row.id, skill or None)
+
+
 def _pick(rows: list[Character], name: str, skill: str | None) -> tuple[Character, str]:
     """The character and skill asked for, checked again (a completion's value is typed by
     the client, and may be anything), matched as the web matches them (``sheets.lookup``:
@@ -151,12 +177,17 @@ def roll_as(
         if said[:1] == ".":  # a chat-bot word: SealDice's .ra 侦查
             spoken = Spoken(it, options, name, said, visibility)
             return _spoken(session, viewer, table, mine, spoken, planned)
-        if (declared.reads_as(said) and not _on_sheet(mine, name, skill)) or _acts(
-            mine, name, table.system, said
+        said, defender = _against(session, viewer, said)
+        if (
+            defender is not None
+            or (declared.reads_as(said) and not _on_sheet(mine, name, skill))
+            or _acts(mine, name, table.system, said)
         ):
             # dice (``/r Alice 1d6+1``), a Sanity roll (``/r Alice sc 1/1d6``) or an action
-            # (``/r Alice brawl dmg=1d3+DB``): the page's route, for the character named
-            wanted = declared.DeclaredSpec(said, _pick(mine, name, None)[0].id, visibility)
+            # (``/r Alice brawl dmg=1d3+DB``, ``against=Bob``): the page's route, for the
+            # character named
+            made_by = _pick(mine, name, None)[0].id
+            wanted = declared.DeclaredSpec(said, made_by, visibility, defender)
             done = once(
                 session,
                 viewer,
@@ -165,7 +196,7 @@ def roll_as(
                 lambda: declared.roll(session, viewer, wanted, planned),
             )
             own, public = views(viewer, done.event)
-            return declared_messages(viewer.name, viewer.table_id, own, public)
+            return rolled_messages(viewer.name, viewer.table_id, own, public)
         row, skill = _pick(mine, name, skill)
         try:
             extra = quick.fields(str(options.get("words") or "").split(), table.system)
@@ -198,7 +229,7 @@ def _party(
     phases = planned.request["request"]
     odds = [rolls.Planned(t, o) for t, o in zip(phases, planned.odds["phases"], strict=True)]
     events, _ = party.roll(session, viewer, spec, odds)
-    made = [declared_messages(viewer.name, viewer.table_id, *views(viewer, e)) for e in events]
+    made = [rolled_messages(viewer.name, viewer.table_id, *views(viewer, e)) for e in events]
     return made[0] if len(made) == 1 else _together(made)
 
 
@@ -241,7 +272,7 @@ def _spoken(
             lambda: declared.roll(session, viewer, wanted, planned),
         )
         own, public = views(viewer, done.event)
-        return declared_messages(viewer.name, viewer.table_id, own, public)
+        return rolled_messages(viewer.name, viewer.table_id, own, public)
     if found.named is None:
         why = "the sheet gives the skill's value: name it alone"
         raise ApiError(
@@ -361,19 +392,11 @@ def button_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def declared_messages(
-    who: str, table_id: str, own: dict[str, Any], public: dict[str, Any]
-) -> Rolled:
-    """A dice or Sanity roll's messages: the channel's as a plain player sees it (a stub when
-    it is not public), the roller's own privately when the channel's hides it."""
-    if public.get("hidden"):
-        secret = secret_stub(f"{escaped(who)} rolled in secret.", table_id, own)
-        return Rolled(secret, declared_view(who, own, True))
-    return Rolled(declared_view(who, public, False))
-
-
-def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, Any]:
-    """A dice or Sanity roll's message from its view: only what this viewer's view holds."""
+def declared_view(
+    who: str, view: dict[str, Any], private: bool, table_id: str = ""
+) -> dict[str, Any]:
+    """A dice or Sanity roll's or an action's message from its view: only what this viewer's
+    view holds; with ``table_id``, an action's follow-ups as buttons (its roller's own)."""
     reading = view.get("view")
     if not isinstance(reading, dict):
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)
@@ -389,7 +412,7 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
         fields = dice_fields(reading)
         return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
     if "heading" in reading:  # a system's action: its report, as /roll shows one
-        return _action_view(head, view, reading, private)
+        return _action_view(head, view, reading, private, table_id)
     level = str(reading.get("level", "")).upper()
     title = f"{reading.get('mark', '')} {level} · Sanity roll #{view['seq']}".strip()
     fields = [("Loss", str(reading.get("loss", "")))]
@@ -408,19 +431,31 @@ def declared_view(who: str, view: dict[str, Any], private: bool) -> dict[str, An
 
 
 def _action_view(
-    head: str, view: dict[str, Any], reading: dict[str, Any], private: bool
+    head: str, view: dict[str, Any], reading: dict[str, Any], private: bool, table_id: str
 ) -> dict[str, Any]:
     """An action's message: its rows, notes and exact odds; an NPC's, to a player, what it
-    came to and no more."""
+    came to and no more; what it follows, and what may follow it (with ``table_id``, as
+    buttons)."""
     title = f"{reading.get('outcome', '')} · roll #{view['seq']}"
     fields = [("Roll", escaped(str(reading["title"])))]
     if "rows" in reading:
         fields += [(escaped(r["label"]), escaped(r["text"])) for r in reading["rows"]]
         fields += [("Note", escaped(n)) for n in reading["notes"]]
-        said = " · ".join(f"{o['what']} {pct(Fraction(o['chance']))}" for o in reading["odds"])
+        # none in a view kept from a reader of the defender's sheet (each tells their skill)
+        chances = reading.get("odds", ())
+        said = " · ".join(f"{o['what']} {pct(Fraction(o['chance']))}" for o in chances)
         if said:
             fields.append(("Exact odds", escaped(said)))
-    return message(embeds=[embed(title, head, fields, head_note(view))], private=private)
+    if view.get("reroll_of"):
+        done = (view.get("follow_up") or {}).get("done", "Follow-up")
+        spent = f": {view['luck_spent']} Luck spent" if view.get("luck_spent") else ""
+        fields.append(("Follows", escaped(f"{done} of roll #{view['reroll_of']}{spent}")))
+    fields += offer_fields(view)
+    return message(
+        embeds=[embed(title, head, fields, head_note(view))],
+        private=private,
+        components=buttons(table_id, view) if table_id else None,
+    )
 
 
 def _development(head: str, view: dict[str, Any], reading: dict[str, Any]) -> dict[str, Any]:
@@ -441,7 +476,7 @@ def roll_view(who: str, view: dict[str, Any], private: bool, table_id: str = "")
     """A roll's message from an event's view: its result's view as the server built it for
     this viewer (``access.shape``), so only what that viewer may see is shown."""
     if view.get("kind") in ("declared", "unblind_declared"):  # dice or Sanity: no check's view
-        return declared_view(who, view, private)
+        return declared_view(who, view, private, table_id)
     reading = view.get("view")
     if not isinstance(reading, dict):  # the roller's own blind roll: made, not seen
         return message(f"{escaped(who)} rolled; the result is the GM's alone.", private=private)

@@ -134,6 +134,24 @@ def hue_of(view: Mapping[str, Any]) -> int:
     return COLOURS.get(str(view.get("style")), PLAIN)
 
 
+def offer_fields(view: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each follow-up a roll offers its roller: its label, its chance to succeed, what it
+    risks and exactly what it gives, in the words its rules give (Luck on an attack: the
+    damage it buys)."""
+    out = []
+    for offer in view.get("follow_ups") or ():
+        said = str(offer["label"])
+        if offer.get("odds"):
+            said += f", {_chance(offer['odds'])} to succeed"
+        if offer.get("stakes"):
+            said += f"; {offer['stakes']}"
+        gives = offer.get("gives")
+        if isinstance(gives, Mapping) and gives.get("words"):
+            said += f"; exactly: {gives['words']}"
+        out.append(("On offer", escaped(said)))
+    return out
+
+
 def view_fields(view: Mapping[str, Any], manual: bool = False) -> list[tuple[str, str]]:
     """A check's view as fields: dice, target and bands, the level and what it means or why
     it fails, the margin, a later attempt's stakes, the odds and the follow-ups offered. A
@@ -166,13 +184,7 @@ def view_fields(view: Mapping[str, Any], manual: bool = False) -> list[tuple[str
             if Fraction(p) or k == view["level"]  # a level this request cannot reach
         ]
         fields.append(("Every level", "\n".join(lines)))
-    for offer in view.get("follow_ups") or ():
-        said = str(offer["label"])
-        if offer.get("odds"):
-            said += f", {_chance(offer['odds'])} to succeed"
-        if offer.get("stakes"):
-            said += f"; {offer['stakes']}"
-        fields.append(("On offer", said))
+    fields += offer_fields(view)
     if view.get("luck_spent"):
         fields.append(("Luck", f"spent {view['luck_spent']}"))
     for helper in view.get("helpers") or ():

@@ -28,6 +28,7 @@ from .event_kinds import (
     DeclaredRoll,
     DeclaredUnblinded,
     Entry,
+    Named,
     Names,
     Rolled,
     read,
@@ -309,10 +310,14 @@ def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -
         return Decision(event.seq, False, False)
     if logged is None:
         logged = read(event)
-    if isinstance(logged, DeclaredRoll):  # an NPC's dice or Sanity: its outcome only
+    if isinstance(logged, DeclaredRoll):  # an NPC's: its outcome only; a defender's: by level
         owner = None if logged.character is None else logged.character.member_id
         kept = logged.character is not None and withholds(viewer, owner)
-        return Decision(event.seq, seen, own_blind, (ACTOR,) if kept else ())
+        faced = logged.defender is not None and not reads_sheet(
+            viewer, logged.defender.character.member_id
+        )
+        withheld = ((ACTOR,) if kept else ()) + ((OPPONENT,) if faced else ())
+        return Decision(event.seq, seen, own_blind, withheld)
     if isinstance(logged, CharacterChanged):  # a sheet: its readers'
         kept = logged.sheet is not None and not reads_sheet(viewer, logged.character.member_id)
         return Decision(event.seq, seen, own_blind, (SHEET,) if kept else ())
@@ -417,6 +422,8 @@ def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     reading = view.pop("reading", None)
     if not decision.withheld:
         return view if reading is None else view | {"view": reading}
+    if ACTOR not in decision.withheld:  # the defender's side only: the reading kept for it
+        return _defender_kept(view, reading)
     # the words go too: they are the request as typed (a damage bonus, db=+1d4, tells the NPC's
     # STR and SIZ; today=3 the SAN it lost), and the title is the expression as written (2d6+DB)
     hidden = ("request", "odds", "sheet", "result", "words")
@@ -433,6 +440,22 @@ def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     result = view.get("result")
     if isinstance(result, dict):
         out["result"] = {k: result[k] for k in DECLARED_KEPT if k in result}
+    return out
+
+
+def _defender_kept(view: dict[str, Any], reading: Any) -> dict[str, Any]:
+    """A declared action made against a character, to a viewer who may not read that sheet:
+    the roller's part and the outcome, the defender by level (the reading and result the
+    action keeps for them, ``Facing.kept``); the request (the defender's skill and damage
+    bonus) and every chance (each tells the skill) go, and the provable record's request."""
+    out = {k: v for k, v in view.items() if k not in ("request", "odds", "result")}
+    out["provable"] = {k: v for k, v in view["provable"].items() if k != "request"}
+    out["withheld"] = [OPPONENT]
+    kept = reading.get("kept") if isinstance(reading, dict) else None
+    if isinstance(kept, dict):
+        out["view"] = {k: v for k, v in kept.items() if k not in ("result", "odds")}
+        if "result" in view:  # not in a blind roller's own view
+            out["result"] = kept["result"]
     return out
 
 
@@ -564,17 +587,26 @@ class Chain:
         return ("self" if self.kind == SELF_CHAIN else "gm"), self.member_id or gm_id
 
 
+def _kept_in_part(viewer: Viewer, named: Names) -> bool:
+    """Whether the viewer sees part of the roll by name and level only (``decide``): a side
+    ``_withheld_parts`` names, or the defender of a declared action whose sheet they may not
+    read."""
+    defender = named.defender if isinstance(named, Named) else None
+    faced = defender is not None and not reads_sheet(viewer, defender.member_id)
+    return faced or bool(_withheld_parts(viewer, named)[0])
+
+
 def chain_of(visibility: str, actor_id: str | None, named: Names, gms: frozenset[str]) -> Chain:
     """The chain a roll in this mode by ``actor_id``, naming ``named``, draws from (or its
     follow-up: the same roll), decided by what ``decide`` shows each member."""
     anyone = Viewer("", "", PLAYER, "", gms)  # a player the roll names nowhere
     if visibility in ("public", "blind"):
         # A blind roll is shown to everyone in the end: as a public roll.
-        if _withheld_parts(anyone, named)[0]:
+        if _kept_in_part(anyone, named):
             return Chain(GM_CHAIN)
         return Chain(OPEN if visibility == "public" else BLIND)
     roller = Viewer(str(actor_id), "", GM if actor_id in gms else PLAYER, "", gms)
-    if _withheld_parts(roller, named)[0]:
+    if _kept_in_part(roller, named):
         return Chain(SEALED) if visibility == "self" else Chain(GM_CHAIN)
     if visibility == "self":
         return Chain(SELF_CHAIN, roller.member_id)

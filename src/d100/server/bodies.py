@@ -12,7 +12,7 @@ from d100.systems import REGISTRY
 
 from . import calculator
 from .access import VISIBILITIES
-from .declared import DeclaredSpec
+from .declared import DeclaredSpec, Defender
 from .party import PartySpec
 from .rolls import RollSpec, Side
 from .tokens import CONTROLS, UNPRINTABLE
@@ -143,6 +143,15 @@ class Roll(Body):
         return RollSpec(self.actor.spec(), opponent, self.visibility, self.target_id, self.fields)
 
 
+class DeclaredDefender(Body):
+    """The character an action is made against (a melee attack's defender): the table reads
+    their skill (by default the response's: Dodge, or Fighting) and damage bonus from their
+    sheet, kept from whoever may not read it."""
+
+    character_id: Id
+    skill: Name | None = None
+
+
 class DeclaredRoll(Body):
     """A dice expression or a Sanity roll in the command line's words (``1d6+1``, ``2d6+DB``,
     ``sc 1/1d6``, ``sc 1/1d6 int=70``), for a character (its sheet gives a Sanity roll SAN,
@@ -151,9 +160,12 @@ class DeclaredRoll(Body):
     words: Text
     character_id: Id | None = None
     visibility: Visibility = "public"
+    defender: DeclaredDefender | None = None
 
     def spec(self) -> DeclaredSpec:
-        return DeclaredSpec(self.words, self.character_id, self.visibility)
+        defender = self.defender
+        faced = None if defender is None else Defender(defender.character_id, defender.skill)
+        return DeclaredSpec(self.words, self.character_id, self.visibility, faced)
 
 
 class PartyDevelopment(Body):

@@ -9,7 +9,9 @@ by the GM as a check's is); drawn from the table's provable seeds as a check is
 Sanity roll for a character reads SAN, INT and the Mythos from its sheet and writes the SAN it
 leaves back, in the roll's transaction, where every reader of the sheet sees the roll (as a
 check's improvement mark: the sheet would tell the result). A character's development phase
-(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``)."""
+(``develop``), the GM's, rolls its marks and writes the sheet back (``developing``). An action
+that faces another character (``Action.facing``: a melee attack's defender) reads that side's
+skill and damage bonus from their sheet, kept from whoever may not read it (``facing``)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import declared, development, expressions, quick, sanity, sanity_form, sheets
-from ..actions import Action, Report
 from ..declarations import WordRoll, WordRolled
 from ..declared import Asked
 from ..development import DevelopmentRequest
@@ -28,17 +29,19 @@ from ..errors import D100Error, TooMuchWork
 from ..provable import ProvableSource
 from ..sanity import SanityRequest, SanityResult
 from ..sanity_view import sanity_view
-from . import calculator, characters, developing, spoken
+from . import calculator, characters, developing, followups, spoken
 from . import event_kinds as kinds
 from .access import (
     VISIBILITIES,
     Viewer,
     chain_of,
+    may_edit,
     require_editor,
     sheet_readers_see,
 )
+from .action_cards import action_card
 from .calculator import CHEAP
-from .errors import bad, conflict, invalid
+from .errors import bad, conflict, invalid, renamed
 from .events import append, get_table, lock_table
 from .gametables import draw
 from .models import BlindRoll, Character, Event, GameTable
@@ -76,12 +79,31 @@ def acts(system: str, words: str, sheet: sheets.Character | None) -> bool:
 
 
 @dataclass(frozen=True)
+class Defender:
+    """The character an action is made against, and the skill of their sheet it reads (None:
+    the one its response is made with, ``Facing.skill``)."""
+
+    character_id: str
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
 class DeclaredSpec:
-    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none."""
+    """A roll asked in words (``1d6+1``, ``sc 1/1d6 int=70``), for a character or none, and
+    against another where it is an action that faces one (``60 dmg=1d8+DB fight``)."""
 
     words: str
     character_id: str | None = None
     visibility: str = "public"
+    defender: Defender | None = None
+
+
+@dataclass(frozen=True)
+class Faced:
+    """The character an action was made against and the skill their sheet gave it."""
+
+    row: Character
+    skill: str
 
 
 def asked(table: GameTable, row: Character | None, words: str) -> Asked:
@@ -121,10 +143,67 @@ def word_roll(table: GameTable, row: Character | None, words: str) -> WordRoll:
 PARTY = "party"  # the whole party's development phases: each one's ``{"roll", "request"}``
 
 
+def facing(
+    table: GameTable,
+    row: Character | None,
+    words: str,
+    target: Character,
+    spec: Defender,
+    editor: bool,
+) -> Asked:
+    """An action the words ask for made against ``target``: the skill (``spec``'s, else the
+    one its response is made with) and damage bonus read from their sheet. An error about
+    that sheet, to a viewer who may not read it (``editor`` false), names none of its
+    skills nor values (a did-you-mean would list them)."""
+    sheet = None if row is None else characters.sheet_of(row)
+    try:
+        found = declared.action_of(table.system, words, sheet, facing=True)
+    except D100Error as err:
+        raise invalid(err, "words") from None
+    if found is None or found.action.facing is None:
+        raise bad(
+            "words",
+            words,
+            "an action made against a character (an attack: 60 dmg=1d8+DB fight)",
+            "not an action of this table's rules that faces a defender",
+        )
+    if getattr(found.request, "dice", None) is not None:
+        raise bad("words", words, declared.ALLOWED + " without @DICE", "the table draws its dice")
+    rules = found.action.facing
+    theirs = characters.sheet_of(target)
+    query = spec.skill or rules.skill(found.request)
+    try:
+        skill = theirs.skill(query)
+    except D100Error as err:
+        if not editor:
+            raise bad(
+                "defender.skill", query, f"a skill on {target.name}'s sheet", "not on that sheet"
+            ) from None
+        raise renamed(err, "defender.skill") from None
+    try:
+        request = rules.fill(found.request, theirs.rollable[skill], theirs.damage_bonus)
+    except D100Error as err:
+        if not editor:
+            raise bad(
+                "defender.character_id",
+                target.id,
+                f"a character whose sheet gives what the words ask of {target.name}",
+                f"{target.name}'s sheet does not give it",
+            ) from None
+        raise invalid(err, "words") from None
+    return Asked(found.action.name, request, found.action, faced=Faced(target, skill))
+
+
 def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
     """The request a roll's words make, ``{"roll": kind, "request": ...}``, refused as the
     roll would be (by whoever may roll it), read without the table's lock."""
-    _, made = _made(session, viewer, get_table(session, viewer.table_id), spec)
+    table = get_table(session, viewer.table_id)
+    if spec.defender is not None:  # before their sheet is read: a refusal there tells it
+        target = characters.load(
+            session, table.id, spec.defender.character_id, "defender.character_id"
+        )
+        require_editor(viewer, target, "preview odds against this character (they tell its skill)")
+    _, made = _made(session, viewer, table, spec)
     return {"roll": made.roll, "request": made.to_dict()}
 
 
@@ -140,6 +219,23 @@ def _made(
     if spec.character_id is not None:
         row = characters.load(session, table.id, spec.character_id)
         require_editor(viewer, row, "roll for this character")
+    if spec.defender is not None:
+        target = characters.load(
+            session, table.id, spec.defender.character_id, "defender.character_id"
+        )
+        if row is not None and target.id == row.id:
+            raise bad(
+                "defender.character_id", target.id, "another character", "an attack on oneself"
+            )
+        seen = sheet_readers_see(session, spec.visibility, viewer.member_id, target)
+        if not (may_edit(viewer, target) or seen):
+            raise bad(
+                "visibility",
+                spec.visibility,
+                "a mode in which the defender's player and the GM see the result",
+                f"an attack on {target.name} is seen by {target.name}'s player and the GM",
+            )
+        return row, facing(table, row, spec.words, target, spec.defender, may_edit(viewer, target))
     made = asked(table, row, spec.words)
     if isinstance(made.request, DevelopmentRequest):
         developing.may_develop(session, viewer, spec.visibility, row)
@@ -183,11 +279,20 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         )
     character = None if row is None else characters.public_view(row)
     ref = NOBODY if character is None else kinds.CharacterRef.model_validate(character)
-    named = kinds.Named(character=ref, request=request)
+    defender = None
+    if made.faced is not None:
+        faced = characters.public_view(made.faced.row)
+        defender = {"character": faced, "skill": made.faced.skill}
+    named = kinds.Named(
+        character=ref,
+        request=request,
+        defender=None if defender is None else kinds.CharacterRef.model_validate(faced),
+    )
     chain = chain_of(spec.visibility, viewer.member_id, named, viewer.gms)
     drawn = draw(session, table, chain, viewer.member_id)
     source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
     sheet = None
+    offers: list[dict[str, Any]] = []
     if isinstance(made.request, SanityRequest):
         result = sanity.roll(made.request, source)
         reading = sanity_reading(sanity_view(result).to_dict(), planned.odds)
@@ -209,10 +314,12 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         outcome = done.to_dict()
     elif made.action is not None:
         done = made.action.roll(made.request, source)
-        reading = action_reading(made.action, made.action.report(done, planned.odds))
+        reading = action_card(made.action, done, planned.odds, made.faced is not None)
         outcome = done.to_dict()
         if row is not None and _luck_spends(made):  # P-6: the sheet's Luck, spent there
             sheet = _luck_written(session, row, int(outcome.get("luck_spent") or 0))
+        if row is not None and seen:  # what may follow it: Luck spent on it (C7-4)
+            offers = followups.action_offers(made.action, done, characters.sheet_of(row))
     else:
         dice = expressions.roll(made.request, source)
         reading = expressions.reading(dice.to_dict(), planned.odds)
@@ -230,6 +337,8 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
         sheet,
         spec.visibility,
         viewer.member_id,
+        defender,
+        offers,
     )
     made_event = append(session, table, event, flush=False)
     if spec.visibility == "blind":  # the GM shows it (``rolls.unblind``), as a check's
@@ -294,25 +403,6 @@ def word_reading(word: WordRoll, told: WordRolled) -> dict[str, Any]:
         "rows": [{"label": label, "text": text} for label, text in told.lines],
         "notes": [],
         "odds": [],
-    }
-
-
-def action_reading(action: Action, report: Report) -> dict[str, Any]:
-    """How an action reads, as its report puts it (every door draws it): its title, rows,
-    notes and exact odds; ``heading`` and ``outcome`` are what a view withholding the
-    roller's numbers keeps (an NPC's, to players: no skill, no DB)."""
-    return {
-        "title": report.title,
-        "heading": action.title,
-        "outcome": report.outcome,
-        "rows": [
-            {"label": r.label, "text": r.text, **({"level": r.level} if r.level else {})}
-            for r in report.rows
-        ],
-        "notes": list(report.notes),
-        "odds": [
-            {"what": w, "chance": f"{p.numerator}/{p.denominator}"} for w, p in report.chances
-        ],
     }
 
 

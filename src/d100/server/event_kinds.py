@@ -141,6 +141,13 @@ class Offer(Part):
         description="what taking it risks (C7-5)",
         json_schema_extra=never_null,
     )
+    gives: dict[str, Any] | None = Field(
+        None,
+        description="exactly what it gives where that is more than a chance of success (Luck "
+        "on an attack made, C7-4: the level, the outcome, the exact damage dealt after it "
+        "beside the damage now)",
+        json_schema_extra=never_null,
+    )
 
 
 class FollowUpTaken(Part):
@@ -404,6 +411,15 @@ class Unblinded(Rolled, Unblinding):
     KIND = "unblind"
 
 
+class DeclaredDefender(Part):
+    """The character an action was made against (a melee attack's defender) and the skill of
+    their sheet it read: its value and their damage bonus are in the request, kept from
+    whoever may not read that sheet."""
+
+    character: CharacterRef
+    skill: str
+
+
 class DeclaredRoll(Entry):
     """A roll of a kind the table's system declares beside the check: a dice expression
     (``1d6+1``), a Sanity roll (``sc 1/1d6``) or one of its actions (CoC7's ``attack``,
@@ -442,6 +458,15 @@ class DeclaredRoll(Entry):
         "it was written (only where every reader of the sheet sees the roll)",
         json_schema_extra=never_null,
     )
+    defender: DeclaredDefender | None = absent()
+    # a follow-up of an action (Luck spent on an attack made, C7-4), as a check's
+    rerolls: int | None = absent()
+    reroll_of: int | None = absent()
+    follow_up: FollowUpTaken | None = absent()
+    taken: list[str] | None = absent()
+    luck_spent: int | None = absent()
+    spent: int | None = absent()
+    follow_ups: list[Offer] | None = absent()
 
 
 class DeclaredUnblinded(DeclaredRoll):
@@ -703,6 +728,9 @@ class Named(Part):
     opponent_skill: str | None = None
     helpers: list[CharacterRef] | None = None
     call: RollCall | None = None
+    # the character a declared action is made against, their sheet's side kept from whoever
+    # may not read it
+    defender: CharacterRef | None = None
 
 
 class Followed(Part):
@@ -792,9 +820,13 @@ def declared(
     sheet: dict[str, Any] | None,
     visibility: str,
     actor_id: str,
+    defender: Mapping[str, Any] | None = None,
+    offers: list[dict[str, Any]] | None = None,
+    followed: Followed | None = None,
 ) -> DeclaredRoll:
     """A dice expression or a Sanity roll: ``request`` resolved with the drawn seed gives
-    ``result`` again (``d100 verify``)."""
+    ``result`` again (``d100 verify``); an action's follow-ups offered (``offers``), and
+    where it is one, what it follows (``followed``: ``Followed``'s fields)."""
     provable: dict[str, Any] = {
         "seed_id": drawn.seed_id,
         "commitment": drawn.commitment,
@@ -819,6 +851,9 @@ def declared(
         "result": result,
         "reading": reading,
         **({} if sheet is None else {"sheet": sheet}),
+        **({} if defender is None else {"defender": defender}),
+        **({} if followed is None else dict(followed)),
+        **({"follow_ups": offers} if offers else {}),
     }
     return _made(DeclaredRoll, actor_id, visibility, **fields)
 

@@ -7,12 +7,15 @@ rolled; taking one asks the system again, with the Luck the sheet has then."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .. import sheets
+from ..actions import Action, ActionRolled, named
 from ..declarations import FollowUp, Rolled
 from ..engine import resolve
 from ..errors import D100Error
@@ -22,19 +25,37 @@ from ..systems import REGISTRY
 from . import characters
 from . import event_kinds as kinds
 from .access import Viewer, chain_of, require_editor, sees_event, sheet_readers_see
+from .action_cards import action_card, logged_action_odds
 from .calculator import cheap_odds, percents
 from .errors import ApiError, bad, conflict, invalid, not_found
 from .events import FOLLOW_UP_WINDOW, append, get_table, lock_table
 from .gametables import draw, drawing_seed
 from .models import Event, GameTable, SeedSession
 
+FOLLOWED = (kinds.Roll.KIND, kinds.DeclaredRoll.KIND)  # the rolls that may be followed up
+
 
 def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
-    """What a check's card offers its roller, as the event keeps it: each follow-up the
-    system gives and no rule refuses, with its chance of success where it rolls anew and its
-    odds are cheap to work out."""
+    """What a check's card offers its roller, as the event keeps it (``listed``)."""
+    return listed(REGISTRY.get(system).declares.after(rolled))
+
+
+def action_offers(action: Action, done: Any, sheet: sheets.Character) -> list[dict[str, Any]]:
+    """What an action's card offers its roller (``Action.after``), with the Luck the
+    character's sheet holds (``listed``)."""
+    if action.after is None:
+        return []
+    return listed(
+        action.after(ActionRolled(done, None if sheet.luck is None else sheet.luck.current))
+    )
+
+
+def listed(given: Iterable[FollowUp]) -> list[dict[str, Any]]:
+    """Each follow-up given that no rule refuses, as the event keeps it: with its chance of
+    success where it rolls anew and its odds are cheap to work out, and exactly what it
+    gives where it says (Luck on an attack: its damage)."""
     out = []
-    for f in REGISTRY.get(system).declares.after(rolled):
+    for f in given:
         if f.refused is not None:
             continue
         offer: dict[str, Any] = {"key": f.key, "label": f.label, "luck": f.luck}
@@ -45,6 +66,8 @@ def offers(rolled: Rolled, system: str) -> list[dict[str, Any]]:
             offer["odds"] = chance["success"]
         if f.stakes:
             offer["stakes"] = f.stakes
+        if f.gives is not None:
+            offer["gives"] = dict(f.gives)
         out.append(offer)
     return out
 
@@ -67,9 +90,12 @@ def plan(session: Session, viewer: Viewer, seq: int, key: str | None) -> Plan:
     return Plan(seq, chosen.key, request, request if chosen.draws() else None)
 
 
+Followable = kinds.Roll | kinds.DeclaredRoll
+
+
 def _checked(
     session: Session, table: GameTable, viewer: Viewer, seq: int, key: str | None
-) -> tuple[Event, kinds.Roll, FollowUp]:
+) -> tuple[Event, Followable, FollowUp]:
     """The roll to follow and the follow-up taken; refused unless this viewer rolled it, it
     is seen by every reader of the sheet, nothing followed it yet, the system offers that
     follow-up for it now and the sheet has the Luck it costs."""
@@ -78,14 +104,16 @@ def _checked(
     # refusal would tell them what kind of event it is.
     if (
         rolled is None
-        or rolled.kind != kinds.Roll.KIND
+        or rolled.kind not in FOLLOWED
         or (rolled.actor_id != viewer.member_id and not sees_event(viewer, rolled))
     ):
         raise not_found("seq", seq, "check")
     if rolled.actor_id != viewer.member_id:
         raise ApiError(403, "seq", seq, "a check you rolled", "only its roller may follow it up")
     logged = kinds.read(rolled)
-    assert isinstance(logged, kinds.Roll)  # its kind is checked above
+    assert isinstance(logged, Followable)  # its kind is checked above
+    if logged.character is None:
+        raise bad("seq", seq, "a roll of a character's", "nothing follows a roll for no character")
     row = characters.load(session, table.id, logged.character.id)
     require_editor(viewer, row, "follow up this character's roll")
     if not sheet_readers_see(session, rolled.visibility, viewer.member_id, row):
@@ -105,7 +133,7 @@ def _checked(
     later = select(Event.seq, Event.data).where(
         Event.table_id == table.id,
         Event.seq > seq,
-        Event.kind == kinds.Roll.KIND,
+        Event.kind == rolled.kind,
         Event.data["reroll_of"].as_integer() == seq,
     )
     done = session.execute(later.limit(1)).first()
@@ -119,9 +147,10 @@ def _checked(
         )
     luck = characters.sheet_of(row).luck
     left = None if luck is None else luck.current
-    given = REGISTRY.get(table.system).declares.after(_rolled(session, logged, left))
+    given = _after(session, table.system, logged, left)
     if not given:
-        succeeded = logged.result is not None and logged.result["success"]
+        result = logged.result if isinstance(logged, kinds.Roll) else None
+        succeeded = result is not None and result["success"]
         reason = "this check succeeded" if succeeded else "nothing may follow it"
         raise bad("seq", seq, "a check its rules let its roller follow up", reason)
     keys = [f.key for f in given]
@@ -152,20 +181,40 @@ def _checked(
     return rolled, logged, chosen
 
 
+def _after(
+    session: Session, system: str, logged: Followable, luck: int | None
+) -> tuple[FollowUp, ...]:
+    """What the rules let follow the roll now, the sheet holding ``luck``: a check's
+    system's follow-ups, an action's own (``Action.after``), resolved again from its seed."""
+    if isinstance(logged, kinds.Roll):
+        return REGISTRY.get(system).declares.after(_rolled(session, logged, luck))
+    action = named(logged.roll)
+    if action is None or action.after is None:
+        return ()
+    tagged = logged.provable.request
+    assert tagged is not None  # the log keeps what resolved it (a view may not)
+    done = action.roll(action.build(tagged["request"]), _source(session, logged.provable))
+    return action.after(ActionRolled(done, luck, tuple(logged.taken or ())))
+
+
+def _source(session: Session, p: kinds.Provable) -> ProvableSource:
+    """The random source a roll drew from: its seed, client seed and nonce."""
+    seed = session.get_one(SeedSession, p.seed_id)
+    return ProvableSource(drawing_seed(seed), p.client_seed, p.nonce)
+
+
 def _rolled(session: Session, logged: kinds.Roll, luck: int | None) -> Rolled:
     """The check as the system sees it to say what may follow it: resolved again from its
     seed, nonce and request, as ``d100 verify`` does, so the result is the one logged."""
     p = logged.provable
     assert p.request is not None  # the log keeps what resolved it (a view may not)
-    seed = session.get_one(SeedSession, p.seed_id)
-    source = ProvableSource(drawing_seed(seed), p.client_seed, p.nonce)
-    result = resolve(p.request, source)
+    result = resolve(p.request, _source(session, p))
     assert isinstance(result, CheckResult)  # only checks are followed up
     taken = tuple(logged.taken or ())
     return Rolled(p.request, result, luck, spent_of(logged), taken, logged.skill)
 
 
-def spent_of(logged: kinds.Rolled) -> int:
+def spent_of(logged: kinds.Rolled | kinds.DeclaredRoll) -> int:
     """The Luck a check and what followed it spent, as far as this event."""
     if logged.spent is not None:
         return logged.spent
@@ -182,6 +231,8 @@ def follow(
     """The follow-up, made under the table's lock: its Luck spent, the next nonce drawn."""
     table = lock_table(session, viewer.table_id)
     rolled, logged, chosen = _checked(session, table, viewer, planned.seq, planned.key)
+    if isinstance(logged, kinds.DeclaredRoll):
+        return _follow_action(session, table, viewer, rolled, logged, chosen, dice)
     row = characters.load(session, table.id, logged.character.id)
     if dice is not None and not chosen.draws():
         raise bad("dice", dice, "no dice: this follow-up rolls none", "it reads the roll made")
@@ -210,21 +261,8 @@ def follow(
         assert luck is not None  # _checked refuses a sheet without the Luck it costs
         luck = luck.spend(chosen.luck)
         characters.change_luck(session, row, luck)
-    taken = [*(logged.taken or ()), chosen.key]
-    spent = spent_of(logged) + chosen.luck
-    done = {"key": chosen.key, "done": chosen.done}
-    if chosen.failed and not result.success:
-        done["failed"] = chosen.failed
-    followed = kinds.Followed.model_validate(
-        {
-            "rerolls": planned.seq if logged.rerolls is None else logged.rerolls,  # the first
-            "reroll_of": planned.seq,  # the roll it follows
-            "follow_up": done,
-            "taken": taken,
-            "luck_spent": chosen.luck,
-            "spent": spent,
-        }
-    )
+    followed = _followed(rolled.seq, logged, chosen, not chosen.failed or result.success)
+    taken, spent = followed.taken, followed.spent
     left = None if luck is None else luck.current
     again = Rolled(resolved, result, left, spent, tuple(taken), logged.skill)
     # the first roll's call, and who helped with it
@@ -248,5 +286,85 @@ def follow(
         viewer.member_id,
         offers(again, table.system),
         followed=followed,
+    )
+    return append(session, table, made)
+
+
+def _followed(seq: int, logged: Followable, chosen: FollowUp, met: bool) -> kinds.Followed:
+    """A follow-up's own part: the first roll, the one it follows (``seq``), what it did
+    (and that it failed, where its rule makes that worse and it did not meet it), what was
+    taken so far and the Luck spent, by it and by all."""
+    done = {"key": chosen.key, "done": chosen.done}
+    if not met:
+        done["failed"] = chosen.failed
+    return kinds.Followed.model_validate(
+        {
+            "rerolls": seq if logged.rerolls is None else logged.rerolls,  # the first
+            "reroll_of": seq,  # the roll it follows
+            "follow_up": done,
+            "taken": [*(logged.taken or ()), chosen.key],
+            "luck_spent": chosen.luck,
+            "spent": spent_of(logged) + chosen.luck,
+        }
+    )
+
+
+def _follow_action(
+    session: Session,
+    table: GameTable,
+    viewer: Viewer,
+    rolled: Event,
+    logged: kinds.DeclaredRoll,
+    chosen: FollowUp,
+    dice: list[int] | None,
+) -> Event:
+    """Luck spent on an action made (C7-4): the request its rules make, resolved with the
+    next nonce of the chain the roll drew from (new damage is drawn there), its Luck spent
+    from the sheet, logged as a declared roll of its own following the first, with its
+    exact odds, its card (and what a viewer who may not read the defender's sheet is shown)
+    and what may follow it in turn."""
+    if dice is not None:
+        raise bad("dice", dice, "no dice: Luck is spent on the roll made", "its damage is drawn")
+    action = named(logged.roll)
+    assert action is not None and logged.character is not None  # ``_checked`` found follow-ups
+    request = dict(chosen.request)
+    built = action.build(request)
+    defender = None if logged.defender is None else logged.defender.character
+    named_ = kinds.Named(character=logged.character, request=request, defender=defender)
+    chain = chain_of(rolled.visibility, rolled.actor_id, named_, viewer.gms)
+    drawn = draw(session, table, chain, viewer.member_id)
+    source = ProvableSource(bytes.fromhex(drawn.server_seed), drawn.client_seed, drawn.nonce)
+    try:
+        done, odds = action.roll(built, source), action.odds(built)
+    except D100Error as err:
+        raise invalid(err) from None
+    row = characters.load(session, table.id, logged.character.id)
+    luck = characters.sheet_of(row).luck
+    if chosen.luck:
+        assert luck is not None  # _checked refuses a sheet without the Luck it costs
+        luck = luck.spend(chosen.luck)
+        characters.change_luck(session, row, luck)
+    followed = _followed(rolled.seq, logged, chosen, True)
+    left = None if luck is None else luck.current
+    after = (
+        ()
+        if action.after is None
+        else action.after(ActionRolled(done, left, tuple(followed.taken)))
+    )
+    made = kinds.declared(
+        logged.roll,
+        logged.words or "",
+        characters.public_view(row),
+        request,
+        logged_action_odds(odds),
+        drawn,
+        done.to_dict(),
+        action_card(action, done, odds, logged.defender is not None),
+        None,
+        rolled.visibility,
+        viewer.member_id,
+        None if logged.defender is None else logged.defender.model_dump(),
+        listed(after),
+        followed,
     )
     return append(session, table, made)

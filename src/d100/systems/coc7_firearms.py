@@ -18,7 +18,7 @@ from . import coc7_damage as damage
 from . import coc7_far as fa
 from . import coc7_full_auto as au
 from . import coc7_shots as cs
-from .coc7_attack import ATTACK
+from .coc7_attack_words import ATTACK
 from .coc7_check import NAME
 from .coc7_firing import Fired, Told, built
 from .coc7_quick_words import (

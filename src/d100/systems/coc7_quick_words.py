@@ -31,7 +31,9 @@ COMMON = {  # a word's pattern and the field it sets; an empty number is 1 (b: a
     "aimed": re.compile(r"aim|aimed", re.IGNORECASE),
     "pulp_luck": re.compile(r"pulp=?(\d+)", re.IGNORECASE),  # a Pulp hero's Luck (P-6)
 }
-TEXT = frozenset({"damage", "damage_bonus"})  # words whose value is text, not a number
+TEXT = frozenset(  # words whose value is text, not a number
+    {"damage", "damage_bonus", "defender_damage", "defender_damage_bonus"}
+)
 FLAGS = frozenset({"aimed"})  # words that say yes by being there
 RANGE_PLAIN = {r: ("ranges", r) for r in RANGES}  # a shot's or volley's range, one or one each
 

@@ -9,11 +9,12 @@ on it is taken on trust."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import declared, quick, sanity_form, sheets
+from ..actions import named
 from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
@@ -442,6 +443,9 @@ class Replay:
         development phase's marked skills and their values); a Sanity roll written back leaves
         the SAN it came to there (and may spend Luck, P-2), a phase what it raised."""
         out = Replayed()
+        self._defended(out, entry)
+        if out.reason is not None:
+            return out
         sheet, result, ref = entry.get("sheet"), entry.get("result"), entry.get("character")
         if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
             return out
@@ -462,10 +466,14 @@ class Replay:
             if reason is not None:
                 out.fail(f"its request {reason}, where {where} gives otherwise")
                 return out
-        if known.sheet is not None and isinstance(entry.get("words"), str):
+        follows = entry.get("reroll_of") is not None  # its request its rules' offer (rolls.py)
+        if known.sheet is not None and isinstance(entry.get("words"), str) and not follows:
             self._asked(out, entry, known, known.sheet, str(ref["id"]))
+        if out.reason is None and named(str(entry.get("roll"))) is not None:
+            self._luck_after(out, str(ref["id"]), known, entry)  # an action writes no sheet back
+            return out
         if out.reason is not None or not isinstance(sheet, Mapping):
-            return out  # a forgery, or nothing written back (a dice roll, an action)
+            return out  # a forgery, or nothing written back (a dice roll)
         san = sheet.get("sanity")
         if known.sheet is not None and isinstance(san, list) and len(san) == 2:
             try:
@@ -520,7 +528,7 @@ class Replay:
         if known.luck is not None and c.luck is not None:
             c = replace(c, luck=replace(c.luck, current=known.luck))
         try:
-            again = declared.asked(self.system, words, c, marked)
+            again = _asked_again(self.system, words, c, marked, entry)
         except D100Error as err:
             out.fail(f"its words {brief(words)} ask for no roll of {where}: {err.message}")
             return
@@ -541,6 +549,62 @@ class Replay:
                 return
         out.trusted += _typed(self.system, words, kind, request, c)
 
+    def _luck_after(self, out: Replayed, cid: str, known: Known, entry: Mapping[str, Any]) -> None:
+        """What follows an action (Luck spent on an attack made, C7-4) spends the Luck it
+        says from the sheet, which must hold more than that (Luck is offered only then); an
+        action spending Luck as it is made (a Pulp hero's on a malfunction, P-6) the Luck its
+        result says, where it wrote the sheet."""
+        sheet, result = entry.get("sheet"), entry.get("result")
+        if entry.get("reroll_of") is None:
+            written = isinstance(sheet, Mapping) and sheet.get("written") is True
+            spent = result.get("luck_spent") if isinstance(result, Mapping) else None
+            if written and isinstance(spent, int) and known.luck is not None:
+                self.known[cid] = replace(known, luck=known.luck - spent)
+            return
+        spent = entry.get("luck_spent")
+        if not isinstance(spent, int) or not spent:
+            return
+        if known.luck is not None and spent >= known.luck:
+            out.fail(f"{known.name} spends {spent} Luck, having {known.luck} (more is needed)")
+        left = None if known.luck is None else known.luck - spent
+        self.known[cid] = replace(known, luck=left)
+
+    def _defended(self, out: Replayed, entry: Mapping[str, Any]) -> None:
+        """An action made against a character (``Facing``): the defender's value and damage
+        bonus in its request as the defender's sheet then gave them (the request is kept from
+        a viewer who may not read that sheet: its roll is checked by seed and nonce only)."""
+        faced, request = entry.get("defender"), entry.get("request")
+        ref = faced.get("character") if isinstance(faced, Mapping) else None
+        if not isinstance(faced, Mapping) or not isinstance(ref, Mapping):
+            return
+        action = named(str(entry.get("roll")))
+        known = self.known.get(str(ref.get("id")))
+        if action is None or action.facing is None or not isinstance(request, Mapping):
+            return
+        if known is None:
+            out.fail(f"its defender is {brief(ref.get('name'))}, a character the log never made")
+            return
+        if known.sheet is None:
+            out.trusted.append(f"the defender's value: {known.name}'s sheet is {known.why}")
+            self.unread.setdefault((known.name, known.why), []).append(int(entry["seq"]))
+            return
+        try:
+            value, bonus = action.facing.side(action.build(request))
+        except D100Error:
+            return  # the roll's own check names a request that does not build
+        where = f"{known.name}'s sheet then (#{known.since})"
+        skill = faced.get("skill")
+        has = known.sheet.rollable.get(skill) if isinstance(skill, str) else None
+        if value != has:
+            out.fail(
+                f"its defender's {brief(skill)} is {brief(value)}, where {where} has {brief(has)}"
+            )
+        elif bonus is not None and bonus != known.sheet.damage_bonus:
+            out.fail(
+                f"its defender's damage bonus is {brief(bonus)}, where {where} gives "
+                f"{brief(known.sheet.damage_bonus)}"
+            )
+
     def notes(self) -> list[str]:
         """Each sheet a roll's target was taken on trust for, by name."""
         out = []
@@ -548,6 +612,29 @@ class Replay:
             shown = ", ".join(f"#{seq}" for seq in rolls)
             out.append(f"{name}'s sheet is {why}: the targets of rolls {shown} rest on trust")
         return out
+
+
+def _asked_again(
+    system: str,
+    words: str,
+    c: sheets.Character,
+    marked: Sequence[str],
+    entry: Mapping[str, Any],
+) -> declared.Asked:
+    """What the words ask of the sheet, as the table asked it: an action made against another
+    character read as such, that side's value and DB the request's (``_defended`` checks them
+    against that sheet)."""
+    if not isinstance(entry.get("defender"), Mapping):
+        return declared.asked(system, words, c, marked)
+    found = declared.action_of(system, words, c, facing=True)
+    facing = None if found is None else found.action.facing
+    if found is None or facing is None:
+        raise D100Error("words", words, "an action made against a character", "none")
+    value, bonus = facing.side(found.action.build(entry["request"]))
+    if value is None:
+        raise D100Error("request", None, "the defender's value", "missing")
+    made = facing.fill(found.request, value, bonus)
+    return declared.Asked(found.action.name, made, found.action)
 
 
 def _typed(

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__, declared, quick
-from ..actions import named
+from ..actions import ActionRolled, named
 from ..engine import odds as engine_odds
 from ..engine import parse, resolve
 from ..errors import D100Error, TooMuchWork
@@ -93,6 +93,9 @@ def _action_reads(entry: Mapping[str, Any], done: Any) -> str | None:
     return None
 
 
+# the Luck an action's follow-up is checked against: what the roller held is the sheet's, which
+# ``Replay`` checks; here the offer is made as if any Luck would do
+ANY_LUCK = 10**6
 HIDDEN_KIND = "hidden"  # an event this export's viewer may not see: its number, seed and nonce
 
 
@@ -106,6 +109,7 @@ class Auditor(SeedPass):
         self.replay = Replay(self.system, entries, self.gms)
         self.dear: list[int] = []  # rolls whose odds are past the engine's budget
         self.engines: dict[str, list[Any]] = {}  # another engine's rolls whose view is unchecked
+        self.done: dict[int, Any] = {}  # an action's roll resolved again, by its number
 
     def run(self) -> Audit:
         self._numbers()
@@ -378,8 +382,10 @@ class Auditor(SeedPass):
 
     def _kept_from_some(self, entry: Mapping[str, Any]) -> bool:
         """Whether a roll has a part some member sees by name and level only, as the server's
-        policy has it: an NPC's (a character of the GM's), or a side a GM's call chose."""
-        if "withheld" in entry:
+        policy has it: an NPC's (a character of the GM's), a side a GM's call chose, or the
+        defender of an action made against a character's sheet (read by its player and the
+        GMs only)."""
+        if "withheld" in entry or isinstance(entry.get("defender"), Mapping):
             return True
         call = entry.get("call")
         if isinstance(call, Mapping) and "opponent" in call:
@@ -541,7 +547,10 @@ class Auditor(SeedPass):
         """A dice expression or a Sanity roll: its request resolved again with its seed."""
         provable = entry["provable"]
         if "withheld" in entry:
-            return HIDDEN, "an NPC's roll: shown by its outcome only, its seed and nonce checked"
+            return HIDDEN, (
+                "shown in part (an NPC's outcome only, or a defender by level: their sheet is "
+                "kept from this viewer), its seed and nonce checked"
+            )
         tagged = provable.get("request")
         if not isinstance(tagged, Mapping) or declared.roller(tagged.get("roll")) is None:
             return MISMATCH, "its provable record has no request: nothing binds what it shows"
@@ -578,7 +587,41 @@ class Auditor(SeedPass):
         reason = None if not carded or self._other_engine(entry) else _action_reads(entry, again)
         if reason is not None:
             return MISMATCH, reason
+        if (reason := self._action_follows(entry, tagged)) is not None:
+            return MISMATCH, reason
+        self.done[entry["seq"]] = again
         return VERIFIED, ""
+
+    def _action_follows(self, entry: Mapping[str, Any], tagged: Mapping[str, Any]) -> str | None:
+        """A follow-up of an action (Luck spent on an attack made): one its rules offer after
+        the roll it follows, as this log shows that roll resolved, with that offer's request
+        and the Luck it costs; a reason if not."""
+        seq = entry.get("reroll_of")
+        if seq is None:
+            return None
+        action = named(str(tagged.get("roll")))
+        earlier = self.done.get(seq) if isinstance(seq, int) else None
+        if action is None or action.after is None or earlier is None:
+            return f"it follows roll #{brief(seq)}, which this log does not show resolved"
+        taken = entry.get("taken")
+        taken = tuple(taken[:-1]) if isinstance(taken, list) and taken else ()
+        followed = entry.get("follow_up")
+        key = followed.get("key") if isinstance(followed, Mapping) else None
+        offered = action.after(ActionRolled(earlier, ANY_LUCK, taken))
+        chosen = next((f for f in offered if f.key == key and f.refused is None), None)
+        if chosen is None:
+            return f"it takes {brief(key)}, which its rules do not offer after roll #{seq}"
+        if dict(chosen.request) != tagged.get("request"):
+            return (
+                f"its request is not the one its rules make of roll #{seq} for {key} "
+                f"({differing(tagged.get('request'), dict(chosen.request))})"
+            )
+        if entry.get("luck_spent") != chosen.luck:
+            return (
+                f"it says it spent {brief(entry.get('luck_spent'))} Luck, where {key} after "
+                f"roll #{seq} costs {chosen.luck}"
+            )
+        return None
 
     def _blind_rolls_shown(self) -> None:
         """A blind seed is revealed only once every roll drawn from it has been shown: one

@@ -276,6 +276,7 @@ function render() {
   $("roll-form").hidden = !mine().length;  // a Roll button with nothing to roll, else
   $("roll-none").hidden = !!mine().length;
   options($("declared-character"), [["", "no character"], ...mine().map((c) => [c.id, c.name])]);
+  againstOptions();
   // the words the table's rules take beside a check: a Sanity roll where they declare one
   const sanity = system.declares && system.declares.sanity;
   $("declared-words").placeholder = sanity ? `1d6+1 or ${sanity.words.at(-1)} 1/1d6` : "1d6+1";
@@ -292,6 +293,8 @@ function render() {
   $("declared-actions").hidden = !actions.length;
   $("declared-actions-help").textContent = actions.length
     ? `${actions.map((a) => a.form).join("; ")} (SKILL: a number, or a skill of the character's sheet).` : "";
+  // a defender at the table, where one of the rules' actions is made against a character
+  $("declared-against-box").hidden = !actions.some((a) => a.facing);
   developOptions();
   options($("sheet-owner"), state.members.filter((m) => !m.revoked).map((m) => [m.id, m.name]));
   $("owner-box").hidden = !isGm() || editing !== null;
@@ -1081,12 +1084,18 @@ function wire() {
     luck.boost = false;
     $("luck-boost").setAttribute("aria-pressed", "false");
   });
+  $("declared-character").addEventListener("change", againstOptions);
   $("declared-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const words = $("declared-words").value.trim();
     if (!words) { $("declared-error").textContent = "Type what to roll: 1d6+1."; return; }
     const body = { words, visibility: $("declared-visibility").value };
     if ($("declared-character").value) body.character_id = $("declared-character").value;
+    if (!$("declared-against-box").hidden && $("declared-against").value) {
+      body.defender = { character_id: $("declared-against").value };
+      const skill = $("declared-against-skill").value.trim();
+      if (skill) body.defender.skill = skill;
+    }
     $("declared-button").disabled = true;
     let event;
     try { event = await act(() => withHead(() => once(`${base}/declared-rolls`, body)), "declared-error"); }
@@ -1220,6 +1229,13 @@ function npc(character) {
 }
 
 const gmOwned = (c) => (state.members.find((m) => m.id === c.member_id) || {}).role === "gm";
+// The characters an action may be made against: anyone's at the table but the roller's own
+// pick (their name is everyone's; their sheet is read by the server, shown to its readers).
+function againstOptions() {
+  const by = $("declared-character").value;
+  options($("declared-against"), [["", "nobody"], ...state.characters.filter((c) => c.id !== by).map((c) => [c.id, c.name])]);
+}
+
 function who(character) {
   return [el("strong", { text: character.name }), el("span", { class: "muted", text: ` (${gmOwned(character) ? "NPC" : memberName(character.member_id)})` })];
 }
@@ -1304,8 +1320,14 @@ function followOffers(e) {
   };
   box.append(...offers.map((offer) => el("button", { type: "button", class: "secondary small", onclick: () => take(offer) },
     `${offer.label}${offer.chance ? ` (${offer.chance} to succeed)` : ""}`)), ...(typed ? [typed] : []),
-    ...offers.filter((o) => o.stakes).map(stakesLine), error);
+    ...offers.filter((o) => o.stakes).map(stakesLine), ...offers.filter((o) => o.gives && o.gives.words).map(givesLine), error);
   return box;
+}
+
+// Exactly what an offer buys, in its rules' words: "Spend 15 Luck: regular, a hit: damage
+// 2-7, mean 9/2 (4.5) against 0 now: 3/10 (0.3) more a Luck point".
+function givesLine(offer) {
+  return el("p", { class: "muted gives", text: `${offer.label}: ${offer.gives.words}.` });
 }
 
 // What taking an offer risks, before it is taken, in the words Discord uses: "Push the roll,
@@ -1482,12 +1504,16 @@ function declaredCard(e, tag, time) {
   if (v.heading || (e.withheld && v.outcome !== undefined)) {
     const head = el("p", { class: "head" }, ...whose, e.words || v.title, tag, time);
     const outcome = v.outcome ? el("p", {}, el("strong", { class: "total", text: v.outcome })) : null;
-    if (e.withheld) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
+    if (e.withheld && !v.rows) return [head, outcome];  // an NPC's, to a player: what it came to, no numbers
+    // a defender's side kept from this viewer: their level only, no odds (``v.odds`` absent)
+    const odds = v.odds || [];
     return [head, el("p", { class: "muted", text: v.title }),
       ...(v.notes || []).map((n) => el("p", { class: "hazard", text: n })),
       ...v.rows.map((r) => el("p", {}, el("span", { class: "muted", text: `${r.label} ` }), r.text)),
       outcome,
-      v.odds.length ? el("p", { class: "muted", text: `Exact odds: ${v.odds.map((o) => `${o.what} ${o.chance}`).join(" · ")}` }) : null, show];
+      odds.length ? el("p", { class: "muted", text: `Exact odds: ${odds.map((o) => `${o.what} ${o.chance}`).join(" · ")}` }) : null,
+      e.reroll_of ? el("p", { class: "muted", text: followedText(e) }) : null,
+      e.character ? followOffers(e) : null, show];
   }
   const badge = el("span", { class: `level ${v.style || ""}`, "data-icon": v.mark || null, text: (v.level || "").toUpperCase() });
   const out = [el("p", { class: "head" }, badge, " ", ...whose, `Sanity ${words}`, tag, time)];
