@@ -392,8 +392,8 @@ def read_sc(rest: str) -> Command:
     loss = plain[0] if "/" in plain[0] else f"0/{plain[0]}"
     san = None
     if len(plain) == 2:
-        if not plain[1].isdigit():
-            raise BadInput("sanity", plain[1], "SAN, an integer (.sc 1/1d6 60)")
+        if not (plain[1].isascii() and plain[1].isdigit()):  # "²" is a digit to isdigit
+            raise BadInput("sanity", plain[1], "SAN, an integer in digits 0-9 (.sc 1/1d6 60)")
         san = int(plain[1])
     request = ScRequest(loss, san, pool, half, cap, dice)
     return Command({"system": NAME}, roll=ScRoll(request))
