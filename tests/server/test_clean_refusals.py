@@ -107,3 +107,16 @@ def test_a_number_in_digits_other_than_0_9_is_refused_naming_its_field(
     assert r.status_code == 422, r.text
     refused = r.json()["error"]
     assert refused["field"] == field and "0-9" in refused["message"], refused
+
+
+def test_san_typed_beside_the_sheet_s_is_refused_in_words_without_none(api: Api) -> None:
+    """The roll box's ``sc 1/1d6 50`` for a character said "SAN once: None's sheet gives 60":
+    at a table the words name no one (rule: C7-8)."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    sheet = 'name = "Alice"\nsystem = "coc7"\nskills = { sanity = 60, int = 70 }\n'
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet})["id"]
+    asked = {"words": "sc 1/1d6 50", "character_id": alice}
+    refused = table.ok("POST", "/declared-rolls", pat, 422, json=asked)["error"]
+    assert refused["field"] == "words.sanity" and "None" not in refused["message"], refused
+    assert "sheet gives 60" in refused["message"], refused
