@@ -267,7 +267,7 @@ def parse_head(text: str) -> Head:
     seq, colon, hashed = text.strip().removeprefix("#").rpartition(":")
     hashed = hashed.lower()
     digits = SHORTEST <= len(hashed) <= 64 and all(c in "0123456789abcdef" for c in hashed)
-    if not digits or (colon and not seq.isdigit()):
+    if not digits or (colon and not (seq.isascii() and seq.isdigit())):
         raise D100Error("--head", text, HEAD_FORM, "not a head")
     return Head(text, int(seq) if colon else None, hashed)
 

@@ -358,6 +358,9 @@ class WordRoll(Protocol):
     @property
     def unlogged(self) -> str | None: ...
 
+    @property
+    def develops(self) -> bool: ...  # a development phase (raises skills): the GM's at a table
+
     def with_sheet(self, character: Any) -> WordRoll: ...
 
     def play(self, house_rules: Mapping[str, Any], rng: Any) -> WordRolled: ...

@@ -159,13 +159,19 @@ def json_int(text: str) -> int | LongNumber:
 
 
 def integer(text: str, field: str, allowed: str) -> int:
-    """Text of digits (already checked to be an integer's) as an integer; a number of more
-    digits than Python converts is refused by its length, never with the interpreter's advice
-    to raise its limit."""
+    """Text of digits as an integer; a number of more digits than Python converts is refused
+    by its length, never with the interpreter's advice to raise its limit, and one written in
+    other digits than 0-9 by what they are (``²`` passes ``str.isdigit`` and breaks ``int``;
+    ``٣`` is no digit a table reads)."""
     digits = len(text.strip().lstrip("+-"))
     if digits > MAX_DIGITS:
         raise BadInput(field, LongNumber(text), allowed, f"a number of {digits:,} digits: too long")
+    if _INTEGER.fullmatch(text.strip()) is None:
+        raise BadInput(field, text, allowed, "not a whole number in digits 0-9")
     return int(text)
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 _LONG = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")

@@ -122,7 +122,7 @@ def request(asked: Asked, sheet: Mapping[str, Any] | None = None) -> SanityReque
             raise BadInput(
                 "sanity",
                 fields["sanity"],
-                f"SAN once: {asked.who}'s sheet gives {value}",
+                f"SAN once: {asked.who or 'the character'}'s sheet gives {value}",
                 "given twice",
             )
         if key == "luck" and fields.get("luck", value) != value:  # P-2: the sheet's Luck

@@ -238,7 +238,10 @@ def test_sd_w6_w7_sc_and_en_at_a_table_roll_the_sheet_and_write_it_back(
     said(discord.post(client, table_open("coc7", "setcoc = 3", user=GM, name="Gina")))
     said(discord.post(client, sheet(size=len(SAN_SHEET.encode()), user=PLAYER, name="Pat")))
     sc = said(discord.post(client, r("Alice", ".sc 1/1d6", user=PLAYER, name="Pat")))
-    en = said(discord.post(client, r("Alice", ".en", "Library Use", user=PLAYER, name="Pat")))
+    # a development phase: the GM's (a player's own .en is refused, as develop is)
+    mine = said(discord.post(client, r("Alice", ".en", "Library Use", user=PLAYER, name="Pat")))
+    assert private(mine) and "development" in mine["content"], mine
+    en = said(discord.post(client, r("Alice", ".en", "Library Use", user=GM, name="Gina")))
     made_sc, made_en = declared_seen(client, discord, OTHER)
     # the table's declared rolls: drawn from its seeds, by its rule, the sheet's SAN and skill
     assert made_sc["roll"] == "sealdice_sc" and made_sc["request"]["setcoc"] == 3

@@ -1,7 +1,7 @@
 """SealDice's words in the page's roll box on a phone: ``.ra Spot Hidden`` is a check of the
 sheet's skill, ``.rah`` a secret one (its roller sees it, another player only that someone
-rolled), ``.sc 1/1d6`` and ``.en Library Use`` the table's rolls of the sheet, SAN and the
-skill written back; the server reads the words, the page only sends them."""
+rolled), ``.sc 1/1d6`` the table's roll of the sheet, SAN written back, and ``.en Library
+Use`` a development phase, the GM's; the server reads the words, the page only sends them."""
 
 from __future__ import annotations
 
@@ -59,10 +59,9 @@ def test_sealdice_words_in_the_roll_box_on_a_phone(base: str, browser: Any) -> N
         expect(card).to_contain_text("SealDice .sc (setcoc 0)")
         left = re.search(r"SAN 60 -> (\d+)", card.inner_text())
         assert left is not None and 54 <= int(left.group(1)) <= 60, card.inner_text()
-        words.fill(".en Library Use")  # rule: SD-W7
+        words.fill(".en Library Use")  # rule: SD-W7: a development phase, the GM's
         roll.click()
-        expect(card).to_contain_text("SealDice .en (setcoc 0)")
-        expect(card).to_contain_text("library use")
+        expect(pat.locator("#declared-error")).to_contain_text("development phase")
         words.fill(".setcoc 2")
         roll.click()
         expect(pat.locator("#declared-error")).to_contain_text("set when it is opened")

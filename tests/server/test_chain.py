@@ -326,6 +326,16 @@ def test_a_prefix_two_events_links_start_with_is_refused() -> None:
     assert found_head(twins, parse_head("6f1c0e9a1")) == (9, "6f1c0e9a" + "1" * 56)
 
 
+def test_a_head_s_number_is_ascii_digits_others_are_refused_naming_it() -> None:
+    """``²:6f1c0e9a`` passed ``str.isdigit`` and broke ``int``, a traceback; ``٣:6f1c0e9a``
+    was read as #3. A head's number is written in 0-9 alone."""
+    for given in ("²:6f1c0e9a", "٣:6f1c0e9a", "³" + ":" + "0" * 64):
+        with pytest.raises(D100Error) as raised:
+            parse_head(given)
+        assert raised.value.field == "--head" and "not a head" in raised.value.reason
+    assert parse_head("42:6f1c0e9a").seq == 42
+
+
 @FORGERY
 def test_a_bad_head_or_two_others_is_a_clean_error(logs: dict[str, Log], tmp_path: Path) -> None:
     path = write(tmp_path / "log.jsonl", logs["sam"])

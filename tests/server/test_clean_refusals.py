@@ -85,3 +85,38 @@ def test_every_refusal_of_a_moment_says_when_to_retry() -> None:
     said = ApiError(503, "beacon.round", 1, "", "later", {"Retry-After": "3"})
     assert said.headers == {"Retry-After": "3"}
     assert ApiError(422, "skill", 1, "", "no").headers is None
+
+
+@pytest.mark.parametrize(
+    ("words", "field"),
+    [
+        ("sc 1/1d6 ²", "words.sanity"),  # rule: C7-8
+        ("sc 1/1d6 int=²", "words.intelligence"),
+        (".sc 1/1d6 ²", "words.sanity"),  # rule: SD-W6
+        (".sc 1/1d6 ٣٣", "words.sanity"),  # a digit of another script is not SAN 33
+    ],
+)
+def test_a_number_in_digits_other_than_0_9_is_refused_naming_its_field(
+    api: Api, words: str, field: str
+) -> None:
+    """``²`` passes ``str.isdigit`` and breaks ``int``: a player's ``sc 1/1d6 ²`` was a 500
+    (a traceback in the server's log), ``.sc 1/1d6 ٣٣`` SAN 33."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    r = table.req("POST", "/declared-rolls", pat, json={"words": words})
+    assert r.status_code == 422, r.text
+    refused = r.json()["error"]
+    assert refused["field"] == field and "0-9" in refused["message"], refused
+
+
+def test_san_typed_beside_the_sheet_s_is_refused_in_words_without_none(api: Api) -> None:
+    """The roll box's ``sc 1/1d6 50`` for a character said "SAN once: None's sheet gives 60":
+    at a table the words name no one (rule: C7-8)."""
+    table = api.table("coc7")
+    pat = table.join("Pat")
+    sheet = 'name = "Alice"\nsystem = "coc7"\nskills = { sanity = 60, int = 70 }\n'
+    alice = table.ok("POST", "/characters", pat, 201, json={"sheet": sheet})["id"]
+    asked = {"words": "sc 1/1d6 50", "character_id": alice}
+    refused = table.ok("POST", "/declared-rolls", pat, 422, json=asked)["error"]
+    assert refused["field"] == "words.sanity" and "None" not in refused["message"], refused
+    assert "sheet gives 60" in refused["message"], refused

@@ -89,7 +89,7 @@ def test_sd_w6_sc_at_a_table_is_a_declared_roll_of_the_sheet_s_san_written_back(
 
 def test_sd_w7_en_at_a_table_raises_the_sheet_s_skills_as_development_does(api: Api) -> None:
     table, pat, _, alice, _ = seated(api)
-    made = words(table, pat, ".en Library Use spot", character_id=alice)
+    made = words(table, table.gm, ".en Library Use spot", character_id=alice)
     assert made["roll"] == "sealdice_en"
     names = [s["name"] for s in made["request"]["skills"]]
     assert names == ["library use", "spot hidden"]  # two words one skill, as the sheet spells it
@@ -121,7 +121,7 @@ def test_sd_w6_a_hidden_sc_leaves_san_for_the_gm_and_tells_a_player_nothing(api:
 def test_words_at_a_table_verify_and_a_changed_san_is_caught(api: Api, tmp_path: Path) -> None:
     table, pat, _, alice, ghoul = seated(api, house_rules={"setcoc": 2})
     words(table, pat, ".sc 1/1d6", character_id=alice)
-    words(table, pat, ".en spot", character_id=alice)
+    words(table, table.gm, ".en spot", character_id=alice)
     words(table, pat, ".sc 0/1d4", character_id=alice)  # reads the SAN the first one left
     words(table, table.gm, ".sc 1/1d4", character_id=ghoul)
     words(table, pat, ".ra spot", character_id=alice)
@@ -182,9 +182,12 @@ def test_sealdice_words_at_a_table_are_refused_naming_the_field(api: Api) -> Non
         (".sc 1/1d6 55", "words.sanity", "given twice"),  # SAN from the sheet once
         (".sc 1/1d6 @42", "words", "draws its dice"),
         (".en 侦查", "words", "unknown Alice's skill"),
+        (".en Library Use 95", "words.library use", "given twice"),  # the sheet's is 60
+        (".en spot95", "words.spot", "given twice"),
+        (".en fakeskill50", "words", "unknown Alice's skill"),
         (".ra 侦查50", "words", "name it alone"),
     ):
-        refused = words(table, pat, said, 422, character_id=alice)
+        refused = words(table, table.gm, said, 422, character_id=alice)
         assert refused["field"].startswith(field) and needle in refused["message"], refused
     no_one = words(table, pat, ".ra spot", 422)
     assert no_one["field"] == "character_id"
@@ -192,3 +195,21 @@ def test_sealdice_words_at_a_table_are_refused_naming_the_field(api: Api) -> Non
     assert no_san["field"].startswith("words")
     bare = words(table, pat, ".sc 1/1d6 50")  # no character: the SAN typed, no sheet written
     assert bare["result"]["sanity"] == 50 and "sheet" not in bare
+
+
+def test_sd_w7_en_at_a_table_is_the_gm_s_development_a_player_may_not_raise_a_skill(
+    api: Api,
+) -> None:
+    """A player's own ``.en`` raised any skill at will, as often as asked, by any gain typed
+    (``.en spot hidden +100d10`` left Spot Hidden at 605): a development phase, the GM's
+    alone (a value typed beside the sheet's is refused to anyone: ``.en sanity 1`` set SAN
+    to 11)."""
+    table, pat, _, alice, _ = seated(api)
+    for said in (".en spot hidden +100d10", ".en Library Use"):
+        refused = words(table, pat, said, 403, character_id=alice)
+        assert "development" in refused["message"], refused
+        asked = {"words": said, "character_id": alice}
+        assert table.req("POST", "/declared-odds", pat, json=asked).status_code == 403
+    skills = sheet_of(table, pat, alice)["skills"]
+    assert [skills["spot hidden"], skills["sanity"], skills["library use"]] == [45, 60, 60]
+    assert [e for e in table.events(pat) if e["kind"] == "declared"] == []

@@ -237,7 +237,10 @@ def _made(
             )
         return row, facing(table, row, spec.words, target, spec.defender, may_edit(viewer, target))
     made = asked(table, row, spec.words)
-    if isinstance(made.request, DevelopmentRequest):
+    # a development phase, asked as one or in a chat-bot's word (.en), raises the sheet's
+    # skills: the GM's, at the end of a session, never a player's at will
+    develops = made.word is not None and made.word.develops and row is not None
+    if isinstance(made.request, DevelopmentRequest) or develops:
         developing.may_develop(session, viewer, spec.visibility, row)
     return row, made
 

@@ -72,6 +72,7 @@ class ScRoll:
     word: str = "sc"
     kind: str = SC_KIND
     unlogged: str | None = "losses"  # the chance of every loss, which its request gives again
+    develops: bool = False
 
     @classmethod
     def from_dict(cls, data: object) -> ScRoll:
@@ -205,6 +206,7 @@ class EnRoll:
     word: str = "en"
     kind: str = EN_KIND
     unlogged: str | None = None
+    develops: bool = True  # a development phase: the GM's at a table
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.skills) <= MAX_SKILLS:
@@ -246,19 +248,23 @@ class EnRoll:
         return out
 
     def with_sheet(self, character: Any) -> EnRoll:
-        """Each skill's value from the sheet where not given, named as the sheet spells it;
-        words that name one skill of the sheet together are that skill (``.en Library Use``),
-        the longest first, as SealDice's space between skills would part them."""
+        """Each skill's value from the sheet, named as the sheet spells it; words that name
+        one skill of the sheet together are that skill (``.en Library Use``), the longest
+        first, as SealDice's space between skills would part them. A skill the sheet lacks,
+        or a value typed beside the sheet's (``.en Spot95``: it would be written back raised),
+        is refused, as ``.sc``'s SAN typed beside a sheet is."""
         out, i = [], 0
         while i < len(self.skills):
-            if self.skills[i].value is not None:
-                out.append(self.skills[i])
-                i += 1
-                continue
             name, j = _named(character, self.skills, i)
             last = self.skills[j - 1]
-            value = character.rollable[name] if last.value is None else last.value
-            out.append(replace(last, name=name, value=value))
+            if last.value is not None:
+                raise BadInput(
+                    name,
+                    last.value,
+                    f"{name} once: {character.name}'s sheet gives it",
+                    "given twice",
+                )
+            out.append(replace(last, name=name, value=character.rollable[name]))
             i = j
         return replace(self, skills=tuple(out))
 
@@ -386,8 +392,8 @@ def read_sc(rest: str) -> Command:
     loss = plain[0] if "/" in plain[0] else f"0/{plain[0]}"
     san = None
     if len(plain) == 2:
-        if not plain[1].isdigit():
-            raise BadInput("sanity", plain[1], "SAN, an integer (.sc 1/1d6 60)")
+        if not (plain[1].isascii() and plain[1].isdigit()):  # "²" is a digit to isdigit
+            raise BadInput("sanity", plain[1], "SAN, an integer in digits 0-9 (.sc 1/1d6 60)")
         san = int(plain[1])
     request = ScRequest(loss, san, pool, half, cap, dice)
     return Command({"system": NAME}, roll=ScRoll(request))

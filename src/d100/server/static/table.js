@@ -288,7 +288,7 @@ function render() {
   const chat = (system.declares && system.declares.chat_words) || [];
   $("declared-chat").hidden = !chat.length;
   $("declared-chat-help").textContent = chat.length
-    ? `${chat.join(", ")}: a check of the character's skill (hidden: only you and the GM see it), its Sanity roll or development, as a chat dice bot reads them.` : "";
+    ? `${chat.join(", ")}: a check of the character's skill (hidden: only you and the GM see it), its Sanity roll, or its development (the GM's), as a chat dice bot reads them.` : "";
   // the actions' grammar, folded: on a phone it was a third of the screen below the field
   $("declared-actions").hidden = !actions.length;
   $("declared-actions-help").textContent = actions.length
