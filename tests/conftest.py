@@ -69,10 +69,27 @@ def _on_postgres(item: pytest.Item) -> bool:
     return any(value == "postgresql" for value in params.values())
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _sqlite_only(item: pytest.Item) -> bool:
+    """The test is marked ``sqlite_only``: the store is not its subject (see pyproject.toml's
+    markers); the mark must say why."""
+    mark = item.get_closest_marker("sqlite_only")
+    if mark is None:
+        return False
+    if not (mark.args or mark.kwargs.get("reason")):
+        raise pytest.UsageError(f"{item.nodeid}: sqlite_only needs its reason")
+    return True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers follow what a test needs, so ``-m "not postgres"`` leaves out every one of them,
-    wherever its parametrisation comes from. The slow tests go first, then the browser's: a
-    long test started last keeps one worker busy after the others are done."""
+    wherever its parametrisation comes from. A ``sqlite_only`` test's PostgreSQL cases are
+    left out (deselected). The slow tests go first, then the browser's: a long test started
+    last keeps one worker busy after the others are done."""
+    left_out = [item for item in items if _on_postgres(item) and _sqlite_only(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        gone = {id(item) for item in left_out}
+        items[:] = [item for item in items if id(item) not in gone]
     for item in items:
         if _on_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
@@ -86,9 +103,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
-    """A PostgreSQL database of this test process's own (its tests make their own tables)."""
+    """A PostgreSQL database of this test process's own, at the newest schema (its tests make
+    their own tables)."""
     from tests.server.services import postgres_available, postgres_database
 
     need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
-    with postgres_database() as url:
+    with postgres_database(migrated=True) as url:
         yield url

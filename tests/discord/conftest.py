@@ -54,7 +54,7 @@ def on_both(
         # an interaction's), which name one table or answer across a whole database
         if request.param == "postgresql":
             need_service(postgres_available(), "PostgreSQL is not running at 127.0.0.1:5432")
-            url = stack.enter_context(postgres_database())
+            url = stack.enter_context(postgres_database(migrated=True))
         else:
             url = migrated_sqlite(tmp_path / "d100.sqlite3")
         app = create_app(url, discord=endpoint)

@@ -23,6 +23,12 @@ from .signing import Discord
 from .test_play import LUCKY, bodies, click, clicked, drained, failed_roll, r, webhooks
 from .test_tables import CDN, GM, PLAYER, link, private, said, sheet, table_open
 
+RENDERED = pytest.mark.sqlite_only(
+    "What a secret roll's follow-up shows the channel and how a server's failure is "
+    "worded: renderings. A follow-up taken once, whoever clicks first, stays on both "
+    "databases."
+)
+
 COC7 = (
     'name = "Alice"\nsystem = "coc7"\nskills = { "spot hidden" = 40 }\n'
     "luck = { current = 99, maximum = 99 }\n"
@@ -166,6 +172,7 @@ def test_two_clicks_at_once_follow_up_once(
 
 
 @respx.mock
+@RENDERED
 def test_a_secret_roll_s_follow_up_shows_the_channel_only_that_it_happened(
     client: TestClient, discord: Discord, endpoint: Endpoint
 ) -> None:  # rule: BRP7
@@ -191,6 +198,7 @@ def test_a_secret_roll_s_follow_up_shows_the_channel_only_that_it_happened(
 
 
 @respx.mock
+@RENDERED
 def test_a_failure_of_the_server_is_answered_without_its_words(
     client: TestClient, discord: Discord, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,6 +24,12 @@ from .test_mirror import seated as seated_with_links
 from .test_play import click, r
 from .test_tables import GM, PLAYER, SHEET, private, said
 
+RENDERED = pytest.mark.sqlite_only(
+    "Which buttons a secret roll's stub offers and who is answered: renderings and access "
+    "rules. Showing a roll once, and a web page's roll posted at its commit, stay on both "
+    "databases."
+)
+
 GM_ONLY = "Only the table's GM may use this button."
 
 
@@ -50,6 +56,7 @@ def ids_of(stub: dict[str, Any]) -> dict[str, str]:
 
 
 @respx.mock
+@RENDERED
 def test_a_blind_roll_s_stub_offers_its_gm_both_buttons_and_names_only_its_number(
     client: TestClient, discord: Discord
 ) -> None:
@@ -68,6 +75,7 @@ def test_a_blind_roll_s_stub_offers_its_gm_both_buttons_and_names_only_its_numbe
 
 
 @respx.mock
+@RENDERED
 def test_a_gm_only_roll_s_stub_offers_show_me_and_an_only_me_roll_none(
     client: TestClient, discord: Discord
 ) -> None:
@@ -78,6 +86,7 @@ def test_a_gm_only_roll_s_stub_offers_show_me_and_an_only_me_roll_none(
 
 
 @respx.mock
+@RENDERED
 def test_gm_show_me_answers_the_gm_alone_and_nobody_else(
     client: TestClient, discord: Discord
 ) -> None:

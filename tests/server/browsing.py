@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import need_service
 
-from .services import CHROMIUM, chromium_available, serve
+from .services import CHROMIUM, chromium_available, migrated_sqlite, serve
 
 ARGS = [
     "--no-sandbox",
@@ -96,7 +96,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., 
             if key not in running:
                 where = tmp_path_factory.mktemp("server")
                 running[key] = stack.enter_context(
-                    serve(f"sqlite:///{where / 'd100.sqlite3'}", where / "server.log", **env)
+                    serve(migrated_sqlite(where / "d100.sqlite3"), where / "server.log", **env)
                 )
             return running[key]
 

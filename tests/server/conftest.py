@@ -1,5 +1,7 @@
-"""Fixtures for the server tests: every store test runs on SQLite and on PostgreSQL; the
-browser tests share one Chromium and one server per set of settings (tests/server/browsing.py)."""
+"""Fixtures for the server tests: a test of the server's store runs on SQLite and on
+PostgreSQL, one whose subject is not the store (marked ``sqlite_only``, with why) on SQLite;
+the browser tests share one Chromium and one server per set of settings
+(tests/server/browsing.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from d100.server.app import create_app
 from d100.server.guard import Limits
 
 from .browsing import CHROMIUM_NOW, base, browser, servers
-from .services import JOB_SECONDS, migrated_sqlite
+from .services import DATABASES, JOB_SECONDS, database_for
 from .tablehelp import Api
 
 __all__ = ["base", "browser", "servers"]  # the browser tests' shared Chromium and servers
@@ -22,12 +24,9 @@ __all__ = ["base", "browser", "servers"]  # the browser tests' shared Chromium a
 UNRACED = Limits(job_seconds=JOB_SECONDS)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASES)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return migrated_sqlite(tmp_path / "d100.sqlite3")
-    url: str = request.getfixturevalue("pg_url")
-    return url
+    return database_for(request, tmp_path)
 
 
 @pytest.fixture
@@ -41,19 +40,14 @@ def api(client: TestClient) -> Api:
     return Api(client)
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def module_api(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     """One server per database for a whole module, for the tests that each open a table of
     their own and read nothing else of the server's (its start, its odds workers' too, is
     most of a short test's time). A module takes it as its ``api`` through ``shared_api``."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("module") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("module"))
     with TestClient(create_app(url, limits=UNRACED)) as c:
         yield Api(c)
 

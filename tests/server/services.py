@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 PG_ADMIN = os.environ.get("D100_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 CHROMIUM = os.environ.get("D100_CHROMIUM", "/usr/bin/chromium")
@@ -42,19 +43,56 @@ def chromium_available() -> bool:
 
 
 @contextmanager
-def postgres_database(admin: str = PG_ADMIN, prefix: str = "d100_test") -> Iterator[str]:
-    """A fresh database on ``admin``'s server, dropped afterwards; the SQLAlchemy URL to it."""
+def postgres_database(
+    admin: str = PG_ADMIN, prefix: str = "d100_test", migrated: bool = False
+) -> Iterator[str]:
+    """A fresh database on ``admin``'s server, dropped afterwards; the SQLAlchemy URL to it.
+    ``migrated``: already at the newest schema, a copy of a template migrated once per test
+    process (``CREATE DATABASE ... TEMPLATE``: a file copy, where migrating is seconds)."""
     import psycopg
 
     name = f"{prefix}_{secrets.token_hex(6)}"
+    template = f' TEMPLATE "{_pg_template(admin)}"' if migrated else ""
     with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"{template}')
     try:
-        base = admin.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
-        yield f"{base}/{name}"
+        yield _url(admin, name)
     finally:
+        _drop(admin, name)
+
+
+def _url(admin: str, name: str) -> str:
+    base = admin.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+    return f"{base}/{name}"
+
+
+def _drop(admin: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+_PG_TEMPLATES: dict[str, str] = {}
+
+
+def _pg_template(admin: str) -> str:
+    """This test process's migrated template database on ``admin``'s server (dropped at its
+    exit), made on first use. No connection to it stays open: a copy needs none."""
+    if admin not in _PG_TEMPLATES:
+        import psycopg
+
+        from d100.server.store import Store
+
+        name = f"d100_template_{secrets.token_hex(6)}"
         with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            connection.execute(f'CREATE DATABASE "{name}"')
+        atexit.register(_drop, admin, name)
+        store = Store(_url(admin, name))
+        store.migrate()
+        store.dispose()
+        _PG_TEMPLATES[admin] = name
+    return _PG_TEMPLATES[admin]
 
 
 _TEMPLATE: list[Path] = []
@@ -74,6 +112,20 @@ def migrated_sqlite(path: Path) -> str:
         _TEMPLATE.append(where / "template.sqlite3")
     shutil.copyfile(_TEMPLATE[0], path)
     return f"sqlite:///{path}"
+
+
+# A fixture's ``params`` for a test run on each database the server stores in.
+DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def database_for(request: pytest.FixtureRequest, where: Path) -> str:
+    """The URL of a database of the kind ``request.param`` names (``DATABASES``), at the newest
+    schema: a migrated SQLite file in the folder ``where``, or this test process's PostgreSQL
+    database (``pg_url``, a session's: its tests make their own tables)."""
+    if request.param == "sqlite":
+        return migrated_sqlite(where / "d100.sqlite3")
+    url: str = request.getfixturevalue("pg_url")
+    return url
 
 
 def _limit_files(limits: tuple[int, int]) -> None:

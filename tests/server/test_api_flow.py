@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .tablehelp import Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "The rules of calls (groups, declines, assists, cancels) and the export's filter per "
+    "viewer. Every kind of event a call logs is stored, read and exported on both "
+    "databases by test_event_schemas.py."
+)
 
 
 def call(table: Table, skill: str, characters: list[str], **extra: object) -> dict[str, object]:

@@ -5,13 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from d100.engine import odds, resolve
 from d100.provable import ProvableSource
 from d100.server.work import Writes
 
 from .tablehelp import SHEETS, Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "Characters, rolls, visibility, Luck, aim, marks and contests by the rules, and who "
+    "sees what. A roll's own store work is on both databases elsewhere: its transaction "
+    "and statements in test_lock.py, its nonces in test_store.py, every kind of event it "
+    "logs in test_event_schemas.py."
+)
 
 
 @pytest.fixture
@@ -444,34 +450,3 @@ def test_each_system_s_table_filled_fields_are_reserved(api: Api) -> None:
     aimed = {"character_id": alice, "skill": "stealth", "fields": {"aim_rounds": 3}}
     r = table.req("POST", "/rolls", pat, json={"actor": aimed})
     assert r.status_code == 422 and r.json()["error"]["field"] == "actor.fields.aim_rounds"
-
-
-def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(api: Api) -> None:
-    """A roll whose odds are cheap is made in one write transaction: its token is looked up
-    once (then, under the lock, only the roller's client seed, with the seed it draws from),
-    its sheet once, and no read transaction plans it first. Counted on the database's own
-    statements."""
-    table, pat, alice, _ = setup(api)
-    table.roll(pat, alice, "stealth")  # the rate limiter learns the token first
-    engine = api.client.app.state.server.store.engine  # type: ignore[attr-defined]
-    begun: list[str] = []
-    members: list[str] = []
-
-    def on_begin(connection: Any) -> None:
-        begun.append("begin")
-
-    def on_statement(conn: Any, cursor: Any, sql: str, *_: Any) -> None:
-        if "members" in sql.split("FROM", 1)[-1].split("WHERE", 1)[0]:
-            members.append(sql)
-
-    event.listen(engine, "begin", on_begin)
-    event.listen(engine, "before_cursor_execute", on_statement)
-    try:
-        rolled = table.roll(pat, alice, "stealth")
-    finally:
-        event.remove(engine, "begin", on_begin)
-        event.remove(engine, "before_cursor_execute", on_statement)
-    assert rolled["skill"] == "stealth"
-    assert len(begun) == 1, begun
-    assert len(members) == 2, members  # the token, then the client seed under the lock
-    assert "members.client_seed" in members[1] and "seed_sessions" in members[1]

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .tablehelp import Api
+
+pytestmark = pytest.mark.sqlite_only(
+    "Sheet edits, deletes and the invite link answered by the routes. A delete's rows on "
+    "both databases are test_lock.py's, a sheet's edit events test_event_schemas.py's."
+)
 
 
 def test_a_form_edit_sets_values_keeps_comments_and_says_what_changed(api: Api) -> None:

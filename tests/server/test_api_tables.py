@@ -1,4 +1,4 @@
-"""Tables, sign-in, tokens, revocation and the seeds, on SQLite and PostgreSQL."""
+"""Tables, sign-in, tokens, revocation and the seeds."""
 
 from __future__ import annotations
 
@@ -10,6 +10,14 @@ from d100.provable import commitment
 from d100.server.models import Member
 
 from .tablehelp import SHEETS, Api, token_of
+
+pytestmark = pytest.mark.sqlite_only(
+    "The routes' rules for tables, sign-in, tokens and names (names are compared in "
+    "Python). Their writes are on both databases elsewhere: every kind of event (invites "
+    "renewed, revocations, seed rotations) by test_event_schemas.py, a revoked member's "
+    "streams by test_live_handover.py, the seeds' chains by test_secret_seeds.py and "
+    "test_chain.py."
+)
 
 
 @pytest.fixture

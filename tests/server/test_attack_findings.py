@@ -25,6 +25,11 @@ from ..discord.signing import APP, Discord, payload
 from .services import migrated_sqlite
 from .tablehelp import SHEETS, Api, Table
 
+WHO_LEARNS_WHAT = pytest.mark.sqlite_only(
+    "What another player learns of a roll, and a contest's rule: views and refusals. A "
+    "delete under a call (its rows, its keys) stays on both databases."
+)
+
 SHEET = """name = "{name}"
 system = "coc7"
 luck = {{ current = 50, maximum = 99 }}
@@ -62,6 +67,7 @@ def test_a_player_deleting_the_opponent_of_a_called_contest_leaves_the_table_rea
     assert table.req("POST", f"/calls/{made['id']}/cancel", table.gm).status_code == 409
 
 
+@WHO_LEARNS_WHAT
 def test_spending_luck_in_public_does_not_tell_another_player_the_luck_total(api: Api) -> None:
     # rule: C7-4 the Luck spent is seen by all; the Luck a sheet holds is its readers'
     table, pat, quinn, ada, _, _ = seated(api)
@@ -77,6 +83,7 @@ def test_spending_luck_in_public_does_not_tell_another_player_the_luck_total(api
         assert request["luck"] == 6, request
 
 
+@WHO_LEARNS_WHAT
 def test_offers_on_a_public_roll_bound_the_roller_s_luck_for_nobody_else(api: Api) -> None:
     """Every player saw which Luck spends a public roll offered, and one is offered only while
     the Luck left covers its cost, so the offers bounded a Luck total the sheet keeps from
@@ -91,6 +98,7 @@ def test_offers_on_a_public_roll_bound_the_roller_s_luck_for_nobody_else(api: Ap
         assert keys["luck_extreme"] == 49 and "luck_critical" not in keys
 
 
+@WHO_LEARNS_WHAT
 def test_a_character_cannot_contest_itself_in_a_roll_as_in_a_call(api: Api) -> None:
     table, pat, _, ada, _, _ = seated(api)
     body = {
@@ -183,6 +191,7 @@ skills = {{ "spot hidden" = 45, sanity = 60, int = 70, "cthulhu mythos" = 5 }}
 """
 
 
+@WHO_LEARNS_WHAT
 def test_a_dice_roll_logs_its_outcome_s_odds_not_every_total_s(api: Api) -> None:
     """A dice roll logged the exact chance of every total its expression can make: 10d100's
     901 totals, each with two fractions of 20 digits, were 70 KB an event, and 50d1000 (within
@@ -236,6 +245,7 @@ def test_a_sanity_roll_s_odds_are_worked_out_off_the_table_s_lock_when_dear(
     assert cheap["roll"] == "sanity" and under_the_lock == ["sanity"]  # a small one stays here
 
 
+@WHO_LEARNS_WHAT
 def test_an_npc_s_dice_roll_does_not_tell_its_damage_bonus_in_its_words(api: Api) -> None:
     """An NPC's dice or Sanity roll is shown to players by its outcome: its request goes (it
     holds the NPC's numbers), yet the words that made it stay, and with them the damage bonus

@@ -27,7 +27,7 @@ from d100.server.app import create_app
 from d100.server.errors import ApiError
 from tests.cli.conftest import d100
 
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import Api, Table
 from .test_verify import export, report, write
 
@@ -100,16 +100,11 @@ def played(api: Api, **extra: Any) -> tuple[Table, str]:
     return table, pat
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def bound_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The GM's export of a beacon-bound table (``played``) played once per database for the
     tests that edit copies of it."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("beacon") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("beacon"))
     with pytest.MonkeyPatch.context() as monkeypatch:
         recorded(monkeypatch)
         with TestClient(create_app(url)) as client:

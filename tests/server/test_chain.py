@@ -34,7 +34,7 @@ from tests.cli.conftest import clean_error, d100
 from tests.conftest import DEEP
 
 from .forging import relinked, unchained
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import Api, Table
 from .test_migrations import _alembic
 from .test_verify_forgeries import FORGERY, ODD, honest, logs, played
@@ -79,18 +79,13 @@ __all__ = ["honest", "logs"]  # every member's export, played once per test proc
 Game = tuple[Table, dict[str, str], dict[str, Log]]
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def game(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Game]:
     """The table played once per database for the module's tests that read it live (they
     only read it), its server kept up; the members' tokens and exports."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("chain") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("chain"))
     with TestClient(create_app(url)) as client:
         table, tokens = played(Api(client))
         yield table, tokens, {who: export(table, token) for who, token in tokens.items()}

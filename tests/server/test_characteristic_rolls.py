@@ -4,7 +4,14 @@ beside the skills (every value a check may be made against: ``rollable``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from .tablehelp import Api
+
+pytestmark = pytest.mark.sqlite_only(
+    "A characteristic roll at a difficulty: a rule; its event is stored on both databases "
+    "by test_event_schemas.py."
+)
 
 SHEET = """name = "{name}"
 system = "coc7"

@@ -11,6 +11,10 @@ import pytest
 
 from .tablehelp import SHEETS, Api, Table
 
+pytestmark = pytest.mark.sqlite_only(
+    "Melee contests by the rules and who sees the NPC's skill: views and refusals."
+)
+
 SHEET = """name = "{name}"
 system = "coc7"
 luck = {{ current = 50, maximum = 99 }}

@@ -27,7 +27,7 @@ import pytest
 from d100.server.serving import RESERVE
 from tests.conftest import FIGURES, depth
 
-from .services import serve
+from .services import migrated_sqlite, serve
 from .tablehelp import Api, bearer
 from .test_slow_clients import attacks
 
@@ -189,7 +189,7 @@ def test_more_held_connections_than_the_soft_limit_leave_a_member_s_roll_answere
     its deadline, none is refused, and rolls on fresh connections are answered meanwhile."""
     assert DEPLOYMENT < HELD < 4 * DEPLOYMENT - max(RESERVE, DEPLOYMENT // 2)
     _more_files(HELD + 200)
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     log = tmp_path / "server.log"
     with serve(url, log, open_files=(DEPLOYMENT, 4 * DEPLOYMENT),
                D100_HEADER_SECONDS=str(HEAD_SECONDS), D100_BODY_SECONDS=str(HEAD_SECONDS),
@@ -270,7 +270,7 @@ def test_past_the_cap_silent_connections_make_room_and_accept_never_fails(
     runs out of files), a member's kept-alive connection still rolls, and a fresh request is
     answered. The head deadline is far off: every connection closed was shut for room."""
     _more_files(HELD + 200)
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     log = tmp_path / "server.log"
     cap = DEPLOYMENT - RESERVE
     with serve(url, log, open_files=(DEPLOYMENT, DEPLOYMENT), D100_HEADER_SECONDS="600",

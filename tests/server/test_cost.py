@@ -23,6 +23,7 @@ from d100.server.guard import Limits
 from tests.conftest import FIGURES
 from tests.helpers import EXPENSIVE
 
+from .gates import Gated
 from .services import migrated_sqlite
 from .tablehelp import bearer, token_of
 from .test_access_matrix import serve_in_thread
@@ -156,22 +157,6 @@ def test_a_burst_of_expensive_requests_leaves_everyone_else_answered(
     # (the charts of a hundred points), or, past its address's share of the odds page's
     # workers (eight from one address), told to retry: none got a 5xx, none was dropped.
     assert len(statuses) == len(attacks) and set(statuses) <= {200, 201, 422, 429}, statuses
-
-
-class Gated:
-    """``calculator``'s function ``name``, keeping its worker till the file ``gate`` exists
-    (in the worker: this object crosses to it, as the pool's functions do, and finds the
-    worker's own, unpatched, function); ``gate`` + ``.held`` is made once one is held."""
-
-    def __init__(self, gate: Path, name: str) -> None:
-        self.gate, self.name = gate, name
-
-    def __call__(self, *args: Any) -> Any:
-        self.gate.with_suffix(".held").touch()
-        give_up = time.monotonic() + 120  # a test that failed to open it
-        while not self.gate.exists() and time.monotonic() < give_up:
-            time.sleep(0.01)
-        return getattr(calculator, self.name)(*args)
 
 
 @pytest.fixture

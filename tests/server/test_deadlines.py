@@ -21,7 +21,7 @@ import pytest
 from d100.server.serving import listen, per_address_cap
 from tests.conftest import FIGURES, depth
 
-from .services import serve
+from .services import migrated_sqlite, serve
 from .tablehelp import Api, bearer
 from .test_slow_clients import error_of, read_all
 
@@ -95,7 +95,7 @@ def _closed_after(address: tuple[str, int], first: bytes) -> tuple[float | None,
 def short_heads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One server for the tests of its head deadline, ``HEAD_SECONDS``."""
     where = tmp_path_factory.mktemp("heads")
-    url = f"sqlite:///{where / 'd100.sqlite3'}"
+    url = migrated_sqlite(where / "d100.sqlite3")
     with serve(url, where / "server.log", D100_HEADER_SECONDS=str(HEAD_SECONDS)) as base:
         yield base
 
@@ -153,7 +153,7 @@ def test_one_address_cannot_fill_the_connection_cap(tmp_path: Path) -> None:
     """100 connections that sent the preface, from one address, against a cap of 96: past
     the address's 64 they are told 429 at once and closed, and a client at another address
     is answered; the 64 close by the head deadline."""
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     with serve(url, tmp_path / "server.log", D100_MAX_CONNECTIONS=str(CAP),
                D100_HEADER_SECONDS=str(HEAD_SECONDS)) as base:
         address = _address(base)
@@ -206,7 +206,7 @@ def test_an_early_answer_that_closes_says_so(tmp_path: Path) -> None:
     """A kept-alive connection whose request is answered before its body is read (the rate
     limit's 429) is closed after it: the answer says ``connection: close``. The server's
     head deadline is far off: a close before it is the early answer's."""
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     with serve(url, tmp_path / "server.log", D100_RATE_BURST="1", D100_RATE_PER_SECOND="0.01",
                D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
         host = urlsplit(base).netloc.encode()
@@ -304,7 +304,7 @@ def test_a_storm_of_connections_from_one_address_leaves_another_s_roll_answered(
     need = 2 * ATTACKERS + 400
     if hard != resource.RLIM_INFINITY and hard < need:
         pytest.skip(f"this process may open {hard} files, the test needs {need}")
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     with serve(url, tmp_path / "server.log", open_files=(1024, 4096),
                D100_HEADER_SECONDS=str(HEAD_SECONDS)) as base:
         address = _address(base)
@@ -360,7 +360,7 @@ def test_silent_connections_from_many_addresses_keep_no_member_out(tmp_path: Pat
     room, the member's kept-alive connection stays, and the member's rolls on fresh
     connections from the crowded /24 are each answered 201. The head deadline is far off:
     every connection closed was shut to make room."""
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     caps = {"D100_MAX_CONNECTIONS": str(FLOOD_CAP),
             "D100_MAX_CONNECTIONS_PER_NETWORK": str(FLOOD_NETWORK),
             "D100_MAX_CONNECTIONS_PER_ADDRESS": str(FLOOD_ADDRESS),
@@ -410,7 +410,7 @@ def test_a_connection_its_client_closed_lets_its_place_go_at_once(tmp_path: Path
     deadline, and its place with it: one address's four, closed, kept a fifth out (429) for
     as long. The deadline is far off here: the places come back once the server sees the
     closes, and the address is answered again."""
-    url = f"sqlite:///{tmp_path / 'd100.sqlite3'}"
+    url = migrated_sqlite(tmp_path / "d100.sqlite3")
     with serve(url, tmp_path / "server.log", D100_MAX_CONNECTIONS_PER_ADDRESS="4",
                D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
         address = _address(base)

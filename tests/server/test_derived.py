@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .tablehelp import Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "Odds, advice and refusals by the rules and the viewer's rights: access rules, views."
+)
 
 ORC = """name = "Orc"
 system = "brp"

@@ -18,6 +18,11 @@ from tests.cli.conftest import d100
 from .forging import relinked
 from .tablehelp import Api, Table
 
+pytestmark = pytest.mark.sqlite_only(
+    "The development phase's rules and who sees them. Its events (marks cleared, values "
+    "written back) are stored and exported on both databases by test_event_schemas.py."
+)
+
 
 @pytest.fixture
 def api(shared_api: Api) -> Api:

@@ -22,7 +22,7 @@ from d100.server.events import events_after
 from d100.server.models import Logged
 
 from .played import Played, play_every_kind
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import Api, Table
 
 SCHEMAS = Path(kinds.__file__).parent.parent / "schemas"
@@ -33,18 +33,13 @@ def _checker(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(views.shipped(name))
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def played(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Api, list[Played]]]:
     """The tables played through every kind of event, once per database for the module: the
     tests that read their events (through the routes, the export and the store) change none."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("kinds") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("kinds"))
     with TestClient(create_app(url)) as client:
         api = Api(client)
         yield api, play_every_kind(api)

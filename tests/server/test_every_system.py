@@ -1,8 +1,9 @@
 """Every registered system plays at a table, from what it declares alone: a table opened with
 it, a character by TOML naming its system and one by the form's values, a roll, a called roll
 at its target's presets, a contest, the odds preview (exact, against the naive count) and the
-sheet and log exports. The seeds today, every edition as it registers (SQLite and
-PostgreSQL)."""
+sheet and log exports. The seeds today, every edition as it registers. On both databases:
+the one whole flow per system through every route a table uses (a list read in its order, a
+text stored as sent), where the narrower tests of those routes' rules run on SQLite."""
 
 from __future__ import annotations
 

@@ -9,6 +9,11 @@ import pytest
 
 from .tablehelp import SHEETS, Api
 
+pytestmark = pytest.mark.sqlite_only(
+    "Which follow-up an unnamed choice takes: a rule, refused or taken before the store "
+    "is asked."
+)
+
 SHEET = """name = "{name}"
 system = "coc7"
 luck = {{ current = 50, maximum = 99 }}

@@ -10,7 +10,6 @@ import copy
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from d100.server.app import create_app
 from d100.server.guard import Limits
 from tests.conftest import TOTALS, depth
 
+from .services import DATABASES, database_for, migrated_sqlite
 from .tablehelp import SHEETS, bearer, token_of
 
 # Generated requests per operation, for each way of generating them. The cases are
@@ -55,20 +55,14 @@ class Target:
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    where: Path = tmp_path_factory.mktemp("fuzz")
-    yield from _target(f"sqlite:///{where / 'd100.sqlite3'}")
+    yield from _target(migrated_sqlite(tmp_path_factory.mktemp("fuzz") / "d100.sqlite3"))
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def on_each_database(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Target]:
-    if request.param == "sqlite":
-        yield from _target(f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'd100.sqlite3'}")
-    else:
-        yield from _target(request.getfixturevalue("pg_url"))
+    yield from _target(database_for(request, tmp_path_factory.mktemp("fuzz")))
 
 
 def _target(url: str) -> Iterator[Target]:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .tablehelp import Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "Group Luck calls by the rules and who learns what: views and refusals."
+)
 
 SHEET = """name = "{name}"
 system = "coc7"

@@ -20,6 +20,12 @@ from d100.server.store import Store
 from .services import migrated_sqlite
 from .tablehelp import SHEETS, Api, Table, bearer, token_of
 
+GUARDED = pytest.mark.sqlite_only(
+    "A revoked member kept out, a sheet's limits and the engine's cap on helpers: the "
+    "guard's and the rules' refusals. The inputs that reach the store (sizes, hostile "
+    "JSON) stay on both databases."
+)
+
 SELF = "http://testserver"  # TestClient's own origin
 
 
@@ -461,6 +467,7 @@ def test_a_flood_of_made_up_tokens_keeping_the_lookups_full_does_not_refuse_a_me
     assert status == 200, status
 
 
+@GUARDED
 def test_revoke_keeps_them_out_and_the_gm_sees_it(api: Api) -> None:
     """The revoked player holds the invite link: it is renewed, the GM gets the new one, and
     the log says what happened."""
@@ -481,6 +488,7 @@ def test_revoke_keeps_them_out_and_the_gm_sees_it(api: Api) -> None:
     assert event["member"]["id"] == sam_id and event["invite_renewed"] is True
 
 
+@GUARDED
 def test_sheet_limits_and_edits_logged_with_what_changed(api: Api) -> None:
     table = api.table()
     pat = table.join("Pat")
@@ -518,6 +526,7 @@ def test_sheet_limits_and_edits_logged_with_what_changed(api: Api) -> None:
     assert stub["kind"] == "hidden" and "changes" not in stub  # Alice's sheet is not Sam's
 
 
+@GUARDED
 def test_ch8_helpers_stop_at_the_engine_s_cap(api: Api) -> None:
     """With no max_assisters house rule, an eleventh helper used to be attached, and the
     called test then failed with a 422 on every try."""

@@ -7,10 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from d100.ledger import ledger
 from tests.cli.conftest import d100
 
 from .tablehelp import Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "The ledger command reads an export file: the export on both databases is "
+    "test_verify.py's, test_chain.py's and test_event_schemas.py's."
+)
 
 
 def played(api: Api) -> tuple[Table, str]:

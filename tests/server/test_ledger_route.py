@@ -19,8 +19,13 @@ from d100.server.api import Server
 from d100.server.app import create_app
 from d100.server.ledgers import Readings
 
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "A ledger is a view of the log by the viewer's rights. The log's reads and exports on "
+    "both databases are test_event_schemas.py's and test_chain.py's."
+)
 
 
 def played(api: Api) -> tuple[Table, str, str, str]:
@@ -37,18 +42,13 @@ def played(api: Api) -> tuple[Table, str, str, str]:
 Ledgered = tuple[Table, str, str, str]
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def ledgered(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Ledgered]:
     """The table played once per database for the tests that only read its ledgers (the one
     that rolls more plays its own), its server kept up."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("ledger") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("ledger"))
     with TestClient(create_app(url)) as client:
         yield played(Api(client))
 

@@ -26,6 +26,7 @@ from tests.conftest import FIGURES, depth
 
 from .services import serve
 from .tablehelp import Api, bearer, token_of
+from .test_api_rolls import setup
 from .test_load import table, timed
 
 # Luck spends made in all (40 in CI: five for each of the eight members; 100 deep); the
@@ -338,3 +339,34 @@ def test_deleting_a_character_at_a_table_of_a_thousand_calls_takes_its_own_rows(
         helping = session.scalar(
             select(func.count()).where(CallAssist.target_id.in_(at_table)))
     assert (left, helping) == (len(targets) - len(victims), 0), (left, helping)
+
+
+def test_a_cheap_roll_is_one_transaction_that_reads_its_roller_once(api: Api) -> None:
+    """A roll whose odds are cheap is made in one write transaction: its token is looked up
+    once (then, under the lock, only the roller's client seed, with the seed it draws from),
+    its sheet once, and no read transaction plans it first. Counted on the database's own
+    statements."""
+    table, pat, alice, _ = setup(api)
+    table.roll(pat, alice, "stealth")  # the rate limiter learns the token first
+    engine = api.client.app.state.server.store.engine  # type: ignore[attr-defined]
+    begun: list[str] = []
+    members: list[str] = []
+
+    def on_begin(connection: Any) -> None:
+        begun.append("begin")
+
+    def on_statement(conn: Any, cursor: Any, sql: str, *_: Any) -> None:
+        if "members" in sql.split("FROM", 1)[-1].split("WHERE", 1)[0]:
+            members.append(sql)
+
+    event.listen(engine, "begin", on_begin)
+    event.listen(engine, "before_cursor_execute", on_statement)
+    try:
+        rolled = table.roll(pat, alice, "stealth")
+    finally:
+        event.remove(engine, "begin", on_begin)
+        event.remove(engine, "before_cursor_execute", on_statement)
+    assert rolled["skill"] == "stealth"
+    assert len(begun) == 1, begun
+    assert len(members) == 2, members  # the token, then the client seed under the lock
+    assert "members.client_seed" in members[1] and "seed_sessions" in members[1]

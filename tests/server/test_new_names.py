@@ -1,8 +1,7 @@
 """A table plays a system whose every name is new (tests/new_names_system.py: ``omens``, its
 levels triumph..doom, its target ``peril``, its Luck ``omen`` and ``second_sight``): the server
 reads only what it declares, so opening a table, sheets by TOML and by form, rolls, a called
-roll, a contest, odds, a Luck reroll and the exports all work with nothing written for it
-(SQLite and PostgreSQL)."""
+roll, a contest, odds, a Luck reroll and the exports all work with nothing written for it."""
 
 from __future__ import annotations
 
@@ -22,6 +21,12 @@ from tests.helpers import brute_force
 
 from . import omens_follow
 from .tablehelp import SHEETS, Api, Table
+
+pytestmark = pytest.mark.sqlite_only(
+    "A system registered at run time plays by what it declares: rules and views. Its "
+    "events are stored as any system's, on both databases by test_event_schemas.py and "
+    "test_every_system.py."
+)
 
 SHEET = """name = "{name}"
 system = "omens"

@@ -9,6 +9,11 @@ import pytest
 from .described import DESCRIBED, fits
 from .tablehelp import Api
 
+pytestmark = pytest.mark.sqlite_only(
+    "The routes' description and their answers' shapes. The events' shapes as stored and "
+    "read back on both databases are test_event_schemas.py's."
+)
+
 
 @pytest.fixture
 def api(shared_api: Api) -> Api:

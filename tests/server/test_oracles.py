@@ -10,6 +10,11 @@ import pytest
 
 from .tablehelp import Api, Table
 
+pytestmark = pytest.mark.sqlite_only(
+    "What a refusal or a view tells a player of what they may not see: access rules, "
+    "decided before the store is asked."
+)
+
 
 @pytest.fixture
 def api(shared_api: Api) -> Api:

@@ -20,11 +20,12 @@ from tests.cli.conftest import d100
 from .forging import relinked
 from .tablehelp import SHEETS, Api, Table
 
-# An attack's, a dice roll's or a preview's odds are worked out (on a worker when dear) before
-# the roll touches the store, and a declared roll is logged and exported the same way whatever
-# its kind: the tests of that working out run on SQLite alone, while the dice, Sanity and blind
-# attack rolls below are logged, exported and verified on both databases.
-ODDS_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+pytestmark = pytest.mark.sqlite_only(
+    "Declared rolls' rules, odds, secrecy and verify. Every kind of event they log (dice "
+    "and Sanity rolls, blind ones shown) is stored, read and exported on both databases "
+    "by test_event_schemas.py, and a roll's sheet writes by test_lock.py."
+)
+
 
 SHEET = """name = "{name}"
 system = "coc7"
@@ -119,7 +120,6 @@ def test_db_is_read_from_the_character_s_sheet(api: Api) -> None:  # rule: S7-11
     assert "+1d4" not in json.dumps(shown) and "mean" not in json.dumps(shown)
 
 
-@ODDS_ONLY
 def test_attacks_and_firearms_roll_at_the_table_and_verify(
     api: Api, tmp_path: Path
 ) -> None:  # rule: S7-6, S7-13, S7-14
@@ -283,7 +283,6 @@ def test_the_dice_recompute_from_the_table_s_seed(api: Api) -> None:
     assert list(again.dice) == made["result"]["dice"]
 
 
-@ODDS_ONLY
 def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> None:
     """The odds' cost is known before any work: past a cheap bound they are worked out on a
     worker, then the roll made; past the engine's budget the roll is refused, naming it."""
@@ -303,7 +302,6 @@ def test_dear_odds_are_worked_out_first_and_too_dear_ones_refused(api: Api) -> N
     assert attack["kind"] == "too_much_work", attack
 
 
-@ODDS_ONLY
 def test_an_attack_s_damage_odds_cost_what_their_estimate_says(api: Api) -> None:
     """An attack's damage odds weigh each total once: 10d1000 impaling (20,000 totals, an
     estimate of a tenth of a second) was worked out in seconds past the worker's deadline,
@@ -313,7 +311,6 @@ def test_an_attack_s_damage_odds_cost_what_their_estimate_says(api: Api) -> None
     assert made["roll"] == "attack" and made["odds"]["mean_damage"]
 
 
-@ODDS_ONLY
 def test_a_roll_s_preview_answers_its_odds_as_the_roll_logs_them(api: Api) -> None:
     """``/declared-odds`` leaves out the chance of every total, as the roll's event does: a
     member's 50d1000 preview was the whole 30 MB table, asked again at will (20d1000's would

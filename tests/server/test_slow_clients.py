@@ -20,7 +20,7 @@ import pytest
 from d100.server.config import header_seconds
 from d100.server.guard import Limits
 
-from .services import serve
+from .services import migrated_sqlite, serve
 
 # real servers held by slow clients: CI's, not the development loop's (make quick)
 pytestmark = pytest.mark.slow
@@ -127,7 +127,7 @@ def answering(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One server whose head deadline is far off, for the tests of what closes a connection
     before any deadline: its answer, or a refusal."""
     where = tmp_path_factory.mktemp("answered")
-    url = f"sqlite:///{where / 'answered.sqlite3'}"
+    url = migrated_sqlite(where / "answered.sqlite3")
     with serve(url, where / "answered.log", D100_HEADER_SECONDS=str(LONG_HEAD_SECONDS)) as base:
         yield base
 
@@ -140,7 +140,7 @@ def test_every_way_of_holding_a_connection_meets_a_deadline(
     before any deadline of its server's. Meanwhile the server answers others."""
     with contextlib.ExitStack() as stack:
         held_base = stack.enter_context(
-            serve(f"sqlite:///{tmp_path / 'held.sqlite3'}", tmp_path / "held.log",
+            serve(migrated_sqlite(tmp_path / "held.sqlite3"), tmp_path / "held.log",
                   D100_HEADER_SECONDS=str(HEAD_SECONDS), D100_BODY_SECONDS=str(BODY_SECONDS)))
         answered_base = answering
         kinds = attacks(b"Host: 127.0.0.1\r\n")

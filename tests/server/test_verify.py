@@ -17,7 +17,7 @@ from d100.server.app import create_app
 from tests.cli.conftest import d100
 
 from .forging import relinked
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import Api, Table
 
 
@@ -36,16 +36,11 @@ def played(api: Api) -> tuple[Table, str]:
     return table, pat
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def gm_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The GM's export of the table ``played`` once per database for the tests that read it
     or edit copies of it."""
-    if request.param == "sqlite":
-        url = migrated_sqlite(tmp_path_factory.mktemp("verify") / "d100.sqlite3")
-    else:
-        url = request.getfixturevalue("pg_url")
+    url = database_for(request, tmp_path_factory.mktemp("verify"))
     with TestClient(create_app(url)) as client:
         table, _ = played(Api(client))
         text: str = table.req("GET", "/log.jsonl", table.gm).text

@@ -25,7 +25,7 @@ from tests.cli.conftest import clean_error, d100
 from tests.conftest import depth
 
 from .forging import relinked, unchained
-from .services import migrated_sqlite
+from .services import DATABASES, database_for
 from .tablehelp import SHEETS, Api, Table
 
 Log = list[dict[str, Any]]
@@ -153,18 +153,13 @@ def luck_buyable(table: Table, token: str, character_id: str) -> dict[str, Any]:
 _PLAYED: dict[str, str] = {}  # the honest exports, by database: read, never edited
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="module", params=DATABASES)
 def honest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """Every member's export of one table played once per database for the whole test
     process (this module's, the chain's and the replay's tests): the forgeries edit copies,
     so one play serves them all."""
     if request.param not in _PLAYED:
-        if request.param == "sqlite":
-            url = migrated_sqlite(tmp_path_factory.mktemp("forgeries") / "d100.sqlite3")
-        else:
-            url = request.getfixturevalue("pg_url")
+        url = database_for(request, tmp_path_factory.mktemp("forgeries"))
         with TestClient(create_app(url)) as client:
             table, tokens = played(Api(client))
             exports = {who: export(table, token) for who, token in tokens.items()}

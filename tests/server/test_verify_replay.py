@@ -39,6 +39,12 @@ from .test_verify_forgeries import (
     revealed_seeds,
 )
 
+pytestmark = pytest.mark.sqlite_only(
+    "The replay is verify's, reading an export file. The exports themselves are made and "
+    "read on both databases by test_verify.py, test_verify_forgeries.py and "
+    "test_chain.py."
+)
+
 __all__ = ["honest", "logs"]  # the played table's exports, shared with the forgeries' tests
 WHOLE = ["dice", "target", "level", "outcome"]
 
