@@ -43,6 +43,19 @@ def d100(stream: str) -> Need:
     return Need(stream, 1, 100)
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A machine's own word that it draws ``count`` of one die (``need``) and ends on the lowest
+    (``lower``) or the highest value drawn, in a final state that holds the kept value and
+    nothing of the other dice (BRP4's bonus and penalty dice). ``final_weights`` then counts its
+    ends by how many draws keep each face, rather than die by die; each end is still the
+    machine's own, reached by its ``advance`` drawing that face ``count`` times."""
+
+    need: Need
+    count: int
+    lower: bool
+
+
 class Machine(Protocol[S]):
     def start(self) -> S: ...
 
@@ -245,6 +258,9 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
         return _sequence_weights(machine)
     if isinstance(machine, Repeat):
         return _repeat_weights(machine)
+    kept: Kept | None = getattr(machine, "kept", None)
+    if kept is not None:
+        return _kept_weights(machine, kept)
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
     finals: dict[S, int] = {}
@@ -278,6 +294,22 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
                 nxt[child] = nxt.get(child, 0) + n * share
         frontier = nxt
     return finals, denominator
+
+
+def _kept_weights(machine: Machine[S], kept: Kept) -> tuple[dict[S, int], int]:
+    """A ``Kept`` machine's ends: of the faces^count draws, (faces from v on)^count less (faces
+    past v)^count keep v, on the lowest side or the highest. The same finals and weights as
+    driving it die by die (``tests/test_work_budget.py``), in ``faces * count`` advances."""
+    low, high, n = kept.need.low, kept.need.high, kept.count
+    start, advance = machine.start(), machine.advance
+    finals: dict[S, int] = {}
+    for face in range(low, high + 1):
+        past = high - face if kept.lower else face - low  # faces a kept die beats
+        state = start
+        for _ in range(n):
+            state = advance(state, face)
+        finals[state] = finals.get(state, 0) + (past + 1) ** n - past**n
+    return finals, kept.need.faces**n
 
 
 def _sequence_weights(machine: Then[Any, Any]) -> tuple[dict[Any, int], int]:

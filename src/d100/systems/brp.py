@@ -28,7 +28,7 @@ from ..declarations import (
 from ..dice import read_digits, show_roll, show_span
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, read, validate
-from ..machine import Given, Machine, Need, Repeat, Then, d100
+from ..machine import Given, Kept, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
@@ -335,6 +335,11 @@ class Attempt:
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
         self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
+        # k whole d100s, the lowest or highest kept: enumerated by counting the draws that keep
+        # each value (machine.Kept)
+        self.kept = (
+            Kept(self._need, self.count, self.lower) if self.count > 1 and not self.tens else None
+        )
         self._ends: tuple[tuple[int, int], ...] | None = None  # ``tens_ends``, when first read
 
     def start(self) -> tuple[int, int]:
