@@ -3,7 +3,7 @@ bonus/penalty dice, aiming, Luck (BRP1-BRP8)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import repeat
@@ -506,12 +506,10 @@ class Brp(Declared):
 
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
         attempt, attempts, given = self._side(check, "")
-        e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
-        critical, special = thresholds(e, rounding)
         return Plan(
             machine=attempts,
             given=given,
-            outcome=lambda s: banded(s[1][1], critical, special, e),
+            outcome=_outcome(check),
             build=lambda s, rec: self._result(check, attempt, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
             cost=_cost(attempt, check),
@@ -679,6 +677,13 @@ def _beats(rounding: str, x: tuple[int, int], y: tuple[int, int]) -> tuple[Winne
     )
 
 
+def _outcome(check: BrpCheck) -> Callable[[Any], str]:
+    """BRP3: a final state's level by its kept die, the thresholds worked out once."""
+    e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
+    critical, special = thresholds(e, rounding)
+    return lambda s: banded(s[1][1], critical, special, e)
+
+
 def _cuts(check: BrpCheck) -> tuple[int, ...]:
     """BRP3: the kept dice after which ``banded`` may name another level."""
     e = check.effective
@@ -754,6 +759,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
         reading=lambda s: s[1][1],  # a final state's kept die
         cuts=_cuts,
+        outcome=_outcome,
     ),
     sides_stand_alone=True,
 )
