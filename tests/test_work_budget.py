@@ -131,3 +131,17 @@ def test_the_budget_refusal_over_http(monkeypatch: pytest.MonkeyPatch, tmp_path:
         r = client.post("/api/odds", json=EXPENSIVE)
     assert r.status_code == 422
     assert "bonus_dice" in json.dumps(r.json()) and "too much work" in r.text
+
+
+@pytest.mark.parametrize("net", [-2, -1, 0, 2])
+def test_c7_3_a_pool_hands_over_its_table_as_advance_reads_it(net: int) -> None:
+    """CoC7's tens pool enumerated from the table its ``advance`` looks draws up in: every
+    face's state as ``advance`` gives it, and the same ends as driving it face by face."""
+    from d100.systems.coc7_check import _attempt, _pool_machine
+
+    pool = _pool_machine(_attempt(net, "dice"))
+    need = pool.need(pool.start())
+    assert need is not None
+    faces = range(need.low, need.high + 1)
+    assert list(pool.every_face(pool.start())) == [pool.advance(0, v) for v in faces]
+    assert final_weights(pool) == final_weights(DieByDie(pool))  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ code that resolves a roll and stay small however many dice are involved.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
@@ -265,6 +265,9 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
     denominator = 1
     finals: dict[S, int] = {}
     need_of, advance = machine.need, machine.advance  # bound once: this loop is the hot path
+    # a machine that looks a draw up in a table may hand over the table: its every face's
+    # state in order, the very states ``advance`` reads from it
+    every_face: Callable[[S], Iterable[S]] | None = getattr(machine, "every_face", None)
     while frontier:
         pending: list[tuple[S, int, Need]] = []
         for state, weight in frontier.items():
@@ -288,6 +291,9 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
         for share, group in by_share.items():
             children: Counter[S] = Counter()
             for state, need in group:
+                if every_face is not None:
+                    children.update(every_face(state))
+                    continue
                 faces = range(need.low, need.high + 1)
                 children.update(map(advance, repeat(state, len(faces)), faces))
             for child, n in children.items():

@@ -10,7 +10,7 @@ subtracting earlier Luck from the pushed roll cannot arise), and none is spent a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -335,6 +335,13 @@ class Pool:
 
     def advance(self, state: int, value: int) -> int:
         return value if self._kept is None else self._kept[value]
+
+    def every_face(self, state: int) -> Sequence[int]:
+        """``advance`` of the one draw's every face, in order: the table it reads."""
+        if self._kept is not None:
+            return self._kept
+        assert self._need is not None  # a pool's start waits for its draw
+        return range(self._need.low, self._need.high + 1)
 
 
 # A final state: the kept die, or (pushes taken, kept die, True) where a push may follow
