@@ -151,6 +151,28 @@ def test_a_chart_refuses_no_pair_of_bounds_and_checks_a_skill_given(api: Api) ->
         assert "skill" not in variant.get("required", ()), variant["title"]
 
 
+def test_a_chart_s_bounds_are_skills_its_system_takes_as_described(api: Api) -> None:
+    """A chart's low and high past the highest skill its system takes (Taking Chances' 100)
+    are stated by the description and refused naming the bound; a system taking skills to
+    1000 is charted that far, and its description says no less (the fuzzer's low of 128)."""
+    client = api.client
+    described = fits(DESCRIBED["components"]["schemas"]["Chart"])
+    for bound in ("low", "high"):
+        body = {"request": {"system": "chances", "risk": 0}, "low": 90, bound: 128}
+        assert not described.is_valid(body), body
+        refused = client.post("/api/odds/chart", json=body)
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert (error["field"], error["value"]) == (bound, 128), error
+        assert "0..100" in error["allowed"]
+    kept = {"request": {"system": "chances", "risk": 0}, "low": 90, "high": 100}
+    assert described.is_valid(kept)
+    assert [p["skill"] for p in client.post("/api/odds/chart", json=kept).json()] == [90, 95, 100]
+    far = {"request": {"system": "brp"}, "low": 128, "high": 1000, "step": 400}
+    assert described.is_valid(far)
+    assert [p["skill"] for p in client.post("/api/odds/chart", json=far).json()] == [128, 528, 928]
+
+
 def _odds_schema() -> jsonschema.protocols.Validator:
     op = DESCRIBED["paths"]["/api/odds"]["post"]
     return fits(op["requestBody"]["content"]["application/json"]["schema"])
