@@ -226,3 +226,26 @@ def test_a_query_parameter_no_route_takes_is_refused_naming_it(api: Api) -> None
     assert r.json()["error"]["field"] == "afterr" and "after" in r.json()["error"]["allowed"]
     assert table.req("GET", "/events?after=0", table.gm).status_code == 200
     assert api.client.get("/api/systems?x=1").status_code == 422
+
+
+def test_a_sheet_within_its_characters_but_over_the_byte_cap_is_the_described_413(
+    api: Api,
+) -> None:
+    """A sheet's schema counts characters (20,000), the guard a body's bytes (64 KiB): a sheet
+    of 20,000 escaped characters fits the one and not the other, so its 413 is described,
+    saying the cap is on bytes (the fuzzer's schema-violating sheets met it first)."""
+    import json
+
+    from d100.server.guard import Limits
+
+    table = api.table()
+    sheet = "é" * 20_000
+    body = json.dumps({"sheet": sheet}).encode()  # escaped: six bytes a character
+    assert len(body) > Limits().body_bytes
+    schema = DESCRIBED["paths"]["/api/tables/{table_id}/characters"]["post"]
+    fits(schema["requestBody"]["content"]["application/json"]["schema"]).validate({"sheet": sheet})
+    refused = table.req(
+        "POST", "/characters", table.gm, content=body, headers={"content-type": "application/json"}
+    )
+    assert refused.status_code == 413 and refused.json()["error"]["field"] == "body"
+    assert "bytes" in schema["responses"]["413"]["description"]
