@@ -20,15 +20,16 @@ def best(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
 
 
 def best_each(fns: dict[str, Callable[[], Any]], repeat: int = 1) -> dict[str, float]:
-    """The best wall time of each function over ``repeat`` rounds, the functions taking turns
-    within each round: a neighbour's burst of work then falls on all of them alike, not on
-    whichever happened to be timed during it."""
+    """The least CPU time of this process (``time.process_time``) each function took over
+    ``repeat`` rounds, the functions taking turns within each round: CPU time leaves out the
+    waits for a shared machine's other work, and a neighbour's burst of it (its cache misses)
+    then falls on all of them alike, not on whichever happened to be timed during it."""
     times = dict.fromkeys(fns, float("inf"))
     for _ in range(repeat):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = time.process_time()
             fn()
-            times[name] = min(times[name], time.perf_counter() - start)
+            times[name] = min(times[name], time.process_time() - start)
     return times
 
 

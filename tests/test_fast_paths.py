@@ -477,3 +477,23 @@ def test_g4_declared_cuts_hold_on_every_final_state(system: str) -> None:
         assert all(len(levels) == 1 for levels in spans.values()), (data, cuts, spans)
         seen.add(data["system"])
     assert seen == {system}
+
+
+@pytest.mark.parametrize("system", CUT_SYSTEMS)
+def test_g4_a_declared_outcome_names_every_final_state_as_the_plan_does(system: str) -> None:
+    """``FastPath.outcome`` spares the fast path building a plan to name a check's states: on
+    every final state of every check the cut tests ask, it names what the plan's names."""
+    from d100.machine import final_weights
+
+    named = 0
+    for data in (d for d in _cut_requests() if d["system"] == system):
+        check = d100.parse(data)
+        fast = tallies.system_of(check).declares.fast
+        assert fast is not None and fast.outcome is not None, data
+        if fast.shape(check) is None:
+            continue
+        plan, outcome = tallies.plan_of(check), fast.outcome(check)
+        for state in final_weights(plan.machine)[0]:
+            assert outcome(state) == plan.outcome(state), (data, state)
+            named += 1
+    assert named

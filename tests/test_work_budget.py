@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from collections import Counter
 from fractions import Fraction
 from itertools import product
 
@@ -17,6 +18,7 @@ import d100
 from d100 import tallies
 from d100.errors import TooMuchWork
 from d100.machine import Repeat, final_weights
+from d100.systems import brp
 from d100.systems.common import Roll
 from tests.helpers import EXPENSIVE
 
@@ -55,6 +57,36 @@ def test_brp7_repeat_equals_the_chain_enumerated_die_by_die() -> None:
     as_chain = {(s[0], s[1]): Fraction(w, e) for s, w in fast.items()}
     assert as_chain == {k: Fraction(w, d) for k, w in chain.items()}
     assert sum(as_chain.values()) == 1
+
+
+class DieByDie:
+    """A machine as it is, without its ``Kept`` word: enumerated one die at a time."""
+
+    def __init__(self, machine: object) -> None:
+        self.start = machine.start  # type: ignore[attr-defined]
+        self.need = machine.need  # type: ignore[attr-defined]
+        self.advance = machine.advance  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("net", [-2, -1, 1, 2])
+def test_brp4_kept_dice_counted_as_driven_die_by_die_and_by_brute_force(net: int) -> None:
+    """machine.Kept's count of a BRP bonus (lowest kept) or penalty (highest) pool against
+    driving the attempt face by face, and against every draw of the dice listed (rule: BRP4)."""
+    attempt = brp._attempt(net, "d100", "dice")
+    assert attempt.kept is not None
+    fast, d = final_weights(attempt)
+    slow, e = final_weights(DieByDie(attempt))  # type: ignore[arg-type]
+    assert d == e == 100 ** (abs(net) + 1) and fast == slow
+    if abs(net) == 1:
+        pick = min if net > 0 else max
+        brute = Counter((-1, pick(a, b)) for a, b in product(range(1, 101), repeat=2))
+        assert fast == dict(brute)
+
+
+def test_brp4_tens_pools_and_one_die_are_not_kept_pools() -> None:
+    """The tens method reads its dice over one units die: not ``count`` independent d100s."""
+    assert brp._attempt(2, "tens", "dice").kept is None
+    assert brp._attempt(0, "d100", "dice").kept is None
 
 
 def test_every_plan_knows_its_cost_and_the_budget_refuses_at_once(
@@ -99,3 +131,17 @@ def test_the_budget_refusal_over_http(monkeypatch: pytest.MonkeyPatch, tmp_path:
         r = client.post("/api/odds", json=EXPENSIVE)
     assert r.status_code == 422
     assert "bonus_dice" in json.dumps(r.json()) and "too much work" in r.text
+
+
+@pytest.mark.parametrize("net", [-2, -1, 0, 2])
+def test_c7_3_a_pool_hands_over_its_table_as_advance_reads_it(net: int) -> None:
+    """CoC7's tens pool enumerated from the table its ``advance`` looks draws up in: every
+    face's state as ``advance`` gives it, and the same ends as driving it face by face."""
+    from d100.systems.coc7_check import _attempt, _pool_machine
+
+    pool = _pool_machine(_attempt(net, "dice"))
+    need = pool.need(pool.start())
+    assert need is not None
+    faces = range(need.low, need.high + 1)
+    assert list(pool.every_face(pool.start())) == [pool.advance(0, v) for v in faces]
+    assert final_weights(pool) == final_weights(DieByDie(pool))  # type: ignore[arg-type]

@@ -248,6 +248,8 @@ class FastPath:
     * ``key(check)``: everything the plan's ``outcome`` reads from such a check;
     * ``luck_key(check)``: everything the plan's ``luck_spent`` reads, None where it spends none;
     * ``ranking(contest)``: a contest as an ordering of each side's result, or None;
+    * ``outcome(check)``: the very function the check's plan names its final states with
+      (``Plan.outcome``), made without building the plan, or None: the plan's is used;
     * ``reading(state)``: a number a final state shows (its kept die, say), and
       ``cuts(check)``: the readings after which the check's outcome may change, or None. The
       outcome is then the same for every final state whose reading lies in one span between
@@ -262,6 +264,7 @@ class FastPath:
     ranking: Callable[[Any], RankedContest | None] | None = None
     reading: Callable[[Any], int] | None = None
     cuts: Callable[[Any], Iterable[int] | None] | None = None
+    outcome: Callable[[Any], Callable[[Any], str]] | None = None
 
     def __post_init__(self) -> None:
         if (self.reading is None) != (self.cuts is None):

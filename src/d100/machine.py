@@ -11,7 +11,7 @@ code that resolves a roll and stay small however many dice are involved.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
@@ -41,6 +41,19 @@ class Need:
 
 def d100(stream: str) -> Need:
     return Need(stream, 1, 100)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A machine's own word that it draws ``count`` of one die (``need``) and ends on the lowest
+    (``lower``) or the highest value drawn, in a final state that holds the kept value and
+    nothing of the other dice (BRP4's bonus and penalty dice). ``final_weights`` then counts its
+    ends by how many draws keep each face, rather than die by die; each end is still the
+    machine's own, reached by its ``advance`` drawing that face ``count`` times."""
+
+    need: Need
+    count: int
+    lower: bool
 
 
 class Machine(Protocol[S]):
@@ -245,10 +258,16 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
         return _sequence_weights(machine)
     if isinstance(machine, Repeat):
         return _repeat_weights(machine)
+    kept: Kept | None = getattr(machine, "kept", None)
+    if kept is not None:
+        return _kept_weights(machine, kept)
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
     finals: dict[S, int] = {}
     need_of, advance = machine.need, machine.advance  # bound once: this loop is the hot path
+    # a machine that looks a draw up in a table may hand over the table: its every face's
+    # state in order, the very states ``advance`` reads from it
+    every_face: Callable[[S], Iterable[S]] | None = getattr(machine, "every_face", None)
     while frontier:
         pending: list[tuple[S, int, Need]] = []
         for state, weight in frontier.items():
@@ -272,12 +291,31 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
         for share, group in by_share.items():
             children: Counter[S] = Counter()
             for state, need in group:
+                if every_face is not None:
+                    children.update(every_face(state))
+                    continue
                 faces = range(need.low, need.high + 1)
                 children.update(map(advance, repeat(state, len(faces)), faces))
             for child, n in children.items():
                 nxt[child] = nxt.get(child, 0) + n * share
         frontier = nxt
     return finals, denominator
+
+
+def _kept_weights(machine: Machine[S], kept: Kept) -> tuple[dict[S, int], int]:
+    """A ``Kept`` machine's ends: of the faces^count draws, (faces from v on)^count less (faces
+    past v)^count keep v, on the lowest side or the highest. The same finals and weights as
+    driving it die by die (``tests/test_work_budget.py``), in ``faces * count`` advances."""
+    low, high, n = kept.need.low, kept.need.high, kept.count
+    start, advance = machine.start(), machine.advance
+    finals: dict[S, int] = {}
+    for face in range(low, high + 1):
+        past = high - face if kept.lower else face - low  # faces a kept die beats
+        state = start
+        for _ in range(n):
+            state = advance(state, face)
+        finals[state] = finals.get(state, 0) + (past + 1) ** n - past**n
+    return finals, kept.need.faces**n
 
 
 def _sequence_weights(machine: Then[Any, Any]) -> tuple[dict[Any, int], int]:

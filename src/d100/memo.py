@@ -44,10 +44,13 @@ class Memo(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            items = self._items
+            before = len(items)
+            items[key] = value  # a new key goes last: hashed once, as a cold request's is
+            if len(items) == before:
+                items.move_to_end(key)
+            while len(items) > self.size:
+                items.popitem(last=False)
         return value
 
     def __contains__(self, key: object) -> bool:

@@ -42,10 +42,10 @@ def frozen(value: Any) -> Any:
     if kind in _ATOMS:
         return value
     if kind is list or kind is tuple:
-        return tuple([v if type(v) in _ATOMS else frozen(v) for v in value])
+        return tuple([v if type(v) in _ATOMS else frozen(v) for v in value]) if value else ()
     if kind is dict or isinstance(value, Mapping):
-        return MappingProxyType(
-            {k: v if type(v) in _ATOMS else frozen(v) for k, v in value.items()}
+        return MappingProxyType(  # a request's many empty lists made () without a call each
+            {k: v if type(v) in _ATOMS else () if v == [] else frozen(v) for k, v in value.items()}
         )
     if isinstance(value, list | tuple):
         return tuple(frozen(v) for v in value)

@@ -156,6 +156,28 @@ def test_a_chart_refuses_no_pair_of_bounds_and_checks_a_skill_given(api: Api) ->
         assert "skill" not in variant.get("required", ()), variant["title"]
 
 
+def test_a_chart_s_bounds_are_skills_its_system_takes_as_described(api: Api) -> None:
+    """A chart's low and high past the highest skill its system takes (Taking Chances' 100)
+    are stated by the description and refused naming the bound; a system taking skills to
+    1000 is charted that far, and its description says no less (the fuzzer's low of 128)."""
+    client = api.client
+    described = fits(DESCRIBED["components"]["schemas"]["Chart"])
+    for bound in ("low", "high"):
+        body = {"request": {"system": "chances", "risk": 0}, "low": 90, bound: 128}
+        assert not described.is_valid(body), body
+        refused = client.post("/api/odds/chart", json=body)
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert (error["field"], error["value"]) == (bound, 128), error
+        assert "0..100" in error["allowed"]
+    kept = {"request": {"system": "chances", "risk": 0}, "low": 90, "high": 100}
+    assert described.is_valid(kept)
+    assert [p["skill"] for p in client.post("/api/odds/chart", json=kept).json()] == [90, 95, 100]
+    far = {"request": {"system": "brp"}, "low": 128, "high": 1000, "step": 400}
+    assert described.is_valid(far)
+    assert [p["skill"] for p in client.post("/api/odds/chart", json=far).json()] == [128, 528, 928]
+
+
 def _odds_schema() -> jsonschema.protocols.Validator:
     op = DESCRIBED["paths"]["/api/odds"]["post"]
     return fits(op["requestBody"]["content"]["application/json"]["schema"])
@@ -209,3 +231,26 @@ def test_a_query_parameter_no_route_takes_is_refused_naming_it(api: Api) -> None
     assert r.json()["error"]["field"] == "afterr" and "after" in r.json()["error"]["allowed"]
     assert table.req("GET", "/events?after=0", table.gm).status_code == 200
     assert api.client.get("/api/systems?x=1").status_code == 422
+
+
+def test_a_sheet_within_its_characters_but_over_the_byte_cap_is_the_described_413(
+    api: Api,
+) -> None:
+    """A sheet's schema counts characters (20,000), the guard a body's bytes (64 KiB): a sheet
+    of 20,000 escaped characters fits the one and not the other, so its 413 is described,
+    saying the cap is on bytes (the fuzzer's schema-violating sheets met it first)."""
+    import json
+
+    from d100.server.guard import Limits
+
+    table = api.table()
+    sheet = "é" * 20_000
+    body = json.dumps({"sheet": sheet}).encode()  # escaped: six bytes a character
+    assert len(body) > Limits().body_bytes
+    schema = DESCRIBED["paths"]["/api/tables/{table_id}/characters"]["post"]
+    fits(schema["requestBody"]["content"]["application/json"]["schema"]).validate({"sheet": sheet})
+    refused = table.req(
+        "POST", "/characters", table.gm, content=body, headers={"content-type": "application/json"}
+    )
+    assert refused.status_code == 413 and refused.json()["error"]["field"] == "body"
+    assert "bytes" in schema["responses"]["413"]["description"]

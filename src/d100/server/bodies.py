@@ -220,6 +220,10 @@ class Assist(Body):
 
 
 class Chart(Body):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra=calculator.chart_bounds
+    )
+
     request: Annotated[Options, Field(json_schema_extra=calculator.chart_request_schema())]
     low: Int = Field(default=0, ge=0, le=1000)
     high: Int = Field(

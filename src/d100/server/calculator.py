@@ -186,15 +186,51 @@ def _charted(rule: dict[str, Any]) -> dict[str, Any]:
 def chart_skills(request: Mapping[str, Any], low: int, high: int, step: int) -> list[int]:
     """The skills a chart has points at, from ``low`` by ``step`` up to ``high`` and at most
     ``MAX_POINTS`` of them (none where ``high`` is below ``low``): those past are left out,
-    as the answer's points say, so no pair of bounds is refused. The request is a check's,
-    checked as one at ``low`` (or at a skill it gives, which each point then replaces)."""
+    as the answer's points say. The request is a check's, checked as one at ``low`` (or at a
+    skill it gives, which each point then replaces); ``low`` and ``high`` are skills its
+    system takes (``chart_bounds``), a refusal naming the bound."""
     if is_contest(request):
         raise bad("request", "a contest", "a check", "the chart varies one check's skill")
-    try:
-        parse({VARIED: low, **request})
-    except D100Error as err:
-        raise invalid(err, "request") from None
+    if VARIED in request:  # a skill it gives is held to its field, though each point replaces it
+        _check_at(request, request[VARIED], "request")
+    _check_at(request, low, "low")
+    if high >= low:  # else no points: nothing is charted at it
+        _check_at(request, high, "high")
     return list(range(low, high + 1, step))[:MAX_POINTS]
+
+
+def _check_at(request: Mapping[str, Any], skill: Any, bound: str) -> None:
+    """The request, checked as a check at ``skill``: its skill refused names ``bound``."""
+    try:
+        parse({**request, VARIED: skill})
+    except D100Error as err:
+        if err.field == VARIED and bound != "request":
+            raise invalid(err.at(bound)) from None
+        raise invalid(err, "request") from None
+
+
+def chart_bounds(schema: dict[str, Any]) -> None:
+    """A chart's ``low`` and ``high`` are skills: at most the highest skill its request's
+    system takes (where that is below the chart's own bound), stated in its JSON Schema."""
+    rules = []
+    for s in REGISTRY:
+        field = next((f for f in s.check_fields if f.name == VARIED), None)
+        most = None if field is None else field.high
+        if most is None or most >= schema["properties"]["high"]["maximum"]:
+            continue
+        rules.append(
+            {
+                "if": {
+                    "properties": {"request": {"properties": {"system": {"const": s.name}}}},
+                    "required": ["request"],
+                },
+                "then": {
+                    "properties": {"low": {"maximum": most}, "high": {"maximum": most}},
+                },
+            }
+        )
+    if rules:
+        schema["allOf"] = rules
 
 
 def chart_points(

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .guard import Limits
+
 
 class ErrorDetail(BaseModel):
     model_config = ConfigDict(extra="allow")  # a budget refusal adds its cost and budget
@@ -31,7 +33,8 @@ STATUSES = {
     404: "no such table, member, character, roll or call",
     408: "the request was too slow to arrive",
     409: "the table's state does not allow it now",
-    413: "the request is too large",
+    413: f"the request is too large: its body over {Limits().body_bytes} bytes (a text field's"
+    " length in characters does not bound its bytes: escaped, a character may take 12)",
     422: "a field out of its type, range or choices",
     429: "too many requests (Retry-After says when to try again)",
     503: "the database is busy (Retry-After)",

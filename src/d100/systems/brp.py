@@ -3,7 +3,7 @@ bonus/penalty dice, aiming, Luck (BRP1-BRP8)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import repeat
@@ -28,7 +28,7 @@ from ..declarations import (
 from ..dice import read_digits, show_roll, show_span
 from ..errors import D100Error, DiceError, RuleRefusal
 from ..fields import BIG, Field, read, validate
-from ..machine import Given, Machine, Need, Repeat, Then, d100
+from ..machine import Given, Kept, Machine, Need, Repeat, Then, d100
 from ..memo import memoised
 from ..results import CheckResult, ContestResult, Winner, check_data, contest_data
 from ..system import Declared, Plan, Record
@@ -336,6 +336,11 @@ class Attempt:
         self.count = abs(check.net_dice) + 1
         self.tens = check.house_rules.bonus_dice_method == "tens" and self.count > 1
         self._need = Need(stream, 0, 10 ** (self.count + 1) - 1) if self.tens else d100(stream)
+        # k whole d100s, the lowest or highest kept: enumerated by counting the draws that keep
+        # each value (machine.Kept)
+        self.kept = (
+            Kept(self._need, self.count, self.lower) if self.count > 1 and not self.tens else None
+        )
         self._ends: tuple[tuple[int, int], ...] | None = None  # ``tens_ends``, when first read
 
     def start(self) -> tuple[int, int]:
@@ -502,12 +507,10 @@ class Brp(Declared):
 
     def check_plan(self, check: BrpCheck) -> Plan[Any, CheckResult]:
         attempt, attempts, given = self._side(check, "")
-        e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
-        critical, special = thresholds(e, rounding)
         return Plan(
             machine=attempts,
             given=given,
-            outcome=lambda s: banded(s[1][1], critical, special, e),
+            outcome=_outcome(check),
             build=lambda s, rec: self._result(check, attempt, s, rec),
             luck_spent=lambda s: luck_cost(check, s[0]),
             cost=_cost(attempt, check),
@@ -675,6 +678,13 @@ def _beats(rounding: str, x: tuple[int, int], y: tuple[int, int]) -> tuple[Winne
     )
 
 
+def _outcome(check: BrpCheck) -> Callable[[Any], str]:
+    """BRP3: a final state's level by its kept die, the thresholds worked out once."""
+    e, rounding = check.effective, check.house_rules.threshold_rounding  # read once
+    critical, special = thresholds(e, rounding)
+    return lambda s: banded(s[1][1], critical, special, e)
+
+
 def _cuts(check: BrpCheck) -> tuple[int, ...]:
     """BRP3: the kept dice after which ``banded`` may name another level."""
     e = check.effective
@@ -750,6 +760,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
         reading=lambda s: s[1][1],  # a final state's kept die
         cuts=_cuts,
+        outcome=_outcome,
     ),
     sides_stand_alone=True,
     development=brp_experience.BRP,  # XP-1: the experience roll

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
@@ -472,11 +472,10 @@ class Chances(Declared):
 
     def check_plan(self, check: ChancesCheck) -> Plan[Any, CheckResult]:
         risk = check.total_risk
-        factors = check.factors  # added up once for the plan, not once per state
         return Plan(
             machine=self._machine(check, ""),
             given=self._given(check, ""),
-            outcome=partial(_state_degree, factors - risk),
+            outcome=_outcome(check),
             build=lambda s, rec: self._result(
                 check, "", s, rec, risk, degree(self._total(check, s) - risk)
             ),
@@ -613,6 +612,11 @@ def _state_degree(margin: int, state: Any) -> Level:
     risk, written out, so that a plan names every state in two calls (through ``partial``)."""
     _, helped, luck = state
     return degree(luck + margin + FACTOR * helped)
+
+
+def _outcome(check: ChancesCheck) -> Callable[[Any], Level]:
+    """A check's final states named (CH4), the factors less the risk added up once."""
+    return partial(_state_degree, check.factors - check.total_risk)
 
 
 def _sum(
@@ -823,6 +827,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
         reading=lambda s: s[2],  # a final state's luck
         cuts=_cuts,
+        outcome=_outcome,
     ),
 )
 Chances.declares = DECLARATION

@@ -45,6 +45,7 @@ from .coc7_check import (
     ladder_of,
     one_roll,
     one_roll_bands,
+    outcome_of,
     parse_check,
     plan_of,
 )
@@ -438,6 +439,7 @@ DECLARATION = Declaration(
         ranking=ranking,
         reading=_kept,
         cuts=_cuts,
+        outcome=outcome_of,
     ),
     commands=commands,
     actions=ACTIONS,

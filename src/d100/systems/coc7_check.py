@@ -10,7 +10,7 @@ subtracting earlier Luck from the pushed roll cannot arise), and none is spent a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -336,6 +336,13 @@ class Pool:
     def advance(self, state: int, value: int) -> int:
         return value if self._kept is None else self._kept[value]
 
+    def every_face(self, state: int) -> Sequence[int]:
+        """``advance`` of the one draw's every face, in order: the table it reads."""
+        if self._kept is not None:
+            return self._kept
+        assert self._need is not None  # a pool's start waits for its draw
+        return range(self._need.low, self._need.high + 1)
+
 
 # A final state: the kept die, or (pushes taken, kept die, True) where a push may follow
 Final = int | tuple[int, int, bool]
@@ -459,6 +466,19 @@ def _banded_kept(fumbles: int, extreme: int, hard: int, target: int, kept: int) 
     return banded(kept, fumbles, extreme, hard, target)
 
 
+def outcome_of(check: Coc7Check) -> Callable[[Any], str]:
+    """The naming of a check's final states, as its plan (``plan_of``) names them."""
+    cut = one_roll_bands(check)
+    if cut is not None:
+        return partial(_banded_kept, *cut)
+    return _named(table_of(check), check.push)
+
+
+def _named(tab: Table, pushing: bool) -> Callable[[Any], str]:
+    """Without a push a final state is the kept die: one lookup names it (and its Luck)."""
+    return tab.outcome if pushing else tab.first.__getitem__
+
+
 def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
     stream = dice_stream(where)
     attempt = attempt_of(check, stream)
@@ -467,18 +487,17 @@ def plan_of(check: Coc7Check, where: str = "") -> Plan[Any, CheckResult]:
         return Plan(
             machine=machine_of(check, attempt),
             given=given_of(check, attempt, stream),
-            outcome=partial(_banded_kept, *cut),
+            outcome=partial(_banded_kept, *cut),  # as ``outcome_of``
             build=lambda s, rec: result(check, attempt, s, rec, side=False),
             cost=attempt.cost,
             dear="bonus_dice",
         )
     tab = table_of(check)
-    # Without a push a final state is the kept die: one lookup names it (and its Luck)
     pushing = check.push
     return Plan(
         machine=machine_of(check, attempt),
         given=given_of(check, attempt, stream),
-        outcome=tab.outcome if pushing else tab.first.__getitem__,
+        outcome=_named(tab, pushing),
         build=lambda s, rec: result(check, attempt, s, rec, side=False),
         cost=attempt.cost * (2 if check.push else 1),
         dear="bonus_dice",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, get_args
@@ -240,12 +240,10 @@ class OpenQuest(Declared):
         )
 
     def check_plan(self, check: OpenQuestCheck) -> Plan[Any, CheckResult]:
-        master = check.master
-        modified = _modified(check)  # worked out once for the plan, not once per state
         return Plan(
             machine=self._machine(check, "", not check.master),
             given=_given(check, ""),
-            outcome=partial(_state_level, modified, master),
+            outcome=_outcome(check),
             build=lambda s, rec: self._result(check, "", s, rec, check.master),
             cost=_cost(check),
             dear="assist",
@@ -304,6 +302,11 @@ def _cost(check: OpenQuestCheck) -> int:
 def _modified(check: OpenQuestCheck) -> tuple[int, int]:
     """The modified skill without and with a successful assist (OQ2, OQ11)."""
     return check.modified(False), check.modified(True)
+
+
+def _outcome(check: OpenQuestCheck) -> Callable[[Any], Level]:
+    """A check's final states named (OQ4), its modified skill worked out once, not per state."""
+    return partial(_state_level, _modified(check), check.master)
 
 
 def _state_level(modified: tuple[int, int], master: bool, state: Any) -> Level:
@@ -496,6 +499,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
         reading=lambda s: s[2],  # a final state's roll (0: a master does not roll)
         cuts=_cuts,
+        outcome=_outcome,
     ),
 )
 OpenQuest.declares = DECLARATION

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -258,6 +258,11 @@ def _state_level(critical: int, special: int, success: int, fumble_from: int, ro
     return _level(roll, critical, special, success, fumble_from)
 
 
+def _named(j: Any) -> Callable[[int], Level]:
+    """RQ-1, RQ-2: a judged check's final states named by the bands of its chance."""
+    return partial(_state_level, *bands(j.chance)) if j.rolls else _no_roll
+
+
 def _no_roll(state: int) -> Level:
     """A check that does not roll fails (``named``)."""
     return "failure"
@@ -482,7 +487,7 @@ class Rqg(Declared):
         return Plan(
             machine=_machine(j, stream),
             given=given(stream, check.dice),
-            outcome=partial(_state_level, *bands(j.chance)) if j.rolls else _no_roll,
+            outcome=_named(j),
             build=lambda s, rec: self._result(check, j, s, rec, stream, 0),
             cost=100,
         )
@@ -637,6 +642,7 @@ DECLARATION = Declaration(
         ranking=_ranking,
         reading=lambda s: s,  # a final state is the roll (0: a check that does not roll)
         cuts=_cuts,
+        outcome=lambda c: _named(c.judge()),
     ),
     commands=commands,
     levels=LEVEL_SPECS,
