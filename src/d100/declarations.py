@@ -633,6 +633,9 @@ class FollowUp:
     # what it gives, exactly, where that is more than a chance of success: Luck on an attack
     # made (C7-4), the damage dealt after it beside the damage now (``coc7_attack_luck``)
     gives: Mapping[str, Any] | None = None
+    # the Luck the sheet must hold to take it, where more than it spends (C7-4: more than the
+    # cost); None: its cost
+    needs: int | None = None
 
     def draws(self) -> bool:
         return "dice" not in self.request

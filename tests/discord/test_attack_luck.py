@@ -52,6 +52,8 @@ def test_c7_4_r_attacks_a_character_named_and_offers_luck_on_it_as_buttons(
         shown = said(discord.post(client, r("Alice", "brawl", words, user=PLAYER, name="Pat")))
         card = fields(shown)
         assert "against the defender (dodge)" in card["Roll"] and "25" not in card["Roll"]
+        # the channel's post offers nothing: each offer bounds Alice's Luck (her sheet's)
+        assert "On offer" not in card and not shown.get("components"), shown
         drained(client, endpoint)
         offers = [b for b in bodies(posted) if b.get("components")]
         posted.reset()

@@ -317,7 +317,9 @@ def decide(viewer: Viewer, event: Event | Logged, logged: Entry | None = None) -
             viewer, logged.defender.character.member_id
         )
         withheld = ((ACTOR,) if kept else ()) + ((OPPONENT,) if faced else ())
-        return Decision(event.seq, seen, own_blind, withheld)
+        # its offers of Luck bound the roller's (each is offered while the sheet holds more)
+        offers = reads_sheet(viewer, owner)
+        return Decision(event.seq, seen, own_blind, withheld, (), offers)
     if isinstance(logged, CharacterChanged):  # a sheet: its readers'
         kept = logged.sheet is not None and not reads_sheet(viewer, logged.character.member_id)
         return Decision(event.seq, seen, own_blind, (SHEET,) if kept else ())
@@ -422,6 +424,10 @@ def declared_view(view: dict[str, Any], decision: Decision) -> dict[str, Any]:
     reading = view.pop("reading", None)
     if not decision.withheld:
         return view if reading is None else view | {"view": reading}
+    if OPPONENT in decision.withheld and isinstance(view.get("defender"), dict):
+        # the skill as the defender's sheet names it (a prefix typed, "f", read as "fighting
+        # (brawl)"): the sheet's own words, its readers' only
+        view["defender"] = {"character": view["defender"]["character"]}
     if ACTOR not in decision.withheld:  # the defender's side only: the reading kept for it
         return _defender_kept(view, reading)
     # the words go too: they are the request as typed (a damage bonus, db=+1d4, tells the NPC's

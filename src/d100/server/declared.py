@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import declared, development, expressions, quick, sanity, sanity_form, sheets
+from .. import declared, development, expressions, quick, sanity, sanity_form, sheets, tallies
 from ..declarations import WordRoll, WordRolled
 from ..declared import Asked
 from ..development import DevelopmentRequest
@@ -41,7 +41,7 @@ from .access import (
 )
 from .action_cards import action_card
 from .calculator import CHEAP
-from .errors import bad, conflict, invalid, renamed
+from .errors import ApiError, bad, conflict, invalid, renamed
 from .events import append, get_table, lock_table
 from .gametables import draw
 from .models import BlindRoll, Character, Event, GameTable
@@ -191,7 +191,15 @@ def facing(
                 f"{target.name}'s sheet does not give it",
             ) from None
         raise invalid(err, "words") from None
-    return Asked(found.action.name, request, found.action, faced=Faced(target, skill))
+    made = Asked(found.action.name, request, found.action, faced=Faced(target, skill))
+    if not editor and made.cost() > tallies.BUDGET:  # its refusal would name the sheet's cost
+        raise bad(
+            "defender.character_id",
+            target.id,
+            f"words whose odds, with what {target.name}'s sheet gives, are within the budget",
+            "too much work",
+        )
+    return made
 
 
 def preview(session: Session, viewer: Viewer, spec: DeclaredSpec) -> dict[str, Any]:
@@ -220,6 +228,14 @@ def _made(
         row = characters.load(session, table.id, spec.character_id)
         require_editor(viewer, row, "roll for this character")
     if spec.defender is not None:
+        if row is None and not viewer.is_gm:  # else any member reads any sheet at will
+            raise ApiError(
+                403,
+                "character_id",
+                None,
+                "a character you play: an attack on a character is a character's",
+                "only the GM attacks with no character",
+            )
         target = characters.load(
             session, table.id, spec.defender.character_id, "defender.character_id"
         )

@@ -131,6 +131,11 @@ class Offer(Part):
     key: str
     label: str
     luck: int
+    needs: int | None = Field(
+        None,
+        description="the Luck the sheet must hold to take it, where more than it spends (C7-4)",
+        json_schema_extra=never_null,
+    )
     draws: bool
     chance: str | None = absent()
     odds: str | None = Field(

@@ -59,6 +59,8 @@ def listed(given: Iterable[FollowUp]) -> list[dict[str, Any]]:
         if f.refused is not None:
             continue
         offer: dict[str, Any] = {"key": f.key, "label": f.label, "luck": f.luck}
+        if f.needs is not None:
+            offer["needs"] = f.needs
         offer["draws"] = f.draws()
         chance = cheap_odds(f.request) if offer["draws"] else None
         if chance is not None:
@@ -168,17 +170,22 @@ def _checked(
         key = offered[0] if offered else keys[0]
     chosen = next((f for f in given if f.key == key), None)
     if chosen is None:
+        # offered when rolled, the sheet's Luck since spent or edited below what it needs
+        was = next((o for o in logged.follow_ups or () if o.key == key), None)
+        if was is not None and was.luck:
+            _afford(row.name, seq, was.needs or was.luck, left)
         raise bad("follow_up", key, "one of " + ", ".join(keys), "not offered for this roll")
     if chosen.refused is not None:
         raise conflict("seq", seq, chosen.allowed, chosen.refused)
-    if chosen.luck and (left or 0) < chosen.luck:
-        raise bad(
-            "seq",
-            seq,
-            f"a character with {chosen.luck} Luck to spend",
-            f"{row.name} has {left or 0} Luck",
-        )
+    if chosen.luck:
+        _afford(row.name, seq, chosen.needs or chosen.luck, left)
     return rolled, logged, chosen
+
+
+def _afford(name: str, seq: int, needs: int, left: int | None) -> None:
+    """Refused unless the sheet holds the Luck a follow-up needs (its cost, or more)."""
+    if (left or 0) < needs:
+        raise bad("seq", seq, f"a character with {needs} Luck", f"{name} has {left or 0} Luck")
 
 
 def _after(

@@ -363,7 +363,8 @@ def follow_ups(rolled: Rolled) -> tuple[FollowUp, ...]:
             same = {**base, "luck": whole + 1, "luck_to": lvl, "dice": list(result.dice)}
             label = f"Spend {cost} Luck: {lvl}"
             key = LUCK_KEYS[0] if least else f"luck_{lvl}"
-            out.append(FollowUp(key, label, "Luck spent after the roll", cost, same))
+            done = "Luck spent after the roll"
+            out.append(FollowUp(key, label, done, cost, same, needs=cost + 1))  # more (C7-4)
     pushable = not _named(rolled.skill, UNLUCKY + UNPUSHABLE) and not rolled.taken
     allowed = result.level != "fumble" or check.house_rules.allow_push_fumbles
     if not result.success and pushable:

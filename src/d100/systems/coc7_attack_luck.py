@@ -131,7 +131,8 @@ def follow_ups(rolled: ActionRolled) -> tuple[FollowUp, ...]:
     for buy in advise(result, rolled.luck):
         label = f"Spend {buy.cost} Luck: {buy.level}, {WORDS[buy.outcome]}"
         key = f"luck_{buy.level}"
-        out.append(FollowUp(key, label, DONE, buy.cost, buy.request.to_dict(), gives=buy.to_dict()))
+        made, gives = buy.request.to_dict(), buy.to_dict()
+        out.append(FollowUp(key, label, DONE, buy.cost, made, gives=gives, needs=buy.cost + 1))
     return (*out, PUSH)
 
 

@@ -1285,7 +1285,8 @@ function followedText(e) {
 // sheet's Luck covers it; the server decides again at the tap, the page only offers.
 function followOffers(e) {
   const character = byId(e.character.id);
-  const offers = (e.follow_ups || []).filter((o) => !o.luck || (character && character.luck && character.luck.current >= o.luck));
+  // the Luck the sheet must hold: its cost, or more where the rules say (``needs``, C7-4)
+  const offers = (e.follow_ups || []).filter((o) => !o.luck || (character && character.luck && character.luck.current >= (o.needs ?? o.luck)));
   if (e.hidden || e.actor_id !== state.me.id || rerolled.has(e.seq) || rerolling.has(e.seq) || !offers.length) return null;
   if (!["public", "gm"].includes(e.visibility) || !character) return null;
   if (state.table.last_seq - e.seq > state.table.follow_up_window) return null;  // too long ago: refused
