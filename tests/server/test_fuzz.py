@@ -319,6 +319,9 @@ BEYOND_SCHEMA = {
     # the shape, the dice's own grammar their bounds and cost
     "POST /api/odds": ("san_loss",),
     "POST /api/odds/chart": ("request.san_loss",),
+    # a party's phase only where the table's rules have one, and its characters' marks to roll
+    "POST /api/tables/{table_id}/party-development": ("system", "party"),
+    "POST /api/tables/{table_id}/party-development/odds": ("system", "party"),
     # whose ledger: a character or a member the log shows, not both
     "GET /api/tables/{table_id}/ledger": ("character", "member"),
 }
