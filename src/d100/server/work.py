@@ -232,10 +232,12 @@ class Pool:
             raise
         try:
             answer = await anyio.to_thread.run_sync(worker.ask, fn, args, max(0.0, seconds))
-        except (EOFError, OSError):  # it died: the next job starts another
-            worker.stop()
+        except BaseException as err:  # it died, or its job never reached it whole: the slot
+            worker.stop()  # stays, and the next job starts a fresh worker in it
             self._idle.append(None)
-            raise failed from None
+            if isinstance(err, EOFError | OSError):
+                raise failed from None
+            raise
         if answer is None:  # out of time: killed, and the next job starts a fresh worker
             worker.stop()
             self._idle.append(None)
