@@ -30,6 +30,8 @@ class Marked:
         self.improvement: str | None = None
         self.marks: dict[str, set[str] | None] = {}
         self.why: dict[str, str] = {}
+        # a roll kept from this viewer until shown: the marks as they were when it was made
+        self.then: dict[int, tuple[dict[str, set[str] | None], dict[str, str]]] = {}
 
     def opened(self, entry: Mapping[str, Any]) -> None:
         setting = entry.get("improvement")
@@ -50,11 +52,20 @@ class Marked:
     def unseen(self, cid: str, why: str) -> None:
         self.marks[cid], self.why[cid] = None, why
 
-    def of(self, cid: str) -> tuple[set[str] | None, str]:
-        """The character's marks, or None and why they are unknown here."""
+    def keep(self, seq: int) -> None:
+        """The marks as they are when roll ``seq`` is made, for its showing (``of``)."""
+        marks = {cid: None if m is None else set(m) for cid, m in self.marks.items()}
+        self.then[seq] = (marks, dict(self.why))
+
+    def of(self, cid: str, rolled: int | None = None) -> tuple[set[str] | None, str]:
+        """The character's marks (as they were when roll ``rolled`` was made, if kept), or
+        None and why they are unknown here."""
         if self.improvement is None:
             return None, OLDER
-        return self.marks.get(cid), self.why.get(cid, "")
+        marks, why = self.marks, self.why
+        if rolled is not None and rolled in self.then:
+            marks, why = self.then[rolled]
+        return marks.get(cid), why.get(cid, "")
 
     def rolled(self, entry: Mapping[str, Any], sides: list[tuple[str, Any, Any, Any]]) -> None:
         """A first roll's marks: each side's skill, where every reader of its sheet sees it."""
@@ -66,7 +77,7 @@ class Marked:
         for side, ref, skill, part in sides:
             cid = str(ref.get("id"))
             now = self.marks.get(cid)
-            if now is None or not self._shared(entry, ref.get("member_id")):
+            if now is None or not self.shared(entry, ref.get("member_id")):
                 continue
             check = result.get(side) if contest and isinstance(result, Mapping) else result
             if not (isinstance(check, Mapping) and isinstance(part, Mapping)):
@@ -80,9 +91,12 @@ class Marked:
             if made is not None and rule.after(self.improvement, made, skill, npc, 0):
                 now.add(skill.casefold())
 
-    def _shared(self, entry: Mapping[str, Any], owner: Any) -> bool:
-        """Whether every reader of the sheet (its player and the GMs) sees the roll's result."""
+    def shared(self, entry: Mapping[str, Any], owner: Any) -> bool:
+        """Whether every reader of the sheet (its player and the GMs) sees the roll's result
+        (a blind roll shown: as it was made, blind, by its roller)."""
         visibility, actor = str(entry.get("visibility")), entry.get("actor_id")
+        if isinstance(entry.get("unblinds"), int):
+            visibility, actor = "blind", entry.get("roller_id")
         actor = actor if isinstance(actor, str) else None
         owner = owner if isinstance(owner, str) else None
         readers = [(str(owner), owner in self.gms), *((g, True) for g in self.gms)]

@@ -73,6 +73,7 @@ class Replay:
         self.asked: dict[int, dict[str, Any]] = {}  # a roll's number -> its sheet's part
         self.proven: dict[int, bool] = {}  # a roll's number -> its target proven
         self.unread: dict[tuple[str, str], list[int]] = {}  # (name, why) -> rolls on trust
+        self.written: set[int] = set()  # declared rolls whose write-back is applied
         self.revealed, self.failures = opened(entries)
 
     # -- what changes the state ------------------------------------------------------------
@@ -114,6 +115,7 @@ class Replay:
             # a roll this viewer may not see (shown later, if blind) may have spent anyone's Luck
             # and marked a skill of a sheet this viewer reads only by the GM's reveal
             self.states[seq] = dict(self.known)
+            self.marked.keep(seq)
             for cid in (cid for cid, k in self.known.items() if k.revealed):
                 self.marked.unseen(cid, f"roll #{seq}, kept from this viewer, may have marked one")
             self.known = {cid: replace(k, luck=None) for cid, k in self.known.items()}
@@ -440,25 +442,42 @@ class Replay:
     def declared(self, entry: Mapping[str, Any]) -> Replayed:
         """A declared roll for a character asks of its sheet then what its words ask (an
         action's skill and DB, a dice roll's DB, a Sanity roll's SAN, INT and Mythos, a
-        development phase's marked skills and their values); a Sanity roll written back leaves
-        the SAN it came to there (and may spend Luck, P-2), a phase what it raised."""
-        out = Replayed()
-        self._defended(out, entry)
+        development phase's marked skills and their values); a blind one shown (``unblinds``)
+        is replayed as of when it was made, as one seen at once. What it wrote back (a Sanity
+        roll's SAN, Luck spent, P-2, a phase's raises; only where every reader of the sheet
+        saw it) is applied where this viewer learns it: when made, or when shown."""
+        out, seq, shows = Replayed(), entry["seq"], entry.get("unblinds")
+        if isinstance(shows, int):
+            state, rolled = self.states.get(shows, self.known), shows
+        else:
+            state, rolled = dict(self.known), seq
+            self.states[seq] = state
+            self.marked.keep(seq)
+        self._defended(out, entry, state)
         if out.reason is not None:
             return out
         sheet, result, ref = entry.get("sheet"), entry.get("result"), entry.get("character")
-        if not isinstance(ref, Mapping) or ref.get("id") not in self.known:
+        if not isinstance(ref, Mapping) or ref.get("id") not in state:
             return out
-        known = self.known[str(ref["id"])]
+        cid = str(ref["id"])
+        known = state[cid]
         if not isinstance(result, Mapping):  # its result kept from this viewer
-            self.known[str(ref["id"])] = replace(known, luck=None)
+            if cid in self.known:
+                self.known[cid] = replace(self.known[cid], luck=None)
             return out
         request = entry.get("request")
         request = request if isinstance(request, Mapping) else {}
         where = f"{known.name}'s sheet then (#{known.since})"
+        written = isinstance(sheet, Mapping) and sheet.get("written") is True
+        if written and not self.marked.shared(entry, ref.get("member_id")):
+            out.fail(
+                f"it says it wrote {known.name}'s sheet, yet not every reader of that sheet saw "
+                "the roll (a table writes a sheet only then)"
+            )
+            return out
         if known.sheet is None:
             out.trusted.append(f"what it read of the sheet: {known.name}'s sheet is {known.why}")
-            self.unread.setdefault((known.name, known.why), []).append(entry["seq"])
+            self.unread.setdefault((known.name, known.why), []).append(seq)
         elif not isinstance(entry.get("words"), str):
             out.trusted.append("what it read of the sheet: its words are kept from this viewer")
         if known.sheet is not None and entry.get("roll") == "development":
@@ -468,14 +487,9 @@ class Replay:
                 return out
         follows = entry.get("reroll_of") is not None  # its request its rules' offer (rolls.py)
         if known.sheet is not None and isinstance(entry.get("words"), str) and not follows:
-            self._asked(out, entry, known, known.sheet, str(ref["id"]))
-        if out.reason is None and named(str(entry.get("roll"))) is not None:
-            self._luck_after(out, str(ref["id"]), known, entry)  # an action writes no sheet back
-            return out
-        if out.reason is not None or not isinstance(sheet, Mapping):
-            return out  # a forgery, or nothing written back (a dice roll)
-        san = sheet.get("sanity")
-        if known.sheet is not None and isinstance(san, list) and len(san) == 2:
+            self._asked(out, entry, known, known.sheet, cid, rolled)
+        san = sheet.get("sanity") if isinstance(sheet, Mapping) else None
+        if out.reason is None and known.sheet is not None and isinstance(san, list) and san:
             try:
                 has = sanity_form.sheet_fields(known.sheet).get("sanity")
             except D100Error:
@@ -485,20 +499,38 @@ class Replay:
                     f"its request has SAN {brief(request.get('sanity'))}, where {where} "
                     f"gives {brief(has)}"
                 )
-                return out
-            if sheet.get("written") is True and isinstance(san[1], int) and san[1] != has:
-                changed = sanity_form.with_sanity(known.sheet, san[1])
-                known = self.known[str(ref["id"])] = replace(known, sheet=changed)
-        spent = result.get("luck_spent")
-        if sheet.get("written") is True and isinstance(spent, int) and known.luck is not None:
-            self.known[str(ref["id"])] = replace(known, luck=known.luck - spent)
-        raised = sheet.get("skills")  # a development phase written back (its dice checked)
-        if sheet.get("written") is True and isinstance(raised, Mapping) and known.sheet:
-            phase = entry.get("roll") == "development"  # a phase clears the marks, .en none
-            self.known[str(ref["id"])] = _developed(known, known.sheet, raised, sheet, phase)
-            if phase:
-                self.marked.cleared(str(ref["id"]))
+        if out.reason is None and cid in self.known and rolled not in self.written:
+            self.written.add(rolled)  # once, where this viewer first sees it whole
+            self._written(out, entry, cid)
         return out
+
+    def _written(self, out: Replayed, entry: Mapping[str, Any], cid: str) -> None:
+        """What a declared roll wrote back to its character's sheet, on the sheet as it is
+        now: the SAN it came to, the Luck it spent, a phase's raises (its marks cleared)."""
+        known, sheet, result = self.known[cid], entry.get("sheet"), entry["result"]
+        if named(str(entry.get("roll"))) is not None:
+            self._luck_after(out, cid, known, entry)  # an action writes no sheet back
+            return
+        if not isinstance(sheet, Mapping) or sheet.get("written") is not True:
+            return  # nothing written back (a dice roll, or one some reader did not see)
+        san = sheet.get("sanity")
+        if known.sheet is not None and isinstance(san, list) and len(san) == 2:
+            try:
+                has = sanity_form.sheet_fields(known.sheet).get("sanity")
+            except D100Error:
+                has = None
+            if isinstance(san[1], int) and san[1] != has:
+                changed = sanity_form.with_sanity(known.sheet, san[1])
+                known = self.known[cid] = replace(known, sheet=changed)
+        spent = result.get("luck_spent")
+        if isinstance(spent, int) and known.luck is not None:
+            self.known[cid] = replace(known, luck=known.luck - spent)
+        raised = sheet.get("skills")  # a development phase written back (its dice checked)
+        if isinstance(raised, Mapping) and known.sheet:
+            phase = entry.get("roll") == "development"  # a phase clears the marks, .en none
+            self.known[cid] = _developed(known, known.sheet, raised, sheet, phase)
+            if phase:
+                self.marked.cleared(cid)
 
     def _asked(
         self,
@@ -507,6 +539,7 @@ class Replay:
         known: Known,
         c: sheets.Character,
         cid: str,
+        rolled: int,
     ) -> None:
         """A dice, Sanity, development roll or an action asked in words for a character: its
         request is what the words ask of the sheet then (an attack's skill and DB, a Sanity
@@ -520,7 +553,7 @@ class Replay:
         where = f"{known.name}'s sheet then (#{known.since})"
         marked: list[str] = []
         if kind == "development":
-            marks, why = self.marked.of(cid)
+            marks, why = self.marked.of(cid, rolled)
             if marks is None:
                 out.trusted.append(f"the skills it rolls: {known.name}'s marks are {why}")
                 return
@@ -569,7 +602,9 @@ class Replay:
         left = None if known.luck is None else known.luck - spent
         self.known[cid] = replace(known, luck=left)
 
-    def _defended(self, out: Replayed, entry: Mapping[str, Any]) -> None:
+    def _defended(
+        self, out: Replayed, entry: Mapping[str, Any], state: Mapping[str, Known]
+    ) -> None:
         """An action made against a character (``Facing``): the defender's value and damage
         bonus in its request as the defender's sheet then gave them (the request is kept from
         a viewer who may not read that sheet: its roll is checked by seed and nonce only)."""
@@ -578,7 +613,7 @@ class Replay:
         if not isinstance(faced, Mapping) or not isinstance(ref, Mapping):
             return
         action = named(str(entry.get("roll")))
-        known = self.known.get(str(ref.get("id")))
+        known = state.get(str(ref.get("id")))
         if action is None or action.facing is None or not isinstance(request, Mapping):
             return
         if known is None:

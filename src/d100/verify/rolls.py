@@ -18,7 +18,7 @@ from ..errors import D100Error, TooMuchWork
 from ..provable import ProvableSource, commitment
 from ..result_view import contest_view, result_view
 from ..tallies import BUDGET, plan_of
-from .replay import Replay, Replayed
+from .replay import Replay
 from .report import HIDDEN, MISMATCH, TYPED, UNVERIFIABLE, VERIFIED, Audit, Check
 from .seeds import BLIND, GM_CHAIN, OPEN, SEALED, Seed, SeedPass
 from .sides import declared_shown, names_bound, side_shown, withheld_parts
@@ -259,11 +259,7 @@ class Auditor(SeedPass):
         request does not follow from it; else what its report proves and takes on trust."""
         kind = entry["kind"]
         if kind in (DECLARED_KIND, DECLARED_UNBLIND):
-            found = self.replay.declared(entry) if kind == DECLARED_KIND else Replayed()
-            if kind == DECLARED_UNBLIND and "character" in entry:
-                found.trusted.append(
-                    "what it read of the sheet: a blind roll shown is not replayed again"
-                )
+            found = self.replay.declared(entry)  # a blind one shown: as of when it was made
         elif kind in ROLL_KINDS:
             found = self.replay.roll(entry)
         else:
