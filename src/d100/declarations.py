@@ -386,7 +386,8 @@ class Command:
     """A chat-bot command as typed: its contract request, the label written with it, whether
     it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
     fields it leaves to the table's settings (SealDice's ``.ra``: the table's rule, else 0),
-    and the table's settings it makes instead of a roll (SealDice's ``.setcoc``)."""
+    and the table's settings it makes instead of a roll (SealDice's ``.setcoc``), with what
+    they say in the system's words (``told``: "SealDice rule 2: ...")."""
 
     request: Mapping[str, Any]
     label: str | None = None
@@ -394,6 +395,7 @@ class Command:
     repeat: int = 1
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    told: str = ""  # what its settings say, in the system's words, for the table's line
     roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
     # the skill named without a value (SealDice's ``.ra 侦查``): its request has no skill,
     # which a door with a character's sheet reads there, and a door without one refuses
@@ -453,6 +455,9 @@ class Declaration:
     # a chat-bot word's roll that is no check (``WordRoll``) made again from its logged
     # request, by its kind (SealDice's ``.sc`` and ``.en`` at a table)
     word_rolls: Mapping[str, Callable[[object], WordRoll]] = dataclasses.field(default_factory=dict)
+    # the house rules a chat-bot word asks of its own roll over the table's, by value
+    # (SealDice's ``.rc``: setcoc 0): ``d100 verify`` takes a check's beside the table's
+    word_house_rules: Mapping[str, frozenset[Any]] = dataclasses.field(default_factory=dict)
     # a few of its chat-bot words, as a page's roll box offers them (``.ra Spot Hidden``)
     chat_examples: tuple[str, ...] = ()
 

@@ -19,6 +19,7 @@ from d100.discord.router import Discord as Endpoint
 from d100.engine import resolve
 from d100.results import CheckResult
 from d100.server.guard import Buckets, Limits
+from d100.systems.coc7_setcoc import RULES
 
 from .signing import APP, Discord, command
 from .test_play import r
@@ -213,7 +214,7 @@ def test_sd_w1_rc_at_a_table_is_judged_by_rule_0_and_refusals_name_the_field(
     for words, needle in (
         (".ra 侦查50", "the sheet gives the skill's value"),
         (".sc 1/1d6", "no SAN"),  # the table's Sanity roll: Alice's sheet holds no SAN
-        (".setcoc 3", "set when it is opened"),
+        (".setcoc 3", "allowed: the game master"),  # the GM's, as any GM action (SD-W8)
         (".ra 射击", "Alice has no such skill"),
     ):
         refused = said(discord.post(client, r("Alice", words, user=PLAYER, name="Pat")))
@@ -260,3 +261,21 @@ def test_sd_w6_w7_sc_and_en_at_a_table_roll_the_sheet_and_write_it_back(
     said(discord.post(client, r("Alice", ".sc 0/1", user=PLAYER, name="Pat")))
     third = declared_seen(client, discord, OTHER)[-1]
     assert third["request"]["sanity"] == after
+
+
+@respx.mock
+def test_sd_w8_the_gm_s_setcoc_at_a_channel_s_table_sets_its_rule_for_later_rolls(
+    client: TestClient, discord: Discord
+) -> None:
+    at_table(client, discord)
+    told = f"SealDice rule 2: {RULES['2'].summary}"
+    set_ = said(discord.post(client, r(".setcoc", "2", user=GM, name="Gina")))
+    assert not private(set_) and set_["content"] == f"Gina set {told}", set_
+    said(discord.post(client, r("Alice", ".ra 侦查", user=PLAYER, name="Pat")))
+    (event,) = rolls_seen(client, discord, OTHER)
+    assert event["result"]["request"]["house_rules"]["setcoc"] == 2  # the rule set since
+    url = the_link(said(discord.post(client, link(user=OTHER, name="0444"))))
+    (change,) = [e for e in page_of(client, url)["events"] if e["kind"] == "house_rules"]
+    assert change["told"] == told and change["after"]["setcoc"] == 2
+    bad = said(discord.post(client, r(".setcoc", "7", user=GM, name="Gina")))
+    assert private(bad) and "0, 1, 2, 3, 4, 5 or dg" in bad["content"], bad

@@ -73,10 +73,12 @@ SANITY = 'name = "{}"\nsystem = "coc7"\nskills = {{ sanity = 60, int = 70, "spot
 
 
 def _sanity(api: Api) -> Played:
-    """Sanity rolls at a CoC7 table: a player's, the GM's secret one of the player's
-    character, an NPC's, and a blind one shown."""
+    """Sanity rolls at a CoC7 table, after its GM set its SealDice rule (``.setcoc 2``): a
+    player's, the GM's secret one of the player's character, an NPC's, and a blind one
+    shown."""
     table = api.table("coc7")
     pat, sam = table.join("Pat"), table.join("Sam")
+    table.ok("POST", "/declared-rolls", table.gm, 201, json={"words": ".setcoc 2"})
     made = [
         table.ok("POST", "/characters", who, 201, json={"sheet": SANITY.format(name)})["id"]
         for who, name in ((pat, "Alice"), (table.gm, "Ghoul"))

@@ -64,7 +64,20 @@ def test_sealdice_words_in_the_roll_box_on_a_phone(base: str, browser: Any) -> N
         expect(pat.locator("#declared-error")).to_contain_text("development phase")
         words.fill(".setcoc 2")
         roll.click()
-        expect(pat.locator("#declared-error")).to_contain_text("set when it is opened")
+        refused = "Not allowed: set the table's house rules"  # the GM's (SD-W8)
+        expect(pat.locator("#declared-error")).to_contain_text(refused)
+        import httpx
+
+        with httpx.Client(base_url=base, timeout=30) as client:  # the GM's .setcoc 2 (SD-W8)
+            made = client.post(
+                f"/api/tables/{keep.id}/declared-rolls",
+                json={"words": ".setcoc 2"},
+                headers={"authorization": f"Bearer {keep.tokens['GM']}"},
+            )
+            assert made.status_code == 201, made.text
+        view(sam, "log")  # every member reads the line, and the table's rules say it
+        expect(sam.locator("#log .card").first).to_contain_text("Gina set SealDice rule 2: 01-05")
+        expect(pat.locator("#table-rules")).to_contain_text("setcoc: 2")
         assert overflow(pat) == 0 and overflow(sam) == 0
         assert not errors, errors
     finally:

@@ -177,7 +177,7 @@ def test_sd_w3_rah_at_a_table_is_a_secret_roll_another_player_learns_nothing_fro
 def test_sealdice_words_at_a_table_are_refused_naming_the_field(api: Api) -> None:
     table, pat, _, alice, _ = seated(api)
     for said, field, needle in (
-        (".setcoc 2", "words", "set when it is opened"),
+        (".setcoc 9", "words.setcoc", "0, 1, 2, 3, 4, 5 or dg"),
         (".xyz 1", "words.quick", "unknown SealDice command"),
         (".sc 1/1d6 55", "words.sanity", "given twice"),  # SAN from the sheet once
         (".sc 1/1d6 @42", "words", "draws its dice"),

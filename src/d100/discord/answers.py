@@ -78,11 +78,12 @@ def quick_answer(
             reading = expressions.reading(thrown.to_dict(), totals)
             return dice_message(who, words, reading, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
-        if special is not None and special.settings:  # .setcoc: the table's, set when opened
+        if special is not None and special.settings:  # .setcoc: a channel's table's
             raise D100Error(
                 "words",
                 words,
-                f"a roll; a channel's table takes its rules when opened ({SETTING})",
+                f"a roll; a channel's table takes its rules when opened ({SETTING}), or from "
+                f"its GM's /r {words.strip()}",
                 "a setting, not a roll",
             )
         if command == ROLL and special is not None and special.roll is not None:

@@ -171,6 +171,8 @@ def roll_as(
         table = session.get(GameTable, viewer.table_id)
         assert table is not None  # the channel's binding's foreign key
         said = f"{skill} {options.get('words') or ''}".strip()
+        if name[:1] == ".":  # ``/r .setcoc 2``: a word of the table's, no character's
+            name, said = "", f"{name} {said}".strip()
         whole = party.asks(said)
         if whole is not None:  # ``develop party``: the GM's, whichever character is named
             return _party(session, viewer, table, replace(whole, visibility=visibility), planned)
@@ -258,8 +260,19 @@ def _spoken(
     rolled that many times, each its own key; a word that rolls no check (``.sc 1/1d6``,
     ``.en Library Use``) the table's declared roll for the character, its SAN or skills
     written back to the sheet as the page's."""
-    found = spoken.read(table, spoken_.said)
+    found = spoken.spoken(table, spoken_.said)
     assert found is not None  # the words start with a dot
+    if found.settings:  # .setcoc 2: the GM's, the table's line for everyone
+        wanted = declared.DeclaredSpec(spoken_.said)
+        body = {"command": spoken_.it.command, **spoken_.options}
+        done = once(
+            session,
+            viewer,
+            key_of(spoken_.it),
+            body,
+            lambda: declared.roll(session, viewer, wanted, planned),
+        )
+        return Rolled(message(escaped(f"{viewer.name} set {done.event.data['told']}")))
     if found.roll is not None:
         row = _pick(mine, spoken_.name, None)[0]
         wanted = declared.DeclaredSpec(spoken_.said, row.id, spoken_.visibility)

@@ -266,6 +266,8 @@ def roll(session: Session, viewer: Viewer, spec: DeclaredSpec, planned: Planned 
     ``Dear`` (its request ``{"roll": kind, "request": ...}``) before anything is written, to
     be worked out on a worker and rolled again with them (``planned``)."""
     table = lock_table(session, viewer.table_id)
+    if spoken.setting(table, spec.words) is not None:  # .setcoc 2: the GM's, no roll
+        return spoken.set_rules(session, viewer, table, spec.words)
     found = spoken.check_word(table, spec.words)
     if found is not None:  # a check in a chat-bot's word (.rah 困难侦查): the check's own path
         args = (spec.character_id, found, spec.visibility, planned)

@@ -243,6 +243,12 @@ class TableOpened(Entry):
         "failure, success), so that d100 verify replays each mark (absent in older logs)",
         json_schema_extra=never_null,
     )
+    house_rules: dict[str, Any] | None = Field(
+        None,
+        description="the house rules the table opened with, so that d100 verify holds each "
+        "roll to them (absent in older logs)",
+        json_schema_extra=never_null,
+    )
 
 
 class Joined(Entry):
@@ -355,6 +361,17 @@ class Aimed(Entry):
 
 class Rested(Entry):
     KIND = "rest"
+
+
+class HouseRulesSet(Entry):
+    """The GM sets the table's house rules in a chat-bot word (SealDice's ``.setcoc 2``):
+    every roll after it is judged by them (``d100 verify`` holds each to them)."""
+
+    KIND = "house_rules"
+    before: dict[str, Any] = Field(description="the table's house rules until then")
+    after: dict[str, Any] = Field(description="the table's house rules from then on")
+    words: str = Field(description="the words the GM typed: .setcoc 2")
+    told: str = Field(description="what the rules set say, in the system's words")
 
 
 class Rolled(Entry):
@@ -502,6 +519,7 @@ KINDS: dict[str, type[Entry]] = {
         Helped,
         Aimed,
         Rested,
+        HouseRulesSet,
         Roll,
         Contest,
         Unblinded,
@@ -541,6 +559,7 @@ def opened(
     active: Mapping[str, Any],
     blind: Mapping[str, Any],
     improvement: str,
+    house_rules: Mapping[str, Any],
 ) -> TableOpened:
     # The other chains (the GM's, each member's gm and self) start on their first roll,
     # each announced by a "chain" event before it: their rolls are bound to them.
@@ -555,6 +574,7 @@ def opened(
         blind=blinds,
         chains=[],
         improvement=improvement,
+        house_rules=dict(house_rules),
     )
 
 
@@ -692,6 +712,14 @@ def aimed(
 
 def rested(actor_id: str) -> Rested:
     return _made(Rested, actor_id)
+
+
+def house_rules_set(
+    before: Mapping[str, Any], after: Mapping[str, Any], words: str, told: str, actor_id: str
+) -> HouseRulesSet:
+    return _made(
+        HouseRulesSet, actor_id, before=dict(before), after=dict(after), words=words, told=told
+    )
 
 
 class Drawn(Protocol):

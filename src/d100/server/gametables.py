@@ -203,7 +203,13 @@ def create_table(
     # each roll's commitment, and each reveal, against the one announced for its seed.
     improvement = str(table.settings["improvement"])
     made = kinds.opened(
-        table.name, system, member_view(gm), seed_view(opened), seed_view(blind), improvement
+        table.name,
+        system,
+        member_view(gm),
+        seed_view(opened),
+        seed_view(blind),
+        improvement,
+        table.house_rules,
     )
     append(session, table, made)
     return Created(table, gm, gm_token, invite)

@@ -3,7 +3,8 @@ once here for every door that takes them (Discord's ``/r``, the page's roll box)
 reading (``quick.read_command``) made a check of the character's sheet, judged by the table's
 ``setcoc`` else the word's own rule (rule 0, SD-W1), a hidden word (``.rah``) a secret roll
 (SD-W3), each repeat its own roll (SD-W5); a word that rolls no check (``.sc``, ``.en``) is the
-table's declared roll (``declared``)."""
+table's declared roll (``declared``); a word that sets the table's house rules (``.setcoc 2``,
+SD-W8) is its GM's, logged as such, and every roll after it is judged by them."""
 
 from __future__ import annotations
 
@@ -11,19 +12,23 @@ from sqlalchemy.orm import Session
 
 from .. import quick
 from ..declarations import Command
+from ..engine import parse
 from ..errors import D100Error
 from ..systems.common import DICE
 from . import characters, rolls
-from .access import Viewer
+from . import event_kinds as kinds
+from .access import Viewer, require_gm
 from .errors import bad, invalid
+from .events import append
+from .gametables import house_rules_of
 from .models import Character, Event, GameTable
 
 ALLOWED = "a check in the words of this table's rules, its skill the sheet's: .ra 困难侦查"
 
 
-def read(table: GameTable, words: str) -> Command | None:
-    """The chat-bot word the words are at this table, None where they are none (no dot); an
-    unknown one, or one of a setting, refused naming the words."""
+def spoken(table: GameTable, words: str) -> Command | None:
+    """The chat-bot word the words are at this table, a setting's too; None where they are
+    none (no dot); an unknown one refused naming the words."""
     if words.lstrip()[:1] != ".":
         return None
     try:
@@ -32,9 +37,44 @@ def read(table: GameTable, words: str) -> Command | None:
         raise invalid(err, "words") from None
     if found is None:
         raise bad("words", words, ALLOWED, "no chat-bot word of this table's rules")
-    if found.settings:
-        raise bad("words", words, ALLOWED, "the table's rules are set when it is opened")
     return found
+
+
+def read(table: GameTable, words: str) -> Command | None:
+    """The chat-bot word the words are at this table, None where they are none (no dot); an
+    unknown one, or one of a setting (which is no roll, nor has odds), refused naming the
+    words."""
+    found = spoken(table, words)
+    if found is not None and found.settings:
+        raise bad("words", words, ALLOWED, "a setting of the table's, not a roll: the GM rolls it")
+    return found
+
+
+def setting(table: GameTable, words: str) -> Command | None:
+    """The words as a word setting the table's rules (``.setcoc 2``), None where they are
+    none."""
+    found = spoken(table, words)
+    return found if found is not None and found.settings else None
+
+
+def set_rules(session: Session, viewer: Viewer, table: GameTable, words: str) -> Event:
+    """The GM's word setting the table's house rules (SD-W8, decision S9), under the table's
+    lock: the rules it sets over the table's, checked as a check of the table's reads them,
+    logged with what they were and what they say; every roll after it reads them."""
+    require_gm(viewer, "set the table's house rules")
+    found = setting(table, words)
+    assert found is not None
+    before = dict(table.house_rules)
+    named = dict(found.settings.get(quick.HOUSE, {}))
+    after = house_rules_of(table.system, before | named)
+    try:  # rules a check refuses together (coc7's setcoc beside another level rule)
+        parse({"system": table.system, "skill": 50, quick.HOUSE: after})
+    except D100Error as err:
+        raise invalid(err, "words") from None
+    table.house_rules = after
+    return append(
+        session, table, kinds.house_rules_set(before, after, words, found.told, viewer.member_id)
+    )
 
 
 def check_word(table: GameTable, words: str) -> Command | None:

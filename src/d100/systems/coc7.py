@@ -445,6 +445,7 @@ DECLARATION = Declaration(
     commands=commands,
     actions=ACTIONS,
     word_rolls=coc7_sealdice_words.KINDS,
+    word_house_rules=coc7_sealdice.WORD_HOUSE_RULES,
     chat_examples=coc7_sealdice.EXAMPLES,
     success=lambda check: winning(check.difficulty),
     levels=tuple(

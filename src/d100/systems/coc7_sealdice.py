@@ -27,6 +27,9 @@ ELSEWHERE = {
     "rcv": "an opposed check: not available as a SealDice word (d100 contest)",
 }
 SETCOC = "setcoc"  # SD-W8: sets the table's rule
+OWN_RULES = {SETCOC: 0}  # the rule .rc asks, and .ra where the table sets none (SD-W1)
+# what a check in these words may ask beside the table's rules (``Declaration``)
+WORD_HOUSE_RULES = {SETCOC: frozenset(OWN_RULES.values())}
 ROLLS = coc7_sealdice_words.READERS  # .sc, .en: rolls that are no check (SD-W6, SD-W7)
 TAKEN = ", ".join(f".{c}" for c in (*CHECKS, *ROLLS, SETCOC))
 # the longest first, so that .rah is not read as .ra and a name starting with h
@@ -72,7 +75,8 @@ def _setcoc(value: str) -> Command:
         allowed = "0, 1, 2, 3, 4, 5 or dg"
         raise D100Error("setcoc", value, allowed, "not one of SealDice's rules")
     rule = int(found) if str(found).isdigit() else found
-    return Command({"system": NAME}, settings={"house_rules": {"setcoc": rule}})
+    told = f"SealDice rule {rule}: {coc7_setcoc.rule_of(rule).summary}"
+    return Command({"system": NAME}, settings={"house_rules": {"setcoc": rule}}, told=told)
 
 
 def read(text: str) -> Command | None:
@@ -146,7 +150,7 @@ def read(text: str) -> Command | None:
     else:
         request["skill"] = int(m["value"])
     said = " ".join(label) or None
-    house = {"house_rules": {"setcoc": 0}}  # .rc's own, .ra's where the table sets none
+    house = {"house_rules": OWN_RULES}  # .rc's own, .ra's where the table sets none
     if rule is not None:
         return Command({**request, **house}, said, hidden, repeat, named=named)
     return Command(request, said, hidden, repeat, house, named=named)

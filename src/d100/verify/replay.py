@@ -19,6 +19,7 @@ from ..errors import D100Error
 from ..luck import Luck
 from ..systems import REGISTRY
 from ..table_fields import players_part, reserved
+from .house import House
 from .marks import Marked
 from .reveals import SHEET, opened
 from .values import brief
@@ -65,6 +66,7 @@ class Replay:
     ) -> None:
         self.system = system if isinstance(system, str) and system in REGISTRY else None
         self.marked = Marked(self.system, gms)  # each character's marks at the table
+        self.house = House(self.system)  # the table's house rules at each moment
         self.known: dict[str, Known] = {}  # character id -> as shown so far
         self.calls: dict[str, Mapping[str, Any]] = {}  # call id -> the call as called
         self.answered: dict[str, str] = {}  # target id -> how it was answered
@@ -82,6 +84,7 @@ class Replay:
         kind, seq = entry.get("kind"), entry.get("seq")
         if kind == "table":
             self.marked.opened(entry)
+            self.house.opened(entry)
         elif kind == "character":
             self._character(entry)
         elif kind == "call":
@@ -116,6 +119,7 @@ class Replay:
             # and marked a skill of a sheet this viewer reads only by the GM's reveal
             self.states[seq] = dict(self.known)
             self.marked.keep(seq)
+            self.house.then(seq)
             for cid in (cid for cid, k in self.known.items() if k.revealed):
                 self.marked.unseen(cid, f"roll #{seq}, kept from this viewer, may have marked one")
             self.known = {cid: replace(k, luck=None) for cid, k in self.known.items()}
@@ -163,6 +167,10 @@ class Replay:
         else:
             state = self.states[seq] = dict(self.known)
         followed = entry.get("reroll_of")
+        rules = self.house.then(seq, shows if isinstance(shows, int) else followed)
+        ruled = self.house.check(entry.get("request"), rules, out.trusted)
+        if ruled is not None:
+            out.fail(ruled)
         for side, ref, skill, part in _sides(entry):
             if str(ref.get("id")) not in state:
                 out.fail(f"its {side} is {brief(ref.get('name'))}, a character the log never made")
@@ -453,6 +461,13 @@ class Replay:
             state, rolled = dict(self.known), seq
             self.states[seq] = state
             self.marked.keep(seq)
+        earlier = shows if isinstance(shows, int) else entry.get("reroll_of")
+        rules = self.house.then(int(seq), earlier)  # a roll shown or followed: its roll's
+        if quick.word_kind(entry.get("roll")):  # a chat-bot word's: ruled by the table's
+            ruled = self.house.word(entry.get("roll"), entry.get("request"), rules)
+            if ruled is not None:
+                out.fail(ruled)
+                return out
         self._defended(out, entry, state)
         if out.reason is not None:
             return out
@@ -547,7 +562,7 @@ class Replay:
         words, kind, request = str(entry["words"]), entry.get("roll"), entry.get("request")
         if self.system is None or not isinstance(request, Mapping):
             return
-        if quick.word_kind(kind):  # made under the table's house rules, which the log lacks
+        if quick.word_kind(kind):  # its rules checked (``House.word``); the sheet's part not
             out.trusted.append(f"what its words {brief(words)} read of the sheet")
             return
         where = f"{known.name}'s sheet then (#{known.since})"
@@ -641,8 +656,9 @@ class Replay:
             )
 
     def notes(self) -> list[str]:
-        """Each sheet a roll's target was taken on trust for, by name."""
-        out = []
+        """Each sheet a roll's target was taken on trust for, by name; the house rules, where
+        the log does not give them."""
+        out = self.house.notes()
         for (name, why), rolls in self.unread.items():
             shown = ", ".join(f"#{seq}" for seq in rolls)
             out.append(f"{name}'s sheet is {why}: the targets of rolls {shown} rest on trust")

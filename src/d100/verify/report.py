@@ -11,8 +11,9 @@ from ..chain import Followed
 VERIFIED, TYPED, MISMATCH = "verified", "typed", "mismatch"
 UNVERIFIABLE, HIDDEN = "unverifiable", "hidden"
 STATUSES = (VERIFIED, TYPED, MISMATCH, UNVERIFIABLE, HIDDEN)
-# checks of a seed, a sheet revealed or of the log as a whole, not of one roll
-NOT_A_ROLL = ("seed", "sheet", "log", "chain")
+# checks of a seed, a sheet revealed, a change of the house rules or of the log as a whole,
+# not of one roll
+NOT_A_ROLL = ("seed", "sheet", "log", "chain", "house_rules")
 
 
 @dataclass

@@ -38,6 +38,7 @@ from .values import (
 )
 
 ROLL_KINDS = ("roll", "contest", "unblind")
+HOUSE_RULES = "house_rules"  # the GM's change of the table's house rules (``House.changed``)
 DECLARED_KIND = "declared"  # a dice expression or a Sanity roll at a table
 DECLARED_UNBLIND = "unblind_declared"  # a blind one shown to everyone
 
@@ -163,6 +164,8 @@ class Auditor(SeedPass):
         if kind == "client_seed":
             self.own.setdefault(str(entry.get("member_id")), []).append(seq)
         self.replay.event(entry)
+        if kind == HOUSE_RULES and (why := self.replay.house.changed(entry)) is not None:
+            self._fail(number, seq, HOUSE_RULES, why)
         if kind not in ROLL_KINDS and not isinstance(entry.get("provable"), Mapping):
             return
         check = Check(number, seq, str(kind), VERIFIED)

@@ -1584,6 +1584,7 @@ function describe(e) {
     case "help": return el("p", { class: "head" }, `${e.character.name} helps ${e.helping.name} with ${e.skill}`, time);
     case "aim": return el("p", { class: "head" }, `${e.character.name}: ${fieldWords(e.action).toLowerCase()}${e.aim ? ` (aiming ${rounds(e.aim.rounds)}, +${e.aim.bonus})` : ""}`, time);
     case "rest": return el("p", { class: "head" }, "A night's rest: Luck is restored", time);
+    case "house_rules": return el("p", { class: "head" }, `${memberName(e.actor_id)} set ${e.told}`, time);
     case "join": return el("p", { class: "head" }, `${e.member.name} joins the table`, time);
     case "revoke": return el("p", { class: "head" }, `${e.member.name} was removed from the table`, time);
     case "character": return [el("p", { class: "head" }, `${e.character.name}: character ${e.change}`, time),
