@@ -54,7 +54,11 @@ async function withHead(call) {
 }
 
 function showHeads(latest, warning) {
-  $("head-box").replaceChildren(...(latest ? headLine(latest) : []));
+  const box = $("head-box"), shown = latest ? `${latest.seq}:${latest.link}` : "";
+  if (box.dataset.head !== shown) {  // the same head again keeps its line (and a "Copied")
+    box.dataset.head = shown;
+    box.replaceChildren(...(latest ? headLine(latest) : []));
+  }
   $("heads-warning").textContent = warning;
 }
 
