@@ -47,8 +47,11 @@ def test_c7_7_a_player_attacks_another_s_character_on_a_phone_without_seeing_the
         card = page.locator("#declared-result > .card")
         offered = None
         for _ in range(30):  # until the card offers Luck (a roll of 61-99: one in three)
+            before = card.get_attribute("data-seq") if card.count() else None
             words.fill("brawl dmg=1d3+DB")
             page.get_by_role("button", name="Roll dice").click()
+            if before is not None:  # this roll's card, not the one before it (still in view)
+                expect(card).not_to_have_attribute("data-seq", before)
             expect(card).to_contain_text("against the defender (dodge)")
             shown = card.inner_text()
             assert "47" not in shown and "Exact odds" not in shown, shown

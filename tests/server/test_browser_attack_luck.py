@@ -34,8 +34,11 @@ def test_c7_4_an_attack_s_luck_offer_goes_once_the_sheet_holds_only_its_cost(
         card = page.locator("#declared-result > .card")
         offers = card.locator(".reroll button")
         for _ in range(30):  # until the card offers Luck (a roll of 61-99: one in three)
+            before = card.get_attribute("data-seq") if card.count() else None
             words.fill("brawl dmg=1d3+DB")
             page.get_by_role("button", name="Roll dice").click()
+            if before is not None:  # this roll's card, not the one before it (still in view)
+                expect(card).not_to_have_attribute("data-seq", before)
             expect(card).to_contain_text("damage 1d3+DB")
             if offers.count():
                 break
