@@ -262,8 +262,11 @@ def _spoken(
     written back to the sheet as the page's."""
     found = spoken.spoken(table, spoken_.said)
     assert found is not None  # the words start with a dot
-    if found.settings:  # .setcoc 2: the GM's, the table's line for everyone
-        wanted = declared.DeclaredSpec(spoken_.said)
+    if found.settings or found.roll is not None:  # .setcoc 2, or .sc/.en: declared
+        wanted = declared.DeclaredSpec(spoken_.said)  # .setcoc: the GM's, for no character
+        if not found.settings:
+            row = _pick(mine, spoken_.name, None)[0]
+            wanted = declared.DeclaredSpec(spoken_.said, row.id, spoken_.visibility)
         body = {"command": spoken_.it.command, **spoken_.options}
         done = once(
             session,
@@ -272,18 +275,8 @@ def _spoken(
             body,
             lambda: declared.roll(session, viewer, wanted, planned),
         )
-        return Rolled(message(escaped(f"{viewer.name} set {done.event.data['told']}")))
-    if found.roll is not None:
-        row = _pick(mine, spoken_.name, None)[0]
-        wanted = declared.DeclaredSpec(spoken_.said, row.id, spoken_.visibility)
-        body = {"command": spoken_.it.command, **spoken_.options}
-        done = once(
-            session,
-            viewer,
-            key_of(spoken_.it),
-            body,
-            lambda: declared.roll(session, viewer, wanted, planned),
-        )
+        if found.settings:  # the table's line for everyone
+            return Rolled(message(escaped(f"{viewer.name} set {done.event.data['told']}")))
         own, public = views(viewer, done.event)
         return rolled_messages(viewer.name, viewer.table_id, own, public)
     if found.named is None:
