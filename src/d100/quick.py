@@ -242,6 +242,20 @@ def read_command(text: str, system: str | None = None) -> Command | None:
     return None
 
 
+def spoken_roll(tokens: Sequence[str], system: str | None = None) -> tuple[WordRoll, str] | None:
+    """The chat-bot word's roll that is no check ``tokens`` ask (``coc7 .sc 1/1d6 60``,
+    ``.en 侦查60``) and its system, a system named first taken; None for any other words."""
+    said = list(tokens)
+    if said and said[0].lower() in REGISTRY:
+        system = REGISTRY.get(said.pop(0)).name
+    if not said or not said[0].startswith("."):
+        return None
+    found = read_command(" ".join(said), system)
+    if found is None or found.roll is None:
+        return None
+    return found.roll, str(found.request["system"])
+
+
 def word_kind(kind: object) -> bool:
     """Whether a system declares a chat-bot word's roll of that kind (``word_roll``)."""
     return any(kind in spec.declares.word_rolls for spec in REGISTRY)

@@ -137,3 +137,27 @@ def test_sd_w5_json_lines_refuse_a_repeat_rather_than_roll_it_once() -> None:
     refused, rolled = (json.loads(line) for line in run.out.splitlines())
     assert refused["error"]["field"] == "quick" and "3 times" in refused["error"]["allowed"]
     assert rolled["roll"] == 3 and rolled["request"]["house_rules"] == {"setcoc": 0}
+
+
+def test_sd_w6_sd_w7_json_lines_roll_and_count_sc_and_en_as_d100_roll_does() -> None:
+    """The JSON Lines door plays ``.sc`` and ``.en`` (it refused them as "no check"): each
+    line's answer is what ``d100 roll --json`` gives for the same words and seed, and ``d100
+    odds`` answers with the odds that roll carried."""
+    words = ["coc7 .sc 1/1d6 60", ".sc 1d3/1d10 45 --half", ".en 侦查60 +1d5"]
+    for said in words:
+        line = json.dumps({"quick": said}) + "\n"
+        run = d100("resolve", "--seed", "11", stdin=line)
+        assert run.status == 0, run
+        answered = json.loads(run.out)
+        rolled = d100("roll", *said.split(), "--seed", "11", "--json")
+        assert rolled.status == 0, rolled
+        assert answered == json.loads(rolled.out), said
+        counted = d100("odds", stdin=line)
+        assert counted.status == 0, counted
+        odds = json.loads(counted.out)
+        if "skills" in answered:
+            assert odds == {"rolls": [s["odds"] for s in answered["skills"]]}, said
+        else:
+            assert odds == answered["odds"], said
+    refused = json.loads(d100("resolve", stdin='{"quick": ".sc 1/1d6"}\n').out)["error"]
+    assert refused["field"] == "sanity" and ".sc 1/1d6 60" in refused["allowed"]

@@ -242,3 +242,34 @@ def test_the_tabs_have_one_name_whoever_reads_them(base: str, browser: Any) -> N
         # (deleted for real: a state edited in the page is undone by the next refresh)
         pat.evaluate("api('DELETE', `${base}/characters/${mine()[0].id}`)")
         expect(pat.locator("#characters")).to_contain_text("on a phone, the Characters tab")
+
+
+CALL = """async (skill) => (await api("POST", `${base}/calls`, { skill, fields: {},
+  character_ids: state.characters.filter((c) => c.name === "Alice").map((c) => c.id) })).id"""
+
+
+def test_a_tap_held_while_a_live_event_redraws_the_calls_still_rolls(
+    base: str, browser: Any
+) -> None:
+    """A finger on "Roll rifle for Alice" as the GM calls another test: the calls panel waits
+    for the release to redraw, so the tap rolls (a button replaced between press and release
+    never got its click: a tap lost at a busy table), and the new call is drawn after it."""
+    from playwright.sync_api import expect
+
+    from .browsing import last_seq, settled
+
+    with two(browser, base, "Held tap", PHONE) as (gm, pat):
+        gm.evaluate(CALL, "rifle")
+        view(pat, "table")
+        roll = pat.get_by_role("button", name="Roll rifle for Alice")
+        expect(roll).to_be_visible()
+        settled(pat, last_seq(pat))  # its odds drawn: nothing left to redraw the panel
+        box = roll.bounding_box()
+        pat.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pat.mouse.down()
+        gm.evaluate(CALL, "stealth")
+        settled(pat, last_seq(gm))  # Pat's page has the new call, and holds its drawing
+        expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_have_count(0)
+        pat.mouse.up()
+        expect(pat.locator("#calls .card")).to_contain_text("rifle")
+        expect(pat.get_by_role("button", name="Roll stealth for Alice")).to_be_visible()

@@ -7,12 +7,15 @@ import json
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .. import quick
 from ..actions import Found, find
+from ..declarations import WordRoll
 from ..engine import odds, resolve
 from ..errors import D100Error, json_int, shown
+from . import word_rolls
 
 HELP_RESOLVE = """\
 Read one JSON request per line on standard input, write one JSON result per line.
@@ -23,6 +26,7 @@ other lines are still answered and the exit status is 1 at the end.
 examples:
   echo '{"system":"brp","skill":65,"dice":[42]}' | d100 resolve
   echo '{"quick":"brp 65 hard b1 @42,7"}' | d100 resolve
+  echo '{"quick":".sc 1/1d6 60"}' | d100 resolve --seed 7
   echo '{"system":"openquest","actor":{"skill":60},"opponent":{"skill":45}}' | d100 resolve --seed 7
 """
 HELP_ODDS = """\
@@ -112,6 +116,14 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class Spoken:
+    """A line's chat-bot word that rolls no check (SealDice's ``.sc``, ``.en``), played as
+    ``d100 roll`` plays it without a sheet or house rules."""
+
+    roll: WordRoll
+
+
 def quick_line(data: Any) -> Any:
     """``{"quick": "brp 65 hard"}`` as the request it describes; any other line as it is."""
     if isinstance(data, dict) and "quick" in data:
@@ -122,6 +134,9 @@ def quick_line(data: Any) -> Any:
         found = find(data["quick"].split(), None)  # a system's own request: full auto...
         if found is not None:
             return found
+        spoken = quick.spoken_roll(data["quick"].split())  # SealDice's .sc, .en: no check
+        if spoken is not None:
+            return Spoken(spoken[0])
         form = quick.read_form(data["quick"])
         if form.repeat > 1:  # one answer a line: never fewer rolls than asked, unsaid
             raise D100Error(
@@ -152,6 +167,8 @@ def run_resolve(args: argparse.Namespace) -> int:
         if isinstance(data, Found):
             action = data.action
             return action.to_dict(action.roll(data.request, rng), action.odds(data.request))
+        if isinstance(data, Spoken):
+            return word_rolls.as_json(data.roll.play({}, rng))
         return resolve(data, rng).to_dict()
 
     return answer_lines(sys.stdin, sys.stdout, rolled)
@@ -163,6 +180,8 @@ def run_odds(args: argparse.Namespace) -> int:
     def counted(data: Any) -> Any:
         if isinstance(data, Found):
             return data.action.odds(data.request)
+        if isinstance(data, Spoken):
+            return data.roll.ruled({}).odds()
         return odds(data).to_dict()
 
     return answer_lines(sys.stdin, sys.stdout, counted)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import quick
-from ..declarations import WordRoll
+from ..declarations import WordRoll, WordRolled
 from ..render.view import View, seg
 from ..systems import REGISTRY
 from . import flags
@@ -36,12 +36,10 @@ def read(
     who = None
     if len(said) > 1 and said[1].startswith(".") and not said[0].startswith("."):
         who = said.pop(0)
-    if not said or not said[0].startswith("."):
+    found = quick.spoken_roll([*said, *theirs], system)
+    if found is None:
         return None
-    found = quick.read_command(" ".join([*said, *theirs]), system)
-    if found is None or found.roll is None:
-        return None
-    return found.roll, str(found.request["system"]), who, flag_tokens
+    return found[0], found[1], who, flag_tokens
 
 
 def run(
@@ -69,9 +67,18 @@ def run(
         if done.write is not None:
             lines.append((seg("  sheet      ", "label"), seg(write(ns.sheet, who, done), "warn")))
     view = View(((seg(done.title, "bold"),), *lines))
-    data["view"] = {"title": done.title, "lines": [list(pair) for pair in done.lines]}
+    data["view"] = viewed(done)
     show(ns, view, data)
     return data
+
+
+def as_json(done: WordRolled) -> dict[str, Any]:
+    """A word's roll as JSON gives it: its data and its view (title and lines)."""
+    return {**done.data, "view": viewed(done)}
+
+
+def viewed(done: WordRolled) -> dict[str, Any]:
+    return {"title": done.title, "lines": [list(pair) for pair in done.lines]}
 
 
 def write(path: str, who: str | None, done: Any) -> str:

@@ -401,10 +401,25 @@ function renderOppose() {
   offerFields();
 }
 
+// A tap is a press and a release on one button: a live event redrawing the part under a
+// pressed finger waits for the release (a button replaced in between never gets the click),
+// or for the page to lose the pointer (a press ended in another window).
+let pressed = null;
+const held = new Map();  // container -> its children drawn while pressed
+function release() {
+  pressed = null;
+  setTimeout(() => { for (const [container, children] of held) rerender(container, children); });
+}
+document.addEventListener("pointerdown", (e) => { pressed = e.target; }, true);
+for (const end of ["pointerup", "pointercancel"]) document.addEventListener(end, release, true);
+window.addEventListener("blur", release);
+
 // Live events re-render parts of the page while someone may be filling them in: what was
 // typed, picked or ticked survives, for every field with an id, and so does the focus (a
 // keyboard user tabbing through the skills stays where they were).
 function rerender(container, children) {
+  if (pressed && container.contains(pressed)) { held.set(container, children); return; }
+  held.delete(container);
   const kept = new Map([...container.querySelectorAll("input[id], select[id], textarea[id]")]
     .map((f) => [f.id, f.type === "checkbox" ? f.checked : f.value]));
   const focused = container.contains(document.activeElement) ? focusPlace(document.activeElement) : null;
@@ -443,7 +458,7 @@ function renderCalls() {
     && t.status === "pending" && (isGm() || byId(t.character.id)?.skills));
   const last = (call) => call.targets.some((t) => t.id === lastRolled);
   const calls = [...state.calls.filter(waits), ...state.calls.filter((call) => !waits(call) && last(call))];
-  if (!calls.length) { box.replaceChildren(el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })); return; }
+  if (!calls.length) { rerender(box, [el("p", { class: "muted", text: isGm() ? "No call is open." : "No test called for you." })]); return; }
   rerender(box, calls.slice(0, 8).map((call) => el("div", { class: "called", "data-call": call.id },
     el("p", {}, el("strong", { text: call.skill }), fieldsText(call.fields), versus(call),
        el("span", { class: "tag", text: SEEN_BY[call.visibility] })),
