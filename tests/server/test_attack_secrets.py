@@ -9,8 +9,12 @@ import json
 
 import pytest
 
+from d100 import sheets
+from d100.declared import action_of
+from d100.tallies import BUDGET
+
 from .tablehelp import Api
-from .test_attack_defenders import attack, seated, seen
+from .test_attack_defenders import ALICE, BOB, attack, seated, seen
 from .test_attack_luck import offered
 from .test_attack_luck import seated as lucky
 
@@ -103,3 +107,38 @@ def test_c7_4_a_spend_needs_more_luck_than_its_cost_and_its_offer_says_so(api: A
     told = refused["error"]
     assert told["field"] == "seq" and f"Alice has {offer['luck']} Luck" in told["message"], told
     assert f"{offer['needs']} Luck" in told["allowed"], told
+
+
+@SQLITE
+def test_c7_7_whether_a_fight_back_is_too_much_work_tells_no_damage_bonus(api: Api) -> None:
+    """Pat probes with fight-back damage at the budget's edge: a number of dice that is within
+    it with Bob's DB +1d4 and too much with +2d6 (as the GM's refusal, which names the cost,
+    confirms). To Pat both DBs answer alike, so asking again and again narrows nothing down."""
+    table, who, ids = seated(api)
+    bob = {"character_id": ids["bob"], "skill": "fighting"}
+
+    def with_bonus(db: str) -> None:
+        sheet = BOB + f'derived = {{ DB = "{db}" }}\n'
+        table.ok("PUT", f"/characters/{ids['bob']}", who["Sam"], json={"sheet": sheet})
+
+    def cost(dice: int, db: str) -> int:  # the library's, as the GM's refusal names it
+        (alice,) = sheets.loads(ALICE).characters
+        found = action_of("coc7", f"brawl dmg=1d3 fight fb={dice}d1000+DB", alice, facing=True)
+        assert found is not None and found.action.facing is not None
+        return found.action.cost(found.action.facing.fill(found.request, 43, db))
+
+    # the fewest dice too much work with +2d6, which +1d4 keeps within the budget
+    edge = next(n for n in range(1, 200) if cost(n, "+2d6") > BUDGET)
+    assert cost(edge, "+1d4") <= BUDGET, edge
+    with_bonus("+2d6")
+    words = f"brawl dmg=1d3 fight fb={edge}d1000+DB"
+    body = {"words": words, "character_id": ids["alice"], "defender": bob}
+    refused = table.req("POST", "/declared-odds", table.gm, json=body).json()["error"]
+    assert refused["cost"] == cost(edge, "+2d6")  # the test's costs are the server's
+    answers = []
+    for db in ("+1d4", "+2d6"):
+        with_bonus(db)
+        got = table.req("POST", "/declared-rolls", who["Pat"], json=body)
+        answers.append((got.status_code, got.json().get("error")))
+    assert answers[0] == answers[1], answers
+    assert answers[0][0] == 422 and "+6d6" in answers[0][1]["allowed"], answers

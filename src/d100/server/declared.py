@@ -140,6 +140,7 @@ def word_roll(table: GameTable, row: Character | None, words: str) -> WordRoll:
     return made
 
 
+WORST_BONUS = "+6d6"  # a damage bonus beyond any human's: a defender's, weighed unseen
 PARTY = "party"  # the whole party's development phases: each one's ``{"roll", "request"}``
 
 
@@ -192,11 +193,19 @@ def facing(
             ) from None
         raise invalid(err, "words") from None
     made = Asked(found.action.name, request, found.action, faced=Faced(target, skill))
-    if not editor and made.cost() > tallies.BUDGET:  # its refusal would name the sheet's cost
+    # To who may not read the sheet, whether the words are too much work may not depend on
+    # its damage bonus (words at the budget's edge, asked again and again, would narrow it
+    # down): they are weighed with a bonus beyond any human's, and with the sheet's own.
+    if editor:
+        return made
+    worst = rules.fill(found.request, theirs.rollable[skill], WORST_BONUS)
+    weighed = Asked(found.action.name, worst, found.action, faced=Faced(target, skill))
+    if max(made.cost(), weighed.cost()) > tallies.BUDGET:
         raise bad(
             "defender.character_id",
             target.id,
-            f"words whose odds, with what {target.name}'s sheet gives, are within the budget",
+            f"words whose odds are within the budget with any damage bonus {target.name}'s "
+            f"sheet may give, up to {WORST_BONUS}",
             "too much work",
         )
     return made
