@@ -48,7 +48,7 @@ def test_table_open_counts_per_user_and_per_server(client: TestClient, discord: 
     assert private(refused) and "Busy" not in refused["content"]
     assert "too many tables opened by you today; try again in" in refused["content"]
     hours = int(refused["content"].split("try again in ")[1].split(" h")[0])
-    assert 7 <= hours <= 12  # half a day's refill for one of two tables a day
+    assert hours == 24  # a day after the first of its two
     # Ben's first table in Ann's server: the server has opened two today
     elsewhere = opened(client, discord, BEN, HOME)
     assert "too many tables opened in this server today" in elsewhere["content"]

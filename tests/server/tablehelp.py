@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,3 +98,11 @@ class Table:
     def events(self, token: str, after: int = 0) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = self.ok("GET", f"/events?after={after}", token)
         return out
+
+
+def unused_address(version: int = 4) -> str:
+    """A client address no other test uses (what a quota counts, in a database tests share):
+    an IPv4 address in 10/8, or an IPv6 /64 prefix in 2001:db8::/32 (add "::1")."""
+    if version == 4:
+        return "10." + ".".join(str(b) for b in secrets.token_bytes(3))
+    return "2001:db8:" + ":".join(secrets.token_hex(2) for _ in range(2))

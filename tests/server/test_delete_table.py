@@ -19,7 +19,7 @@ from d100.server.models import Base
 from d100.server.quotas import Quotas
 
 from .sse import Stream
-from .tablehelp import Api, Table
+from .tablehelp import Api, Table, unused_address
 from .test_access_matrix import serve_in_thread
 
 
@@ -95,7 +95,8 @@ def test_the_gm_deletes_the_table_and_every_row_it_holds(served: Served) -> None
     assert all(
         rows(served.app)[name] > count
         for name, count in before.items()
-        if name not in ("discord_channels", "discord_members", "discord_posts")
+        # Discord's rows are a channel's; an opening is its opener's, kept for the quota
+        if name not in ("discord_channels", "discord_members", "discord_posts", "openings")
     ), rows(served.app)
     r = doomed.req("DELETE", "", doomed.gm)
     assert r.status_code == 204, r.text
@@ -152,7 +153,8 @@ def test_its_live_streams_are_told_and_closed(served: Served) -> None:
 def test_deleting_gives_no_table_back_to_the_quota(database_url: str) -> None:
     """An address that deleted a table it opened has opened it all the same: deleting and
     opening again and again opens no more tables a day than the quota."""
-    with TestClient(create_app(database_url, quotas=Quotas(tables_per_day=2))) as client:
+    app = create_app(database_url, quotas=Quotas(tables_per_day=2))
+    with TestClient(app, client=(unused_address(), 4000)) as client:
         api = Api(client)
         for _ in range(2):
             table = api.table()

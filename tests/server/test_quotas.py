@@ -6,6 +6,7 @@ and the database's size in all."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,9 +14,9 @@ from fastapi.testclient import TestClient
 from d100.server.app import create_app
 from d100.server.quotas import Quotas, database_bytes
 
-from .tablehelp import Api
+from .tablehelp import Api, unused_address
 
-HOSTILE, MEMBER = ("203.0.113.9", 4000), ("198.51.100.7", 5000)
+MEMBER = ("198.51.100.7", 5000)
 
 
 @pytest.fixture
@@ -24,7 +25,10 @@ def clients(database_url: str, request: pytest.FixtureRequest) -> Iterator[tuple
     member's."""
     quotas: Quotas = request.param
     app = create_app(database_url, quotas=quotas)
-    with TestClient(app, client=HOSTILE) as hostile, TestClient(app, client=MEMBER) as member:
+    hostile_address = (unused_address(), 4000)  # the database's count is this test's alone
+    with TestClient(app, client=hostile_address) as hostile, TestClient(
+        app, client=MEMBER
+    ) as member:
         yield Api(hostile), Api(member)
 
 
@@ -48,16 +52,17 @@ def test_an_ipv6_line_s_tables_are_counted_by_its_64(database_url: str) -> None:
     """One host holds a whole /64 and may pick any of its addresses: tables opened from
     four of them count as one address's, while another /64 opens its own."""
     app = create_app(database_url, quotas=Quotas(tables_per_day=3))
-    line = [(f"2001:db8:1:2::{n:x}", 4000 + n) for n in range(1, 5)]
+    prefix = unused_address(6)
+    line = [(f"{prefix}::{n:x}", 4000 + n) for n in range(1, 5)]
     for host in line[:3]:
         with TestClient(app, client=host) as hostile:
             Api(hostile).table()
     with TestClient(app, client=line[3]) as hostile:
         refused = hostile.post("/api/tables", json={"name": "More", "system": "brp"})
         assert refused.status_code == 429, refused.text
-    with TestClient(app, client=("::ffff:203.0.113.9", 4000)) as mapped:
+    with TestClient(app, client=("::ffff:" + unused_address(), 4000)) as mapped:
         Api(mapped).table()  # an IPv4 address's own, as itself
-    with TestClient(app, client=("2001:db8:1:3::1", 4000)) as other:
+    with TestClient(app, client=(unused_address(6) + "::1", 4000)) as other:
         Api(other).table()
 
 
@@ -110,3 +115,33 @@ def test_quotas_from_the_environment() -> None:
         for bad in ("0", "-1", "many", "1.5"):
             with pytest.raises(ValueError, match=name):
                 Quotas.from_env({name: bad})
+
+
+def test_the_tables_quota_holds_across_a_restart_and_frees_a_day_later(database_url: str) -> None:
+    """The tables an address opened are counted in the database: a server started again on
+    it (or another process) refuses the fourth as the first did; a table the quota refused,
+    or one refused for its own reasons, counts nothing; a day after the first opening, one
+    more may be opened (the clock is the test's)."""
+    clock = [1_000_000.0]
+
+    def app() -> Any:
+        made = create_app(database_url, quotas=Quotas(tables_per_day=3))
+        made.state.server.openings.clock = lambda: clock[0]
+        return made
+
+    hostile = (unused_address(), 4000)
+    with TestClient(app(), client=hostile) as first:
+        bad = first.post("/api/tables", json={"name": "Bad", "system": "brp", "house_rules": {
+            "no such rule": 1}})
+        assert bad.status_code == 422, bad.text
+        for _ in range(3):
+            Api(first).table()
+            clock[0] += 60
+    with TestClient(app(), client=hostile) as again:
+        refused = again.post("/api/tables", json={"name": "More", "system": "brp"})
+        assert refused.status_code == 429, refused.text
+        assert int(refused.headers["retry-after"]) == 86_400 - 180  # the first's day, to go
+        clock[0] += 86_400 - 180
+        Api(again).table()  # the first opening's day is over
+        refused = again.post("/api/tables", json={"name": "More", "system": "brp"})
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) == 60

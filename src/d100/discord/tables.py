@@ -98,7 +98,7 @@ def open_table(
             if held is not None:
                 return _already(session, held)
             check_room(session, quotas)
-            openings.take(*by_discord(it.guild_id, it.user_id))
+            openings.take(session, *by_discord(it.guild_id, it.user_id))
             made = gametables.create_table(
                 session, name, str(options.get(SYSTEM) or ""), _name(it), rules, {}
             )

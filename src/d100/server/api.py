@@ -194,9 +194,9 @@ async def chart(body: bodies.Chart, request: Request) -> list[dict[str, Any]]:
 )
 def create_table(body: bodies.NewTable, request: Request, response: Response) -> dict[str, Any]:
     server = _server(request)
-    server.openings.take(by_address(request.client.host if request.client else ""))
     with server.store.write() as session:
         check_room(session, server.quotas)
+        server.openings.take(session, by_address(request.client.host if request.client else ""))
         made = gametables.create_table(
             session,
             body.name,

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Boolean,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -119,6 +120,19 @@ class BlindRoll(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     seed_id: Mapped[str] = mapped_column(ForeignKey("seed_sessions.id"), index=True)
     unblinded_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Opening(Base):
+    """A table opened, counted against its opener (a client address, a Discord user or
+    server) for the tables quota a day (``quotas.Openings``); rows older than a day are
+    dropped as the opener opens more."""
+
+    __tablename__ = "openings"
+    __table_args__ = (Index("openings_by_opener", "opener", "opened_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    opener: Mapped[str] = mapped_column(String(200))
+    opened_at: Mapped[float] = mapped_column(Float)  # seconds since the epoch
 
 
 class IdempotencyKey(Base):

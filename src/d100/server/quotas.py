@@ -4,25 +4,25 @@ table's log, and the database's size in all. Each refusal names the quota and wh
 about it; ``d100 serve`` reads them from the environment (a test or an embedded app sets its
 own, or none).
 
-The tables an opener opened are counted in this process's memory, as the rate limits are: a
-restart forgets them, and a table deleted since is counted all the same (deleting gives no
-opening back). The events are the table's own numbering, and the size the database's own
-figure, so those hold across processes."""
+The tables an opener opened are counted in the database (a restart forgets nothing, and every
+process on one database counts them together); a table deleted since is counted all the same
+(deleting gives no opening back). The events are the table's own numbering, and the size the
+database's own figure."""
 
 from __future__ import annotations
 
 import ipaddress
 import math
 import os
-import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from .errors import ApiError
-from .guard import Buckets, Limits
+from .models import Opening
 
 TABLES_PER_DAY_ENV = "D100_TABLES_PER_DAY"
 EVENTS_PER_TABLE_ENV = "D100_EVENTS_PER_TABLE"
@@ -35,6 +35,7 @@ TABLES_PER_DAY = 100
 EVENTS_PER_TABLE = 100_000
 DAY = 86_400.0
 TABLES = "tables"  # the field a refusal of the tables quota names
+_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
 
 
 @dataclass(frozen=True)
@@ -99,28 +100,40 @@ def by_discord(guild_id: str | None, user_id: str) -> tuple[Opener, ...]:
 
 
 class Openings:
-    """The tables each opener opened in the last day, as a bucket that refills."""
+    """The tables each opener opened in the last day, counted in the database, in the
+    transaction that opens the table: a table that is not made (refused, rolled back) counts
+    nothing, and a restart or another process on the same database counts what was."""
 
-    def __init__(self, quotas: Quotas) -> None:
-        most = quotas.tables_per_day
-        self.most = most
-        self.buckets = None if most is None else Buckets(Limits(burst=most, per_second=most / DAY))
-        self._lock = threading.Lock()  # taken from the write threads: all or none counted
+    def __init__(self, quotas: Quotas, clock: Callable[[], float] = time.time) -> None:
+        self.most = quotas.tables_per_day
+        self.clock = clock
 
-    def take(self, *openers: Opener) -> None:
+    def take(self, session: Session, *openers: Opener) -> None:
         """Count one table opened by each of ``openers``, all or none: a 429 naming the first
         whose quota is spent, with when it may open the next (``Retry-After``)."""
-        if self.buckets is None:
+        if self.most is None:
             return
-        with self._lock:
-            for opener in openers:
-                wait = self.buckets.wait(opener.key)
-                if wait:
-                    raise self._refused(opener, wait)
-            for opener in openers:
-                self.buckets.take(opener.key)
+        now = self.clock()
+        keys = sorted({o.key for o in openers})
+        if session.get_bind().dialect.name == "postgresql":  # one opener's count at a time
+            for key in keys:  # in one order, so two openings never wait on each other
+                session.execute(_LOCK, {"key": f"d100 openings {key}"})
+        for opener in openers:
+            session.execute(
+                delete(Opening).where(Opening.opener == opener.key, Opening.opened_at <= now - DAY)
+            )
+            opened = session.scalars(
+                select(Opening.opened_at)
+                .where(Opening.opener == opener.key)
+                .order_by(Opening.opened_at)
+                .limit(self.most)
+            ).all()
+            if len(opened) >= self.most:
+                raise self._refused(opener, opened[0] + DAY - now)
+        session.add_all(Opening(opener=o.key, opened_at=now) for o in openers)
 
     def _refused(self, opener: Opener, wait: float) -> ApiError:
+        wait = max(wait, 1.0)
         hours = math.ceil(wait / 3600)
         return ApiError(
             429,
