@@ -109,8 +109,92 @@ def test_sd_w6_sd_w7_are_rolls_of_their_own_not_checks(line: str) -> None:
 
 
 def test_sd_w8_setcoc_takes_sealdices_rules_as_a_setting() -> None:
-    for typed, rule in (("0", 0), ("5", 5), ("dg", "dg"), ("DG", "dg")):
-        found = form(f".setcoc {typed}")
+    for typed, rule in (("0", 0), ("5", 5), ("dg", "dg"), ("DG", "dg"), ("2 3", 2)):
+        found = form(f".setcoc {typed}")  # one argument, its first word (SD-W8)
         assert found.settings == {"house_rules": {"setcoc": rule}}, typed
         with pytest.raises(D100Error):  # a setting rolls nothing: JSON Lines refuse it
             quick.read(f".setcoc {typed}")
+
+
+def tells(line: str, settings: dict[str, object] | None = None) -> str:
+    """What a word that sets nothing says of a table's settings of its system."""
+    found = quick.question(line.split())
+    assert found is not None and found.tells is not None, line
+    assert not found.settings, line  # it sets nothing
+    return found.tells(settings or {})
+
+
+def test_sd_w8_setcoc_alone_says_the_tables_rule_else_sealdices_default() -> None:
+    from d100.systems.coc7_setcoc import RULES
+
+    default = tells(".setcoc")
+    assert default == f"SealDice rule 0 (SealDice's default: no rule set): {RULES['0'].summary}"
+    ruled = {"house_rules": {"setcoc": "dg"}}
+    assert tells(".setcoc", ruled) == f"SealDice rule dg: {RULES['dg'].summary}"
+    assert tells("coc7 .setcoc", {"house_rules": {"setcoc": 2}}).startswith("SealDice rule 2: ")
+    assert form(".setcoc").tells is not None  # a bare word, not "its words follow"
+
+
+def test_sd_w8_setcoc_details_lists_every_rule_and_help_says_what_it_takes() -> None:
+    from d100.systems.coc7_setcoc import RULES
+
+    details = tells(".setcoc details").splitlines()
+    assert details == [f"SealDice rule {k}: {r.summary}" for k, r in RULES.items()]
+    assert len(details) == 7 and tells(".setcoc DETAILS") == "\n".join(details)
+    assert form(".setcoc details").tells is not None  # the whole line, not a label "details"
+    said = tells(".setcoc help")
+    assert ".setcoc N" in said and "0, 1, 2, 3, 4, 5 or dg" in said and "details" in said
+
+
+@pytest.mark.parametrize("other", ["9", "x", "rule", "x 2"])
+def test_sd_w8_setcoc_with_anything_else_says_the_rule_and_sets_nothing(other: str) -> None:
+    said = tells(f".setcoc {other}", {"house_rules": {"setcoc": 3}})
+    assert said.startswith("SealDice rule 3: ") and "0, 1, 2, 3, 4, 5 or dg" in said
+    assert repr(other.split()[0]) in said  # its one argument, named
+
+
+def test_sd_w8_a_question_is_no_roll_nor_a_setting_where_words_must_roll() -> None:
+    with pytest.raises(D100Error) as err:
+        quick.read(".setcoc")
+    assert err.value.field == "quick" and "not a roll" in str(err.value)
+    assert quick.question([".setcoc", "2"]) is None  # it sets: not a question
+    assert quick.question([".ra", "侦查50"]) is None
+
+
+def test_sd_w5_at_someone_names_the_character_whose_card_rolls() -> None:
+    # rule: SD-W5
+    found = form(".ra 困难侦查 @Bob")
+    assert (found.who, found.named, found.label) == ("Bob", "侦查", "侦查")
+    assert found.request["difficulty"] == "hard"
+    given = form(".ra 侦查 @42")  # digits after @ stay dice typed by hand
+    assert given.who is None and given.request["dice"] == [42]
+    both = form(".ra 侦查 @Bob @42")
+    assert both.who == "Bob" and both.request["dice"] == [42]
+    with pytest.raises(D100Error) as err:  # no door with sheets: the field named
+        quick.read(".ra 侦查 @Bob")
+    assert err.value.field == "character" and err.value.value == "@Bob"
+    for twice in (".ra 侦查 @Bob @Sam", ".ra 侦查 @"):
+        with pytest.raises(D100Error):
+            form(twice)
+
+
+def test_sd_w1_a_modifier_glued_to_the_last_word_of_an_english_name() -> None:
+    found = form(".ra spot hidden+20")
+    assert (found.named, found.label, found.request.get("modifiers")) == (
+        "spot hidden",
+        "spot hidden",
+        [20],
+    )
+    hard = form(".ra 困难Spot Hidden+20-5 at the door @Bob")
+    assert (hard.named, hard.request["modifiers"], hard.request["difficulty"]) == (
+        "Spot Hidden",
+        [20, -5],
+        "hard",
+    )
+    assert (hard.label, hard.who) == ("Spot Hidden at the door", "Bob")
+    plain = form(".ra spot hidden")  # no modifier: the first word, a sheet's prefix
+    assert (plain.named, plain.label) == ("spot", "spot hidden")
+    assert "modifiers" not in plain.request
+    with pytest.raises(D100Error) as err:  # no sheet: no value for the whole name
+        quick.read(".ra spot hidden+20")
+    assert "spot hidden" in str(err.value)

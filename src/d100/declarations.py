@@ -387,7 +387,8 @@ class Command:
     it was asked hidden, how many times it is rolled (SealDice's ``.rah``, ``3#``), the
     fields it leaves to the table's settings (SealDice's ``.ra``: the table's rule, else 0),
     and the table's settings it makes instead of a roll (SealDice's ``.setcoc``), with what
-    they say in the system's words (``told``: "SealDice rule 2: ...")."""
+    they say in the system's words (``told``: "SealDice rule 2: ..."); or, setting nothing,
+    what it tells of the table's settings (``tells``: SealDice's bare ``.setcoc``)."""
 
     request: Mapping[str, Any]
     label: str | None = None
@@ -400,6 +401,13 @@ class Command:
     # the skill named without a value (SealDice's ``.ra 侦查``): its request has no skill,
     # which a door with a character's sheet reads there, and a door without one refuses
     named: str | None = None
+    # the character whose card the check rolls (SealDice's ``.ra 侦查 @Bob``): a door with
+    # sheets reads it there, as it reads a character named before the words
+    who: str | None = None
+    # what a word that sets nothing says (SealDice's bare ``.setcoc``, ``.setcoc details``):
+    # the words, from the table's settings of its system (``settings``' shape, ``{"house_rules":
+    # {...}}``; empty where nothing is set), which each door passes as it keeps them
+    tells: Callable[[Mapping[str, Any]], str] | None = None
 
 
 @dataclass(frozen=True)

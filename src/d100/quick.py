@@ -256,6 +256,20 @@ def spoken_roll(tokens: Sequence[str], system: str | None = None) -> tuple[WordR
     return found.roll, str(found.request["system"])
 
 
+def question(tokens: Sequence[str], system: str | None = None) -> Command | None:
+    """The chat-bot word ``tokens`` ask that sets nothing and tells something of the table's
+    settings (SealDice's bare ``.setcoc``, ``.setcoc details``), a system named first taken;
+    None for any other words. Its door says ``found.tells(settings)``, the settings it keeps
+    of ``found.request["system"]``."""
+    said = list(tokens)
+    if said and said[0].lower() in REGISTRY:
+        system = REGISTRY.get(said.pop(0)).name
+    if not said or not said[0].startswith("."):
+        return None
+    found = read_command(" ".join(said), system)
+    return found if found is not None and found.tells is not None else None
+
+
 def word_kind(kind: object) -> bool:
     """Whether a system declares a chat-bot word's roll of that kind (``word_roll``)."""
     return any(kind in spec.declares.word_rolls for spec in REGISTRY)
@@ -294,6 +308,9 @@ class Form:
     settings: Mapping[str, Any] = field(default_factory=dict)  # the table's, made, no roll
     roll: WordRoll | None = None  # a roll that is no check (SealDice's ``.sc``, ``.en``)
     named: str | None = None  # the skill named without a value: a sheet's (``Command.named``)
+    who: str | None = None  # the character whose card rolls (``Command.who``, SealDice's @Bob)
+    # what a word that sets nothing says of the table's settings (``Command.tells``)
+    tells: Callable[[Mapping[str, Any]], str] | None = None
 
 
 def percentile(word: str, system: str | None) -> dict[str, Any] | None:
@@ -369,6 +386,8 @@ def form(
     if found is None and bare is not None:
         secret, found = True, one(bare)
         secret = found is not None
+    if found is not None and found.tells is not None and len(tokens) > 1:
+        found = None  # a word that asks reads its whole line: .setcoc details
     if found is None:
         whole = read_command(" ".join(tokens), system)
         return None if whole is None else _form(whole, dict(whole.request))
@@ -396,6 +415,8 @@ def _form(
         found.settings,
         found.roll,
         found.named,
+        found.who,
+        found.tells,
     )
 
 
@@ -409,6 +430,20 @@ def no_setting(found: Form, text: str) -> Form:
             "a roll; d100 shell keeps a setting for its session (on one line: --house "
             "NAME=VALUE or the word NAME=VALUE)",
             "a setting, not a roll",
+        )
+    if found.tells is not None:
+        raise D100Error(
+            "quick",
+            text,
+            "a roll; d100 roll, d100 shell, a table and Discord answer this word on its own",
+            "a question of the table's settings, not a roll",
+        )
+    if found.who is not None:
+        raise D100Error(
+            "character",
+            f"@{found.who}",
+            "a door with character sheets: d100 roll --sheet, d100 shell --sheet, a table",
+            f"@{found.who} rolls that character's card: no sheet here",
         )
     if found.roll is not None:
         raise D100Error(

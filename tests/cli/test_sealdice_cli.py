@@ -53,7 +53,96 @@ def test_sd_w8_setcoc_sets_the_shells_rule_for_the_session(tmp_path: Path) -> No
 def test_sd_w8_setcoc_is_a_setting_not_a_roll_on_one_command_line() -> None:
     refused = clean_error(d100("roll", ".setcoc", "2"))
     assert "a setting, not a roll" in refused and "--house" in refused
-    assert "0, 1, 2, 3, 4, 5 or dg" in clean_error(d100("roll", ".setcoc", "9"))
+    other = d100("roll", ".setcoc", "9", "--plain")  # SD-W8: anything else says the rule
+    assert other.status == 0 and other.out.startswith("SealDice rule 0 ("), other
+    assert "0, 1, 2, 3, 4, 5 or dg" in other.out
+
+
+def test_sd_w8_setcoc_alone_on_the_command_line_says_the_default_or_the_house_rule() -> None:
+    from d100.systems.coc7_setcoc import RULES
+
+    bare = d100("roll", ".setcoc", "--plain")
+    assert bare.status == 0, bare
+    assert bare.out.strip() == (
+        f"SealDice rule 0 (SealDice's default: no rule set): {RULES['0'].summary}"
+    )
+    housed = d100("roll", ".setcoc", "--house", "setcoc=2", "--json")
+    assert housed.status == 0, housed
+    assert json.loads(housed.out) == {"told": f"SealDice rule 2: {RULES['2'].summary}"}
+    details = d100("roll", "coc7", ".setcoc", "details", "--plain")
+    assert details.status == 0 and len(details.out.strip().splitlines()) == len(RULES)
+    assert ".setcoc N" in d100("roll", ".setcoc", "help", "--plain").out
+
+
+def test_sd_w8_setcoc_alone_in_the_shell_says_the_sessions_rule(tmp_path: Path) -> None:
+    from d100.systems.coc7_setcoc import RULES
+
+    lines = [".setcoc", ".setcoc 3", ".setcoc", ".setcoc details", ".setcoc nonsense"]
+    run = d100("shell", "--log", str(tmp_path / "s.jsonl"), "--plain", stdin="\n".join(lines))
+    assert run.status == 0, run
+    out = run.out
+    assert f"SealDice rule 0 (SealDice's default: no rule set): {RULES['0'].summary}" in out
+    assert out.count(f"SealDice rule 3: {RULES['3'].summary}") == 3  # asked, listed, other
+    assert f"SealDice rule dg: {RULES['dg'].summary}" in out  # details: every rule
+    assert "character names need a sheet" not in out and "error" not in out
+
+
+COC7_PARTY = """[bob]
+system = "coc7"
+skills = { "侦查" = 60, "spot hidden" = 45 }
+
+[vera]
+system = "coc7"
+skills = { "侦查" = 20 }
+"""
+
+
+# rule: SD-W5
+def test_sd_w5_at_someone_rolls_that_characters_card_in_the_shell(tmp_path: Path) -> None:
+    sheet, log = tmp_path / "party.toml", tmp_path / "s.jsonl"
+    sheet.write_text(COC7_PARTY)
+    lines = [".ra 侦查 @Bob @55", ".ra 困难侦查 @vera @15", ".ra 侦查 @carol", ".ra 侦查 @42"]
+    run = d100("shell", "--sheet", str(sheet), "--log", str(log), "--plain", stdin="\n".join(lines))
+    assert run.status == 0, run
+    rolled = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["who"], r["skill"]) for r in rolled] == [("bob", "侦查"), ("vera", "侦查")]
+    bob, vera = (r["result"] for r in rolled)
+    assert (bob["request"]["skill"], bob["roll"], bob["level"]) == (60, 55, "regular")
+    assert (vera["request"]["skill"], vera["request"]["difficulty"]) == (20, "hard")
+    assert "unknown character 'carol'" in run.out
+    assert "no value given for 侦查" in run.out  # @42: dice by hand, no one's card
+
+
+def test_sd_w5_at_someone_without_a_sheet_is_refused_naming_the_field() -> None:
+    refused = clean_error(d100("roll", ".ra", "侦查", "@Bob"))
+    assert "--sheet" in refused and "@Bob" in refused
+    lines = json.dumps({"quick": ".ra 侦查 @Bob"}) + "\n"
+    (answer,) = (json.loads(x) for x in d100("resolve", stdin=lines).out.splitlines())
+    assert answer["error"]["field"] == "character" and answer["error"]["value"] == "@Bob"
+
+
+def test_sd_w1_an_english_name_with_a_glued_modifier_on_a_sheet(tmp_path: Path) -> None:
+    sheet = tmp_path / "party.toml"
+    sheet.write_text(COC7_PARTY)
+    made = d100("roll", "--sheet", str(sheet), ".ra", "spot", "hidden+20", "@bob", "@50", "--json")
+    assert made.status == 0, made
+    data = json.loads(made.out)
+    assert (data["who"], data["skill"]) == ("bob", "spot hidden")
+    assert data["request"]["modifiers"] == [20]
+    assert data["request"]["skill"] == 45 and data["level"] == "regular"  # 50 <= 45 + 20
+    refused = clean_error(d100("roll", ".ra", "spot", "hidden+20"))
+    assert "spot hidden" in refused  # no sheet: no value for the whole name
+
+
+def test_sd_w8_json_lines_answer_setcoc_alone_with_sealdices_default() -> None:
+    lines = [{"quick": ".setcoc"}, {"quick": ".setcoc details"}, {"quick": ".setcoc 2"}]
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    for command in ("resolve", "odds"):
+        run = d100(command, stdin=text)
+        bare, details, setting = (json.loads(x) for x in run.out.splitlines())
+        assert bare["told"].startswith("SealDice rule 0 (SealDice's default"), command
+        assert len(details["told"].splitlines()) == 7
+        assert setting["error"]["field"] == "quick" and "not a roll" in setting["error"]["message"]
 
 
 def sc_json(*args: str) -> dict[str, object]:

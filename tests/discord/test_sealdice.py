@@ -277,5 +277,60 @@ def test_sd_w8_the_gm_s_setcoc_at_a_channel_s_table_sets_its_rule_for_later_roll
     url = the_link(said(discord.post(client, link(user=OTHER, name="0444"))))
     (change,) = [e for e in page_of(client, url)["events"] if e["kind"] == "house_rules"]
     assert change["told"] == told and change["after"]["setcoc"] == 2
-    bad = said(discord.post(client, r(".setcoc", "7", user=GM, name="Gina")))
-    assert private(bad) and "0, 1, 2, 3, 4, 5 or dg" in bad["content"], bad
+    other = said(discord.post(client, r(".setcoc", "7", user=GM, name="Gina")))  # SD-W8
+    assert other["content"].startswith(told) and "0, 1, 2, 3, 4, 5 or dg" in other["content"]
+
+
+def test_sd_w8_setcoc_alone_says_the_channel_s_table_rule_else_the_default() -> None:
+    bare = quick_answer(ROLL, ".setcoc", None, False, "Vera", SECRET, "1")
+    assert bare["content"].startswith("SealDice rule 0 (SealDice") and "embeds" not in bare
+    assert "flags" not in bare  # an answer, not a refusal
+    ruled = {"coc7": {"house_rules": {"setcoc": 3}}}
+    kept = quick_answer(ROLL, ".setcoc", None, False, "Vera", SECRET, "1", ruled)
+    assert kept["content"].startswith(f"SealDice rule 3: {RULES['3'].summary[:20]}")
+    details = quick_answer(ROLL, ".setcoc details", None, True, "Vera", SECRET, "1")
+    assert details["flags"] == interactions.EPHEMERAL  # asked secret: the asker's alone
+    assert details["content"].count("SealDice rule") == len(RULES)
+    assert not problems(details)
+
+
+@respx.mock
+def test_sd_w8_any_member_asks_the_table_s_rule_only_the_gm_sets_it(
+    client: TestClient, discord: Discord
+) -> None:
+    at_table(client, discord, "setcoc = 2")
+    asked = said(discord.post(client, r(".setcoc", "", user=PLAYER, name="Pat")))
+    assert asked["content"] == escaped_rule("2"), asked
+    listed = said(discord.post(client, r(".setcoc", "details", user=OTHER, name="Sam")))
+    assert listed["content"].count("SealDice rule") == len(RULES)
+    refused = said(discord.post(client, r(".setcoc", "3", user=PLAYER, name="Pat")))
+    assert private(refused) and "allowed: the game master" in refused["content"]
+    url = the_link(said(discord.post(client, link(user=OTHER, name="0444"))))
+    assert [e for e in page_of(client, url)["events"] if e["kind"] == "house_rules"] == []
+
+
+def escaped_rule(key: str) -> str:
+    from d100.discord.render import escaped
+
+    return escaped(f"SealDice rule {key}: {RULES[key].summary}")
+
+
+# rule: SD-W5
+@respx.mock
+def test_sd_w5_at_someone_at_a_channel_s_table_rolls_that_character_s_sheet(
+    client: TestClient, discord: Discord, endpoint: Endpoint
+) -> None:
+    endpoint.buckets = Buckets(Limits(burst=1000, per_second=1000.0))  # one user's many
+    at_table(client, discord)
+    said(discord.post(client, r(".ra", "困难侦查 @alice", user=PLAYER, name="Pat")))
+    (event,) = rolls_seen(client, discord, PLAYER)
+    assert event["character"]["name"] == "Alice" and event["skill"] == "侦查"
+    assert event["result"]["request"]["difficulty"] == "hard"
+    for user, words, needle in (
+        (OTHER, "侦查 @Alice", "not yours"),  # another player's character
+        (PLAYER, "侦查 @Bob", "not yours"),
+    ):
+        refused = said(discord.post(client, r(".ra", words, user=user, name="Sam")))
+        assert private(refused) and needle in refused["content"], (words, refused)
+    two = said(discord.post(client, r("Alice", ".ra 侦查 @Bob", user=PLAYER, name="Pat")))
+    assert private(two) and "two characters named" in two["content"]

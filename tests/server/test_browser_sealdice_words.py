@@ -78,6 +78,16 @@ def test_sealdice_words_in_the_roll_box_on_a_phone(base: str, browser: Any) -> N
         view(sam, "log")  # every member reads the line, and the table's rules say it
         expect(sam.locator("#log .card").first).to_contain_text("Gina set SealDice rule 2: 01-05")
         expect(pat.locator("#table-rules")).to_contain_text("setcoc: 2")
+        # rule: SD-W8: .setcoc alone is a player's question too, answered in the box, unlogged
+        words.fill(".setcoc")
+        roll.click()
+        told = pat.locator("#declared-result > .told")
+        expect(told).to_have_text(re.compile(r"^SealDice rule 2: 01-05"))
+        words.fill(".setcoc details")
+        roll.click()
+        expect(told).to_contain_text("SealDice rule dg: Delta Green")
+        expect(pat.locator("#declared-error")).to_have_text("")
+        assert len(told.inner_text().splitlines()) == 7
         assert overflow(pat) == 0 and overflow(sam) == 0
         assert not errors, errors
     finally:

@@ -177,7 +177,6 @@ def test_sd_w3_rah_at_a_table_is_a_secret_roll_another_player_learns_nothing_fro
 def test_sealdice_words_at_a_table_are_refused_naming_the_field(api: Api) -> None:
     table, pat, _, alice, _ = seated(api)
     for said, field, needle in (
-        (".setcoc 9", "words.setcoc", "0, 1, 2, 3, 4, 5 or dg"),
         (".xyz 1", "words.quick", "unknown SealDice command"),
         (".sc 1/1d6 55", "words.sanity", "given twice"),  # SAN from the sheet once
         (".sc 1/1d6 @42", "words", "draws its dice"),
@@ -213,3 +212,60 @@ def test_sd_w7_en_at_a_table_is_the_gm_s_development_a_player_may_not_raise_a_sk
     skills = sheet_of(table, pat, alice)["skills"]
     assert [skills["spot hidden"], skills["sanity"], skills["library use"]] == [45, 60, 60]
     assert [e for e in table.events(pat) if e["kind"] == "declared"] == []
+
+
+def asks(table: Table, token: str, said: str) -> str:
+    """What a word that sets nothing answers at the table: words, no event."""
+    out = table.ok("POST", "/declared-rolls", token, 200, json={"words": said})
+    assert set(out) == {"told"}, out
+    told: str = out["told"]
+    return told
+
+
+def test_sd_w8_setcoc_alone_is_any_member_s_question_answered_and_not_logged(api: Api) -> None:
+    from d100.systems.coc7_setcoc import RULES
+
+    table, pat, sam, _, _ = seated(api)
+    logged = len(table.events(table.gm))
+    default = f"SealDice rule 0 (SealDice's default: no rule set): {RULES['0'].summary}"
+    assert asks(table, pat, ".setcoc") == default  # a player may ask
+    assert len(asks(table, sam, ".setcoc details").splitlines()) == len(RULES)
+    assert ".setcoc N" in asks(table, pat, ".setcoc help")
+    other = asks(table, table.gm, ".setcoc 9")  # anything else: the rule, set nothing
+    assert other.startswith(default) and "0, 1, 2, 3, 4, 5 or dg" in other
+    assert len(table.events(table.gm)) == logged  # nothing logged for a question
+    assert "setcoc" not in table.ok("GET", "", pat)["table"]["house_rules"]
+    words(table, table.gm, ".setcoc dg")  # only the GM sets
+    assert words(table, pat, ".setcoc 2", 403)["message"]
+    assert asks(table, sam, ".setcoc") == f"SealDice rule dg: {RULES['dg'].summary}"
+    odds = table.req("POST", "/declared-odds", pat, json={"words": ".setcoc"})
+    assert odds.status_code == 422 and "not a roll" in odds.text
+
+
+# rule: SD-W5
+def test_sd_w5_at_someone_rolls_that_character_s_sheet_where_the_roller_may(api: Api) -> None:
+    table, pat, sam, alice, ghoul = seated(api)
+    made = words(table, pat, ".ra 困难spot @alice")  # no character chosen: the words name her
+    assert made["kind"] == "roll" and made["skill"] == "spot hidden"
+    assert made["character"]["id"] == alice
+    assert made["result"]["request"]["difficulty"] == "hard"
+    gm = words(table, table.gm, ".ra spot @Alice", character_id=ghoul)  # @ wins over the box
+    assert gm["character"]["id"] == alice
+    # another's character: refused before its sheet is read (no skill's name tells of it)
+    for said in (".ra spot @Ghoul", ".ra nosuchskill @Ghoul"):
+        refused = table.req("POST", "/declared-rolls", pat, json={"words": said})
+        assert refused.status_code == 403, refused.text
+    theirs = table.req("POST", "/declared-rolls", sam, json={"words": ".ra spot @Alice"})
+    assert theirs.status_code == 403, theirs.text
+    nobody = words(table, pat, ".ra spot @Nobody", 422)
+    assert nobody["field"] == "words" and "Alice" in nobody["allowed"]
+    assert "Ghoul" in nobody["allowed"]  # every member reads the names
+
+
+# rule: SD-W1
+def test_an_english_skill_name_with_a_modifier_glued_to_its_last_word(api: Api) -> None:
+    table, pat, _, alice, _ = seated(api)
+    made = words(table, pat, ".ra spot hidden+20", character_id=alice)
+    assert made["skill"] == "spot hidden"
+    assert made["result"]["request"]["modifiers"] == [20]
+    assert made["result"]["request"]["skill"] == 45

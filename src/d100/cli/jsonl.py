@@ -20,18 +20,23 @@ from . import word_rolls
 HELP_RESOLVE = """\
 Read one JSON request per line on standard input, write one JSON result per line.
 A line may also be {"quick": "TEXT"}: the quick form of d100 roll (brp 65 hard b1 @42,7) or a
-system's chat-bot command. A bad line is answered with {"error": {...}} on its own line; the
-other lines are still answered and the exit status is 1 at the end.
+system's chat-bot command. A chat-bot word that sets nothing and tells something (SealDice's
+.setcoc alone: the rule in use, with no table SealDice's default) is answered {"told": TEXT}; one
+that sets a table's rule (.setcoc 2) is refused, as no table keeps it here. A bad line is
+answered with {"error": {...}} on its own line; the other lines are still answered and the exit
+status is 1 at the end.
 
 examples:
   echo '{"system":"brp","skill":65,"dice":[42]}' | d100 resolve
   echo '{"quick":"brp 65 hard b1 @42,7"}' | d100 resolve
   echo '{"quick":".sc 1/1d6 60"}' | d100 resolve --seed 7
+  echo '{"quick":".setcoc details"}' | d100 resolve
   echo '{"system":"openquest","actor":{"skill":60},"opponent":{"skill":45}}' | d100 resolve --seed 7
 """
 HELP_ODDS = """\
 Read one JSON request per line (without dice), write its exact odds as reduced fractions;
-{"quick": "TEXT"} is the quick form, as d100 roll reads it.
+{"quick": "TEXT"} is the quick form, as d100 roll reads it ({"told": TEXT} for a chat-bot word
+that tells, as d100 resolve answers it).
 
 examples:
   echo '{"system":"brp","skill":65}' | d100 odds
@@ -124,6 +129,17 @@ class Spoken:
     roll: WordRoll
 
 
+@dataclass(frozen=True)
+class Told:
+    """A line's chat-bot word that sets nothing (SealDice's ``.setcoc`` alone): what it says
+    with no table's settings, answered ``{"told": ...}`` by resolve and odds alike."""
+
+    told: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"told": self.told}
+
+
 def quick_line(data: Any) -> Any:
     """``{"quick": "brp 65 hard"}`` as the request it describes; any other line as it is."""
     if isinstance(data, dict) and "quick" in data:
@@ -134,6 +150,9 @@ def quick_line(data: Any) -> Any:
         found = find(data["quick"].split(), None)  # a system's own request: full auto...
         if found is not None:
             return found
+        asks = quick.question(data["quick"].split())  # SealDice's .setcoc alone: no table
+        if asks is not None and asks.tells is not None:
+            return Told(asks.tells({}))
         spoken = quick.spoken_roll(data["quick"].split())  # SealDice's .sc, .en: no check
         if spoken is not None:
             return Spoken(spoken[0])
@@ -169,6 +188,8 @@ def run_resolve(args: argparse.Namespace) -> int:
             return action.to_dict(action.roll(data.request, rng), action.odds(data.request))
         if isinstance(data, Spoken):
             return word_rolls.as_json(data.roll.play({}, rng))
+        if isinstance(data, Told):
+            return data.to_dict()
         return resolve(data, rng).to_dict()
 
     return answer_lines(sys.stdin, sys.stdout, rolled)
@@ -182,6 +203,8 @@ def run_odds(args: argparse.Namespace) -> int:
             return data.action.odds(data.request)
         if isinstance(data, Spoken):
             return data.roll.ruled({}).odds()
+        if isinstance(data, Told):
+            return data.to_dict()
         return odds(data).to_dict()
 
     return answer_lines(sys.stdin, sys.stdout, counted)

@@ -10,13 +10,16 @@ is that system's request."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import quick
+from ..declarations import Command
 from ..errors import D100Error
+from ..render.view import View, line
 from ..systems import REGISTRY
 from . import actions, dice, flags, sanity, word_rolls, words
+from .output import show
 from .roll import add_cover, rng_of, run_check
 
 if TYPE_CHECKING:
@@ -216,7 +219,10 @@ def _who(book: Sheet, said: list[str]) -> tuple[Character, list[str]]:
 
 def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     """A request read from words, given to the namespace: its system, its skill (never also a
-    flag's), the rest as words, and the form's label and secrecy."""
+    flag's), the rest as words, and the form's label and secrecy; a character named after it
+    (SealDice's ``@Bob``) rolls the skill named on that character's card."""
+    if found.who is not None:
+        return _carded(ns, found, found.who)
     request = dict(quick.no_setting(found, " ".join(getattr(ns, "words", None) or ())).request)
     ns.system = request.pop("system")
     skill = request.pop(flags.SKILL, None)
@@ -233,6 +239,38 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
     return ns
 
 
+def _carded(ns: argparse.Namespace, found: quick.Form, who: str) -> argparse.Namespace:
+    """SD-W5 ``.ra 侦查 @Bob``: the check of the skill named, as the sheet's character Bob
+    has it, with the word's own fields (difficulty, dice, modifiers), label and repeats."""
+    if not flags.sheet_path(ns):
+        why = f"@{who} names a character: no sheet"
+        raise D100Error("--sheet", f"@{who}", flags.sheet_ways(), why)
+    if found.named is None:
+        allowed = f"the skill named alone, its value the card's: .ra 侦查 @{who}"
+        raise D100Error("skill", found.label, allowed, f"@{who}'s card gives the value")
+    request = dict(found.request)
+    system = request.pop("system")
+    character = flags.open_sheet(ns).get(who)
+    if character.system != system:
+        why = f"{character.name} plays {character.system}"
+        raise D100Error("character", f"@{who}", f"a character who plays {system}", why)
+    ns.names = [character.name, character.skill(found.named)]
+    ns.quick = request
+    ns.label = found.label
+    ns.secret = found.secret
+    ns.repeat = found.repeat
+    ns.defaults = found.defaults
+    return ns
+
+
+def tell(ns: argparse.Namespace, asks: Command, kept: Mapping[str, Any]) -> None:
+    """What a word that sets nothing says (``Command.tells``) of the settings ``kept``: its
+    lines, or ``{"told": ...}`` with --json."""
+    assert asks.tells is not None
+    said = asks.tells(kept)
+    show(ns, View(tuple(line(text) for text in said.splitlines())), {"told": said})
+
+
 def run(ns: argparse.Namespace) -> int:
     typed = list(ns.words)
     special = word_rolls.read(typed, ns.parser, ns.system)
@@ -243,6 +281,11 @@ def run(ns: argparse.Namespace) -> int:
         return 0
     flag_tokens, said = split(typed, ns.parser)
     ns = ns.parser.parse_args(flag_tokens, namespace=ns)  # flags among the words, too
+    asks = quick.question(said, ns.system)
+    if asks is not None:  # SealDice's .setcoc alone: the rule --house sets, else the default
+        kept = {quick.HOUSE: flags.house_rules(getattr(ns, "house", None) or [])}
+        tell(ns, asks, kept)
+        return 0
     losing = sanity.read(ns, said)
     if losing is not None:
         return sanity.run_roll(ns, losing)

@@ -38,6 +38,8 @@ lines:
   alice stealth hard            a check: WHO SKILL and words
   alice spot hidden +10 b1 boost reroll @42,7
   brp 65 hard b1                a quick roll by numbers: [SYSTEM] SKILL and words
+  .ra spot hidden+20 @alice     a chat-bot word (SealDice's), @WHO the sheet's character
+  .setcoc 2 | .setcoc           a setting for the session; alone: the one in use
   bob vs alice sneaking/hearing  a contest: ACTOR vs OPPONENT SKILL[/OPPOSING SKILL]
   bob vs alice sneaking @42 vs @17 hard   the actor's words, then the opponent's after vs
   group stealth hard            everyone with the skill tests it (OQ10, CH8)
@@ -146,6 +148,10 @@ class Shell(cmd.Cmd):
             raise D100Error(
                 "line", None, "WHO SKILL [words], [SYSTEM] SKILL [words], or `help`", "empty"
             )
+        asks = quick_words.question(typed)
+        if asks is not None:  # SealDice's .setcoc alone: the session's rule, else the default
+            quick.tell(self.ns, asks, self.table.get(str(asks.request["system"]), {}))
+            return
         setting = quick_words.form(typed)
         if setting is not None and setting.settings:
             system = setting.request["system"]

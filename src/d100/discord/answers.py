@@ -18,6 +18,7 @@ from ..provable import ProvableSource
 from ..results import CheckOdds, CheckResult
 from . import sanity
 from .interactions import message
+from .limits import CONTENT_MAX, clip
 from .render import (
     advice_message,
     dice_message,
@@ -59,7 +60,8 @@ def quick_answer(
 ) -> dict[str, Any]:
     """The message answering ``/roll``, ``/odds`` or ``/advise`` with these words; ``table``:
     the settings of the channel's table, by system, which a chat-bot word leaves to its table
-    (SealDice's words: the table's ``setcoc``, else rule 0, as in the shell's session)."""
+    (SealDice's words: the table's ``setcoc``, else rule 0, as in the shell's session; a
+    word that sets nothing, SealDice's ``.setcoc`` alone, says that table's rule)."""
     try:
         losing = sanity_form.read(words.split(), system)
         if losing is not None:
@@ -78,6 +80,9 @@ def quick_answer(
             reading = expressions.reading(thrown.to_dict(), totals)
             return dice_message(who, words, reading, private)
         special = quick.read_command(words, system) if words.lstrip()[:1] == "." else None
+        if special is not None and special.tells is not None:  # .setcoc alone: no roll
+            kept = (table or {}).get(str(special.request["system"]), {})
+            return message(clip(escaped(special.tells(kept)), CONTENT_MAX), private=private)
         if special is not None and special.settings:  # .setcoc: a channel's table's
             raise D100Error(
                 "words",

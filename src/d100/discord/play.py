@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import quick
+from ..declarations import Command
 from ..errors import D100Error
 from ..render.view import pct
 from ..server import characters, declared, party, rolls, spoken
@@ -28,7 +29,7 @@ from ..server.store import Store
 from ..sheets import lookup
 from ..systems.common import DICE
 from .interactions import Interaction, message
-from .limits import BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX, clip
+from .limits import BUTTONS_PER_ROW, CONTENT_MAX, CUSTOM_ID_MAX, ROWS_MAX, clip
 from .render import (
     contest_fields,
     dice_fields,
@@ -262,6 +263,9 @@ def _spoken(
     written back to the sheet as the page's."""
     found = spoken.spoken(table, spoken_.said)
     assert found is not None  # the words start with a dot
+    if found.tells is not None:  # .setcoc alone: the table's rule, any member's to ask
+        said = clip(escaped(spoken.tells(table, found)), CONTENT_MAX)
+        return Rolled(message(said, private=spoken_.visibility != "public"))
     if found.settings or found.roll is not None:  # .setcoc 2, or .sc/.en: declared
         wanted = declared.DeclaredSpec(spoken_.said)  # .setcoc: the GM's, for no character
         if not found.settings:
@@ -284,7 +288,7 @@ def _spoken(
         raise ApiError(
             422, "skill", None, spoken.ALLOWED, f"skill: {why}; allowed: {spoken.ALLOWED}"
         )
-    row, skill = _pick(mine, spoken_.name, found.named)
+    row, skill = _pick(mine, _whose(spoken_.name, found), found.named)
     spec = spoken.check(table, row, skill, found, spoken_.visibility)
     made = []
     for i in range(found.repeat):  # SD-W5: each its own roll, its own key
@@ -294,6 +298,18 @@ def _spoken(
         own, public = views(viewer, done.event)
         made.append(rolled_messages(viewer.name, viewer.table_id, own, public))
     return made[0] if len(made) == 1 else _together(made)
+
+
+def _whose(name: str, found: Command) -> str:
+    """The character a check's word is rolled for: the one named in the command, or after
+    ``@`` in the words (SealDice's ``.ra 侦查 @Bob``, SD-W5), one of the member's own either
+    way (``_pick``); both, naming two, refused."""
+    if found.who is None:
+        return name
+    if name and name.casefold() != found.who.casefold():
+        why = f"two characters named: {name} and @{found.who}"
+        raise ApiError(422, "character", f"@{found.who}", "one character", f"character: {why}")
+    return found.who
 
 
 def _together(made: list[Rolled]) -> Rolled:

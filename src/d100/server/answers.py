@@ -149,6 +149,13 @@ class DeclaredOdds(Answer):
     odds: dict[str, Any]
 
 
+class Told(Answer):
+    """What a word that sets nothing says of the table's rules (SealDice's ``.setcoc`` alone:
+    the rule in use), asked in the roll box's words; nothing is logged."""
+
+    told: str
+
+
 class PartyPhase(Answer):
     """One character's phase in the party's: who, its request and its exact odds."""
 

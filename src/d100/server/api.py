@@ -36,6 +36,7 @@ from . import (
     party,
     rolls,
     rounds,
+    spoken,
 )
 from .access import (
     CREDENTIAL,
@@ -491,7 +492,7 @@ async def roll(
     "/api/tables/{table_id}/declared-rolls",
     status_code=201,
     tags=["rolls"],
-    responses=documented(201, EventView),
+    responses=documented(201, EventView) | documented(200, answers.Told),
 )
 async def declared_roll(
     table_id: TableId,
@@ -504,8 +505,20 @@ async def declared_roll(
     (``sc 1/1d6``), drawn from the table's provable seeds as a check is and logged with its
     exact odds. A Sanity roll for a character writes the SAN it leaves to the sheet when every
     reader of the sheet sees the roll. With an ``Idempotency-Key`` a retry answers with the
-    roll already made."""
+    roll already made. A word that sets nothing (SealDice's ``.setcoc`` alone, ``.setcoc
+    details``) is any member's question: answered ``200`` with ``{"told": ...}``, nothing
+    logged."""
     server, token, spec = _server(request), _writer_token(request, table_id), body.spec()
+
+    def asked() -> str | None:
+        with server.store.read() as session:
+            authenticate(session, table_id, token)
+            return spoken.question(get_table(session, table_id), spec.words)
+
+    told = await anyio.to_thread.run_sync(asked)  # in the table's turn, as a preview
+    if told is not None:
+        response.status_code = 200
+        return {"told": told}
     sent = body.model_dump(mode="json") | {"route": "declared"}
     made = await _made(
         server,

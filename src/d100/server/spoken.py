@@ -4,20 +4,24 @@ reading (``quick.read_command``) made a check of the character's sheet, judged b
 ``setcoc`` else the word's own rule (rule 0, SD-W1), a hidden word (``.rah``) a secret roll
 (SD-W3), each repeat its own roll (SD-W5); a word that rolls no check (``.sc``, ``.en``) is the
 table's declared roll (``declared``); a word that sets the table's house rules (``.setcoc 2``,
-SD-W8) is its GM's, logged as such, and every roll after it is judged by them."""
+SD-W8) is its GM's, logged as such, and every roll after it is judged by them; a word that
+sets nothing (``.setcoc`` alone) any member's question, answered and not logged; ``@Bob``
+after a check's words rolls Bob's sheet, where the roller may roll Bob (SD-W5)."""
 
 from __future__ import annotations
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import quick
 from ..declarations import Command
 from ..engine import parse
 from ..errors import D100Error
+from ..sheets import lookup
 from ..systems.common import DICE
 from . import characters, rolls
 from . import event_kinds as kinds
-from .access import Viewer, require_gm
+from .access import Viewer, require_editor, require_gm
 from .errors import bad, invalid
 from .events import append
 from .gametables import house_rules_of
@@ -47,7 +51,23 @@ def read(table: GameTable, words: str) -> Command | None:
     found = spoken(table, words)
     if found is not None and found.settings:
         raise bad("words", words, ALLOWED, "a setting of the table's, not a roll: the GM rolls it")
+    if found is not None and found.tells is not None:
+        raise bad("words", words, ALLOWED, "a question of the table's rules, not a roll")
     return found
+
+
+def question(table: GameTable, words: str) -> str | None:
+    """What a word that sets nothing says of this table's rules (SealDice's ``.setcoc``
+    alone, ``.setcoc details``, SD-W8), any member's to ask: nothing is logged; None where
+    the words are no such word."""
+    found = spoken(table, words)
+    return None if found is None or found.tells is None else tells(table, found)
+
+
+def tells(table: GameTable, found: Command) -> str:
+    """What the word ``found`` says of this table's rules (``Command.tells``)."""
+    assert found.tells is not None
+    return found.tells({quick.HOUSE: dict(table.house_rules)})
 
 
 def setting(table: GameTable, words: str) -> Command | None:
@@ -125,9 +145,30 @@ def checks(
 ) -> Event:
     """A check's word as the page asks it, for its character: each repeat its own roll, in
     one transaction; the last made answers (the log holds each)."""
-    if character_id is None:
-        raise bad("character_id", None, "the character whose check it is", "no character")
-    row = characters.load(session, table.id, character_id)
+    row = whose(session, viewer, table, character_id, found)
     spec = check(table, row, skill_of(row, found), found, visibility)
     made = [rolls.roll(session, viewer, spec, planned) for _ in range(found.repeat)]
     return made[-1]
+
+
+def whose(
+    session: Session, viewer: Viewer, table: GameTable, character_id: str | None, found: Command
+) -> Character:
+    """The character a check's word rolls for: the one named after ``@`` in the words
+    (SealDice's ``.ra 侦查 @Bob``, SD-W5), whichever the roll box chose, a character at the
+    table matched as names are (any case, or a prefix of one name), the roller's own or any
+    for the GM, checked before its sheet is read (``rolls.roll`` checks it so); else the
+    character the request names."""
+    if found.who is None:
+        if character_id is None:
+            raise bad("character_id", None, "the character whose check it is", "no character")
+        return characters.load(session, table.id, character_id)
+    rows = session.scalars(select(Character).where(Character.table_id == table.id))
+    by_name = {r.name: r for r in rows}  # every member reads the names; not the sheets
+    try:
+        row = by_name[lookup(found.who, by_name, "character")]
+    except D100Error:
+        allowed = "@NAME of a character at this table: " + (", ".join(sorted(by_name)) or "none")
+        raise bad("words", f"@{found.who}", allowed, "no such character") from None
+    require_editor(viewer, row, f"roll for {row.name}")
+    return row

@@ -1,12 +1,16 @@
 """SealDice's CoC7 words as aliases over coc7's own requests (SD-W1..SD-W8):
 ``.ra``/``.rc`` with difficulty prefixes glued to the name, ``b``/``p`` dice, ``3#`` repeats,
 ``.rah``/``.rch`` hidden; ``.rc`` judged by rule 0, ``.ra`` by the table's ``setcoc``, else rule
-0 (decision S9); ``.sc`` and ``.en`` as SealDice plays them (``coc7_sealdice_words``). Other
-dot-commands are refused, naming those taken."""
+0 (decision S9); ``@Bob`` names the character whose card rolls (SD-W5); ``.sc`` and ``.en``
+as SealDice plays them (``coc7_sealdice_words``); ``.setcoc N`` sets the table's rule and
+``.setcoc`` alone (``details``, ``help``, any other word) tells of it, setting nothing
+(``Command.tells``, SD-W8). Other dot-commands are refused, naming those taken."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..declarations import Command
@@ -58,6 +62,8 @@ _ATTRIBUTE = re.compile(
     r"(?P<word>" + "|".join(WORDS) + r")?"
     r"(?P<name>[^\d\s+\-@#]+)?(?P<value>\d+)?(?P<mods>(?:[+-]\d+)*)"
 )
+_NAME_WORD = re.compile(r"[^\d\s+\-@#]+")  # a word of a skill's name
+_NAME_MODS = re.compile(r"(?P<name>[^\d\s+\-@#]+)(?P<mods>(?:[+-]\d+)+)")
 _GIVEN = re.compile(r"@(\d+(?:,\d+)*)")
 MAX_REPEAT = 10  # d100's own bound on one line's work
 # the words a table's roll box offers as examples: a check, a hidden one, .sc and .en
@@ -69,14 +75,52 @@ def _refuse(text: str, allowed: str, reason: str) -> D100Error:
 
 
 def _setcoc(value: str) -> Command:
-    """SD-W8: ``.setcoc N`` sets the table's rule, 0-5 or dg, as the house rule ``setcoc``."""
-    found = next((v for v in coc7_setcoc.VALUES if str(v) == value.strip().lower()), None)
+    """SD-W8: ``.setcoc N`` sets the table's rule, 0-5 or dg, as the house rule ``setcoc``;
+    ``details`` tells every rule, ``help`` what the word takes, and anything else (nothing
+    too) the table's rule, setting nothing. It takes one argument, its first word, as
+    SealDice reads ``GetArgN(1)``."""
+    said = next(iter(value.split()), "")
+    found = next((v for v in coc7_setcoc.VALUES if str(v) == said.lower()), None)
     if found is None:
-        allowed = "0, 1, 2, 3, 4, 5 or dg"
-        raise D100Error("setcoc", value, allowed, "not one of SealDice's rules")
+        tells = {"details": _details, "help": _help}.get(said.lower())
+        return Command({"system": NAME}, tells=tells or functools.partial(_current, said))
     rule = int(found) if str(found).isdigit() else found
     told = f"SealDice rule {rule}: {coc7_setcoc.rule_of(rule).summary}"
     return Command({"system": NAME}, settings={"house_rules": {"setcoc": rule}}, told=told)
+
+
+SETCOC_TAKES = "0, 1, 2, 3, 4, 5 or dg"
+
+
+def _current(asked: str, settings: Mapping[str, Any]) -> str:
+    """The table's rule in SealDice's words: the one it set, else SealDice's default (rule
+    0, ``DefaultCocRuleIndex``); a word ``.setcoc`` does not take is named after it, as
+    SealDice answers it with the rule and sets nothing."""
+    kept = settings.get("house_rules", {}).get(SETCOC)
+    if kept is None:
+        default = coc7_setcoc.RULES["0"].summary
+        said = f"SealDice rule 0 (SealDice's default: no rule set): {default}"
+    elif str(kept) in coc7_setcoc.RULES:
+        said = f"SealDice rule {kept}: {coc7_setcoc.rule_of(kept).summary}"
+    else:  # a house rule typed by hand (--house setcoc=9): a check refuses it, with why
+        said = f"setcoc {kept}: not one of SealDice's rules ({SETCOC_TAKES})"
+    if asked:
+        said += f" ({asked!r} sets nothing: .setcoc takes {SETCOC_TAKES}, details or help)"
+    return said
+
+
+def _details(settings: Mapping[str, Any]) -> str:
+    """SD-W8 ``details``: every rule's text, one a line."""
+    return "\n".join(f"SealDice rule {k}: {r.summary}" for k, r in coc7_setcoc.RULES.items())
+
+
+def _help(settings: Mapping[str, Any]) -> str:
+    """SD-W8 ``help``: what ``.setcoc`` takes."""
+    return (
+        f".setcoc N sets the table's rule for criticals and fumbles ({SETCOC_TAKES}; the "
+        "GM's at a table); .setcoc details lists them; .setcoc alone says the rule in use "
+        "(rule 0 where none is set). .ra, .sc and .en are judged by it, .rc always by rule 0."
+    )
 
 
 def read(text: str) -> Command | None:
@@ -93,12 +137,12 @@ def read(text: str) -> Command | None:
     command, rest = found[1].lower(), found[2].strip()
     if command in ELSEWHERE:
         raise _refuse(line, f"one of {TAKEN}", f".{command} {ELSEWHERE[command]}")
+    if command == SETCOC:  # alone too: it says the table's rule (SD-W8)
+        return _setcoc(rest)
     if not rest:
         return None
     if command in ROLLS:
         return ROLLS[command](rest)
-    if command == SETCOC:
-        return _setcoc(rest)
     hidden, rule = CHECKS[command]
     fields: dict[str, Any] = {}
     repeat = 1
@@ -131,16 +175,23 @@ def read(text: str) -> Command | None:
         name = word
     elif word is not None and WORDS[word] != "regular":
         fields["difficulty"] = WORDS[word]
-    mods = [int(x) for x in re.findall(r"[+-]\d+", m["mods"])]
+    parts, glued = reason.split(), m["mods"]
+    if m["value"] is None and not glued and m["name"]:  # spot hidden+20: one name, +20
+        name, glued, parts = _glued(name, parts)
+    mods = [int(x) for x in re.findall(r"[+-]\d+", glued)]
     if mods:
         fields["modifiers"] = mods
     label = [name] if name else []
-    for part in reason.split():
+    who = None  # SD-W5: @someone, whose card the check rolls
+    for part in parts:
         given = _GIVEN.fullmatch(part)
         if given is not None:
             fields["dice"] = [int(v) for v in given[1].split(",")]
         elif part.startswith("@"):
-            raise _refuse(part, "@DICE, dice rolled by hand", "SealDice's @someone is not taken")
+            if who is not None or len(part) == 1:
+                allowed = "@NAME once, the character whose card rolls; or @DICE, dice by hand"
+                raise _refuse(part, allowed, "a second @someone, or no name after @")
+            who = part[1:]
         else:
             label.append(part)
     request: dict[str, Any] = {"system": NAME, **fields}
@@ -152,5 +203,18 @@ def read(text: str) -> Command | None:
     said = " ".join(label) or None
     house = {"house_rules": OWN_RULES}  # .rc's own, .ra's where the table sets none
     if rule is not None:
-        return Command({**request, **house}, said, hidden, repeat, named=named)
-    return Command(request, said, hidden, repeat, house, named=named)
+        return Command({**request, **house}, said, hidden, repeat, named=named, who=who)
+    return Command(request, said, hidden, repeat, house, named=named, who=who)
+
+
+def _glued(name: str, parts: list[str]) -> tuple[str, str, list[str]]:
+    """A name of several words whose last carries the modifier (``.ra spot hidden+20``):
+    the whole name, its modifier and the words after it; else the name alone, no modifier
+    and the words as they were (``.ra spot hidden``: the sheet reads a prefix)."""
+    for i, part in enumerate(parts):
+        found = _NAME_MODS.fullmatch(part)
+        if found is not None:
+            return " ".join([name, *parts[:i], found["name"]]), found["mods"], parts[i + 1 :]
+        if not _NAME_WORD.fullmatch(part):
+            break
+    return name, "", parts

@@ -1120,7 +1120,9 @@ function wire() {
     try { event = await act(() => withHead(() => once(`${base}/declared-rolls`, body)), "declared-error"); }
     finally { $("declared-button").disabled = false; }
     if (!event) return;
-    $("declared-result").replaceChildren(...hereCard(event));
+    // a word that sets nothing (SealDice's .setcoc alone) is answered, not logged: its words
+    if (typeof event.told === "string") $("declared-result").replaceChildren(el("p", { class: "told" }, event.told));
+    else $("declared-result").replaceChildren(...hereCard(event));
     $("declared-result").scrollIntoView({ block: "nearest" });
   });
   $("call-form").addEventListener("submit", async (e) => {
