@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .declarations import Declaration, FollowUp, LevelSpec, Needed, Style
@@ -325,9 +326,16 @@ def _odds(
     if isinstance(odds, CheckOdds):
         levels, success = dict(odds.levels), odds.success
     else:
-        levels = {k: Fraction(v) for k, v in (odds.get("levels") or {}).items()}
-        success = Fraction(odds["success"]) if odds.get("success") else None
+        levels = {k: _fraction(v) for k, v in (odds.get("levels") or {}).items()}
+        success = _fraction(odds["success"]) if odds.get("success") else None
     return levels.get(level), success, tuple(levels.items())
+
+
+@lru_cache(maxsize=1024)
+def _fraction(text: Any) -> Fraction:
+    """A chance as a stored view writes it ("13/20"): parsing the text is the dearest part of
+    reading a roll's odds again, and every view of every roll reads the same few hundred."""
+    return Fraction(text)
 
 
 def _offer(offer: FollowUp | Mapping[str, Any]) -> OfferView:
@@ -338,7 +346,7 @@ def _offer(offer: FollowUp | Mapping[str, Any]) -> OfferView:
         str(offer["key"]),
         str(offer["label"]),
         int(offer.get("luck", 0)),
-        None if chance is None else Fraction(str(chance)),
+        None if chance is None else _fraction(str(chance)),
         str(offer.get("stakes") or ""),
     )
 

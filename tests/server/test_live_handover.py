@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from d100.server import live
-from d100.server.events import append, lock_table
+from d100.server.events import Appended, append, lock_table
 from d100.server.live import BATCH, Hub, Listener, read_views, sse
 from d100.server.models import Member
 from d100.server.store import Store
@@ -227,7 +227,7 @@ def test_a_stream_handed_more_than_it_keeps_reads_the_log_instead() -> None:
     it holds and reads the log from its last event when it sends again."""
     listener = Listener(0)
     listener.stale = False
-    held = [live.Published(None, None) for _ in range(BATCH)]  # type: ignore[arg-type]
+    held = [live.Published(Appended(None, None)) for _ in range(BATCH)]  # type: ignore[arg-type]
     listener.hand(held)
     assert len(listener.inbox) == BATCH and not listener.stale
     listener.hand(held[:1])

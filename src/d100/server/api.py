@@ -54,7 +54,7 @@ from .answers import documented
 from .described import ERRORS
 from .errors import ApiError, bad
 from .event_views import EventView
-from .events import get_table, headed
+from .events import answer_view, get_table, headed
 from .export import Exports
 from .live import STREAMS_PER_MEMBER, Hub, read_views, stream
 from .models import Event
@@ -644,7 +644,7 @@ async def _made(
                 done = idempotency.once(
                     session, viewer, idempotency_key, sent, lambda: roll(session, viewer, planned)
                 )
-                return headed(view_event(viewer, done.event), done.event), done.replayed
+                return answer_view(session, viewer, done.event), done.replayed
         except rolls.Dear as dear:  # its transaction was rolled back
             return dear.request
         except rounds.Unfetched as unfetched:  # so was this one's
@@ -721,7 +721,7 @@ async def reroll(
                     return followups.follow(session, viewer, planned, chance, dice)
 
                 done = idempotency.once(session, viewer, idempotency_key, sent, act)
-                return headed(view_event(viewer, done.event), done.event), done.replayed
+                return answer_view(session, viewer, done.event), done.replayed
         except rounds.Unfetched as unfetched:  # its transaction was rolled back
             return unfetched
 

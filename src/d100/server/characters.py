@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from sqlalchemy import bindparam, select
 from sqlalchemy import delete as delete_rows
-from sqlalchemy import select
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from .. import sheets
 from ..errors import D100Error
@@ -130,10 +131,18 @@ def with_values(
     return upload(system, sheet_text(changed, text))
 
 
+# Built once: a statement keeps its SQL cache key, so each load only binds the id
+# (``Session.get`` built its query anew each time, as dear as the rest of the load).
+_BY_ID = select(Character).where(Character.id == bindparam("character_id"))
+
+
 def load(
     session: Session, table_id: str, character_id: str, field: str = "character_id"
 ) -> Character:
-    row = session.get(Character, character_id)
+    """The character of this table, as the session has it (loaded once a transaction)."""
+    row = session.identity_map.get(identity_key(Character, character_id))
+    if row is None:
+        row = session.scalars(_BY_ID, {"character_id": character_id}).first()
     if row is None or row.table_id != table_id:
         raise not_found(field, character_id, "character")
     return row

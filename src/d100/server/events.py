@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from ..chain import GENESIS, new_secret, seal
+from .access import Decision, Viewer, decide, shape, view_event
 from .errors import ApiError, not_found
 from .event_kinds import Contest, DeclaredRoll, DeclaredUnblinded, Entry, Roll, Unblinded
 from .models import ChannelPost, DiscordChannel, Event, GameTable, Logged
@@ -142,8 +143,41 @@ def append(session: Session, table: GameTable, event: Entry, flush: bool = True)
     announce(session, table.id)
     made = Event(**row)  # not in the session: the row is written, the object only tells it
     # handed at commit to this process's streams of the table, as written: none reads it back
-    session.info.setdefault(APPENDED, {}).setdefault(table.id, []).append((made, event))
+    session.info.setdefault(APPENDED, {}).setdefault(table.id, []).append(Appended(made, event))
     return made
+
+
+class Appended:
+    """An event as ``append`` wrote it (its row and its model) and its views, each with the
+    log's head (``headed``), by decision: the writer's answer and every stream of this process
+    whose viewer has the same decision share one view, made once from the model made once.
+    A view is shared, so never changed in place."""
+
+    __slots__ = ("_views", "event", "model")
+
+    def __init__(self, event: Event, model: Entry) -> None:
+        self.event, self.model = event, model
+        self._views: dict[Decision, dict[str, Any]] = {}
+
+    def decide(self, viewer: Viewer) -> Decision:
+        return decide(viewer, self.event, self.model)
+
+    def view(self, decision: Decision) -> dict[str, Any]:
+        view = self._views.get(decision)
+        if view is None:
+            view = self._views[decision] = headed(shape(self.event, decision), self.event)
+        return view
+
+
+def answer_view(session: Session, viewer: Viewer, event: Event) -> dict[str, Any]:
+    """The event as ``viewer`` sees it, with the head: for one this transaction appended, the
+    view its table's streams in this process share (``Appended``); for another (a replayed
+    answer, read back), made afresh."""
+    made: list[Appended] = session.info.get(APPENDED, {}).get(event.table_id, [])
+    for appended in reversed(made):
+        if appended.event is event:
+            return appended.view(appended.decide(viewer))
+    return headed(view_event(viewer, event), event)
 
 
 def content_of(event: dict[str, Any] | Event | Logged) -> dict[str, Any]:

@@ -29,9 +29,8 @@ from sqlalchemy.engine import URL
 
 from .access import Decision, Viewer, authenticate_all, decide, shape
 from .errors import ApiError, unauthorised
-from .event_kinds import Entry, read
-from .events import CHANNEL, events_after, headed, origin
-from .models import Event
+from .event_kinds import read
+from .events import CHANNEL, Appended, events_after, headed, origin
 from .store import Store
 
 # Seconds: a comment line keeps proxies from closing an idle stream. It reads nothing: a
@@ -49,20 +48,21 @@ Texts = tuple[list[str], int, Viewer]  # each event's Server-Sent Event, the las
 
 
 class Published:
-    """A committed event as its writer handed it over: its row, its model, and its text for
-    each decision, made once for all the streams that share it."""
+    """A committed event as its writer handed it over (``events.Appended``: its row, its
+    model and its views, the writer's answer's among them), and its text for each decision,
+    made once for all the streams that share it."""
 
-    __slots__ = ("_texts", "event", "model")
+    __slots__ = ("_texts", "appended", "event")
 
-    def __init__(self, event: Event, model: Entry) -> None:
-        self.event, self.model = event, model
+    def __init__(self, appended: Appended) -> None:
+        self.appended, self.event = appended, appended.event
         self._texts: dict[Decision, str] = {}
 
     def text_for(self, viewer: Viewer) -> str:
-        decision = decide(viewer, self.event, self.model)
+        decision = self.appended.decide(viewer)
         text = self._texts.get(decision)
         if text is None:
-            view = headed(shape(self.event, decision), self.event)
+            view = self.appended.view(decision)
             text = self._texts[decision] = sse(self.event.seq, view)
         return text
 
@@ -155,7 +155,7 @@ class Hub:
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def committed(self, table_id: str, events: list[tuple[Event, Entry]] | None) -> None:
+    def committed(self, table_id: str, events: list[Appended] | None) -> None:
         """A write at the table committed these events (None: its streams read the log).
         Safe from any thread (writes commit in worker threads)."""
         if (events is None or events) and self._loop is not None and not self._loop.is_closed():
@@ -169,11 +169,11 @@ class Hub:
         for table_id in list(self._listeners):
             self._hand(table_id, None)
 
-    def _hand(self, table_id: str, events: list[tuple[Event, Entry]] | None) -> None:
+    def _hand(self, table_id: str, events: list[Appended] | None) -> None:
         listeners = self._listeners.get(table_id)
         if not listeners:
             return
-        published = None if events is None else [Published(e, m) for e, m in events]
+        published = None if events is None else [Published(e) for e in events]
         for listener in listeners:
             listener.hand(published)
 
