@@ -48,3 +48,17 @@ def test_sd_w5_a_check_word_for_another_s_character_is_refused_before_its_sheet_
         assert len({r.text for r in answers}) == 1
         assert "secret lore" not in answers[0].text and "library" not in answers[0].text
     assert [e for e in table.events(table.gm) if e["kind"] == "roll"] == []
+
+
+# rule: SD-W8 (.setcoc N sets the table's rule: the GM's, sent as a roll's words)
+def test_sd_w8_setcoc_n_asked_for_odds_says_it_is_set_not_rolled(api: Api) -> None:
+    table = api.table("coc7")
+    for token in (table.gm, table.join("Pat")):
+        r = table.req("POST", "/declared-odds", token, json={"words": ".setcoc 2"})
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["field"] == "words" and error["value"] == ".setcoc 2"
+        # it has no odds, nor is it rolled: the GM sets it where the rolls are made
+        assert "rolls it" not in error["message"], error
+        assert "the GM sets it" in error["message"] and "declared-rolls" in error["message"]
+    assert [e for e in table.events(table.gm) if e["kind"] == "house_rules"] == []

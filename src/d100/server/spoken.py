@@ -50,9 +50,11 @@ def read(table: GameTable, words: str) -> Command | None:
     words."""
     found = spoken(table, words)
     if found is not None and found.settings:
-        raise bad("words", words, ALLOWED, "a setting of the table's, not a roll: the GM rolls it")
+        why = "a setting of the table's, not a roll: the GM sets it (declared-rolls)"
+        raise bad("words", words, ALLOWED, why)
     if found is not None and found.tells is not None:
-        raise bad("words", words, ALLOWED, "a question of the table's rules, not a roll")
+        why = "a question of the table's rules, not a roll: declared-rolls answers it"
+        raise bad("words", words, ALLOWED, why)
     return found
 
 
