@@ -447,7 +447,7 @@ def test_dg_5_a_san_test_s_odds_read_its_loss_once_not_once_a_final_state(
 ) -> None:
     """The exact loss of a SAN test is worked out on a worker within its deadline: its loss
     words were parsed again for each of its final states (a d100 over 1/20d20 has thousands),
-    which took most of its time (1/25d80, within the work budget, ran past the deadline)."""
+    about half of its time."""
     from d100.systems import delta_green
 
     parsed: list[str] = []
