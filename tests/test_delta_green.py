@@ -440,3 +440,25 @@ def test_dg_1_dg_5_through_the_command_line() -> None:
     assert (data["level"], data["target"]) == ("critical", 50)
     odds = _cli("odds", "-s", "delta-green", "--skill", "55")
     assert "6.00%" in odds and "3/50" in odds
+
+
+def test_dg_5_a_san_test_s_odds_read_its_loss_once_not_once_a_final_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exact loss of a SAN test is worked out on a worker within its deadline: its loss
+    words were parsed again for each of its final states (a d100 over 1/20d20 has thousands),
+    about half of its time."""
+    from d100.systems import delta_green
+
+    parsed: list[str] = []
+    real = delta_green.parse
+
+    def counted(expression: str, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(expression)
+        return real(expression, *args, **kwargs)
+
+    monkeypatch.setattr(delta_green, "parse", counted)
+    loss = "1d2/19d20+1d20"  # words no other test reads: none of them already parsed
+    odds = sanity_odds(d100.parse(request("sanity", 55, 0, san_loss=loss)))  # type: ignore[arg-type]
+    assert sum(odds.loss.values()) == 1 and max(odds.loss) == 400
+    assert len(parsed) <= 4, Counter(parsed)

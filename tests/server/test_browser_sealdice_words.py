@@ -93,3 +93,44 @@ def test_sealdice_words_in_the_roll_box_on_a_phone(base: str, browser: Any) -> N
     finally:
         pat.close()
         sam.close()
+
+
+def test_a_refused_word_leaves_no_earlier_answer_under_its_error(base: str, browser: Any) -> None:
+    """On a phone the answer under the roll box is the one to the words in it: a refusal
+    clears the one before (a card or a ``.setcoc`` answer read as the refused words'); the
+    log keeps every roll."""
+    from playwright.sync_api import expect
+
+    pat = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        keep = seat(
+            base,
+            "The Keep",
+            {"GM": [SHEET.format(name="Ghoul")], "Pat": [SHEET.format(name="Alice")]},
+            "coc7",
+        )
+        enter(pat, base, keep, "Pat")
+        view(pat, "table")
+        pat.locator("#declared-chat > summary").click()
+        pat.locator("#declared-character").select_option(label="Alice")
+        words = pat.get_by_label("Roll", exact=True)
+        roll = pat.get_by_role("button", name="Roll dice")
+        answer, error = pat.locator("#declared-result"), pat.locator("#declared-error")
+        words.fill(".setcoc")  # rule: SD-W8: answered under the box
+        roll.click()
+        expect(answer.locator(".told")).to_contain_text("SealDice rule 0")
+        words.fill(".ra spot hidden @Ghoul")  # rule: SD-W5: the GM's, refused
+        roll.click()
+        expect(error).to_contain_text("Not allowed: roll for Ghoul")
+        expect(answer).to_be_empty()
+        words.fill(".ra spot hidden")
+        roll.click()
+        expect(answer.locator(".card")).to_contain_text("spot hidden")
+        expect(error).to_have_text("")
+        words.fill(".ra nosuch")
+        roll.click()
+        expect(error).to_contain_text("nosuch")
+        expect(answer).to_be_empty()
+        assert overflow(pat) == 0
+    finally:
+        pat.close()

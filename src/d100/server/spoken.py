@@ -50,9 +50,11 @@ def read(table: GameTable, words: str) -> Command | None:
     words."""
     found = spoken(table, words)
     if found is not None and found.settings:
-        raise bad("words", words, ALLOWED, "a setting of the table's, not a roll: the GM rolls it")
+        why = "a setting of the table's, not a roll: the GM sets it (declared-rolls)"
+        raise bad("words", words, ALLOWED, why)
     if found is not None and found.tells is not None:
-        raise bad("words", words, ALLOWED, "a question of the table's rules, not a roll")
+        why = "a question of the table's rules, not a roll: declared-rolls answers it"
+        raise bad("words", words, ALLOWED, why)
     return found
 
 
@@ -157,12 +159,15 @@ def whose(
     """The character a check's word rolls for: the one named after ``@`` in the words
     (SealDice's ``.ra 侦查 @Bob``, SD-W5), whichever the roll box chose, a character at the
     table matched as names are (any case, or a prefix of one name), the roller's own or any
-    for the GM, checked before its sheet is read (``rolls.roll`` checks it so); else the
-    character the request names."""
+    for the GM; else the character the request names, checked the same way. Either is checked
+    before its sheet is read: a skill not on it would be refused listing the sheet's."""
     if found.who is None:
         if character_id is None:
             raise bad("character_id", None, "the character whose check it is", "no character")
-        return characters.load(session, table.id, character_id)
+        row = characters.load(session, table.id, character_id)
+        # before the sheet names its skill: a did-you-mean would list another's skills
+        require_editor(viewer, row, "roll or preview odds for this character")
+        return row
     rows = session.scalars(select(Character).where(Character.table_id == table.id))
     by_name = {r.name: r for r in rows}  # every member reads the names; not the sheets
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from .. import tallies
@@ -366,6 +367,7 @@ def _loss_parts(loss: str) -> tuple[str, str]:
     return parts[0].strip(), parts[1].strip()
 
 
+@lru_cache(maxsize=64)  # asked again for each of a SAN test's final states (sanity_odds)
 def _sides(expression: str) -> tuple[tuple[int, ...], int]:
     """The faces of each die of a loss (whole dice added, no die kept or taken away: each
     drawn in turn) and its whole numbers; a loss is never below 0."""

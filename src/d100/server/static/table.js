@@ -1119,7 +1119,8 @@ function wire() {
     let event;
     try { event = await act(() => withHead(() => once(`${base}/declared-rolls`, body)), "declared-error"); }
     finally { $("declared-button").disabled = false; }
-    if (!event) return;
+    // refused: the answer before would read as these words' (the log keeps every roll)
+    if (!event) { $("declared-result").replaceChildren(); return; }
     // a word that sets nothing (SealDice's .setcoc alone) is answered, not logged: its words
     if (typeof event.told === "string") $("declared-result").replaceChildren(el("p", { class: "told" }, event.told));
     else $("declared-result").replaceChildren(...hereCard(event));
