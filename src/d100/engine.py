@@ -91,4 +91,4 @@ def odds(request: object) -> Odds:
     success = fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
     luck = fraction(found.luck, found.denominator) if found.luck else None
-    return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)
+    return CheckOdds.counted(system.name, counts, success, inputs, luck)

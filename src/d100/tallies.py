@@ -102,10 +102,17 @@ BUDGET = 2_000_000  # die faces tried for one exact enumeration: about a second 
 
 
 def tally(request: Any) -> Tally:
-    """The exact odds of a parsed request, memoised per request (requests are frozen)."""
+    """The exact odds of a parsed request, memoised: a check its fast path takes by what its
+    odds read (``_TALLIES``: a request's own hash, twice, cost more than that key), any other
+    request per request (requests are frozen)."""
+    contest = is_contest(request)
+    if not contest:
+        fast = _check(request)
+        if fast is not None:
+            return fast
     found = _TALLY.get(request)
     if found is None:
-        fast = _contest(request) if is_contest(request) else _check(request)
+        fast = _contest(request) if contest else None
         found = _TALLY.put(request, fast if fast is not None else reference(request))
     return found
 
@@ -327,23 +334,29 @@ def _spans(
     """``_runs`` of the states' names where the outcome is the same over each span of readings
     between cuts (``FastPath.cuts``): the first state of each span names the whole span."""
     index = _index(keys)
-    readings = ends.readings
+    readings, states = ends.readings, ends.states
     assert readings is not None
+    if not readings:
+        return ()
     runs: list[tuple[int, int, int]] = []
-    first, count = 0, len(readings)
-    for cut in (*cuts, None):
-        past = count if cut is None else bisect_right(readings, cut, first)
+    level = -1  # the level of the run being made, which starts at ``start``
+    start = first = 0
+    # the last reading as the last cut: the span above the cuts ends with the states
+    for cut in (*cuts, readings[-1]):
+        past = bisect_right(readings, cut, first)
         if past <= first:
             continue
-        level = outcome(ends.states[first])
-        i = index.get(level)
-        if i is None:  # an outcome that is not one of the system's levels: the system's bug
-            raise TypeError(f"{system}: outcome {level!r} is not one of the levels {keys}")
-        if runs and runs[-1][0] == i:  # the same level on both sides of a cut: one run
-            runs[-1] = (i, runs[-1][1], past)
-        else:
-            runs.append((i, first, past))
+        i = index.get(outcome(states[first]), -1)
+        if i < 0:  # an outcome that is not one of the system's levels: the system's bug
+            raise TypeError(
+                f"{system}: outcome {outcome(states[first])!r} is not one of the levels {keys}"
+            )
+        if i != level:  # the same level on both sides of a cut: one run
+            if first:
+                runs.append((level, start, first))
+            level, start = i, first
         first = past
+    runs.append((level, start, first))
     return tuple(runs)
 
 
