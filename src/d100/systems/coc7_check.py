@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from ..dice import show_roll
@@ -243,6 +243,11 @@ class Coc7Check:
                     "Luck buys no level below the difficulty (C7-4)",
                 )
 
+    @cached_property  # read by the odds' cuts and naming and by the plan alike: once
+    def kept_bands(self) -> tuple[int, int, int, int] | None:
+        """``one_roll_bands`` of this check."""
+        return _one_roll_bands(self)
+
     @property
     def target(self) -> int:
         """T: the skill with the flat threshold modifiers (C7 fields), not clamped."""
@@ -471,6 +476,10 @@ def one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
     """(fumbles from, extreme, hard, target) of a check whose kept die alone names its level
     through ``banded`` (C7-1, C7-2): ``one_roll`` without the house rule ``setcoc`` (whose
     levels go by the ladder); None for any other."""
+    return check.kept_bands
+
+
+def _one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
     if not one_roll(check) or check.house_rules.setcoc is not None:
         return None
     t = check.target
