@@ -452,7 +452,8 @@ def test_g4_every_system_declaring_cuts_is_held_to_them() -> None:
 @pytest.mark.parametrize("system", CUT_SYSTEMS)  # one case a system: the workers share them
 def test_g4_declared_cuts_hold_on_every_final_state(system: str) -> None:
     """A system's ``FastPath.cuts`` claim that the outcome is the same over each span of
-    readings between them: held on every final state of every check, by its own plan."""
+    readings between them, among the states of one ``FastPath.mark`` where it declares marks:
+    held on every final state of every check, by its own plan."""
     from bisect import bisect_left
 
     from d100.machine import final_weights
@@ -469,11 +470,11 @@ def test_g4_declared_cuts_hold_on_every_final_state(system: str) -> None:
             continue
         cuts = sorted(cuts)
         plan = tallies.plan_of(check)
-        spans: dict[int, set[str]] = {}
+        mark = fast.mark or (lambda state: 0)
+        spans: dict[tuple[int, int], set[str]] = {}
         for state in final_weights(plan.machine)[0]:
-            spans.setdefault(bisect_left(cuts, fast.reading(state)), set()).add(
-                plan.outcome(state)
-            )
+            span = (mark(state), bisect_left(cuts, fast.reading(state)))
+            spans.setdefault(span, set()).add(plan.outcome(state))
         assert all(len(levels) == 1 for levels in spans.values()), (data, cuts, spans)
         seen.add(data["system"])
     assert seen == {system}
@@ -497,3 +498,12 @@ def test_g4_a_declared_outcome_names_every_final_state_as_the_plan_does(system: 
             assert outcome(state) == plan.outcome(state), (data, state)
             named += 1
     assert named
+
+
+def test_g4_a_mark_without_a_reading_is_refused() -> None:
+    """``FastPath.mark`` orders states beside their reading: a mark alone is a declaration's
+    mistake, refused when it is made."""
+    from d100.declarations import FastPath
+
+    with pytest.raises(ValueError, match="mark"):
+        FastPath(frozenset(), shape=lambda c: None, key=lambda c: None, mark=lambda s: 0)

@@ -12,6 +12,7 @@ import d100
 from d100.dice import D100, is_doubles, read_digits
 from d100.machine import Dice, Given
 from d100.machine import d100 as d100_need
+from d100.results import frozen, thawed
 
 REQUESTS: list[dict[str, Any]] = [
     {"system": "openquest", "skill": 55, "assist": {"skill": 40}},
@@ -140,6 +141,23 @@ def test_g4_contract_example_odds() -> None:
         },
         "success": "13/20",
     }
+
+
+@pytest.mark.parametrize("request_", [r for r in REQUESTS if "actor" not in r])
+def test_g4_odds_as_counted_equal_odds_made_by_hand(request_: dict[str, Any]) -> None:
+    """The engine's odds (``CheckOdds.counted``, the request echoed when first read) equal the
+    same odds made by the constructor: the echo read-only, as the contract writes it."""
+    parsed = d100.parse(request_)
+    odds = d100.odds(parsed)
+    by_hand = d100.CheckOdds(
+        odds.system, dict(odds.levels), odds.success, parsed.to_dict(), odds.luck_spent
+    )
+    assert odds == by_hand and by_hand == odds and repr(odds) == repr(by_hand)
+    assert odds.request == frozen(parsed.to_dict()) and thawed(odds.request) == parsed.to_dict()
+    assert dict(odds.request) == dict(by_hand.request)
+    assert len(odds.request) == len(parsed.to_dict())
+    with pytest.raises(TypeError):
+        odds.request["skill"] = 1  # type: ignore[index]
 
 
 def test_g4_odds_weigh_every_roll_whatever_dice_a_request_gives() -> None:

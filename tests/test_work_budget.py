@@ -16,6 +16,7 @@ import pytest
 
 import d100
 from d100 import tallies
+from d100.dice import read_digits
 from d100.errors import TooMuchWork
 from d100.machine import Repeat, final_weights
 from d100.systems import brp
@@ -81,6 +82,40 @@ def test_brp4_kept_dice_counted_as_driven_die_by_die_and_by_brute_force(net: int
         pick = min if net > 0 else max
         brute = Counter((-1, pick(a, b)) for a, b in product(range(1, 101), repeat=2))
         assert fast == dict(brute)
+
+
+@pytest.mark.parametrize("net", [-2, -1, 1, 2])
+def test_c7_3_tens_pools_counted_by_reading_as_every_draw_and_by_brute_force(net: int) -> None:
+    """machine.TensKept's count of CoC7's tens pool (each tens digit read over the one units
+    digit, the lowest reading kept for bonus dice, the highest for penalty dice) against every
+    draw of the pool driven face by face, and against every roll of the digits listed (rule:
+    C7-3)."""
+    from d100.systems.coc7_check import Pool, _attempt
+
+    pool = Pool(_attempt(net, "dice"))  # a pool of its own: none of its draws read before
+    assert pool.tens_kept is not None
+    fast, d = final_weights(pool)
+    slow, e = final_weights(DieByDie(pool))  # type: ignore[arg-type]
+    pick = min if net > 0 else max
+    k = abs(net) + 1
+    draws = product(range(10), product(range(10), repeat=k))  # (units, the tens digits)
+    brute = Counter(pick(read_digits(t, u) for t in tens) for u, tens in draws)
+    assert d == e == 10 ** (k + 1) and fast == slow == dict(brute)
+
+
+@pytest.mark.parametrize("net", [-2, 1])
+def test_c7_3_a_pool_reads_a_draw_from_its_digits_as_from_its_table(
+    net: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pool reads its first draws from their digits and the rest from its table: both
+    readings of every draw agree (rule: C7-3)."""
+    from d100.systems import coc7_check
+
+    monkeypatch.setattr(coc7_check, "_READ_DIRECTLY", 10**6)
+    pool = coc7_check.Pool(coc7_check._attempt(net, "dice"))
+    table = pool.every_face(pool.start())
+    assert [pool.advance(0, v) for v in range(len(table))] == list(table)
+    assert pool._table is None  # every draw was read from its digits
 
 
 def test_brp4_tens_pools_and_one_die_are_not_kept_pools() -> None:

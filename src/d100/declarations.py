@@ -254,7 +254,12 @@ class FastPath:
       ``cuts(check)``: the readings after which the check's outcome may change, or None. The
       outcome is then the same for every final state whose reading lies in one span between
       two cuts (up to the first, above one cut up to the next, above the last), so the
-      states are named one span at a time rather than one state at a time.
+      states are named one span at a time rather than one state at a time;
+    * ``mark(state)``: beside its reading, what else of a final state the outcome may read
+      whatever the check (whether the roll is a double, say), or None. The states are then put
+      in order of mark, then reading, and the cuts are read within each mark's states: the
+      outcome is the same for every state of one mark whose reading lies in one span, so the
+      cuts need not fall on either side of every marked reading.
     """
 
     inputs: frozenset[str]
@@ -265,6 +270,7 @@ class FastPath:
     reading: Callable[[Any], int] | None = None
     cuts: Callable[[Any], Iterable[int] | None] | None = None
     outcome: Callable[[Any], Callable[[Any], str]] | None = None
+    mark: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
         if (self.reading is None) != (self.cuts is None):
@@ -272,6 +278,8 @@ class FastPath:
                 "FastPath: reading and cuts go together (the cuts are readings); "
                 "declare both or neither"
             )
+        if self.mark is not None and self.reading is None:
+            raise ValueError("FastPath: a mark sorts states beside their reading; declare both")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from .errors import D100Error
 from .machine import Dice, run
 from .results import CheckOdds, CheckResult, ContestOdds, ContestResult, Odds, Result
 from .systems import REGISTRY
-from .tallies import fraction, plan_of, system_of, tally
+from .tallies import fraction, plan_of, system_of
 
 
 def is_contest(request: Any) -> bool:
@@ -79,11 +79,12 @@ def odds(request: object) -> Odds:
     if isinstance(request, Mapping) or not hasattr(request, "to_dict"):
         request = parse(request)
     system = system_of(request)
-    found = tally(request)  # the request's own enumeration, shared and memoised (tallies.py)
+    contest = tallies.is_contest(request)
+    # the request's own enumeration, shared and memoised (tallies.py)
+    found = tallies.tally_of(request, system, contest)
     counts = found.fractions()
-    inputs = request.to_dict()
-    if tallies.is_contest(request):
-        return ContestOdds(system.name, counts, request=inputs)
+    if contest:
+        return ContestOdds(system.name, counts, request=request.to_dict())
     # Summed as integer counts over the one denominator: a single Fraction at the end
     rule = system.declares.success  # where the request decides which levels succeed
     wins = system.success_levels if rule is None else rule(request)
@@ -91,4 +92,4 @@ def odds(request: object) -> Odds:
     success = fraction(hits, found.denominator)
     # Luck is shown only where the request spends it at all
     luck = fraction(found.luck, found.denominator) if found.luck else None
-    return CheckOdds(system.name, counts, success, request=inputs, luck_spent=luck)
+    return CheckOdds.counted(system.name, counts, success, request, luck)

@@ -18,7 +18,7 @@ from itertools import repeat
 from math import lcm
 from typing import Any, Generic, Protocol, TypeVar
 
-from .dice import RandomSource
+from .dice import RandomSource, read_digits
 from .errors import DiceError
 
 S = TypeVar("S", bound=Hashable)
@@ -52,6 +52,21 @@ class Kept:
     machine's own, reached by its ``advance`` drawing that face ``count`` times."""
 
     need: Need
+    count: int
+    lower: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TensKept:
+    """A machine's own word that its one draw (faces 0..10^(count+1)-1) is a units digit and
+    ``count`` tens digits, draw = units + 10 * (t1 + 10 * t2 + ...), each tens digit read
+    with the units as one d100 (``read_digits``: 0 and 0 read as 100), and that it ends on the
+    lowest (``lower``) or the highest reading, in a final state that holds the kept reading
+    and nothing of the other digits (BRP4's tens method, C7-3). ``final_weights`` then counts,
+    for each units digit, the draws that keep each reading rather than every draw; each end
+    is still the machine's own, reached by its ``advance`` of a draw whose tens digits all
+    read that value."""
+
     count: int
     lower: bool
 
@@ -261,6 +276,9 @@ def final_weights(machine: Machine[S]) -> tuple[dict[S, int], int]:
     kept: Kept | None = getattr(machine, "kept", None)
     if kept is not None:
         return _kept_weights(machine, kept)
+    tens: TensKept | None = getattr(machine, "tens_kept", None)
+    if tens is not None:
+        return _tens_weights(machine, tens)
     frontier: dict[S, int] = {machine.start(): 1}
     denominator = 1
     finals: dict[S, int] = {}
@@ -316,6 +334,25 @@ def _kept_weights(machine: Machine[S], kept: Kept) -> tuple[dict[S, int], int]:
             state = advance(state, face)
         finals[state] = finals.get(state, 0) + (past + 1) ** n - past**n
     return finals, kept.need.faces**n
+
+
+def _tens_weights(machine: Machine[S], kept: TensKept) -> tuple[dict[S, int], int]:
+    """A ``TensKept`` machine's ends: over one units digit, a reading that ranks r-th among the
+    ten tens digits' is kept by (digits reading it or worse)^count less (digits reading
+    worse)^count of the 10^count draws of the tens digits. The same finals and weights as
+    every draw of the table (``tests/test_work_budget.py``), in 100 advances rather than
+    10^(count+1)."""
+    n = kept.count
+    start, advance = machine.start(), machine.advance
+    spread = sum(10 ** (i + 1) for i in range(n))  # a draw whose n tens digits are all 1
+    finals: dict[S, int] = {}
+    for units in range(10):
+        ranked = sorted(range(10), key=lambda tens: read_digits(tens, units))
+        for rank, tens in enumerate(ranked):
+            past = 9 - rank if kept.lower else rank  # tens digits a kept one reads better than
+            state = advance(start, units + tens * spread)
+            finals[state] = finals.get(state, 0) + (past + 1) ** n - past**n
+    return finals, 10 ** (n + 1)
 
 
 def _sequence_weights(machine: Then[Any, Any]) -> tuple[dict[Any, int], int]:

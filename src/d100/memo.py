@@ -35,11 +35,12 @@ class Memo(Generic[K, V]):
     def get(self, key: K) -> V | None:
         found = self._items.get(key)  # a miss, the cold path's usual answer, takes no lock
         if found is not None:
-            with self._lock:
-                try:
-                    self._items.move_to_end(key)
-                except KeyError:  # evicted meanwhile: still a good value
-                    return found
+            # nor a hit: moving one key to the end is one step of the ordered dict itself,
+            # which no ``put`` sees half done (a check's odds read four memos)
+            try:
+                self._items.move_to_end(key)
+            except KeyError:  # evicted meanwhile: still a good value
+                return found
         return found
 
     def put(self, key: K, value: V) -> V:

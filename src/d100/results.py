@@ -6,7 +6,7 @@ the request a result echoes and the odds' tables are read-only mappings (lists a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from types import MappingProxyType
@@ -189,6 +189,37 @@ def _optional(result: Any, names: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+class Echo(Mapping[str, Any]):
+    """A parsed request's contract JSON, read-only, made from the request when first read:
+    the same mapping as ``frozen(request.to_dict())``. Odds echo every check they answer, and
+    most echoes are never read (a table's cells, a chart's points); the request is frozen, so
+    the echo is the same whenever it is made."""
+
+    __slots__ = ("_asked", "_echo")
+
+    def __init__(self, asked: Any) -> None:
+        self._asked = asked
+        self._echo: Mapping[str, Any] | None = None
+
+    def _read(self) -> Mapping[str, Any]:
+        echo = self._echo
+        if echo is None:  # two threads may both make it: equal mappings, either kept
+            echo = self._echo = frozen(self._asked.to_dict())
+        return echo
+
+    def __getitem__(self, key: str) -> Any:
+        return self._read()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        return repr(self._read())
+
+
 def fraction_text(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
@@ -205,6 +236,31 @@ class CheckOdds:
 
     def __post_init__(self) -> None:
         _freeze(self, "levels", "request")
+
+    @classmethod
+    def counted(
+        cls,
+        system: str,
+        levels: dict[str, Fraction],
+        success: Fraction,
+        asked: Any,
+        luck_spent: Fraction | None = None,
+    ) -> CheckOdds:
+        """The odds the engine counted for the parsed request ``asked``: equal to
+        ``CheckOdds(...)`` of the same values and ``asked.to_dict()``, made without its walk
+        over them. ``levels`` is a dict of Fractions made for these odds alone (nobody else
+        holds it), so it is made read-only as it is rather than copied; the request is echoed
+        when first read (``Echo``). Every check's odds are made here, one per cell of a
+        table: the constructor's work was a third of a check's cost."""
+        odds = cls.__new__(cls)
+        vars(odds).update(
+            system=system,
+            levels=MappingProxyType(levels),
+            success=success,
+            request=check_data(Echo(asked)),
+            luck_spent=luck_spent,
+        )
+        return odds
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

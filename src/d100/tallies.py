@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from fractions import Fraction
 from functools import cmp_to_key
 from itertools import accumulate, compress
@@ -68,8 +68,18 @@ def system_of(request: Any) -> System:
 
 
 def is_contest(request: Any) -> bool:
-    """A parsed request is a contest when it has sides."""
-    return hasattr(request, "actor")
+    """A parsed request is a contest when it has sides: asked once per kind of request where
+    its kind declares its fields (a dataclass), as every odds request asks it."""
+    kind = type(request)
+    found = _CONTESTS.get(kind)
+    if found is None:
+        found = hasattr(request, "actor")
+        if is_dataclass(kind):
+            _CONTESTS[kind] = found
+    return found
+
+
+_CONTESTS: dict[type, bool] = {}
 
 
 def plan_of(request: Any) -> Plan[Any, Any]:
@@ -102,10 +112,21 @@ BUDGET = 2_000_000  # die faces tried for one exact enumeration: about a second 
 
 
 def tally(request: Any) -> Tally:
-    """The exact odds of a parsed request, memoised per request (requests are frozen)."""
+    """The exact odds of a parsed request, memoised: a check its fast path takes by what its
+    odds read (``_TALLIES``: a request's own hash, twice, cost more than that key), any other
+    request per request (requests are frozen)."""
+    return tally_of(request, system_of(request), is_contest(request))
+
+
+def tally_of(request: Any, system: System, contest: bool) -> Tally:
+    """``tally`` of a request whose system and kind the caller has already looked up."""
+    if not contest:
+        fast = _check(request, system)
+        if fast is not None:
+            return fast
     found = _TALLY.get(request)
     if found is None:
-        fast = _contest(request) if is_contest(request) else _check(request)
+        fast = _contest(request) if contest else None
         found = _TALLY.put(request, fast if fast is not None else reference(request))
     return found
 
@@ -194,11 +215,12 @@ _TALLIES: Memo[tuple[str, Hashable, Hashable, Hashable], Tally] = Memo(1 << 16)
 @dataclass(frozen=True, slots=True)
 class _Ends:
     """The final states of one shape in one order per set of states (states are numbered
-    as the system's shapes first reach them, then put in order of their ``FastPath.reading``
-    where the system declares one), so that shapes ending on the same states (BRP with 0, 1
-    or 2 extra dice ends on the same kept dice) share one ``group`` and the naming of their
-    states. ``below[i]`` is the weight of ``states[:i]``; ``readings`` each state's reading,
-    ascending, or None."""
+    as the system's shapes first reach them, then put in order of their ``FastPath.mark``
+    and ``FastPath.reading`` where the system declares them), so that shapes ending on the
+    same states (BRP with 0, 1 or 2 extra dice ends on the same kept dice) share one
+    ``group`` and the naming of their states. ``below[i]`` is the weight of ``states[:i]``;
+    ``readings`` each state's reading, ascending within each of ``blocks`` (first state,
+    past the last: one per mark, or one for all the states), or None."""
 
     states: tuple[Any, ...]
     group: int
@@ -206,6 +228,7 @@ class _Ends:
     below: tuple[int, ...]
     denominator: int
     readings: tuple[int, ...] | None = None
+    blocks: tuple[tuple[int, int], ...] = ()
 
 
 _ENDS: Memo[tuple[str, Hashable], _Ends] = Memo(1024)
@@ -241,20 +264,25 @@ def _ends(system: str, shape: Hashable, check: Any, fast: FastPath) -> _Ends:
             numbers.setdefault(state, len(numbers))
         states = sorted(weights, key=numbers.__getitem__)
         readings = None
+        blocks: tuple[tuple[int, int], ...] = ((0, len(states)),)
         if fast.reading is not None:  # the same states always in the same order: one group
             states.sort(key=fast.reading)  # stable: by reading, then by number
+            if fast.mark is not None:  # by mark, then as before
+                states.sort(key=fast.mark)
+                marks = list(map(fast.mark, states))
+                starts = [0, *compress(range(1, len(marks)), map(ne, marks[1:], marks))]
+                blocks = tuple(zip(starts, (*starts[1:], len(marks)), strict=True))
             readings = tuple(map(fast.reading, states))
         ws = tuple(weights[s] for s in states)
         below = (0, *accumulate(ws))
         ids = tuple(numbers[s] for s in states)
         group = _GROUPS.setdefault((system, ids), len(_GROUPS))
-        ends = _Ends(tuple(states), group, ws, below, denominator, readings)
+        ends = _Ends(tuple(states), group, ws, below, denominator, readings, blocks)
         found = _ENDS.put((system, shape), ends)
     return found
 
 
-def _check(check: Any) -> Tally | None:
-    system = system_of(check)
+def _check(check: Any, system: System) -> Tally | None:
     fast = system.declares.fast
     if fast is None or not _memoisable(check, system, fast):
         return None
@@ -325,25 +353,34 @@ def _spans(
     system: str, ends: _Ends, cuts: list[int], outcome: Callable[[Any], str], keys: tuple[str, ...]
 ) -> Runs:
     """``_runs`` of the states' names where the outcome is the same over each span of readings
-    between cuts (``FastPath.cuts``): the first state of each span names the whole span."""
+    between cuts (``FastPath.cuts``) within each block of states of one mark: the first state
+    of each span names the whole span."""
     index = _index(keys)
-    readings = ends.readings
+    readings, states = ends.readings, ends.states
     assert readings is not None
     runs: list[tuple[int, int, int]] = []
-    first, count = 0, len(readings)
-    for cut in (*cuts, None):
-        past = count if cut is None else bisect_right(readings, cut, first)
-        if past <= first:
+    level = -1  # the level of the run being made, which starts at ``start``
+    start = 0
+    for first, end in ends.blocks:
+        if first == end:
             continue
-        level = outcome(ends.states[first])
-        i = index.get(level)
-        if i is None:  # an outcome that is not one of the system's levels: the system's bug
-            raise TypeError(f"{system}: outcome {level!r} is not one of the levels {keys}")
-        if runs and runs[-1][0] == i:  # the same level on both sides of a cut: one run
-            runs[-1] = (i, runs[-1][1], past)
-        else:
-            runs.append((i, first, past))
-        first = past
+        # the block's last reading as its last cut: the span above the cuts ends the block
+        for cut in (*cuts, readings[end - 1]):
+            past = bisect_right(readings, cut, first, end)
+            if past <= first:
+                continue
+            i = index.get(outcome(states[first]), -1)
+            if i < 0:  # an outcome that is not one of the system's levels: the system's bug
+                raise TypeError(
+                    f"{system}: outcome {outcome(states[first])!r} is not one of the levels {keys}"
+                )
+            if i != level:  # the same level on both sides of a cut: one run
+                if level >= 0:
+                    runs.append((level, start, first))
+                level, start = i, first
+            first = past
+    if level >= 0:
+        runs.append((level, start, len(readings)))
     return tuple(runs)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from itertools import combinations
 from typing import Any, Literal, get_args
 
@@ -246,6 +246,11 @@ class ChancesCheck:
     @property
     def total_risk(self) -> int:  # CH2
         return self.risk + sum(self.risk_modifiers)
+
+    @cached_property  # read by the odds' key, cuts and naming alike: worked out once
+    def factors_less_risk(self) -> int:
+        """CH1, CH4: the factors less the risk, to which a roll adds its luck."""
+        return self.factors - self.total_risk
 
     def to_dict(self) -> dict[str, Any]:
         return check_dict(self)
@@ -616,7 +621,7 @@ def _state_degree(margin: int, state: Any) -> Level:
 
 def _outcome(check: ChancesCheck) -> Callable[[Any], Level]:
     """A check's final states named (CH4), the factors less the risk added up once."""
-    return partial(_state_degree, check.factors - check.total_risk)
+    return partial(_state_degree, check.factors_less_risk)
 
 
 def _sum(
@@ -726,7 +731,7 @@ def _shape(check: ChancesCheck) -> Hashable | None:
 def _cuts(check: ChancesCheck) -> tuple[int, ...]:
     """CH4: the lucks after which an unassisted check's ``degree`` may change, the total less
     the risk reaching 0, ``GREAT`` or ``PERFECT``."""
-    margin = check.factors - check.total_risk
+    margin = check.factors_less_risk
     return (-margin - 1, GREAT - margin - 1, PERFECT - margin - 1)
 
 
@@ -823,7 +828,7 @@ DECLARATION = Declaration(
         # CH1, CH4: the outcome is the degree of the total less the risk, and the total is the
         # luck (and assisters) plus the factors, so it reads the factors and the risk only
         # through their difference: checks that share it share their naming.
-        key=lambda c: c.factors - c.total_risk,
+        key=lambda c: c.factors_less_risk,
         ranking=_ranking,
         reading=lambda s: s[2],  # a final state's luck
         cuts=_cuts,

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from ..dice import show_roll
 from ..errors import RuleRefusal
 from ..fields import BIG, Field, read, validate
-from ..machine import Given, Machine, Need, Repeat
+from ..machine import Given, Machine, Need, Repeat, TensKept
 from ..memo import memoised
 from ..results import CheckResult, check_data
 from ..system import Plan, Record
@@ -243,6 +243,11 @@ class Coc7Check:
                     "Luck buys no level below the difficulty (C7-4)",
                 )
 
+    @cached_property  # read by the odds' cuts and naming and by the plan alike: once
+    def kept_bands(self) -> tuple[int, int, int, int] | None:
+        """``one_roll_bands`` of this check."""
+        return _one_roll_bands(self)
+
     @property
     def target(self) -> int:
         """T: the skill with the flat threshold modifiers (C7 fields), not clamped."""
@@ -325,7 +330,10 @@ class Pool:
     def __init__(self, attempt: Attempt) -> None:
         self.attempt = attempt
         self._need = attempt.need((0, 0))
-        self._kept = tens_kept(attempt.count, attempt.lower) if attempt.tens else None
+        # its ends counted by reading (machine.TensKept): 100 advances, not 10^(count+1)
+        self.tens_kept = TensKept(attempt.count, attempt.lower) if attempt.tens else None
+        self._table: Sequence[int] | None = None  # ``tens_kept``'s table, once it pays
+        self._read = 0
 
     def start(self) -> int:
         return 0
@@ -334,14 +342,28 @@ class Pool:
         return self._need if state == 0 else None
 
     def advance(self, state: int, value: int) -> int:
-        return value if self._kept is None else self._kept[value]
+        """The kept reading of a draw: read from its digits while few are read (a roll, the
+        100 of ``TensKept``), from the whole table once more are (a walk over every face,
+        10^(count+1) of them, pays for it)."""
+        if self.tens_kept is None:
+            return value
+        table = self._table
+        if table is None:
+            if self._read < _READ_DIRECTLY:
+                self._read += 1
+                return self.attempt.keep(self.attempt.values(value))
+            table = self._table = self.every_face(state)
+        return table[value]
 
     def every_face(self, state: int) -> Sequence[int]:
         """``advance`` of the one draw's every face, in order: the table it reads."""
-        if self._kept is not None:
-            return self._kept
+        if self.tens_kept is not None:
+            return tens_kept(self.attempt.count, self.attempt.lower)
         assert self._need is not None  # a pool's start waits for its draw
         return range(self._need.low, self._need.high + 1)
+
+
+_READ_DIRECTLY = 128  # draws a pool reads from their digits before building its table
 
 
 # A final state: the kept die, or (pushes taken, kept die, True) where a push may follow
@@ -454,6 +476,10 @@ def one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
     """(fumbles from, extreme, hard, target) of a check whose kept die alone names its level
     through ``banded`` (C7-1, C7-2): ``one_roll`` without the house rule ``setcoc`` (whose
     levels go by the ladder); None for any other."""
+    return check.kept_bands
+
+
+def _one_roll_bands(check: Coc7Check) -> tuple[int, int, int, int] | None:
     if not one_roll(check) or check.house_rules.setcoc is not None:
         return None
     t = check.target

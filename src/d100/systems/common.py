@@ -71,17 +71,29 @@ def plain(value: Any, nested: bool = False) -> Any:
     return value
 
 
+# A kind of request's field names without those left out, worked out once per kind: every odds
+# answer echoes its request, so this runs once per check of a table
+_KEPT_NAMES: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
+
+
 def _plain_fields(
     value: Any, names: tuple[str, ...], nested: bool, skip: tuple[str, ...]
 ) -> dict[str, Any]:
     """``plain`` of a dataclass, its fields ``skip`` left out."""
-    out = {"system": value.system} if hasattr(value, "system") and not nested else {}
-    for name in names:
+    out = {"system": value.system} if not nested and hasattr(value, "system") else {}
+    kept = _KEPT_NAMES.get((type(value), skip))
+    if kept is None:
+        kept = _KEPT_NAMES[(type(value), skip)] = tuple(n for n in names if n not in skip)
+    for name in kept:
         v = getattr(value, name)
-        if v is None or (name == "house_rules" and not v) or name in skip:
-            continue
         kind = type(v)
-        out[name] = v if kind in _SCALARS else [] if kind is tuple and not v else plain(v, True)
+        if kind in _SCALARS:  # most fields: a scalar, or None (left out)
+            if v is not None:
+                out[name] = v
+        elif name == "house_rules" and not v:
+            continue
+        else:
+            out[name] = [] if kind is tuple and not v else plain(v, True)
     return out
 
 

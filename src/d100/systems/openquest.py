@@ -425,14 +425,17 @@ def _key(check: OpenQuestCheck) -> Hashable:
     return (min(max(check.modified(False), 0), MASTERY), check.master)
 
 
-# OQ4: the rolls on either side of which ``level`` may change, doubles (00 with them) being
-# criticals or fumbles; and OQ5: 00 against a modified skill of 100 or more.
-_DOUBLES_CUTS = (*(c for d in range(11, 101, 11) for c in (d - 1, d)), 99, 100)
-
-
 def _cuts(check: OpenQuestCheck) -> tuple[int, ...]:
-    """The rolls after which an unassisted check's level may change (none for a master, OQ3)."""
-    return () if check.master else (*_DOUBLES_CUTS, check.modified(False))
+    """The rolls after which an unassisted check's level may change among rolls that are all
+    doubles or all not (``_mark``): its modified skill (OQ4), and 99, 00 fumbling even against
+    a modified skill of 100 or more (OQ5); none for a master (OQ3)."""
+    return () if check.master else (99, check.modified(False))
+
+
+def _mark(state: Any) -> int:
+    """OQ4: whether a final state's roll is a double (00 with them), a critical or a fumble
+    where another roll is a success or a failure (a master's no roll, 0, counts as one)."""
+    return 1 if is_doubles(state[2]) else 0
 
 
 # OQ9 reads only who is a master: a side that rolls is judged as a non-master.
@@ -500,6 +503,7 @@ DECLARATION = Declaration(
         reading=lambda s: s[2],  # a final state's roll (0: a master does not roll)
         cuts=_cuts,
         outcome=_outcome,
+        mark=_mark,
     ),
 )
 OpenQuest.declares = DECLARATION
