@@ -20,7 +20,15 @@ import httpx
 import pytest
 
 PG_ADMIN = os.environ.get("D100_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-CHROMIUM = os.environ.get("D100_CHROMIUM", "/usr/bin/chromium")
+# Debian's headless shell of Chromium (package chromium-headless-shell, the same engine and
+# version as its chromium) where installed: the full browser in headless mode also draws its
+# own window's toolbar in renderers of its own for every window a test opens, and took about
+# 40% more CPU over the same page tests (tests/server/test_browser_first_hour.py: 43 s against
+# 25 s). Without it, the full browser.
+SHELL = "/usr/bin/chromium-headless-shell"
+CHROMIUM = os.environ.get(
+    "D100_CHROMIUM", SHELL if Path(SHELL).exists() else "/usr/bin/chromium"
+)
 ROOT = Path(__file__).resolve().parents[2]
 # A test's odds are never raced against a wall clock: a loaded machine is slow, not wrong, and
 # the default 5 s on a worker was seen run out under a whole suite on two cores. The tests of
