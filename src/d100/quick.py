@@ -245,12 +245,7 @@ def read_command(text: str, system: str | None = None) -> Command | None:
 def spoken_roll(tokens: Sequence[str], system: str | None = None) -> tuple[WordRoll, str] | None:
     """The chat-bot word's roll that is no check ``tokens`` ask (``coc7 .sc 1/1d6 60``,
     ``.en 侦查60``) and its system, a system named first taken; None for any other words."""
-    said = list(tokens)
-    if said and said[0].lower() in REGISTRY:
-        system = REGISTRY.get(said.pop(0)).name
-    if not said or not said[0].startswith("."):
-        return None
-    found = read_command(" ".join(said), system)
+    found = dot_command(tokens, system)
     if found is None or found.roll is None:
         return None
     return found.roll, str(found.request["system"])
@@ -261,13 +256,18 @@ def question(tokens: Sequence[str], system: str | None = None) -> Command | None
     settings (SealDice's bare ``.setcoc``, ``.setcoc details``), a system named first taken;
     None for any other words. Its door says ``found.tells(settings)``, the settings it keeps
     of ``found.request["system"]``."""
+    found = dot_command(tokens, system)
+    return found if found is not None and found.tells is not None else None
+
+
+def dot_command(tokens: Sequence[str], system: str | None = None) -> Command | None:
+    """The chat-bot command ``tokens`` start with a dot to ask, a system named first taken."""
     said = list(tokens)
     if said and said[0].lower() in REGISTRY:
         system = REGISTRY.get(said.pop(0)).name
     if not said or not said[0].startswith("."):
         return None
-    found = read_command(" ".join(said), system)
-    return found if found is not None and found.tells is not None else None
+    return read_command(" ".join(said), system)
 
 
 def word_kind(kind: object) -> bool:

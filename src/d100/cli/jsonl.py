@@ -150,12 +150,11 @@ def quick_line(data: Any) -> Any:
         found = find(data["quick"].split(), None)  # a system's own request: full auto...
         if found is not None:
             return found
-        asks = quick.question(data["quick"].split())  # SealDice's .setcoc alone: no table
-        if asks is not None and asks.tells is not None:
-            return Told(asks.tells({}))
-        spoken = quick.spoken_roll(data["quick"].split())  # SealDice's .sc, .en: no check
-        if spoken is not None:
-            return Spoken(spoken[0])
+        said = quick.dot_command(data["quick"].split())
+        if said is not None and said.tells is not None:  # SealDice's .setcoc alone: no table
+            return Told(said.tells({}))
+        if said is not None and said.roll is not None:  # SealDice's .sc, .en: no check
+            return Spoken(said.roll)
         form = quick.read_form(data["quick"])
         if form.repeat > 1:  # one answer a line: never fewer rolls than asked, unsaid
             raise D100Error(

@@ -231,12 +231,7 @@ def _given(ns: argparse.Namespace, found: quick.Form) -> argparse.Namespace:
             raise D100Error("--skill", ns.skill, "a skill once: the word or --skill", "both given")
         ns.skill = str(skill)
     ns.names = []
-    ns.quick = request
-    ns.label = found.label
-    ns.secret = found.secret
-    ns.repeat = found.repeat
-    ns.defaults = found.defaults
-    return ns
+    return _asked(ns, found, request)
 
 
 def _carded(ns: argparse.Namespace, found: quick.Form, who: str) -> argparse.Namespace:
@@ -255,6 +250,14 @@ def _carded(ns: argparse.Namespace, found: quick.Form, who: str) -> argparse.Nam
         why = f"{character.name} plays {character.system}"
         raise D100Error("character", f"@{who}", f"a character who plays {system}", why)
     ns.names = [character.name, character.skill(found.named)]
+    return _asked(ns, found, request)
+
+
+def _asked(
+    ns: argparse.Namespace, found: quick.Form, request: dict[str, Any]
+) -> argparse.Namespace:
+    """``ns`` asking the form's check: its request (its system and skill taken out), label,
+    secrecy, repeats and what the table's settings replace."""
     ns.quick = request
     ns.label = found.label
     ns.secret = found.secret
